@@ -1,0 +1,521 @@
+package io.skiffmq.codec.amqp10;
+
+import static io.skiffmq.codec.amqp10.DecodeFailure.SECTION_ORDER;
+import static io.skiffmq.codec.amqp10.DecodeFailure.UNEXPECTED_TYPE;
+import static io.skiffmq.codec.amqp10.DecodeFailure.UNKNOWN_DESCRIPTOR;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.Symbol;
+
+/**
+ * A message as the bytes a client sent, with an index of where each section starts and ends [3.2]. Building
+ * the index ({@link #scan}) reads only descriptors and sizes; fields are decoded when first asked for, one
+ * section or one field at a time, and bodies ({@code data}, {@code amqp-sequence}, {@code amqp-value}) are
+ * never decoded at all.
+ *
+ * <pre>
+ *  start                                                                                         end
+ *  | header | delivery-ann. | message-ann. | properties | application-prop. | body…body | footer |
+ *  |&lt;-------- annotations (replaced on delivery) -------&gt;|&lt;-- bare message: sent on as received --&gt;|
+ * </pre>
+ *
+ * Every section is optional; present ones tile {@code [start, end)} exactly. Sections appear in the order
+ * above and each at most once, except that the body is one {@code amqp-value}, or one or more consecutive
+ * {@code data}, or one or more consecutive {@code amqp-sequence} sections.
+ *
+ * <p>The view reads the buffer given to {@link #scan} and never changes its indexes or reference count: it is
+ * valid while that buffer is. Not thread-safe: one thread decodes a message's fields at a time (the lazy
+ * caches are plain fields).
+ */
+public final class MessageSections {
+    private static final int ABSENT = -1;
+    private static final int HEADER_END = SectionCode.HEADER - SectionCode.HEADER;
+    private static final int PROPERTIES_END = SectionCode.PROPERTIES - SectionCode.HEADER;
+
+    private final ByteBuf buf;
+    private final int start;
+    private final int end;
+
+    // start of each section (its 0x00 constructor), start of its value (after the descriptor), its end
+    private int headerStart = ABSENT;
+    private int headerValue;
+    private int deliveryAnnotationsStart = ABSENT;
+    private int deliveryAnnotationsValue;
+    private int messageAnnotationsStart = ABSENT;
+    private int messageAnnotationsValue;
+    private int propertiesStart = ABSENT;
+    private int propertiesValue;
+    private int applicationPropertiesStart = ABSENT;
+    private int applicationPropertiesValue;
+    private int bodyStart = ABSENT;
+    private int bodyCode = ABSENT;
+    private int bodySectionCount;
+    private int footerStart = ABSENT;
+    private int footerValue;
+    /** Index just past each section, by {@code code - HEADER}. */
+    private final int[] ends = new int[9];
+
+    // decoded on first use
+    private boolean headerDecoded;
+    private boolean durable;
+    private int priority = 4;
+    private long ttl = -1;
+    private boolean firstAcquirer;
+    private long deliveryCount;
+
+    private MessageSections(ByteBuf buf, int start, int end) {
+        this.buf = buf;
+        this.start = start;
+        this.end = end;
+    }
+
+    /**
+     * Indexes the message in {@code message}'s readable bytes. Reads descriptors and sizes only.
+     *
+     * @param message the encoded message; neither its indexes nor its reference count change, and the
+     *        returned view reads it until the caller releases it
+     * @throws AmqpDecodeException when the bytes are not a sequence of well-formed sections in [3.2]'s order
+     */
+    public static MessageSections scan(ByteBuf message) throws AmqpDecodeException {
+        MessageSections sections = new MessageSections(message, message.readerIndex(), message.writerIndex());
+        sections.index();
+        return sections;
+    }
+
+    private void index() throws AmqpDecodeException {
+        int position = start;
+        int lastRank = -1;
+        while (position < end) {
+            int sectionStart = position;
+            long descriptor = Descriptor.code(buf, position, end, SectionCode::fromSymbol);
+            if (descriptor < SectionCode.HEADER || descriptor > SectionCode.FOOTER) {
+                throw AmqpDecodeException.of(UNKNOWN_DESCRIPTOR, "section at %d has an unknown descriptor",
+                    sectionStart);
+            }
+            int code = (int) descriptor;
+            int value = Descriptor.end(buf, position, end);
+            position = TypeReader.valueEnd(buf, value, end);
+            checkValueType(code, value);
+
+            int rank = SectionCode.rank(code);
+            if (rank < lastRank || rank == lastRank && (rank != 5 || code != bodyCode || code == SectionCode.AMQP_VALUE)) {
+                throw AmqpDecodeException.of(SECTION_ORDER, "%s at %d after %s", SectionCode.symbol(code),
+                    sectionStart, lastRank == 5 ? SectionCode.symbol(bodyCode) : "a later section");
+            }
+            lastRank = rank;
+            ends[code - SectionCode.HEADER] = position;
+            switch (code) {
+                case SectionCode.HEADER -> {
+                    headerStart = sectionStart;
+                    headerValue = value;
+                }
+                case SectionCode.DELIVERY_ANNOTATIONS -> {
+                    deliveryAnnotationsStart = sectionStart;
+                    deliveryAnnotationsValue = value;
+                }
+                case SectionCode.MESSAGE_ANNOTATIONS -> {
+                    messageAnnotationsStart = sectionStart;
+                    messageAnnotationsValue = value;
+                }
+                case SectionCode.PROPERTIES -> {
+                    propertiesStart = sectionStart;
+                    propertiesValue = value;
+                }
+                case SectionCode.APPLICATION_PROPERTIES -> {
+                    applicationPropertiesStart = sectionStart;
+                    applicationPropertiesValue = value;
+                }
+                case SectionCode.FOOTER -> {
+                    footerStart = sectionStart;
+                    footerValue = value;
+                }
+                default -> {
+                    if (bodyStart == ABSENT) {
+                        bodyStart = sectionStart;
+                        bodyCode = code;
+                    }
+                    bodySectionCount++;
+                }
+            }
+        }
+    }
+
+    /** [3.2]: header, properties and amqp-sequence are lists; annotations and footer maps; data binary. */
+    private void checkValueType(int code, int value) throws AmqpDecodeException {
+        int type = buf.getUnsignedByte(value);
+        if (type == FormatCode.NULL || code == SectionCode.AMQP_VALUE) {
+            return;
+        }
+        boolean ok = switch (code) {
+            case SectionCode.HEADER, SectionCode.PROPERTIES, SectionCode.AMQP_SEQUENCE -> FormatCode.isList(type);
+            case SectionCode.DATA -> type == FormatCode.VBIN8 || type == FormatCode.VBIN32;
+            default -> FormatCode.isMap(type);
+        };
+        if (!ok) {
+            throw AmqpDecodeException.of(UNEXPECTED_TYPE, "%s at %d holds a value of type 0x%02x",
+                SectionCode.symbol(code), value, type);
+        }
+    }
+
+    // ---- layout -------------------------------------------------------------------------------------------
+
+    /** The buffer this view reads. */
+    public ByteBuf buffer() {
+        return buf;
+    }
+
+    /** Index of the first byte of the message in {@link #buffer()}. */
+    public int start() {
+        return start;
+    }
+
+    /** Index just past the last byte of the message in {@link #buffer()}. */
+    public int end() {
+        return end;
+    }
+
+    /**
+     * Index where the bare message starts (properties, application-properties, body), which is where the
+     * bytes that go to consumers unchanged start; they run to {@link #end()} and include the footer.
+     */
+    public int bareMessageStart() {
+        if (propertiesStart != ABSENT) {
+            return propertiesStart;
+        }
+        if (applicationPropertiesStart != ABSENT) {
+            return applicationPropertiesStart;
+        }
+        if (bodyStart != ABSENT) {
+            return bodyStart;
+        }
+        return footerStart != ABSENT ? footerStart : end;
+    }
+
+    /** True when the message carries section {@code code} ({@link SectionCode}); for body codes, its kind. */
+    public boolean has(int code) {
+        return switch (code) {
+            case SectionCode.HEADER -> headerStart != ABSENT;
+            case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart != ABSENT;
+            case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsStart != ABSENT;
+            case SectionCode.PROPERTIES -> propertiesStart != ABSENT;
+            case SectionCode.APPLICATION_PROPERTIES -> applicationPropertiesStart != ABSENT;
+            case SectionCode.FOOTER -> footerStart != ABSENT;
+            default -> bodyCode == code;
+        };
+    }
+
+    /** Start of the message-annotations section, or -1. */
+    int messageAnnotationsStart() {
+        return messageAnnotationsStart;
+    }
+
+    /** Index of the message-annotations map (or null), -1 when there is no such section. */
+    int messageAnnotationsValue() {
+        return messageAnnotationsStart == ABSENT ? ABSENT : messageAnnotationsValue;
+    }
+
+    int messageAnnotationsEnd() {
+        return ends[SectionCode.MESSAGE_ANNOTATIONS - SectionCode.HEADER];
+    }
+
+    /** Kind of the body ({@link SectionCode#DATA}, {@code AMQP_SEQUENCE} or {@code AMQP_VALUE}), -1 if none. */
+    public int bodyCode() {
+        return bodyCode;
+    }
+
+    /** How many body sections there are (several {@code data} or {@code amqp-sequence} sections are allowed). */
+    public int bodySectionCount() {
+        return bodySectionCount;
+    }
+
+    /**
+     * Every section in order, with offsets relative to {@link #start()}. Allocates; for tests, management and
+     * diagnostics, not the delivery path.
+     */
+    public List<Section> sections() {
+        List<Section> sections = new ArrayList<>();
+        try {
+            int position = start;
+            while (position < end) {
+                int code = (int) Descriptor.code(buf, position, end, SectionCode::fromSymbol);
+                int value = Descriptor.end(buf, position, end);
+                int sectionEnd = TypeReader.valueEnd(buf, value, end);
+                sections.add(new Section(code, position - start, value - start, sectionEnd - start));
+                position = sectionEnd;
+            }
+        } catch (AmqpDecodeException e) {
+            throw new IllegalStateException("bytes changed after they were scanned", e);
+        }
+        return sections;
+    }
+
+    /** One section: its code and where it starts, where its value starts and where it ends. */
+    public record Section(int code, int offset, int valueOffset, int endOffset) {
+    }
+
+    // ---- header [3.2.1] -----------------------------------------------------------------------------------
+
+    private void decodeHeader() throws AmqpDecodeException {
+        if (headerDecoded) {
+            return;
+        }
+        if (headerStart != ABSENT && buf.getUnsignedByte(headerValue) != FormatCode.NULL) {
+            int limit = ends[HEADER_END];
+            int count = TypeReader.listCount(buf, headerValue, limit);
+            int position = TypeReader.compoundContentStart(buf, headerValue);
+            for (int field = 0; field < count; field++) {
+                switch (field) {
+                    case 0 -> durable = TypeReader.readBooleanOr(buf, position, limit, false);
+                    case 1 -> {
+                        int p = TypeReader.readUByteOrNull(buf, position, limit);
+                        priority = p < 0 ? 4 : p;
+                    }
+                    case 2 -> ttl = TypeReader.readUIntOrNull(buf, position, limit);
+                    case 3 -> firstAcquirer = TypeReader.readBooleanOr(buf, position, limit, false);
+                    case 4 -> {
+                        long c = TypeReader.readUIntOrNull(buf, position, limit);
+                        deliveryCount = c < 0 ? 0 : c;
+                    }
+                    default -> {
+                        // fields a later version may add: skipped
+                    }
+                }
+                position = TypeReader.valueEnd(buf, position, limit);
+            }
+        }
+        headerDecoded = true;
+    }
+
+    /**
+     * The header's {@code durable} field; false when the header or the field is absent, as [3.2.1] defines.
+     * The broker's own default for messages without a header is a policy decision made above the codec.
+     */
+    public boolean durable() throws AmqpDecodeException {
+        decodeHeader();
+        return durable;
+    }
+
+    /** The header's {@code priority}; 4 when absent. */
+    public int priority() throws AmqpDecodeException {
+        decodeHeader();
+        return priority;
+    }
+
+    /** The header's {@code ttl} in milliseconds; -1 when absent. */
+    public long ttl() throws AmqpDecodeException {
+        decodeHeader();
+        return ttl;
+    }
+
+    public boolean firstAcquirer() throws AmqpDecodeException {
+        decodeHeader();
+        return firstAcquirer;
+    }
+
+    public long deliveryCount() throws AmqpDecodeException {
+        decodeHeader();
+        return deliveryCount;
+    }
+
+    // ---- properties [3.2.4] -------------------------------------------------------------------------------
+
+    /** Index of field {@code field} of the properties list, or -1 when the section or the field is absent. */
+    private int propertyField(int field) throws AmqpDecodeException {
+        if (propertiesStart == ABSENT || buf.getUnsignedByte(propertiesValue) == FormatCode.NULL) {
+            return ABSENT;
+        }
+        int limit = ends[SectionCode.PROPERTIES - SectionCode.HEADER];
+        if (field >= TypeReader.listCount(buf, propertiesValue, limit)) {
+            return ABSENT;
+        }
+        int position = TypeReader.compoundContentStart(buf, propertiesValue);
+        for (int i = 0; i < field; i++) {
+            position = TypeReader.valueEnd(buf, position, limit);
+        }
+        return position;
+    }
+
+    private String stringProperty(int field) throws AmqpDecodeException {
+        int index = propertyField(field);
+        return index == ABSENT ? null : TypeReader.readStringOrNull(buf, index, ends[PROPERTIES_END]);
+    }
+
+    private Object messageIdProperty(int field) throws AmqpDecodeException {
+        int index = propertyField(field);
+        if (index == ABSENT) {
+            return null;
+        }
+        int code = buf.getUnsignedByte(index);
+        switch (code) {
+            // [3.2.11]-[3.2.15]: ulong, uuid, binary or string
+            case FormatCode.NULL, FormatCode.ULONG0, FormatCode.SMALLULONG, FormatCode.ULONG, FormatCode.UUID,
+                 FormatCode.VBIN8, FormatCode.VBIN32, FormatCode.STR8, FormatCode.STR32:
+                return ValueDecoder.decode(buf, index, ends[PROPERTIES_END]);
+            default:
+                throw TypeReader.typeError("message-id (ulong, uuid, binary or string)", code, index);
+        }
+    }
+
+    private Symbol symbolProperty(int field) throws AmqpDecodeException {
+        int index = propertyField(field);
+        String symbol = index == ABSENT ? null : TypeReader.readSymbolOrNull(buf, index, ends[PROPERTIES_END]);
+        return symbol == null ? null : Symbol.valueOf(symbol);
+    }
+
+    private long timestampProperty(int field) throws AmqpDecodeException {
+        int index = propertyField(field);
+        return index == ABSENT ? Long.MIN_VALUE : TypeReader.readTimestampOrNull(buf, index, ends[PROPERTIES_END]);
+    }
+
+    /** {@code message-id}: an {@code UnsignedLong}, {@code UUID}, {@code Binary} or {@code String}, or null. */
+    public Object messageId() throws AmqpDecodeException {
+        return messageIdProperty(0);
+    }
+
+    public Binary userId() throws AmqpDecodeException {
+        int index = propertyField(1);
+        if (index == ABSENT) {
+            return null;
+        }
+        int code = buf.getUnsignedByte(index);
+        if (code != FormatCode.NULL && code != FormatCode.VBIN8 && code != FormatCode.VBIN32) {
+            throw TypeReader.typeError("binary", code, index);
+        }
+        return (Binary) ValueDecoder.decode(buf, index, ends[PROPERTIES_END]);
+    }
+
+    public String to() throws AmqpDecodeException {
+        return stringProperty(2);
+    }
+
+    public String subject() throws AmqpDecodeException {
+        return stringProperty(3);
+    }
+
+    public String replyTo() throws AmqpDecodeException {
+        return stringProperty(4);
+    }
+
+    public Object correlationId() throws AmqpDecodeException {
+        return messageIdProperty(5);
+    }
+
+    public Symbol contentType() throws AmqpDecodeException {
+        return symbolProperty(6);
+    }
+
+    public Symbol contentEncoding() throws AmqpDecodeException {
+        return symbolProperty(7);
+    }
+
+    /** Milliseconds since the epoch; {@link Long#MIN_VALUE} when absent. */
+    public long absoluteExpiryTime() throws AmqpDecodeException {
+        return timestampProperty(8);
+    }
+
+    /** Milliseconds since the epoch; {@link Long#MIN_VALUE} when absent. */
+    public long creationTime() throws AmqpDecodeException {
+        return timestampProperty(9);
+    }
+
+    public String groupId() throws AmqpDecodeException {
+        return stringProperty(10);
+    }
+
+    /** -1 when absent. */
+    public long groupSequence() throws AmqpDecodeException {
+        int index = propertyField(11);
+        return index == ABSENT ? -1 : TypeReader.readUIntOrNull(buf, index, ends[PROPERTIES_END]);
+    }
+
+    public String replyToGroupId() throws AmqpDecodeException {
+        return stringProperty(12);
+    }
+
+    // ---- maps: annotations [3.2.2, 3.2.3], application-properties [3.2.5], footer [3.2.10] -------------------
+
+    /**
+     * The value of the application property named {@code key} (compared as UTF-8 bytes, without allocating),
+     * decoded alone; null when absent or null.
+     */
+    public Object applicationProperty(CharSequence key) throws AmqpDecodeException {
+        return lookup(applicationPropertiesStart, applicationPropertiesValue, SectionCode.APPLICATION_PROPERTIES,
+            key, FormatCode.STR8, FormatCode.STR32);
+    }
+
+    /** The message annotation under the symbol {@code key}, decoded alone; null when absent or null. */
+    public Object messageAnnotation(CharSequence key) throws AmqpDecodeException {
+        return lookup(messageAnnotationsStart, messageAnnotationsValue, SectionCode.MESSAGE_ANNOTATIONS,
+            key, FormatCode.SYM8, FormatCode.SYM32);
+    }
+
+    private Object lookup(int sectionStart, int value, int code, CharSequence key, int code8, int code32)
+            throws AmqpDecodeException {
+        if (sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL) {
+            return null;
+        }
+        int limit = ends[code - SectionCode.HEADER];
+        int count = TypeReader.mapCount(buf, value, limit);
+        int position = TypeReader.compoundContentStart(buf, value);
+        for (int i = 0; i < count; i += 2) {
+            int keyCode = TypeReader.formatCode(buf, position, limit);
+            boolean match = (keyCode == code8 || keyCode == code32)
+                && TypeReader.utf8Equals(buf, keyCode, position, limit, key);
+            position = TypeReader.valueEnd(buf, position, limit);
+            if (match) {
+                return ValueDecoder.decode(buf, position, limit);
+            }
+            position = TypeReader.valueEnd(buf, position, limit);
+        }
+        return null;
+    }
+
+    /** All application properties, decoded; keys must be strings [3.2.5]. Empty when absent. */
+    public Map<String, Object> applicationProperties() throws AmqpDecodeException {
+        return decodeMap(applicationPropertiesStart, applicationPropertiesValue, SectionCode.APPLICATION_PROPERTIES,
+            String.class);
+    }
+
+    /** All message annotations, decoded (keys are symbols or ulongs [3.2.10]). Empty when absent. */
+    public Map<Object, Object> messageAnnotations() throws AmqpDecodeException {
+        return decodeMap(messageAnnotationsStart, messageAnnotationsValue, SectionCode.MESSAGE_ANNOTATIONS, Object.class);
+    }
+
+    /** All delivery annotations, decoded. Empty when absent. */
+    public Map<Object, Object> deliveryAnnotations() throws AmqpDecodeException {
+        return decodeMap(deliveryAnnotationsStart, deliveryAnnotationsValue, SectionCode.DELIVERY_ANNOTATIONS,
+            Object.class);
+    }
+
+    /** All footer annotations, decoded. Empty when absent. */
+    public Map<Object, Object> footer() throws AmqpDecodeException {
+        return decodeMap(footerStart, footerValue, SectionCode.FOOTER, Object.class);
+    }
+
+    private <K> Map<K, Object> decodeMap(int sectionStart, int value, int code, Class<K> keyType)
+            throws AmqpDecodeException {
+        if (sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL) {
+            return Collections.emptyMap();
+        }
+        int limit = ends[code - SectionCode.HEADER];
+        int count = TypeReader.mapCount(buf, value, limit);
+        int position = TypeReader.compoundContentStart(buf, value);
+        Map<K, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < count; i += 2) {
+            Object key = ValueDecoder.decode(buf, position, limit);
+            if (!keyType.isInstance(key)) {
+                throw TypeReader.typeError(keyType.getSimpleName() + " key", buf.getUnsignedByte(position), position);
+            }
+            position = TypeReader.valueEnd(buf, position, limit);
+            map.put(keyType.cast(key), ValueDecoder.decode(buf, position, limit));
+            position = TypeReader.valueEnd(buf, position, limit);
+        }
+        return map;
+    }
+}

@@ -1,0 +1,46 @@
+package io.skiffmq.codec.amqp10;
+
+import io.netty.buffer.ByteBuf;
+
+/** Descriptor codes of the performatives [2.7], SASL frames [5.3.3] and delivery states [3.4]. */
+public final class PerformativeCode {
+    public static final int OPEN = 0x10;
+    public static final int BEGIN = 0x11;
+    public static final int ATTACH = 0x12;
+    public static final int FLOW = 0x13;
+    public static final int TRANSFER = 0x14;
+    public static final int DISPOSITION = 0x15;
+    public static final int DETACH = 0x16;
+    public static final int END = 0x17;
+    public static final int CLOSE = 0x18;
+
+    public static final int RECEIVED = 0x23;
+    public static final int ACCEPTED = 0x24;
+    public static final int REJECTED = 0x25;
+    public static final int RELEASED = 0x26;
+    public static final int MODIFIED = 0x27;
+
+    public static final int SASL_MECHANISMS = 0x40;
+    public static final int SASL_INIT = 0x41;
+    public static final int SASL_CHALLENGE = 0x42;
+    public static final int SASL_RESPONSE = 0x43;
+    public static final int SASL_OUTCOME = 0x44;
+
+    private static final String[] FAST = {"amqp:flow:list", "amqp:transfer:list", "amqp:disposition:list"};
+
+    private PerformativeCode() {
+    }
+
+    /**
+     * Resolves the symbolic descriptors of the performatives the fast path decodes; others are left to
+     * proton-j, which knows every symbolic name (-1 here).
+     */
+    static int fromSymbol(ByteBuf buf, int code, int index, int limit) throws AmqpDecodeException {
+        for (int i = 0; i < FAST.length; i++) {
+            if (TypeReader.utf8Equals(buf, code, index, limit, FAST[i])) {
+                return FLOW + i;
+            }
+        }
+        return -1;
+    }
+}
