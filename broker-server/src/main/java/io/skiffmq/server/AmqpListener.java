@@ -1,0 +1,78 @@
+package io.skiffmq.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
+import io.skiffmq.codec.amqp10.ProtocolHeader;
+import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The TCP listener: one port, epoll when the native transport loads and NIO otherwise. Each accepted
+ * connection lives on one event loop for its whole life.
+ *
+ * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
+ */
+public final class AmqpListener implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AmqpListener.class.getName());
+
+    private final BrokerConfig config;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final Class<? extends ServerChannel> channelClass;
+    private Channel serverChannel;
+
+    public AmqpListener(BrokerConfig config) {
+        this.config = config;
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, io);
+        this.workerGroup = new MultiThreadIoEventLoopGroup(0, io);
+        this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** Binds and returns the bound address (the real port when the configured port is 0). */
+    public InetSocketAddress start() throws InterruptedException {
+        EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
+            ? EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP) : EnumSet.of(ProtocolHeader.SASL);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(channelClass)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast("frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()));
+                    ch.pipeline().addLast("negotiation", new HeaderNegotiationHandler(config.allowPlainAmqp()));
+                }
+            });
+        serverChannel = bootstrap.bind(config.bindAddress(), config.port()).sync().channel();
+        InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
+        LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 on {0} ({1})", address, channelClass.getSimpleName());
+        return address;
+    }
+
+    /** Stops accepting, closes every connection and waits for the event loops to finish. */
+    @Override
+    public void close() {
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}
