@@ -25,7 +25,8 @@ import java.util.Set;
  * </table>
  *
  * <p>The first failure throws {@link AmqpDecodeException} (wrapped by Netty in a {@code DecoderException});
- * the decoder then discards all further input until the connection closes.
+ * the decoder then discards all further input until the connection closes. Input that arrives once the
+ * channel is no longer active is discarded too.
  *
  * <p>Emits one message per {@code decode} call, so the handler after it sees each frame (and can change
  * {@link #maxFrameSize(int)}) before the next one is cut. Owned by the channel's event loop.
@@ -76,6 +77,11 @@ public final class Amqp10FrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws AmqpDecodeException {
+        if (!ctx.channel().isActive()) {
+            // closing (after an error found further up the pipeline): nothing more is worth decoding
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         try {
             switch (state) {
                 case READ_PROTOCOL_HEADER -> readProtocolHeader(in, out);

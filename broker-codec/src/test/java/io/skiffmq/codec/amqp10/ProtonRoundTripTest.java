@@ -166,7 +166,7 @@ class ProtonRoundTripTest {
                     .isEqualTo(original.getApplicationProperties() == null ? null
                         : original.getApplicationProperties().getValue());
                 assertThat(String.valueOf(received.getBody())).isEqualTo(String.valueOf(original.getBody()));
-                assertThat(received.getFooter() == null ? null : received.getFooter().getValue())
+                assertThat((Object) (received.getFooter() == null ? null : received.getFooter().getValue()))
                     .isEqualTo(original.getFooter() == null ? null : original.getFooter().getValue());
             } finally {
                 delivered.release();

@@ -40,14 +40,16 @@ public final class DecoderHarness {
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP),
                 Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE),
             new FrameReader());
+        FrameReader reader = channel.pipeline().get(FrameReader.class);
         ByteBuf buf = PooledByteBufAllocator.DEFAULT.buffer(input.length).writeBytes(input);
         try {
             channel.writeInbound(buf);
-            return null;
+            return reader.failure;
         } catch (DecoderException e) {
-            return failureOf(e.getCause(), e);
-        } catch (FailureSignal e) {
-            return e.failure;
+            if (e.getCause() instanceof AmqpDecodeException decode) {
+                return decode.failure();
+            }
+            throw e;
         } finally {
             channel.finishAndReleaseAll();
         }
@@ -108,19 +110,10 @@ public final class DecoderHarness {
         delivered.release();
     }
 
-    private static DecodeFailure failureOf(Throwable cause, RuntimeException wrapper) {
-        if (cause instanceof AmqpDecodeException decode) {
-            return decode.failure();
-        }
-        if (cause instanceof FailureSignal signal) {
-            return signal.failure;
-        }
-        throw wrapper;
-    }
-
     /** What the connection handler would do with each frame, short of acting on it. */
     private static final class FrameReader extends ChannelInboundHandlerAdapter {
         private final PerformativeCodec codec = new PerformativeCodec();
+        DecodeFailure failure;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -128,7 +121,7 @@ public final class DecoderHarness {
                 return;
             }
             try {
-                if (frame.isEmpty()) {
+                if (failure != null || frame.isEmpty()) {
                     return;
                 }
                 if (frame.type() == AmqpFrame.TYPE_SASL) {
@@ -144,21 +137,11 @@ public final class DecoderHarness {
                 }
             } catch (AmqpDecodeException e) {
                 // the broker closes the connection here
-                throw new FailureSignal(e.failure());
+                failure = e.failure();
+                ctx.close();
             } finally {
                 frame.release();
             }
-        }
-    }
-
-    /** Carries a decode failure out of the pipeline. */
-    private static final class FailureSignal extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient DecodeFailure failure;
-
-        FailureSignal(DecodeFailure failure) {
-            super(failure.name(), null, false, false);
-            this.failure = failure;
         }
     }
 }

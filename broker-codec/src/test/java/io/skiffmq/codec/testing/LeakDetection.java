@@ -58,6 +58,7 @@ public final class LeakDetection implements AfterAllCallback {
 
     private static final class RecordingFactory extends ResourceLeakDetectorFactory {
         @Override
+        @SuppressWarnings("deprecation") // the abstract method every factory must implement
         public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
                 long maxActive) {
             return new ResourceLeakDetector<>(resource, samplingInterval) {
