@@ -18,6 +18,9 @@ final class Descriptor {
      * @throws AmqpDecodeException when {@code index} does not start a described value
      */
     static long code(ByteBuf buf, int index, int limit, SymbolTable symbols) throws AmqpDecodeException {
+        if (isSmallUlong(buf, index, limit)) {
+            return buf.getUnsignedByte(index + 2);
+        }
         int constructor = TypeReader.formatCode(buf, index, limit);
         if (constructor != FormatCode.DESCRIBED) {
             throw AmqpDecodeException.of(DecodeFailure.UNEXPECTED_TYPE,
@@ -39,7 +42,12 @@ final class Descriptor {
 
     /** Index just past the descriptor of the described value at {@code index}. */
     static int end(ByteBuf buf, int index, int limit) throws AmqpDecodeException {
-        return TypeReader.valueEnd(buf, index + 1, limit);
+        return isSmallUlong(buf, index, limit) ? index + 3 : TypeReader.valueEnd(buf, index + 1, limit);
+    }
+
+    /** {@code 0x00 0x53 code}: how nearly every peer encodes AMQP's own descriptors, read in one go. */
+    private static boolean isSmallUlong(ByteBuf buf, int index, int limit) {
+        return index >= 0 && limit - index >= 3 && buf.getShort(index) == (FormatCode.DESCRIBED << 8 | FormatCode.SMALLULONG);
     }
 
     /** Maps a symbolic descriptor to its numeric code, -1 when unknown. */

@@ -463,17 +463,44 @@ public final class MessageSections {
         int limit = ends[code - SectionCode.HEADER];
         int count = TypeReader.mapCount(buf, value, limit);
         int position = TypeReader.compoundContentStart(buf, value);
+        int asciiLength = asciiLength(key);
         for (int i = 0; i < count; i += 2) {
             int keyCode = TypeReader.formatCode(buf, position, limit);
-            boolean match = (keyCode == code8 || keyCode == code32)
-                && TypeReader.utf8Equals(buf, keyCode, position, limit, key);
-            position = TypeReader.valueEnd(buf, position, limit);
-            if (match) {
-                return ValueDecoder.decode(buf, position, limit);
+            int keyEnd = TypeReader.valueEnd(buf, position, limit);
+            boolean match = false;
+            if (keyCode == code8 || keyCode == code32) {
+                int contentStart = TypeReader.variableContentStart(buf, position);
+                // an ASCII key matches only a key of the same byte length: most candidates end here
+                match = asciiLength >= 0
+                    ? keyEnd - contentStart == asciiLength && asciiEquals(buf, contentStart, key, asciiLength)
+                    : TypeReader.utf8Equals(buf, keyCode, position, limit, key);
             }
-            position = TypeReader.valueEnd(buf, position, limit);
+            if (match) {
+                return ValueDecoder.decode(buf, keyEnd, limit);
+            }
+            position = TypeReader.valueEnd(buf, keyEnd, limit);
         }
         return null;
+    }
+
+    /** The key's length when all its characters are ASCII (one UTF-8 byte each), else -1. */
+    private static int asciiLength(CharSequence key) {
+        for (int i = 0; i < key.length(); i++) {
+            if (key.charAt(i) >= 0x80) {
+                return -1;
+            }
+        }
+        return key.length();
+    }
+
+    private static boolean asciiEquals(ByteBuf buf, int index, CharSequence key, int length) {
+        for (int i = length - 1; i >= 0; i--) {
+            // from the end: keys sharing a prefix ("key-1", "key-2"…) differ there
+            if (buf.getByte(index + i) != key.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** All application properties, decoded; keys must be strings [3.2.5]. Empty when absent. */
