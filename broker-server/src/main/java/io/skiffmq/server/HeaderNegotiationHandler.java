@@ -51,6 +51,13 @@ final class HeaderNegotiationHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws AmqpDecodeException {
         if (msg instanceof ProtocolHeader header) {
+            if (phase == ProtocolHeader.SASL) {
+                // [5.3.2] the AMQP header follows a successful sasl-outcome, which this build never sends
+                LOG.log(System.Logger.Level.INFO, "closing {0}: AMQP header before SASL succeeded",
+                    ctx.channel().remoteAddress());
+                ctx.close();
+                return;
+            }
             phase = header;
             ByteBuf out = ctx.alloc().buffer(64);
             header.writeTo(out);

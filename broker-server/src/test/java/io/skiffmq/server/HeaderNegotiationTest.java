@@ -105,6 +105,18 @@ class HeaderNegotiationTest {
     }
 
     @Test
+    void anAmqpHeaderBeforeSaslSucceededClosesTheConnection() throws Exception {
+        try (Socket socket = connect(start(false))) {
+            socket.getOutputStream().write(SASL_HEADER);
+            InputStream in = socket.getInputStream();
+            assertThat(read(in, 8)).isEqualTo(SASL_HEADER);
+            assertThat(readFrame(in, true)).isInstanceOf(SaslMechanisms.class);
+            socket.getOutputStream().write(AMQP_HEADER);
+            assertClosedByBroker(in);
+        }
+    }
+
+    @Test
     void tlsAndPlainAndForeignHeadersAreAnsweredWithTheSaslHeaderAndClosed() throws Exception {
         InetSocketAddress address = start(false);
         for (byte[] hello : new byte[][] {hex("41 4d 51 50 02 01 00 00"), AMQP_HEADER, hex("41 4d 51 50 00 00 09 01"),

@@ -67,13 +67,13 @@ public class TransferBenchmark extends AbstractMicrobenchmark {
         ProtonCodec.current().encode(transfer, body);
         body.writeBytes(encoded, 0, length);
         frameBytes = Arrays.copyOf(body.array(), body.readableBytes());
-        frameBody = Unpooled.wrappedBuffer(frameBytes);
+        frameBody = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(frameBytes.length).writeBytes(frameBytes);
         annotations.put("x-exchange", "").put("x-routing-key", "q1");
     }
 
     @Benchmark
     public ByteBuf decodeAndReEmit() throws AmqpDecodeException {
-        ByteBuf body = frameBody.duplicate();
+        ByteBuf body = frameBody.readerIndex(0);
         TransferPerformative in = (TransferPerformative) codec.decode(body);
         long handle = in.handle();
         MessageSections message = MessageSections.scan(body);

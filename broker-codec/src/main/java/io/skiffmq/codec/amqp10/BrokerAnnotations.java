@@ -52,7 +52,7 @@ public final class BrokerAnnotations {
 
     private void startPair(CharSequence key) {
         for (int i = 0; i < count; i++) {
-            if (TypeReaderBridge.sameSymbol(pairs, keyIndexes[i], key)) {
+            if (isKey(i, key)) {
                 throw new IllegalArgumentException("annotation " + key + " added twice");
             }
         }
@@ -99,14 +99,13 @@ public final class BrokerAnnotations {
         return false;
     }
 
-    /** Key comparison over our own, known-good encoding. */
-    private static final class TypeReaderBridge {
-        static boolean sameSymbol(ByteBuf pairs, int index, CharSequence key) {
-            try {
-                return TypeReader.utf8Equals(pairs, pairs.getUnsignedByte(index), index, pairs.writerIndex(), key);
-            } catch (AmqpDecodeException e) {
-                throw new IllegalStateException("broker annotations are corrupt", e);
-            }
+    /** Whether our key {@code i} is {@code key}; reads our own, known-good encoding. */
+    private boolean isKey(int i, CharSequence key) {
+        int index = keyIndexes[i];
+        try {
+            return TypeReader.utf8Equals(pairs, pairs.getUnsignedByte(index), index, pairs.writerIndex(), key);
+        } catch (AmqpDecodeException e) {
+            throw new IllegalStateException("broker annotations are corrupt", e);
         }
     }
 }

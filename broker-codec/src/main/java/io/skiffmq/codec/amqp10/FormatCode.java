@@ -93,8 +93,11 @@ public final class FormatCode {
         return code == ARRAY8 || code == ARRAY32;
     }
 
-    /** Codes whose value is a 1-byte size (variable-width) or 1-byte size and count (compound, array). */
+    /**
+     * For a code with a size field (0xa0 and above): true when the size (and count) take one byte. The
+     * categories with one-byte sizes are 0xa, 0xc and 0xe, those with four-byte sizes 0xb, 0xd and 0xf [1.2].
+     */
     static boolean hasOneByteSize(int code) {
-        return code == VBIN8 || code == STR8 || code == SYM8 || code == LIST8 || code == MAP8 || code == ARRAY8;
+        return (code & 0x10) == 0;
     }
 }

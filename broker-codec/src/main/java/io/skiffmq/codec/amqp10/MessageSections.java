@@ -466,10 +466,10 @@ public final class MessageSections {
         int asciiLength = asciiLength(key);
         for (int i = 0; i < count; i += 2) {
             int keyCode = TypeReader.formatCode(buf, position, limit);
-            int keyEnd = TypeReader.valueEnd(buf, position, limit);
+            int keyEnd = TypeReader.dataEnd(buf, keyCode, position + 1, limit);
             boolean match = false;
             if (keyCode == code8 || keyCode == code32) {
-                int contentStart = TypeReader.variableContentStart(buf, position);
+                int contentStart = position + (keyCode == code8 ? 2 : 5);
                 // an ASCII key matches only a key of the same byte length: most candidates end here
                 match = asciiLength >= 0
                     ? keyEnd - contentStart == asciiLength && asciiEquals(buf, contentStart, key, asciiLength)
