@@ -11,9 +11,8 @@ import org.apache.qpid.proton.amqp.transport.DeliveryState;
  * its annotations…) is decoded through proton-j only when asked for. Owned by its performative.
  */
 final class DeliveryStateField {
-    private static final String[] SYMBOLS = {
-        "amqp:received:list", "amqp:accepted:list", "amqp:rejected:list", "amqp:released:list", "amqp:modified:list",
-    };
+    private static final Descriptor.SymbolTable SYMBOLS = Descriptor.symbols(PerformativeCode.RECEIVED,
+        "amqp:received:list", "amqp:accepted:list", "amqp:rejected:list", "amqp:released:list", "amqp:modified:list");
 
     private long code = FastPerformative.NONE;
     private ByteBuf source;
@@ -32,20 +31,11 @@ final class DeliveryStateField {
             reset();
             return;
         }
-        this.code = Descriptor.code(buf, index, end, DeliveryStateField::fromSymbol);
+        this.code = Descriptor.code(buf, index, end, SYMBOLS);
         this.source = buf;
         this.index = index;
         this.end = end;
         this.value = null;
-    }
-
-    private static int fromSymbol(ByteBuf buf, int code, int index, int limit) throws AmqpDecodeException {
-        for (int i = 0; i < SYMBOLS.length; i++) {
-            if (TypeReader.utf8Equals(buf, code, index, limit, SYMBOLS[i])) {
-                return PerformativeCode.RECEIVED + i;
-            }
-        }
-        return -1;
     }
 
     /** The state's descriptor code ({@link PerformativeCode#ACCEPTED}…), -1 when absent or not AMQP-defined. */

@@ -55,4 +55,16 @@ final class Descriptor {
     interface SymbolTable {
         int lookup(ByteBuf buf, int code, int index, int limit) throws AmqpDecodeException;
     }
+
+    /** A table resolving {@code names[i]} to {@code firstCode + i}, comparing bytes without allocating. */
+    static SymbolTable symbols(int firstCode, String... names) {
+        return (buf, code, index, limit) -> {
+            for (int i = 0; i < names.length; i++) {
+                if (TypeReader.utf8Equals(buf, code, index, limit, names[i])) {
+                    return firstCode + i;
+                }
+            }
+            return -1;
+        };
+    }
 }

@@ -29,7 +29,7 @@ abstract sealed class FastPerformative permits TransferPerformative, FlowPerform
     public final void decode(ByteBuf body) throws AmqpDecodeException {
         int index = body.readerIndex();
         int limit = body.writerIndex();
-        long code = Descriptor.code(body, index, limit, PerformativeCode::fromSymbol);
+        long code = Descriptor.code(body, index, limit, PerformativeCode.FAST_SYMBOLS);
         if (code != descriptor) {
             throw AmqpDecodeException.of(DecodeFailure.UNKNOWN_DESCRIPTOR, "expected performative 0x%02x, found 0x%02x",
                 descriptor, code);

@@ -93,7 +93,7 @@ public final class MessageSections {
         int lastRank = -1;
         while (position < end) {
             int sectionStart = position;
-            long descriptor = Descriptor.code(buf, position, end, SectionCode::fromSymbol);
+            long descriptor = Descriptor.code(buf, position, end, SectionCode.SYMBOL_TABLE);
             if (descriptor < SectionCode.HEADER || descriptor > SectionCode.FOOTER) {
                 throw AmqpDecodeException.of(UNKNOWN_DESCRIPTOR, "section at %d has an unknown descriptor",
                     sectionStart);
@@ -243,7 +243,7 @@ public final class MessageSections {
         try {
             int position = start;
             while (position < end) {
-                int code = (int) Descriptor.code(buf, position, end, SectionCode::fromSymbol);
+                int code = (int) Descriptor.code(buf, position, end, SectionCode.SYMBOL_TABLE);
                 int value = Descriptor.end(buf, position, end);
                 int sectionEnd = TypeReader.valueEnd(buf, value, end);
                 sections.add(new Section(code, position - start, value - start, sectionEnd - start));

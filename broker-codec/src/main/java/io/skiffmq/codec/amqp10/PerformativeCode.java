@@ -1,7 +1,5 @@
 package io.skiffmq.codec.amqp10;
 
-import io.netty.buffer.ByteBuf;
-
 /** Descriptor codes of the performatives [2.7], SASL frames [5.3.3] and delivery states [3.4]. */
 public final class PerformativeCode {
     public static final int OPEN = 0x10;
@@ -26,21 +24,13 @@ public final class PerformativeCode {
     public static final int SASL_RESPONSE = 0x43;
     public static final int SASL_OUTCOME = 0x44;
 
-    private static final String[] FAST = {"amqp:flow:list", "amqp:transfer:list", "amqp:disposition:list"};
-
-    private PerformativeCode() {
-    }
-
     /**
      * Resolves the symbolic descriptors of the performatives the fast path decodes; others are left to
      * proton-j, which knows every symbolic name (-1 here).
      */
-    static int fromSymbol(ByteBuf buf, int code, int index, int limit) throws AmqpDecodeException {
-        for (int i = 0; i < FAST.length; i++) {
-            if (TypeReader.utf8Equals(buf, code, index, limit, FAST[i])) {
-                return FLOW + i;
-            }
-        }
-        return -1;
+    static final Descriptor.SymbolTable FAST_SYMBOLS = Descriptor.symbols(FLOW,
+        "amqp:flow:list", "amqp:transfer:list", "amqp:disposition:list");
+
+    private PerformativeCode() {
     }
 }

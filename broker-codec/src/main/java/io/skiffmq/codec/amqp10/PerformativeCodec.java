@@ -27,7 +27,7 @@ public final class PerformativeCodec {
      * Does not change the reference count.
      */
     public Object decode(ByteBuf body) throws AmqpDecodeException {
-        long code = Descriptor.code(body, body.readerIndex(), body.writerIndex(), PerformativeCode::fromSymbol);
+        long code = Descriptor.code(body, body.readerIndex(), body.writerIndex(), PerformativeCode.FAST_SYMBOLS);
         if (code == PerformativeCode.TRANSFER) {
             transfer.decode(body);
             return transfer;

@@ -1,7 +1,5 @@
 package io.skiffmq.codec.amqp10;
 
-import io.netty.buffer.ByteBuf;
-
 /**
  * Descriptors of the message sections [3.2], numeric ({@code 0x00000000:0x00000070}…) and symbolic
  * ({@code amqp:header:list}…), and the order they must appear in.
@@ -23,6 +21,9 @@ public final class SectionCode {
         "amqp:amqp-sequence:list", "amqp:amqp-value:*", "amqp:footer:map",
     };
 
+    /** Resolves the symbolic section descriptors. */
+    static final Descriptor.SymbolTable SYMBOL_TABLE = Descriptor.symbols(HEADER, SYMBOLS);
+
     private SectionCode() {
     }
 
@@ -37,18 +38,5 @@ public final class SectionCode {
      */
     static int rank(int code) {
         return code <= APPLICATION_PROPERTIES ? code - HEADER : code == FOOTER ? 6 : 5;
-    }
-
-    /**
-     * The section code named by the symbol at {@code index} (format code {@code code}), or -1 when it names no
-     * section. Compares bytes; allocates nothing.
-     */
-    static int fromSymbol(ByteBuf buf, int code, int index, int limit) throws AmqpDecodeException {
-        for (int i = 0; i < SYMBOLS.length; i++) {
-            if (TypeReader.utf8Equals(buf, code, index, limit, SYMBOLS[i])) {
-                return HEADER + i;
-            }
-        }
-        return -1;
     }
 }

@@ -310,29 +310,23 @@ public final class TypeReader {
 
     /** A {@code string}; null when null. Invalid UTF-8 decodes to replacement characters. */
     public static String readStringOrNull(ByteBuf buf, int index, int limit) throws AmqpDecodeException {
-        int code = formatCode(buf, index, limit);
-        if (code == FormatCode.NULL) {
-            return null;
-        }
-        if (code != FormatCode.STR8 && code != FormatCode.STR32) {
-            throw typeError("string", code, index);
-        }
-        return readUtf8(buf, code, index, limit);
+        return readUtf8OrNull(buf, index, limit, FormatCode.STR8, FormatCode.STR32, "string");
     }
 
     /** A {@code symbol} as its String; null when null. */
     public static String readSymbolOrNull(ByteBuf buf, int index, int limit) throws AmqpDecodeException {
+        return readUtf8OrNull(buf, index, limit, FormatCode.SYM8, FormatCode.SYM32, "symbol");
+    }
+
+    private static String readUtf8OrNull(ByteBuf buf, int index, int limit, int code8, int code32, String type)
+            throws AmqpDecodeException {
         int code = formatCode(buf, index, limit);
         if (code == FormatCode.NULL) {
             return null;
         }
-        if (code != FormatCode.SYM8 && code != FormatCode.SYM32) {
-            throw typeError("symbol", code, index);
+        if (code != code8 && code != code32) {
+            throw typeError(type, code, index);
         }
-        return readUtf8(buf, code, index, limit);
-    }
-
-    private static String readUtf8(ByteBuf buf, int code, int index, int limit) throws AmqpDecodeException {
         int end = dataEnd(buf, code, index + 1, limit);
         int start = variableContentStart(buf, index);
         return buf.toString(start, end - start, StandardCharsets.UTF_8);
