@@ -102,17 +102,16 @@ final class HeaderNegotiationHandler extends ChannelInboundHandlerAdapter {
         if (performative instanceof Open) {
             LOG.log(System.Logger.Level.WARNING, "refusing open from {0}: {1}", ctx.channel().remoteAddress(),
                 NOT_IMPLEMENTED);
-            closeWith(ctx, true, AmqpError.NOT_IMPLEMENTED, NOT_IMPLEMENTED);
+            closeWith(ctx, AmqpError.NOT_IMPLEMENTED, NOT_IMPLEMENTED);
         }
     }
 
-    private void closeWith(ChannelHandlerContext ctx, boolean sendOpen, AmqpError condition, String description) {
+    /** [2.4.2] a connection error before our open is answered with open, then close carrying the error. */
+    private void closeWith(ChannelHandlerContext ctx, AmqpError condition, String description) {
         ByteBuf out = ctx.alloc().buffer(128);
-        if (sendOpen) {
-            Open open = new Open();
-            open.setContainerId("skiffmq");
-            PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, open, 0);
-        }
+        Open open = new Open();
+        open.setContainerId("skiffmq");
+        PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, open, 0);
         Close close = new Close();
         close.setError(new ErrorCondition(condition.symbol(), description));
         PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, close, 0);
@@ -142,7 +141,7 @@ final class HeaderNegotiationHandler extends ChannelInboundHandlerAdapter {
             }
             default -> {
                 if (phase == ProtocolHeader.AMQP) {
-                    closeWith(ctx, true, decode.condition(), decode.getMessage());
+                    closeWith(ctx, decode.condition(), decode.getMessage());
                 } else {
                     ctx.close();
                 }

@@ -70,11 +70,6 @@ public final class TypeWriter {
         }
     }
 
-    public static void writeTimestamp(ByteBuf out, long millis) {
-        out.writeByte(FormatCode.TIMESTAMP);
-        out.writeLong(millis);
-    }
-
     /** Writes the descriptor {@code 0x00 0x53 code} of a type defined by AMQP (domain 0, code below 256). */
     public static void writeDescriptor(ByteBuf out, int code) {
         out.writeByte(FormatCode.DESCRIBED);
