@@ -29,19 +29,34 @@ import java.util.concurrent.TimeUnit;
 public final class AmqpListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AmqpListener.class.getName());
 
+    static {
+        // Chronicle brings slf4j-api without a provider, which would silence Netty's own warnings (a failed
+        // event-loop task among them); the broker logs through the JDK's logging, and so does Netty.
+        io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(
+            io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
+    }
+
     private final BrokerConfig config;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final Class<? extends ServerChannel> channelClass;
+    private final Broker broker;
+    private final SaslAuthenticator sasl;
     private Channel serverChannel;
 
-    public AmqpListener(BrokerConfig config) {
+    public AmqpListener(BrokerConfig config) throws java.io.IOException {
         this.config = config;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, io);
         this.workerGroup = new MultiThreadIoEventLoopGroup(0, io);
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        UserStore users = UserStore.withGuest();
+        if (config.usersFile() != null) {
+            users.load(config.usersFile());
+        }
+        this.broker = new Broker(config, users, workerGroup);
+        this.sasl = new SaslAuthenticator(users, config.anonymous());
     }
 
     /** Binds and returns the bound address (the real port when the configured port is 0). */
@@ -57,7 +72,7 @@ public final class AmqpListener implements AutoCloseable {
                 @Override
                 protected void initChannel(SocketChannel ch) {
                     ch.pipeline().addLast("frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()));
-                    ch.pipeline().addLast("negotiation", new HeaderNegotiationHandler(config.allowPlainAmqp()));
+                    ch.pipeline().addLast("amqp", new Amqp10ConnectionHandler(broker, sasl));
                 }
             });
         serverChannel = bootstrap.bind(config.bindAddress(), config.port()).sync().channel();
@@ -66,11 +81,18 @@ public final class AmqpListener implements AutoCloseable {
         return address;
     }
 
-    /** Stops accepting, closes every connection and waits for the event loops to finish. */
+    /**
+     * Stops accepting, closes every connection with {@code amqp:connection:forced} (flushed), and waits for the
+     * event loops to finish.
+     */
     @Override
     public void close() {
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
+        }
+        for (Amqp10ConnectionHandler connection : broker.connections()) {
+            connection.context().executor().submit(() -> connection.closeConnection(
+                io.skiffmq.codec.amqp10.AmqpError.CONNECTION_FORCED, "broker is shutting down")).awaitUninterruptibly();
         }
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();

@@ -1,78 +1,142 @@
 package io.skiffmq.server;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Broker settings. Every field has the embedded default a fresh {@code bin/skiffmq} runs with; each can be set
- * on the command line as {@code --name=value} (names below) or as a system property {@code skiffmq.name}.
+ * Broker settings. Each has the default a fresh {@code bin/skiffmq} runs with and can be set on the command line
+ * as {@code --name=value} or as a system property {@code skiffmq.name}:
  *
  * <table>
  *   <caption>Settings</caption>
  *   <tr><th>name</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>port</td><td>5672</td><td>TCP port; 0 picks a free one (tests)</td></tr>
+ *   <tr><td>port</td><td>5672</td><td>TCP port; 0 picks a free one</td></tr>
  *   <tr><td>bind</td><td>0.0.0.0</td><td>address to listen on</td></tr>
  *   <tr><td>data-dir</td><td>./data</td><td>where durable state lives</td></tr>
- *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL first</td></tr>
+ *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL (as user anonymous)</td></tr>
+ *   <tr><td>anonymous</td><td>false</td><td>offer SASL ANONYMOUS</td></tr>
+ *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore})</td></tr>
  *   <tr><td>initial-max-frame-size</td><td>4096</td><td>frame limit before {@code open}</td></tr>
+ *   <tr><td>max-frame-size</td><td>131072</td><td>largest frame we accept, offered in {@code open}</td></tr>
+ *   <tr><td>channel-max</td><td>2047</td><td>highest channel (session) number</td></tr>
+ *   <tr><td>idle-timeout</td><td>60000</td><td>ms without a frame before we close; offered in {@code open}</td></tr>
+ *   <tr><td>handshake-timeout</td><td>10000</td><td>ms from connect to {@code open}</td></tr>
+ *   <tr><td>max-message-size</td><td>16777216</td><td>bytes; larger deliveries get amqp:link:message-size-exceeded</td></tr>
+ *   <tr><td>session-window</td><td>2048</td><td>incoming-window each session grants</td></tr>
+ *   <tr><td>publisher-credit</td><td>1000</td><td>link credit granted to a publisher at a time</td></tr>
+ *   <tr><td>max-unconfirmed</td><td>5000</td><td>a publisher link gets no more credit while it has this many unconfirmed</td></tr>
+ *   <tr><td>auto-create-queues</td><td>true</td><td>bare names and {@code /queue/q} declare missing queues</td></tr>
+ *   <tr><td>rabbitmq-version</td><td>4.0.0</td><td>the {@code version} property: the RabbitMQ feature level implemented</td></tr>
+ *   <tr><td>node</td><td>skiffmq@host</td><td>the {@code node} property</td></tr>
  * </table>
- *
- * Users: {@code guest}/{@code guest} is accepted from loopback connections only, as in RabbitMQ.
  */
-public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean allowPlainAmqp,
-        int initialMaxFrameSize) {
+public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean allowPlainAmqp, boolean anonymous,
+        Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
+        int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
+        boolean autoCreateQueues, String rabbitmqVersion, String node) {
 
     public static final int DEFAULT_PORT = 5672;
 
     public BrokerConfig {
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port " + port + " is not in [0, 65535]");
-        }
-        if (initialMaxFrameSize < Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE) {
-            throw new IllegalArgumentException("initial-max-frame-size must be at least "
-                + Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE);
+        check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
+        check(initialMaxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "initial-max-frame-size must be >= 512");
+        check(maxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "max-frame-size must be >= 512");
+        check(channelMax >= 0 && channelMax <= 65535, "channel-max must be in [0, 65535]");
+        check(idleTimeoutMillis >= 0, "idle-timeout must be >= 0");
+        check(handshakeTimeoutMillis > 0, "handshake-timeout must be > 0");
+        check(maxMessageSize > 0, "max-message-size must be > 0");
+        check(sessionWindow > 0, "session-window must be > 0");
+        check(publisherCredit > 0, "publisher-credit must be > 0");
+        check(maxUnconfirmed > 0, "max-unconfirmed must be > 0");
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
         }
     }
 
     public static BrokerConfig defaults() {
-        return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), false,
-            Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE);
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "localhost";
+        }
+        return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), false, false, null,
+            Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
+            5000, true, "4.0.0", "skiffmq@" + host);
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
     public static BrokerConfig from(String[] args, Map<Object, Object> systemProperties) {
-        java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
-        systemProperties.forEach((k, v) -> {
-            if (k.toString().startsWith("skiffmq.")) {
-                values.put(k.toString().substring("skiffmq.".length()), v.toString());
+        BrokerConfig config = defaults();
+        for (Map.Entry<Object, Object> e : systemProperties.entrySet()) {
+            String key = e.getKey().toString();
+            if (key.startsWith("skiffmq.")) {
+                config = config.with(key.substring("skiffmq.".length()), e.getValue().toString());
             }
-        });
+        }
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
                 throw new IllegalArgumentException("expected --name=value, got " + arg);
             }
-            values.put(arg.substring(2, eq), arg.substring(eq + 1));
+            config = config.with(arg.substring(2, eq), arg.substring(eq + 1));
         }
-        BrokerConfig d = defaults();
-        int port = d.port;
-        String bind = d.bindAddress;
-        Path dataDir = d.dataDir;
-        boolean plain = d.allowPlainAmqp;
-        int frame = d.initialMaxFrameSize;
-        for (Map.Entry<String, String> e : values.entrySet()) {
-            String v = e.getValue();
-            switch (e.getKey()) {
-                case "port" -> port = Integer.parseInt(v);
-                case "bind" -> bind = v;
-                case "data-dir" -> dataDir = Path.of(v);
-                case "allow-plain-amqp" -> plain = parseBoolean(e.getKey(), v);
-                case "initial-max-frame-size" -> frame = Integer.parseInt(v);
-                default -> throw new IllegalArgumentException("unknown setting " + e.getKey());
+        return config;
+    }
+
+    /** This configuration with one setting changed, by its name in the table above. */
+    public BrokerConfig with(String name, String value) {
+        int p = port;
+        String b = bindAddress;
+        Path d = dataDir;
+        boolean plain = allowPlainAmqp;
+        boolean anon = anonymous;
+        Path users = usersFile;
+        int initial = initialMaxFrameSize;
+        int frame = maxFrameSize;
+        int channels = channelMax;
+        int idle = idleTimeoutMillis;
+        int handshake = handshakeTimeoutMillis;
+        long message = maxMessageSize;
+        int window = sessionWindow;
+        int credit = publisherCredit;
+        int unconfirmed = maxUnconfirmed;
+        boolean create = autoCreateQueues;
+        String version = rabbitmqVersion;
+        String n = node;
+        try {
+            switch (name) {
+                case "port" -> p = Integer.parseInt(value);
+                case "bind" -> b = value;
+                case "data-dir" -> d = Path.of(value);
+                case "allow-plain-amqp" -> plain = parseBoolean(name, value);
+                case "anonymous" -> anon = parseBoolean(name, value);
+                case "users-file" -> users = Path.of(value);
+                case "initial-max-frame-size" -> initial = Integer.parseInt(value);
+                case "max-frame-size" -> frame = Integer.parseInt(value);
+                case "channel-max" -> channels = Integer.parseInt(value);
+                case "idle-timeout" -> idle = Integer.parseInt(value);
+                case "handshake-timeout" -> handshake = Integer.parseInt(value);
+                case "max-message-size" -> message = Long.parseLong(value);
+                case "session-window" -> window = Integer.parseInt(value);
+                case "publisher-credit" -> credit = Integer.parseInt(value);
+                case "max-unconfirmed" -> unconfirmed = Integer.parseInt(value);
+                case "auto-create-queues" -> create = parseBoolean(name, value);
+                case "rabbitmq-version" -> version = value;
+                case "node" -> n = value;
+                default -> throw new IllegalArgumentException("unknown setting " + name);
             }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
-        return new BrokerConfig(port, bind, dataDir, plain, frame);
+        return new BrokerConfig(p, b, d, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
+            credit, unconfirmed, create, version, n);
     }
 
     private static boolean parseBoolean(String name, String value) {
@@ -80,17 +144,5 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean a
             throw new IllegalArgumentException(name + " must be true or false, got " + value);
         }
         return Boolean.parseBoolean(value);
-    }
-
-    public BrokerConfig withPort(int newPort) {
-        return new BrokerConfig(newPort, bindAddress, dataDir, allowPlainAmqp, initialMaxFrameSize);
-    }
-
-    public BrokerConfig withDataDir(Path newDataDir) {
-        return new BrokerConfig(port, bindAddress, newDataDir, allowPlainAmqp, initialMaxFrameSize);
-    }
-
-    public BrokerConfig withAllowPlainAmqp(boolean allow) {
-        return new BrokerConfig(port, bindAddress, dataDir, allow, initialMaxFrameSize);
     }
 }

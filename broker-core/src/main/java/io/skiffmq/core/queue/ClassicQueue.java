@@ -1,0 +1,235 @@
+package io.skiffmq.core.queue;
+
+import io.skiffmq.codec.amqp10.SerialNumber;
+import io.skiffmq.core.message.Message;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * An in-memory classic queue. Messages wait in arrival order; a message given back (released, modified) returns
+ * to its original position, ahead of later ones. Consumers are served round-robin among those with credit.
+ *
+ * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there. The only field read
+ * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
+ */
+public final class ClassicQueue implements Queue {
+    private final String name;
+    private final QueueExecutor executor;
+
+    private final ArrayDeque<QueueEntry> ready = new ArrayDeque<>();
+    /** Messages given back, by original position; always older than the head of {@link #ready}'s arrivals. */
+    private final PriorityQueue<QueueEntry> returned = new PriorityQueue<>(Comparator.comparingLong(e -> e.sequence));
+    private final List<QueueConsumer> consumers = new ArrayList<>();
+    private int nextConsumer;
+    private long nextSequence;
+    private boolean deleted;
+    private volatile int readyCount;
+
+    public ClassicQueue(String name, QueueExecutor executor) {
+        this.name = name;
+        this.executor = executor;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public QueueExecutor executor() {
+        return executor;
+    }
+
+    @Override
+    public int readyCount() {
+        return readyCount;
+    }
+
+    @Override
+    public void publish(Message message, Runnable confirmed) {
+        executor.run(() -> {
+            if (deleted) {
+                message.release();
+            } else {
+                ready.addLast(new QueueEntry(nextSequence++, message));
+                dispatch();
+            }
+            // in memory, a message is as safe as promised once it is in the queue
+            confirmed.run();
+        });
+    }
+
+    @Override
+    public QueueConsumer subscribe(ConsumerSink sink, boolean preSettled) {
+        QueueConsumer consumer = new QueueConsumer(sink, preSettled);
+        executor.run(() -> consumers.add(consumer));
+        return consumer;
+    }
+
+    @Override
+    public void flow(QueueConsumer consumer, long deliveryCount, long linkCredit, boolean drain, boolean echo) {
+        executor.run(() -> {
+            if (consumer.removed) {
+                return;
+            }
+            // [2.6.7] link-credit(snd) := delivery-count(rcv) + link-credit(rcv) - delivery-count(snd)
+            long receiverCount = deliveryCount < 0 ? 0 : deliveryCount;
+            long credit = SerialNumber.diff(SerialNumber.add(receiverCount, linkCredit), consumer.deliveryCount);
+            consumer.credit = Math.max(0, credit);
+            consumer.drain = drain;
+            dispatch();
+            if (consumer.drain) {
+                // [2.6.7] drain: use up the credit by advancing delivery-count, then say so
+                consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, consumer.credit);
+                consumer.credit = 0;
+                consumer.drain = false;
+                consumer.sink.creditState(consumer.deliveryCount, 0, ready.size() + returned.size(), true);
+            } else if (echo) {
+                consumer.sink.creditState(consumer.deliveryCount, consumer.credit, ready.size() + returned.size(), false);
+            }
+        });
+    }
+
+    @Override
+    public void settle(QueueConsumer consumer, long sequence, Outcome outcome) {
+        executor.run(() -> {
+            QueueEntry entry = consumer.unsettled.remove(sequence);
+            if (entry != null) {
+                settle(consumer, entry, outcome);
+                dispatch();
+            }
+        });
+    }
+
+    private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
+        if (!outcome.requeues() || deleted) {
+            entry.message.release();
+            return;
+        }
+        if (outcome.deliveryFailed()) {
+            entry.deliveryCount++;
+        }
+        if (outcome.undeliverableHere()) {
+            entry.exclude(consumer);
+        }
+        returned.add(entry);
+    }
+
+    @Override
+    public void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome) {
+        executor.run(() -> {
+            if (consumer.removed) {
+                return;
+            }
+            consumer.removed = true;
+            int index = consumers.indexOf(consumer);
+            consumers.remove(index);
+            if (index < nextConsumer) {
+                nextConsumer--;
+            }
+            for (QueueEntry entry : consumer.unsettled.values()) {
+                settle(consumer, entry, unsettledOutcome);
+            }
+            consumer.unsettled.clear();
+            dispatch();
+        });
+    }
+
+    @Override
+    public void delete() {
+        executor.run(() -> {
+            deleted = true;
+            for (QueueEntry entry : ready) {
+                entry.message.release();
+            }
+            ready.clear();
+            for (QueueEntry entry : returned) {
+                entry.message.release();
+            }
+            returned.clear();
+            readyCount = 0;
+        });
+    }
+
+    /** Hands out messages while some consumer has credit, round-robin. */
+    private void dispatch() {
+        int size = consumers.size();
+        while (size > 0 && !(ready.isEmpty() && returned.isEmpty())) {
+            boolean delivered = false;
+            for (int tried = 0; tried < size && !delivered; tried++) {
+                QueueConsumer consumer = consumers.get(nextConsumer);
+                nextConsumer = (nextConsumer + 1) % size;
+                if (consumer.credit > 0) {
+                    QueueEntry entry = take(consumer);
+                    if (entry != null) {
+                        deliver(consumer, entry);
+                        delivered = true;
+                    }
+                }
+            }
+            if (!delivered) {
+                break;
+            }
+        }
+        readyCount = ready.size() + returned.size();
+    }
+
+    /** The oldest message {@code consumer} may have, removed from the queue; null when there is none. */
+    private QueueEntry take(QueueConsumer consumer) {
+        QueueEntry head = oldest();
+        if (head == null) {
+            return null;
+        }
+        if (!head.excludes(consumer)) {
+            return removeOldest();
+        }
+        // rare: settled undeliverable-here by this consumer; look past such messages without losing their place
+        List<QueueEntry> skipped = new ArrayList<>();
+        QueueEntry found = null;
+        while ((head = removeOldest()) != null) {
+            if (!head.excludes(consumer)) {
+                found = head;
+                break;
+            }
+            skipped.add(head);
+        }
+        returned.addAll(skipped);
+        return found;
+    }
+
+    private QueueEntry oldest() {
+        QueueEntry back = returned.peek();
+        QueueEntry next = ready.peekFirst();
+        return back != null && (next == null || back.sequence < next.sequence) ? back : next;
+    }
+
+    private QueueEntry removeOldest() {
+        QueueEntry oldest = oldest();
+        if (oldest != null) {
+            if (oldest == returned.peek()) {
+                returned.poll();
+            } else {
+                ready.pollFirst();
+            }
+        }
+        return oldest;
+    }
+
+    private void deliver(QueueConsumer consumer, QueueEntry entry) {
+        consumer.credit--;
+        consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, 1);
+        boolean first = !entry.acquiredBefore;
+        entry.acquiredBefore = true;
+        Message message = entry.message;
+        if (consumer.preSettled) {
+            // at-most-once: the queue forgets the message and its reference goes with the delivery
+            consumer.sink.deliver(new QueueDelivery(message, entry.sequence, entry.deliveryCount, first));
+        } else {
+            consumer.unsettled.put(entry.sequence, entry);
+            consumer.sink.deliver(new QueueDelivery(message.retain(), entry.sequence, entry.deliveryCount, first));
+        }
+    }
+}

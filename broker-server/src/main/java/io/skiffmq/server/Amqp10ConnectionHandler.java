@@ -1,0 +1,434 @@
+package io.skiffmq.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
+import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.codec.amqp10.AmqpError;
+import io.skiffmq.codec.amqp10.AmqpFrame;
+import io.skiffmq.codec.amqp10.DispositionPerformative;
+import io.skiffmq.codec.amqp10.FlowPerformative;
+import io.skiffmq.codec.amqp10.PerformativeCodec;
+import io.skiffmq.codec.amqp10.ProtocolHeader;
+import io.skiffmq.codec.amqp10.TransferPerformative;
+import io.skiffmq.core.VirtualHost;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.UnsignedShort;
+import org.apache.qpid.proton.amqp.security.SaslCode;
+import org.apache.qpid.proton.amqp.security.SaslInit;
+import org.apache.qpid.proton.amqp.security.SaslMechanisms;
+import org.apache.qpid.proton.amqp.security.SaslOutcome;
+import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.Begin;
+import org.apache.qpid.proton.amqp.transport.Close;
+import org.apache.qpid.proton.amqp.transport.Detach;
+import org.apache.qpid.proton.amqp.transport.End;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.amqp.transport.Open;
+
+/**
+ * An AMQP 1.0 connection [2.4]: protocol headers, SASL [5.3], {@code open}/{@code close}, the idle timeout, and
+ * the table of sessions by channel, to which every other frame goes. It knows no links.
+ *
+ * <p>States, in order: {@code AWAIT_HEADER} → ({@code SASL} → {@code AWAIT_AMQP_HEADER}) → {@code AWAIT_OPEN} →
+ * {@code OPEN} → {@code CLOSING}; any error jumps to {@code CLOSING}. Owned by the channel's event loop, as are
+ * all its sessions and links.
+ */
+final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
+    private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
+    private static final String SKIFFMQ_VERSION = "0.1.0";
+
+    private enum State { AWAIT_HEADER, SASL, AWAIT_AMQP_HEADER, AWAIT_OPEN, OPEN, CLOSING }
+
+    private final Broker broker;
+    private final BrokerConfig config;
+    private final SaslAuthenticator sasl;
+    private final PerformativeCodec codec = new PerformativeCodec();
+    private final Map<Integer, AmqpSession> sessions = new HashMap<>();
+    private ChannelHandlerContext ctx;
+    private FrameWriter writer;
+    private State state = State.AWAIT_HEADER;
+    private String user;
+    private VirtualHost vhost;
+    private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
+    private int channelMax;
+    private ScheduledFuture<?> handshakeTimeout;
+
+    Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
+        this.broker = broker;
+        this.config = broker.config();
+        this.sasl = sasl;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext context) {
+        this.ctx = context;
+        this.writer = new FrameWriter(context);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext context) {
+        broker.register(this);
+        handshakeTimeout = context.executor().schedule(() -> {
+            if (state != State.OPEN && state != State.CLOSING) {
+                closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
+                    "no open within " + config.handshakeTimeoutMillis() + " ms");
+            }
+        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        context.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        for (AmqpSession session : new ArrayList<>(sessions.values())) {
+            session.closeAllLinks();
+        }
+        sessions.clear();
+        broker.unregister(this);
+        context.fireChannelInactive();
+    }
+
+    // ---- reading ------------------------------------------------------------------------------------------
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object msg) {
+        if (msg instanceof ProtocolHeader header) {
+            onHeader(header);
+            return;
+        }
+        AmqpFrame frame = (AmqpFrame) msg;
+        try {
+            if (state == State.CLOSING) {
+                return;
+            }
+            if (frame.type() == AmqpFrame.TYPE_SASL) {
+                onSaslFrame(frame.content());
+            } else if (!frame.isEmpty()) {
+                onAmqpFrame(frame.channel(), frame.content());
+            }
+        } catch (AmqpDecodeException e) {
+            fail(AmqpException.connectionError(e.condition(), "%s", e.getMessage()));
+        } catch (AmqpException e) {
+            fail(e);
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        flush();
+    }
+
+    /** Writes what the sessions hold back (batched dispositions), then flushes. */
+    void flush() {
+        for (AmqpSession session : sessions.values()) {
+            session.writePendingDispositions();
+        }
+        writer.flush();
+    }
+
+    /**
+     * A flush once the tasks already queued on the event loop have run: work handed over from queues in a burst
+     * (deliveries, confirms) goes out with one flush.
+     */
+    void flushLater() {
+        if (!flushScheduled) {
+            flushScheduled = true;
+            ctx.executor().execute(() -> {
+                flushScheduled = false;
+                if (ctx.channel().isActive()) {
+                    flush();
+                }
+            });
+        }
+    }
+
+    private boolean flushScheduled;
+
+    private void onHeader(ProtocolHeader header) {
+        ByteBuf out = ctx.alloc().buffer(64);
+        if (state == State.AWAIT_HEADER && header == ProtocolHeader.SASL) {
+            header.writeTo(out);
+            SaslMechanisms mechanisms = new SaslMechanisms();
+            mechanisms.setSaslServerMechanisms(sasl.mechanisms());
+            PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, mechanisms, 0);
+            state = State.SASL;
+        } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
+            header.writeTo(out);
+            user = SaslAuthenticator.ANONYMOUS_USER;
+            state = State.AWAIT_OPEN;
+        } else if (state == State.AWAIT_AMQP_HEADER && header == ProtocolHeader.AMQP) {
+            header.writeTo(out);
+            state = State.AWAIT_OPEN;
+        } else {
+            // [5.3.2] the AMQP header comes after a successful outcome only
+            out.release();
+            LOG.log(System.Logger.Level.INFO, "closing {0}: {1} header in state {2}", remote(), header, state);
+            state = State.CLOSING;
+            ctx.close();
+            return;
+        }
+        writer.write(out);
+    }
+
+    private void onSaslFrame(ByteBuf body) throws AmqpDecodeException {
+        Object frame = codec.decodeSasl(body);
+        if (state != State.SASL || !(frame instanceof SaslInit init)) {
+            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected SASL frame %s", frame);
+        }
+        InetSocketAddress remote = (InetSocketAddress) ctx.channel().remoteAddress();
+        user = sasl.authenticate(init, remote == null ? null : remote.getAddress());
+        SaslOutcome outcome = new SaslOutcome();
+        outcome.setCode(user == null ? SaslCode.AUTH : SaslCode.OK);
+        ByteBuf out = ctx.alloc().buffer(32);
+        PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, outcome, 0);
+        if (user == null) {
+            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1})", remote(), init.getMechanism());
+            state = State.CLOSING;
+            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        writer.write(out);
+        state = State.AWAIT_AMQP_HEADER;
+    }
+
+    private void onAmqpFrame(int channel, ByteBuf body) throws AmqpDecodeException {
+        Object performative = codec.decode(body);
+        if (state == State.AWAIT_OPEN) {
+            if (!(performative instanceof Open open)) {
+                throw AmqpException.connectionError(AmqpError.ILLEGAL_STATE, "expected open, got %s",
+                    performative.getClass().getSimpleName());
+            }
+            onOpen(open);
+            return;
+        }
+        if (state != State.OPEN) {
+            throw AmqpException.connectionError(AmqpError.ILLEGAL_STATE, "frame before the connection is open");
+        }
+        if (performative instanceof Close close) {
+            onClose(close);
+            return;
+        }
+        if (performative instanceof Begin begin) {
+            onBegin(channel, begin);
+            return;
+        }
+        AmqpSession session = sessions.get(channel);
+        if (session == null) {
+            // [2.5.1] frames on a channel without a session are a connection error
+            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "%s on channel %d, which has no session",
+                performative.getClass().getSimpleName(), channel);
+        }
+        try {
+            if (performative instanceof TransferPerformative transfer) {
+                session.onTransfer(transfer, body);
+            } else if (performative instanceof FlowPerformative flow) {
+                session.onFlow(flow);
+            } else if (performative instanceof DispositionPerformative disposition) {
+                session.onDisposition(disposition);
+            } else if (performative instanceof Attach attach) {
+                session.onAttach(attach);
+            } else if (performative instanceof Detach detach) {
+                session.onDetach(detach);
+            } else if (performative instanceof End end) {
+                session.onEnd(end);
+                sessions.remove(channel);
+            } else {
+                throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected %s",
+                    performative.getClass().getSimpleName());
+            }
+        } catch (AmqpException e) {
+            if (e.scope() == AmqpException.Scope.SESSION) {
+                LOG.log(System.Logger.Level.INFO, "ending session {0} of {1}: {2} {3}", channel, remote(),
+                    e.condition(), e.getMessage());
+                session.end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
+                sessions.remove(channel);
+            } else if (e.scope() == AmqpException.Scope.LINK) {
+                LOG.log(System.Logger.Level.INFO, "detaching link {0} of {1}: {2} {3}", e.handle(), remote(),
+                    e.condition(), e.getMessage());
+                session.detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()));
+            } else {
+                throw e;
+            }
+        }
+    }
+
+    private void onOpen(Open open) {
+        String hostname = open.getHostname();
+        String vhostName = hostname != null && hostname.startsWith("vhost:") ? hostname.substring(6) : "/";
+        vhost = broker.vhost(vhostName);
+        remoteMaxFrameSize = open.getMaxFrameSize() == null ? Integer.MAX_VALUE
+            : (int) Math.min(Integer.MAX_VALUE, open.getMaxFrameSize().longValue());
+        remoteMaxFrameSize = Math.max(Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, Math.min(remoteMaxFrameSize,
+            config.maxFrameSize()));
+        channelMax = Math.min(config.channelMax(), open.getChannelMax() == null ? 65535 : open.getChannelMax().intValue());
+
+        Open ours = new Open();
+        ours.setContainerId(config.node());
+        ours.setMaxFrameSize(UnsignedInteger.valueOf(config.maxFrameSize()));
+        ours.setChannelMax(UnsignedShort.valueOf((short) channelMax));
+        if (config.idleTimeoutMillis() > 0) {
+            ours.setIdleTimeOut(UnsignedInteger.valueOf(config.idleTimeoutMillis()));
+        }
+        ours.setOfferedCapabilities(ANONYMOUS_RELAY);
+        ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
+            config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), SKIFFMQ_VERSION, Symbol.valueOf("node"),
+            config.node()));
+        writer.writeFrame(0, ours);
+        state = State.OPEN;
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        if (vhost == null) {
+            closeConnection(AmqpError.NOT_FOUND, "no virtual host '" + vhostName + "'");
+            return;
+        }
+        // incoming frames may now be as large as we offered
+        ctx.pipeline().get(Amqp10FrameDecoder.class).maxFrameSize(config.maxFrameSize());
+        // [2.4.5] heartbeats at half the peer's timeout; close after our own timeout of silence
+        long peerTimeout = open.getIdleTimeOut() == null ? 0 : open.getIdleTimeOut().longValue();
+        if (peerTimeout > 0 || config.idleTimeoutMillis() > 0) {
+            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(config.idleTimeoutMillis(),
+                peerTimeout / 2, 0, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    private void onClose(Close close) {
+        if (close.getError() != null) {
+            LOG.log(System.Logger.Level.INFO, "{0} closed with {1}", remote(), close.getError());
+        }
+        state = State.CLOSING;
+        ByteBuf out = ctx.alloc().buffer(16);
+        PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, new Close(), 0);
+        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void onBegin(int channel, Begin begin) {
+        if (sessions.containsKey(channel)) {
+            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "channel %d already has a session", channel);
+        }
+        if (channel > channelMax) {
+            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "channel %d above channel-max %d", channel,
+                channelMax);
+        }
+        if (begin.getRemoteChannel() != null) {
+            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "begin answering a session we never began");
+        }
+        AmqpSession session = new AmqpSession(this, channel, vhost, user);
+        sessions.put(channel, session);
+        session.onBegin(begin);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event instanceof IdleStateEvent idle) {
+            switch (idle.state()) {
+                case READER_IDLE -> closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
+                    "no frame for " + config.idleTimeoutMillis() + " ms");
+                case WRITER_IDLE -> {
+                    ByteBuf empty = ctx.alloc().buffer(8);
+                    PerformativeCodec.writeEmptyFrame(empty);
+                    ctx.writeAndFlush(empty, ctx.voidPromise());
+                }
+                default -> {
+                }
+            }
+            return;
+        }
+        context.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (root instanceof AmqpDecodeException decode) {
+            switch (decode.failure()) {
+                case BAD_PROTOCOL_HEADER, UNSUPPORTED_PROTOCOL -> {
+                    // [2.2] answer with the header we support, then close
+                    LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), decode.getMessage());
+                    state = State.CLOSING;
+                    ByteBuf out = ctx.alloc().buffer(8);
+                    ProtocolHeader.SASL.writeTo(out);
+                    ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+                }
+                default -> fail(AmqpException.connectionError(decode.condition(), "%s", decode.getMessage()));
+            }
+            return;
+        }
+        LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", root);
+        fail(AmqpException.connectionError(AmqpError.INTERNAL_ERROR, "internal error: %s", root));
+    }
+
+    private void fail(AmqpException e) {
+        closeConnection(e.condition(), e.getMessage());
+    }
+
+    /**
+     * Closes with {@code condition}: with a {@code close} frame once AMQP is spoken (sending our {@code open} first
+     * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
+     */
+    void closeConnection(AmqpError condition, String description) {
+        if (state == State.CLOSING) {
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, "closing {0}: {1} {2}", remote(), condition, description);
+        State previous = state;
+        state = State.CLOSING;
+        if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
+            if (previous == State.AWAIT_OPEN) {
+                Open open = new Open();
+                open.setContainerId(config.node());
+                writer.writeFrame(0, open);
+            }
+            Close close = new Close();
+            close.setError(new ErrorCondition(condition.symbol(), description));
+            writer.writeFrame(0, close);
+            for (AmqpSession session : new ArrayList<>(sessions.values())) {
+                session.closeAllLinks();
+            }
+            sessions.clear();
+            writer.flush();
+        }
+        ctx.channel().close();
+    }
+
+    // ---- for sessions -------------------------------------------------------------------------------------
+
+    FrameWriter writer() {
+        return writer;
+    }
+
+    ChannelHandlerContext context() {
+        return ctx;
+    }
+
+    BrokerConfig config() {
+        return config;
+    }
+
+    /** Largest frame the peer accepts. */
+    int remoteMaxFrameSize() {
+        return remoteMaxFrameSize;
+    }
+
+    String remote() {
+        return String.valueOf(ctx.channel().remoteAddress());
+    }
+}

@@ -1,0 +1,50 @@
+package io.skiffmq.server;
+
+import io.skiffmq.codec.amqp10.AmqpError;
+
+/**
+ * A protocol error and its scope [2.8.15-18]: a connection error closes the connection, a session error ends the
+ * session, a link error detaches the link, each with {@link #condition()} and a readable description. Stackless:
+ * peers can cause these at will. Thrown on the connection's event loop and caught by the handler there.
+ */
+final class AmqpException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    enum Scope { CONNECTION, SESSION, LINK }
+
+    private final Scope scope;
+    private final transient AmqpError condition;
+    private final long handle;
+
+    private AmqpException(Scope scope, AmqpError condition, long handle, String description) {
+        super(description, null, false, false);
+        this.scope = scope;
+        this.condition = condition;
+        this.handle = handle;
+    }
+
+    static AmqpException connectionError(AmqpError condition, String format, Object... args) {
+        return new AmqpException(Scope.CONNECTION, condition, -1, String.format(format, args));
+    }
+
+    static AmqpException sessionError(AmqpError condition, String format, Object... args) {
+        return new AmqpException(Scope.SESSION, condition, -1, String.format(format, args));
+    }
+
+    static AmqpException linkError(long handle, AmqpError condition, String format, Object... args) {
+        return new AmqpException(Scope.LINK, condition, handle, String.format(format, args));
+    }
+
+    Scope scope() {
+        return scope;
+    }
+
+    AmqpError condition() {
+        return condition;
+    }
+
+    /** The link's handle, for link errors. */
+    long handle() {
+        return handle;
+    }
+}

@@ -1,0 +1,288 @@
+package io.skiffmq.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.codec.amqp10.AmqpFrame;
+import io.skiffmq.codec.amqp10.PerformativeCodec;
+import io.skiffmq.codec.amqp10.ProtonCodec;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.Arrays;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.messaging.Source;
+import org.apache.qpid.proton.amqp.messaging.Target;
+import org.apache.qpid.proton.amqp.security.SaslInit;
+import org.apache.qpid.proton.amqp.security.SaslOutcome;
+import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.Begin;
+import org.apache.qpid.proton.amqp.transport.Close;
+import org.apache.qpid.proton.amqp.transport.Detach;
+import org.apache.qpid.proton.amqp.transport.Disposition;
+import org.apache.qpid.proton.amqp.transport.Flow;
+import org.apache.qpid.proton.amqp.transport.Open;
+import org.apache.qpid.proton.amqp.transport.Role;
+import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
+import org.apache.qpid.proton.amqp.transport.Transfer;
+
+/**
+ * A blocking AMQP 1.0 test client that writes and reads frames one by one, with proton-j's performative objects
+ * encoded through the broker's own codec. It hides nothing: tests see and count every frame, which is what the
+ * credit, abuse and byte-exactness tests need. Not thread-safe.
+ */
+final class RawClient implements AutoCloseable {
+    private static final byte[] SASL_HEADER = {'A', 'M', 'Q', 'P', 3, 1, 0, 0};
+    private static final byte[] AMQP_HEADER = {'A', 'M', 'Q', 'P', 0, 1, 0, 0};
+
+    /** A frame read from the broker. */
+    record Frame(int type, int channel, Object body, byte[] payload) {
+        <T> T as(Class<T> type) {
+            if (!type.isInstance(body)) {
+                throw new AssertionError("expected " + type.getSimpleName() + ", got " + body);
+            }
+            return type.cast(body);
+        }
+    }
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+
+    RawClient(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(10_000);
+        socket.setTcpNoDelay(true);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+    }
+
+    /** Connects and authenticates as guest, opens, and begins a session on channel 0. */
+    static RawClient openSession(int port) throws IOException {
+        RawClient client = new RawClient(port);
+        client.sasl("guest", "guest");
+        client.open();
+        client.begin();
+        return client;
+    }
+
+    void writeRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    byte[] readRaw(int n) throws IOException {
+        byte[] bytes = new byte[n];
+        in.readFully(bytes);
+        return bytes;
+    }
+
+    /** SASL PLAIN; returns the outcome code (0 = ok). Leaves the connection ready for {@link #open()} on success. */
+    int sasl(String user, String password) throws IOException {
+        writeRaw(SASL_HEADER);
+        expectBytes(SASL_HEADER);
+        read(); // sasl-mechanisms
+        SaslInit init = new SaslInit();
+        init.setMechanism(Symbol.valueOf("PLAIN"));
+        init.setInitialResponse(new Binary(("\0" + user + "\0" + password).getBytes()));
+        write(AmqpFrame.TYPE_SASL, 0, init, null);
+        SaslOutcome outcome = read().as(SaslOutcome.class);
+        if (outcome.getCode().ordinal() == 0) {
+            writeRaw(AMQP_HEADER);
+            expectBytes(AMQP_HEADER);
+        }
+        return outcome.getCode().ordinal();
+    }
+
+    Open open() throws IOException {
+        Open open = new Open();
+        open.setContainerId("raw-client");
+        write(0, open);
+        return read().as(Open.class);
+    }
+
+    Begin begin() throws IOException {
+        Begin begin = new Begin();
+        begin.setNextOutgoingId(UnsignedInteger.ZERO);
+        begin.setIncomingWindow(UnsignedInteger.valueOf(100_000));
+        begin.setOutgoingWindow(UnsignedInteger.valueOf(100_000));
+        write(0, begin);
+        return read().as(Begin.class);
+    }
+
+    /** Attaches a publisher link; returns the broker's attach (a detach follows when it refused). */
+    Attach attachSender(int handle, String address) throws IOException {
+        Attach attach = new Attach();
+        attach.setName("sender-" + handle);
+        attach.setHandle(UnsignedInteger.valueOf(handle));
+        attach.setRole(Role.SENDER);
+        attach.setSndSettleMode(SenderSettleMode.UNSETTLED);
+        attach.setInitialDeliveryCount(UnsignedInteger.ZERO);
+        attach.setSource(new Source());
+        Target target = new Target();
+        target.setAddress(address);
+        attach.setTarget(target);
+        write(0, attach);
+        return read().as(Attach.class);
+    }
+
+    /** Attaches a consumer link for {@code source} (configured by the caller); returns the broker's attach. */
+    Attach attachReceiver(int handle, Source source, boolean preSettled) throws IOException {
+        Attach attach = new Attach();
+        attach.setName("receiver-" + handle);
+        attach.setHandle(UnsignedInteger.valueOf(handle));
+        attach.setRole(Role.RECEIVER);
+        attach.setSndSettleMode(preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
+        attach.setSource(source);
+        attach.setTarget(new Target());
+        write(0, attach);
+        return read().as(Attach.class);
+    }
+
+    static Source source(String address) {
+        Source source = new Source();
+        source.setAddress(address);
+        return source;
+    }
+
+    void flow(int handle, long deliveryCount, long credit, boolean drain, boolean echo) throws IOException {
+        Flow flow = new Flow();
+        flow.setIncomingWindow(UnsignedInteger.valueOf(100_000));
+        flow.setNextOutgoingId(UnsignedInteger.ZERO);
+        flow.setOutgoingWindow(UnsignedInteger.valueOf(100_000));
+        flow.setHandle(UnsignedInteger.valueOf(handle));
+        flow.setDeliveryCount(UnsignedInteger.valueOf(deliveryCount));
+        flow.setLinkCredit(UnsignedInteger.valueOf(credit));
+        flow.setDrain(drain);
+        flow.setEcho(echo);
+        write(0, flow);
+    }
+
+    void transfer(int handle, long deliveryId, byte[] message, boolean settled) throws IOException {
+        Transfer transfer = new Transfer();
+        transfer.setHandle(UnsignedInteger.valueOf(handle));
+        transfer.setDeliveryId(UnsignedInteger.valueOf(deliveryId));
+        transfer.setDeliveryTag(new Binary(Long.toString(deliveryId).getBytes()));
+        transfer.setMessageFormat(UnsignedInteger.ZERO);
+        transfer.setSettled(settled);
+        write(AmqpFrame.TYPE_AMQP, 0, transfer, message);
+    }
+
+    void write(int channel, Object performative) throws IOException {
+        write(AmqpFrame.TYPE_AMQP, channel, performative, null);
+    }
+
+    void write(int type, int channel, Object performative, byte[] payload) throws IOException {
+        ByteBuf buf = Unpooled.buffer();
+        PerformativeCodec.writeFrame(buf, type, channel, performative, payload == null ? 0 : payload.length);
+        if (payload != null) {
+            buf.writeBytes(payload);
+        }
+        out.write(buf.array(), buf.arrayOffset(), buf.readableBytes());
+        out.flush();
+    }
+
+    /** The next non-empty frame. */
+    Frame read() throws IOException {
+        while (true) {
+            int size = in.readInt();
+            int doff = in.readUnsignedByte();
+            int type = in.readUnsignedByte();
+            int channel = in.readUnsignedShort();
+            in.skipBytes(doff * 4 - 8);
+            byte[] body = readRaw(size - doff * 4);
+            if (body.length == 0) {
+                continue;
+            }
+            ByteBuf buf = Unpooled.wrappedBuffer(body);
+            try {
+                int end = io.skiffmq.codec.amqp10.TypeReader.valueEnd(buf, 0, body.length);
+                Object performative = ProtonCodec.current().decode(buf, 0, end);
+                return new Frame(type, channel, performative, Arrays.copyOfRange(body, end, body.length));
+            } catch (io.skiffmq.codec.amqp10.AmqpDecodeException e) {
+                throw new IOException("broker sent a frame that does not decode: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Reads frames until one of {@code type} arrives; the others are dropped. */
+    <T> T readUntil(Class<T> type) throws IOException {
+        while (true) {
+            Frame frame = read();
+            if (type.isInstance(frame.body())) {
+                return type.cast(frame.body());
+            }
+        }
+    }
+
+    /** True when no frame arrives within {@code millis} (the broker sent nothing). */
+    boolean silentFor(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+        try {
+            read();
+            return false;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } finally {
+            socket.setSoTimeout(10_000);
+        }
+    }
+
+    /** True once the broker has closed the socket (reads to the end). */
+    boolean closedByBroker() throws IOException {
+        try {
+            while (true) {
+                read();
+            }
+        } catch (EOFException e) {
+            return true;
+        }
+    }
+
+    void expectBytes(byte[] expected) throws IOException {
+        byte[] actual = readRaw(expected.length);
+        if (!Arrays.equals(actual, expected)) {
+            throw new AssertionError("expected " + Arrays.toString(expected) + ", got " + Arrays.toString(actual));
+        }
+    }
+
+    static Map<Symbol, Object> properties(Open open) {
+        @SuppressWarnings("unchecked")
+        Map<Symbol, Object> properties = (Map<Symbol, Object>) open.getProperties();
+        return properties;
+    }
+
+    void close(boolean sendClose) throws IOException {
+        if (sendClose) {
+            write(0, new Close());
+        }
+        socket.close();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    static Detach detach(int handle, boolean closed) {
+        Detach detach = new Detach();
+        detach.setHandle(UnsignedInteger.valueOf(handle));
+        detach.setClosed(closed);
+        return detach;
+    }
+
+    static Disposition accept(long first, long last) {
+        Disposition d = new Disposition();
+        d.setRole(Role.RECEIVER);
+        d.setFirst(UnsignedInteger.valueOf(first));
+        d.setLast(UnsignedInteger.valueOf(last));
+        d.setSettled(true);
+        d.setState(org.apache.qpid.proton.amqp.messaging.Accepted.getInstance());
+        return d;
+    }
+}
