@@ -53,13 +53,17 @@ final class RawClient implements AutoCloseable {
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
+    /** Transfer frames received and sent on channel 0: the session's next-incoming-id and next-outgoing-id. */
+    private long transfersReceived;
+    private long transfersSent;
 
     RawClient(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
-        in = new DataInputStream(socket.getInputStream());
-        out = socket.getOutputStream();
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 1 << 16));
+        // writes are buffered and go out before every read, so a burst of frames costs one system call
+        out = new java.io.BufferedOutputStream(socket.getOutputStream(), 1 << 16);
     }
 
     /** Connects and authenticates as guest, opens, and begins a session on channel 0. */
@@ -77,6 +81,7 @@ final class RawClient implements AutoCloseable {
     }
 
     byte[] readRaw(int n) throws IOException {
+        out.flush();
         byte[] bytes = new byte[n];
         in.readFully(bytes);
         return bytes;
@@ -152,8 +157,10 @@ final class RawClient implements AutoCloseable {
 
     void flow(int handle, long deliveryCount, long credit, boolean drain, boolean echo) throws IOException {
         Flow flow = new Flow();
+        // [2.5.6] the broker computes our window from next-incoming-id: report what we have received
+        flow.setNextIncomingId(UnsignedInteger.valueOf(transfersReceived & 0xffffffffL));
         flow.setIncomingWindow(UnsignedInteger.valueOf(100_000));
-        flow.setNextOutgoingId(UnsignedInteger.ZERO);
+        flow.setNextOutgoingId(UnsignedInteger.valueOf(transfersSent & 0xffffffffL));
         flow.setOutgoingWindow(UnsignedInteger.valueOf(100_000));
         flow.setHandle(UnsignedInteger.valueOf(handle));
         flow.setDeliveryCount(UnsignedInteger.valueOf(deliveryCount));
@@ -171,6 +178,7 @@ final class RawClient implements AutoCloseable {
         transfer.setMessageFormat(UnsignedInteger.ZERO);
         transfer.setSettled(settled);
         write(AmqpFrame.TYPE_AMQP, 0, transfer, message);
+        transfersSent++;
     }
 
     void write(int channel, Object performative) throws IOException {
@@ -184,11 +192,11 @@ final class RawClient implements AutoCloseable {
             buf.writeBytes(payload);
         }
         out.write(buf.array(), buf.arrayOffset(), buf.readableBytes());
-        out.flush();
     }
 
     /** The next non-empty frame. */
     Frame read() throws IOException {
+        out.flush();
         while (true) {
             int size = in.readInt();
             int doff = in.readUnsignedByte();
@@ -198,6 +206,9 @@ final class RawClient implements AutoCloseable {
             byte[] body = readRaw(size - doff * 4);
             if (body.length == 0) {
                 continue;
+            }
+            if (channel == 0 && type == AmqpFrame.TYPE_AMQP && body.length > 2 && body[2] == 0x14) {
+                transfersReceived++;
             }
             ByteBuf buf = Unpooled.wrappedBuffer(body);
             try {
@@ -222,6 +233,7 @@ final class RawClient implements AutoCloseable {
 
     /** True when no frame arrives within {@code millis} (the broker sent nothing). */
     boolean silentFor(int millis) throws IOException {
+        out.flush();
         socket.setSoTimeout(millis);
         try {
             read();
@@ -260,6 +272,7 @@ final class RawClient implements AutoCloseable {
     void close(boolean sendClose) throws IOException {
         if (sendClose) {
             write(0, new Close());
+            out.flush();
         }
         socket.close();
     }

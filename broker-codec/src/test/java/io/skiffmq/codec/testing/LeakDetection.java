@@ -25,7 +25,10 @@ public final class LeakDetection implements AfterAllCallback {
     private static final Queue<String> LEAKS = new ConcurrentLinkedQueue<>();
 
     static {
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            // the build sets paranoid in argLine; this covers runs from an IDE
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        }
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
     }
 
