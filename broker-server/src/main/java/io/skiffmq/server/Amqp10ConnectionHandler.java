@@ -193,8 +193,9 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (state != State.SASL || !(frame instanceof SaslInit init)) {
             throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected SASL frame %s", frame);
         }
-        InetSocketAddress remote = (InetSocketAddress) ctx.channel().remoteAddress();
-        user = sasl.authenticate(init, remote == null ? null : remote.getAddress());
+        // a channel without an IP address (in-process) counts as loopback
+        user = sasl.authenticate(init, ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+            ? remote.getAddress() : java.net.InetAddress.getLoopbackAddress());
         SaslOutcome outcome = new SaslOutcome();
         outcome.setCode(user == null ? SaslCode.AUTH : SaslCode.OK);
         ByteBuf out = ctx.alloc().buffer(32);

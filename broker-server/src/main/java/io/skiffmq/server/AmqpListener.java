@@ -55,7 +55,7 @@ public final class AmqpListener implements AutoCloseable {
         if (config.usersFile() != null) {
             users.load(config.usersFile());
         }
-        this.broker = new Broker(config, users, workerGroup);
+        this.broker = new Broker(config, users, Broker.rotating(workerGroup));
         this.sasl = new SaslAuthenticator(users, config.anonymous());
     }
 

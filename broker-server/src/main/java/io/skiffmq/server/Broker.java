@@ -7,6 +7,8 @@ import io.skiffmq.core.queue.QueueExecutor;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -18,14 +20,28 @@ final class Broker {
     private final UserStore users;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
     private final Set<Amqp10ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
-    private final EventLoopGroup queueLoops;
-    private Iterator<io.netty.util.concurrent.EventExecutor> nextLoop;
-
-    Broker(BrokerConfig config, UserStore users, EventLoopGroup queueLoops) {
+    /**
+     * @param queueExecutors hands out the executor each new queue lives on (see {@link #rotating})
+     */
+    Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) {
         this.config = config;
         this.users = users;
-        this.queueLoops = queueLoops;
-        vhosts.put("/", new VirtualHost("/", this::nextQueueExecutor));
+        vhosts.put("/", new VirtualHost("/", queueExecutors));
+    }
+
+    /** The event loops of {@code group}, in turn. */
+    static Supplier<QueueExecutor> rotating(EventLoopGroup group) {
+        return new Supplier<>() {
+            private Iterator<EventExecutor> next = group.iterator();
+
+            @Override
+            public synchronized QueueExecutor get() {
+                if (!next.hasNext()) {
+                    next = group.iterator();
+                }
+                return executorOf((EventLoop) next.next());
+            }
+        };
     }
 
     BrokerConfig config() {
@@ -51,13 +67,6 @@ final class Broker {
 
     Set<Amqp10ConnectionHandler> connections() {
         return connections;
-    }
-
-    private synchronized QueueExecutor nextQueueExecutor() {
-        if (nextLoop == null || !nextLoop.hasNext()) {
-            nextLoop = queueLoops.iterator();
-        }
-        return executorOf((EventLoop) nextLoop.next());
     }
 
     static QueueExecutor executorOf(EventLoop loop) {

@@ -67,7 +67,7 @@ public final class UserStore {
     public boolean authenticate(String user, String password, InetAddress remote) {
         String stored = hashes.get(user);
         boolean matches = verify(password, stored == null ? DUMMY : stored) && stored != null;
-        return matches && (!loopbackOnly.contains(user) || remote == null || remote.isLoopbackAddress());
+        return matches && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
     }
 
     private static final String DUMMY = hash("not a password anyone has");
