@@ -1,0 +1,174 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skiffmq.codec.testing.LeakDetection;
+import jakarta.jms.Connection;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import jakarta.jms.TemporaryQueue;
+import jakarta.jms.TextMessage;
+import org.apache.qpid.jms.JmsConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Apache Qpid JMS (Jakarta JMS 3.1) against the real broker. */
+@ExtendWith(LeakDetection.class)
+class QpidJmsTest {
+    private static RunningBroker broker;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = RunningBroker.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        broker.close();
+    }
+
+    private static Connection connect(String options) throws JMSException {
+        JmsConnectionFactory factory = new JmsConnectionFactory("guest", "guest",
+            broker.amqpUri() + (options.isEmpty() ? "" : "?" + options));
+        Connection connection = factory.createConnection();
+        connection.start();
+        return connection;
+    }
+
+    @Test
+    void sendAndReceiveOnAQueue() throws Exception {
+        try (Connection connection = connect("")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue("jms-basic");
+            MessageConsumer consumer = session.createConsumer(queue);
+            MessageProducer producer = session.createProducer(queue);
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            for (int i = 0; i < 100; i++) {
+                TextMessage message = session.createTextMessage("hello " + i);
+                message.setStringProperty("colour", "blue");
+                producer.send(message);
+            }
+            for (int i = 0; i < 100; i++) {
+                TextMessage message = (TextMessage) consumer.receive(5000);
+                assertThat(message).isNotNull();
+                assertThat(message.getText()).isEqualTo("hello " + i);
+                assertThat(message.getStringProperty("colour")).isEqualTo("blue");
+                assertThat(message.getJMSRedelivered()).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void receiveNoWaitAndZeroPrefetchUseDrain() throws Exception {
+        try (Connection connection = connect("jms.prefetchPolicy.all=0")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue("jms-drain");
+            MessageConsumer consumer = session.createConsumer(queue);
+            assertThat(consumer.receiveNoWait()).as("empty queue: the drain completes at once").isNull();
+            assertThat(consumer.receive(200)).isNull();
+            MessageProducer producer = session.createProducer(queue);
+            producer.send(session.createTextMessage("one"));
+            producer.send(session.createTextMessage("two"));
+            assertThat(((TextMessage) consumer.receive(5000)).getText()).isEqualTo("one");
+            assertThat(((TextMessage) consumer.receiveNoWait()).getText()).isEqualTo("two");
+            assertThat(consumer.receiveNoWait()).isNull();
+        }
+    }
+
+    @Test
+    void temporaryQueueRequestReply() throws Exception {
+        try (Connection connection = connect("")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue requests = session.createQueue("jms-requests");
+            MessageConsumer server = session.createConsumer(requests);
+            MessageProducer replier = session.createProducer(null);
+            server.setMessageListener(request -> {
+                try {
+                    replier.send(request.getJMSReplyTo(), session.createTextMessage(
+                        "re: " + ((TextMessage) request).getText()));
+                } catch (JMSException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+
+            Session clientSession = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            TemporaryQueue replyTo = clientSession.createTemporaryQueue();
+            MessageConsumer replies = clientSession.createConsumer(replyTo);
+            TextMessage request = clientSession.createTextMessage("ping");
+            request.setJMSReplyTo(replyTo);
+            clientSession.createProducer(requests).send(request);
+            assertThat(((TextMessage) replies.receive(5000)).getText()).isEqualTo("re: ping");
+            replies.close();
+            replyTo.delete();
+        }
+    }
+
+    @Test
+    void clientAcknowledgeAndRecoverRedeliver() throws Exception {
+        try (Connection connection = connect("")) {
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            Queue queue = session.createQueue("jms-recover");
+            MessageProducer producer = session.createProducer(queue);
+            producer.send(session.createTextMessage("a"));
+            producer.send(session.createTextMessage("b"));
+            MessageConsumer consumer = session.createConsumer(queue);
+            Message first = consumer.receive(5000);
+            assertThat(((TextMessage) first).getText()).isEqualTo("a");
+            session.recover();
+            Message again = consumer.receive(5000);
+            assertThat(((TextMessage) again).getText()).isEqualTo("a");
+            assertThat(again.getJMSRedelivered()).isTrue();
+            Message second = consumer.receive(5000);
+            assertThat(((TextMessage) second).getText()).isEqualTo("b");
+            second.acknowledge();
+            consumer.close();
+            // acknowledged: nothing comes back
+            MessageConsumer after = session.createConsumer(queue);
+            assertThat(after.receive(300)).isNull();
+        }
+    }
+
+    @Test
+    void aConsumerRestartedWithinTheProcessGetsWhatWasNotAcknowledged() throws Exception {
+        try (Connection connection = connect("")) {
+            Session producerSession = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = producerSession.createQueue("jms-restart");
+            MessageProducer producer = producerSession.createProducer(queue);
+            for (int i = 0; i < 5; i++) {
+                producer.send(producerSession.createTextMessage("m" + i));
+            }
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(queue);
+            Message m0 = consumer.receive(5000);
+            m0.acknowledge();
+            Message m1 = consumer.receive(5000);
+            assertThat(((TextMessage) m1).getText()).isEqualTo("m1");
+            session.close();
+
+            Session restarted = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer again = restarted.createConsumer(queue);
+            TextMessage redelivered = (TextMessage) again.receive(5000);
+            assertThat(redelivered.getText()).isEqualTo("m1");
+            assertThat(redelivered.getJMSRedelivered()).isTrue();
+            for (int i = 2; i < 5; i++) {
+                assertThat(((TextMessage) again.receive(5000)).getText()).isEqualTo("m" + i);
+            }
+        }
+    }
+
+    @Test
+    void transactedSessionsAreRefusedClearly() throws Exception {
+        try (Connection connection = connect("")) {
+            assertThatThrownBy(() -> connection.createSession(true, Session.SESSION_TRANSACTED))
+                .isInstanceOf(JMSException.class);
+        }
+    }
+}
