@@ -221,6 +221,41 @@ final class RawClient implements AutoCloseable {
         }
     }
 
+    private Close lastClose;
+
+    /** Reads frames, counting empty ones, until one of {@code type}; a close read is kept for {@link #lastClose()}. */
+    int countEmptyFramesUntil(Class<?> type) throws IOException {
+        int empty = 0;
+        out.flush();
+        while (true) {
+            int size = in.readInt();
+            int doff = in.readUnsignedByte();
+            in.skipBytes(3 + doff * 4 - 8);
+            byte[] body = readRaw(size - doff * 4);
+            if (body.length == 0) {
+                empty++;
+                continue;
+            }
+            ByteBuf buf = Unpooled.wrappedBuffer(body);
+            try {
+                Object performative = ProtonCodec.current().decode(buf, 0,
+                    io.skiffmq.codec.amqp10.TypeReader.valueEnd(buf, 0, body.length));
+                if (performative instanceof Close close) {
+                    lastClose = close;
+                }
+                if (type.isInstance(performative)) {
+                    return empty;
+                }
+            } catch (io.skiffmq.codec.amqp10.AmqpDecodeException e) {
+                throw new IOException(e);
+            }
+        }
+    }
+
+    Close lastClose() {
+        return lastClose;
+    }
+
     /** Reads frames until one of {@code type} arrives; the others are dropped. */
     <T> T readUntil(Class<T> type) throws IOException {
         while (true) {
