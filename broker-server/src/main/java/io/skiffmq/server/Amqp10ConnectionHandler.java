@@ -66,6 +66,7 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
+    private boolean flushScheduled;
 
     Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
         this.broker = broker;
@@ -159,8 +160,6 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
             });
         }
     }
-
-    private boolean flushScheduled;
 
     private void onHeader(ProtocolHeader header) {
         ByteBuf out = ctx.alloc().buffer(64);

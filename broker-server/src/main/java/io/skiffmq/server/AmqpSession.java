@@ -51,6 +51,7 @@ final class AmqpSession {
     private final Amqp10ConnectionHandler connection;
     private final int channel;
     private final VirtualHost vhost;
+    /** The authenticated user, for the permission checks to come. */
     private final String user;
     private final FrameWriter writer;
     private final EventLoop loop;
@@ -90,10 +91,6 @@ final class AmqpSession {
 
     BrokerConfig config() {
         return connection.config();
-    }
-
-    String user() {
-        return user;
     }
 
     /** Runs {@code task} on this connection's event loop (inline when already there), then flushes. */

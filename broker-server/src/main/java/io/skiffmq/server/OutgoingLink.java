@@ -13,7 +13,6 @@ import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
-import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
@@ -120,9 +119,6 @@ final class OutgoingLink implements Link, ConsumerSink {
         }
         if (outcome instanceof Accepted) {
             return Outcome.ACCEPTED;
-        }
-        if (outcome == null || outcome instanceof Released) {
-            return Outcome.RELEASED;
         }
         return Outcome.RELEASED;
     }
