@@ -1,25 +1,36 @@
 package io.skiffmq.core;
 
+import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.BindingTable;
+import io.skiffmq.core.routing.Destination;
+import io.skiffmq.core.routing.Router;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * A virtual host: its queues and exchanges. The default exchange ({@code ""}) and {@code amq.direct},
- * {@code amq.fanout}, {@code amq.topic} and {@code amq.headers} exist from the start.
+ * A virtual host: queues, exchanges and the bindings between them. The default exchange ({@code ""}) and
+ * {@code amq.direct}, {@code amq.fanout}, {@code amq.topic} and {@code amq.headers} exist from the start and cannot
+ * be deleted or redeclared differently; names starting {@code amq.} are reserved.
  *
- * <p>Thread-safe: queues and exchanges are held in concurrent maps; each queue is owned by the executor it was
- * given when declared.
+ * <p>Thread-safe. Queues and exchanges are in concurrent maps. The bindings are an immutable {@link BindingTable}
+ * behind one volatile reference: changes (serialised on {@link #writeLock}) build a new snapshot and swap it in,
+ * and routing reads whichever snapshot is current without locking.
  */
 public final class VirtualHost {
     private final String name;
     private final Supplier<QueueExecutor> executors;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
+    private final Object writeLock = new Object();
+    private volatile BindingTable bindings = BindingTable.EMPTY;
+    private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
 
     /** @param executors hands out the executor each new queue will live on (e.g. event loops in turn) */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -36,6 +47,8 @@ public final class VirtualHost {
         return name;
     }
 
+    // ---- queues -------------------------------------------------------------------------------------------
+
     /** The queue, or null. */
     public Queue queue(String queueName) {
         return queues.get(queueName);
@@ -46,14 +59,22 @@ public final class VirtualHost {
         return queues.computeIfAbsent(queueName, n -> new ClassicQueue(n, executors.get()));
     }
 
-    /** Deletes the queue; false when there was none. Messages in it are dropped. */
+    /** Deletes the queue and its bindings; false when there was none. Messages in it are dropped. */
     public boolean deleteQueue(String queueName) {
-        Queue queue = queues.remove(queueName);
+        Queue queue;
+        synchronized (writeLock) {
+            queue = queues.remove(queueName);
+            if (queue != null) {
+                replaceBindings(bindings.withoutDestination(Destination.queue(queueName)));
+            }
+        }
         if (queue != null) {
             queue.delete();
         }
         return queue != null;
     }
+
+    // ---- exchanges ----------------------------------------------------------------------------------------
 
     /** The exchange, or null. */
     public Exchange exchange(String exchangeName) {
@@ -61,15 +82,119 @@ public final class VirtualHost {
     }
 
     /**
-     * The queues a message published to {@code exchange} with {@code routingKey} goes to: for the default
-     * exchange, the queue of that name if it exists. Other exchanges route through bindings, which this build
-     * does not have yet, so they route nowhere.
+     * Declares an exchange, or returns the existing one when it is equivalent.
+     *
+     * @throws BrokerException PRECONDITION_FAILED when one of that name differs, ACCESS_REFUSED for {@code amq.*}
      */
-    public List<Queue> route(Exchange exchange, String routingKey) {
-        if (exchange.isDefault()) {
-            Queue queue = routingKey == null ? null : queues.get(routingKey);
-            return queue == null ? List.of() : List.of(queue);
+    public Exchange declareExchange(Exchange exchange) {
+        synchronized (writeLock) {
+            Exchange existing = exchanges.get(exchange.name());
+            if (existing != null) {
+                if (!existing.equals(exchange)) {
+                    throw new BrokerException(Kind.PRECONDITION_FAILED, "exchange '" + exchange.name()
+                        + "' exists with different properties: " + existing);
+                }
+                return existing;
+            }
+            if (exchange.name().startsWith("amq.")) {
+                throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
+            }
+            exchanges.put(exchange.name(), exchange);
+            return exchange;
         }
-        return List.of();
+    }
+
+    /**
+     * Deletes an exchange and every binding from or to it (as RabbitMQ does: exchanges bound to it lose that
+     * binding, and keep their others). False when there was none.
+     */
+    public boolean deleteExchange(String exchangeName) {
+        if (exchangeName.isEmpty() || exchangeName.startsWith("amq.")) {
+            throw new BrokerException(Kind.ACCESS_REFUSED, "exchange '" + exchangeName + "' cannot be deleted");
+        }
+        synchronized (writeLock) {
+            if (exchanges.remove(exchangeName) == null) {
+                return false;
+            }
+            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)));
+            return true;
+        }
+    }
+
+    // ---- bindings -----------------------------------------------------------------------------------------
+
+    public BindingTable bindings() {
+        return bindings;
+    }
+
+    /**
+     * Adds a binding (a second identical one is no change).
+     *
+     * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange
+     */
+    public void bind(Binding binding) {
+        synchronized (writeLock) {
+            checkBindable(binding);
+            replaceBindings(bindings.with(binding));
+        }
+    }
+
+    /** Removes a binding; false when there was no such binding (arguments included). */
+    public boolean unbind(Binding binding) {
+        synchronized (writeLock) {
+            if (!bindings.contains(binding)) {
+                return false;
+            }
+            replaceBindings(bindings.without(binding));
+            return true;
+        }
+    }
+
+    private void checkBindable(Binding binding) {
+        if (binding.source().isEmpty() || binding.destination().isExchange() && binding.destination().name().isEmpty()) {
+            throw new BrokerException(Kind.ACCESS_REFUSED, "the default exchange cannot be bound");
+        }
+        if (!exchanges.containsKey(binding.source())) {
+            throw new BrokerException(Kind.NOT_FOUND, "no exchange '" + binding.source() + "'");
+        }
+        Destination d = binding.destination();
+        boolean exists = d.isExchange() ? exchanges.containsKey(d.name()) : queues.containsKey(d.name());
+        if (!exists) {
+            throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
+        }
+    }
+
+    /** Swaps in a new snapshot, deleting auto-delete exchanges left without bindings. Holds the write lock. */
+    private void replaceBindings(BindingTable table) {
+        BindingTable previous = bindings;
+        BindingTable next = table;
+        for (Exchange e : exchanges.values()) {
+            if (e.autoDelete() && !previous.bindingsFrom(e.name()).isEmpty() && next.bindingsFrom(e.name()).isEmpty()) {
+                exchanges.remove(e.name());
+                next = next.withoutDestination(Destination.exchange(e.name()));
+            }
+        }
+        bindings = next;
+    }
+
+    // ---- routing ------------------------------------------------------------------------------------------
+
+    /**
+     * The queues a message published to {@code exchange} with {@code routingKey} goes to, added to {@code out}
+     * (cleared first). {@code router} is the calling thread's own.
+     *
+     * @param headers the message's headers, asked for only when a headers exchange is on the way
+     */
+    public List<Queue> route(Exchange exchange, String routingKey, Supplier<Map<String, Object>> headers,
+            Router router, List<Queue> out) {
+        out.clear();
+        ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, headers);
+        for (int i = 0; i < names.size(); i++) {
+            Queue queue = queues.get(names.get(i));
+            if (queue != null) {
+                out.add(queue);
+            }
+        }
+        return out;
     }
 }

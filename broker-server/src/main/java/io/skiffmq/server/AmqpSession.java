@@ -75,6 +75,9 @@ final class AmqpSession {
     private final DispositionPerformative dispositionOut = new DispositionPerformative();
     private final BrokerAnnotations annotations = new BrokerAnnotations();
     private final ByteBuf tag = Unpooled.buffer(4, 4);
+    /** Routing state of this connection's thread, reused for every message the session's publishers send. */
+    private final io.skiffmq.core.routing.Router router = new io.skiffmq.core.routing.Router();
+    private final java.util.List<io.skiffmq.core.queue.Queue> routed = new ArrayList<>();
 
     AmqpSession(Amqp10ConnectionHandler connection, int channel, VirtualHost vhost, String user) {
         this.connection = connection;
@@ -87,6 +90,15 @@ final class AmqpSession {
 
     VirtualHost vhost() {
         return vhost;
+    }
+
+    io.skiffmq.core.routing.Router router() {
+        return router;
+    }
+
+    /** The list {@link VirtualHost#route} fills for this session; valid until the next route. */
+    java.util.List<io.skiffmq.core.queue.Queue> routed() {
+        return routed;
     }
 
     BrokerConfig config() {

@@ -120,6 +120,9 @@ final class IncomingLink implements Link {
             }
         } else if (vhost.exchange(address.exchange()) == null) {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no exchange '%s'", address.exchange());
+        } else if (vhost.exchange(address.exchange()).internal()) {
+            throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "exchange '%s' is internal",
+                address.exchange());
         }
         return address;
     }
@@ -225,14 +228,17 @@ final class IncomingLink implements Link {
                 exchange = vhost.exchange(address.exchange());
                 key = address.routingKey() != null ? address.routingKey() : sections.subject();
             }
-            if (exchange == null) {
+            if (exchange == null || exchange.internal()) {
                 bytes.release();
-                reject(AmqpError.NOT_FOUND, "no exchange '" + address.exchange() + "'");
+                reject(exchange == null ? AmqpError.NOT_FOUND : AmqpError.UNAUTHORIZED_ACCESS,
+                    (exchange == null ? "no exchange '" : "cannot publish to internal exchange '") + address.exchange() + "'");
                 return;
             }
+            queues = vhost.route(exchange, key, () -> applicationProperties(sections), session.router(),
+                session.routed());
+            // last: once the message exists it owns the bytes, and nothing below may fail
             message = Message.fromAmqp(bytes, sections, true, exchange.name(), key);
-            queues = vhost.route(exchange, key);
-        } catch (AmqpDecodeException e) {
+        } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
@@ -255,6 +261,15 @@ final class IncomingLink implements Link {
             queue.publish(message.retain(), confirmed == null ? () -> { } : confirmed);
         }
         message.release();
+    }
+
+    /** For headers exchanges; a malformed section becomes an IllegalArgumentException the caller rejects. */
+    private static java.util.Map<String, Object> applicationProperties(MessageSections sections) {
+        try {
+            return sections.applicationProperties();
+        } catch (AmqpDecodeException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
     }
 
     /** The address in a message's {@code to}, for the anonymous relay; queues are not created on this path. */

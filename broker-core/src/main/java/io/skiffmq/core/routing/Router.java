@@ -1,0 +1,127 @@
+package io.skiffmq.core.routing;
+
+import io.skiffmq.core.Exchange;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Routes a message through exchanges to queue names: by type (direct: by key; fanout: everything; topic: the
+ * trie; headers: the bindings' arguments against the message's headers), through exchange-to-exchange bindings
+ * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
+ * exchange routed nowhere.
+ *
+ * <p>One per routing thread: {@link #route} reuses its lists, so direct and fanout routing allocate nothing.
+ */
+public final class Router {
+    private final ArrayList<String> queues = new ArrayList<>();
+    private final ArrayList<String> visited = new ArrayList<>();
+
+    /**
+     * The names of the queues the message goes to, valid until the next call.
+     *
+     * @param exchanges looks an exchange up by name (null when absent)
+     * @param headers the message's headers (AMQP 1.0: application-properties), asked for only by headers exchanges
+     */
+    public ArrayList<String> route(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange,
+            String routingKey, Supplier<Map<String, Object>> headers) {
+        queues.clear();
+        visited.clear();
+        routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
+        return queues;
+    }
+
+    private void routeFrom(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange, String key,
+            Supplier<Map<String, Object>> headers) {
+        if (visited.contains(exchange.name())) {
+            return;
+        }
+        visited.add(exchange.name());
+        int before = queues.size();
+        if (exchange.isDefault()) {
+            addQueue(key);
+        } else {
+            SourceBindings bindings = table.of(exchange.name());
+            switch (exchange.type()) {
+                case FANOUT -> {
+                    for (Destination d : bindings.destinations) {
+                        deliver(table, exchanges, d, key, headers);
+                    }
+                }
+                case DIRECT -> {
+                    Destination[] matched = bindings.byKey.get(key);
+                    if (matched != null) {
+                        for (Destination d : matched) {
+                            deliver(table, exchanges, d, key, headers);
+                        }
+                    }
+                }
+                case TOPIC -> bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
+                case HEADERS -> {
+                    if (!bindings.bindings.isEmpty()) {
+                        Map<String, Object> values = headers.get();
+                        for (Binding b : bindings.bindings) {
+                            if (headersMatch(b.arguments(), values)) {
+                                deliver(table, exchanges, b.destination(), key, headers);
+                            }
+                        }
+                    }
+                }
+                default -> throw new IllegalStateException(exchange.type().toString());
+            }
+        }
+        String alternate = exchange.alternateExchange();
+        if (queues.size() == before && alternate != null) {
+            Exchange ae = exchanges.apply(alternate);
+            if (ae != null) {
+                routeFrom(table, exchanges, ae, key, headers);
+            }
+        }
+    }
+
+    private void deliver(BindingTable table, Function<String, Exchange> exchanges, Destination destination,
+            String key, Supplier<Map<String, Object>> headers) {
+        if (!destination.isExchange()) {
+            addQueue(destination.name());
+            return;
+        }
+        Exchange next = exchanges.apply(destination.name());
+        if (next != null) {
+            routeFrom(table, exchanges, next, key, headers);
+        }
+    }
+
+    private void addQueue(String name) {
+        if (!queues.contains(name)) {
+            queues.add(name);
+        }
+    }
+
+    /**
+     * RabbitMQ's headers matching: {@code x-match} = {@code all} (default), {@code any}, {@code all-with-x} or
+     * {@code any-with-x}; arguments starting {@code x-} take part only in the {@code -with-x} forms. Values compare
+     * with their types (a long 1 is not an int 1); a null value asks only that the header be present.
+     */
+    static boolean headersMatch(Map<String, Object> arguments, Map<String, Object> headers) {
+        Object mode = arguments.getOrDefault("x-match", "all");
+        boolean any = mode.toString().startsWith("any");
+        boolean withX = mode.toString().endsWith("-with-x");
+        for (Map.Entry<String, Object> e : arguments.entrySet()) {
+            String name = e.getKey();
+            if (name.equals("x-match") || !withX && name.startsWith("x-")) {
+                continue;
+            }
+            boolean matches = headers.containsKey(name)
+                && (e.getValue() == null || Objects.equals(e.getValue(), headers.get(name)));
+            if (any && matches) {
+                return true;
+            }
+            if (!any && !matches) {
+                return false;
+            }
+        }
+        return !any;
+    }
+}

@@ -1,0 +1,188 @@
+package io.skiffmq.core.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueExecutor;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Routing against RabbitMQ's documented behaviour, exchange type by exchange type. */
+class RoutingTest {
+    static final QueueExecutor INLINE = new QueueExecutor() {
+        @Override
+        public boolean inExecutor() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+    };
+
+    private final VirtualHost vhost = new VirtualHost("/", () -> INLINE);
+    private final Router router = new Router();
+
+    private List<String> route(String exchange, String key, Map<String, Object> headers) {
+        List<Queue> out = vhost.route(vhost.exchange(exchange), key, () -> headers, router, new ArrayList<>());
+        return out.stream().map(Queue::name).toList();
+    }
+
+    private List<String> route(String exchange, String key) {
+        return route(exchange, key, Map.of());
+    }
+
+    private void queues(String... names) {
+        for (String n : names) {
+            vhost.declareQueue(n);
+        }
+    }
+
+    private void bind(String source, String queue, String key, Map<String, Object> args) {
+        vhost.bind(new Binding(source, Destination.queue(queue), key, args));
+    }
+
+    private void bind(String source, String queue, String key) {
+        bind(source, queue, key, Map.of());
+    }
+
+    @ParameterizedTest(name = "binding ''{0}'' vs routing key ''{1}'' -> {2}")
+    @CsvSource(delimiter = '|', value = {
+        "#|''|true", "#|a|true", "#|a.b.c|true", "*|''|false", "*|a|true", "*|a.b|false",
+        "a.#.b|a.b|true", "a.#.b|a.x.b|true", "a.#.b|a.x.y.b|true", "a.#.b|a.b.c|false", "#.#|''|true",
+        "#.#|a.b|true", "''|''|true", "''|a|false", "a.*|a.b|true", "a.*|a|false", "a.*.c|a.b.c|true",
+        "*.b.#|a.b|true", "*.b.#|a.b.c.d|true", "#.a|a|true", "#.a|x.y.a|true", "#.a|a.x|false",
+        "a..b|a..b|true", "a.*.b|a..b|true", "a.#|a|true", "#.b.#|b|true", "#.b.#|a.c|false", "a|A|false"})
+    void topicMatchesAsRabbitMq(String binding, String key, boolean matches) {
+        queues("q");
+        bind("amq.topic", "q", binding);
+        assertThat(route("amq.topic", key)).isEqualTo(matches ? List.of("q") : List.of());
+    }
+
+    @Test
+    void directRoutesByExactKeyAndFanoutToEveryone() {
+        queues("a", "b", "c");
+        bind("amq.direct", "a", "k1");
+        bind("amq.direct", "b", "k1");
+        bind("amq.direct", "c", "k2");
+        assertThat(route("amq.direct", "k1")).containsExactly("a", "b");
+        assertThat(route("amq.direct", "k3")).isEmpty();
+        bind("amq.fanout", "a", "ignored");
+        bind("amq.fanout", "c", "");
+        assertThat(route("amq.fanout", "anything")).containsExactly("a", "c");
+    }
+
+    @Test
+    void defaultExchangeRoutesByQueueNameAndCannotBeBound() {
+        queues("orders");
+        assertThat(route("", "orders")).containsExactly("orders");
+        assertThat(route("", "missing")).isEmpty();
+        assertThatThrownBy(() -> bind("", "orders", "x"))
+            .isInstanceOfSatisfying(BrokerException.class, e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.ACCESS_REFUSED));
+    }
+
+    @Test
+    void headersMatchEachMode() {
+        queues("all", "any", "allx", "anyx", "present");
+        bind("amq.headers", "all", "", Map.of("x-match", "all", "a", "1", "b", 2L));
+        bind("amq.headers", "any", "", Map.of("x-match", "any", "a", "1", "b", 2L));
+        bind("amq.headers", "allx", "", Map.of("x-match", "all-with-x", "x-k", "v", "a", "1"));
+        bind("amq.headers", "anyx", "", Map.of("x-match", "any-with-x", "x-k", "v"));
+        Map<String, Object> presence = new HashMap<>();
+        presence.put("c", null);
+        bind("amq.headers", "present", "", presence);
+
+        assertThat(route("amq.headers", "", Map.of("a", "1", "b", 2L))).containsExactlyInAnyOrder("all", "any");
+        assertThat(route("amq.headers", "", Map.of("a", "1"))).containsExactly("any");
+        assertThat(route("amq.headers", "", Map.of("a", "1", "b", 2))).as("an int 2 is not a long 2")
+            .containsExactly("any");
+        assertThat(route("amq.headers", "", Map.of("a", "1", "x-k", "v"))).containsExactlyInAnyOrder("any", "allx", "anyx");
+        assertThat(route("amq.headers", "", Map.of("c", "whatever"))).containsExactly("present");
+        assertThat(route("amq.headers", "", Map.of())).isEmpty();
+    }
+
+    @Test
+    void exchangeToExchangeCyclesEndAndAQueueGetsAMessageOnce() {
+        queues("q");
+        vhost.declareExchange(new Exchange("e1", Exchange.Type.FANOUT));
+        vhost.declareExchange(new Exchange("e2", Exchange.Type.FANOUT));
+        vhost.bind(new Binding("e1", Destination.exchange("e2"), "", Map.of()));
+        vhost.bind(new Binding("e2", Destination.exchange("e1"), "", Map.of()));
+        bind("e1", "q", "");
+        bind("e2", "q", "");
+        bind("amq.direct", "q", "k");
+        vhost.bind(new Binding("amq.direct", Destination.exchange("e1"), "k", Map.of()));
+        assertThat(route("e1", "")).containsExactly("q");
+        assertThat(route("amq.direct", "k")).containsExactly("q");
+    }
+
+    @Test
+    void alternateExchangeTakesWhatRoutesNowhere() {
+        queues("main", "unrouted");
+        vhost.declareExchange(new Exchange("ae", Exchange.Type.FANOUT));
+        vhost.declareExchange(new Exchange("with-ae", Exchange.Type.DIRECT, true, false, false,
+            Map.of("alternate-exchange", "ae")));
+        bind("ae", "unrouted", "");
+        bind("with-ae", "main", "k");
+        assertThat(route("with-ae", "k")).containsExactly("main");
+        assertThat(route("with-ae", "other")).containsExactly("unrouted");
+    }
+
+    @Test
+    void bindingsDifferingOnlyInArgumentsAreTwoBindings() {
+        queues("q");
+        Binding one = new Binding("amq.direct", Destination.queue("q"), "k", Map.of("tag", 1L));
+        Binding two = new Binding("amq.direct", Destination.queue("q"), "k", Map.of("tag", 2L));
+        vhost.bind(one);
+        vhost.bind(two);
+        assertThat(vhost.bindings().bindingsFrom("amq.direct")).containsExactlyInAnyOrder(one, two);
+        assertThat(vhost.unbind(one)).isTrue();
+        assertThat(route("amq.direct", "k")).as("the other binding still routes").containsExactly("q");
+        assertThat(vhost.unbind(one)).isFalse();
+        assertThat(vhost.unbind(two)).isTrue();
+        assertThat(route("amq.direct", "k")).isEmpty();
+    }
+
+    @Test
+    void deletingAQueueOrExchangeRemovesItsBindingsAndAutoDeleteExchangesGoWithTheirLast() {
+        queues("q1", "q2");
+        vhost.declareExchange(new Exchange("auto", Exchange.Type.FANOUT, false, true, false, Map.of()));
+        vhost.declareExchange(new Exchange("middle", Exchange.Type.FANOUT));
+        bind("auto", "q1", "");
+        bind("auto", "q2", "");
+        vhost.bind(new Binding("amq.fanout", Destination.exchange("middle"), "", Map.of()));
+        bind("middle", "q1", "");
+        vhost.deleteQueue("q1");
+        assertThat(vhost.bindings().all()).noneMatch(b -> b.destination().name().equals("q1"));
+        assertThat(vhost.exchange("auto")).as("still bound to q2").isNotNull();
+        vhost.deleteQueue("q2");
+        assertThat(vhost.exchange("auto")).as("auto-delete after its last binding").isNull();
+        vhost.deleteExchange("middle");
+        assertThat(vhost.bindings().bindingsFrom("amq.fanout")).isEmpty();
+    }
+
+    @Test
+    void declarationsAreCheckedForEquivalenceAndReservedNames() {
+        vhost.declareExchange(new Exchange("x", Exchange.Type.TOPIC));
+        assertThat(vhost.declareExchange(new Exchange("x", Exchange.Type.TOPIC))).isNotNull();
+        assertThatThrownBy(() -> vhost.declareExchange(new Exchange("x", Exchange.Type.FANOUT)))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.PRECONDITION_FAILED));
+        assertThatThrownBy(() -> vhost.declareExchange(new Exchange("amq.mine", Exchange.Type.TOPIC)))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.ACCESS_REFUSED));
+        assertThatThrownBy(() -> vhost.deleteExchange("amq.topic")).isInstanceOf(BrokerException.class);
+        assertThatThrownBy(() -> bind("x", "missing", "k"))
+            .isInstanceOfSatisfying(BrokerException.class, e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.NOT_FOUND));
+    }
+}
