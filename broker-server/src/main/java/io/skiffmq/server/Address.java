@@ -12,8 +12,19 @@ import java.nio.charset.StandardCharsets;
  * @param exchange the exchange, for exchange addresses (else null)
  * @param routingKey the routing key; null for {@code /exchanges/e}, where the message's subject is the key
  * @param mayCreate true for the forms that declare the queue when missing (bare names, {@code /queue/q})
+ * @param topic a JMS topic: {@code amq.topic} with the name as key, where a message nobody subscribed to is
+ *        accepted and dropped (JMS semantics) rather than released
  */
-record Address(String queue, String exchange, String routingKey, boolean mayCreate) {
+record Address(String queue, String exchange, String routingKey, boolean mayCreate, boolean topic) {
+
+    Address(String queue, String exchange, String routingKey, boolean mayCreate) {
+        this(queue, exchange, routingKey, mayCreate, false);
+    }
+
+    /** A JMS topic by name (a bare address with the {@code topic} capability, or {@code x-opt-jms-dest} 1). */
+    static Address topic(String name) {
+        return new Address(null, "amq.topic", name, false, true);
+    }
 
     boolean isQueue() {
         return queue != null;

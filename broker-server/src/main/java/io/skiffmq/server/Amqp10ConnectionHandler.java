@@ -62,6 +62,7 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
     private FrameWriter writer;
     private State state = State.AWAIT_HEADER;
     private String user;
+    private String containerId;
     private VirtualHost vhost;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private int channelMax;
@@ -271,6 +272,7 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onOpen(Open open) {
+        containerId = open.getContainerId();
         String hostname = open.getHostname();
         String vhostName = hostname != null && hostname.startsWith("vhost:") ? hostname.substring(6) : "/";
         vhost = broker.vhost(vhostName);
@@ -331,7 +333,7 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (begin.getRemoteChannel() != null) {
             throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "begin answering a session we never began");
         }
-        AmqpSession session = new AmqpSession(this, channel, vhost, user);
+        AmqpSession session = new AmqpSession(this, channel, vhost, user, containerId);
         sessions.put(channel, session);
         session.onBegin(begin);
     }

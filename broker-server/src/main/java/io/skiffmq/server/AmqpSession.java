@@ -53,6 +53,8 @@ final class AmqpSession {
     private final VirtualHost vhost;
     /** The authenticated user, for the permission checks to come. */
     private final String user;
+    /** The peer's container-id: with a link name, it names a durable subscription. */
+    private final String containerId;
     private final FrameWriter writer;
     private final EventLoop loop;
 
@@ -79,17 +81,22 @@ final class AmqpSession {
     private final io.skiffmq.core.routing.Router router = new io.skiffmq.core.routing.Router();
     private final java.util.List<io.skiffmq.core.queue.Queue> routed = new ArrayList<>();
 
-    AmqpSession(Amqp10ConnectionHandler connection, int channel, VirtualHost vhost, String user) {
+    AmqpSession(Amqp10ConnectionHandler connection, int channel, VirtualHost vhost, String user, String containerId) {
         this.connection = connection;
         this.channel = channel;
         this.vhost = vhost;
         this.user = user;
+        this.containerId = containerId;
         this.writer = connection.writer();
         this.loop = connection.context().channel().eventLoop();
     }
 
     VirtualHost vhost() {
         return vhost;
+    }
+
+    String containerId() {
+        return containerId;
     }
 
     io.skiffmq.core.routing.Router router() {
@@ -151,7 +158,7 @@ final class AmqpSession {
 
     void closeAllLinks() {
         for (Link link : links.values()) {
-            link.close();
+            link.close(false);
         }
         links.clear();
         unsettled.clear();
@@ -194,7 +201,7 @@ final class AmqpSession {
                 handle);
         }
         forgetUnsettled(link);
-        link.close();
+        link.close(Boolean.TRUE.equals(detach.getClosed()));
         writeDetach(handle, Boolean.TRUE.equals(detach.getClosed()), null);
     }
 
@@ -203,7 +210,7 @@ final class AmqpSession {
         Link link = links.remove(handle);
         if (link != null) {
             forgetUnsettled(link);
-            link.close();
+            link.close(false);
         }
         writeDetach(handle, true, error);
     }

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
@@ -83,7 +84,8 @@ final class IncomingLink implements Link {
             target.setAddress("/queues/" + dynamic);
             address = new Address(dynamic, null, null, false);
         } else if (target.getAddress() != null) {
-            address = resolve(session, handle, target.getAddress());
+            address = hasCapability(target.getCapabilities(), "topic") ? Address.topic(target.getAddress())
+                : resolve(session, handle, target.getAddress());
         }
         long initialCount = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
         IncomingLink link = new IncomingLink(session, handle, address, dynamic, initialCount);
@@ -205,7 +207,7 @@ final class IncomingLink implements Link {
         Address address;
         try {
             sections = MessageSections.scan(bytes);
-            address = target != null ? target : addressOf(sections.to());
+            address = target != null ? target : addressOf(sections);
         } catch (AmqpDecodeException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());
@@ -246,7 +248,12 @@ final class IncomingLink implements Link {
         if (queues.isEmpty()) {
             message.release();
             if (!deliverySettled) {
-                session.settleIncoming(deliveryId, Released.getInstance());
+                if (address.topic()) {
+                    // JMS: a message to a topic nobody subscribes to is delivered to no one, successfully
+                    session.accepted(deliveryId);
+                } else {
+                    session.settleIncoming(deliveryId, Released.getInstance());
+                }
             }
             return;
         }
@@ -272,12 +279,31 @@ final class IncomingLink implements Link {
         }
     }
 
-    /** The address in a message's {@code to}, for the anonymous relay; queues are not created on this path. */
-    private Address addressOf(String to) {
+    /**
+     * The address in a message's {@code to}, for the anonymous relay (queues are not created on this path); Qpid
+     * JMS marks a topic with the annotation {@code x-opt-jms-dest} 1 (3 for a temporary topic).
+     */
+    private static Address addressOf(MessageSections sections) throws AmqpDecodeException {
+        String to = sections.to();
         if (to == null) {
             throw new IllegalArgumentException("a message on an anonymous link needs a 'to'");
         }
+        Object jmsDest = sections.messageAnnotation("x-opt-jms-dest");
+        if (jmsDest instanceof Number n && (n.intValue() == 1 || n.intValue() == 3)) {
+            return Address.topic(to);
+        }
         return Address.parse(to);
+    }
+
+    static boolean hasCapability(Symbol[] capabilities, String name) {
+        if (capabilities != null) {
+            for (Symbol c : capabilities) {
+                if (c.toString().equals(name)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private void confirmed(long id) {
@@ -310,7 +336,7 @@ final class IncomingLink implements Link {
     }
 
     @Override
-    public void close() {
+    public void close(boolean detachClosed) {
         if (closed) {
             return;
         }

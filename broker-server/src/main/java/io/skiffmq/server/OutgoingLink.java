@@ -8,7 +8,11 @@ import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDelivery;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.util.Map;
 import java.util.UUID;
+import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
@@ -18,6 +22,8 @@ import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
 import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
+import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
+import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
 
 /**
  * A consumer's link: we are the sender, for one queue. The queue owns the link's credit; this link forwards the
@@ -36,37 +42,68 @@ final class OutgoingLink implements Link, ConsumerSink {
     private final Queue queue;
     private final boolean preSettled;
     private final Outcome defaultOutcome;
-    private final String dynamicQueue;
+    /** A queue that lives as long as the link (dynamic node, non-durable topic subscription), or null. */
+    private final String deleteOnClose;
+    /** A durable subscription's queue, deleted only when the peer detaches with closed=true; or null. */
+    private final String durableSubscription;
     private QueueConsumer consumer;
     private boolean closed;
 
     private OutgoingLink(AmqpSession session, long handle, Queue queue, boolean preSettled, Outcome defaultOutcome,
-            String dynamicQueue) {
+            String deleteOnClose, String durableSubscription) {
         this.session = session;
         this.handle = handle;
         this.queue = queue;
         this.preSettled = preSettled;
         this.defaultOutcome = defaultOutcome;
-        this.dynamicQueue = dynamicQueue;
+        this.deleteOnClose = deleteOnClose;
+        this.durableSubscription = durableSubscription;
     }
 
     static OutgoingLink attach(AmqpSession session, Attach attach) {
         long handle = attach.getHandle().longValue();
-        if (!(attach.getSource() instanceof Source source)) {
+        VirtualHost vhost = session.vhost();
+        String subscription = subscriptionQueue(session, attach.getName());
+        Source source;
+        if (attach.getSource() == null) {
+            // Qpid JMS unsubscribe: attach by subscription name with no source, then detach closed=true
+            Queue existing = vhost.queue(subscription);
+            String topic = existing == null ? null : subscribedTopic(vhost, subscription);
+            if (topic == null) {
+                throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no durable subscription '%s'",
+                    attach.getName());
+            }
+            source = durableTopicSource(topic);
+        } else if (attach.getSource() instanceof Source s) {
+            source = s;
+        } else {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "a consumer link needs a source");
         }
-        VirtualHost vhost = session.vhost();
+        // filters (JMS selectors, no-local) are not implemented: not echoing them tells the client so [3.5.3]
+        source.setFilter(null);
         Queue queue;
-        String dynamic = null;
+        String deleteOnClose = null;
+        String durableSubscription = null;
         if (Boolean.TRUE.equals(source.getDynamic())) {
-            dynamic = "amq.gen-" + UUID.randomUUID();
-            queue = vhost.declareQueue(dynamic);
-            source.setAddress("/queues/" + dynamic);
+            deleteOnClose = "amq.gen-" + UUID.randomUUID();
+            queue = vhost.declareQueue(deleteOnClose);
+            source.setAddress("/queues/" + deleteOnClose);
+        } else if (IncomingLink.hasCapability(source.getCapabilities(), "topic")) {
+            boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
+                && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
+            String name = durable ? subscription : "amq.gen-" + UUID.randomUUID();
+            queue = subscribe(session, handle, name, source.getAddress());
+            if (durable) {
+                durableSubscription = name;
+            } else {
+                deleteOnClose = name;
+            }
         } else {
             queue = resolve(session, handle, source.getAddress());
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
-        OutgoingLink link = new OutgoingLink(session, handle, queue, preSettled, defaultOutcome(source), dynamic);
+        OutgoingLink link = new OutgoingLink(session, handle, queue, preSettled, defaultOutcome(source), deleteOnClose,
+            durableSubscription);
 
         Attach reply = new Attach();
         reply.setName(attach.getName());
@@ -80,6 +117,40 @@ final class OutgoingLink implements Link, ConsumerSink {
         session.writeFrame(reply);
         link.consumer = queue.subscribe(link, preSettled);
         return link;
+    }
+
+    /** The queue of a durable subscription: one per (container-id, subscription name), as JMS defines them. */
+    private static String subscriptionQueue(AmqpSession session, String linkName) {
+        return "jms-subscription:" + session.containerId() + ":" + linkName;
+    }
+
+    /** Declares {@code name} (if missing) and binds it to {@code amq.topic} for {@code topic}. */
+    private static Queue subscribe(AmqpSession session, long handle, String name, String topic) {
+        if (topic == null) {
+            throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
+        }
+        VirtualHost vhost = session.vhost();
+        Queue queue = vhost.declareQueue(name);
+        vhost.bind(new Binding("amq.topic", Destination.queue(name), topic, Map.of()));
+        return queue;
+    }
+
+    private static String subscribedTopic(VirtualHost vhost, String queueName) {
+        for (Binding b : vhost.bindings().bindingsFrom("amq.topic")) {
+            if (b.destination().equals(Destination.queue(queueName))) {
+                return b.key();
+            }
+        }
+        return null;
+    }
+
+    private static Source durableTopicSource(String topic) {
+        Source source = new Source();
+        source.setAddress(topic);
+        source.setCapabilities(Symbol.valueOf("topic"));
+        source.setDurable(TerminusDurability.UNSETTLED_STATE);
+        source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
+        return source;
     }
 
     private static Queue resolve(AmqpSession session, long handle, String text) {
@@ -157,14 +228,17 @@ final class OutgoingLink implements Link, ConsumerSink {
     }
 
     @Override
-    public void close() {
+    public void close(boolean detachClosed) {
         if (closed) {
             return;
         }
         closed = true;
         queue.unsubscribe(consumer, defaultOutcome);
-        if (dynamicQueue != null) {
-            session.vhost().deleteQueue(dynamicQueue);
+        if (deleteOnClose != null) {
+            session.vhost().deleteQueue(deleteOnClose);
+        }
+        if (durableSubscription != null && detachClosed) {
+            session.vhost().deleteQueue(durableSubscription);
         }
     }
 }

@@ -165,6 +165,55 @@ class QpidJmsTest {
     }
 
     @Test
+    void topicsReachEverySubscriberAndNobodyIsFine() throws Exception {
+        try (Connection connection = connect("")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            jakarta.jms.Topic topic = session.createTopic("news");
+            MessageProducer producer = session.createProducer(topic);
+            producer.send(session.createTextMessage("before anyone listened"));
+            MessageConsumer first = session.createConsumer(topic);
+            MessageConsumer second = session.createConsumer(topic);
+            producer.send(session.createTextMessage("extra"));
+            assertThat(((TextMessage) first.receive(5000)).getText()).isEqualTo("extra");
+            assertThat(((TextMessage) second.receive(5000)).getText()).isEqualTo("extra");
+            assertThat(first.receive(200)).isNull();
+            // an anonymous producer marks the topic with x-opt-jms-dest
+            session.createProducer(null).send(topic, session.createTextMessage("relayed"));
+            assertThat(((TextMessage) first.receive(5000)).getText()).isEqualTo("relayed");
+        }
+    }
+
+    @Test
+    void aDurableConsumerRestartedWithinTheProcessKeepsItsMessagesUntilUnsubscribed() throws Exception {
+        try (Connection connection = connect("jms.clientID=durable-client")) {
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            jakarta.jms.Topic topic = session.createTopic("prices");
+            MessageProducer producer = session.createProducer(topic);
+            MessageConsumer durable = session.createDurableConsumer(topic, "price-watch");
+            producer.send(session.createTextMessage("p1"));
+            producer.send(session.createTextMessage("p2"));
+            Message p1 = durable.receive(5000);
+            assertThat(((TextMessage) p1).getText()).isEqualTo("p1");
+            p1.acknowledge();
+            durable.close();
+            producer.send(session.createTextMessage("p3 while away"));
+
+            MessageConsumer again = session.createDurableConsumer(topic, "price-watch");
+            TextMessage p2 = (TextMessage) again.receive(5000);
+            assertThat(p2.getText()).isEqualTo("p2");
+            assertThat(((TextMessage) again.receive(5000)).getText()).isEqualTo("p3 while away");
+            p2.acknowledge();
+            again.close();
+            session.unsubscribe("price-watch");
+            producer.send(session.createTextMessage("after unsubscribe: no one keeps it"));
+            MessageConsumer fresh = session.createDurableConsumer(topic, "price-watch");
+            assertThat(fresh.receive(300)).as("a new subscription starts empty").isNull();
+            fresh.close();
+            session.unsubscribe("price-watch");
+        }
+    }
+
+    @Test
     void transactedSessionsAreRefusedClearly() throws Exception {
         try (Connection connection = connect("")) {
             assertThatThrownBy(() -> connection.createSession(true, Session.SESSION_TRANSACTED))
