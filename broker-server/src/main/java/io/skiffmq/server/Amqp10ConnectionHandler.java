@@ -49,6 +49,8 @@ import org.apache.qpid.proton.amqp.transport.Open;
 final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
     private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
+    /** The management node's link pair (RabbitMQ's capability name). */
+    private static final Symbol LINK_PAIR = Symbol.valueOf("LINK_PAIR_V1_0");
     private static final String SKIFFMQ_VERSION = "0.1.0";
 
     private enum State { AWAIT_HEADER, SASL, AWAIT_AMQP_HEADER, AWAIT_OPEN, OPEN, CLOSING }
@@ -289,7 +291,7 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (config.idleTimeoutMillis() > 0) {
             ours.setIdleTimeOut(UnsignedInteger.valueOf(config.idleTimeoutMillis()));
         }
-        ours.setOfferedCapabilities(ANONYMOUS_RELAY);
+        ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR);
         ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
             config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), SKIFFMQ_VERSION, Symbol.valueOf("node"),
             config.node()));

@@ -65,6 +65,8 @@ final class AmqpSession {
     private long nextDeliveryId;
 
     private final Map<Long, Link> links = new HashMap<>();
+    /** Link names, for pairing the two halves of the management node. */
+    private final Map<Link, String> linkNames = new HashMap<>();
     /** Our unsettled deliveries, by delivery-id. */
     private final Map<Long, SentDelivery> unsettled = new HashMap<>();
     private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
@@ -161,6 +163,7 @@ final class AmqpSession {
             link.close(false);
         }
         links.clear();
+        linkNames.clear();
         unsettled.clear();
         for (Outbound item : outbound) {
             item.discard();
@@ -176,9 +179,16 @@ final class AmqpSession {
             throw AmqpException.sessionError(AmqpError.HANDLE_IN_USE, "handle %d is in use", handle);
         }
         try {
-            Link link = attach.getRole() == Role.SENDER ? IncomingLink.attach(this, attach)
-                : OutgoingLink.attach(this, attach);
+            Link link;
+            if (isManagement(attach)) {
+                link = attach.getRole() == Role.SENDER ? ManagementRequestLink.attach(this, attach)
+                    : ManagementResponseLink.attach(this, attach);
+            } else {
+                link = attach.getRole() == Role.SENDER ? IncomingLink.attach(this, attach)
+                    : OutgoingLink.attach(this, attach);
+            }
             links.put(handle, link);
+            linkNames.put(link, attach.getName());
         } catch (AmqpException e) {
             if (e.scope() != AmqpException.Scope.LINK) {
                 throw e;
@@ -193,6 +203,26 @@ final class AmqpSession {
         }
     }
 
+    /** A link of the {@code /management} pair: the client's sender targets it, its receiver reads from it. */
+    private static boolean isManagement(Attach attach) {
+        if (attach.getRole() == Role.SENDER) {
+            return attach.getTarget() instanceof org.apache.qpid.proton.amqp.messaging.Target t
+                && "/management".equals(t.getAddress());
+        }
+        return attach.getSource() instanceof org.apache.qpid.proton.amqp.messaging.Source s
+            && "/management".equals(s.getAddress());
+    }
+
+    /** The response half of the management pair named {@code name}, or null. */
+    ManagementResponseLink managementResponses(String name) {
+        for (Link link : links.values()) {
+            if (link instanceof ManagementResponseLink r && name.equals(linkNames.get(link))) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     void onDetach(Detach detach) {
         long handle = detach.getHandle().longValue();
         Link link = links.remove(handle);
@@ -200,6 +230,7 @@ final class AmqpSession {
             throw AmqpException.sessionError(AmqpError.UNATTACHED_HANDLE, "detach of handle %d, which is not attached",
                 handle);
         }
+        linkNames.remove(link);
         forgetUnsettled(link);
         link.close(Boolean.TRUE.equals(detach.getClosed()));
         writeDetach(handle, Boolean.TRUE.equals(detach.getClosed()), null);
@@ -209,6 +240,7 @@ final class AmqpSession {
     void detachWithError(long handle, ErrorCondition error) {
         Link link = links.remove(handle);
         if (link != null) {
+            linkNames.remove(link);
             forgetUnsettled(link);
             link.close(false);
         }
@@ -274,11 +306,14 @@ final class AmqpSession {
             throw AmqpException.sessionError(AmqpError.UNATTACHED_HANDLE, "transfer on handle %d, which is not attached",
                 transfer.handle());
         }
-        if (!(link instanceof IncomingLink incoming)) {
+        if (link instanceof IncomingLink incoming) {
+            incoming.onTransfer(transfer, payload);
+        } else if (link instanceof ManagementRequestLink management) {
+            management.onTransfer(transfer, payload);
+        } else {
             throw AmqpException.sessionError(AmqpError.NOT_ALLOWED, "transfer on handle %d, where we are the sender",
                 transfer.handle());
         }
-        incoming.onTransfer(transfer, payload);
         if (incomingWindow <= config().sessionWindow() / 2) {
             incomingWindow = config().sessionWindow();
             writeLinkFlow(-1, -1, -1, -1, false);
@@ -433,34 +468,34 @@ final class AmqpSession {
     }
 
     /**
-     * One delivery to a consumer: transfer frames whose payload is a fresh header and annotations followed by a
-     * retained slice of the publisher's bare message (not copied), split to the peer's max-frame-size.
+     * One delivery written as transfer frames, split to the peer's max-frame-size, pausing between frames while the
+     * peer's incoming window is closed. Subclasses say what the payload is and what happens once it is sent.
      */
-    private final class DeliveryWrite implements Outbound {
-        private final OutgoingLink link;
-        private final QueueDelivery delivery;
+    private abstract class FramedWrite implements Outbound {
         private CompositeByteBuf payload;
         private long deliveryId;
 
-        DeliveryWrite(OutgoingLink link, QueueDelivery delivery) {
-            this.link = link;
-            this.delivery = delivery;
-        }
+        abstract boolean linkClosed();
+
+        abstract long handle();
+
+        abstract boolean settled();
+
+        /** The whole payload; the write owns it. */
+        abstract CompositeByteBuf encode();
+
+        /** Called once every frame is written. */
+        abstract void sent(long id);
 
         @Override
-        public boolean write() {
-            if (link.isClosed()) {
+        public final boolean write() {
+            if (linkClosed()) {
                 discard();
                 return true;
             }
             boolean first = payload == null;
             if (first) {
-                try {
-                    payload = encode();
-                } catch (AmqpDecodeException e) {
-                    // accepted on the way in, so its bytes are sound: this cannot happen
-                    throw new IllegalStateException("stored message no longer decodes", e);
-                }
+                payload = encode();
                 deliveryId = nextDeliveryId;
                 nextDeliveryId = SerialNumber.add(nextDeliveryId, 1);
             }
@@ -471,12 +506,12 @@ final class AmqpSession {
                 }
                 TransferPerformative t = transferOut;
                 t.reset();
-                t.handle(link.handle());
+                t.handle(handle());
                 if (first) {
                     tag.clear().writeInt((int) deliveryId);
                     t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
                 }
-                t.settled(link.preSettled());
+                t.settled(settled());
                 ByteBuf head = connection.context().alloc().ioBuffer(64);
                 int headLength = PerformativeCodec.writeFrame(head, AmqpFrame.TYPE_AMQP, channel, t, 0);
                 int chunk = Math.min(payload.readableBytes(), maxFrame - headLength);
@@ -496,14 +531,53 @@ final class AmqpSession {
                 first = false;
             }
             payload.release();
-            if (!link.preSettled()) {
-                unsettled.put(deliveryId, new SentDelivery(link, delivery.sequence()));
-            }
+            payload = null;
+            sent(deliveryId);
             return true;
         }
 
-        private CompositeByteBuf encode() throws AmqpDecodeException {
+        @Override
+        public void discard() {
+            if (payload != null) {
+                payload.release();
+                payload = null;
+            }
+        }
+    }
+
+    /**
+     * A queue's delivery to a consumer: a fresh header and annotations followed by a retained slice of the
+     * publisher's bare message (not copied).
+     */
+    private final class DeliveryWrite extends FramedWrite {
+        private final OutgoingLink link;
+        private final QueueDelivery delivery;
+        private boolean encoded;
+
+        DeliveryWrite(OutgoingLink link, QueueDelivery delivery) {
+            this.link = link;
+            this.delivery = delivery;
+        }
+
+        @Override
+        boolean linkClosed() {
+            return link.isClosed();
+        }
+
+        @Override
+        long handle() {
+            return link.handle();
+        }
+
+        @Override
+        boolean settled() {
+            return link.preSettled();
+        }
+
+        @Override
+        CompositeByteBuf encode() {
             Message message = delivery.message();
+            encoded = true;
             try {
                 annotations.clear();
                 annotations.put("x-exchange", message.exchange());
@@ -519,17 +593,78 @@ final class AmqpSession {
                 composite.addComponent(true, prefix);
                 composite.addComponent(true, bytes.retainedSlice(bare, message.sections().end() - bare));
                 return composite;
+            } catch (AmqpDecodeException e) {
+                // accepted on the way in, so its bytes are sound: this cannot happen
+                throw new IllegalStateException("stored message no longer decodes", e);
             } finally {
                 message.release();
             }
         }
 
         @Override
+        void sent(long id) {
+            if (!link.preSettled()) {
+                unsettled.put(id, new SentDelivery(link, delivery.sequence()));
+            }
+        }
+
+        @Override
         public void discard() {
-            if (payload != null) {
-                payload.release();
-            } else {
+            super.discard();
+            if (!encoded) {
                 delivery.message().release();
+            }
+        }
+    }
+
+    /** Sends an encoded message on {@code link}'s handle, pre-settled (management responses). Takes over {@code bytes}. */
+    void sendSettled(ManagementResponseLink link, ByteBuf bytes) {
+        outbound.add(new SettledWrite(link, bytes));
+        pump();
+    }
+
+    /** A pre-settled message the broker itself sends (a management response). */
+    private final class SettledWrite extends FramedWrite {
+        private final ManagementResponseLink link;
+        private ByteBuf bytes;
+
+        SettledWrite(ManagementResponseLink link, ByteBuf bytes) {
+            this.link = link;
+            this.bytes = bytes;
+        }
+
+        @Override
+        boolean linkClosed() {
+            return link.isClosed();
+        }
+
+        @Override
+        long handle() {
+            return link.handle();
+        }
+
+        @Override
+        boolean settled() {
+            return true;
+        }
+
+        @Override
+        CompositeByteBuf encode() {
+            CompositeByteBuf payload = connection.context().alloc().compositeBuffer(1).addComponent(true, bytes);
+            bytes = null;
+            return payload;
+        }
+
+        @Override
+        void sent(long id) {
+        }
+
+        @Override
+        public void discard() {
+            super.discard();
+            if (bytes != null) {
+                bytes.release();
+                bytes = null;
             }
         }
     }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An in-memory classic queue. Messages wait in arrival order; a message given back (released, modified) returns
@@ -27,6 +28,7 @@ public final class ClassicQueue implements Queue {
     private long nextSequence;
     private boolean deleted;
     private volatile int readyCount;
+    private volatile int consumerCount;
 
     public ClassicQueue(String name, QueueExecutor executor) {
         this.name = name;
@@ -49,6 +51,11 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
+    public int consumerCount() {
+        return consumerCount;
+    }
+
+    @Override
     public void publish(Message message, Runnable confirmed) {
         executor.run(() -> {
             if (deleted) {
@@ -65,7 +72,10 @@ public final class ClassicQueue implements Queue {
     @Override
     public QueueConsumer subscribe(ConsumerSink sink, boolean preSettled) {
         QueueConsumer consumer = new QueueConsumer(sink, preSettled);
-        executor.run(() -> consumers.add(consumer));
+        executor.run(() -> {
+            consumers.add(consumer);
+            consumerCount = consumers.size();
+        });
         return consumer;
     }
 
@@ -127,6 +137,7 @@ public final class ClassicQueue implements Queue {
             consumer.removed = true;
             int index = consumers.indexOf(consumer);
             consumers.remove(index);
+            consumerCount = consumers.size();
             if (index < nextConsumer) {
                 nextConsumer--;
             }
@@ -139,19 +150,38 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
-    public void delete() {
+    public CompletableFuture<Integer> purge() {
+        CompletableFuture<Integer> purged = new CompletableFuture<>();
+        executor.run(() -> purged.complete(dropReady()));
+        return purged;
+    }
+
+    @Override
+    public CompletableFuture<Integer> delete() {
+        CompletableFuture<Integer> deletedCount = new CompletableFuture<>();
         executor.run(() -> {
             deleted = true;
-            for (QueueEntry entry : ready) {
-                entry.message.release();
+            int count = dropReady();
+            for (QueueConsumer consumer : consumers) {
+                count += consumer.unsettled.size();
             }
-            ready.clear();
-            for (QueueEntry entry : returned) {
-                entry.message.release();
-            }
-            returned.clear();
-            readyCount = 0;
+            deletedCount.complete(count);
         });
+        return deletedCount;
+    }
+
+    private int dropReady() {
+        int count = ready.size() + returned.size();
+        for (QueueEntry entry : ready) {
+            entry.message.release();
+        }
+        ready.clear();
+        for (QueueEntry entry : returned) {
+            entry.message.release();
+        }
+        returned.clear();
+        readyCount = 0;
+        return count;
     }
 
     /** Hands out messages while some consumer has credit, round-robin. */

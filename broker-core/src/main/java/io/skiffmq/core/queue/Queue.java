@@ -46,6 +46,15 @@ public interface Queue {
     /** Messages waiting for a consumer (not counting those delivered and unsettled). Approximate off-thread. */
     int readyCount();
 
-    /** Deletes the queue: consumers are told nothing here (their links are the caller's business). */
-    void delete();
+    /** Consumers subscribed now. Approximate off-thread. */
+    int consumerCount();
+
+    /** Drops every message waiting for a consumer (not those delivered and unsettled); completes with how many. */
+    java.util.concurrent.CompletableFuture<Integer> purge();
+
+    /**
+     * Deletes the queue: its messages are dropped; consumers are told nothing here (their links are the caller's
+     * business). Completes with the number of messages it held.
+     */
+    java.util.concurrent.CompletableFuture<Integer> delete();
 }

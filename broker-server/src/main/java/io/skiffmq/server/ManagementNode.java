@@ -1,0 +1,312 @@
+package io.skiffmq.server;
+
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.UnsignedLong;
+
+/**
+ * RabbitMQ 4's HTTP-over-AMQP management API, as the RabbitMQ AMQP 1.0 clients use it: queues, exchanges and
+ * bindings, by method and path, with maps as bodies and HTTP status codes as answers (200, 201, 204, 400, 404,
+ * 409). Names in paths are percent-encoded.
+ *
+ * <p>Stateless apart from the virtual host; safe from any thread. Answers that need a queue's own thread (purge,
+ * delete) complete later.
+ */
+final class ManagementNode {
+    /** An answer: the HTTP status and the body (a map, a list, or null). */
+    record Response(int status, Object body) {
+        static Response of(int status, Object body) {
+            return new Response(status, body);
+        }
+
+        static Response error(int status, String message) {
+            return new Response(status, message);
+        }
+    }
+
+    /** Queue arguments this broker implements; any other is refused rather than ignored. */
+    private static final Set<String> QUEUE_ARGUMENTS = Set.of("x-queue-type");
+
+    private final VirtualHost vhost;
+    private final String node;
+
+    ManagementNode(VirtualHost vhost, String node) {
+        this.vhost = vhost;
+        this.node = node;
+    }
+
+    CompletableFuture<Response> handle(String method, String path, Object body) {
+        try {
+            return route(method == null ? "" : method, path == null ? "" : path, body);
+        } catch (BrokerException e) {
+            return CompletableFuture.completedFuture(Response.error(switch (e.kind()) {
+                case NOT_FOUND -> 404;
+                case PRECONDITION_FAILED -> 409;
+                case ACCESS_REFUSED -> 403;
+                case INVALID -> 400;
+            }, e.getMessage()));
+        } catch (IllegalArgumentException | ClassCastException e) {
+            return CompletableFuture.completedFuture(Response.error(400, "bad request: " + e.getMessage()));
+        }
+    }
+
+    private CompletableFuture<Response> route(String method, String path, Object body) {
+        int query = path.indexOf('?');
+        String[] parts = (query < 0 ? path : path.substring(0, query)).substring(path.startsWith("/") ? 1 : 0)
+            .split("/", -1);
+        String resource = parts[0];
+        if (resource.equals("queues") && parts.length == 2) {
+            String name = Address.decode(parts[1]);
+            return switch (method) {
+                case "PUT" -> done(declareQueue(name, map(body)));
+                case "GET" -> done(queueInfo(name));
+                case "DELETE" -> deleteQueue(name);
+                default -> done(Response.error(405, method + " " + path));
+            };
+        }
+        if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
+            return existingQueue(Address.decode(parts[1])).purge().thenApply(n -> count(200, n));
+        }
+        if (resource.equals("exchanges") && parts.length == 2) {
+            String name = Address.decode(parts[1]);
+            return switch (method) {
+                case "PUT" -> done(declareExchange(name, map(body)));
+                case "DELETE" -> {
+                    vhost.deleteExchange(name);
+                    yield done(Response.of(204, null));
+                }
+                default -> done(Response.error(405, method + " " + path));
+            };
+        }
+        if (resource.equals("bindings")) {
+            if (method.equals("POST") && parts.length == 1) {
+                vhost.bind(binding(map(body)));
+                return done(Response.of(204, null));
+            }
+            if (method.equals("GET") && parts.length == 1) {
+                return done(Response.of(200, listBindings(query < 0 ? Map.of() : queryParameters(path.substring(query + 1)))));
+            }
+            if (method.equals("DELETE") && parts.length == 2) {
+                deleteBinding(parts[1]);
+                return done(Response.of(204, null));
+            }
+        }
+        return done(Response.error(404, "no management resource " + method + " " + path));
+    }
+
+    private static CompletableFuture<Response> done(Response response) {
+        return CompletableFuture.completedFuture(response);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object body) {
+        if (body == null) {
+            return Map.of();
+        }
+        if (!(body instanceof Map<?, ?>)) {
+            throw new IllegalArgumentException("expected a map body");
+        }
+        return (Map<String, Object>) body;
+    }
+
+    private static boolean flag(Map<String, Object> body, String name, boolean otherwise) {
+        Object value = body.get(name);
+        return value == null ? otherwise : (Boolean) value;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> arguments(Map<String, Object> body) {
+        Object args = body.get("arguments");
+        return args == null ? Map.of() : (Map<String, Object>) args;
+    }
+
+    // ---- queues -------------------------------------------------------------------------------------------
+
+    private Response declareQueue(String name, Map<String, Object> body) {
+        Map<String, Object> arguments = arguments(body);
+        for (String argument : arguments.keySet()) {
+            if (!QUEUE_ARGUMENTS.contains(argument)) {
+                return Response.error(400, "queue argument '" + argument + "' is not implemented");
+            }
+        }
+        Object type = arguments.get("x-queue-type");
+        if (type != null && !type.toString().equals("classic")) {
+            return Response.error(400, "queue type '" + type + "' is not implemented (only classic)");
+        }
+        if (flag(body, "exclusive", false) || flag(body, "auto_delete", false)) {
+            return Response.error(400, "exclusive and auto-delete queues are not implemented");
+        }
+        boolean existed = vhost.queue(name) != null;
+        vhost.declareQueue(name);
+        Response info = queueInfo(name);
+        return Response.of(existed ? 200 : 201, info.body());
+    }
+
+    private Queue existingQueue(String name) {
+        Queue queue = vhost.queue(name);
+        if (queue == null) {
+            throw new BrokerException(BrokerException.Kind.NOT_FOUND, "no queue '" + name + "'");
+        }
+        return queue;
+    }
+
+    private Response queueInfo(String name) {
+        Queue queue = existingQueue(name);
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("name", name);
+        info.put("durable", true);
+        info.put("auto_delete", false);
+        info.put("exclusive", false);
+        info.put("type", "classic");
+        info.put("arguments", Map.of());
+        info.put("leader", node);
+        info.put("replicas", new String[] {node});
+        info.put("message_count", UnsignedLong.valueOf(queue.readyCount()));
+        info.put("consumer_count", UnsignedInteger.valueOf(queue.consumerCount()));
+        return Response.of(200, info);
+    }
+
+    private CompletableFuture<Response> deleteQueue(String name) {
+        Queue queue = vhost.queue(name);
+        if (queue == null) {
+            // RabbitMQ answers a delete of a missing queue with 200 and no messages
+            return done(count(200, 0));
+        }
+        vhost.deleteQueue(name);
+        return queue.delete().thenApply(n -> count(200, n));
+    }
+
+    private static Response count(int status, int messages) {
+        return Response.of(status, Map.of("message_count", UnsignedLong.valueOf(messages)));
+    }
+
+    // ---- exchanges ----------------------------------------------------------------------------------------
+
+    private Response declareExchange(String name, Map<String, Object> body) {
+        Object type = body.getOrDefault("type", "direct");
+        Exchange exchange = new Exchange(name, Exchange.Type.of(type.toString()), flag(body, "durable", true),
+            flag(body, "auto_delete", false), flag(body, "internal", false), arguments(body));
+        vhost.declareExchange(exchange);
+        return Response.of(204, null);
+    }
+
+    // ---- bindings -----------------------------------------------------------------------------------------
+
+    private static Binding binding(Map<String, Object> body) {
+        String source = (String) body.get("source");
+        String queue = (String) body.get("destination_queue");
+        String exchange = (String) body.get("destination_exchange");
+        if (source == null || (queue == null) == (exchange == null)) {
+            throw new IllegalArgumentException("a binding needs a source and one destination_queue or destination_exchange");
+        }
+        return new Binding(source, queue != null ? Destination.queue(queue) : Destination.exchange(exchange),
+            (String) body.get("binding_key"), arguments(body));
+    }
+
+    private List<Map<String, Object>> listBindings(Map<String, String> filter) {
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (Binding b : vhost.bindings().all()) {
+            if (matches(filter.get("src"), b.source()) && matches(filter.get("key"), b.key())
+                && (filter.get("dstq") == null || !b.destination().isExchange() && b.destination().name().equals(filter.get("dstq")))
+                && (filter.get("dste") == null || b.destination().isExchange() && b.destination().name().equals(filter.get("dste")))) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("source", b.source());
+                entry.put("vhost", vhost.name());
+                entry.put("destination", b.destination().name());
+                entry.put("destination_type", b.destination().isExchange() ? "exchange" : "queue");
+                entry.put("binding_key", b.key());
+                entry.put("arguments", b.arguments());
+                entry.put("location", location(b));
+                list.add(entry);
+            }
+        }
+        return list;
+    }
+
+    private static boolean matches(String wanted, String actual) {
+        return wanted == null || wanted.equals(actual);
+    }
+
+    /** The path that names one binding: {@code /bindings/src=..;dstq=..;key=..;args=<hash of the arguments>}. */
+    static String location(Binding b) {
+        return "/bindings/src=" + encode(b.source()) + (b.destination().isExchange() ? ";dste=" : ";dstq=")
+            + encode(b.destination().name()) + ";key=" + encode(b.key()) + ";args=" + argumentsHash(b.arguments());
+    }
+
+    private void deleteBinding(String spec) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (String part : spec.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq > 0) {
+                fields.put(part.substring(0, eq), Address.decode(part.substring(eq + 1)));
+            }
+        }
+        String args = fields.getOrDefault("args", "");
+        for (Binding b : vhost.bindings().bindingsFrom(fields.getOrDefault("src", ""))) {
+            boolean destination = fields.containsKey("dstq")
+                ? !b.destination().isExchange() && b.destination().name().equals(fields.get("dstq"))
+                : b.destination().isExchange() && b.destination().name().equals(fields.get("dste"));
+            if (destination && b.key().equals(fields.getOrDefault("key", ""))
+                && (args.isEmpty() ? b.arguments().isEmpty() : argumentsHash(b.arguments()).equals(args))) {
+                vhost.unbind(b);
+                return;
+            }
+        }
+        throw new BrokerException(BrokerException.Kind.NOT_FOUND, "no binding " + spec);
+    }
+
+    /** A stable name for a binding's arguments: SHA-256 of their sorted text, base64url (empty for none). */
+    static String argumentsHash(Map<String, Object> arguments) {
+        if (arguments.isEmpty()) {
+            return "";
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                .digest(new TreeMap<>(arguments).toString().getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    private static Map<String, String> queryParameters(String query) {
+        Map<String, String> parameters = new LinkedHashMap<>();
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                parameters.put(pair.substring(0, eq), Address.decode(pair.substring(eq + 1)));
+            }
+        }
+        return parameters;
+    }
+
+    /** RFC 3986 percent-encoding of a path segment. */
+    static String encode(String value) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if (Character.isLetterOrDigit(c) && c < 0x80 || c == '-' || c == '.' || c == '_' || c == '~') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(String.format("%02X", c));
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,108 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.amqp.Connection;
+import com.rabbitmq.client.amqp.Consumer;
+import com.rabbitmq.client.amqp.Environment;
+import com.rabbitmq.client.amqp.Management;
+import com.rabbitmq.client.amqp.Publisher;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
+import io.skiffmq.codec.testing.LeakDetection;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The RabbitMQ AMQP 1.0 Java client: management node, v2 addresses, outcomes. */
+@ExtendWith(LeakDetection.class)
+class RabbitMqAmqpClientTest {
+    private static RunningBroker broker;
+    private static Environment environment;
+    private static Connection connection;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = RunningBroker.start();
+        environment = new AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1").port(broker.port())
+            .username("guest").password("guest").environmentBuilder().build();
+        connection = environment.connectionBuilder().build();
+    }
+
+    @AfterAll
+    static void stop() {
+        connection.close();
+        environment.close();
+        broker.close();
+    }
+
+    private static Publisher.Status publish(Publisher publisher, String body) throws InterruptedException {
+        BlockingQueue<Publisher.Status> outcome = new ArrayBlockingQueue<>(1);
+        publisher.publish(publisher.message(body.getBytes(StandardCharsets.UTF_8)), context -> outcome.add(context.status()));
+        return outcome.poll(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void declaresThroughManagementPublishesByExchangeAndQueueAndSettlesEachWay() throws Exception {
+        Management management = connection.management();
+        management.queue().name("rmq-q").declare();
+        management.exchange().name("rmq-topic").type(Management.ExchangeType.TOPIC).declare();
+        management.binding().sourceExchange("rmq-topic").destinationQueue("rmq-q").key("orders.#").bind();
+        assertThat(management.queueInfo("rmq-q").name()).isEqualTo("rmq-q");
+
+        Publisher byExchange = connection.publisherBuilder().exchange("rmq-topic").key("orders.eu").build();
+        Publisher byQueue = connection.publisherBuilder().queue("rmq-q").build();
+        assertThat(publish(byExchange, "via exchange")).isEqualTo(Publisher.Status.ACCEPTED);
+        assertThat(publish(byQueue, "via queue")).isEqualTo(Publisher.Status.ACCEPTED);
+        Publisher nowhere = connection.publisherBuilder().exchange("rmq-topic").key("invoices.eu").build();
+        assertThat(publish(nowhere, "unroutable")).isEqualTo(Publisher.Status.RELEASED);
+        assertThat(management.queueInfo("rmq-q").messageCount()).isEqualTo(2);
+
+        List<String> received = new CopyOnWriteArrayList<>();
+        BlockingQueue<String> seen = new ArrayBlockingQueue<>(10);
+        Consumer consumer = connection.consumerBuilder().queue("rmq-q").messageHandler((context, message) -> {
+            String body = new String(message.body(), StandardCharsets.UTF_8);
+            seen.add(body);
+            if (body.equals("via queue") && !received.contains("requeued once")) {
+                received.add("requeued once");
+                context.requeue();
+            } else {
+                received.add(body);
+                context.accept();
+            }
+        }).build();
+        assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("via exchange");
+        assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("via queue");
+        assertThat(seen.poll(10, TimeUnit.SECONDS)).as("requeued and redelivered").isEqualTo("via queue");
+        consumer.close();
+
+        management.unbind().sourceExchange("rmq-topic").destinationQueue("rmq-q").key("orders.#").unbind();
+        assertThat(publish(byExchange, "after unbind")).isEqualTo(Publisher.Status.RELEASED);
+        management.exchangeDelete("rmq-topic");
+        management.queueDelete("rmq-q");
+        assertThatThrownBy(() -> management.queueInfo("rmq-q")).isInstanceOf(RuntimeException.class);
+    }
+
+    @Test
+    void unimplementedQueueArgumentsAreRefusedNotIgnored() {
+        Management management = connection.management();
+        assertThatThrownBy(() -> management.queue().name("ttl-q").messageTtl(java.time.Duration.ofSeconds(5)).declare())
+            .hasMessageContaining("x-message-ttl");
+    }
+
+    @Test
+    void aConflictingExchangeDeclarationIsRefused() {
+        Management management = connection.management();
+        management.exchange().name("typed").type(Management.ExchangeType.FANOUT).declare();
+        assertThatThrownBy(() -> management.exchange().name("typed").type(Management.ExchangeType.DIRECT).declare())
+            .isInstanceOf(RuntimeException.class);
+        management.exchangeDelete("typed");
+    }
+}
