@@ -1,0 +1,96 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.QueueExecutor;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP-over-AMQP management API by method and path: status codes, percent-encoding, bindings with arguments. */
+class ManagementNodeTest {
+    private static final QueueExecutor INLINE = new QueueExecutor() {
+        @Override
+        public boolean inExecutor() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+    };
+
+    private final VirtualHost vhost = new VirtualHost("/", () -> INLINE);
+    private final ManagementNode node = new ManagementNode(vhost, "skiffmq@test");
+
+    private ManagementNode.Response call(String method, String path, Object body) {
+        return node.handle(method, path, body).join();
+    }
+
+    @Test
+    void queuesAreCreatedFoundAndDeletedWithTheRightCodes() {
+        assertThat(call("PUT", "/queues/a%2Fb%20c", Map.of("durable", true)).status()).isEqualTo(201);
+        assertThat(vhost.queue("a/b c")).as("percent-decoded name").isNotNull();
+        assertThat(call("PUT", "/queues/a%2Fb%20c", Map.of("durable", true)).status()).isEqualTo(200);
+        ManagementNode.Response info = call("GET", "/queues/a%2Fb%20c", null);
+        assertThat(info.status()).isEqualTo(200);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> body = (Map<String, Object>) info.body();
+        assertThat(body).containsEntry("name", "a/b c").containsEntry("type", "classic");
+        assertThat(call("GET", "/queues/missing", null).status()).isEqualTo(404);
+        assertThat(call("DELETE", "/queues/a%2Fb%20c/messages", null).status()).isEqualTo(200);
+        assertThat(call("DELETE", "/queues/a%2Fb%20c", null).status()).isEqualTo(200);
+        assertThat(vhost.queue("a/b c")).isNull();
+    }
+
+    @Test
+    void unimplementedQueueArgumentsAndTypesAreBadRequests() {
+        ManagementNode.Response ttl = call("PUT", "/queues/q", Map.of("arguments", Map.of("x-message-ttl", 1000L)));
+        assertThat(ttl.status()).isEqualTo(400);
+        assertThat(ttl.body().toString()).contains("x-message-ttl");
+        assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(400);
+        assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "classic"))).status()).isEqualTo(201);
+    }
+
+    @Test
+    void exchangesConflictWith409AndReservedNamesAreRefused() {
+        assertThat(call("PUT", "/exchanges/e1", Map.of("type", "topic")).status()).isEqualTo(204);
+        assertThat(call("PUT", "/exchanges/e1", Map.of("type", "topic")).status()).isEqualTo(204);
+        assertThat(call("PUT", "/exchanges/e1", Map.of("type", "fanout")).status()).isEqualTo(409);
+        assertThat(call("PUT", "/exchanges/e2", Map.of("type", "nonsense")).status()).isEqualTo(400);
+        assertThat(call("DELETE", "/exchanges/amq.topic", null).status()).isEqualTo(403);
+        assertThat(call("DELETE", "/exchanges/e1", null).status()).isEqualTo(204);
+    }
+
+    @Test
+    void bindingsAreListedWithALocationThatDeletesExactlyThatBinding() {
+        call("PUT", "/queues/q", null);
+        Map<String, Object> withArgs = Map.of("source", "amq.direct", "destination_queue", "q", "binding_key", "k",
+            "arguments", Map.of("tag", "one"));
+        Map<String, Object> otherArgs = Map.of("source", "amq.direct", "destination_queue", "q", "binding_key", "k",
+            "arguments", Map.of("tag", "two"));
+        assertThat(call("POST", "/bindings", withArgs).status()).isEqualTo(204);
+        assertThat(call("POST", "/bindings", otherArgs).status()).isEqualTo(204);
+        assertThat(call("POST", "/bindings", Map.of("source", "amq.direct", "destination_queue", "nope")).status())
+            .isEqualTo(404);
+
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> listed = (List<Map<String, Object>>) call("GET",
+            "/bindings?src=amq.direct&dstq=q&key=k", null).body();
+        assertThat(listed).hasSize(2);
+        String location = listed.stream().filter(b -> ((Map<?, ?>) b.get("arguments")).get("tag").equals("one"))
+            .findFirst().orElseThrow().get("location").toString();
+        assertThat(call("DELETE", location, null).status()).isEqualTo(204);
+        assertThat(vhost.bindings().bindingsFrom("amq.direct")).hasSize(1)
+            .allSatisfy(b -> assertThat(b.arguments()).containsEntry("tag", "two"));
+        assertThat(call("DELETE", location, null).status()).as("already gone").isEqualTo(404);
+    }
+
+    @Test
+    void unknownResourcesAre404() {
+        assertThat(call("GET", "/nothing/here", null).status()).isEqualTo(404);
+        assertThat(call("PATCH", "/queues/q", null).status()).isEqualTo(405);
+    }
+}
