@@ -91,6 +91,35 @@ class RabbitMqAmqpClientTest {
     }
 
     @Test
+    void pauseStopsDeliveriesUnpauseResumesAndDiscardDropsTheMessage() throws Exception {
+        Management management = connection.management();
+        management.queue().name("rmq-pause").declare();
+        Publisher publisher = connection.publisherBuilder().queue("rmq-pause").build();
+        BlockingQueue<String> seen = new ArrayBlockingQueue<>(100);
+        Consumer consumer = connection.consumerBuilder().queue("rmq-pause").initialCredits(5)
+            .messageHandler((context, message) -> {
+                String body = new String(message.body(), StandardCharsets.UTF_8);
+                seen.add(body);
+                if (body.startsWith("drop")) {
+                    context.discard();
+                } else {
+                    context.accept();
+                }
+            }).build();
+        assertThat(publish(publisher, "drop me")).isEqualTo(Publisher.Status.ACCEPTED);
+        assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("drop me");
+        consumer.pause();
+        // the client drains its credit with echo on pause; what arrives after the pause settles must not come
+        assertThat(publish(publisher, "while paused")).isEqualTo(Publisher.Status.ACCEPTED);
+        assertThat(seen.poll(500, TimeUnit.MILLISECONDS)).isNull();
+        consumer.unpause();
+        assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("while paused");
+        consumer.close();
+        assertThat(management.queueInfo("rmq-pause").messageCount()).as("discarded, not requeued").isZero();
+        management.queueDelete("rmq-pause");
+    }
+
+    @Test
     void unimplementedQueueArgumentsAreRefusedNotIgnored() {
         Management management = connection.management();
         assertThatThrownBy(() -> management.queue().name("ttl-q").messageTtl(java.time.Duration.ofSeconds(5)).declare())
