@@ -36,11 +36,25 @@ public final class LoadTool {
     private LoadTool() {
     }
 
+    /** Declares the queue and binds it to {@code exchange}, through the broker's management node. */
+    private static void bindToQueue(Map<String, String> options, String exchange) {
+        java.net.URI uri = java.net.URI.create(options.get("uri"));
+        try (com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
+                .connectionSettings().host(uri.getHost()).port(uri.getPort()).username(options.get("user"))
+                .password(options.get("password")).environmentBuilder().build();
+             com.rabbitmq.client.amqp.Connection connection = environment.connectionBuilder().build()) {
+            connection.management().queue().name(options.get("queue")).declare();
+            connection.management().binding().sourceExchange(exchange).destinationQueue(options.get("queue")).bind();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new LinkedHashMap<>(Map.of("uri", "amqp://127.0.0.1:5672", "queue", "load-test",
             "duration", "60", "warmup", "10", "body-size", "12", "credit", "1000", "in-flight", "1000",
             "user", "guest", "password", "guest"));
         options.put("rate", "0");
+        // the sender's address: the queue itself by default, or e.g. /exchanges/amq.fanout (bound to the queue here)
+        options.put("target", "");
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
@@ -56,6 +70,10 @@ public final class LoadTool {
             + "&jms.forceAsyncSend=true";
         JmsConnectionFactory factory = new JmsConnectionFactory(options.get("user"), options.get("password"), uri);
 
+        String target = options.get("target");
+        if (target.startsWith("/exchanges/")) {
+            bindToQueue(options, target.substring("/exchanges/".length()));
+        }
         Recorder latencies = new Recorder(3);
         AtomicLong received = new AtomicLong();
         AtomicLong sent = new AtomicLong();
@@ -76,7 +94,8 @@ public final class LoadTool {
             receiverConnection.start();
 
             Session senderSession = senderConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            MessageProducer producer = senderSession.createProducer(senderSession.createQueue(options.get("queue")));
+            MessageProducer producer = senderSession.createProducer(senderSession.createQueue(
+                target.isEmpty() ? options.get("queue") : target));
             producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
             Semaphore inFlight = new Semaphore(Integer.parseInt(options.get("in-flight")));
             CompletionListener release = new CompletionListener() {
@@ -124,9 +143,9 @@ public final class LoadTool {
             }
             double seconds = (System.nanoTime() - measureFrom) / 1e9;
             Histogram histogram = latencies.getIntervalHistogram();
-            System.out.printf("duration %.1f s (after %d s warm-up), body %d B, credit %s, in flight %s, rate %s%n",
+            System.out.printf("duration %.1f s (after %d s warm-up), body %d B, credit %s, in flight %s, rate %s, via %s%n",
                 seconds, warmup, bodySize, options.get("credit"), options.get("in-flight"),
-                rate > 0 ? rate + " msg/s" : "unpaced");
+                rate > 0 ? rate + " msg/s" : "unpaced", target.isEmpty() ? "the default exchange" : target);
             System.out.printf("sent %.0f msg/s, received %.0f msg/s%n", (sent.get() - sentAtStart) / seconds,
                 (received.get() - receivedAtStart) / seconds);
             System.out.printf("latency us: p50 %d, p99 %d, p99.9 %d, max %d (%d samples)%n",
