@@ -59,6 +59,10 @@ public final class AmqpListener implements AutoCloseable {
         this.sasl = new SaslAuthenticator(users, config.anonymous());
     }
 
+    Broker broker() {
+        return broker;
+    }
+
     /** Binds and returns the bound address (the real port when the configured port is 0). */
     public InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()

@@ -119,6 +119,19 @@ class DeliveryShapesTest {
     }
 
     @Test
+    void anInternalExchangeRefusesClientPublishers() throws Exception {
+        broker.vhost("/").declareExchange(new io.skiffmq.core.Exchange("internal-only",
+            io.skiffmq.core.Exchange.Type.FANOUT, true, false, true, java.util.Map.of()));
+        try (RawClient publisher = RawClient.openSession(broker.port())) {
+            publisher.attachSender(0, "/exchanges/internal-only");
+            org.apache.qpid.proton.amqp.transport.Detach detach = publisher.readUntil(
+                org.apache.qpid.proton.amqp.transport.Detach.class);
+            assertThat((Object) detach.getError().getCondition())
+                .isEqualTo(io.skiffmq.codec.amqp10.AmqpError.UNAUTHORIZED_ACCESS.symbol());
+        }
+    }
+
+    @Test
     void consumersWithCreditAreServedInTurn() throws Exception {
         CreditTest.publish(broker.port(), "round-robin", 6);
         try (RawClient consumer = RawClient.openSession(broker.port())) {

@@ -12,6 +12,7 @@ import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.skiffmq.codec.testing.LeakDetection;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -117,6 +118,32 @@ class RabbitMqAmqpClientTest {
         consumer.close();
         assertThat(management.queueInfo("rmq-pause").messageCount()).as("discarded, not requeued").isZero();
         management.queueDelete("rmq-pause");
+    }
+
+    @Test
+    void everyExchangeTypeRoutesAsDeclared() throws Exception {
+        Management management = connection.management();
+        management.queue().name("rmq-types").declare();
+        Map<Management.ExchangeType, String> keys = Map.of(Management.ExchangeType.DIRECT, "k",
+            Management.ExchangeType.FANOUT, "anything", Management.ExchangeType.TOPIC, "a.b",
+            Management.ExchangeType.HEADERS, "");
+        for (Map.Entry<Management.ExchangeType, String> e : keys.entrySet()) {
+            String name = "rmq-" + e.getKey().name().toLowerCase();
+            management.exchange().name(name).type(e.getKey()).declare();
+            var binding = management.binding().sourceExchange(name).destinationQueue("rmq-types")
+                .key(e.getKey() == Management.ExchangeType.TOPIC ? "a.*" : e.getKey() == Management.ExchangeType.DIRECT ? "k" : "");
+            if (e.getKey() == Management.ExchangeType.HEADERS) {
+                binding.argument("x-match", "any").argument("colour", "blue");
+            }
+            binding.bind();
+            Publisher publisher = connection.publisherBuilder().exchange(name).key(e.getValue()).build();
+            BlockingQueue<Publisher.Status> outcome = new ArrayBlockingQueue<>(1);
+            var message = publisher.message("x".getBytes(StandardCharsets.UTF_8)).property("colour", "blue");
+            publisher.publish(message, context -> outcome.add(context.status()));
+            assertThat(outcome.poll(10, TimeUnit.SECONDS)).as(name).isEqualTo(Publisher.Status.ACCEPTED);
+        }
+        assertThat(management.queueInfo("rmq-types").messageCount()).isEqualTo(4);
+        management.queueDelete("rmq-types");
     }
 
     @Test

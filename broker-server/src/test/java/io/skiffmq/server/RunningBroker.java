@@ -31,6 +31,11 @@ final class RunningBroker implements AutoCloseable {
         return port;
     }
 
+    /** The broker's virtual host, to set up state a test needs without a client. */
+    io.skiffmq.core.VirtualHost vhost(String name) {
+        return listener.broker().vhost(name);
+    }
+
     String amqpUri() {
         return "amqp://127.0.0.1:" + port;
     }
