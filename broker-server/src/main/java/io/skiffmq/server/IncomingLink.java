@@ -23,8 +23,6 @@ import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
-import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
-import org.apache.qpid.proton.amqp.transport.Role;
 
 /**
  * A publisher's link: we are the receiver. Messages are routed to queues; an unsettled delivery is accepted once
@@ -90,13 +88,7 @@ final class IncomingLink implements Link {
         long initialCount = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
         IncomingLink link = new IncomingLink(session, handle, address, dynamic, initialCount);
 
-        Attach reply = new Attach();
-        reply.setName(attach.getName());
-        reply.setHandle(attach.getHandle());
-        reply.setRole(Role.RECEIVER);
-        reply.setSndSettleMode(attach.getSndSettleMode());
-        reply.setRcvSettleMode(ReceiverSettleMode.FIRST);
-        reply.setSource(attach.getSource());
+        Attach reply = Link.reply(attach, attach.getSndSettleMode());
         reply.setTarget(target);
         reply.setMaxMessageSize(UnsignedLong.valueOf(session.config().maxMessageSize()));
         session.writeFrame(reply);

@@ -9,8 +9,6 @@ import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.transport.Attach;
-import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
-import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.message.Message;
 
@@ -44,16 +42,7 @@ final class ManagementRequestLink implements Link {
         long initial = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
         ManagementRequestLink link = new ManagementRequestLink(session, attach.getHandle().longValue(), attach.getName(),
             initial);
-        Attach reply = new Attach();
-        reply.setName(attach.getName());
-        reply.setHandle(attach.getHandle());
-        reply.setRole(Role.RECEIVER);
-        reply.setSndSettleMode(SenderSettleMode.SETTLED);
-        reply.setRcvSettleMode(ReceiverSettleMode.FIRST);
-        reply.setSource(attach.getSource());
-        reply.setTarget(attach.getTarget());
-        reply.setProperties(attach.getProperties());
-        session.writeFrame(reply);
+        session.writeFrame(Link.reply(attach, SenderSettleMode.SETTLED));
         link.grant();
         return link;
     }

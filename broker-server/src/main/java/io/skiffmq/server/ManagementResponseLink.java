@@ -10,8 +10,6 @@ import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.amqp.transport.Attach;
-import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
-import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.message.Message;
 
@@ -35,15 +33,7 @@ final class ManagementResponseLink implements Link {
 
     static ManagementResponseLink attach(AmqpSession session, Attach attach) {
         ManagementResponseLink link = new ManagementResponseLink(session, attach.getHandle().longValue());
-        Attach reply = new Attach();
-        reply.setName(attach.getName());
-        reply.setHandle(attach.getHandle());
-        reply.setRole(Role.SENDER);
-        reply.setSndSettleMode(SenderSettleMode.SETTLED);
-        reply.setRcvSettleMode(ReceiverSettleMode.FIRST);
-        reply.setSource(attach.getSource());
-        reply.setTarget(attach.getTarget());
-        reply.setProperties(attach.getProperties());
+        Attach reply = Link.reply(attach, SenderSettleMode.SETTLED);
         reply.setInitialDeliveryCount(UnsignedInteger.ZERO);
         session.writeFrame(reply);
         return link;

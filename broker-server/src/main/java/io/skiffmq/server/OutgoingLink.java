@@ -19,8 +19,6 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transport.Attach;
-import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
-import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
 import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
@@ -105,14 +103,8 @@ final class OutgoingLink implements Link, ConsumerSink {
         OutgoingLink link = new OutgoingLink(session, handle, queue, preSettled, defaultOutcome(source), deleteOnClose,
             durableSubscription);
 
-        Attach reply = new Attach();
-        reply.setName(attach.getName());
-        reply.setHandle(attach.getHandle());
-        reply.setRole(Role.SENDER);
-        reply.setSndSettleMode(preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
-        reply.setRcvSettleMode(ReceiverSettleMode.FIRST);
+        Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
-        reply.setTarget(attach.getTarget());
         reply.setInitialDeliveryCount(UnsignedInteger.ZERO);
         session.writeFrame(reply);
         link.consumer = queue.subscribe(link, preSettled);

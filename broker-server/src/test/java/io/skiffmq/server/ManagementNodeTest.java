@@ -10,19 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /** The HTTP-over-AMQP management API by method and path: status codes, percent-encoding, bindings with arguments. */
 class ManagementNodeTest {
-    private static final QueueExecutor INLINE = new QueueExecutor() {
-        @Override
-        public boolean inExecutor() {
-            return true;
-        }
 
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-    };
-
-    private final VirtualHost vhost = new VirtualHost("/", () -> INLINE);
+    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD);
     private final ManagementNode node = new ManagementNode(vhost, "skiffmq@test");
 
     private ManagementNode.Response call(String method, String path, Object body) {

@@ -20,17 +20,6 @@ import org.openjdk.jmh.annotations.Setup;
  * must allocate nothing ({@code -prof gc}).
  */
 public class RoutingBenchmark extends AbstractMicrobenchmark {
-    private static final QueueExecutor INLINE = new QueueExecutor() {
-        @Override
-        public boolean inExecutor() {
-            return true;
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-    };
 
     @Param({"0", "100000"})
     int unrelated;
@@ -47,7 +36,7 @@ public class RoutingBenchmark extends AbstractMicrobenchmark {
 
     @Setup(Level.Trial)
     public void bind() {
-        vhost = new VirtualHost("/", () -> INLINE);
+        vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD);
         for (int i = 0; i < 1000; i++) {
             vhost.declareQueue("q" + i);
         }

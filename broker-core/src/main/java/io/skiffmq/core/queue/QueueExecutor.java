@@ -5,6 +5,19 @@ package io.skiffmq.core.queue;
  * Other threads reach the queue only by {@link #execute}; callers already on it run inline.
  */
 public interface QueueExecutor {
+    /** Runs every task at once on the calling thread: for single-threaded tools, benchmarks and tests. */
+    QueueExecutor CALLER_THREAD = new QueueExecutor() {
+        @Override
+        public boolean inExecutor() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+    };
+
     /** True when the calling thread is the executor's own. */
     boolean inExecutor();
 

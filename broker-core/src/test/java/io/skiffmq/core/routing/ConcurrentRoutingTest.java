@@ -65,7 +65,7 @@ class ConcurrentRoutingTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3})
     void routesMatchTheReferenceOnEverySnapshot(long seed) throws Exception {
-        VirtualHost vhost = new VirtualHost("/", () -> RoutingTest.INLINE);
+        VirtualHost vhost = new VirtualHost("/", () -> io.skiffmq.core.queue.QueueExecutor.CALLER_THREAD);
         for (int i = 0; i < 20; i++) {
             vhost.declareQueue("q" + i);
         }

@@ -18,19 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** Routing against RabbitMQ's documented behaviour, exchange type by exchange type. */
 class RoutingTest {
-    static final QueueExecutor INLINE = new QueueExecutor() {
-        @Override
-        public boolean inExecutor() {
-            return true;
-        }
 
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-    };
-
-    private final VirtualHost vhost = new VirtualHost("/", () -> INLINE);
+    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD);
     private final Router router = new Router();
 
     private List<String> route(String exchange, String key, Map<String, Object> headers) {
