@@ -472,14 +472,15 @@ final class AmqpSession {
      * peer's incoming window is closed. Subclasses say what the payload is and what happens once it is sent.
      */
     private abstract class FramedWrite implements Outbound {
+        private final Link link;
+        private final boolean settled;
         private CompositeByteBuf payload;
         private long deliveryId;
 
-        abstract boolean linkClosed();
-
-        abstract long handle();
-
-        abstract boolean settled();
+        FramedWrite(Link link, boolean settled) {
+            this.link = link;
+            this.settled = settled;
+        }
 
         /** The whole payload; the write owns it. */
         abstract CompositeByteBuf encode();
@@ -489,7 +490,7 @@ final class AmqpSession {
 
         @Override
         public final boolean write() {
-            if (linkClosed()) {
+            if (link.isClosed()) {
                 discard();
                 return true;
             }
@@ -506,12 +507,12 @@ final class AmqpSession {
                 }
                 TransferPerformative t = transferOut;
                 t.reset();
-                t.handle(handle());
+                t.handle(link.handle());
                 if (first) {
                     tag.clear().writeInt((int) deliveryId);
                     t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
                 }
-                t.settled(settled());
+                t.settled(settled);
                 ByteBuf head = connection.context().alloc().ioBuffer(64);
                 int headLength = PerformativeCodec.writeFrame(head, AmqpFrame.TYPE_AMQP, channel, t, 0);
                 int chunk = Math.min(payload.readableBytes(), maxFrame - headLength);
@@ -555,23 +556,9 @@ final class AmqpSession {
         private boolean encoded;
 
         DeliveryWrite(OutgoingLink link, QueueDelivery delivery) {
+            super(link, link.preSettled());
             this.link = link;
             this.delivery = delivery;
-        }
-
-        @Override
-        boolean linkClosed() {
-            return link.isClosed();
-        }
-
-        @Override
-        long handle() {
-            return link.handle();
-        }
-
-        @Override
-        boolean settled() {
-            return link.preSettled();
         }
 
         @Override
@@ -625,27 +612,11 @@ final class AmqpSession {
 
     /** A pre-settled message the broker itself sends (a management response). */
     private final class SettledWrite extends FramedWrite {
-        private final ManagementResponseLink link;
         private ByteBuf bytes;
 
-        SettledWrite(ManagementResponseLink link, ByteBuf bytes) {
-            this.link = link;
+        SettledWrite(Link link, ByteBuf bytes) {
+            super(link, true);
             this.bytes = bytes;
-        }
-
-        @Override
-        boolean linkClosed() {
-            return link.isClosed();
-        }
-
-        @Override
-        long handle() {
-            return link.handle();
-        }
-
-        @Override
-        boolean settled() {
-            return true;
         }
 
         @Override

@@ -127,6 +127,11 @@ final class IncomingLink implements Link {
     }
 
     @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
     public void onFlow(FlowPerformative flow) {
         if (flow.echo()) {
             session.writeLinkFlow(handle, deliveryCount, credit, -1, false);

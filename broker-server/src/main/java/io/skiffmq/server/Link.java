@@ -29,6 +29,9 @@ interface Link {
 
     long handle();
 
+    /** True once {@link #close} has run: nothing more is sent on the link. */
+    boolean isClosed();
+
     /** Handles a {@code flow} naming this link. */
     void onFlow(FlowPerformative flow);
 

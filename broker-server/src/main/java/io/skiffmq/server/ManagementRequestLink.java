@@ -29,6 +29,7 @@ final class ManagementRequestLink implements Link {
     private long deliveryCount;
     private long credit;
     private ByteBuf assembling;
+    private boolean closed;
 
     private ManagementRequestLink(AmqpSession session, long handle, String name, long deliveryCount) {
         this.session = session;
@@ -57,6 +58,11 @@ final class ManagementRequestLink implements Link {
     @Override
     public long handle() {
         return handle;
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
     }
 
     @Override
@@ -120,6 +126,7 @@ final class ManagementRequestLink implements Link {
 
     @Override
     public void close(boolean detachClosed) {
+        closed = true;
         if (assembling != null) {
             assembling.release();
             assembling = null;

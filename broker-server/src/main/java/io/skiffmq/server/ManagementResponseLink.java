@@ -44,7 +44,8 @@ final class ManagementResponseLink implements Link {
         return handle;
     }
 
-    boolean isClosed() {
+    @Override
+    public boolean isClosed() {
         return closed;
     }
 

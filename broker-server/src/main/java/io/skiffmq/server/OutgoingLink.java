@@ -195,7 +195,8 @@ final class OutgoingLink implements Link, ConsumerSink {
         return preSettled;
     }
 
-    boolean isClosed() {
+    @Override
+    public boolean isClosed() {
         return closed;
     }
 
