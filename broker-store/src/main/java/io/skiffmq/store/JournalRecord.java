@@ -1,0 +1,154 @@
+package io.skiffmq.store;
+
+import static io.skiffmq.store.RecordDescriptor.CRC_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.DELIVERY_COUNT_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.FLAGS_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.HEADER_LENGTH;
+import static io.skiffmq.store.RecordDescriptor.LENGTH_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.QUEUE_ID_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.SEQUENCE_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.TYPE_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.VERSION;
+import static io.skiffmq.store.RecordDescriptor.VERSION_OFFSET;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes and reads journal records in the layout of {@link RecordDescriptor}. Writing appends to a buffer; reading
+ * checks version, type, length and checksum before trusting anything, and reports a record that fails as
+ * {@link Corrupt} (recovery cuts the journal there). Stateless; safe from any thread.
+ */
+public final class JournalRecord {
+    private JournalRecord() {
+    }
+
+    /** A record as read back. {@code message} is a slice of the input: valid while the input is. */
+    public record Read(RecordType type, int flags, long queueId, long sequence, int deliveryCount, String exchange,
+            String routingKey, ByteBuf message) {
+    }
+
+    /** A record that is cut short or does not match its checksum: where the good journal ends. */
+    public static final class Corrupt extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Corrupt(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Appends a {@link RecordType#PUBLISH} record. The message's bytes are copied into {@code out} as they are.
+     *
+     * @param message the message as the client sent it: its readable bytes are written, its indexes unchanged
+     */
+    public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
+            String exchange, String routingKey, ByteBuf message) {
+        int start = writeHeader(out, RecordType.PUBLISH, flags, queueId, sequence, deliveryCount);
+        writeString(out, exchange);
+        writeString(out, routingKey == null ? "" : routingKey);
+        out.writeBytes(message, message.readerIndex(), message.readableBytes());
+        finish(out, start);
+    }
+
+    /** Appends a record with no body (ack, requeue, expire, queue deleted). */
+    public static void write(ByteBuf out, RecordType type, long queueId, long sequence, int flags, int deliveryCount) {
+        if (type == RecordType.PUBLISH) {
+            throw new IllegalArgumentException("a publish record carries its message: use writePublish");
+        }
+        finish(out, writeHeader(out, type, flags, queueId, sequence, deliveryCount));
+    }
+
+    private static int writeHeader(ByteBuf out, RecordType type, int flags, long queueId, long sequence,
+            int deliveryCount) {
+        int start = out.writerIndex();
+        out.writeByte(VERSION);
+        out.writeByte(type.code());
+        out.writeShort(flags);
+        out.writeLong(queueId);
+        out.writeLong(sequence);
+        out.writeInt(deliveryCount);
+        out.writeInt(0); // length, set by finish
+        out.writeInt(0); // CRC-32C, set by finish
+        return start;
+    }
+
+    private static void writeString(ByteBuf out, String value) {
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > 0xffff) {
+            throw new IllegalArgumentException("name longer than 65535 bytes");
+        }
+        out.writeShort(utf8.length);
+        out.writeBytes(utf8);
+    }
+
+    private static void finish(ByteBuf out, int start) {
+        int length = out.writerIndex() - start - HEADER_LENGTH;
+        out.setInt(start + LENGTH_OFFSET, length);
+        out.setInt(start + CRC_OFFSET, (int) crc(out, start, length));
+    }
+
+    private static long crc(ByteBuf buf, int start, int bodyLength) {
+        CRC32C crc = new CRC32C();
+        crc.update(buf.nioBuffer(start, CRC_OFFSET));
+        crc.update(buf.nioBuffer(start + HEADER_LENGTH, bodyLength));
+        return crc.getValue();
+    }
+
+    /** Bytes the record at {@code buf}'s reader index takes, or -1 when fewer than a header are readable. */
+    public static int length(ByteBuf buf) {
+        if (buf.readableBytes() < HEADER_LENGTH) {
+            return -1;
+        }
+        return HEADER_LENGTH + buf.getInt(buf.readerIndex() + LENGTH_OFFSET);
+    }
+
+    /**
+     * Reads the record at {@code buf}'s reader index and moves past it.
+     *
+     * @throws Corrupt when it is cut short, of an unknown version or type, or fails its checksum; the reader index
+     *         is then unchanged
+     */
+    public static Read read(ByteBuf buf) throws Corrupt {
+        int start = buf.readerIndex();
+        if (buf.readableBytes() < HEADER_LENGTH) {
+            throw new Corrupt("record header cut short at " + start + " (" + buf.readableBytes() + " bytes)");
+        }
+        byte version = buf.getByte(start + VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new Corrupt("record version " + version + " at " + start + ", this broker reads " + VERSION);
+        }
+        RecordType type = RecordType.of(buf.getByte(start + TYPE_OFFSET));
+        int length = buf.getInt(start + LENGTH_OFFSET);
+        if (type == null || length < 0 || length > buf.readableBytes() - HEADER_LENGTH) {
+            throw new Corrupt("record at " + start + " is cut short or has an unknown type");
+        }
+        if ((int) crc(buf, start, length) != buf.getInt(start + CRC_OFFSET)) {
+            throw new Corrupt("record at " + start + " fails its checksum");
+        }
+        int flags = buf.getUnsignedShort(start + FLAGS_OFFSET);
+        long queueId = buf.getLong(start + QUEUE_ID_OFFSET);
+        long sequence = buf.getLong(start + SEQUENCE_OFFSET);
+        int deliveryCount = buf.getInt(start + DELIVERY_COUNT_OFFSET);
+        String exchange = null;
+        String routingKey = null;
+        ByteBuf message = null;
+        int body = start + HEADER_LENGTH;
+        if (type == RecordType.PUBLISH) {
+            int position = body;
+            int exchangeLength = buf.getUnsignedShort(position);
+            exchange = buf.toString(position + 2, exchangeLength, StandardCharsets.UTF_8);
+            position += 2 + exchangeLength;
+            int keyLength = buf.getUnsignedShort(position);
+            routingKey = buf.toString(position + 2, keyLength, StandardCharsets.UTF_8);
+            position += 2 + keyLength;
+            if (position > body + length) {
+                throw new Corrupt("publish record at " + start + " has names longer than its body");
+            }
+            message = buf.slice(position, body + length - position);
+        }
+        buf.readerIndex(body + length);
+        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, message);
+    }
+}
