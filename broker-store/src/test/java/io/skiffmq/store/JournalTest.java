@@ -1,0 +1,89 @@
+package io.skiffmq.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.codec.testing.LeakDetection;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Group commit and replay on Chronicle Queue. */
+@ExtendWith(LeakDetection.class)
+class JournalTest {
+    @TempDir
+    Path dir;
+
+    private static ByteBuf publish(long queue, long sequence) {
+        ByteBuf out = Unpooled.buffer();
+        JournalRecord.writePublish(out, queue, sequence, RecordDescriptor.FLAG_DURABLE, 0, "", "q" + queue,
+            Unpooled.wrappedBuffer(("message " + queue + "/" + sequence).getBytes()));
+        return out;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Journal.SyncPolicy.class)
+    void concurrentAppendsShareSyncsAndReplayInOrder(Journal.SyncPolicy policy) throws Exception {
+        int threads = 4;
+        int perThread = 2500;
+        CountDownLatch durable = new CountDownLatch(threads * perThread);
+        try (Journal journal = new Journal(dir, policy).start()) {
+            List<Thread> publishers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long queue = t;
+                publishers.add(new Thread(() -> {
+                    for (long s = 0; s < perThread; s++) {
+                        journal.append(publish(queue, s), durable::countDown);
+                    }
+                }));
+            }
+            publishers.forEach(Thread::start);
+            for (Thread p : publishers) {
+                p.join();
+            }
+            assertThat(durable.await(60, TimeUnit.SECONDS)).as("every record confirmed").isTrue();
+            if (policy == Journal.SyncPolicy.SYNC) {
+                assertThat(journal.syncs()).as("group commit: fewer syncs than records").isPositive()
+                    .isLessThan(threads * perThread);
+            } else {
+                assertThat(journal.syncs()).isZero();
+            }
+        }
+        long[] next = new long[threads];
+        try (Journal reopened = new Journal(dir, policy)) {
+            long count = reopened.replay(r -> {
+                int queue = (int) r.queueId();
+                assertThat(r.sequence()).as("per-publisher order").isEqualTo(next[queue]++);
+                assertThat(new String(ByteBufUtil.getBytes(r.message()))).isEqualTo("message " + queue + "/" + r.sequence());
+            });
+            assertThat(count).isEqualTo(threads * perThread);
+        }
+    }
+
+    @Test
+    void aRecordThatFailsItsChecksumEndsTheReplayWithoutFailingIt() throws Exception {
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+            CountDownLatch done = new CountDownLatch(3);
+            journal.append(publish(1, 0), done::countDown);
+            ByteBuf damaged = publish(1, 1);
+            damaged.setByte(damaged.writerIndex() - 1, damaged.getByte(damaged.writerIndex() - 1) ^ 1);
+            journal.append(damaged, done::countDown);
+            journal.append(publish(1, 2), done::countDown);
+            assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        try (Journal reopened = new Journal(dir, Journal.SyncPolicy.OS)) {
+            List<Long> read = new ArrayList<>();
+            assertThat(reopened.replay(r -> read.add(r.sequence()))).isEqualTo(1);
+            assertThat(read).containsExactly(0L);
+        }
+    }
+}
