@@ -1,7 +1,6 @@
 package io.skiffmq.core;
 
 import io.skiffmq.core.BrokerException.Kind;
-import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.routing.Binding;
@@ -19,6 +18,9 @@ import java.util.function.Supplier;
  * {@code amq.direct}, {@code amq.fanout}, {@code amq.topic} and {@code amq.headers} exist from the start and cannot
  * be deleted or redeclared differently; names starting {@code amq.} are reserved.
  *
+ * <p>Durable exchanges and queues, and bindings between durable ends, are kept by the {@link VirtualHostStore}:
+ * every change to them is handed to it under the write lock and is durable when the call returns.
+ *
  * <p>Thread-safe. Queues and exchanges are in concurrent maps. The bindings are an immutable {@link BindingTable}
  * behind one volatile reference: changes (serialised on {@link #writeLock}) build a new snapshot and swap it in,
  * and routing reads whichever snapshot is current without locking.
@@ -26,16 +28,23 @@ import java.util.function.Supplier;
 public final class VirtualHost {
     private final String name;
     private final Supplier<QueueExecutor> executors;
+    private final VirtualHostStore store;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
     private final Object writeLock = new Object();
     private volatile BindingTable bindings = BindingTable.EMPTY;
     private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
 
-    /** @param executors hands out the executor each new queue will live on (e.g. event loops in turn) */
+    /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
+        this(name, executors, VirtualHostStore.TRANSIENT);
+    }
+
+    /** @param executors hands out the executor each new queue will live on (e.g. event loops in turn) */
+    public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store) {
         this.name = name;
         this.executors = executors;
+        this.store = store;
         for (Exchange e : List.of(new Exchange("", Exchange.Type.DIRECT),
                 new Exchange("amq.direct", Exchange.Type.DIRECT), new Exchange("amq.fanout", Exchange.Type.FANOUT),
                 new Exchange("amq.topic", Exchange.Type.TOPIC), new Exchange("amq.headers", Exchange.Type.HEADERS))) {
@@ -54,9 +63,43 @@ public final class VirtualHost {
         return queues.get(queueName);
     }
 
-    /** The queue, declared (as an in-memory classic queue) when it does not exist. */
+    /** Every queue, in no particular order. */
+    public java.util.Collection<Queue> queues() {
+        return java.util.Collections.unmodifiableCollection(queues.values());
+    }
+
+    /** The queue, or a new durable classic queue without arguments when there is none. */
     public Queue declareQueue(String queueName) {
-        return queues.computeIfAbsent(queueName, n -> new ClassicQueue(n, executors.get()));
+        Queue queue = queues.get(queueName);
+        return queue != null ? queue : declare(queueName, true, Map.of(), false);
+    }
+
+    /**
+     * Declares a queue, or returns the existing one when it is equivalent.
+     *
+     * @throws BrokerException PRECONDITION_FAILED when one of that name differs in durability or arguments
+     */
+    public Queue declareQueue(String queueName, boolean durable, Map<String, Object> arguments) {
+        return declare(queueName, durable, arguments, true);
+    }
+
+    private Queue declare(String queueName, boolean durable, Map<String, Object> arguments, boolean equivalent) {
+        synchronized (writeLock) {
+            Queue existing = queues.get(queueName);
+            if (existing != null) {
+                if (equivalent && (existing.durable() != durable || !existing.arguments().equals(arguments))) {
+                    throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + queueName + "' exists with "
+                        + (existing.durable() ? "durable" : "transient") + " and arguments " + existing.arguments());
+                }
+                return existing;
+            }
+            Queue queue = store.createQueue(queueName, durable, arguments, executors.get());
+            queues.put(queueName, queue);
+            if (durable) {
+                store.definitionsChanged(this);
+            }
+            return queue;
+        }
     }
 
     /** Deletes the queue and its bindings; false when there was none. Messages in it are dropped. */
@@ -66,6 +109,9 @@ public final class VirtualHost {
             queue = queues.remove(queueName);
             if (queue != null) {
                 replaceBindings(bindings.withoutDestination(Destination.queue(queueName)));
+                if (queue.durable()) {
+                    store.definitionsChanged(this);
+                }
             }
         }
         if (queue != null) {
@@ -75,6 +121,11 @@ public final class VirtualHost {
     }
 
     // ---- exchanges ----------------------------------------------------------------------------------------
+
+    /** Every exchange, the predeclared ones included, in no particular order. */
+    public java.util.Collection<Exchange> exchanges() {
+        return java.util.Collections.unmodifiableCollection(exchanges.values());
+    }
 
     /** The exchange, or null. */
     public Exchange exchange(String exchangeName) {
@@ -100,6 +151,9 @@ public final class VirtualHost {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
             exchanges.put(exchange.name(), exchange);
+            if (exchange.durable()) {
+                store.definitionsChanged(this);
+            }
             return exchange;
         }
     }
@@ -113,10 +167,14 @@ public final class VirtualHost {
             throw new BrokerException(Kind.ACCESS_REFUSED, "exchange '" + exchangeName + "' cannot be deleted");
         }
         synchronized (writeLock) {
-            if (exchanges.remove(exchangeName) == null) {
+            Exchange removed = exchanges.remove(exchangeName);
+            if (removed == null) {
                 return false;
             }
             replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)));
+            if (removed.durable()) {
+                store.definitionsChanged(this);
+            }
             return true;
         }
     }
@@ -135,7 +193,12 @@ public final class VirtualHost {
     public void bind(Binding binding) {
         synchronized (writeLock) {
             checkBindable(binding);
-            replaceBindings(bindings.with(binding));
+            if (!bindings.contains(binding)) {
+                replaceBindings(bindings.with(binding));
+                if (durable(binding)) {
+                    store.definitionsChanged(this);
+                }
+            }
         }
     }
 
@@ -145,9 +208,28 @@ public final class VirtualHost {
             if (!bindings.contains(binding)) {
                 return false;
             }
+            boolean durable = durable(binding); // before an auto-delete source goes with it
             replaceBindings(bindings.without(binding));
+            if (durable) {
+                store.definitionsChanged(this);
+            }
             return true;
         }
+    }
+
+    /** A binding survives a restart when both its ends do (as in RabbitMQ). */
+    public boolean durable(Binding binding) {
+        Exchange source = exchanges.get(binding.source());
+        Destination d = binding.destination();
+        boolean destination;
+        if (d.isExchange()) {
+            Exchange e = exchanges.get(d.name());
+            destination = e != null && e.durable();
+        } else {
+            Queue q = queues.get(d.name());
+            destination = q != null && q.durable();
+        }
+        return source != null && source.durable() && destination;
     }
 
     private void checkBindable(Binding binding) {

@@ -55,7 +55,13 @@ public final class AmqpListener implements AutoCloseable {
         if (config.usersFile() != null) {
             users.load(config.usersFile());
         }
-        this.broker = new Broker(config, users, Broker.rotating(workerGroup));
+        try {
+            this.broker = new Broker(config, users, Broker.rotating(workerGroup));
+        } catch (java.io.IOException | RuntimeException e) {
+            bossGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
         this.sasl = new SaslAuthenticator(users, config.anonymous());
     }
 
@@ -100,5 +106,10 @@ public final class AmqpListener implements AutoCloseable {
         }
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        try {
+            broker.close();
+        } catch (java.io.IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing the data directory failed", e);
+        }
     }
 }

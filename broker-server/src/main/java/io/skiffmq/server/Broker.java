@@ -4,7 +4,14 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.store.DiskStore;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -13,20 +20,47 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What all connections share: configuration, users, virtual hosts, and the registry of open connections (for
- * shutdown). Queues live on the worker event loops, handed out in turn when declared. Thread-safe.
+ * shutdown). Queues live on the worker event loops, handed out in turn when declared. Each virtual host keeps its
+ * durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor, before any
+ * listener can open; the data directory is locked against a second broker. Thread-safe.
  */
-final class Broker {
+final class Broker implements AutoCloseable {
     private final BrokerConfig config;
     private final UserStore users;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
     private final Set<Amqp10ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
+    private final List<DiskStore> stores = new ArrayList<>();
+    private final FileChannel lockFile;
+
     /**
      * @param queueExecutors hands out the executor each new queue lives on (see {@link #rotating})
+     * @throws IllegalStateException when another broker holds the data directory
      */
-    Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) {
+    Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) throws IOException {
         this.config = config;
         this.users = users;
-        vhosts.put("/", new VirtualHost("/", queueExecutors));
+        Files.createDirectories(config.dataDir());
+        this.lockFile = FileChannel.open(config.dataDir().resolve(".lock"), StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE);
+        if (lockFile.tryLock() == null) {
+            lockFile.close();
+            throw new IllegalStateException("data directory " + config.dataDir().toAbsolutePath()
+                + " is in use by another broker");
+        }
+        String name = "/";
+        DiskStore store = new DiskStore(config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name)),
+            config.syncPolicy(), config.journalSegmentSize());
+        VirtualHost vhost = new VirtualHost(name, queueExecutors, store);
+        store.recover(vhost);
+        stores.add(store);
+        vhosts.put(name, vhost);
+    }
+
+    /** Closes the stores (after the event loops have stopped) and releases the data directory. */
+    @Override
+    public void close() throws IOException {
+        stores.forEach(DiskStore::close);
+        lockFile.close();
     }
 
     /** The event loops of {@code group}, in turn. */

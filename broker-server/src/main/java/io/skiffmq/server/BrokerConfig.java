@@ -1,6 +1,7 @@
 package io.skiffmq.server;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
+import io.skiffmq.store.Journal;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -16,6 +17,10 @@ import java.util.Map;
  *   <tr><td>port</td><td>5672</td><td>TCP port; 0 picks a free one</td></tr>
  *   <tr><td>bind</td><td>0.0.0.0</td><td>address to listen on</td></tr>
  *   <tr><td>data-dir</td><td>./data</td><td>where durable state lives</td></tr>
+ *   <tr><td>sync-policy</td><td>sync</td><td>when a durable message is confirmed: {@code sync} once fsynced (survives
+ *       power loss), {@code os} once in the OS page cache (survives a crash of the broker only)</td></tr>
+ *   <tr><td>journal-segment-size</td><td>67108864</td><td>bytes of journal after which writing moves to a new
+ *       segment; space comes back a whole segment at a time</td></tr>
  *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL (as user anonymous)</td></tr>
  *   <tr><td>anonymous</td><td>false</td><td>offer SASL ANONYMOUS</td></tr>
  *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore})</td></tr>
@@ -33,7 +38,8 @@ import java.util.Map;
  *   <tr><td>node</td><td>skiffmq@host</td><td>the {@code node} property</td></tr>
  * </table>
  */
-public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean allowPlainAmqp, boolean anonymous,
+public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
+        long journalSegmentSize, boolean allowPlainAmqp, boolean anonymous,
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, String rabbitmqVersion, String node) {
@@ -42,6 +48,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean a
 
     public BrokerConfig {
         check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
+        check(journalSegmentSize >= 1 << 16, "journal-segment-size must be >= 65536");
         check(initialMaxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "initial-max-frame-size must be >= 512");
         check(maxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "max-frame-size must be >= 512");
         check(channelMax >= 0 && channelMax <= 65535, "channel-max must be in [0, 65535]");
@@ -66,7 +73,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean a
         } catch (UnknownHostException e) {
             host = "localhost";
         }
-        return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), false, false, null,
+        return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
+            Journal.DEFAULT_SEGMENT_BYTES, false, false, null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, "4.0.0", "skiffmq@" + host);
     }
@@ -95,6 +103,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean a
         int p = port;
         String b = bindAddress;
         Path d = dataDir;
+        Journal.SyncPolicy sync = syncPolicy;
+        long segment = journalSegmentSize;
         boolean plain = allowPlainAmqp;
         boolean anon = anonymous;
         Path users = usersFile;
@@ -115,6 +125,12 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean a
                 case "port" -> p = Integer.parseInt(value);
                 case "bind" -> b = value;
                 case "data-dir" -> d = Path.of(value);
+                case "sync-policy" -> sync = switch (value) {
+                    case "sync" -> Journal.SyncPolicy.SYNC;
+                    case "os" -> Journal.SyncPolicy.OS;
+                    default -> throw new IllegalArgumentException("sync-policy must be sync or os, got " + value);
+                };
+                case "journal-segment-size" -> segment = Long.parseLong(value);
                 case "allow-plain-amqp" -> plain = parseBoolean(name, value);
                 case "anonymous" -> anon = parseBoolean(name, value);
                 case "users-file" -> users = Path.of(value);
@@ -135,7 +151,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, boolean a
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
-        return new BrokerConfig(p, b, d, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
+        return new BrokerConfig(p, b, d, sync, segment, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, version, n);
     }
 

@@ -78,7 +78,7 @@ final class IncomingLink implements Link {
         String dynamic = null;
         if (Boolean.TRUE.equals(target.getDynamic())) {
             dynamic = "amq.gen-" + UUID.randomUUID();
-            vhost.declareQueue(dynamic);
+            vhost.declareQueue(dynamic, false, java.util.Map.of());
             target.setAddress("/queues/" + dynamic);
             address = new Address(dynamic, null, null, false);
         } else if (target.getAddress() != null) {

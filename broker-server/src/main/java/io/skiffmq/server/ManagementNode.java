@@ -153,7 +153,7 @@ final class ManagementNode {
             return Response.error(400, "exclusive and auto-delete queues are not implemented");
         }
         boolean existed = vhost.queue(name) != null;
-        vhost.declareQueue(name);
+        vhost.declareQueue(name, flag(body, "durable", true), arguments);
         Response info = queueInfo(name);
         return Response.of(existed ? 200 : 201, info.body());
     }
@@ -170,11 +170,11 @@ final class ManagementNode {
         Queue queue = existingQueue(name);
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", name);
-        info.put("durable", true);
+        info.put("durable", queue.durable());
         info.put("auto_delete", false);
         info.put("exclusive", false);
         info.put("type", "classic");
-        info.put("arguments", Map.of());
+        info.put("arguments", queue.arguments());
         info.put("leader", node);
         info.put("replicas", new String[] {node});
         info.put("message_count", UnsignedLong.valueOf(queue.readyCount()));

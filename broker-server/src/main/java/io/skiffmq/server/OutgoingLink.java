@@ -84,13 +84,13 @@ final class OutgoingLink implements Link, ConsumerSink {
         String durableSubscription = null;
         if (Boolean.TRUE.equals(source.getDynamic())) {
             deleteOnClose = "amq.gen-" + UUID.randomUUID();
-            queue = vhost.declareQueue(deleteOnClose);
+            queue = vhost.declareQueue(deleteOnClose, false, Map.of());
             source.setAddress("/queues/" + deleteOnClose);
         } else if (IncomingLink.hasCapability(source.getCapabilities(), "topic")) {
             boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
                 && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
             String name = durable ? subscription : "amq.gen-" + UUID.randomUUID();
-            queue = subscribe(session, handle, name, source.getAddress());
+            queue = subscribe(session, handle, name, source.getAddress(), durable);
             if (durable) {
                 durableSubscription = name;
             } else {
@@ -116,13 +116,16 @@ final class OutgoingLink implements Link, ConsumerSink {
         return "jms-subscription:" + session.containerId() + ":" + linkName;
     }
 
-    /** Declares {@code name} (if missing) and binds it to {@code amq.topic} for {@code topic}. */
-    private static Queue subscribe(AmqpSession session, long handle, String name, String topic) {
+    /**
+     * Declares {@code name} (if missing) and binds it to {@code amq.topic} for {@code topic}; the queue of a durable
+     * subscription is durable, that of any other subscription transient.
+     */
+    private static Queue subscribe(AmqpSession session, long handle, String name, String topic, boolean durable) {
         if (topic == null) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
         }
         VirtualHost vhost = session.vhost();
-        Queue queue = vhost.declareQueue(name);
+        Queue queue = durable ? vhost.declareQueue(name) : vhost.declareQueue(name, false, Map.of());
         vhost.bind(new Binding("amq.topic", Destination.queue(name), topic, Map.of()));
         return queue;
     }

@@ -62,14 +62,18 @@ final class EmbeddedConnection implements AutoCloseable {
     private final EmbeddedChannel channel;
     private final ByteBuf received = Unpooled.buffer();
 
-    EmbeddedConnection(String... settings) {
-        BrokerConfig config = BrokerConfig.defaults();
+    private final Broker broker;
+    private final java.nio.file.Path dataDir;
+
+    EmbeddedConnection(String... settings) throws java.io.IOException {
+        dataDir = java.nio.file.Files.createTempDirectory("skiffmq-embedded");
+        BrokerConfig config = BrokerConfig.defaults().with("data-dir", dataDir.toString());
         for (String setting : settings) {
             int eq = setting.indexOf('=');
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
         }
         UserStore users = UserStore.withGuest();
-        Broker broker = new Broker(config, users, () -> queues);
+        broker = new Broker(config, users, () -> queues);
         channel = new EmbeddedChannel(
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
             new Amqp10ConnectionHandler(broker, new SaslAuthenticator(users, false)));
@@ -176,10 +180,17 @@ final class EmbeddedConnection implements AutoCloseable {
         return frames;
     }
 
+    /** The broker's default virtual host. */
+    io.skiffmq.core.VirtualHost vhost() {
+        return broker.vhost("/");
+    }
+
     @Override
-    public void close() {
+    public void close() throws java.io.IOException {
         channel.finishAndReleaseAll();
         queues.runAll();
         received.release();
+        broker.close();
+        RunningBroker.delete(dataDir);
     }
 }

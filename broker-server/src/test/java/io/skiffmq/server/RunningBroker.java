@@ -4,27 +4,39 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
-/** A real broker on an ephemeral loopback port, for end-to-end tests. Close it when done. */
+/**
+ * A real broker on an ephemeral loopback port, for end-to-end tests. Close it when done: its data directory (a
+ * fresh temporary one unless a setting names one) is deleted then.
+ */
 final class RunningBroker implements AutoCloseable {
     private final AmqpListener listener;
     private final int port;
+    private final Path temporaryDataDir;
 
-    private RunningBroker(AmqpListener listener, int port) {
+    private RunningBroker(AmqpListener listener, int port, Path temporaryDataDir) {
         this.listener = listener;
         this.port = port;
+        this.temporaryDataDir = temporaryDataDir;
     }
 
     static RunningBroker start(String... settings) throws IOException, InterruptedException {
+        Path temporary = Files.createTempDirectory("skiffmq-test");
         BrokerConfig config = BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
-            .with("data-dir", Files.createTempDirectory("skiffmq-test").toString());
+            .with("data-dir", temporary.toString());
         for (String setting : settings) {
             int eq = setting.indexOf('=');
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
         }
+        if (!config.dataDir().equals(temporary)) {
+            delete(temporary);
+            temporary = null;
+        }
         AmqpListener listener = new AmqpListener(config);
         InetSocketAddress address = listener.start();
-        return new RunningBroker(listener, address.getPort());
+        return new RunningBroker(listener, address.getPort(), temporary);
     }
 
     int port() {
@@ -44,5 +56,20 @@ final class RunningBroker implements AutoCloseable {
     @Override
     public void close() {
         listener.close();
+        if (temporaryDataDir != null) {
+            try {
+                delete(temporaryDataDir);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
+
+    static void delete(Path directory) throws IOException {
+        try (Stream<Path> walk = Files.walk(directory)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }

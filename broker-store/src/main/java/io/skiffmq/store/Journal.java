@@ -2,13 +2,18 @@ package io.skiffmq.store;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
+import java.util.stream.Stream;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -22,6 +27,13 @@ import net.openhft.chronicle.wire.DocumentContext;
  * a callback; one writer thread drains what is pending, appends it all, makes it durable once per batch, then runs
  * every callback of the batch. A batch ends when nothing more is pending or it reaches {@link #MAX_BATCH} records.
  *
+ * <p>The journal is a run of numbered segments, each a Chronicle queue in its own directory
+ * ({@code segment-000000001}, …). Writing moves to a new segment once the current one holds {@code segmentBytes},
+ * and every start opens a fresh segment, so nothing is ever appended after a record a crash may have torn. A
+ * segment whose records are all dead is {@link #deleteSegment deleted} whole: that is how space comes back. To
+ * know when that is, the journal counts per segment the messages written there ({@link #append} with
+ * {@code holdsMessage}) and those still live (until {@link #release}).
+ *
  * <table>
  *   <caption>Sync policies</caption>
  *   <tr><th>policy</th><th>a confirmed record survives</th><th>cost</th></tr>
@@ -31,38 +43,85 @@ import net.openhft.chronicle.wire.DocumentContext;
  *       <td>none</td></tr>
  * </table>
  *
- * <p>Threads: {@link #append} from any thread (a lock-free queue); the Chronicle appender belongs to the writer
- * thread alone, as Chronicle requires. {@link #replay} reads with its own tailer and runs before appends start.
+ * <p>Threads: {@link #append} from any thread (segment numbers are handed out under a lock, so they rise in the
+ * order records are queued); the Chronicle appender belongs to the writer thread alone, as Chronicle requires.
+ * {@link #replay} runs before {@link #start}.
  */
 public final class Journal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Journal.class.getName());
     /** Records per batch at most, so callbacks of early records are not held back by an endless stream. */
     public static final int MAX_BATCH = 4096;
+    public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
+    private static final String SEGMENT_PREFIX = "segment-";
 
     public enum SyncPolicy { SYNC, OS }
 
-    private record Pending(ByteBuf record, Runnable durable) {
+    /** Receives replayed records. */
+    @FunctionalInterface
+    public interface RecordHandler {
+        /** @param record its message is a slice of a heap buffer of its own, which needs no release */
+        void record(JournalRecord.Read record, long segment);
     }
 
-    private final SingleChronicleQueue queue;
+    /** Messages written to a segment, and how many of them are still live. */
+    private static final class Occupancy {
+        final AtomicLong written = new AtomicLong();
+        final AtomicLong live = new AtomicLong();
+    }
+
+    /** A record to write and what to run once it is durable; a null record is a barrier ({@link #flush}). */
+    private record Pending(ByteBuf record, long segment, Runnable durable) {
+    }
+
+    private final Path directory;
     private final SyncPolicy policy;
+    private final long segmentBytes;
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final Thread writer;
     private final AtomicLong syncs = new AtomicLong();
+    private final java.util.concurrent.ConcurrentHashMap<Long, Occupancy> occupancy =
+        new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean closing;
 
+    /** Guarded by {@code this}: the segment records are being queued for, and the bytes queued for it. */
+    private long appendSegment;
+    private long appendBytes;
+    /** The segment the writer has open; every older one is closed and may be deleted. */
+    private volatile long writerSegment;
+
     public Journal(Path directory, SyncPolicy policy) {
-        this.policy = policy;
-        this.queue = SingleChronicleQueueBuilder.binary(directory)
-            .syncMode(policy == SyncPolicy.SYNC ? SyncMode.SYNC : SyncMode.NONE).build();
-        this.writer = new Thread(this::writeLoop, "skiffmq-journal-" + directory.getFileName());
-        this.writer.setDaemon(true);
+        this(directory, policy, DEFAULT_SEGMENT_BYTES);
     }
 
-    /** Starts the writer thread; call after {@link #replay}. */
-    public Journal start() {
+    /** @param segmentBytes bytes of records after which writing moves to a new segment */
+    public Journal(Path directory, SyncPolicy policy, long segmentBytes) {
+        if (segmentBytes <= 0) {
+            throw new IllegalArgumentException("segment size must be > 0");
+        }
+        this.directory = directory;
+        this.policy = policy;
+        this.segmentBytes = segmentBytes;
+        this.writer = new Thread(this::writeLoop, "skiffmq-journal-" + directory.getFileName());
+        this.writer.setDaemon(true);
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create journal directory " + directory, e);
+        }
+    }
+
+    /** Starts writing, into a segment newer than any on disk; call after {@link #replay}. */
+    public synchronized Journal start() {
+        List<Long> existing = segments();
+        appendSegment = existing.isEmpty() ? 1 : existing.get(existing.size() - 1) + 1;
+        writerSegment = appendSegment;
         writer.start();
         return this;
+    }
+
+    /** As {@link #append(ByteBuf, boolean, Runnable)} for a record that holds no message (an ack, say). */
+    public long append(ByteBuf record, Runnable durable) {
+        return append(record, false, durable);
     }
 
     /**
@@ -70,14 +129,74 @@ public final class Journal implements AutoCloseable {
      * once it is as durable as the policy promises.
      *
      * @param record the record's bytes; the journal releases them
+     * @param holdsMessage the record holds a live message: its segment is kept until {@link #release} of it
+     * @param durable may be null
+     * @return the segment the record goes to
      */
-    public void append(ByteBuf record, Runnable durable) {
+    public long append(ByteBuf record, boolean holdsMessage, Runnable durable) {
         if (closing) {
             record.release();
             throw new IllegalStateException("journal is closed");
         }
-        pending.add(new Pending(record, durable));
+        long segment;
+        synchronized (this) {
+            if (appendBytes > 0 && appendBytes + record.readableBytes() > segmentBytes) {
+                appendSegment++;
+                appendBytes = 0;
+            }
+            appendBytes += record.readableBytes();
+            segment = appendSegment;
+            if (holdsMessage) {
+                // counted before the writer can move past the segment, so it is never seen empty too early
+                hold(segment);
+            }
+            pending.add(new Pending(record, segment, durable));
+        }
         LockSupport.unpark(writer);
+        return segment;
+    }
+
+    private void hold(long segment) {
+        Occupancy o = occupancy.computeIfAbsent(segment, s -> new Occupancy());
+        o.written.incrementAndGet();
+        o.live.incrementAndGet();
+    }
+
+    /** A replayed message of {@code segment} is still live: keep the segment until its {@link #release}. */
+    public void recovered(long segment) {
+        occupancy.computeIfAbsent(segment, s -> new Occupancy()).live.incrementAndGet();
+    }
+
+    /** {@code count} messages held in {@code segment} are dead (acked, or copied forward). */
+    public void release(long segment, long count) {
+        Occupancy o = occupancy.get(segment);
+        if (o == null || o.live.addAndGet(-count) < 0) {
+            throw new IllegalStateException("segment " + segment + " released more often than held");
+        }
+    }
+
+    /** Live messages in {@code segment}. */
+    public long live(long segment) {
+        Occupancy o = occupancy.get(segment);
+        return o == null ? 0 : o.live.get();
+    }
+
+    /** Messages written to {@code segment}, live or not. */
+    public long written(long segment) {
+        Occupancy o = occupancy.get(segment);
+        return o == null ? 0 : o.written.get();
+    }
+
+    /** Completes once every record appended before this call is durable. */
+    public CompletableFuture<Void> flush() {
+        CompletableFuture<Void> flushed = new CompletableFuture<>();
+        if (closing) {
+            flushed.completeExceptionally(new IllegalStateException("journal is closed"));
+            return flushed;
+        }
+        pending.add(new Pending(null, -1, () -> flushed.complete(null)));
+        LockSupport.unpark(writer);
+        return flushed;
     }
 
     /** How many syncs the journal has made: with group commit, far fewer than records. */
@@ -85,7 +204,51 @@ public final class Journal implements AutoCloseable {
         return syncs.get();
     }
 
+    /** The segment being written; every older one is closed. */
+    public long writerSegment() {
+        return writerSegment;
+    }
+
+    /** The segments on disk, oldest first. */
+    public List<Long> segments() {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(SEGMENT_PREFIX))
+                .map(n -> Long.parseLong(n.substring(SEGMENT_PREFIX.length()))).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list journal directory " + directory, e);
+        }
+    }
+
+    private Path segmentDirectory(long segment) {
+        return directory.resolve(String.format("%s%09d", SEGMENT_PREFIX, segment));
+    }
+
+    /**
+     * Deletes a closed segment's files. The caller knows that none of its records is needed any more, and that
+     * every older segment is gone: a segment may hold acks for messages in older ones.
+     */
+    public void deleteSegment(long segment) {
+        if (segment >= writerSegment) {
+            throw new IllegalArgumentException("segment " + segment + " is still being written");
+        }
+        occupancy.remove(segment);
+        try (Stream<Path> walk = Files.walk(segmentDirectory(segment))) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete journal segment " + segment, e);
+        }
+    }
+
+    private SingleChronicleQueue open(long segment) {
+        return SingleChronicleQueueBuilder.binary(segmentDirectory(segment))
+            .syncMode(policy == SyncPolicy.SYNC ? SyncMode.SYNC : SyncMode.NONE).build();
+    }
+
     private void writeLoop() {
+        long open = writerSegment;
+        SingleChronicleQueue queue = open(open);
         ExcerptAppender appender = queue.createAppender();
         List<Pending> batch = new ArrayList<>(MAX_BATCH);
         while (!closing || !pending.isEmpty()) {
@@ -98,48 +261,81 @@ public final class Journal implements AutoCloseable {
             }
             for (Pending p : batch) {
                 ByteBuf record = p.record();
+                if (record == null) {
+                    continue;
+                }
+                if (p.segment() != open) {
+                    // the old segment is complete: make it durable before leaving it
+                    sync(appender);
+                    appender.close();
+                    queue.close();
+                    open = p.segment();
+                    queue = open(open);
+                    appender = queue.createAppender();
+                    writerSegment = open;
+                }
                 appender.writeBytes(Bytes.wrapForRead(record.nioBuffer()));
                 record.release();
             }
-            if (policy == SyncPolicy.SYNC) {
-                appender.sync();
-                syncs.incrementAndGet();
-            }
+            sync(appender);
             for (Pending p : batch) {
-                try {
-                    p.durable().run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.ERROR, "journal callback failed", e);
+                if (p.durable() != null) {
+                    try {
+                        p.durable().run();
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.ERROR, "journal callback failed", e);
+                    }
                 }
             }
             batch.clear();
         }
         appender.close();
+        queue.close();
+    }
+
+    private void sync(ExcerptAppender appender) {
+        if (policy == SyncPolicy.SYNC) {
+            appender.sync();
+            syncs.incrementAndGet();
+        }
     }
 
     /**
-     * Reads every record from the start, in order, into {@code records}. A record that is cut short or corrupt
-     * ends the replay with a warning: everything after it was never confirmed.
+     * Reads every record of every segment, oldest first, into {@code records}. A record that is cut short or
+     * corrupt ends its segment with a warning: nothing after it in that segment was ever confirmed, and later
+     * segments were begun after a restart.
      *
      * @return the number of records read
      */
-    public long replay(Consumer<JournalRecord.Read> records) {
+    public long replay(RecordHandler records) {
         long count = 0;
-        try (ExcerptTailer tailer = queue.createTailer().toStart()) {
-            while (true) {
-                try (DocumentContext document = tailer.readingDocument()) {
-                    if (!document.isPresent()) {
-                        return count;
+        for (long segment : segments()) {
+            try (SingleChronicleQueue queue = open(segment); ExcerptTailer tailer = queue.createTailer().toStart()) {
+                count += replay(segment, tailer, records);
+            }
+        }
+        return count;
+    }
+
+    private long replay(long segment, ExcerptTailer tailer, RecordHandler records) {
+        long count = 0;
+        while (true) {
+            try (DocumentContext document = tailer.readingDocument()) {
+                if (!document.isPresent()) {
+                    return count;
+                }
+                ByteBuf buf = Unpooled.wrappedBuffer(document.wire().bytes().toByteArray());
+                try {
+                    JournalRecord.Read record = JournalRecord.read(buf);
+                    if (record.type() == RecordType.PUBLISH) {
+                        occupancy.computeIfAbsent(segment, s -> new Occupancy()).written.incrementAndGet();
                     }
-                    ByteBuf buf = Unpooled.wrappedBuffer(document.wire().bytes().toByteArray());
-                    try {
-                        records.accept(JournalRecord.read(buf));
-                        count++;
-                    } catch (JournalRecord.Corrupt e) {
-                        LOG.log(System.Logger.Level.WARNING, "journal ends at a damaged record after {0} good ones: {1}",
-                            count, e.getMessage());
-                        return count;
-                    }
+                    records.record(record, segment);
+                    count++;
+                } catch (JournalRecord.Corrupt e) {
+                    LOG.log(System.Logger.Level.WARNING, "journal segment {0} ends at a damaged record after {1} good "
+                        + "ones; the rest of it was never confirmed and is cut off: {2}", segment, count, e.getMessage());
+                    return count;
                 }
             }
         }
@@ -157,6 +353,5 @@ public final class Journal implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        queue.close();
     }
 }

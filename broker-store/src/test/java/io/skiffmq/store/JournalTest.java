@@ -60,7 +60,7 @@ class JournalTest {
         }
         long[] next = new long[threads];
         try (Journal reopened = new Journal(dir, policy)) {
-            long count = reopened.replay(r -> {
+            long count = reopened.replay((r, segment) -> {
                 int queue = (int) r.queueId();
                 assertThat(r.sequence()).as("per-publisher order").isEqualTo(next[queue]++);
                 assertThat(new String(ByteBufUtil.getBytes(r.message()))).isEqualTo("message " + queue + "/" + r.sequence());
@@ -82,8 +82,34 @@ class JournalTest {
         }
         try (Journal reopened = new Journal(dir, Journal.SyncPolicy.OS)) {
             List<Long> read = new ArrayList<>();
-            assertThat(reopened.replay(r -> read.add(r.sequence()))).isEqualTo(1);
+            assertThat(reopened.replay((r, segment) -> read.add(r.sequence()))).isEqualTo(1);
             assertThat(read).containsExactly(0L);
         }
+    }
+
+    @Test
+    void writingMovesToNewSegmentsAndEveryStartBeginsOne() throws Exception {
+        int records = 200;
+        List<Long> segments = new ArrayList<>();
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 1024).start()) {
+            for (long s = 0; s < records; s++) {
+                segments.add(journal.append(publish(1, s), null));
+            }
+            journal.flush().get(10, TimeUnit.SECONDS);
+            assertThat(segments).isSorted();
+            assertThat(journal.segments()).hasSizeGreaterThan(5).last().isEqualTo(segments.get(records - 1));
+            long first = journal.segments().get(0);
+            journal.deleteSegment(first);
+            assertThat(journal.segments()).doesNotContain(first);
+        }
+        List<Long> read = new ArrayList<>();
+        try (Journal reopened = new Journal(dir, Journal.SyncPolicy.OS, 1024)) {
+            reopened.replay((r, segment) -> read.add(r.sequence()));
+            long last = reopened.segments().get(reopened.segments().size() - 1);
+            reopened.start();
+            assertThat(reopened.writerSegment()).as("a restart never appends to an old segment").isEqualTo(last + 1);
+        }
+        assertThat(read).as("records of the deleted segment are gone, the rest in order").isNotEmpty()
+            .doesNotContain(0L).isSorted().endsWith((long) records - 1);
     }
 }

@@ -74,6 +74,11 @@ public final class Message extends AbstractReferenceCounted {
         return routingKey;
     }
 
+    /** The encoded message as the publisher sent it: read it, never change or release it. */
+    public ByteBuf bytes() {
+        return bytes;
+    }
+
     /** Size of the encoded message in bytes. */
     public int size() {
         return bytes.readableBytes();

@@ -4,14 +4,21 @@ import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.core.message.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An in-memory classic queue. Messages wait in arrival order; a message given back (released, modified) returns
- * to its original position, ahead of later ones. Consumers are served round-robin among those with credit.
+ * A classic queue. Messages wait in arrival order; a message given back (released, modified) returns to its
+ * original position, ahead of later ones. Consumers are served round-robin among those with credit.
+ *
+ * <p>A durable queue has a {@link QueueLog}: its durable messages are written there and confirmed only once the
+ * log says they are durable; leaving the queue and failed deliveries are written too, so a restart can
+ * {@link #restore} it. Non-durable messages in a durable queue, and every message of a transient queue, live in
+ * memory only and are confirmed at once.
  *
  * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there. The only field read
  * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
@@ -19,6 +26,10 @@ import java.util.concurrent.CompletableFuture;
 public final class ClassicQueue implements Queue {
     private final String name;
     private final QueueExecutor executor;
+    private final boolean durable;
+    private final Map<String, Object> arguments;
+    /** Null for a transient queue, or when the broker runs without a store. */
+    private final QueueLog log;
 
     private final ArrayDeque<QueueEntry> ready = new ArrayDeque<>();
     /** Messages given back, by original position; always older than the head of {@link #ready}'s arrivals. */
@@ -30,9 +41,35 @@ public final class ClassicQueue implements Queue {
     private volatile int readyCount;
     private volatile int consumerCount;
 
+    /** A transient queue. */
     public ClassicQueue(String name, QueueExecutor executor) {
+        this(name, executor, false, Map.of(), null);
+    }
+
+    /**
+     * @param arguments the declaration's arguments, kept to report and to compare redeclarations with
+     * @param log where durable messages are written; null for a transient queue
+     */
+    public ClassicQueue(String name, QueueExecutor executor, boolean durable, Map<String, Object> arguments,
+            QueueLog log) {
+        if (log != null && !durable) {
+            throw new IllegalArgumentException("a transient queue has no log");
+        }
         this.name = name;
         this.executor = executor;
+        this.durable = durable;
+        this.arguments = Map.copyOf(arguments);
+        this.log = log;
+    }
+
+    @Override
+    public boolean durable() {
+        return durable;
+    }
+
+    @Override
+    public Map<String, Object> arguments() {
+        return arguments;
     }
 
     @Override
@@ -60,13 +97,70 @@ public final class ClassicQueue implements Queue {
         executor.run(() -> {
             if (deleted) {
                 message.release();
-            } else {
-                ready.addLast(new QueueEntry(nextSequence++, message));
-                dispatch();
+                confirmed.run();
+                return;
             }
-            // in memory, a message is as safe as promised once it is in the queue
-            confirmed.run();
+            QueueEntry entry = new QueueEntry(nextSequence++, message);
+            ready.addLast(entry);
+            if (log != null && message.durable()) {
+                // written before dispatch, so an ack can never reach the log ahead of its publish
+                entry.location = log.publish(entry.sequence, message, 0, confirmed);
+            } else {
+                // in memory, a message is as safe as promised once it is in the queue
+                confirmed.run();
+            }
+            dispatch();
         });
+    }
+
+    /**
+     * Puts back the messages recovered from the log, in sequence order, before the queue is used. A recovered
+     * message may have been delivered before the restart, so it is marked as acquired before.
+     */
+    public void restore(List<StoredMessage> messages) {
+        executor.run(() -> {
+            for (StoredMessage stored : messages) {
+                QueueEntry entry = new QueueEntry(stored.sequence(), stored.message());
+                entry.deliveryCount = stored.deliveryCount();
+                entry.acquiredBefore = true;
+                entry.location = stored.location();
+                ready.addLast(entry);
+                nextSequence = Math.max(nextSequence, stored.sequence() + 1);
+            }
+            readyCount = ready.size() + returned.size();
+        });
+    }
+
+    /**
+     * Copies every logged message whose location is before {@code location} forward in the log (see
+     * {@link QueueLog#relocate}), so the log can reclaim the space behind it.
+     *
+     * @return completes with how many were copied
+     */
+    public CompletableFuture<Integer> relocate(long location) {
+        CompletableFuture<Integer> copied = new CompletableFuture<>();
+        executor.run(() -> {
+            int count = 0;
+            if (log != null && !deleted) {
+                count += relocate(ready, location) + relocate(returned, location);
+                for (QueueConsumer consumer : consumers) {
+                    count += relocate(consumer.unsettled.values(), location);
+                }
+            }
+            copied.complete(count);
+        });
+        return copied;
+    }
+
+    private int relocate(Collection<QueueEntry> entries, long before) {
+        int count = 0;
+        for (QueueEntry entry : entries) {
+            if (entry.location >= 0 && entry.location < before) {
+                entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.location);
+                count++;
+            }
+        }
+        return count;
     }
 
     @Override
@@ -116,11 +210,14 @@ public final class ClassicQueue implements Queue {
 
     private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
         if (!outcome.requeues() || deleted) {
-            entry.message.release();
+            forget(entry);
             return;
         }
         if (outcome.deliveryFailed()) {
             entry.deliveryCount++;
+            if (entry.location >= 0) {
+                log.requeue(entry.sequence, entry.location, entry.deliveryCount);
+            }
         }
         if (outcome.undeliverableHere()) {
             entry.exclude(consumer);
@@ -165,6 +262,9 @@ public final class ClassicQueue implements Queue {
             for (QueueConsumer consumer : consumers) {
                 count += consumer.unsettled.size();
             }
+            if (log != null) {
+                log.deleted();
+            }
             deletedCount.complete(count);
         });
         return deletedCount;
@@ -173,15 +273,23 @@ public final class ClassicQueue implements Queue {
     private int dropReady() {
         int count = ready.size() + returned.size();
         for (QueueEntry entry : ready) {
-            entry.message.release();
+            forget(entry);
         }
         ready.clear();
         for (QueueEntry entry : returned) {
-            entry.message.release();
+            forget(entry);
         }
         returned.clear();
         readyCount = 0;
         return count;
+    }
+
+    /** The entry leaves the queue for good: off the log (unless the whole queue is being deleted) and released. */
+    private void forget(QueueEntry entry) {
+        if (entry.location >= 0 && !deleted) {
+            log.remove(entry.sequence, entry.location);
+        }
+        entry.message.release();
     }
 
     /** Hands out messages while some consumer has credit, round-robin. */
@@ -256,6 +364,9 @@ public final class ClassicQueue implements Queue {
         Message message = entry.message;
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
+            if (entry.location >= 0) {
+                log.remove(entry.sequence, entry.location);
+            }
             consumer.sink.deliver(new QueueDelivery(message, entry.sequence, entry.deliveryCount, first));
         } else {
             consumer.unsettled.put(entry.sequence, entry);

@@ -9,12 +9,18 @@ import io.skiffmq.core.message.Message;
  * granted.
  *
  * <p>Every method may be called from any thread; the queue runs the work on its {@link #executor()}, in the
- * order calls were made from each thread. This interface is what the store will back for durable queues.
+ * order calls were made from each thread.
  */
 public interface Queue {
     String name();
 
     QueueExecutor executor();
+
+    /** Survives a restart: the queue, and its durable messages. */
+    boolean durable();
+
+    /** The declaration's arguments ({@code x-queue-type}, …). */
+    java.util.Map<String, Object> arguments();
 
     /**
      * Appends a message; {@code confirmed} runs (on the queue's thread) once the message is as safe as this queue

@@ -10,6 +10,8 @@ final class QueueEntry {
     final Message message;
     long deliveryCount;
     boolean acquiredBefore;
+    /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
+    long location = -1;
     /** Consumers that settled it {@code undeliverable-here}; null until one does. */
     List<QueueConsumer> excluded;
 

@@ -1,0 +1,34 @@
+package io.skiffmq.core;
+
+import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueExecutor;
+import java.util.Map;
+
+/**
+ * What keeps a virtual host's durable state: it makes the queues (a durable one gets a log for its messages) and
+ * is told when durable definitions change. The store module implements it on disk; {@link #TRANSIENT} keeps
+ * nothing.
+ */
+public interface VirtualHostStore {
+    /** Keeps nothing: every queue lives in memory only and a restart forgets everything. */
+    VirtualHostStore TRANSIENT = new VirtualHostStore() {
+        @Override
+        public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
+            return new ClassicQueue(name, executor, durable, arguments, null);
+        }
+
+        @Override
+        public void definitionsChanged(VirtualHost vhost) {
+        }
+    };
+
+    /** A new queue. Called under the virtual host's write lock. */
+    Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor);
+
+    /**
+     * A durable exchange, queue or binding was added or removed. Called under the virtual host's write lock, so
+     * calls are serialised and each sees the state after its change; it returns once the change is durable.
+     */
+    void definitionsChanged(VirtualHost vhost);
+}

@@ -1,0 +1,39 @@
+package io.skiffmq.core.queue;
+
+import io.skiffmq.core.message.Message;
+
+/**
+ * Where a durable queue records what happens to its durable messages, so a restart can rebuild it. The store
+ * implements it; a transient queue has none. Every method is called on the queue's thread, in the order things
+ * happened, and the log keeps that order on disk.
+ *
+ * <p>A {@code location} is the log's opaque handle for where a message's bytes lie; the queue keeps it with the
+ * entry and passes it back, so the log can tell when a stretch of disk holds nothing live.
+ */
+public interface QueueLog {
+    /**
+     * Writes a message that entered the queue.
+     *
+     * @param durable runs, on any thread, once the record is as durable as the log promises; may be null
+     * @return the message's location
+     */
+    long publish(long sequence, Message message, long deliveryCount, Runnable durable);
+
+    /**
+     * Copies a live message forward to where the log now writes, so the stretch holding {@code location} can be
+     * reclaimed (see {@link ClassicQueue#relocate}). Nothing waits for it to be durable: the old copy stays until
+     * the new one is.
+     *
+     * @return the message's new location
+     */
+    long relocate(long sequence, Message message, long deliveryCount, long location);
+
+    /** The message went back to the queue after a failed delivery: its delivery count is now {@code deliveryCount}. */
+    void requeue(long sequence, long location, long deliveryCount);
+
+    /** The message left the queue for good (accepted, rejected, purged, expired). */
+    void remove(long sequence, long location);
+
+    /** The queue was deleted: every message of it is gone. */
+    void deleted();
+}

@@ -1,0 +1,13 @@
+package io.skiffmq.core.queue;
+
+import io.skiffmq.core.message.Message;
+
+/**
+ * A message of a durable queue as recovered from its {@link QueueLog}, to {@link ClassicQueue#restore}.
+ *
+ * @param message one reference, which the queue takes over
+ * @param deliveryCount failed deliveries recorded before the restart
+ * @param location where the log holds it
+ */
+public record StoredMessage(long sequence, Message message, long deliveryCount, long location) {
+}

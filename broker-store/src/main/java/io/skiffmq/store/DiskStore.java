@@ -1,0 +1,138 @@
+package io.skiffmq.store;
+
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.VirtualHostStore;
+import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.queue.StoredMessage;
+import io.skiffmq.core.routing.Binding;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A virtual host's durable state on disk, in its own directory: {@code definitions.amqp} ({@link Definitions})
+ * and {@code journal/} ({@link MessageStore}).
+ *
+ * <p>Threads: {@link #recover} runs on the starting thread before any listener opens; afterwards
+ * {@link #createQueue} and {@link #definitionsChanged} run under the virtual host's write lock, which guards
+ * {@link #queueIds} and {@link #nextQueueId}.
+ */
+public final class DiskStore implements VirtualHostStore, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(DiskStore.class.getName());
+
+    private final Path definitionsFile;
+    private final MessageStore messages;
+    /** Durable queues by name: the id their journal records carry. */
+    private final Map<String, Long> queueIds = new HashMap<>();
+    private long nextQueueId = 1;
+    private boolean recovering;
+
+    /** @param segmentBytes journal segment size (see {@link Journal}) */
+    public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes) {
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + directory, e);
+        }
+        this.definitionsFile = directory.resolve("definitions.amqp");
+        this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes);
+    }
+
+    public MessageStore messages() {
+        return messages;
+    }
+
+    /**
+     * Declares the stored exchanges, queues and bindings in {@code vhost}, puts the journal's live messages back
+     * in their queues, and starts the journal. Call once, on a virtual host made with this store, before anyone
+     * can reach it.
+     */
+    public void recover(VirtualHost vhost) {
+        Definitions definitions = Definitions.read(definitionsFile);
+        recovering = true;
+        try {
+            nextQueueId = definitions.nextQueueId();
+            for (Exchange exchange : definitions.exchanges()) {
+                vhost.declareExchange(exchange);
+            }
+            for (Definitions.QueueDefinition queue : definitions.queues()) {
+                queueIds.put(queue.name(), queue.id());
+                vhost.declareQueue(queue.name(), true, queue.arguments());
+            }
+            for (Binding binding : definitions.bindings()) {
+                vhost.bind(binding);
+            }
+        } finally {
+            recovering = false;
+        }
+        Map<Long, String> names = new HashMap<>();
+        queueIds.forEach((name, id) -> names.put(id, name));
+        Map<Long, List<StoredMessage>> recovered = messages.recover();
+        for (Map.Entry<Long, List<StoredMessage>> e : recovered.entrySet()) {
+            String name = names.get(e.getKey());
+            Queue queue = name == null ? null : vhost.queue(name);
+            if (queue instanceof ClassicQueue classic) {
+                classic.restore(e.getValue());
+            } else {
+                // the queue was deleted and the crash came before its deletion reached the journal
+                e.getValue().forEach(messages::discard);
+            }
+        }
+        messages.start();
+        LOG.log(System.Logger.Level.INFO, "virtual host {0} recovered: {1} exchanges, {2} queues, {3} bindings",
+            vhost.name(), definitions.exchanges().size(), definitions.queues().size(), definitions.bindings().size());
+    }
+
+    @Override
+    public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
+        if (!durable) {
+            return new ClassicQueue(name, executor, false, arguments, null);
+        }
+        long id = queueIds.computeIfAbsent(name, n -> nextQueueId++);
+        ClassicQueue[] queue = new ClassicQueue[1];
+        queue[0] = new ClassicQueue(name, executor, true, arguments,
+            messages.log(id, location -> queue[0].relocate(location)));
+        return queue[0];
+    }
+
+    @Override
+    public void definitionsChanged(VirtualHost vhost) {
+        if (recovering) {
+            return;
+        }
+        List<Definitions.QueueDefinition> queues = new ArrayList<>();
+        for (Queue queue : vhost.queues()) {
+            if (queue.durable()) {
+                queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()), queue.arguments()));
+            }
+        }
+        // a deleted queue's id goes: a queue declared later under its name gets a new one
+        queueIds.keySet().removeIf(name -> vhost.queue(name) == null);
+        List<Exchange> exchanges = new ArrayList<>();
+        for (Exchange exchange : vhost.exchanges()) {
+            if (exchange.durable() && !exchange.isDefault() && !exchange.name().startsWith("amq.")) {
+                exchanges.add(exchange);
+            }
+        }
+        List<Binding> bindings = new ArrayList<>();
+        for (Binding binding : vhost.bindings().all()) {
+            if (vhost.durable(binding)) {
+                bindings.add(binding);
+            }
+        }
+        new Definitions(nextQueueId, queues, exchanges, bindings).write(definitionsFile);
+    }
+
+    @Override
+    public void close() {
+        messages.close();
+    }
+}

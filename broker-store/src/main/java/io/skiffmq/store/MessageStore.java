@@ -1,0 +1,285 @@
+package io.skiffmq.store;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.codec.amqp10.MessageSections;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.QueueLog;
+import io.skiffmq.core.queue.StoredMessage;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+
+/**
+ * The durable messages of one virtual host. Every durable queue writes through its own {@link QueueLog} into one
+ * shared {@link Journal}, so one sync confirms the writes of all of them. A message's location is the journal
+ * segment holding it.
+ *
+ * <p>Space comes back by segments, oldest first (a segment may hold acks of messages in older ones, so deleting
+ * out of order could bring acked messages back): the oldest closed segment is deleted once it holds no live
+ * message, and when only a few of its messages are live ({@link #COMPACT_BELOW} of them) and it is
+ * {@link #COMPACT_AFTER} segments behind the writer, its queues copy those messages forward so it can go.
+ *
+ * <p>Threads: {@link #recover} then {@link #start} on the starting thread; each {@link QueueLog} on its queue's
+ * thread; reclamation on one maintenance thread of its own.
+ */
+public final class MessageStore implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(MessageStore.class.getName());
+    /** Compact a segment when fewer than this share of the messages written to it are live. */
+    static final double COMPACT_BELOW = 0.25;
+    /** … and it is at least this many segments behind the one being written. */
+    static final int COMPACT_AFTER = 2;
+    private static final long MAINTENANCE_MILLIS = 200;
+
+    private final Journal journal;
+    private final Map<Long, LongFunction<CompletableFuture<Integer>>> relocators = new ConcurrentHashMap<>();
+    private final Map<Long, JournalQueueLog> logs = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "skiffmq-store-maintenance");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public MessageStore(Path directory, Journal.SyncPolicy policy, long segmentBytes) {
+        this.journal = new Journal(directory, policy, segmentBytes);
+    }
+
+    /** A message found live in the journal while replaying. */
+    private static final class Live {
+        final JournalRecord.Read record;
+        final long segment;
+        long deliveryCount;
+
+        Live(JournalRecord.Read record, long segment) {
+            this.record = record;
+            this.segment = segment;
+            this.deliveryCount = record.deliveryCount();
+        }
+    }
+
+    /**
+     * Replays the journal: every message still live, by queue id, in sequence order. Call once, after the logs
+     * of the durable queues are made and before {@link #start}. Each message keeps its segment until its queue
+     * removes it; a message whose queue has no log must be {@link #discard}ed.
+     */
+    public Map<Long, List<StoredMessage>> recover() {
+        long started = System.nanoTime();
+        Map<Long, TreeMap<Long, Live>> queues = new HashMap<>();
+        long records = journal.replay((r, segment) -> {
+            switch (r.type()) {
+                // a later copy of the same message (compaction) replaces the earlier one
+                case PUBLISH -> queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>())
+                    .put(r.sequence(), new Live(r, segment));
+                case ACK, EXPIRE -> {
+                    TreeMap<Long, Live> queue = queues.get(r.queueId());
+                    if (queue != null) {
+                        queue.remove(r.sequence());
+                    }
+                }
+                case REQUEUE -> {
+                    TreeMap<Long, Live> queue = queues.get(r.queueId());
+                    Live live = queue == null ? null : queue.get(r.sequence());
+                    if (live != null) {
+                        live.deliveryCount = r.deliveryCount();
+                    }
+                }
+                case QUEUE_DELETED -> queues.remove(r.queueId());
+            }
+        });
+        Map<Long, List<StoredMessage>> recovered = new HashMap<>();
+        long messages = 0;
+        for (Map.Entry<Long, TreeMap<Long, Live>> queue : queues.entrySet()) {
+            List<StoredMessage> list = new ArrayList<>(queue.getValue().size());
+            for (Live live : queue.getValue().values()) {
+                ByteBuf bytes = live.record.message();
+                try {
+                    Message message = Message.fromAmqp(bytes, MessageSections.scan(bytes), true,
+                        live.record.exchange(), live.record.routingKey());
+                    journal.recovered(live.segment);
+                    JournalQueueLog log = logs.get(queue.getKey());
+                    if (log != null) {
+                        log.bySegment.computeIfAbsent(live.segment, s -> new long[1])[0]++;
+                    }
+                    list.add(new StoredMessage(live.record.sequence(), message, live.deliveryCount, live.segment));
+                } catch (AmqpDecodeException e) {
+                    // its checksum held, so these are the bytes the client sent: a bug of the broker that took them
+                    LOG.log(System.Logger.Level.ERROR, "queue {0} message {1} in the journal is not a valid AMQP "
+                        + "message and is dropped: {2}", queue.getKey(), live.record.sequence(), e.getMessage());
+                }
+            }
+            recovered.put(queue.getKey(), list);
+            messages += list.size();
+        }
+        LOG.log(System.Logger.Level.INFO, "journal replayed: {0} records, {1} live messages in {2} queues, {3} ms",
+            records, messages, recovered.size(), (System.nanoTime() - started) / 1_000_000);
+        return recovered;
+    }
+
+    /** A recovered message no queue takes (its queue is gone): releases it and its place in the journal. */
+    public void discard(StoredMessage message) {
+        message.message().release();
+        journal.release(message.location(), 1);
+    }
+
+    /** Starts writing and reclaiming. */
+    public MessageStore start() {
+        journal.start();
+        maintenance.scheduleWithFixedDelay(this::reclaim, MAINTENANCE_MILLIS, MAINTENANCE_MILLIS, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /**
+     * The log of one durable queue.
+     *
+     * @param relocator the queue's {@link io.skiffmq.core.queue.ClassicQueue#relocate}: asked to copy its
+     *        messages before a location forward when their segment is compacted
+     */
+    public QueueLog log(long queueId, LongFunction<CompletableFuture<Integer>> relocator) {
+        JournalQueueLog log = new JournalQueueLog(queueId);
+        relocators.put(queueId, relocator);
+        logs.put(queueId, log);
+        return log;
+    }
+
+    /** Syncs made so far (see {@link Journal#syncs}). */
+    public long syncs() {
+        return journal.syncs();
+    }
+
+    /** The journal's segments on disk, oldest first. */
+    public List<Long> segments() {
+        return journal.segments();
+    }
+
+    /** Deletes the oldest segments while they hold nothing live; compacts the oldest one that holds little. */
+    void reclaim() {
+        try {
+            long writing = journal.writerSegment();
+            boolean flushed = false;
+            for (long segment : journal.segments()) {
+                if (segment >= writing) {
+                    return;
+                }
+                long live = journal.live(segment);
+                if (live > 0) {
+                    if (writing - segment >= COMPACT_AFTER && live < journal.written(segment) * COMPACT_BELOW) {
+                        compact(segment);
+                    }
+                    return;
+                }
+                if (!flushed) {
+                    // copies forward (and acks) written before now are durable before any original goes
+                    journal.flush().get(30, TimeUnit.SECONDS);
+                    flushed = true;
+                }
+                journal.deleteSegment(segment);
+                LOG.log(System.Logger.Level.DEBUG, "journal segment {0} reclaimed", segment);
+            }
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.ERROR, "journal reclamation failed; will retry", e);
+        }
+    }
+
+    private void compact(long segment) throws Exception {
+        List<CompletableFuture<Integer>> copies = new ArrayList<>();
+        for (LongFunction<CompletableFuture<Integer>> relocator : relocators.values()) {
+            copies.add(relocator.apply(segment + 1));
+        }
+        CompletableFuture.allOf(copies.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        int copied = copies.stream().mapToInt(CompletableFuture::join).sum();
+        LOG.log(System.Logger.Level.DEBUG, "journal segment {0} compacted: {1} messages copied forward", segment, copied);
+    }
+
+    @Override
+    public void close() {
+        maintenance.shutdownNow();
+        try {
+            maintenance.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        journal.close();
+    }
+
+    /**
+     * One queue's writes into the journal. Used only on the queue's thread (and by {@link #recover} before the
+     * queue is used); {@link #bySegment} counts its live messages per segment, so deleting the queue releases
+     * them all at once.
+     */
+    private final class JournalQueueLog implements QueueLog {
+        private final long queueId;
+        private final Map<Long, long[]> bySegment = new HashMap<>();
+
+        JournalQueueLog(long queueId) {
+            this.queueId = queueId;
+        }
+
+        private long write(long sequence, Message message, long deliveryCount, Runnable durable) {
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(
+                RecordDescriptor.HEADER_LENGTH + 64 + message.size());
+            JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
+                message.exchange(), message.routingKey(), message.bytes());
+            long segment = journal.append(record, true, durable);
+            bySegment.computeIfAbsent(segment, s -> new long[1])[0]++;
+            return segment;
+        }
+
+        private void release(long location) {
+            long[] count = bySegment.get(location);
+            if (--count[0] == 0) {
+                bySegment.remove(location);
+            }
+            journal.release(location, 1);
+        }
+
+        private void append(RecordType type, long sequence, long deliveryCount) {
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH);
+            JournalRecord.write(record, type, queueId, sequence, 0, (int) deliveryCount);
+            journal.append(record, null);
+        }
+
+        @Override
+        public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
+            return write(sequence, message, deliveryCount, durable);
+        }
+
+        @Override
+        public long relocate(long sequence, Message message, long deliveryCount, long location) {
+            long moved = write(sequence, message, deliveryCount, null);
+            release(location);
+            return moved;
+        }
+
+        @Override
+        public void requeue(long sequence, long location, long deliveryCount) {
+            append(RecordType.REQUEUE, sequence, deliveryCount);
+        }
+
+        @Override
+        public void remove(long sequence, long location) {
+            append(RecordType.ACK, sequence, 0);
+            release(location);
+        }
+
+        @Override
+        public void deleted() {
+            relocators.remove(queueId);
+            logs.remove(queueId);
+            append(RecordType.QUEUE_DELETED, 0, 0);
+            for (Map.Entry<Long, long[]> e : bySegment.entrySet()) {
+                journal.release(e.getKey(), e.getValue()[0]);
+            }
+            bySegment.clear();
+        }
+    }
+}
