@@ -1,0 +1,299 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.amqp.Connection;
+import com.rabbitmq.client.amqp.Consumer;
+import com.rabbitmq.client.amqp.Environment;
+import com.rabbitmq.client.amqp.Message;
+import com.rabbitmq.client.amqp.Publisher;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * kill -9 at random moments: the broker runs as a child JVM; several connections publish durable messages with
+ * confirms while a consumer takes some (accepting, requeueing after a failed delivery, or holding them
+ * unsettled); the broker is killed, restarted on the same data directory, and the queue drained. Every confirmed
+ * message that was not accepted must come back, exactly once, intact and marked as acquired before; nothing comes
+ * back twice. Then the broker is stopped cleanly and the next round begins on the same data, so recovery also
+ * reads what earlier recoveries left.
+ *
+ * <p>Rounds: {@code -Dskiffmq.crash.rounds} (10 by default); the seed of the random kill points is printed.
+ */
+class CrashRecoveryTest {
+    private static final int PUBLISHERS = 3;
+    private static final String QUEUE = "crash";
+    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    void everyConfirmedMessageSurvivesKill9ExactlyOnce() throws Exception {
+        int rounds = Integer.getInteger("skiffmq.crash.rounds", 10);
+        long seed = Long.getLong("skiffmq.crash.seed", System.nanoTime());
+        System.out.println("CrashRecoveryTest: " + rounds + " rounds, -Dskiffmq.crash.seed=" + seed);
+        Random random = new Random(seed);
+        for (int round = 0; round < rounds; round++) {
+            Round r = new Round(round);
+            try (ChildBroker broker = ChildBroker.start(dataDir, round + "a")) {
+                r.publishAndKill(broker, 200 + random.nextInt(1500));
+            }
+            try (ChildBroker broker = ChildBroker.start(dataDir, round + "b")) {
+                r.drainAndCheck(broker);
+                broker.stop();
+            }
+        }
+    }
+
+    /** One publish-kill-recover round; message ids are {@code round-publisher-n}. */
+    private static final class Round {
+        final int round;
+        final Set<String> sent = ConcurrentHashMap.newKeySet();
+        final Set<String> confirmed = ConcurrentHashMap.newKeySet();
+        final Set<String> accepted = ConcurrentHashMap.newKeySet();
+        final Set<String> requeued = ConcurrentHashMap.newKeySet();
+
+        Round(int round) {
+            this.round = round;
+        }
+
+        void publishAndKill(ChildBroker broker, int killAfterMillis) throws Exception {
+            try (Environment environment = environment(broker)) {
+                Connection setup = connect(environment);
+                assertThat(setup.management().queueInfo(QUEUE).messageCount())
+                    .as("round %d starts with the queue empty", round).isZero();
+                List<Connection> connections = new ArrayList<>();
+                List<CompletableFuture<Void>> publishers = new ArrayList<>();
+                for (int p = 0; p < PUBLISHERS; p++) {
+                    Connection connection = connect(environment);
+                    connections.add(connection);
+                    int publisher = p;
+                    publishers.add(CompletableFuture.runAsync(() -> publish(connection, publisher)));
+                }
+                // takes some as they arrive: accepts, requeues once after a failed delivery, or holds unsettled
+                Connection consuming = connect(environment);
+                consuming.consumerBuilder().queue(QUEUE).initialCredits(50).messageHandler((context, message) -> {
+                    String id = check(message);
+                    switch (Math.floorMod(id.hashCode(), 3)) {
+                        case 0 -> {
+                            accepted.add(id);
+                            context.accept();
+                        }
+                        case 1 -> {
+                            if (message.deliveryCount() == 0) {
+                                requeued.add(id);
+                                context.requeue(Map.of(), true);
+                            } else {
+                                context.accept();
+                                accepted.add(id);
+                            }
+                        }
+                        default -> { } // held: never settled before the kill
+                    }
+                }).build();
+                long killAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(killAfterMillis);
+                long giveUp = killAt + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < killAt || confirmed.isEmpty() && System.nanoTime() < giveUp) {
+                    Thread.onSpinWait();
+                }
+                assertThat(confirmed).as("round %d: some messages confirmed before the kill", round).isNotEmpty();
+                broker.kill();
+                for (CompletableFuture<Void> p : publishers) {
+                    p.handle((ok, error) -> null).get(60, TimeUnit.SECONDS);
+                }
+            }
+            System.out.printf("round %d: %d sent, %d confirmed, %d accepted, killed after %d ms%n", round, sent.size(),
+                confirmed.size(), accepted.size(), killAfterMillis);
+        }
+
+        private void publish(Connection connection, int publisher) {
+            try (Publisher out = connection.publisherBuilder().queue(QUEUE).build()) {
+                for (int n = 0; ; n++) {
+                    String id = round + "-" + publisher + "-" + n;
+                    sent.add(id);
+                    out.publish(out.message(body(id)).durable(true), context -> {
+                        if (context.status() == Publisher.Status.ACCEPTED) {
+                            confirmed.add(id);
+                        }
+                    });
+                }
+            } catch (RuntimeException e) {
+                // the broker is gone: this publisher is done
+            }
+        }
+
+        void drainAndCheck(ChildBroker broker) throws Exception {
+            Set<String> received = ConcurrentHashMap.newKeySet();
+            List<String> duplicates = new ArrayList<>();
+            List<String> problems = new ArrayList<>();
+            try (Environment environment = environment(broker)) {
+                Connection connection = connect(environment);
+                long count = connection.management().queueInfo(QUEUE).messageCount();
+                CountDownLatch all = new CountDownLatch((int) count);
+                Consumer consumer = connection.consumerBuilder().queue(QUEUE).messageHandler((context, message) -> {
+                    String id = check(message);
+                    if (id == null) {
+                        problems.add("corrupt body");
+                    } else {
+                        if (!received.add(id)) {
+                            synchronized (duplicates) {
+                                duplicates.add(id);
+                            }
+                        }
+                        if (message.firstAcquirer()) {
+                            problems.add(id + " recovered but marked first-acquirer");
+                        }
+                        if (message.deliveryCount() > 0 && !requeued.contains(id)) {
+                            problems.add(id + " has delivery-count " + message.deliveryCount() + " but was never requeued");
+                        }
+                    }
+                    context.accept();
+                    all.countDown();
+                }).build();
+                assertThat(all.await(120, TimeUnit.SECONDS)).as("round %d: the %d recovered messages arrive", round,
+                    count).isTrue();
+                consumer.close();
+                assertThat(connection.management().queueInfo(QUEUE).messageCount()).isZero();
+            }
+            assertThat(problems).as("round %d", round).isEmpty();
+            assertThat(duplicates).as("round %d: nothing comes back twice", round).isEmpty();
+            assertThat(sent).as("round %d: only what was sent comes back", round).containsAll(received);
+            Set<String> lost = ConcurrentHashMap.newKeySet();
+            for (String id : confirmed) {
+                if (!accepted.contains(id) && !received.contains(id)) {
+                    lost.add(id);
+                }
+            }
+            assertThat(lost).as("round %d: confirmed and never accepted, yet lost", round).isEmpty();
+            System.out.printf("round %d: %d recovered%n", round, received.size());
+        }
+    }
+
+    private static Environment environment(ChildBroker broker) {
+        return new AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1").port(broker.port)
+            .username("guest").password("guest").environmentBuilder().build();
+    }
+
+    private static Connection connect(Environment environment) {
+        Connection connection = environment.connectionBuilder().recovery().activated(false).connectionBuilder().build();
+        connection.management().queue(QUEUE).declare();
+        return connection;
+    }
+
+    /** {@code id:checksum}, so a damaged body is caught. */
+    private static byte[] body(String id) {
+        return (id + ":" + crc(id)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The id of an intact body, null for a damaged one. */
+    private static String check(Message message) {
+        String body = new String(message.body(), StandardCharsets.UTF_8);
+        int colon = body.lastIndexOf(':');
+        if (colon < 0 || !body.substring(colon + 1).equals(crc(body.substring(0, colon)))) {
+            return null;
+        }
+        return body.substring(0, colon);
+    }
+
+    private static String crc(String id) {
+        CRC32 crc = new CRC32();
+        crc.update(id.getBytes(StandardCharsets.UTF_8));
+        return Long.toHexString(crc.getValue());
+    }
+
+    /** The broker in a JVM of its own (this JVM's classpath and module flags), on an ephemeral port. */
+    private static final class ChildBroker implements AutoCloseable {
+        final Process process;
+        final int port;
+
+        private ChildBroker(Process process, int port) {
+            this.process = process;
+            this.port = port;
+        }
+
+        static ChildBroker start(Path dataDir, String name) throws Exception {
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
+                    command.add(flag);
+                }
+            }
+            command.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"),
+                SkiffMq.class.getName(), "--port=0", "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker"),
+                "--journal-segment-size=1048576"));
+            Path log = Path.of("target", "crash-test", "broker-" + name + ".log");
+            Files.createDirectories(log.getParent());
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            CompletableFuture<Integer> port = new CompletableFuture<>();
+            Thread pump = new Thread(() -> pump(process, log, port), "child-broker-log-" + name);
+            pump.setDaemon(true);
+            pump.start();
+            try {
+                return new ChildBroker(process, port.get(60, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                process.destroyForcibly().waitFor();
+                throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
+            }
+        }
+
+        /** Copies the child's output to its log file, and finds the port it listens on. */
+        private static void pump(Process process, Path log, CompletableFuture<Integer> port) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    out.write(line);
+                    out.newLine();
+                    out.flush();
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                port.completeExceptionally(e);
+            }
+            port.completeExceptionally(new IllegalStateException("the child broker exited"));
+        }
+
+        /** SIGKILL: no shutdown hook runs. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+
+        /** SIGTERM: the broker shuts down cleanly. */
+        void stop() throws InterruptedException {
+            process.destroy();
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("clean stop").isTrue();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (process.isAlive()) {
+                kill();
+            }
+        }
+    }
+}
