@@ -1,0 +1,290 @@
+package io.skiffmq.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.codec.amqp10.MessageSections;
+import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.ConsumerSink;
+import io.skiffmq.core.queue.Outcome;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueConsumer;
+import io.skiffmq.core.queue.QueueDelivery;
+import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A virtual host on disk: definitions and messages across restarts, and space coming back. */
+@ExtendWith(LeakDetection.class)
+class DiskStoreTest {
+    /** A header with every field at its default: durable is false. */
+    private static final byte[] TRANSIENT_HEADER = {0x00, 0x53, 0x70, 0x45};
+
+    @TempDir
+    Path dir;
+
+    private final ExecutorService loop = Executors.newSingleThreadExecutor();
+    private final Thread[] loopThread = new Thread[1];
+    private final QueueExecutor executor = new QueueExecutor() {
+        @Override
+        public boolean inExecutor() {
+            return Thread.currentThread() == loopThread[0];
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            loop.execute(task);
+        }
+    };
+    private final List<DiskStore> open = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        open.forEach(DiskStore::close);
+        onLoop(() -> { });
+        loop.shutdown();
+    }
+
+    private VirtualHost start(long segmentBytes) throws Exception {
+        loop.submit(() -> loopThread[0] = Thread.currentThread()).get();
+        DiskStore store = new DiskStore(dir, Journal.SyncPolicy.OS, segmentBytes);
+        open.add(store);
+        VirtualHost vhost = new VirtualHost("/", () -> executor, store);
+        store.recover(vhost);
+        return vhost;
+    }
+
+    private VirtualHost restart(long segmentBytes) throws Exception {
+        onLoop(() -> { });
+        open.remove(open.size() - 1).close();
+        return start(segmentBytes);
+    }
+
+    private void onLoop(Runnable task) throws Exception {
+        loop.submit(task).get(10, TimeUnit.SECONDS);
+    }
+
+    private static Message message(String body, boolean durable) throws Exception {
+        byte[] text = body.getBytes(StandardCharsets.UTF_8);
+        ByteBuf bytes = Unpooled.buffer();
+        if (!durable) {
+            bytes.writeBytes(TRANSIENT_HEADER);
+        }
+        bytes.writeBytes(new byte[] {0x00, 0x53, 0x75, (byte) 0xa0, (byte) text.length}).writeBytes(text);
+        return Message.fromAmqp(bytes, MessageSections.scan(bytes), true, "", "q");
+    }
+
+    /** Publishes and waits for every confirm. */
+    private static void publish(Queue queue, List<Message> messages) throws Exception {
+        CountDownLatch confirmed = new CountDownLatch(messages.size());
+        for (Message m : messages) {
+            queue.publish(m, confirmed::countDown);
+        }
+        assertThat(confirmed.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** A consumer that keeps its deliveries, each a body and the delivery. */
+    private static final class Collector implements ConsumerSink {
+        final LinkedBlockingQueue<QueueDelivery> deliveries = new LinkedBlockingQueue<>();
+
+        @Override
+        public void deliver(QueueDelivery delivery) {
+            deliveries.add(delivery);
+        }
+
+        @Override
+        public void creditState(long deliveryCount, long linkCredit, long available, boolean drain) {
+        }
+
+        /** The next delivery's body; the delivery's message reference is released. */
+        QueueDelivery take(Map<String, QueueDelivery> into) throws InterruptedException {
+            QueueDelivery d = deliveries.poll(10, TimeUnit.SECONDS);
+            assertThat(d).as("a delivery").isNotNull();
+            into.put(body(d.message()), d);
+            d.message().release();
+            return d;
+        }
+    }
+
+    /** The text of a message built by {@link #message}: after the body's vbin8 constructor and length. */
+    private static String body(Message message) {
+        String s = new String(ByteBufUtil.getBytes(message.bytes()), StandardCharsets.ISO_8859_1);
+        return s.substring(s.lastIndexOf((char) 0xa0) + 2);
+    }
+
+    private static List<String> drain(Queue queue, int count, Map<String, QueueDelivery> deliveries) throws Exception {
+        Collector collector = new Collector();
+        QueueConsumer consumer = queue.subscribe(collector, false);
+        queue.flow(consumer, 0, count + 10, false, false);
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            QueueDelivery d = collector.take(deliveries);
+            bodies.add(body(d.message()));
+        }
+        queue.flow(consumer, count, 0, false, false);
+        for (QueueDelivery d : deliveries.values()) {
+            queue.settle(consumer, d.sequence(), Outcome.ACCEPTED);
+        }
+        queue.unsubscribe(consumer, Outcome.RELEASED);
+        return bodies;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(10); // polling a condition, with a deadline
+        }
+    }
+
+    @Test
+    void definitionsComeBackExactlyAndTransientOnesLeaveNoTrace() throws Exception {
+        VirtualHost vhost = start(Journal.DEFAULT_SEGMENT_BYTES);
+        Map<String, Object> queueArgs = Map.of("x-queue-type", "classic");
+        vhost.declareQueue("orders", true, queueArgs);
+        vhost.declareQueue("scratch", false, Map.of());
+        for (Exchange.Type type : Exchange.Type.values()) {
+            vhost.declareExchange(new Exchange("x-" + type, type, true, false, false, Map.of()));
+        }
+        vhost.declareExchange(new Exchange("with-ae", Exchange.Type.DIRECT, true, false, true,
+            Map.of("alternate-exchange", "x-FANOUT")));
+        vhost.declareExchange(new Exchange("gone-with-restart", Exchange.Type.TOPIC, false, false, false, Map.of()));
+        Map<String, Object> headers = new LinkedHashMap<>();
+        headers.put("x-match", "any");
+        headers.put("region", "eu");
+        headers.put("priority", UnsignedInteger.valueOf(7));
+        headers.put("flag", Symbol.valueOf("s"));
+        headers.put("present", null);
+        List<Binding> durable = List.of(
+            new Binding("x-HEADERS", Destination.queue("orders"), "", headers),
+            new Binding("x-TOPIC", Destination.queue("orders"), "a.*.c", Map.of()),
+            new Binding("x-TOPIC", Destination.queue("orders"), "a.*.c", Map.of("k", 1L)),
+            new Binding("x-FANOUT", Destination.exchange("x-DIRECT"), "", Map.of()));
+        durable.forEach(vhost::bind);
+        vhost.bind(new Binding("x-FANOUT", Destination.queue("scratch"), "", Map.of()));
+        vhost.bind(new Binding("gone-with-restart", Destination.queue("orders"), "#", Map.of()));
+
+        VirtualHost after = restart(Journal.DEFAULT_SEGMENT_BYTES);
+        assertThat(after.queue("orders").durable()).isTrue();
+        assertThat(after.queue("orders").arguments()).isEqualTo(queueArgs);
+        assertThat(after.queue("scratch")).isNull();
+        assertThat(after.exchange("gone-with-restart")).isNull();
+        for (Exchange.Type type : Exchange.Type.values()) {
+            assertThat(after.exchange("x-" + type)).isEqualTo(vhost.exchange("x-" + type));
+        }
+        assertThat(after.exchange("with-ae")).isEqualTo(vhost.exchange("with-ae"));
+        assertThat(after.bindings().all()).containsExactlyInAnyOrderElementsOf(durable);
+        assertThat(after.bindings().all().stream().filter(b -> b.source().equals("x-HEADERS")).findFirst().orElseThrow()
+            .arguments()).as("argument types and a null value intact").isEqualTo(headers);
+
+        after.deleteQueue("orders");
+        VirtualHost third = restart(Journal.DEFAULT_SEGMENT_BYTES);
+        assertThat(third.queue("orders")).isNull();
+        assertThat(third.bindings().all()).containsExactly(durable.get(3));
+    }
+
+    @Test
+    void durableMessagesComeBackWithTheirDeliveryCountsAndAckedOrTransientOnesDoNot() throws Exception {
+        VirtualHost vhost = start(Journal.DEFAULT_SEGMENT_BYTES);
+        Queue queue = vhost.declareQueue("q", true, Map.of());
+        Queue scratch = vhost.declareQueue("scratch", false, Map.of());
+        List<Message> messages = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            messages.add(message("m" + i, true));
+        }
+        messages.add(message("not durable", false));
+        publish(queue, messages);
+        publish(scratch, List.of(message("in a transient queue", true)));
+
+        Collector collector = new Collector();
+        QueueConsumer consumer = queue.subscribe(collector, false);
+        queue.flow(consumer, 0, 4, false, false);
+        Map<String, QueueDelivery> got = new HashMap<>();
+        for (int i = 0; i < 4; i++) {
+            collector.take(got);
+        }
+        queue.settle(consumer, got.get("m0").sequence(), Outcome.ACCEPTED);
+        queue.settle(consumer, got.get("m1").sequence(), Outcome.REJECTED);
+        queue.settle(consumer, got.get("m2").sequence(), Outcome.MODIFIED_FAILED);
+        // m3 stays unsettled: the restart finds it in the queue
+        onLoop(() -> { });
+
+        VirtualHost after = restart(Journal.DEFAULT_SEGMENT_BYTES);
+        assertThat(after.queue("scratch")).isNull();
+        Queue recovered = after.queue("q");
+        onLoop(() -> { });
+        assertThat(recovered.readyCount()).isEqualTo(8);
+        Map<String, QueueDelivery> deliveries = new LinkedHashMap<>();
+        assertThat(drain(recovered, 8, deliveries)).containsExactly("m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9");
+        assertThat(deliveries.get("m2").deliveryCount()).isEqualTo(1);
+        assertThat(deliveries.get("m4").deliveryCount()).isZero();
+        assertThat(deliveries.values()).allMatch(d -> !d.firstAcquirer(), "marked as acquired before");
+
+        VirtualHost third = restart(Journal.DEFAULT_SEGMENT_BYTES);
+        onLoop(() -> { });
+        assertThat(third.queue("q").readyCount()).as("accepted after the restart: gone for good").isZero();
+    }
+
+    @Test
+    void deadSegmentsAreDeletedAndAnOldFewAreCopiedForward() throws Exception {
+        long segment = 16 * 1024;
+        VirtualHost vhost = start(segment);
+        Queue queue = vhost.declareQueue("q", true, Map.of());
+        MessageStore store = open.get(0).messages();
+        publish(queue, List.of(message("keeper", true)));
+        long first = store.segments().get(0);
+
+        String padding = "x".repeat(200);
+        for (int round = 0; round < 20; round++) {
+            List<Message> batch = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                batch.add(message(padding, true));
+            }
+            publish(queue, batch);
+            Collector collector = new Collector();
+            QueueConsumer consumer = queue.subscribe(collector, false);
+            queue.flow(consumer, 0, 51, false, false);
+            for (int i = 0; i < 51; i++) {
+                QueueDelivery d = collector.deliveries.poll(10, TimeUnit.SECONDS);
+                assertThat(d).isNotNull();
+                d.message().release();
+                // the keeper is delivered too, and given back: it stays, in the oldest segment
+                queue.settle(consumer, d.sequence(), d.sequence() == 0 ? Outcome.RELEASED : Outcome.ACCEPTED);
+            }
+            queue.unsubscribe(consumer, Outcome.RELEASED);
+        }
+        await(() -> store.segments().get(0) > first, "the keeper's segment is compacted away");
+        await(() -> store.segments().size() <= MessageStore.COMPACT_AFTER + 1, "dead segments deleted");
+
+        VirtualHost after = restart(segment);
+        Map<String, QueueDelivery> deliveries = new HashMap<>();
+        onLoop(() -> { });
+        assertThat(after.queue("q").readyCount()).as("only the keeper, once").isEqualTo(1);
+        assertThat(drain(after.queue("q"), 1, deliveries)).containsExactly("keeper");
+    }
+}
