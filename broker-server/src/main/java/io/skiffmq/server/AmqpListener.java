@@ -104,6 +104,7 @@ public final class AmqpListener implements AutoCloseable {
             connection.context().executor().submit(() -> connection.closeConnection(
                 io.skiffmq.codec.amqp10.AmqpError.CONNECTION_FORCED, "broker is shutting down")).awaitUninterruptibly();
         }
+        broker.closeQueues();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         try {

@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * listener can open; the data directory is locked against a second broker. Thread-safe.
  */
 final class Broker implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Broker.class.getName());
     private final BrokerConfig config;
     private final UserStore users;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
@@ -54,6 +55,20 @@ final class Broker implements AutoCloseable {
         store.recover(vhost);
         stores.add(store);
         vhosts.put(name, vhost);
+    }
+
+    /** Has every queue let go of its messages (see {@link io.skiffmq.core.queue.Queue#close}); waits for them. */
+    void closeQueues() {
+        List<java.util.concurrent.CompletableFuture<Void>> closed = new ArrayList<>();
+        for (VirtualHost vhost : vhosts.values()) {
+            vhost.queues().forEach(q -> closed.add(q.close()));
+        }
+        try {
+            java.util.concurrent.CompletableFuture.allOf(closed.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "queues did not close in time", e);
+        }
     }
 
     /** Closes the stores (after the event loops have stopped) and releases the data directory. */

@@ -188,6 +188,7 @@ final class EmbeddedConnection implements AutoCloseable {
     @Override
     public void close() throws java.io.IOException {
         channel.finishAndReleaseAll();
+        vhost().queues().forEach(io.skiffmq.core.queue.Queue::close);
         queues.runAll();
         received.release();
         broker.close();

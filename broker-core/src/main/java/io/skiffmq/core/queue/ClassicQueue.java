@@ -270,6 +270,22 @@ public final class ClassicQueue implements Queue {
         return deletedCount;
     }
 
+    @Override
+    public CompletableFuture<Void> close() {
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        executor.run(() -> {
+            // as if deleted, so nothing reaches the log, but without saying so there
+            deleted = true;
+            dropReady();
+            for (QueueConsumer consumer : consumers) {
+                consumer.unsettled.values().forEach(entry -> entry.message.release());
+                consumer.unsettled.clear();
+            }
+            closed.complete(null);
+        });
+        return closed;
+    }
+
     private int dropReady() {
         int count = ready.size() + returned.size();
         for (QueueEntry entry : ready) {

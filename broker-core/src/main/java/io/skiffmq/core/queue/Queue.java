@@ -59,6 +59,12 @@ public interface Queue {
     java.util.concurrent.CompletableFuture<Integer> purge();
 
     /**
+     * The broker is stopping: the queue lets go of the messages it holds in memory and takes no more, writing
+     * nothing to its log (its durable messages stay there for the restart). Completes once done.
+     */
+    java.util.concurrent.CompletableFuture<Void> close();
+
+    /**
      * Deletes the queue: its messages are dropped; consumers are told nothing here (their links are the caller's
      * business). Completes with the number of messages it held.
      */
