@@ -21,11 +21,13 @@ import org.HdrHistogram.Histogram;
 import org.apache.qpid.jms.JmsConnectionFactory;
 
 /**
- * End-to-end load: one sender and one receiver on separate connections, through one queue, with Qpid JMS. The
- * sender publishes unsettled (asynchronous sends, at most {@code --in-flight} awaiting their disposition); the
+ * End-to-end load: {@code --publishers} senders and one receiver, each on its own connection, through one queue,
+ * with Qpid JMS. A sender publishes unsettled (asynchronous sends, at most {@code --in-flight} awaiting their
+ * disposition, i.e. their confirm); {@code --durable=true} sends persistent messages (header durable). The
  * receiver's prefetch is its link credit. Each body starts with the send time, so every message's latency goes
  * into an HdrHistogram; the warm-up is left out. With {@code --rate=N} the sender is paced to N msg/s, so latency
- * is measured at a rate the receiver keeps up with; without it, it sends as fast as credit allows.
+ * is measured at a rate the receiver keeps up with (split between the senders); without it, they send as fast as
+ * credit allows.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.LoadTool --uri=amqp://127.0.0.1:5672 \
@@ -53,6 +55,8 @@ public final class LoadTool {
             "duration", "60", "warmup", "10", "body-size", "12", "credit", "1000", "in-flight", "1000",
             "user", "guest", "password", "guest"));
         options.put("rate", "0");
+        options.put("publishers", "1");
+        options.put("durable", "false");
         // the sender's address: the queue itself by default, or e.g. /exchanges/amq.fanout (bound to the queue here)
         options.put("target", "");
         for (String arg : args) {
@@ -93,11 +97,57 @@ public final class LoadTool {
             });
             receiverConnection.start();
 
-            Session senderSession = senderConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            MessageProducer producer = senderSession.createProducer(senderSession.createQueue(
-                target.isEmpty() ? options.get("queue") : target));
-            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-            Semaphore inFlight = new Semaphore(Integer.parseInt(options.get("in-flight")));
+            int publishers = Integer.parseInt(options.get("publishers"));
+            boolean durable = Boolean.parseBoolean(options.get("durable"));
+            long rate = Long.parseLong(options.get("rate"));
+            long start = System.nanoTime();
+            long end = start + TimeUnit.SECONDS.toNanos(warmup + duration);
+            long measureFrom = start + TimeUnit.SECONDS.toNanos(warmup);
+            java.util.List<Thread> senders = new java.util.ArrayList<>();
+            java.util.List<Connection> senderConnections = new java.util.ArrayList<>();
+            for (int p = 0; p < publishers; p++) {
+                Connection connection = p == 0 ? senderConnection : factory.createConnection();
+                senderConnections.add(connection);
+                Thread sender = new Thread(() -> send(connection, target.isEmpty() ? options.get("queue") : target,
+                    durable, Integer.parseInt(options.get("in-flight")), bodySize, rate / publishers, start, end,
+                    sent), "sender-" + p);
+                senders.add(sender);
+                sender.start();
+            }
+            while (System.nanoTime() < measureFrom) {
+                Thread.sleep(10);
+            }
+            long receivedAtStart = received.get();
+            long sentAtStart = sent.get();
+            latencies.getIntervalHistogram();
+            for (Thread sender : senders) {
+                sender.join();
+            }
+            for (Connection connection : senderConnections.subList(1, senderConnections.size())) {
+                connection.close();
+            }
+            double seconds = (System.nanoTime() - measureFrom) / 1e9;
+            Histogram histogram = latencies.getIntervalHistogram();
+            System.out.printf("duration %.1f s (after %d s warm-up), %d publisher(s), %s, body %d B, credit %s, "
+                + "in flight %s, rate %s, via %s%n", seconds, warmup, publishers, durable ? "durable" : "transient",
+                bodySize, options.get("credit"), options.get("in-flight"),
+                rate > 0 ? rate + " msg/s" : "unpaced", target.isEmpty() ? "the default exchange" : target);
+            System.out.printf("sent %.0f msg/s, received %.0f msg/s%n", (sent.get() - sentAtStart) / seconds,
+                (received.get() - receivedAtStart) / seconds);
+            System.out.printf("latency us: p50 %d, p99 %d, p99.9 %d, max %d (%d samples)%n",
+                histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99),
+                histogram.getValueAtPercentile(99.9), histogram.getMaxValue(), histogram.getTotalCount());
+        }
+    }
+
+    /** One sender until {@code end}: paced to {@code rate} msg/s when positive. */
+    private static void send(Connection connection, String address, boolean durable, int maxInFlight, int bodySize,
+            long rate, long start, long end, AtomicLong sent) {
+        try {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue(address));
+            producer.setDeliveryMode(durable ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
+            Semaphore inFlight = new Semaphore(maxInFlight);
             CompletionListener release = new CompletionListener() {
                 @Override
                 public void onCompletion(Message message) {
@@ -111,12 +161,6 @@ public final class LoadTool {
                 }
             };
             byte[] padding = new byte[bodySize - 8];
-            long start = System.nanoTime();
-            long end = start + TimeUnit.SECONDS.toNanos(warmup + duration);
-            long measureFrom = start + TimeUnit.SECONDS.toNanos(warmup);
-            long receivedAtStart = -1;
-            long sentAtStart = -1;
-            long rate = Long.parseLong(options.get("rate"));
             long interval = rate > 0 ? 1_000_000_000L / rate : 0;
             long next = start;
             while (System.nanoTime() < end) {
@@ -129,28 +173,17 @@ public final class LoadTool {
                         java.util.concurrent.locks.LockSupport.parkNanos(wait);
                     }
                 }
-                if (receivedAtStart < 0 && System.nanoTime() >= measureFrom) {
-                    receivedAtStart = received.get();
-                    sentAtStart = sent.get();
-                    latencies.getIntervalHistogram();
-                }
                 inFlight.acquire();
-                BytesMessage message = senderSession.createBytesMessage();
+                BytesMessage message = session.createBytesMessage();
                 message.writeBytes(ByteBuffer.allocate(8).putLong(System.nanoTime()).array());
                 message.writeBytes(padding);
                 producer.send(message, release);
                 sent.incrementAndGet();
             }
-            double seconds = (System.nanoTime() - measureFrom) / 1e9;
-            Histogram histogram = latencies.getIntervalHistogram();
-            System.out.printf("duration %.1f s (after %d s warm-up), body %d B, credit %s, in flight %s, rate %s, via %s%n",
-                seconds, warmup, bodySize, options.get("credit"), options.get("in-flight"),
-                rate > 0 ? rate + " msg/s" : "unpaced", target.isEmpty() ? "the default exchange" : target);
-            System.out.printf("sent %.0f msg/s, received %.0f msg/s%n", (sent.get() - sentAtStart) / seconds,
-                (received.get() - receivedAtStart) / seconds);
-            System.out.printf("latency us: p50 %d, p99 %d, p99.9 %d, max %d (%d samples)%n",
-                histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99),
-                histogram.getValueAtPercentile(99.9), histogram.getMaxValue(), histogram.getTotalCount());
+            // every send confirmed (or failed) before the sender counts as done
+            inFlight.acquire(maxInFlight);
+        } catch (JMSException | InterruptedException e) {
+            System.err.println("sender failed: " + e);
         }
     }
 }

@@ -15,7 +15,7 @@ public interface VirtualHostStore {
     VirtualHostStore TRANSIENT = new VirtualHostStore() {
         @Override
         public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
-            return new ClassicQueue(name, executor, durable, arguments, null);
+            return new ClassicQueue(name, executor, durable, arguments, null, Long.MAX_VALUE);
         }
 
         @Override

@@ -104,13 +104,15 @@ public final class AmqpListener implements AutoCloseable {
             connection.context().executor().submit(() -> connection.closeConnection(
                 io.skiffmq.codec.amqp10.AmqpError.CONNECTION_FORCED, "broker is shutting down")).awaitUninterruptibly();
         }
+        // queues let go of their messages and write nothing more; then the journal writes what is pending and
+        // confirms it while the event loops still run to take the confirms; then the loops stop
         broker.closeQueues();
-        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         try {
             broker.close();
         } catch (java.io.IOException e) {
             LOG.log(System.Logger.Level.WARNING, "closing the data directory failed", e);
         }
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

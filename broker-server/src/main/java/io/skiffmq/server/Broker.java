@@ -50,7 +50,7 @@ final class Broker implements AutoCloseable {
         }
         String name = "/";
         DiskStore store = new DiskStore(config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name)),
-            config.syncPolicy(), config.journalSegmentSize());
+            config.syncPolicy(), config.journalSegmentSize(), config.queueMemoryLimit());
         VirtualHost vhost = new VirtualHost(name, queueExecutors, store);
         store.recover(vhost);
         stores.add(store);
@@ -71,7 +71,7 @@ final class Broker implements AutoCloseable {
         }
     }
 
-    /** Closes the stores (after the event loops have stopped) and releases the data directory. */
+    /** Closes the stores (after {@link #closeQueues}: nothing writes to them any more) and releases the data directory. */
     @Override
     public void close() throws IOException {
         stores.forEach(DiskStore::close);

@@ -21,6 +21,8 @@ import java.util.Map;
  *       power loss), {@code os} once in the OS page cache (survives a crash of the broker only)</td></tr>
  *   <tr><td>journal-segment-size</td><td>67108864</td><td>bytes of journal after which writing moves to a new
  *       segment; space comes back a whole segment at a time</td></tr>
+ *   <tr><td>queue-memory-limit</td><td>16777216</td><td>bytes of waiting messages a durable queue keeps in memory;
+ *       beyond it, durable messages keep only an index in memory and are read back from the journal</td></tr>
  *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL (as user anonymous)</td></tr>
  *   <tr><td>anonymous</td><td>false</td><td>offer SASL ANONYMOUS</td></tr>
  *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore})</td></tr>
@@ -39,7 +41,7 @@ import java.util.Map;
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
-        long journalSegmentSize, boolean allowPlainAmqp, boolean anonymous,
+        long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, boolean anonymous,
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, String rabbitmqVersion, String node) {
@@ -49,6 +51,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
     public BrokerConfig {
         check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
         check(journalSegmentSize >= 1 << 16, "journal-segment-size must be >= 65536");
+        check(queueMemoryLimit >= 0, "queue-memory-limit must be >= 0");
         check(initialMaxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "initial-max-frame-size must be >= 512");
         check(maxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "max-frame-size must be >= 512");
         check(channelMax >= 0 && channelMax <= 65535, "channel-max must be in [0, 65535]");
@@ -74,7 +77,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             host = "localhost";
         }
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
-            Journal.DEFAULT_SEGMENT_BYTES, false, false, null,
+            Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, false, null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, "4.0.0", "skiffmq@" + host);
     }
@@ -105,6 +108,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path d = dataDir;
         Journal.SyncPolicy sync = syncPolicy;
         long segment = journalSegmentSize;
+        long queueMemory = queueMemoryLimit;
         boolean plain = allowPlainAmqp;
         boolean anon = anonymous;
         Path users = usersFile;
@@ -131,6 +135,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                     default -> throw new IllegalArgumentException("sync-policy must be sync or os, got " + value);
                 };
                 case "journal-segment-size" -> segment = Long.parseLong(value);
+                case "queue-memory-limit" -> queueMemory = Long.parseLong(value);
                 case "allow-plain-amqp" -> plain = parseBoolean(name, value);
                 case "anonymous" -> anon = parseBoolean(name, value);
                 case "users-file" -> users = Path.of(value);
@@ -151,7 +156,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
-        return new BrokerConfig(p, b, d, sync, segment, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
+        return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, version, n);
     }
 

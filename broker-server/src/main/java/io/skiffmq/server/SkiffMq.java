@@ -6,12 +6,14 @@ import java.nio.file.Files;
 
 /** The broker's entry point: reads the configuration, prepares the data directory and starts the listener. */
 public final class SkiffMq {
-    private static final System.Logger LOG = System.getLogger(SkiffMq.class.getName());
 
     private SkiffMq() {
     }
 
     public static void main(String[] args) throws IOException, InterruptedException {
+        // before anything logs: keep logging alive until the shutdown hook below is done
+        System.setProperty("java.util.logging.manager", BrokerLogManager.class.getName());
+        System.Logger log = System.getLogger(SkiffMq.class.getName());
         BrokerConfig config;
         try {
             config = BrokerConfig.from(args, System.getProperties());
@@ -21,11 +23,23 @@ public final class SkiffMq {
             return;
         }
         Files.createDirectories(config.dataDir());
-        AmqpListener listener = new AmqpListener(config);
+        AmqpListener listener;
+        try {
+            // recovers every virtual host's durable state before the port opens
+            listener = new AmqpListener(config);
+        } catch (IllegalStateException e) {
+            System.err.println("skiffmq: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         InetSocketAddress address = listener.start();
         // SIGTERM and SIGINT: stop accepting, close connections, let the event loops finish
-        Runtime.getRuntime().addShutdownHook(new Thread(listener::close, "skiffmq-shutdown"));
-        LOG.log(System.Logger.Level.INFO, "SkiffMQ started on {0}, data in {1}", address,
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            listener.close();
+            log.log(System.Logger.Level.INFO, "SkiffMQ stopped");
+            BrokerLogManager.resetAtLast();
+        }, "skiffmq-shutdown"));
+        log.log(System.Logger.Level.INFO, "SkiffMQ started on {0}, data in {1}", address,
             config.dataDir().toAbsolutePath());
         Thread.currentThread().join();
     }

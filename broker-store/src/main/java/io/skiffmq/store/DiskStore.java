@@ -30,13 +30,19 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
 
     private final Path definitionsFile;
     private final MessageStore messages;
+    private final long queueMemoryLimit;
     /** Durable queues by name: the id their journal records carry. */
     private final Map<String, Long> queueIds = new HashMap<>();
     private long nextQueueId = 1;
     private boolean recovering;
 
-    /** @param segmentBytes journal segment size (see {@link Journal}) */
-    public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes) {
+    /**
+     * @param segmentBytes journal segment size (see {@link Journal})
+     * @param queueMemoryLimit bytes of waiting messages a durable queue keeps in memory before it pages durable
+     *        ones out to the journal (see {@link ClassicQueue})
+     */
+    public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit) {
+        this.queueMemoryLimit = queueMemoryLimit;
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
@@ -94,12 +100,12 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     @Override
     public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
         if (!durable) {
-            return new ClassicQueue(name, executor, false, arguments, null);
+            return new ClassicQueue(name, executor, false, arguments, null, Long.MAX_VALUE);
         }
         long id = queueIds.computeIfAbsent(name, n -> nextQueueId++);
         ClassicQueue[] queue = new ClassicQueue[1];
         queue[0] = new ClassicQueue(name, executor, true, arguments,
-            messages.log(id, location -> queue[0].relocate(location)));
+            messages.log(id, location -> queue[0].relocate(location)), queueMemoryLimit);
         return queue[0];
     }
 

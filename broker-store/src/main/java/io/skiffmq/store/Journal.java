@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.core.time.SetTimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -33,6 +35,10 @@ import net.openhft.chronicle.wire.DocumentContext;
  * segment whose records are all dead is {@link #deleteSegment deleted} whole: that is how space comes back. To
  * know when that is, the journal counts per segment the messages written there ({@link #append} with
  * {@code holdsMessage}) and those still live (until {@link #release}).
+ *
+ * <p>A record's <em>location</em> is its segment in the high 32 bits and its ordinal in the segment in the low 32.
+ * Each segment is written as one Chronicle cycle (the writer's clock is frozen when the segment opens), so the
+ * ordinal is the Chronicle sequence number and {@link #read} finds a record straight from its location.
  *
  * <table>
  *   <caption>Sync policies</caption>
@@ -60,7 +66,7 @@ public final class Journal implements AutoCloseable {
     @FunctionalInterface
     public interface RecordHandler {
         /** @param record its message is a slice of a heap buffer of its own, which needs no release */
-        void record(JournalRecord.Read record, long segment);
+        void record(JournalRecord.Read record, long location);
     }
 
     /** Messages written to a segment, and how many of them are still live. */
@@ -70,7 +76,31 @@ public final class Journal implements AutoCloseable {
     }
 
     /** A record to write and what to run once it is durable; a null record is a barrier ({@link #flush}). */
-    private record Pending(ByteBuf record, long segment, Runnable durable) {
+    private record Pending(ByteBuf record, long location, Runnable durable) {
+        long segment() {
+            return segmentOf(location);
+        }
+    }
+
+    /** A segment opened for {@link #read}: one tailer, used under its own lock. */
+    private static final class Reader {
+        final SingleChronicleQueue queue;
+        final ExcerptTailer tailer;
+        final int cycle;
+        boolean closed;
+
+        Reader(SingleChronicleQueue queue) {
+            this.queue = queue;
+            this.tailer = queue.createTailer();
+            this.tailer.singleThreadedCheckDisabled(true);
+            this.cycle = queue.firstCycle();
+        }
+
+        void close() {
+            closed = true;
+            tailer.close();
+            queue.close();
+        }
     }
 
     private final Path directory;
@@ -79,13 +109,20 @@ public final class Journal implements AutoCloseable {
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final Thread writer;
     private final AtomicLong syncs = new AtomicLong();
+    /** Records written; the writer thread's. */
+    private long written;
     private final java.util.concurrent.ConcurrentHashMap<Long, Occupancy> occupancy =
         new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean closing;
 
-    /** Guarded by {@code this}: the segment records are being queued for, and the bytes queued for it. */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Reader> readers =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    /** Guarded by {@code this}: the segment records are being queued for, the bytes and records queued for it. */
     private long appendSegment;
     private long appendBytes;
+    private long appendOrdinal;
+    /** The location of the last record the writer has handed to Chronicle: readable from then on. */
+    private volatile long writtenThrough = -1;
     /** The segment the writer has open; every older one is closed and may be deleted. */
     private volatile long writerSegment;
 
@@ -131,29 +168,39 @@ public final class Journal implements AutoCloseable {
      * @param record the record's bytes; the journal releases them
      * @param holdsMessage the record holds a live message: its segment is kept until {@link #release} of it
      * @param durable may be null
-     * @return the segment the record goes to
+     * @return the record's location
      */
     public long append(ByteBuf record, boolean holdsMessage, Runnable durable) {
         if (closing) {
             record.release();
             throw new IllegalStateException("journal is closed");
         }
-        long segment;
+        long location;
         synchronized (this) {
             if (appendBytes > 0 && appendBytes + record.readableBytes() > segmentBytes) {
                 appendSegment++;
                 appendBytes = 0;
+                appendOrdinal = 0;
             }
             appendBytes += record.readableBytes();
-            segment = appendSegment;
+            location = location(appendSegment, appendOrdinal++);
             if (holdsMessage) {
                 // counted before the writer can move past the segment, so it is never seen empty too early
-                hold(segment);
+                hold(appendSegment);
             }
-            pending.add(new Pending(record, segment, durable));
+            pending.add(new Pending(record, location, durable));
         }
         LockSupport.unpark(writer);
-        return segment;
+        return location;
+    }
+
+    static long location(long segment, long ordinal) {
+        return segment << 32 | ordinal;
+    }
+
+    /** The segment of a location. */
+    public static long segmentOf(long location) {
+        return location >>> 32;
     }
 
     private void hold(long segment) {
@@ -162,13 +209,14 @@ public final class Journal implements AutoCloseable {
         o.live.incrementAndGet();
     }
 
-    /** A replayed message of {@code segment} is still live: keep the segment until its {@link #release}. */
-    public void recovered(long segment) {
-        occupancy.computeIfAbsent(segment, s -> new Occupancy()).live.incrementAndGet();
+    /** A replayed message is still live: keep its segment until its {@link #release}. */
+    public void recovered(long location) {
+        occupancy.computeIfAbsent(segmentOf(location), s -> new Occupancy()).live.incrementAndGet();
     }
 
-    /** {@code count} messages held in {@code segment} are dead (acked, or copied forward). */
-    public void release(long segment, long count) {
+    /** {@code count} messages held in the segment of {@code location} are dead (acked, or copied forward). */
+    public void release(long location, long count) {
+        long segment = segmentOf(location);
         Occupancy o = occupancy.get(segment);
         if (o == null || o.live.addAndGet(-count) < 0) {
             throw new IllegalStateException("segment " + segment + " released more often than held");
@@ -185,6 +233,38 @@ public final class Journal implements AutoCloseable {
     public long written(long segment) {
         Occupancy o = occupancy.get(segment);
         return o == null ? 0 : o.written.get();
+    }
+
+    /** True once the record at {@code location} can be {@link #read} (written, if not yet synced). */
+    public boolean isWritten(long location) {
+        return location <= writtenThrough;
+    }
+
+    /**
+     * The record at {@code location}, read back from disk, from any thread.
+     *
+     * @return a heap copy of the record, which needs no release
+     * @throws IllegalStateException when there is no record there (its segment was deleted, or it is not
+     *         {@link #isWritten written} yet)
+     */
+    public ByteBuf read(long location) {
+        long segment = segmentOf(location);
+        Reader reader = readers.computeIfAbsent(segment, s -> new Reader(open(s)));
+        synchronized (reader) {
+            if (reader.closed) {
+                throw new IllegalStateException("journal segment " + segment + " is deleted");
+            }
+            long index = reader.queue.rollCycle().toIndex(reader.cycle, location & 0xffff_ffffL);
+            if (!reader.tailer.moveToIndex(index)) {
+                throw new IllegalStateException("no journal record at " + segment + "/" + (location & 0xffff_ffffL));
+            }
+            try (DocumentContext document = reader.tailer.readingDocument()) {
+                if (!document.isPresent()) {
+                    throw new IllegalStateException("no journal record at " + segment + "/" + (location & 0xffff_ffffL));
+                }
+                return Unpooled.wrappedBuffer(document.wire().bytes().toByteArray());
+            }
+        }
     }
 
     /** Completes once every record appended before this call is durable. */
@@ -232,6 +312,12 @@ public final class Journal implements AutoCloseable {
             throw new IllegalArgumentException("segment " + segment + " is still being written");
         }
         occupancy.remove(segment);
+        Reader reader = readers.remove(segment);
+        if (reader != null) {
+            synchronized (reader) {
+                reader.close();
+            }
+        }
         try (Stream<Path> walk = Files.walk(segmentDirectory(segment))) {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
@@ -243,7 +329,9 @@ public final class Journal implements AutoCloseable {
 
     private SingleChronicleQueue open(long segment) {
         return SingleChronicleQueueBuilder.binary(segmentDirectory(segment))
-            .syncMode(policy == SyncPolicy.SYNC ? SyncMode.SYNC : SyncMode.NONE).build();
+            .syncMode(policy == SyncPolicy.SYNC ? SyncMode.SYNC : SyncMode.NONE)
+            // one cycle per segment: a frozen clock never rolls it, so ordinals are Chronicle sequence numbers
+            .timeProvider(new SetTimeProvider(Instant.now())).build();
     }
 
     private void writeLoop() {
@@ -251,12 +339,14 @@ public final class Journal implements AutoCloseable {
         SingleChronicleQueue queue = open(open);
         ExcerptAppender appender = queue.createAppender();
         List<Pending> batch = new ArrayList<>(MAX_BATCH);
+        long last = -1;
         while (!closing || !pending.isEmpty()) {
             for (Pending p; batch.size() < MAX_BATCH && (p = pending.poll()) != null; ) {
                 batch.add(p);
             }
             if (batch.isEmpty()) {
-                LockSupport.parkNanos(this, 1_000_000);
+                // append unparks; the timeout only bounds how long close() waits to be noticed
+                LockSupport.parkNanos(this, 100_000_000);
                 continue;
             }
             for (Pending p : batch) {
@@ -276,7 +366,10 @@ public final class Journal implements AutoCloseable {
                 }
                 appender.writeBytes(Bytes.wrapForRead(record.nioBuffer()));
                 record.release();
+                written++;
+                last = p.location();
             }
+            writtenThrough = last;
             sync(appender);
             for (Pending p : batch) {
                 if (p.durable() != null) {
@@ -291,6 +384,8 @@ public final class Journal implements AutoCloseable {
         }
         appender.close();
         queue.close();
+        LOG.log(System.Logger.Level.INFO, "journal {0} closed: {1} records written in {2} syncs since the start",
+            directory, written, syncs.get());
     }
 
     private void sync(ExcerptAppender appender) {
@@ -318,6 +413,7 @@ public final class Journal implements AutoCloseable {
     }
 
     private long replay(long segment, ExcerptTailer tailer, RecordHandler records) {
+        long ordinal = 0;
         long count = 0;
         while (true) {
             try (DocumentContext document = tailer.readingDocument()) {
@@ -330,7 +426,7 @@ public final class Journal implements AutoCloseable {
                     if (record.type() == RecordType.PUBLISH) {
                         occupancy.computeIfAbsent(segment, s -> new Occupancy()).written.incrementAndGet();
                     }
-                    records.record(record, segment);
+                    records.record(record, location(segment, ordinal++));
                     count++;
                 } catch (JournalRecord.Corrupt e) {
                     LOG.log(System.Logger.Level.WARNING, "journal segment {0} ends at a damaged record after {1} good "
@@ -353,5 +449,11 @@ public final class Journal implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        for (Reader reader : readers.values()) {
+            synchronized (reader) {
+                reader.close();
+            }
+        }
+        readers.clear();
     }
 }

@@ -22,8 +22,8 @@ import java.util.function.LongFunction;
 
 /**
  * The durable messages of one virtual host. Every durable queue writes through its own {@link QueueLog} into one
- * shared {@link Journal}, so one sync confirms the writes of all of them. A message's location is the journal
- * segment holding it.
+ * shared {@link Journal}, so one sync confirms the writes of all of them. A message's location is that of its
+ * record in the journal, from which a queue {@linkplain QueueLog#read reads it back} when it keeps only an index.
  *
  * <p>Space comes back by segments, oldest first (a segment may hold acks of messages in older ones, so deleting
  * out of order could bring acked messages back): the oldest closed segment is deleted once it holds no live
@@ -54,32 +54,31 @@ public final class MessageStore implements AutoCloseable {
         this.journal = new Journal(directory, policy, segmentBytes);
     }
 
-    /** A message found live in the journal while replaying. */
+    /** A message found live in the journal while replaying: where it is, not its bytes. */
     private static final class Live {
-        final JournalRecord.Read record;
-        final long segment;
+        final long location;
         long deliveryCount;
 
-        Live(JournalRecord.Read record, long segment) {
-            this.record = record;
-            this.segment = segment;
-            this.deliveryCount = record.deliveryCount();
+        Live(long location, long deliveryCount) {
+            this.location = location;
+            this.deliveryCount = deliveryCount;
         }
     }
 
     /**
-     * Replays the journal: every message still live, by queue id, in sequence order. Call once, after the logs
-     * of the durable queues are made and before {@link #start}. Each message keeps its segment until its queue
-     * removes it; a message whose queue has no log must be {@link #discard}ed.
+     * Replays the journal: every message still live, by queue id, in sequence order, as an index only (its
+     * message is null: the queue reads it when it needs it). Call once, after the logs of the durable queues are
+     * made and before {@link #start}. Each message keeps its segment until its queue removes it; a message whose
+     * queue has no log must be {@link #discard}ed.
      */
     public Map<Long, List<StoredMessage>> recover() {
         long started = System.nanoTime();
         Map<Long, TreeMap<Long, Live>> queues = new HashMap<>();
-        long records = journal.replay((r, segment) -> {
+        long records = journal.replay((r, location) -> {
             switch (r.type()) {
                 // a later copy of the same message (compaction) replaces the earlier one
                 case PUBLISH -> queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>())
-                    .put(r.sequence(), new Live(r, segment));
+                    .put(r.sequence(), new Live(location, r.deliveryCount()));
                 case ACK, EXPIRE -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
                     if (queue != null) {
@@ -100,22 +99,14 @@ public final class MessageStore implements AutoCloseable {
         long messages = 0;
         for (Map.Entry<Long, TreeMap<Long, Live>> queue : queues.entrySet()) {
             List<StoredMessage> list = new ArrayList<>(queue.getValue().size());
-            for (Live live : queue.getValue().values()) {
-                ByteBuf bytes = live.record.message();
-                try {
-                    Message message = Message.fromAmqp(bytes, MessageSections.scan(bytes), true,
-                        live.record.exchange(), live.record.routingKey());
-                    journal.recovered(live.segment);
-                    JournalQueueLog log = logs.get(queue.getKey());
-                    if (log != null) {
-                        log.bySegment.computeIfAbsent(live.segment, s -> new long[1])[0]++;
-                    }
-                    list.add(new StoredMessage(live.record.sequence(), message, live.deliveryCount, live.segment));
-                } catch (AmqpDecodeException e) {
-                    // its checksum held, so these are the bytes the client sent: a bug of the broker that took them
-                    LOG.log(System.Logger.Level.ERROR, "queue {0} message {1} in the journal is not a valid AMQP "
-                        + "message and is dropped: {2}", queue.getKey(), live.record.sequence(), e.getMessage());
+            JournalQueueLog log = logs.get(queue.getKey());
+            for (Map.Entry<Long, Live> e : queue.getValue().entrySet()) {
+                Live live = e.getValue();
+                journal.recovered(live.location);
+                if (log != null) {
+                    log.bySegment.computeIfAbsent(Journal.segmentOf(live.location), s -> new long[1])[0]++;
                 }
+                list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location));
             }
             recovered.put(queue.getKey(), list);
             messages += list.size();
@@ -125,9 +116,8 @@ public final class MessageStore implements AutoCloseable {
         return recovered;
     }
 
-    /** A recovered message no queue takes (its queue is gone): releases it and its place in the journal. */
+    /** A recovered message no queue takes (its queue is gone): releases its place in the journal. */
     public void discard(StoredMessage message) {
-        message.message().release();
         journal.release(message.location(), 1);
     }
 
@@ -193,7 +183,7 @@ public final class MessageStore implements AutoCloseable {
     private void compact(long segment) throws Exception {
         List<CompletableFuture<Integer>> copies = new ArrayList<>();
         for (LongFunction<CompletableFuture<Integer>> relocator : relocators.values()) {
-            copies.add(relocator.apply(segment + 1));
+            copies.add(relocator.apply(Journal.location(segment + 1, 0)));
         }
         CompletableFuture.allOf(copies.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         int copied = copies.stream().mapToInt(CompletableFuture::join).sum();
@@ -229,15 +219,16 @@ public final class MessageStore implements AutoCloseable {
                 RecordDescriptor.HEADER_LENGTH + 64 + message.size());
             JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
                 message.exchange(), message.routingKey(), message.bytes());
-            long segment = journal.append(record, true, durable);
-            bySegment.computeIfAbsent(segment, s -> new long[1])[0]++;
-            return segment;
+            long location = journal.append(record, true, durable);
+            bySegment.computeIfAbsent(Journal.segmentOf(location), s -> new long[1])[0]++;
+            return location;
         }
 
         private void release(long location) {
-            long[] count = bySegment.get(location);
+            long segment = Journal.segmentOf(location);
+            long[] count = bySegment.get(segment);
             if (--count[0] == 0) {
-                bySegment.remove(location);
+                bySegment.remove(segment);
             }
             journal.release(location, 1);
         }
@@ -266,6 +257,28 @@ public final class MessageStore implements AutoCloseable {
         }
 
         @Override
+        public boolean isWritten(long location) {
+            return journal.isWritten(location);
+        }
+
+        @Override
+        public Message read(long sequence, long location) {
+            ByteBuf record = journal.read(location);
+            try {
+                JournalRecord.Read r = JournalRecord.read(record);
+                if (r.type() != RecordType.PUBLISH || r.queueId() != queueId || r.sequence() != sequence) {
+                    throw new IllegalStateException("journal record at " + location + " is " + r.type() + " of queue "
+                        + r.queueId() + "/" + r.sequence() + ", not the message " + queueId + "/" + sequence);
+                }
+                return Message.fromAmqp(r.message(), MessageSections.scan(r.message()), true, r.exchange(),
+                    r.routingKey());
+            } catch (JournalRecord.Corrupt | AmqpDecodeException e) {
+                throw new IllegalStateException("journal record at " + location + " cannot be read back: "
+                    + e.getMessage(), e);
+            }
+        }
+
+        @Override
         public void remove(long sequence, long location) {
             append(RecordType.ACK, sequence, 0);
             release(location);
@@ -277,7 +290,7 @@ public final class MessageStore implements AutoCloseable {
             logs.remove(queueId);
             append(RecordType.QUEUE_DELETED, 0, 0);
             for (Map.Entry<Long, long[]> e : bySegment.entrySet()) {
-                journal.release(e.getKey(), e.getValue()[0]);
+                journal.release(Journal.location(e.getKey(), 0), e.getValue()[0]);
             }
             bySegment.clear();
         }

@@ -65,14 +65,18 @@ class DiskStoreTest {
 
     @AfterEach
     void close() throws Exception {
-        open.forEach(DiskStore::close);
         onLoop(() -> { });
+        open.forEach(DiskStore::close);
         loop.shutdown();
     }
 
     private VirtualHost start(long segmentBytes) throws Exception {
+        return start(segmentBytes, 1L << 30);
+    }
+
+    private VirtualHost start(long segmentBytes, long queueMemoryLimit) throws Exception {
         loop.submit(() -> loopThread[0] = Thread.currentThread()).get();
-        DiskStore store = new DiskStore(dir, Journal.SyncPolicy.OS, segmentBytes);
+        DiskStore store = new DiskStore(dir, Journal.SyncPolicy.OS, segmentBytes, queueMemoryLimit);
         open.add(store);
         VirtualHost vhost = new VirtualHost("/", () -> executor, store);
         store.recover(vhost);
@@ -286,5 +290,36 @@ class DiskStoreTest {
         onLoop(() -> { });
         assertThat(after.queue("q").readyCount()).as("only the keeper, once").isEqualTo(1);
         assertThat(drain(after.queue("q"), 1, deliveries)).containsExactly("keeper");
+    }
+
+    @Test
+    void aBacklogBeyondTheMemoryLimitKeepsOnlyAnIndexAndIsReadBackInOrder() throws Exception {
+        long limit = 4096;
+        VirtualHost vhost = start(64 * 1024, limit);
+        ClassicQueue queue = (ClassicQueue) vhost.declareQueue("q", true, Map.of());
+        String padding = "p".repeat(180);
+        List<Message> messages = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            messages.add(message(i + padding, true));
+        }
+        publish(queue, messages);
+        publish(queue, List.of(message("last", true))); // dispatches again, after everything before is written
+        onLoop(() -> { });
+        assertThat(queue.memoryBytes()).as("only the head stays in memory").isLessThanOrEqualTo(limit + 256);
+
+        List<String> bodies = drain(queue, 1000, new HashMap<>());
+        for (int i = 0; i < 1000; i++) {
+            assertThat(bodies.get(i)).isEqualTo(i + padding);
+        }
+        VirtualHost after = restart(64 * 1024);
+        ClassicQueue recovered = (ClassicQueue) after.queue("q");
+        onLoop(() -> { });
+        assertThat(recovered.readyCount()).isEqualTo(1001);
+        assertThat(recovered.memoryBytes()).as("recovered as an index only").isZero();
+        bodies = drain(recovered, 1001, new HashMap<>());
+        for (int i = 0; i < 1000; i++) {
+            assertThat(bodies.get(i)).isEqualTo(1000 + i + padding);
+        }
+        assertThat(bodies.get(1000)).isEqualTo("last");
     }
 }

@@ -93,7 +93,7 @@ class JournalTest {
         List<Long> segments = new ArrayList<>();
         try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 1024).start()) {
             for (long s = 0; s < records; s++) {
-                segments.add(journal.append(publish(1, s), null));
+                segments.add(Journal.segmentOf(journal.append(publish(1, s), null)));
             }
             journal.flush().get(10, TimeUnit.SECONDS);
             assertThat(segments).isSorted();
@@ -111,5 +111,29 @@ class JournalTest {
         }
         assertThat(read).as("records of the deleted segment are gone, the rest in order").isNotEmpty()
             .doesNotContain(0L).isSorted().endsWith((long) records - 1);
+    }
+
+    @Test
+    void aWrittenRecordIsReadBackFromItsLocationInAnySegment() throws Exception {
+        List<Long> locations = new ArrayList<>();
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 1024).start()) {
+            for (long s = 0; s < 100; s++) {
+                locations.add(journal.append(publish(7, s), null));
+            }
+            journal.flush().get(10, TimeUnit.SECONDS);
+            assertThat(journal.isWritten(locations.get(99))).isTrue();
+            for (int s = 99; s >= 0; s -= 7) {
+                JournalRecord.Read r = JournalRecord.read(journal.read(locations.get(s)));
+                assertThat(r.sequence()).isEqualTo(s);
+                assertThat(new String(ByteBufUtil.getBytes(r.message()))).isEqualTo("message 7/" + s);
+            }
+        }
+        List<Long> replayed = new ArrayList<>();
+        try (Journal reopened = new Journal(dir, Journal.SyncPolicy.OS, 1024)) {
+            reopened.replay((r, location) -> replayed.add(location));
+            assertThat(replayed).as("replay reports the locations append returned").isEqualTo(locations);
+            reopened.start();
+            assertThat(JournalRecord.read(reopened.read(locations.get(42))).sequence()).isEqualTo(42);
+        }
     }
 }

@@ -20,16 +20,26 @@ import java.util.concurrent.CompletableFuture;
  * {@link #restore} it. Non-durable messages in a durable queue, and every message of a transient queue, live in
  * memory only and are confirmed at once.
  *
+ * <p>Memory stays bounded: once the bytes of the messages waiting in memory pass {@code memoryLimit}, durable
+ * messages that arrive are paged out as soon as the log has written them (only their index stays), and read back
+ * from the log when they are dispatched. Messages recovered at start are paged out from the first.
+ *
  * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there. The only field read
  * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
  */
 public final class ClassicQueue implements Queue {
+    private static final System.Logger LOG = System.getLogger(ClassicQueue.class.getName());
     private final String name;
     private final QueueExecutor executor;
     private final boolean durable;
     private final Map<String, Object> arguments;
     /** Null for a transient queue, or when the broker runs without a store. */
     private final QueueLog log;
+    private final long memoryLimit;
+    /** Bytes of the messages held in memory by queued (ready or returned) entries. */
+    private long memoryBytes;
+    /** Entries that arrived over the memory limit, oldest first: paged out once written to the log. */
+    private final ArrayDeque<QueueEntry> pageOutCandidates = new ArrayDeque<>();
 
     private final ArrayDeque<QueueEntry> ready = new ArrayDeque<>();
     /** Messages given back, by original position; always older than the head of {@link #ready}'s arrivals. */
@@ -39,19 +49,21 @@ public final class ClassicQueue implements Queue {
     private long nextSequence;
     private boolean deleted;
     private volatile int readyCount;
+    private volatile long memoryBytesSeen;
     private volatile int consumerCount;
 
     /** A transient queue. */
     public ClassicQueue(String name, QueueExecutor executor) {
-        this(name, executor, false, Map.of(), null);
+        this(name, executor, false, Map.of(), null, Long.MAX_VALUE);
     }
 
     /**
      * @param arguments the declaration's arguments, kept to report and to compare redeclarations with
      * @param log where durable messages are written; null for a transient queue
+     * @param memoryLimit bytes of waiting messages kept in memory before durable ones are paged out to the log
      */
     public ClassicQueue(String name, QueueExecutor executor, boolean durable, Map<String, Object> arguments,
-            QueueLog log) {
+            QueueLog log, long memoryLimit) {
         if (log != null && !durable) {
             throw new IllegalArgumentException("a transient queue has no log");
         }
@@ -60,6 +72,7 @@ public final class ClassicQueue implements Queue {
         this.durable = durable;
         this.arguments = Map.copyOf(arguments);
         this.log = log;
+        this.memoryLimit = memoryLimit;
     }
 
     @Override
@@ -87,6 +100,11 @@ public final class ClassicQueue implements Queue {
         return readyCount;
     }
 
+    /** Bytes of waiting messages held in memory (paged-out ones not counted). Approximate off-thread. */
+    public long memoryBytes() {
+        return memoryBytesSeen;
+    }
+
     @Override
     public int consumerCount() {
         return consumerCount;
@@ -101,10 +119,15 @@ public final class ClassicQueue implements Queue {
                 return;
             }
             QueueEntry entry = new QueueEntry(nextSequence++, message);
+            entry.queued = true;
             ready.addLast(entry);
+            memoryBytes += message.size();
             if (log != null && message.durable()) {
                 // written before dispatch, so an ack can never reach the log ahead of its publish
                 entry.location = log.publish(entry.sequence, message, 0, confirmed);
+                if (memoryBytes > memoryLimit) {
+                    pageOutCandidates.addLast(entry);
+                }
             } else {
                 // in memory, a message is as safe as promised once it is in the queue
                 confirmed.run();
@@ -114,8 +137,9 @@ public final class ClassicQueue implements Queue {
     }
 
     /**
-     * Puts back the messages recovered from the log, in sequence order, before the queue is used. A recovered
-     * message may have been delivered before the restart, so it is marked as acquired before.
+     * Puts back the messages recovered from the log, in sequence order, before the queue is used: usually as an
+     * index only (a null message), read back when dispatched. A recovered message may have been delivered before
+     * the restart, so it is marked as acquired before.
      */
     public void restore(List<StoredMessage> messages) {
         executor.run(() -> {
@@ -124,6 +148,10 @@ public final class ClassicQueue implements Queue {
                 entry.deliveryCount = stored.deliveryCount();
                 entry.acquiredBefore = true;
                 entry.location = stored.location();
+                entry.queued = true;
+                if (entry.message != null) {
+                    memoryBytes += entry.message.size();
+                }
                 ready.addLast(entry);
                 nextSequence = Math.max(nextSequence, stored.sequence() + 1);
             }
@@ -156,7 +184,11 @@ public final class ClassicQueue implements Queue {
         int count = 0;
         for (QueueEntry entry : entries) {
             if (entry.location >= 0 && entry.location < before) {
-                entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.location);
+                Message message = entry.message != null ? entry.message : log.read(entry.sequence, entry.location);
+                entry.location = log.relocate(entry.sequence, message, entry.deliveryCount, entry.location);
+                if (message != entry.message) {
+                    message.release();
+                }
                 count++;
             }
         }
@@ -222,7 +254,7 @@ public final class ClassicQueue implements Queue {
         if (outcome.undeliverableHere()) {
             entry.exclude(consumer);
         }
-        returned.add(entry);
+        putBack(entry);
     }
 
     @Override
@@ -297,6 +329,8 @@ public final class ClassicQueue implements Queue {
         }
         returned.clear();
         readyCount = 0;
+        memoryBytes = 0;
+        pageOutCandidates.clear();
         return count;
     }
 
@@ -305,7 +339,52 @@ public final class ClassicQueue implements Queue {
         if (entry.location >= 0 && !deleted) {
             log.remove(entry.sequence, entry.location);
         }
-        entry.message.release();
+        if (entry.message != null) {
+            entry.message.release();
+        }
+    }
+
+    /** A taken entry goes back among the waiting ones, at its position. */
+    private void putBack(QueueEntry entry) {
+        entry.queued = true;
+        if (entry.message != null) {
+            memoryBytes += entry.message.size();
+        }
+        returned.add(entry);
+    }
+
+    /** Lets go of the bytes of waiting messages over the memory limit that the log can give back. */
+    private void pageOut() {
+        for (QueueEntry entry; (entry = pageOutCandidates.peekFirst()) != null; ) {
+            if (entry.queued && entry.message != null) {
+                if (memoryBytes <= memoryLimit || !log.isWritten(entry.location)) {
+                    return;
+                }
+                memoryBytes -= entry.message.size();
+                entry.message.release();
+                entry.message = null;
+            }
+            pageOutCandidates.pollFirst();
+        }
+    }
+
+    /**
+     * Reads a paged-out message back from the log. False when the log cannot give it back (damaged disk): the
+     * message is then dropped, loudly, rather than blocking the queue behind it.
+     */
+    private boolean pageIn(QueueEntry entry) {
+        if (entry.message != null) {
+            return true;
+        }
+        try {
+            entry.message = log.read(entry.sequence, entry.location);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "queue ''{0}'': message {1} cannot be read back from the log and is "
+                + "dropped: {2}", name, entry.sequence, e.getMessage());
+            log.remove(entry.sequence, entry.location);
+            return false;
+        }
     }
 
     /** Hands out messages while some consumer has credit, round-robin. */
@@ -319,7 +398,9 @@ public final class ClassicQueue implements Queue {
                 if (consumer.credit > 0) {
                     QueueEntry entry = take(consumer);
                     if (entry != null) {
-                        deliver(consumer, entry);
+                        if (pageIn(entry)) {
+                            deliver(consumer, entry);
+                        }
                         delivered = true;
                     }
                 }
@@ -329,6 +410,10 @@ public final class ClassicQueue implements Queue {
             }
         }
         readyCount = ready.size() + returned.size();
+        if (!pageOutCandidates.isEmpty()) {
+            pageOut();
+        }
+        memoryBytesSeen = memoryBytes;
     }
 
     /** The oldest message {@code consumer} may have, removed from the queue; null when there is none. */
@@ -350,7 +435,7 @@ public final class ClassicQueue implements Queue {
             }
             skipped.add(head);
         }
-        returned.addAll(skipped);
+        skipped.forEach(this::putBack);
         return found;
     }
 
@@ -367,6 +452,10 @@ public final class ClassicQueue implements Queue {
                 returned.poll();
             } else {
                 ready.pollFirst();
+            }
+            oldest.queued = false;
+            if (oldest.message != null) {
+                memoryBytes -= oldest.message.size();
             }
         }
         return oldest;

@@ -4,10 +4,13 @@ import io.skiffmq.core.message.Message;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A message in a queue, with what the queue knows of its deliveries. Owned by the queue's thread. */
+/** A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread. */
 final class QueueEntry {
     final long sequence;
-    final Message message;
+    /** Null while the message is paged out: only its {@link #location} in the log is kept. */
+    Message message;
+    /** In the queue's ready or returned messages (not delivered and unsettled). */
+    boolean queued;
     long deliveryCount;
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */

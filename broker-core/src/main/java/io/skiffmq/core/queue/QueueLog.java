@@ -31,6 +31,17 @@ public interface QueueLog {
     /** The message went back to the queue after a failed delivery: its delivery count is now {@code deliveryCount}. */
     void requeue(long sequence, long location, long deliveryCount);
 
+    /** True once the message at {@code location} can be {@link #read} back, so the queue may let go of its bytes. */
+    boolean isWritten(long location);
+
+    /**
+     * Reads a message back from the log, for a queue that kept only its index.
+     *
+     * @return a new message (one reference, for the caller)
+     * @throws IllegalStateException when the log cannot give it back (damaged disk: nothing else should)
+     */
+    Message read(long sequence, long location);
+
     /** The message left the queue for good (accepted, rejected, purged, expired). */
     void remove(long sequence, long location);
 
