@@ -267,6 +267,26 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /**
+     * Moves writing to a new segment when the current one holds {@code minBytes} or more and no live message,
+     * so the current one can be deleted too: an idle journal then shrinks to almost nothing.
+     *
+     * @return true when it rolled
+     */
+    public boolean rollIfDead(long minBytes) {
+        synchronized (this) {
+            if (appendBytes < minBytes || live(appendSegment) > 0) {
+                return false;
+            }
+            appendSegment++;
+            appendBytes = 0;
+            appendOrdinal = 0;
+            pending.add(new Pending(null, location(appendSegment, 0), null));
+        }
+        LockSupport.unpark(writer);
+        return true;
+    }
+
     /** Completes once every record appended before this call is durable. */
     public CompletableFuture<Void> flush() {
         CompletableFuture<Void> flushed = new CompletableFuture<>();
@@ -351,8 +371,8 @@ public final class Journal implements AutoCloseable {
             }
             for (Pending p : batch) {
                 ByteBuf record = p.record();
-                if (record == null) {
-                    continue;
+                if (record == null && p.location() < 0) {
+                    continue; // a flush barrier
                 }
                 if (p.segment() != open) {
                     // the old segment is complete: make it durable before leaving it
@@ -363,6 +383,9 @@ public final class Journal implements AutoCloseable {
                     queue = open(open);
                     appender = queue.createAppender();
                     writerSegment = open;
+                }
+                if (record == null) {
+                    continue; // a roll: the new segment is open
                 }
                 appender.writeBytes(Bytes.wrapForRead(record.nioBuffer()));
                 record.release();

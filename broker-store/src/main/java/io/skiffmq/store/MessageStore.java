@@ -28,7 +28,9 @@ import java.util.function.LongFunction;
  * <p>Space comes back by segments, oldest first (a segment may hold acks of messages in older ones, so deleting
  * out of order could bring acked messages back): the oldest closed segment is deleted once it holds no live
  * message, and when only a few of its messages are live ({@link #COMPACT_BELOW} of them) and it is
- * {@link #COMPACT_AFTER} segments behind the writer, its queues copy those messages forward so it can go.
+ * {@link #COMPACT_AFTER} segments behind the writer, its queues copy those messages forward so it can go. The
+ * segment being written is left for a fresh one once it holds {@link #ROLL_DEAD_BYTES} and nothing live, so an
+ * idle, empty journal shrinks to almost nothing.
  *
  * <p>Threads: {@link #recover} then {@link #start} on the starting thread; each {@link QueueLog} on its queue's
  * thread; reclamation on one maintenance thread of its own.
@@ -40,6 +42,8 @@ public final class MessageStore implements AutoCloseable {
     /** … and it is at least this many segments behind the one being written. */
     static final int COMPACT_AFTER = 2;
     private static final long MAINTENANCE_MILLIS = 200;
+    /** The segment being written is left for a new one once it holds this much and nothing live. */
+    static final long ROLL_DEAD_BYTES = 1 << 20;
 
     private final Journal journal;
     private final Map<Long, LongFunction<CompletableFuture<Integer>>> relocators = new ConcurrentHashMap<>();
@@ -156,6 +160,9 @@ public final class MessageStore implements AutoCloseable {
         try {
             long writing = journal.writerSegment();
             boolean flushed = false;
+            if (journal.rollIfDead(ROLL_DEAD_BYTES)) {
+                return; // the segment just left is deleted on the next pass
+            }
             for (long segment : journal.segments()) {
                 if (segment >= writing) {
                     return;

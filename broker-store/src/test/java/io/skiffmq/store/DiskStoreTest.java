@@ -290,6 +290,8 @@ class DiskStoreTest {
         onLoop(() -> { });
         assertThat(after.queue("q").readyCount()).as("only the keeper, once").isEqualTo(1);
         assertThat(drain(after.queue("q"), 1, deliveries)).containsExactly("keeper");
+        MessageStore restarted = open.get(open.size() - 1).messages();
+        await(() -> restarted.segments().size() == 1, "with nothing live, only the segment being written is left");
     }
 
     @Test

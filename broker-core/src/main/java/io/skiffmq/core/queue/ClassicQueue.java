@@ -184,11 +184,13 @@ public final class ClassicQueue implements Queue {
         int count = 0;
         for (QueueEntry entry : entries) {
             if (entry.location >= 0 && entry.location < before) {
-                Message message = entry.message != null ? entry.message : log.read(entry.sequence, entry.location);
-                entry.location = log.relocate(entry.sequence, message, entry.deliveryCount, entry.location);
-                if (message != entry.message) {
-                    message.release();
+                if (entry.message == null) {
+                    // paged out: back in memory until the copy is written, then paged out again
+                    entry.message = log.read(entry.sequence, entry.location);
+                    memoryBytes += entry.message.size();
+                    pageOutCandidates.addLast(entry);
                 }
+                entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.location);
                 count++;
             }
         }
