@@ -94,10 +94,16 @@ public final class VirtualHost {
                 return existing;
             }
             Queue queue = store.createQueue(queueName, durable, arguments, executors.get());
-            queues.put(queueName, queue);
             if (durable) {
-                store.definitionsChanged(this);
+                // durable before anyone can route to it: a message confirmed into it must find it after a crash
+                try {
+                    store.definitionsChanged(this, queue);
+                } catch (RuntimeException e) {
+                    queue.delete();
+                    throw e;
+                }
             }
+            queues.put(queueName, queue);
             return queue;
         }
     }
@@ -110,7 +116,7 @@ public final class VirtualHost {
             if (queue != null) {
                 replaceBindings(bindings.withoutDestination(Destination.queue(queueName)));
                 if (queue.durable()) {
-                    store.definitionsChanged(this);
+                    store.definitionsChanged(this, null);
                 }
             }
         }
@@ -152,7 +158,7 @@ public final class VirtualHost {
             }
             exchanges.put(exchange.name(), exchange);
             if (exchange.durable()) {
-                store.definitionsChanged(this);
+                store.definitionsChanged(this, null);
             }
             return exchange;
         }
@@ -173,7 +179,7 @@ public final class VirtualHost {
             }
             replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)));
             if (removed.durable()) {
-                store.definitionsChanged(this);
+                store.definitionsChanged(this, null);
             }
             return true;
         }
@@ -196,7 +202,7 @@ public final class VirtualHost {
             if (!bindings.contains(binding)) {
                 replaceBindings(bindings.with(binding));
                 if (durable(binding)) {
-                    store.definitionsChanged(this);
+                    store.definitionsChanged(this, null);
                 }
             }
         }
@@ -211,7 +217,7 @@ public final class VirtualHost {
             boolean durable = durable(binding); // before an auto-delete source goes with it
             replaceBindings(bindings.without(binding));
             if (durable) {
-                store.definitionsChanged(this);
+                store.definitionsChanged(this, null);
             }
             return true;
         }

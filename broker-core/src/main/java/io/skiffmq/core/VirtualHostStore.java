@@ -19,7 +19,7 @@ public interface VirtualHostStore {
         }
 
         @Override
-        public void definitionsChanged(VirtualHost vhost) {
+        public void definitionsChanged(VirtualHost vhost, Queue declaring) {
         }
     };
 
@@ -29,6 +29,9 @@ public interface VirtualHostStore {
     /**
      * A durable exchange, queue or binding was added or removed. Called under the virtual host's write lock, so
      * calls are serialised and each sees the state after its change; it returns once the change is durable.
+     *
+     * @param declaring a durable queue being declared, not yet in {@code vhost} (it becomes visible only once
+     *        this returns); null for other changes
      */
-    void definitionsChanged(VirtualHost vhost);
+    void definitionsChanged(VirtualHost vhost, Queue declaring);
 }

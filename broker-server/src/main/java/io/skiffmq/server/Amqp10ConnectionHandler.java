@@ -85,7 +85,10 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext context) {
-        broker.register(this);
+        if (!broker.register(this)) {
+            context.close(); // accepted as the broker began to stop
+            return;
+        }
         handshakeTimeout = context.executor().schedule(() -> {
             if (state != State.OPEN && state != State.CLOSING) {
                 closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,

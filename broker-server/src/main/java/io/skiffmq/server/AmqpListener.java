@@ -100,7 +100,7 @@ public final class AmqpListener implements AutoCloseable {
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
-        for (Amqp10ConnectionHandler connection : broker.connections()) {
+        for (Amqp10ConnectionHandler connection : broker.stopAccepting()) {
             connection.context().executor().submit(() -> connection.closeConnection(
                 io.skiffmq.codec.amqp10.AmqpError.CONNECTION_FORCED, "broker is shutting down")).awaitUninterruptibly();
         }

@@ -31,6 +31,8 @@ final class Broker implements AutoCloseable {
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
     private final Set<Amqp10ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
     private final List<DiskStore> stores = new ArrayList<>();
+    /** Guarded by {@link #connections}. */
+    private boolean stopping;
     private final FileChannel lockFile;
 
     /**
@@ -106,17 +108,32 @@ final class Broker implements AutoCloseable {
         return vhosts.get(name);
     }
 
-    void register(Amqp10ConnectionHandler connection) {
-        connections.add(connection);
+    /** False once the broker is stopping ({@link #stopAccepting}): the connection must close at once. */
+    boolean register(Amqp10ConnectionHandler connection) {
+        synchronized (connections) {
+            if (stopping) {
+                return false;
+            }
+            connections.add(connection);
+            return true;
+        }
+    }
+
+    /**
+     * No connection registers from now on; returns those that did, for the caller to close. Together with
+     * {@link #register} this leaves no connection that is missed by the shutdown yet still publishes.
+     */
+    List<Amqp10ConnectionHandler> stopAccepting() {
+        synchronized (connections) {
+            stopping = true;
+            return List.copyOf(connections);
+        }
     }
 
     void unregister(Amqp10ConnectionHandler connection) {
         connections.remove(connection);
     }
 
-    Set<Amqp10ConnectionHandler> connections() {
-        return connections;
-    }
 
     static QueueExecutor executorOf(EventLoop loop) {
         return new QueueExecutor() {

@@ -110,18 +110,23 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     @Override
-    public void definitionsChanged(VirtualHost vhost) {
+    public void definitionsChanged(VirtualHost vhost, Queue declaring) {
         if (recovering) {
             return;
         }
         List<Definitions.QueueDefinition> queues = new ArrayList<>();
-        for (Queue queue : vhost.queues()) {
+        List<Queue> durable = new ArrayList<>(vhost.queues());
+        if (declaring != null) {
+            durable.add(declaring);
+        }
+        for (Queue queue : durable) {
             if (queue.durable()) {
                 queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()), queue.arguments()));
             }
         }
         // a deleted queue's id goes: a queue declared later under its name gets a new one
-        queueIds.keySet().removeIf(name -> vhost.queue(name) == null);
+        queueIds.keySet().removeIf(name -> vhost.queue(name) == null
+            && (declaring == null || !declaring.name().equals(name)));
         List<Exchange> exchanges = new ArrayList<>();
         for (Exchange exchange : vhost.exchanges()) {
             if (exchange.durable() && !exchange.isDefault() && !exchange.name().startsWith("amq.")) {

@@ -113,7 +113,10 @@ public final class Journal implements AutoCloseable {
     private long written;
     private final java.util.concurrent.ConcurrentHashMap<Long, Occupancy> occupancy =
         new java.util.concurrent.ConcurrentHashMap<>();
+    /** Set under {@code this}, so no append slips in after the writer's last drain. */
     private volatile boolean closing;
+    /** Why the writer stopped, if it failed; set under {@code this}. */
+    private volatile Throwable failure;
 
     private final java.util.concurrent.ConcurrentHashMap<Long, Reader> readers =
         new java.util.concurrent.ConcurrentHashMap<>();
@@ -171,12 +174,12 @@ public final class Journal implements AutoCloseable {
      * @return the record's location
      */
     public long append(ByteBuf record, boolean holdsMessage, Runnable durable) {
-        if (closing) {
-            record.release();
-            throw new IllegalStateException("journal is closed");
-        }
         long location;
         synchronized (this) {
+            if (closing || failure != null) {
+                record.release();
+                throw new IllegalStateException(closing ? "journal is closed" : "journal failed: " + failure);
+            }
             if (appendBytes > 0 && appendBytes + record.readableBytes() > segmentBytes) {
                 appendSegment++;
                 appendBytes = 0;
@@ -218,7 +221,11 @@ public final class Journal implements AutoCloseable {
     public void release(long location, long count) {
         long segment = segmentOf(location);
         Occupancy o = occupancy.get(segment);
-        if (o == null || o.live.addAndGet(-count) < 0) {
+        if (o == null) {
+            throw new IllegalStateException("segment " + segment + " released but never held");
+        }
+        if (o.live.addAndGet(-count) < 0) {
+            o.live.addAndGet(count);
             throw new IllegalStateException("segment " + segment + " released more often than held");
         }
     }
@@ -275,7 +282,7 @@ public final class Journal implements AutoCloseable {
      */
     public boolean rollIfDead(long minBytes) {
         synchronized (this) {
-            if (appendBytes < minBytes || live(appendSegment) > 0) {
+            if (closing || failure != null || appendBytes < minBytes || live(appendSegment) > 0) {
                 return false;
             }
             appendSegment++;
@@ -290,11 +297,14 @@ public final class Journal implements AutoCloseable {
     /** Completes once every record appended before this call is durable. */
     public CompletableFuture<Void> flush() {
         CompletableFuture<Void> flushed = new CompletableFuture<>();
-        if (closing) {
-            flushed.completeExceptionally(new IllegalStateException("journal is closed"));
-            return flushed;
+        synchronized (this) {
+            if (closing || failure != null) {
+                flushed.completeExceptionally(new IllegalStateException(closing ? "journal is closed"
+                    : "journal failed: " + failure));
+                return flushed;
+            }
+            pending.add(new Pending(null, -1, () -> flushed.complete(null)));
         }
-        pending.add(new Pending(null, -1, () -> flushed.complete(null)));
         LockSupport.unpark(writer);
         return flushed;
     }
@@ -342,6 +352,8 @@ public final class Journal implements AutoCloseable {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
+            // deletions reach the disk in order, so a later segment never goes while an earlier one comes back
+            syncDirectory();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete journal segment " + segment, e);
         }
@@ -356,59 +368,106 @@ public final class Journal implements AutoCloseable {
 
     private void writeLoop() {
         long open = writerSegment;
-        SingleChronicleQueue queue = open(open);
-        ExcerptAppender appender = queue.createAppender();
+        SingleChronicleQueue queue = null;
+        ExcerptAppender appender = null;
         List<Pending> batch = new ArrayList<>(MAX_BATCH);
+        int done = 0;
         long last = -1;
-        while (!closing || !pending.isEmpty()) {
-            for (Pending p; batch.size() < MAX_BATCH && (p = pending.poll()) != null; ) {
-                batch.add(p);
-            }
-            if (batch.isEmpty()) {
-                // append unparks; the timeout only bounds how long close() waits to be noticed
-                LockSupport.parkNanos(this, 100_000_000);
-                continue;
-            }
-            for (Pending p : batch) {
-                ByteBuf record = p.record();
-                if (record == null && p.location() < 0) {
-                    continue; // a flush barrier
+        try {
+            queue = open(open);
+            syncDirectory();
+            appender = queue.createAppender();
+            while (!closing || !pending.isEmpty()) {
+                for (Pending p; batch.size() < MAX_BATCH && (p = pending.poll()) != null; ) {
+                    batch.add(p);
                 }
-                if (p.segment() != open) {
-                    // the old segment is complete: make it durable before leaving it
-                    sync(appender);
-                    appender.close();
-                    queue.close();
-                    open = p.segment();
-                    queue = open(open);
-                    appender = queue.createAppender();
-                    writerSegment = open;
+                if (batch.isEmpty()) {
+                    // append unparks; the timeout only bounds how long close() waits to be noticed
+                    LockSupport.parkNanos(this, 100_000_000);
+                    continue;
                 }
-                if (record == null) {
-                    continue; // a roll: the new segment is open
+                for (done = 0; done < batch.size(); done++) {
+                    Pending p = batch.get(done);
+                    ByteBuf record = p.record();
+                    if (record == null && p.location() < 0) {
+                        continue; // a flush barrier
+                    }
+                    if (p.segment() != open) {
+                        // the old segment is complete: make it durable before leaving it
+                        sync(appender);
+                        appender.close();
+                        queue.close();
+                        open = p.segment();
+                        queue = open(open);
+                        syncDirectory(); // the new segment's directory entry survives a power cut too
+                        appender = queue.createAppender();
+                        writerSegment = open;
+                    }
+                    if (record == null) {
+                        continue; // a roll: the new segment is open
+                    }
+                    appender.writeBytes(Bytes.wrapForRead(record.nioBuffer()));
+                    record.release();
+                    written++;
+                    last = p.location();
                 }
-                appender.writeBytes(Bytes.wrapForRead(record.nioBuffer()));
-                record.release();
-                written++;
-                last = p.location();
-            }
-            writtenThrough = last;
-            sync(appender);
-            for (Pending p : batch) {
-                if (p.durable() != null) {
-                    try {
-                        p.durable().run();
-                    } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.ERROR, "journal callback failed", e);
+                writtenThrough = last;
+                sync(appender);
+                for (Pending p : batch) {
+                    if (p.durable() != null) {
+                        try {
+                            p.durable().run();
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.ERROR, "journal callback failed", e);
+                        }
                     }
                 }
+                batch.clear();
+                done = 0;
             }
-            batch.clear();
+        } catch (Throwable t) {
+            fail(t, batch, done);
+        } finally {
+            if (appender != null) {
+                appender.close();
+            }
+            if (queue != null) {
+                queue.close();
+            }
+            LOG.log(System.Logger.Level.INFO, "journal {0} closed: {1} records written in {2} syncs since the start",
+                directory, written, syncs.get());
         }
-        appender.close();
-        queue.close();
-        LOG.log(System.Logger.Level.INFO, "journal {0} closed: {1} records written in {2} syncs since the start",
-            directory, written, syncs.get());
+    }
+
+    /**
+     * The writer cannot go on (a full disk, an I/O error, a bug): nothing more is confirmed or accepted, and what
+     * was pending is let go unconfirmed. Its publishers wait for confirms that never come, which is the promise:
+     * nothing is confirmed that is not on disk.
+     */
+    private void fail(Throwable cause, List<Pending> batch, int done) {
+        LOG.log(System.Logger.Level.ERROR, "journal " + directory + " failed: durable messages are no longer "
+            + "confirmed; restart the broker once the cause is fixed", cause);
+        synchronized (this) {
+            failure = cause;
+        }
+        for (int i = done; i < batch.size(); i++) {
+            ByteBuf record = batch.get(i).record();
+            if (record != null && record.refCnt() > 0) {
+                record.release();
+            }
+        }
+        for (Pending p; (p = pending.poll()) != null; ) {
+            if (p.record() != null) {
+                p.record().release();
+            }
+        }
+    }
+
+    private void syncDirectory() throws IOException {
+        try (java.nio.channels.FileChannel dir = java.nio.channels.FileChannel.open(directory,
+                java.nio.file.StandardOpenOption.READ)) {
+            dir.force(true);
+        }
     }
 
     private void sync(ExcerptAppender appender) {
@@ -463,7 +522,9 @@ public final class Journal implements AutoCloseable {
     /** Writes and confirms what is pending, then stops the writer and closes the files. */
     @Override
     public void close() {
-        closing = true;
+        synchronized (this) {
+            closing = true;
+        }
         if (writer.isAlive()) {
             LockSupport.unpark(writer);
             try {

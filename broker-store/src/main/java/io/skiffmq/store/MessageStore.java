@@ -6,6 +6,7 @@ import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.QueueLog;
+import io.skiffmq.core.queue.QueueLog.Unreadable;
 import io.skiffmq.core.queue.StoredMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -264,24 +265,33 @@ public final class MessageStore implements AutoCloseable {
         }
 
         @Override
+        public void whenWritten(Runnable action) {
+            journal.flush().thenRun(action);
+        }
+
+        @Override
         public boolean isWritten(long location) {
             return journal.isWritten(location);
         }
 
         @Override
         public Message read(long sequence, long location) {
-            ByteBuf record = journal.read(location);
+            ByteBuf record;
+            try {
+                record = journal.read(location);
+            } catch (IllegalStateException e) {
+                throw new Unreadable(e.getMessage(), e); // no record there: its segment is gone
+            }
             try {
                 JournalRecord.Read r = JournalRecord.read(record);
                 if (r.type() != RecordType.PUBLISH || r.queueId() != queueId || r.sequence() != sequence) {
-                    throw new IllegalStateException("journal record at " + location + " is " + r.type() + " of queue "
-                        + r.queueId() + "/" + r.sequence() + ", not the message " + queueId + "/" + sequence);
+                    throw new Unreadable("journal record at " + location + " is " + r.type() + " of queue "
+                        + r.queueId() + "/" + r.sequence() + ", not the message " + queueId + "/" + sequence, null);
                 }
                 return Message.fromAmqp(r.message(), MessageSections.scan(r.message()), true, r.exchange(),
                     r.routingKey());
             } catch (JournalRecord.Corrupt | AmqpDecodeException e) {
-                throw new IllegalStateException("journal record at " + location + " cannot be read back: "
-                    + e.getMessage(), e);
+                throw new Unreadable("journal record at " + location + " is damaged: " + e.getMessage(), e);
             }
         }
 

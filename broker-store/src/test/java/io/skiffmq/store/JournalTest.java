@@ -136,4 +136,31 @@ class JournalTest {
             assertThat(JournalRecord.read(reopened.read(locations.get(42))).sequence()).isEqualTo(42);
         }
     }
+
+    @Test
+    void aWriterThatFailsConfirmsNothingMoreAndRefusesAppends() throws Exception {
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+            CountDownLatch first = new CountDownLatch(1);
+            journal.append(publish(1, 0), () -> {
+                first.countDown();
+                throw new OutOfMemoryError("simulated: the writer cannot go on");
+            });
+            assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            boolean refused = false;
+            while (!refused && System.nanoTime() < deadline) {
+                try {
+                    journal.append(publish(1, 1), () -> {
+                        throw new AssertionError("confirmed after the writer failed");
+                    });
+                    Thread.onSpinWait();
+                } catch (IllegalStateException e) {
+                    assertThat(e).hasMessageContaining("journal failed");
+                    refused = true;
+                }
+            }
+            assertThat(refused).as("appends refused once the writer failed").isTrue();
+            assertThat(journal.flush()).as("a flush fails instead of hanging").isCompletedExceptionally();
+        }
+    }
 }

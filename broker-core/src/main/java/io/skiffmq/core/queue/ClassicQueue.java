@@ -29,6 +29,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ClassicQueue implements Queue {
     private static final System.Logger LOG = System.getLogger(ClassicQueue.class.getName());
+    /** What {@link #pageIn} did. */
+    private static final int LOADED = 0;
+    private static final int LOST = 1;
+    private static final int NOT_NOW = 2;
     private final String name;
     private final QueueExecutor executor;
     private final boolean durable;
@@ -48,6 +52,8 @@ public final class ClassicQueue implements Queue {
     private int nextConsumer;
     private long nextSequence;
     private boolean deleted;
+    /** The broker is stopping: nothing more is taken, confirmed or written to the log. */
+    private boolean closed;
     private volatile int readyCount;
     private volatile long memoryBytesSeen;
     private volatile int consumerCount;
@@ -113,9 +119,11 @@ public final class ClassicQueue implements Queue {
     @Override
     public void publish(Message message, Runnable confirmed) {
         executor.run(() -> {
-            if (deleted) {
+            if (deleted || closed) {
                 message.release();
-                confirmed.run();
+                if (!closed) {
+                    confirmed.run(); // into a deleted queue: nothing to keep safe
+                }
                 return;
             }
             QueueEntry entry = new QueueEntry(nextSequence++, message);
@@ -124,7 +132,16 @@ public final class ClassicQueue implements Queue {
             memoryBytes += message.size();
             if (log != null && message.durable()) {
                 // written before dispatch, so an ack can never reach the log ahead of its publish
-                entry.location = log.publish(entry.sequence, message, 0, confirmed);
+                try {
+                    entry.location = log.publish(entry.sequence, message, 0, confirmed);
+                } catch (RuntimeException e) {
+                    // the log is closed or failed (it says why, loudly): not taken, and so never confirmed
+                    ready.pollLast();
+                    memoryBytes -= message.size();
+                    message.release();
+                    LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' refused a message: {1}", name, e.getMessage());
+                    return;
+                }
                 if (memoryBytes > memoryLimit) {
                     pageOutCandidates.addLast(entry);
                 }
@@ -168,14 +185,23 @@ public final class ClassicQueue implements Queue {
     public CompletableFuture<Integer> relocate(long location) {
         CompletableFuture<Integer> copied = new CompletableFuture<>();
         executor.run(() -> {
-            int count = 0;
-            if (log != null && !deleted) {
-                count += relocate(ready, location) + relocate(returned, location);
-                for (QueueConsumer consumer : consumers) {
-                    count += relocate(consumer.unsettled.values(), location);
+            try {
+                int count = 0;
+                if (log != null && !deleted && !closed) {
+                    count += relocate(ready, location) + relocate(returned, location);
+                    for (QueueConsumer consumer : consumers) {
+                        count += relocate(consumer.unsettled.values(), location);
+                    }
                 }
+                if (!pageOutCandidates.isEmpty()) {
+                    // messages read back to be copied go out again once the copies are written, traffic or not
+                    log.whenWritten(() -> executor.execute(this::pageOutIdle));
+                }
+                memoryBytesSeen = memoryBytes;
+                copied.complete(count);
+            } catch (RuntimeException e) {
+                copied.completeExceptionally(e);
             }
-            copied.complete(count);
         });
         return copied;
     }
@@ -243,7 +269,7 @@ public final class ClassicQueue implements Queue {
     }
 
     private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
-        if (!outcome.requeues() || deleted) {
+        if (!outcome.requeues() || deleted || closed) {
             forget(entry);
             return;
         }
@@ -296,7 +322,7 @@ public final class ClassicQueue implements Queue {
             for (QueueConsumer consumer : consumers) {
                 count += consumer.unsettled.size();
             }
-            if (log != null) {
+            if (log != null && !closed) {
                 log.deleted();
             }
             deletedCount.complete(count);
@@ -306,18 +332,17 @@ public final class ClassicQueue implements Queue {
 
     @Override
     public CompletableFuture<Void> close() {
-        CompletableFuture<Void> closed = new CompletableFuture<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
         executor.run(() -> {
-            // as if deleted, so nothing reaches the log, but without saying so there
-            deleted = true;
+            closed = true;
             dropReady();
             for (QueueConsumer consumer : consumers) {
                 consumer.unsettled.values().forEach(entry -> entry.message.release());
                 consumer.unsettled.clear();
             }
-            closed.complete(null);
+            done.complete(null);
         });
-        return closed;
+        return done;
     }
 
     private int dropReady() {
@@ -338,7 +363,7 @@ public final class ClassicQueue implements Queue {
 
     /** The entry leaves the queue for good: off the log (unless the whole queue is being deleted) and released. */
     private void forget(QueueEntry entry) {
-        if (entry.location >= 0 && !deleted) {
+        if (entry.location >= 0 && !deleted && !closed) {
             log.remove(entry.sequence, entry.location);
         }
         if (entry.message != null) {
@@ -370,22 +395,37 @@ public final class ClassicQueue implements Queue {
         }
     }
 
+    private void pageOutIdle() {
+        if (!deleted && !closed) {
+            pageOut();
+            memoryBytesSeen = memoryBytes;
+        }
+    }
+
     /**
-     * Reads a paged-out message back from the log. False when the log cannot give it back (damaged disk): the
-     * message is then dropped, loudly, rather than blocking the queue behind it.
+     * Reads a paged-out message back from the log, if it was paged out.
+     *
+     * @return {@link #LOADED}; {@link #LOST} when the log holds no good copy (damaged disk), so the message is
+     *         dropped, loudly, rather than blocking the queue behind it; {@link #NOT_NOW} when reading failed in a
+     *         way a later attempt may get past: the entry is back in its place
      */
-    private boolean pageIn(QueueEntry entry) {
+    private int pageIn(QueueEntry entry) {
         if (entry.message != null) {
-            return true;
+            return LOADED;
         }
         try {
             entry.message = log.read(entry.sequence, entry.location);
-            return true;
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "queue ''{0}'': message {1} cannot be read back from the log and is "
-                + "dropped: {2}", name, entry.sequence, e.getMessage());
+            return LOADED;
+        } catch (QueueLog.Unreadable e) {
+            LOG.log(System.Logger.Level.ERROR, "queue ''{0}'': message {1} is lost, the log holds no good copy: {2}",
+                name, entry.sequence, e.getMessage());
             log.remove(entry.sequence, entry.location);
-            return false;
+            return LOST;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} cannot be read back now; dispatch "
+                + "resumes with the next publish, settlement or credit", name, entry.sequence, e);
+            putBack(entry);
+            return NOT_NOW;
         }
     }
 
@@ -400,7 +440,11 @@ public final class ClassicQueue implements Queue {
                 if (consumer.credit > 0) {
                     QueueEntry entry = take(consumer);
                     if (entry != null) {
-                        if (pageIn(entry)) {
+                        int loaded = pageIn(entry);
+                        if (loaded == NOT_NOW) {
+                            break; // nothing delivered: dispatching stops for now
+                        }
+                        if (loaded == LOADED) {
                             deliver(consumer, entry);
                         }
                         delivered = true;

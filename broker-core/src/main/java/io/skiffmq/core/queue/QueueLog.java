@@ -38,9 +38,22 @@ public interface QueueLog {
      * Reads a message back from the log, for a queue that kept only its index.
      *
      * @return a new message (one reference, for the caller)
-     * @throws IllegalStateException when the log cannot give it back (damaged disk: nothing else should)
+     * @throws Unreadable when the log holds no good copy of it (damaged disk: nothing else should); any other
+     *         exception is a failure to read now (files, memory) that a later attempt may get past
      */
     Message read(long sequence, long location);
+
+    /** Runs {@code action}, on any thread, once every record written so far {@link #isWritten is written}. */
+    void whenWritten(Runnable action);
+
+    /** The log holds no readable copy of a message: it is lost, and retrying cannot bring it back. */
+    final class Unreadable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public Unreadable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
 
     /** The message left the queue for good (accepted, rejected, purged, expired). */
     void remove(long sequence, long location);

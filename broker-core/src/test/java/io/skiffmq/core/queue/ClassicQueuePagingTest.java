@@ -34,8 +34,12 @@ class ClassicQueuePagingTest {
             return next++;
         }
 
+        final List<Runnable> afterWrite = new ArrayList<>();
+
         void writeAll() {
             writtenThrough = next - 1;
+            afterWrite.forEach(Runnable::run);
+            afterWrite.clear();
         }
 
         @Override
@@ -59,6 +63,11 @@ class ClassicQueuePagingTest {
 
         @Override
         public void deleted() {
+        }
+
+        @Override
+        public void whenWritten(Runnable action) {
+            afterWrite.add(action);
         }
 
         @Override
@@ -154,7 +163,12 @@ class ClassicQueuePagingTest {
         assertThat(queue.memoryBytes()).as("all written ones paged out").isEqualTo(size);
 
         assertThat(queue.relocate(3).join()).isEqualTo(3);
-        // the copies (locations 6..8) are not written: dispatching must not read them
+        assertThat(queue.memoryBytes()).as("read back to be copied").isEqualTo(4L * size);
+        log.writeAll();
+        assertThat(queue.memoryBytes()).as("paged out again once the copies are written, with no traffic").isZero();
+
+        queue.relocate(8).join();
+        // these copies are not written: dispatching must not read them
         assertThat(consume(queue, 6)).containsExactly("m00", "m01", "m02", "m03", "m04", "m05");
     }
 }
