@@ -5,7 +5,8 @@ import io.skiffmq.core.message.Message;
 /**
  * A message of a durable queue as recovered from its {@link QueueLog}, to {@link ClassicQueue#restore}.
  *
- * @param message one reference, which the queue takes over
+ * @param message one reference, which the queue takes over; null when only the index was recovered (the queue reads
+ *        the message from its log when it dispatches it)
  * @param deliveryCount failed deliveries recorded before the restart
  * @param location where the log holds it
  */
