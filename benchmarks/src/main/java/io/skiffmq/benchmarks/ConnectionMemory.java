@@ -43,8 +43,12 @@ import org.apache.qpid.proton.amqp.transport.Open;
  * each per connection.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.ConnectionMemory --connections=10000
+ * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.ConnectionMemory --connections=10000 \
+ *     [--broker=skiffmq|artemis] [--mechanism=ANONYMOUS|PLAIN]
  * </pre>
+ *
+ * Artemis ({@link ArtemisBroker}) runs without persistence and with its default JVM settings; SkiffMQ with the
+ * flags of its launcher.
  */
 public final class ConnectionMemory {
     private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
@@ -58,7 +62,7 @@ public final class ConnectionMemory {
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new LinkedHashMap<>(Map.of("connections", "10000", "broker-jar",
             "broker-server/target/skiffmq.jar", "jvm-options", "broker-server/target/jvm.options",
-            "mechanism", "ANONYMOUS"));
+            "mechanism", "ANONYMOUS", "broker", "skiffmq"));
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
@@ -69,12 +73,20 @@ public final class ConnectionMemory {
         }
         int connections = Integer.parseInt(options.get("connections"));
         Path data = Files.createTempDirectory("skiffmq-connection-memory");
+        boolean anonymous = options.get("mechanism").equals("ANONYMOUS");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of(Files.readString(Path.of(options.get("jvm-options"))).trim().split("\\s+")));
-        boolean anonymous = options.get("mechanism").equals("ANONYMOUS");
-        command.addAll(List.of("-XX:NativeMemoryTracking=summary", "-jar", options.get("broker-jar"), "--port=0",
-            "--bind=127.0.0.1", "--data-dir=" + data, "--anonymous=" + anonymous));
+        command.add("-XX:NativeMemoryTracking=summary");
+        switch (options.get("broker")) {
+            case "skiffmq" -> {
+                command.addAll(List.of(Files.readString(Path.of(options.get("jvm-options"))).trim().split("\\s+")));
+                command.addAll(List.of("-jar", options.get("broker-jar"), "--port=0", "--bind=127.0.0.1",
+                    "--data-dir=" + data, "--anonymous=" + anonymous));
+            }
+            case "artemis" -> command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                ArtemisBroker.class.getName(), "--port=0", "--data-dir=" + data, "--persistence=false"));
+            default -> throw new IllegalArgumentException("--broker is skiffmq or artemis");
+        }
         Process broker = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
             int port = port(broker);
@@ -84,8 +96,8 @@ public final class ConnectionMemory {
             try {
                 long started = System.nanoTime();
                 List<Channel> open = connect(group, port, connections, anonymous);
-                System.out.printf("%,d connections (SASL %s) with 2 sessions each opened in %.1f s%n", open.size(),
-                    options.get("mechanism"), (System.nanoTime() - started) / 1e9);
+                System.out.printf("%s: %,d connections (SASL %s) with 2 sessions each opened in %.1f s%n",
+                    options.get("broker"), open.size(), options.get("mechanism"), (System.nanoTime() - started) / 1e9);
                 long[] after = measure(broker.pid());
                 System.out.printf("broker heap used after GC: %,d KB before, %,d KB after: %.1f KB per connection%n",
                     before[0], after[0], (after[0] - before[0]) / (double) connections);
