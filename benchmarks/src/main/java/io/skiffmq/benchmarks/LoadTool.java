@@ -8,37 +8,229 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
-import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.HdrHistogram.Recorder;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.apache.qpid.jms.JmsConnectionFactory;
 
 /**
- * End-to-end load: {@code --publishers} senders and one receiver, each on its own connection, through one queue,
- * with Qpid JMS. A sender publishes unsettled (asynchronous sends, at most {@code --in-flight} awaiting their
- * disposition, i.e. their confirm); {@code --durable=true} sends persistent messages (header durable). The
- * receiver's prefetch is its link credit. Each body starts with the send time, so every message's latency goes
- * into an HdrHistogram; the warm-up is left out. With {@code --rate=N} the sender is paced to N msg/s, so latency
- * is measured at a rate the receiver keeps up with (split between the senders); without it, they send as fast as
- * credit allows.
+ * End-to-end load over AMQP 1.0 with Qpid JMS, in the spirit of quiver and PerfTest.
+ *
+ * <p>{@code --senders} connections publish to one address and {@code --receivers} connections consume from one
+ * queue. A sender publishes unsettled (asynchronous sends, at most {@code --in-flight} awaiting their disposition,
+ * i.e. their confirm), or pre-settled with {@code --settled=true}. Messages are persistent (header durable) with
+ * {@code --durable=true}. The run lasts {@code --duration} seconds after a {@code --warmup}, or ends after
+ * {@code --count} messages per sender. {@code --rate} paces the senders to that many msg/s in all.
+ *
+ * <p>Each body carries its send time, its sender and sequence, and (beyond 12 bytes) a padding derived from them. A receiver checks
+ * every body and counts a damaged one as an error, never as a delivery. Latency is send to receive, into an
+ * HdrHistogram.
+ *
+ * <p>Output: a progress line every second, a summary, and one JSON line starting {@code RESULT } for scripts
+ * ({@link Compare} reads it).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.LoadTool --uri=amqp://127.0.0.1:5672 \
- *     --duration=60 --warmup=10 --body-size=12 --credit=1000 --in-flight=1000
+ *     --duration=60 --warmup=10 --senders=1 --receivers=1 --body-size=12 --credit=1000 [--durable=true]
  * </pre>
  */
 public final class LoadTool {
+    /** Bytes every body starts with: the send time, then the sender (8 bits) and its sequence (24 bits). */
+    private static final int HEADER = 12;
+
     private LoadTool() {
     }
 
-    /** Declares the queue and binds it to {@code exchange}, through the broker's management node. */
+    /** The settings, by the names of the command line. */
+    static Map<String, String> defaults() {
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("uri", "amqp://127.0.0.1:5672");
+        options.put("user", "guest");
+        options.put("password", "guest");
+        options.put("queue", "load-test");
+        // where senders publish: the queue by default, or an address such as /exchanges/amq.fanout
+        options.put("target", "");
+        options.put("senders", "1");
+        options.put("receivers", "1");
+        options.put("body-size", "12");
+        options.put("credit", "1000");
+        options.put("in-flight", "1000");
+        options.put("settled", "false");
+        options.put("durable", "false");
+        options.put("duration", "60");
+        options.put("warmup", "10");
+        options.put("count", "0");
+        options.put("rate", "0");
+        options.put("progress", "true");
+        return options;
+    }
+
+    static Map<String, String> parse(String[] args) {
+        Map<String, String> options = defaults();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
+                throw new IllegalArgumentException("usage: LoadTool [--name=value]… with names " + options.keySet()
+                    + "; got " + arg);
+            }
+            options.put(arg.substring(2, eq), arg.substring(eq + 1));
+        }
+        return options;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options;
+        try {
+            options = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Result result = run(options);
+        System.out.println(result.describe());
+        System.out.println("RESULT " + result.json());
+        System.exit(result.errors == 0 ? 0 : 1);
+    }
+
+    /** What a run measured, over the measured window (warm-up left out). */
+    record Result(Map<String, String> options, double seconds, long sent, long received, long errors,
+            Histogram latency) {
+        double sentRate() {
+            return sent / seconds;
+        }
+
+        double receivedRate() {
+            return received / seconds;
+        }
+
+        long micros(double percentile) {
+            return latency.getTotalCount() == 0 ? -1 : latency.getValueAtPercentile(percentile);
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "%.1f s measured, %s sender(s), %s receiver(s), %s, %s publish, "
+                + "body %s B, credit %s: sent %.0f msg/s, received %.0f msg/s; latency p50 %s, p90 %s, p99 %s, "
+                + "p99.9 %s, max %s; %d errors", seconds, options.get("senders"), options.get("receivers"),
+                Boolean.parseBoolean(options.get("durable")) ? "durable" : "transient",
+                Boolean.parseBoolean(options.get("settled")) ? "settled" : "unsettled", options.get("body-size"),
+                options.get("credit"), sentRate(), receivedRate(), ms(micros(50)), ms(micros(90)), ms(micros(99)),
+                ms(micros(99.9)), ms(latency.getMaxValue()), errors);
+        }
+
+        String json() {
+            return String.format(Locale.ROOT, "{\"seconds\":%.3f,\"senders\":%s,\"receivers\":%s,\"durable\":%s,"
+                + "\"settled\":%s,\"body_size\":%s,\"sent_per_s\":%.1f,\"received_per_s\":%.1f,\"p50_us\":%d,"
+                + "\"p90_us\":%d,\"p99_us\":%d,\"p999_us\":%d,\"max_us\":%d,\"errors\":%d}", seconds,
+                options.get("senders"), options.get("receivers"), options.get("durable"), options.get("settled"),
+                options.get("body-size"), sentRate(), receivedRate(), micros(50), micros(90), micros(99),
+                micros(99.9), latency.getMaxValue(), errors);
+        }
+
+        private static String ms(long micros) {
+            return micros < 0 ? "-" : String.format(Locale.ROOT, "%.2f ms", micros / 1000.0);
+        }
+    }
+
+    /** Runs the load the options describe and returns what it measured. */
+    static Result run(Map<String, String> options) throws Exception {
+        int senders = Integer.parseInt(options.get("senders"));
+        int receivers = Integer.parseInt(options.get("receivers"));
+        int bodySize = Math.max(HEADER, Integer.parseInt(options.get("body-size")));
+        long count = Long.parseLong(options.get("count"));
+        long rate = Long.parseLong(options.get("rate"));
+        boolean settled = Boolean.parseBoolean(options.get("settled"));
+        boolean durable = Boolean.parseBoolean(options.get("durable"));
+        String uri = options.get("uri") + "?jms.prefetchPolicy.all=" + options.get("credit")
+            + "&jms.forceAsyncSend=true" + (settled ? "&jms.presettlePolicy.presettleProducers=true" : "");
+        JmsConnectionFactory factory = new JmsConnectionFactory(options.get("user"), options.get("password"), uri);
+        String target = options.get("target").isEmpty() ? options.get("queue") : options.get("target");
+        if (target.startsWith("/exchanges/")) {
+            bindToQueue(options, target.substring("/exchanges/".length()));
+        }
+
+        Recorder latencies = new Recorder(3);
+        AtomicLong sent = new AtomicLong();
+        AtomicLong received = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        List<Connection> connections = new ArrayList<>();
+        try {
+            for (int r = 0; r < receivers; r++) {
+                Connection connection = factory.createConnection();
+                connections.add(connection);
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue(options.get("queue")));
+                consumer.setMessageListener(message -> receive(message, bodySize, latencies, received, errors));
+                connection.start();
+            }
+            long start = System.nanoTime();
+            long warmup = TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup")));
+            long end = count > 0 ? Long.MAX_VALUE : start + warmup
+                + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("duration")));
+            List<Thread> threads = new ArrayList<>();
+            for (int s = 0; s < senders; s++) {
+                Connection connection = factory.createConnection();
+                connections.add(connection);
+                int id = s;
+                Thread sender = new Thread(() -> send(connection, target, id, durable, settled,
+                    Integer.parseInt(options.get("in-flight")), bodySize, rate / senders, count, end, sent, errors),
+                    "sender-" + s);
+                threads.add(sender);
+                sender.start();
+            }
+            long measureFrom = count > 0 ? start : start + warmup;
+            while (System.nanoTime() < measureFrom) {
+                Thread.sleep(10);
+            }
+            long sentAtStart = count > 0 ? 0 : sent.get();
+            long receivedAtStart = count > 0 ? 0 : received.get();
+            Histogram measured = new Histogram(3);
+            latencies.getIntervalHistogram();
+            boolean progress = Boolean.parseBoolean(options.get("progress"));
+            long lastSent = sent.get();
+            long lastReceived = received.get();
+            long expected = count * senders;
+            while (threads.stream().anyMatch(Thread::isAlive) || count > 0 && received.get() < expected
+                    && System.nanoTime() < measureFrom + TimeUnit.MINUTES.toNanos(10)) {
+                Thread.sleep(1000);
+                Histogram second = latencies.getIntervalHistogram();
+                measured.add(second);
+                long s = sent.get();
+                long r = received.get();
+                if (progress) {
+                    System.out.printf(Locale.ROOT, "%5.0f s  sent %,9d/s  received %,9d/s  p50 %s  p99 %s  errors %d%n",
+                        (System.nanoTime() - start) / 1e9, s - lastSent, r - lastReceived,
+                        Result.ms(second.getTotalCount() == 0 ? -1 : second.getValueAtPercentile(50)),
+                        Result.ms(second.getTotalCount() == 0 ? -1 : second.getValueAtPercentile(99)), errors.get());
+                }
+                lastSent = s;
+                lastReceived = r;
+                if (count == 0 && !threads.stream().anyMatch(Thread::isAlive)) {
+                    break;
+                }
+            }
+            measured.add(latencies.getIntervalHistogram());
+            double seconds = (System.nanoTime() - measureFrom) / 1e9;
+            return new Result(options, seconds, sent.get() - sentAtStart, received.get() - receivedAtStart,
+                errors.get(), measured);
+        } finally {
+            for (Connection connection : connections) {
+                connection.close();
+            }
+        }
+    }
+
+    /** Declares the queue and binds it to {@code exchange}, through SkiffMQ's (RabbitMQ's) management node. */
     private static void bindToQueue(Map<String, String> options, String exchange) {
         java.net.URI uri = java.net.URI.create(options.get("uri"));
         try (com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
@@ -50,140 +242,86 @@ public final class LoadTool {
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>(Map.of("uri", "amqp://127.0.0.1:5672", "queue", "load-test",
-            "duration", "60", "warmup", "10", "body-size", "12", "credit", "1000", "in-flight", "1000",
-            "user", "guest", "password", "guest"));
-        options.put("rate", "0");
-        options.put("publishers", "1");
-        options.put("durable", "false");
-        // the sender's address: the queue itself by default, or e.g. /exchanges/amq.fanout (bound to the queue here)
-        options.put("target", "");
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
-                System.err.println("usage: LoadTool [--name=value]… with names " + options.keySet());
-                System.exit(2);
+    /** Checks the body, records the latency and counts the delivery; a damaged body counts as an error only. */
+    private static void receive(Message message, int bodySize, Recorder latencies, AtomicLong received,
+            AtomicLong errors) {
+        try {
+            BytesMessage bytes = (BytesMessage) message;
+            byte[] body = new byte[(int) bytes.getBodyLength()];
+            bytes.readBytes(body);
+            ByteBuffer buf = ByteBuffer.wrap(body);
+            if (body.length != bodySize) {
+                errors.incrementAndGet();
+                return;
             }
-            options.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
-        int duration = Integer.parseInt(options.get("duration"));
-        int warmup = Integer.parseInt(options.get("warmup"));
-        int bodySize = Math.max(8, Integer.parseInt(options.get("body-size")));
-        String uri = options.get("uri") + "?jms.prefetchPolicy.all=" + options.get("credit")
-            + "&jms.forceAsyncSend=true";
-        JmsConnectionFactory factory = new JmsConnectionFactory(options.get("user"), options.get("password"), uri);
-
-        String target = options.get("target");
-        if (target.startsWith("/exchanges/")) {
-            bindToQueue(options, target.substring("/exchanges/".length()));
-        }
-        Recorder latencies = new Recorder(3);
-        AtomicLong received = new AtomicLong();
-        AtomicLong sent = new AtomicLong();
-        try (Connection receiverConnection = factory.createConnection();
-             Connection senderConnection = factory.createConnection()) {
-            Session receiverSession = receiverConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            Queue queue = receiverSession.createQueue(options.get("queue"));
-            MessageConsumer consumer = receiverSession.createConsumer(queue);
-            consumer.setMessageListener(message -> {
-                try {
-                    long sentAt = ((BytesMessage) message).readLong();
-                    latencies.recordValue(Math.max(0, System.nanoTime() - sentAt) / 1000);
-                    received.incrementAndGet();
-                } catch (JMSException e) {
-                    throw new IllegalStateException(e);
+            long sentAt = buf.getLong();
+            int id = buf.getInt();
+            for (int i = HEADER; i < body.length; i++) {
+                if (body[i] != padding(id, i)) {
+                    errors.incrementAndGet();
+                    return;
                 }
-            });
-            receiverConnection.start();
-
-            int publishers = Integer.parseInt(options.get("publishers"));
-            boolean durable = Boolean.parseBoolean(options.get("durable"));
-            long rate = Long.parseLong(options.get("rate"));
-            long start = System.nanoTime();
-            long end = start + TimeUnit.SECONDS.toNanos(warmup + duration);
-            long measureFrom = start + TimeUnit.SECONDS.toNanos(warmup);
-            java.util.List<Thread> senders = new java.util.ArrayList<>();
-            java.util.List<Connection> senderConnections = new java.util.ArrayList<>();
-            for (int p = 0; p < publishers; p++) {
-                Connection connection = p == 0 ? senderConnection : factory.createConnection();
-                senderConnections.add(connection);
-                Thread sender = new Thread(() -> send(connection, target.isEmpty() ? options.get("queue") : target,
-                    durable, Integer.parseInt(options.get("in-flight")), bodySize, rate / publishers, start, end,
-                    sent), "sender-" + p);
-                senders.add(sender);
-                sender.start();
             }
-            while (System.nanoTime() < measureFrom) {
-                Thread.sleep(10);
-            }
-            long receivedAtStart = received.get();
-            long sentAtStart = sent.get();
-            latencies.getIntervalHistogram();
-            for (Thread sender : senders) {
-                sender.join();
-            }
-            for (Connection connection : senderConnections.subList(1, senderConnections.size())) {
-                connection.close();
-            }
-            double seconds = (System.nanoTime() - measureFrom) / 1e9;
-            Histogram histogram = latencies.getIntervalHistogram();
-            System.out.printf("duration %.1f s (after %d s warm-up), %d publisher(s), %s, body %d B, credit %s, "
-                + "in flight %s, rate %s, via %s%n", seconds, warmup, publishers, durable ? "durable" : "transient",
-                bodySize, options.get("credit"), options.get("in-flight"),
-                rate > 0 ? rate + " msg/s" : "unpaced", target.isEmpty() ? "the default exchange" : target);
-            System.out.printf("sent %.0f msg/s, received %.0f msg/s%n", (sent.get() - sentAtStart) / seconds,
-                (received.get() - receivedAtStart) / seconds);
-            System.out.printf("latency us: p50 %d, p99 %d, p99.9 %d, max %d (%d samples)%n",
-                histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99),
-                histogram.getValueAtPercentile(99.9), histogram.getMaxValue(), histogram.getTotalCount());
+            latencies.recordValue(Math.max(0, System.nanoTime() - sentAt) / 1000);
+            received.incrementAndGet();
+        } catch (JMSException | ClassCastException e) {
+            errors.incrementAndGet();
         }
     }
 
-    /** One sender until {@code end}: paced to {@code rate} msg/s when positive. */
-    private static void send(Connection connection, String address, boolean durable, int maxInFlight, int bodySize,
-            long rate, long start, long end, AtomicLong sent) {
+    private static byte padding(int id, int index) {
+        return (byte) (id * 31 + index);
+    }
+
+    /** One sender until {@code end} or {@code count} messages: paced to {@code rate} msg/s when positive. */
+    private static void send(Connection connection, String address, int senderId, boolean durable, boolean settled,
+            int maxInFlight, int bodySize, long rate, long count, long end, AtomicLong sent, AtomicLong errors) {
         try {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = session.createProducer(session.createQueue(address));
             producer.setDeliveryMode(durable ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
             Semaphore inFlight = new Semaphore(maxInFlight);
-            CompletionListener release = new CompletionListener() {
+            CompletionListener confirmed = new CompletionListener() {
                 @Override
                 public void onCompletion(Message message) {
                     inFlight.release();
+                    sent.incrementAndGet();
                 }
 
                 @Override
                 public void onException(Message message, Exception exception) {
                     inFlight.release();
-                    System.err.println("send failed: " + exception);
+                    errors.incrementAndGet();
                 }
             };
-            byte[] padding = new byte[bodySize - 8];
             long interval = rate > 0 ? 1_000_000_000L / rate : 0;
-            long next = start;
-            while (System.nanoTime() < end) {
+            long next = System.nanoTime();
+            byte[] body = new byte[bodySize];
+            for (long n = 0; (count == 0 || n < count) && System.nanoTime() < end; n++) {
                 if (interval > 0) {
-                    // paced (open loop at a fixed rate): latency then measures the broker, not a growing backlog
-                    // park, not spin: on a small machine a spinning sender starves the broker and client threads
+                    // paced (open loop): latency then measures the broker, not a growing backlog; park, not spin,
+                    // on a small machine a spinning sender starves the broker and the client's own threads
                     next = Math.max(next + interval, System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(10));
                     long wait = next - System.nanoTime();
                     if (wait > 0) {
-                        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                        LockSupport.parkNanos(wait);
                     }
+                }
+                int id = senderId << 24 | (int) (n & 0xff_ffff);
+                for (int i = HEADER; i < bodySize; i++) {
+                    body[i] = padding(id, i);
                 }
                 inFlight.acquire();
                 BytesMessage message = session.createBytesMessage();
-                message.writeBytes(ByteBuffer.allocate(8).putLong(System.nanoTime()).array());
-                message.writeBytes(padding);
-                producer.send(message, release);
-                sent.incrementAndGet();
+                ByteBuffer.wrap(body).putLong(System.nanoTime()).putInt(id);
+                message.writeBytes(body);
+                producer.send(message, confirmed);
             }
-            // every send confirmed (or failed) before the sender counts as done
+            // every send confirmed (or failed) before the sender is done
             inFlight.acquire(maxInFlight);
         } catch (JMSException | InterruptedException e) {
-            System.err.println("sender failed: " + e);
+            errors.incrementAndGet();
+            System.err.println("sender " + senderId + " failed: " + e);
         }
     }
 }

@@ -35,6 +35,8 @@ import java.util.Map;
  *   <tr><td>session-window</td><td>2048</td><td>incoming-window each session grants</td></tr>
  *   <tr><td>publisher-credit</td><td>1000</td><td>link credit granted to a publisher at a time</td></tr>
  *   <tr><td>max-unconfirmed</td><td>5000</td><td>a publisher link gets no more credit while it has this many unconfirmed</td></tr>
+ *   <tr><td>durable-if-no-header</td><td>true</td><td>a message without a header section is durable, as RabbitMQ
+ *       decides; false follows the AMQP 1.0 default (3.2.1) and Artemis: such messages are transient</td></tr>
  *   <tr><td>auto-create-queues</td><td>true</td><td>bare names and {@code /queue/q} declare missing queues</td></tr>
  *   <tr><td>rabbitmq-version</td><td>4.0.0</td><td>the {@code version} property: the RabbitMQ feature level implemented</td></tr>
  *   <tr><td>node</td><td>skiffmq@host</td><td>the {@code node} property</td></tr>
@@ -44,7 +46,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, boolean anonymous,
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
-        boolean autoCreateQueues, String rabbitmqVersion, String node) {
+        boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node) {
 
     public static final int DEFAULT_PORT = 5672;
 
@@ -79,7 +81,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, false, null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
-            5000, true, "4.0.0", "skiffmq@" + host);
+            5000, true, true, "4.0.0", "skiffmq@" + host);
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -122,6 +124,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int credit = publisherCredit;
         int unconfirmed = maxUnconfirmed;
         boolean create = autoCreateQueues;
+        boolean noHeaderDurable = durableIfNoHeader;
         String version = rabbitmqVersion;
         String n = node;
         try {
@@ -149,6 +152,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "publisher-credit" -> credit = Integer.parseInt(value);
                 case "max-unconfirmed" -> unconfirmed = Integer.parseInt(value);
                 case "auto-create-queues" -> create = parseBoolean(name, value);
+                case "durable-if-no-header" -> noHeaderDurable = parseBoolean(name, value);
                 case "rabbitmq-version" -> version = value;
                 case "node" -> n = value;
                 default -> throw new IllegalArgumentException("unknown setting " + name);
@@ -157,7 +161,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, version, n);
+            credit, unconfirmed, create, noHeaderDurable, version, n);
     }
 
     private static boolean parseBoolean(String name, String value) {

@@ -41,6 +41,7 @@ final class IncomingLink implements Link {
     private final String dynamicQueue;
     private final int creditBatch;
     private final int maxUnconfirmed;
+    private final boolean durableIfNoHeader;
     private final long maxMessageSize;
 
     private long deliveryCount;
@@ -64,6 +65,7 @@ final class IncomingLink implements Link {
         BrokerConfig config = session.config();
         this.creditBatch = config.publisherCredit();
         this.maxUnconfirmed = config.maxUnconfirmed();
+        this.durableIfNoHeader = config.durableIfNoHeader();
         this.maxMessageSize = config.maxMessageSize();
     }
 
@@ -236,7 +238,7 @@ final class IncomingLink implements Link {
             queues = vhost.route(exchange, key, () -> applicationProperties(sections), session.router(),
                 session.routed());
             // last: once the message exists it owns the bytes, and nothing below may fail
-            message = Message.fromAmqp(bytes, sections, true, exchange.name(), key);
+            message = Message.fromAmqp(bytes, sections, durableIfNoHeader, exchange.name(), key);
         } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());

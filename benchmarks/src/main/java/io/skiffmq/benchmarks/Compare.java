@@ -1,0 +1,193 @@
+package io.skiffmq.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * SkiffMQ and ActiveMQ Artemis side by side, in one run, with the same load tool ({@link LoadTool}) and the same
+ * scenarios. Each run of each scenario gets a fresh broker process; the brokers take turns, so drift on a shared
+ * machine hits both alike. RabbitMQ is a third column when one answers on 127.0.0.1:5672 (as guest/guest);
+ * otherwise that column says it was not run.
+ *
+ * <pre>
+ * benchmarks/compare [--runs=3] [--duration=20] [--warmup=5] [--scenarios=transient-1-1,durable-1-1,durable-4-1]
+ * </pre>
+ *
+ * SkiffMQ runs with {@code durable-if-no-header=false}: Qpid JMS sends non-persistent messages without a header,
+ * which Artemis (and the AMQP default) treat as transient. RabbitMQ treats them as durable, so its transient
+ * row is not like for like. Both brokers sync durable messages to disk before confirming them (SkiffMQ {@code sync-policy=sync}, Artemis's
+ * NIO journal with sync on). The load tool runs in this JVM, on the same cores as the brokers.
+ */
+public final class Compare {
+    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
+
+    /** A scenario: the load tool's settings. */
+    private record Scenario(String name, String description, Map<String, String> load) {
+    }
+
+    private static final List<Scenario> SCENARIOS = List.of(
+        new Scenario("transient-1-1", "transient, 1 sender -> 1 queue -> 1 receiver", Map.of("durable", "false")),
+        new Scenario("durable-1-1", "durable, unsettled publish, 1 -> 1 -> 1", Map.of("durable", "true")),
+        new Scenario("durable-4-1", "durable, 4 senders -> 1 queue -> 1 receiver",
+            Map.of("durable", "true", "senders", "4")));
+
+    private Compare() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new LinkedHashMap<>(Map.of("runs", "3", "duration", "20", "warmup", "5",
+            "scenarios", String.join(",", SCENARIOS.stream().map(Scenario::name).toList()),
+            "broker-jar", "broker-server/target/skiffmq.jar", "jvm-options", "broker-server/target/jvm.options"));
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
+                System.err.println("usage: compare [--name=value]… with names " + options.keySet());
+                System.exit(2);
+            }
+            options.put(arg.substring(2, eq), arg.substring(eq + 1));
+        }
+        int runs = Integer.parseInt(options.get("runs"));
+        boolean rabbit = reachable(5672);
+        List<String> wanted = Arrays.asList(options.get("scenarios").split(","));
+        List<String> table = new ArrayList<>();
+        for (Scenario scenario : SCENARIOS) {
+            if (!wanted.contains(scenario.name())) {
+                continue;
+            }
+            Map<String, List<LoadTool.Result>> results = new LinkedHashMap<>();
+            for (int run = 0; run < runs; run++) {
+                for (String broker : rabbit ? List.of("skiffmq", "artemis", "rabbitmq") : List.of("skiffmq", "artemis")) {
+                    System.out.printf("== %s, run %d of %d, %s%n", scenario.name(), run + 1, runs, broker);
+                    results.computeIfAbsent(broker, b -> new ArrayList<>()).add(run(broker, scenario, options));
+                }
+            }
+            table.add(row(scenario, results, rabbit));
+        }
+        System.out.println();
+        System.out.printf("SkiffMQ against ActiveMQ Artemis 2.55.0%s: received msg/s (end to end) as median "
+            + "[min-max] of %d run(s), %s s each after %s s warm-up; 12-byte bodies, credit 1000, 1,000 unconfirmed "
+            + "per sender.%n", rabbit ? " and RabbitMQ" : "", runs, options.get("duration"), options.get("warmup"));
+        System.out.println("The load tool (Qpid JMS) and the brokers share this machine's cores: unpaced latency "
+            + "includes any backlog the receiver leaves.");
+        System.out.println();
+        System.out.println("| scenario | SkiffMQ msg/s | Artemis msg/s | ratio | SkiffMQ p99 | Artemis p99 | RabbitMQ msg/s |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        table.forEach(System.out::println);
+        System.exit(0);
+    }
+
+    private static String row(Scenario scenario, Map<String, List<LoadTool.Result>> results, boolean rabbit) {
+        double skiff = median(results.get("skiffmq"));
+        double artemis = median(results.get("artemis"));
+        return String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %s | %s | %s |", scenario.description(),
+            spread(results.get("skiffmq")), spread(results.get("artemis")), skiff / Math.max(1, artemis),
+            p99(results.get("skiffmq")), p99(results.get("artemis")),
+            rabbit ? spread(results.get("rabbitmq")) : "not run (none on :5672)");
+    }
+
+    private static double median(List<LoadTool.Result> results) {
+        double[] rates = results.stream().mapToDouble(LoadTool.Result::receivedRate).sorted().toArray();
+        return rates[rates.length / 2];
+    }
+
+    private static String spread(List<LoadTool.Result> results) {
+        double[] rates = results.stream().mapToDouble(LoadTool.Result::receivedRate).sorted().toArray();
+        return String.format(Locale.ROOT, "%,.0f [%,.0f-%,.0f]", rates[rates.length / 2], rates[0],
+            rates[rates.length - 1]);
+    }
+
+    private static String p99(List<LoadTool.Result> results) {
+        long[] p99 = results.stream().mapToLong(r -> r.micros(99)).sorted().toArray();
+        return String.format(Locale.ROOT, "%.1f ms", p99[p99.length / 2] / 1000.0);
+    }
+
+    private static boolean reachable(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    /** One run of a scenario against a fresh broker of the given kind (RabbitMQ: the one already running). */
+    private static LoadTool.Result run(String broker, Scenario scenario, Map<String, String> options) throws Exception {
+        Path data = Files.createTempDirectory("skiffmq-compare");
+        Process process = null;
+        try {
+            int port = 5672;
+            if (!broker.equals("rabbitmq")) {
+                process = start(broker, data, options);
+                port = port(process);
+            }
+            Map<String, String> load = LoadTool.defaults();
+            load.put("uri", "amqp://127.0.0.1:" + port);
+            load.put("duration", options.get("duration"));
+            load.put("warmup", options.get("warmup"));
+            load.put("progress", "false");
+            load.put("queue", "compare-" + System.nanoTime());
+            load.putAll(scenario.load());
+            LoadTool.Result result = LoadTool.run(load);
+            System.out.println(result.describe());
+            return result;
+        } finally {
+            if (process != null) {
+                process.destroy();
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+            new ProcessBuilder("rm", "-rf", data.toString()).start().waitFor();
+        }
+    }
+
+    private static Process start(String broker, Path data, Map<String, String> options) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        if (broker.equals("skiffmq")) {
+            command.addAll(List.of(Files.readString(Path.of(options.get("jvm-options"))).trim().split("\\s+")));
+            // JMS sends non-persistent messages without a header: transient for Artemis and the AMQP default,
+            // durable by SkiffMQ's RabbitMQ-like default; the comparison uses the AMQP default on both
+            command.addAll(List.of("-jar", options.get("broker-jar"), "--port=0", "--bind=127.0.0.1",
+                "--data-dir=" + data, "--durable-if-no-header=false"));
+        } else {
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), ArtemisBroker.class.getName(),
+                "--port=0", "--data-dir=" + data, "--persistence=true", "--sync=true"));
+        }
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static int port(Process broker) throws Exception {
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread pump = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(broker.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (java.io.IOException e) {
+                port.completeExceptionally(e);
+            }
+            port.completeExceptionally(new IllegalStateException("the broker exited"));
+        }, "broker-output");
+        pump.setDaemon(true);
+        pump.start();
+        return port.get(60, TimeUnit.SECONDS);
+    }
+}
