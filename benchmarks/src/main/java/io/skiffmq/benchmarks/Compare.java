@@ -25,8 +25,12 @@ import java.util.regex.Pattern;
  * otherwise that column says it was not run.
  *
  * <pre>
- * benchmarks/compare [--runs=3] [--duration=20] [--warmup=5] [--scenarios=transient-1-1,durable-1-1,durable-4-1]
+ * benchmarks/compare [--runs=3] [--duration=20] [--warmup=5] \
+ *     [--scenarios=transient-1-1,durable-1-1,durable-4-1,fanout-1,fanout-10,backlog-1m]
  * </pre>
+ *
+ * Fanout is a JMS topic with one subscription per receiver: {@code amq.topic} and a transient queue per subscriber
+ * in SkiffMQ, a multicast address in Artemis. The backlog scenario fills the queue first, then times the drain.
  *
  * SkiffMQ runs with {@code durable-if-no-header=false}: Qpid JMS sends non-persistent messages without a header,
  * which Artemis (and the AMQP default) treat as transient. RabbitMQ treats them as durable, so its transient
@@ -44,7 +48,12 @@ public final class Compare {
         new Scenario("transient-1-1", "transient, 1 sender -> 1 queue -> 1 receiver", Map.of("durable", "false")),
         new Scenario("durable-1-1", "durable, unsettled publish, 1 -> 1 -> 1", Map.of("durable", "true")),
         new Scenario("durable-4-1", "durable, 4 senders -> 1 queue -> 1 receiver",
-            Map.of("durable", "true", "senders", "4")));
+            Map.of("durable", "true", "senders", "4")),
+        new Scenario("fanout-1", "fanout to 1 subscriber (JMS topic), transient", Map.of("topic", "true")),
+        new Scenario("fanout-10", "fanout to 10 subscribers (JMS topic), transient; msg/s received in all",
+            Map.of("topic", "true", "receivers", "10")),
+        new Scenario("backlog-1m", "backlog of 1,000,000 durable messages drained by 1 receiver",
+            Map.of("durable", "true", "count", "1000000", "backlog", "true")));
 
     private Compare() {
     }

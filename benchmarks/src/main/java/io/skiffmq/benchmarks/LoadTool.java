@@ -31,6 +31,9 @@ import org.apache.qpid.jms.JmsConnectionFactory;
  * i.e. their confirm), or pre-settled with {@code --settled=true}. Messages are persistent (header durable) with
  * {@code --durable=true}. The run lasts {@code --duration} seconds after a {@code --warmup}, or ends after
  * {@code --count} messages per sender. {@code --rate} paces the senders to that many msg/s in all.
+ * {@code --topic=true} publishes to a topic that every receiver subscribes to (fanout);
+ * {@code --backlog=true} fills the queue with {@code --count} messages per sender before the receivers start, and
+ * measures the drain.
  *
  * <p>Each body carries its send time, its sender and sequence, and (beyond 12 bytes) a padding derived from them. A receiver checks
  * every body and counts a damaged one as an error, never as a delivery. Latency is send to receive, into an
@@ -72,6 +75,10 @@ public final class LoadTool {
         options.put("count", "0");
         options.put("rate", "0");
         options.put("progress", "true");
+        // true: senders publish to a topic and each receiver subscribes (fanout: every receiver gets every message)
+        options.put("topic", "false");
+        // true: with --count, the senders fill the queue first and the receivers then drain it; the rate is the drain's
+        options.put("backlog", "false");
         return options;
     }
 
@@ -159,36 +166,60 @@ public final class LoadTool {
             bindToQueue(options, target.substring("/exchanges/".length()));
         }
 
+        boolean topic = Boolean.parseBoolean(options.get("topic"));
+        boolean backlog = Boolean.parseBoolean(options.get("backlog"));
+        if (backlog && count == 0) {
+            throw new IllegalArgumentException("--backlog needs --count");
+        }
         Recorder latencies = new Recorder(3);
         AtomicLong sent = new AtomicLong();
         AtomicLong received = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         List<Connection> connections = new ArrayList<>();
         try {
-            for (int r = 0; r < receivers; r++) {
-                Connection connection = factory.createConnection();
-                connections.add(connection);
-                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                MessageConsumer consumer = session.createConsumer(session.createQueue(options.get("queue")));
-                consumer.setMessageListener(message -> receive(message, bodySize, latencies, received, errors));
-                connection.start();
+            Runnable startReceivers = () -> {
+                try {
+                    for (int r = 0; r < receivers; r++) {
+                        Connection connection = factory.createConnection();
+                        connections.add(connection);
+                        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                        MessageConsumer consumer = session.createConsumer(topic ? session.createTopic(target)
+                            : session.createQueue(options.get("queue")));
+                        consumer.setMessageListener(message -> receive(message, bodySize, latencies, received, errors));
+                        connection.start();
+                    }
+                } catch (JMSException e) {
+                    throw new IllegalStateException("cannot start the receivers", e);
+                }
+            };
+            if (!backlog) {
+                startReceivers.run();
             }
             long start = System.nanoTime();
-            long warmup = TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup")));
-            long end = count > 0 ? Long.MAX_VALUE : start + warmup
-                + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("duration")));
+            long warmup = count > 0 ? 0 : TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup")));
+            long end = count > 0 ? Long.MAX_VALUE
+                : start + warmup + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("duration")));
             List<Thread> threads = new ArrayList<>();
             for (int s = 0; s < senders; s++) {
                 Connection connection = factory.createConnection();
                 connections.add(connection);
                 int id = s;
-                Thread sender = new Thread(() -> send(connection, target, id, durable, settled,
+                Thread sender = new Thread(() -> send(connection, target, topic, id, durable, settled,
                     Integer.parseInt(options.get("in-flight")), bodySize, rate / senders, count, end, sent, errors),
                     "sender-" + s);
                 threads.add(sender);
                 sender.start();
             }
-            long measureFrom = count > 0 ? start : start + warmup;
+            long measureFrom = start + warmup;
+            if (backlog) {
+                for (Thread t : threads) {
+                    t.join();
+                }
+                System.out.printf(Locale.ROOT, "backlog of %,d messages in %.1f s; draining%n", sent.get(),
+                    (System.nanoTime() - start) / 1e9);
+                measureFrom = System.nanoTime();
+                startReceivers.run();
+            }
             while (System.nanoTime() < measureFrom) {
                 Thread.sleep(10);
             }
@@ -199,9 +230,10 @@ public final class LoadTool {
             boolean progress = Boolean.parseBoolean(options.get("progress"));
             long lastSent = sent.get();
             long lastReceived = received.get();
-            long expected = count * senders;
-            while (threads.stream().anyMatch(Thread::isAlive) || count > 0 && received.get() < expected
-                    && System.nanoTime() < measureFrom + TimeUnit.MINUTES.toNanos(10)) {
+            long expected = count * senders * (topic ? receivers : 1);
+            long giveUp = measureFrom + TimeUnit.MINUTES.toNanos(10);
+            while (threads.stream().anyMatch(Thread::isAlive)
+                    || count > 0 && received.get() + errors.get() < expected && System.nanoTime() < giveUp) {
                 Thread.sleep(1000);
                 Histogram second = latencies.getIntervalHistogram();
                 measured.add(second);
@@ -215,12 +247,12 @@ public final class LoadTool {
                 }
                 lastSent = s;
                 lastReceived = r;
-                if (count == 0 && !threads.stream().anyMatch(Thread::isAlive)) {
-                    break;
-                }
             }
             measured.add(latencies.getIntervalHistogram());
             double seconds = (System.nanoTime() - measureFrom) / 1e9;
+            if (count > 0 && received.get() < expected) {
+                errors.addAndGet(expected - received.get() - errors.get()); // never arrived
+            }
             return new Result(options, seconds, sent.get() - sentAtStart, received.get() - receivedAtStart,
                 errors.get(), measured);
         } finally {
@@ -274,11 +306,13 @@ public final class LoadTool {
     }
 
     /** One sender until {@code end} or {@code count} messages: paced to {@code rate} msg/s when positive. */
-    private static void send(Connection connection, String address, int senderId, boolean durable, boolean settled,
+    private static void send(Connection connection, String address, boolean topic, int senderId, boolean durable,
+            boolean settled,
             int maxInFlight, int bodySize, long rate, long count, long end, AtomicLong sent, AtomicLong errors) {
         try {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            MessageProducer producer = session.createProducer(session.createQueue(address));
+            MessageProducer producer = session.createProducer(topic ? session.createTopic(address)
+                : session.createQueue(address));
             producer.setDeliveryMode(durable ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
             Semaphore inFlight = new Semaphore(maxInFlight);
             CompletionListener confirmed = new CompletionListener() {
