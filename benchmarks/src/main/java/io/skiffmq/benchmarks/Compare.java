@@ -34,8 +34,9 @@ import java.util.regex.Pattern;
  *
  * SkiffMQ runs with {@code durable-if-no-header=false}: Qpid JMS sends non-persistent messages without a header,
  * which Artemis (and the AMQP default) treat as transient. RabbitMQ treats them as durable, so its transient
- * row is not like for like. Both brokers sync durable messages to disk before confirming them (SkiffMQ {@code sync-policy=sync}, Artemis's
- * NIO journal with sync on). The load tool runs in this JVM, on the same cores as the brokers.
+ * row is not like for like. Both brokers sync durable messages to disk before confirming them (SkiffMQ {@code
+ * sync-policy=sync}, Artemis's NIO journal with sync on). The load tool runs in this JVM, on the same cores as the
+ * brokers.
  */
 public final class Compare {
     private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
@@ -80,7 +81,8 @@ public final class Compare {
             }
             Map<String, List<LoadTool.Result>> results = new LinkedHashMap<>();
             for (int run = 0; run < runs; run++) {
-                for (String broker : rabbit ? List.of("skiffmq", "artemis", "rabbitmq") : List.of("skiffmq", "artemis")) {
+                for (String broker : rabbit ? List.of("skiffmq", "artemis", "rabbitmq")
+                        : List.of("skiffmq", "artemis")) {
                     System.out.printf("== %s, run %d of %d, %s%n", scenario.name(), run + 1, runs, broker);
                     results.computeIfAbsent(broker, b -> new ArrayList<>()).add(run(broker, scenario, options));
                 }
@@ -94,7 +96,8 @@ public final class Compare {
         System.out.println("The load tool (Qpid JMS) and the brokers share this machine's cores: unpaced latency "
             + "includes any backlog the receiver leaves.");
         System.out.println();
-        System.out.println("| scenario | SkiffMQ msg/s | Artemis msg/s | ratio | SkiffMQ p99 | Artemis p99 | RabbitMQ msg/s |");
+        System.out.println("| scenario | SkiffMQ msg/s | Artemis msg/s | ratio | SkiffMQ p99 | Artemis p99 "
+            + "| RabbitMQ msg/s |");
         System.out.println("|---|---|---|---|---|---|---|");
         table.forEach(System.out::println);
         System.exit(0);

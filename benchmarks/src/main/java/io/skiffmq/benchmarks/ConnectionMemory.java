@@ -36,11 +36,11 @@ import org.apache.qpid.proton.amqp.transport.Open;
 
 /**
  * Memory per idle connection, the shape RabbitMQ measured for native AMQP 1.0 (seed 003): N connections, each
- * SASL ANONYMOUS ({@code --mechanism=PLAIN}: as guest), {@code open} and two sessions, no links. The broker runs as a child JVM with native memory
- * tracking; one Netty client thread opens the connections (pre-encoded frames, a few bytes of state each) and
- * keeps them alive with empty frames. Reported, from {@code jcmd} before and after: heap used after a full GC,
- * and native memory committed outside the Java heap (NMT: Netty's direct buffers, thread stacks, metaspace…),
- * each per connection.
+ * SASL ANONYMOUS ({@code --mechanism=PLAIN}: as guest), {@code open} and two sessions, no links. The broker runs as a
+ * child JVM with native memory tracking; one Netty client thread opens the connections (pre-encoded frames, a few
+ * bytes of state each) and keeps them alive with empty frames. Reported, from {@code jcmd} before and after: heap
+ * used after a full GC, and native memory committed outside the Java heap (NMT: Netty's direct buffers, thread
+ * stacks, metaspace…), each per connection.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.ConnectionMemory --connections=10000 \

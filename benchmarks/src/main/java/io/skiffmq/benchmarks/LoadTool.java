@@ -35,9 +35,9 @@ import org.apache.qpid.jms.JmsConnectionFactory;
  * {@code --backlog=true} fills the queue with {@code --count} messages per sender before the receivers start, and
  * measures the drain.
  *
- * <p>Each body carries its send time, its sender and sequence, and (beyond 12 bytes) a padding derived from them. A receiver checks
- * every body and counts a damaged one as an error, never as a delivery. Latency is send to receive, into an
- * HdrHistogram.
+ * <p>Each body carries its send time, its sender and sequence, and (beyond 12 bytes) a padding derived from them. A
+ * receiver checks every body and counts a damaged one as an error, never as a delivery. Latency is send to receive,
+ * into an HdrHistogram.
  *
  * <p>Output: a progress line every second, a summary, and one JSON line starting {@code RESULT } for scripts
  * ({@link Compare} reads it).
@@ -110,15 +110,24 @@ public final class LoadTool {
         System.exit(result.errors == 0 ? 0 : 1);
     }
 
-    /** What a run measured, over the measured window (warm-up left out). */
-    record Result(Map<String, String> options, double seconds, long sent, long received, long errors,
-            Histogram latency) {
+    /**
+     * What a run measured, over the measured window (warm-up left out).
+     *
+     * @param sendSeconds how long the sending took: the window, or the filling of a backlog
+     */
+    record Result(Map<String, String> options, double seconds, double sendSeconds, long sent, long received,
+            long errors, Histogram latency, double endToEndSeconds) {
         double sentRate() {
-            return sent / seconds;
+            return sent / sendSeconds;
         }
 
         double receivedRate() {
             return received / seconds;
+        }
+
+        /** Messages received over the time from the first send measured to the last receipt (quiver's rate). */
+        double endToEndRate() {
+            return endToEndSeconds <= 0 ? 0 : received / endToEndSeconds;
         }
 
         long micros(double percentile) {
@@ -127,21 +136,23 @@ public final class LoadTool {
 
         String describe() {
             return String.format(Locale.ROOT, "%.1f s measured, %s sender(s), %s receiver(s), %s, %s publish, "
-                + "body %s B, credit %s: sent %.0f msg/s, received %.0f msg/s; latency p50 %s, p90 %s, p99 %s, "
-                + "p99.9 %s, max %s; %d errors", seconds, options.get("senders"), options.get("receivers"),
+                + "body %s B, credit %s: sent %.0f msg/s, received %.0f msg/s, end to end %.0f msg/s; "
+                + "latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s; %d errors",
+                seconds, options.get("senders"), options.get("receivers"),
                 Boolean.parseBoolean(options.get("durable")) ? "durable" : "transient",
                 Boolean.parseBoolean(options.get("settled")) ? "settled" : "unsettled", options.get("body-size"),
-                options.get("credit"), sentRate(), receivedRate(), ms(micros(50)), ms(micros(90)), ms(micros(99)),
-                ms(micros(99.9)), ms(latency.getMaxValue()), errors);
+                options.get("credit"), sentRate(), receivedRate(), endToEndRate(),
+                ms(micros(50)), ms(micros(90)), ms(micros(99)), ms(micros(99.9)), ms(latency.getMaxValue()), errors);
         }
 
         String json() {
             return String.format(Locale.ROOT, "{\"seconds\":%.3f,\"senders\":%s,\"receivers\":%s,\"durable\":%s,"
-                + "\"settled\":%s,\"body_size\":%s,\"sent_per_s\":%.1f,\"received_per_s\":%.1f,\"p50_us\":%d,"
-                + "\"p90_us\":%d,\"p99_us\":%d,\"p999_us\":%d,\"max_us\":%d,\"errors\":%d}", seconds,
-                options.get("senders"), options.get("receivers"), options.get("durable"), options.get("settled"),
-                options.get("body-size"), sentRate(), receivedRate(), micros(50), micros(90), micros(99),
-                micros(99.9), latency.getMaxValue(), errors);
+                + "\"settled\":%s,\"body_size\":%s,\"sent_per_s\":%.1f,\"received_per_s\":%.1f,"
+                + "\"end_to_end_per_s\":%.1f,\"p50_us\":%d,\"p90_us\":%d,\"p99_us\":%d,\"p999_us\":%d,"
+                + "\"max_us\":%d,\"errors\":%d}",
+                seconds, options.get("senders"), options.get("receivers"), options.get("durable"),
+                options.get("settled"), options.get("body-size"), sentRate(), receivedRate(), endToEndRate(),
+                micros(50), micros(90), micros(99), micros(99.9), latency.getMaxValue(), errors);
         }
 
         private static String ms(long micros) {
@@ -175,6 +186,7 @@ public final class LoadTool {
         AtomicLong sent = new AtomicLong();
         AtomicLong received = new AtomicLong();
         AtomicLong errors = new AtomicLong();
+        AtomicLong lastReceipt = new AtomicLong();
         List<Connection> connections = new ArrayList<>();
         try {
             Runnable startReceivers = () -> {
@@ -185,7 +197,10 @@ public final class LoadTool {
                         Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
                         MessageConsumer consumer = session.createConsumer(topic ? session.createTopic(target)
                             : session.createQueue(options.get("queue")));
-                        consumer.setMessageListener(message -> receive(message, bodySize, latencies, received, errors));
+                        consumer.setMessageListener(message -> {
+                            receive(message, bodySize, latencies, received, errors);
+                            lastReceipt.set(System.nanoTime());
+                        });
                         connection.start();
                     }
                 } catch (JMSException e) {
@@ -211,10 +226,12 @@ public final class LoadTool {
                 sender.start();
             }
             long measureFrom = start + warmup;
+            double sendSeconds = 0;
             if (backlog) {
                 for (Thread t : threads) {
                     t.join();
                 }
+                sendSeconds = (System.nanoTime() - start) / 1e9;
                 System.out.printf(Locale.ROOT, "backlog of %,d messages in %.1f s; draining%n", sent.get(),
                     (System.nanoTime() - start) / 1e9);
                 measureFrom = System.nanoTime();
@@ -240,10 +257,11 @@ public final class LoadTool {
                 long s = sent.get();
                 long r = received.get();
                 if (progress) {
-                    System.out.printf(Locale.ROOT, "%5.0f s  sent %,9d/s  received %,9d/s  p50 %s  p99 %s  errors %d%n",
-                        (System.nanoTime() - start) / 1e9, s - lastSent, r - lastReceived,
-                        Result.ms(second.getTotalCount() == 0 ? -1 : second.getValueAtPercentile(50)),
-                        Result.ms(second.getTotalCount() == 0 ? -1 : second.getValueAtPercentile(99)), errors.get());
+                    System.out.printf(Locale.ROOT, "%5.0f s  sent %,9d/s  received %,9d/s  latency p50 %s  p90 %s  "
+                        + "p99 %s  p99.9 %s  max %s  errors %d%n", (System.nanoTime() - start) / 1e9, s - lastSent,
+                        r - lastReceived, percentile(second, 50), percentile(second, 90), percentile(second, 99),
+                        percentile(second, 99.9), Result.ms(second.getTotalCount() == 0 ? -1 : second.getMaxValue()),
+                        errors.get());
                 }
                 lastSent = s;
                 lastReceived = r;
@@ -253,8 +271,8 @@ public final class LoadTool {
             if (count > 0 && received.get() < expected) {
                 errors.addAndGet(expected - received.get() - errors.get()); // never arrived
             }
-            return new Result(options, seconds, sent.get() - sentAtStart, received.get() - receivedAtStart,
-                errors.get(), measured);
+            return new Result(options, seconds, backlog ? sendSeconds : seconds, sent.get() - sentAtStart,
+                received.get() - receivedAtStart, errors.get(), measured, (lastReceipt.get() - measureFrom) / 1e9);
         } finally {
             for (Connection connection : connections) {
                 connection.close();
@@ -262,12 +280,17 @@ public final class LoadTool {
         }
     }
 
+    private static String percentile(Histogram histogram, double percentile) {
+        return Result.ms(histogram.getTotalCount() == 0 ? -1 : histogram.getValueAtPercentile(percentile));
+    }
+
     /** Declares the queue and binds it to {@code exchange}, through SkiffMQ's (RabbitMQ's) management node. */
     private static void bindToQueue(Map<String, String> options, String exchange) {
         java.net.URI uri = java.net.URI.create(options.get("uri"));
-        try (com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
-                .connectionSettings().host(uri.getHost()).port(uri.getPort()).username(options.get("user"))
-                .password(options.get("password")).environmentBuilder().build();
+        try (com.rabbitmq.client.amqp.Environment environment =
+                new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host(uri.getHost())
+                    .port(uri.getPort()).username(options.get("user")).password(options.get("password"))
+                    .environmentBuilder().build();
              com.rabbitmq.client.amqp.Connection connection = environment.connectionBuilder().build()) {
             connection.management().queue().name(options.get("queue")).declare();
             connection.management().binding().sourceExchange(exchange).destinationQueue(options.get("queue")).bind();
