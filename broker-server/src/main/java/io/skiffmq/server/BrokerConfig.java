@@ -52,7 +52,9 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
 
     public BrokerConfig {
         check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
-        check(journalSegmentSize >= 1 << 16, "journal-segment-size must be >= 65536");
+        // a record's ordinal in its segment has 32 bits: 64 GiB of records of at least 32 bytes stays well inside
+        check(journalSegmentSize >= 1 << 16 && journalSegmentSize <= 1L << 36,
+            "journal-segment-size must be in [65536, 68719476736]");
         check(queueMemoryLimit >= 0, "queue-memory-limit must be >= 0");
         check(initialMaxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "initial-max-frame-size must be >= 512");
         check(maxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "max-frame-size must be >= 512");

@@ -244,7 +244,12 @@ public final class MessageStore implements AutoCloseable {
         private void append(RecordType type, long sequence, long deliveryCount) {
             ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH);
             JournalRecord.write(record, type, queueId, sequence, 0, (int) deliveryCount);
-            journal.append(record, null);
+            try {
+                journal.append(record, null);
+            } catch (IllegalStateException e) {
+                // the journal failed (it said so, loudly) or is closing: the queue goes on in memory, and after a
+                // restart this message comes back (at least once) rather than the queue losing track of it now
+            }
         }
 
         @Override
