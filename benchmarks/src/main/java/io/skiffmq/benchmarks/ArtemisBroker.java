@@ -2,7 +2,6 @@ package io.skiffmq.benchmarks;
 
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.activemq.artemis.core.config.Configuration;
 import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
@@ -27,16 +26,8 @@ public final class ArtemisBroker {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>(Map.of("port", "0", "data-dir", "artemis-data",
-            "persistence", "true", "sync", "true"));
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
-                System.err.println("usage: ArtemisBroker [--name=value]… with names " + options.keySet());
-                System.exit(2);
-            }
-            options.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
+        Map<String, String> options = CommandLine.parseOrExit("ArtemisBroker", Map.of("port", "0", "data-dir",
+            "artemis-data", "persistence", "true", "sync", "true"), args);
         int port = Integer.parseInt(options.get("port"));
         if (port == 0) {
             try (ServerSocket free = new ServerSocket(0)) {

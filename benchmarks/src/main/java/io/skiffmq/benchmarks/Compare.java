@@ -1,22 +1,13 @@
 package io.skiffmq.benchmarks;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * SkiffMQ and ActiveMQ Artemis side by side, in one run, with the same load tool ({@link LoadTool}) and the same
@@ -39,8 +30,6 @@ import java.util.regex.Pattern;
  * brokers.
  */
 public final class Compare {
-    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
-
     /** A scenario: the load tool's settings. */
     private record Scenario(String name, String description, Map<String, String> load) {
     }
@@ -60,17 +49,8 @@ public final class Compare {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>(Map.of("runs", "3", "duration", "20", "warmup", "5",
-            "scenarios", String.join(",", SCENARIOS.stream().map(Scenario::name).toList()),
-            "broker-jar", "broker-server/target/skiffmq.jar", "jvm-options", "broker-server/target/jvm.options"));
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
-                System.err.println("usage: compare [--name=value]… with names " + options.keySet());
-                System.exit(2);
-            }
-            options.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
+        Map<String, String> options = CommandLine.parseOrExit("compare", Map.of("runs", "3", "duration", "20",
+            "warmup", "5", "scenarios", String.join(",", SCENARIOS.stream().map(Scenario::name).toList())), args);
         int runs = Integer.parseInt(options.get("runs"));
         boolean rabbit = reachable(5672);
         List<String> wanted = Arrays.asList(options.get("scenarios").split(","));
@@ -139,13 +119,18 @@ public final class Compare {
 
     /** One run of a scenario against a fresh broker of the given kind (RabbitMQ: the one already running). */
     private static LoadTool.Result run(String broker, Scenario scenario, Map<String, String> options) throws Exception {
-        Path data = Files.createTempDirectory("skiffmq-compare");
-        Process process = null;
+        BrokerProcess process = null;
         try {
             int port = 5672;
-            if (!broker.equals("rabbitmq")) {
-                process = start(broker, data, options);
-                port = port(process);
+            if (broker.equals("skiffmq")) {
+                // JMS sends non-persistent messages without a header: transient for Artemis and the AMQP default,
+                // durable by SkiffMQ's RabbitMQ-like default; the comparison uses the AMQP default on both
+                process = BrokerProcess.start(broker, List.of(), List.of("--durable-if-no-header=false"));
+            } else if (broker.equals("artemis")) {
+                process = BrokerProcess.start(broker, List.of(), List.of("--persistence=true", "--sync=true"));
+            }
+            if (process != null) {
+                port = process.port;
             }
             Map<String, String> load = LoadTool.defaults();
             load.put("uri", "amqp://127.0.0.1:" + port);
@@ -159,47 +144,8 @@ public final class Compare {
             return result;
         } finally {
             if (process != null) {
-                process.destroy();
-                process.waitFor(30, TimeUnit.SECONDS);
+                process.close();
             }
-            new ProcessBuilder("rm", "-rf", data.toString()).start().waitFor();
         }
-    }
-
-    private static Process start(String broker, Path data, Map<String, String> options) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        if (broker.equals("skiffmq")) {
-            command.addAll(List.of(Files.readString(Path.of(options.get("jvm-options"))).trim().split("\\s+")));
-            // JMS sends non-persistent messages without a header: transient for Artemis and the AMQP default,
-            // durable by SkiffMQ's RabbitMQ-like default; the comparison uses the AMQP default on both
-            command.addAll(List.of("-jar", options.get("broker-jar"), "--port=0", "--bind=127.0.0.1",
-                "--data-dir=" + data, "--durable-if-no-header=false"));
-        } else {
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), ArtemisBroker.class.getName(),
-                "--port=0", "--data-dir=" + data, "--persistence=true", "--sync=true"));
-        }
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
-    }
-
-    private static int port(Process broker) throws Exception {
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread pump = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(broker.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        port.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (java.io.IOException e) {
-                port.completeExceptionally(e);
-            }
-            port.completeExceptionally(new IllegalStateException("the broker exited"));
-        }, "broker-output");
-        pump.setDaemon(true);
-        pump.start();
-        return port.get(60, TimeUnit.SECONDS);
     }
 }

@@ -13,16 +13,11 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -51,7 +46,6 @@ import org.apache.qpid.proton.amqp.transport.Open;
  * flags of its launcher.
  */
 public final class ConnectionMemory {
-    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
     private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
     private static final Pattern NMT_TOTAL = Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB");
     private static final Pattern NMT_HEAP = Pattern.compile("Java Heap \\(reserved=\\d+KB, committed=(\\d+)KB\\)");
@@ -60,36 +54,15 @@ public final class ConnectionMemory {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>(Map.of("connections", "10000", "broker-jar",
-            "broker-server/target/skiffmq.jar", "jvm-options", "broker-server/target/jvm.options",
-            "mechanism", "ANONYMOUS", "broker", "skiffmq"));
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
-                System.err.println("usage: ConnectionMemory [--name=value]… with names " + options.keySet());
-                System.exit(2);
-            }
-            options.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
+        Map<String, String> options = CommandLine.parseOrExit("ConnectionMemory", Map.of("connections", "10000",
+            "mechanism", "ANONYMOUS", "broker", "skiffmq"), args);
         int connections = Integer.parseInt(options.get("connections"));
-        Path data = Files.createTempDirectory("skiffmq-connection-memory");
         boolean anonymous = options.get("mechanism").equals("ANONYMOUS");
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-XX:NativeMemoryTracking=summary");
-        switch (options.get("broker")) {
-            case "skiffmq" -> {
-                command.addAll(List.of(Files.readString(Path.of(options.get("jvm-options"))).trim().split("\\s+")));
-                command.addAll(List.of("-jar", options.get("broker-jar"), "--port=0", "--bind=127.0.0.1",
-                    "--data-dir=" + data, "--anonymous=" + anonymous));
-            }
-            case "artemis" -> command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                ArtemisBroker.class.getName(), "--port=0", "--data-dir=" + data, "--persistence=false"));
-            default -> throw new IllegalArgumentException("--broker is skiffmq or artemis");
-        }
-        Process broker = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            int port = port(broker);
+        List<String> settings = options.get("broker").equals("skiffmq") ? List.of("--anonymous=" + anonymous)
+            : List.of("--persistence=false");
+        try (BrokerProcess broker = BrokerProcess.start(options.get("broker"),
+                List.of("-XX:NativeMemoryTracking=summary"), settings)) {
+            int port = broker.port;
             Thread.sleep(2000); // let start-up settle (JIT, lazily loaded classes) before the baseline
             long[] before = measure(broker.pid());
             EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -111,33 +84,7 @@ public final class ConnectionMemory {
             } finally {
                 group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             }
-        } finally {
-            broker.destroy();
-            broker.waitFor(30, TimeUnit.SECONDS);
-            new ProcessBuilder("rm", "-rf", data.toString()).start().waitFor();
         }
-    }
-
-    /** The port the broker says it listens on; the rest of its output is drained. */
-    private static int port(Process broker) throws Exception {
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread pump = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(broker.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        port.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (java.io.IOException e) {
-                port.completeExceptionally(e);
-            }
-            port.completeExceptionally(new IllegalStateException("the broker exited"));
-        }, "broker-output");
-        pump.setDaemon(true);
-        pump.start();
-        return port.get(60, TimeUnit.SECONDS);
     }
 
     /** {heap used after a full GC, native committed outside the heap}, in KB. */

@@ -82,32 +82,11 @@ public final class LoadTool {
         return options;
     }
 
-    static Map<String, String> parse(String[] args) {
-        Map<String, String> options = defaults();
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0 || !options.containsKey(arg.substring(2, eq))) {
-                throw new IllegalArgumentException("usage: LoadTool [--name=value]… with names " + options.keySet()
-                    + "; got " + arg);
-            }
-            options.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
-        return options;
-    }
-
     public static void main(String[] args) throws Exception {
-        Map<String, String> options;
-        try {
-            options = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return;
-        }
-        Result result = run(options);
+        Result result = run(CommandLine.parseOrExit("LoadTool", defaults(), args));
         System.out.println(result.describe());
         System.out.println("RESULT " + result.json());
-        System.exit(result.errors == 0 ? 0 : 1);
+        System.exit(result.errors() == 0 ? 0 : 1);
     }
 
     /**

@@ -124,6 +124,8 @@ public final class Journal implements AutoCloseable {
     private long appendSegment;
     private long appendBytes;
     private long appendOrdinal;
+    /** The occupancy of {@link #appendSegment} once it holds a message, so appends skip the map lookup. */
+    private Occupancy appendOccupancy;
     /** The location of the last record the writer has handed to Chronicle: readable from then on. */
     private volatile long writtenThrough = -1;
     /** The segment the writer has open; every older one is closed and may be deleted. */
@@ -181,15 +183,17 @@ public final class Journal implements AutoCloseable {
                 throw new IllegalStateException(closing ? "journal is closed" : "journal failed: " + failure);
             }
             if (appendBytes > 0 && appendBytes + record.readableBytes() > segmentBytes) {
-                appendSegment++;
-                appendBytes = 0;
-                appendOrdinal = 0;
+                nextSegment();
             }
             appendBytes += record.readableBytes();
             location = location(appendSegment, appendOrdinal++);
             if (holdsMessage) {
                 // counted before the writer can move past the segment, so it is never seen empty too early
-                hold(appendSegment);
+                if (appendOccupancy == null) {
+                    appendOccupancy = occupancy.computeIfAbsent(appendSegment, s -> new Occupancy());
+                }
+                appendOccupancy.written.incrementAndGet();
+                appendOccupancy.live.incrementAndGet();
             }
             pending.add(new Pending(record, location, durable));
         }
@@ -206,10 +210,12 @@ public final class Journal implements AutoCloseable {
         return location >>> 32;
     }
 
-    private void hold(long segment) {
-        Occupancy o = occupancy.computeIfAbsent(segment, s -> new Occupancy());
-        o.written.incrementAndGet();
-        o.live.incrementAndGet();
+    /** Holds {@code this}. */
+    private void nextSegment() {
+        appendSegment++;
+        appendBytes = 0;
+        appendOrdinal = 0;
+        appendOccupancy = null;
     }
 
     /** A replayed message is still live: keep its segment until its {@link #release}. */
@@ -285,9 +291,7 @@ public final class Journal implements AutoCloseable {
             if (closing || failure != null || appendBytes < minBytes || live(appendSegment) > 0) {
                 return false;
             }
-            appendSegment++;
-            appendBytes = 0;
-            appendOrdinal = 0;
+            nextSegment();
             pending.add(new Pending(null, location(appendSegment, 0), null));
         }
         LockSupport.unpark(writer);

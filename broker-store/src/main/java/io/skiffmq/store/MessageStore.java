@@ -217,6 +217,9 @@ public final class MessageStore implements AutoCloseable {
     private final class JournalQueueLog implements QueueLog {
         private final long queueId;
         private final Map<Long, long[]> bySegment = new HashMap<>();
+        /** The count of the segment written last, so most writes skip the map lookup (and its boxing). */
+        private long lastSegment = -1;
+        private long[] lastCount;
 
         JournalQueueLog(long queueId) {
             this.queueId = queueId;
@@ -228,7 +231,12 @@ public final class MessageStore implements AutoCloseable {
             JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
                 message.exchange(), message.routingKey(), message.bytes());
             long location = journal.append(record, true, durable);
-            bySegment.computeIfAbsent(Journal.segmentOf(location), s -> new long[1])[0]++;
+            long segment = Journal.segmentOf(location);
+            if (segment != lastSegment) {
+                lastCount = bySegment.computeIfAbsent(segment, s -> new long[1]);
+                lastSegment = segment;
+            }
+            lastCount[0]++;
             return location;
         }
 
@@ -237,6 +245,9 @@ public final class MessageStore implements AutoCloseable {
             long[] count = bySegment.get(segment);
             if (--count[0] == 0) {
                 bySegment.remove(segment);
+                if (segment == lastSegment) {
+                    lastSegment = -1; // the next write to it starts a new count in the map
+                }
             }
             journal.release(location, 1);
         }
@@ -315,6 +326,7 @@ public final class MessageStore implements AutoCloseable {
                 journal.release(Journal.location(e.getKey(), 0), e.getValue()[0]);
             }
             bySegment.clear();
+            lastSegment = -1;
         }
     }
 }

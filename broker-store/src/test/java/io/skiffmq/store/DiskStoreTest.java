@@ -1,6 +1,7 @@
 package io.skiffmq.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -21,6 +22,7 @@ import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -31,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -158,14 +159,6 @@ class DiskStoreTest {
         return bodies;
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.sleep(10); // polling a condition, with a deadline
-        }
-    }
-
     @Test
     void definitionsComeBackExactlyAndTransientOnesLeaveNoTrace() throws Exception {
         VirtualHost vhost = start(Journal.DEFAULT_SEGMENT_BYTES);
@@ -282,8 +275,10 @@ class DiskStoreTest {
             }
             queue.unsubscribe(consumer, Outcome.RELEASED);
         }
-        await(() -> store.segments().get(0) > first, "the keeper's segment is compacted away");
-        await(() -> store.segments().size() <= MessageStore.COMPACT_AFTER + 1, "dead segments deleted");
+        await("the keeper's segment is compacted away").atMost(Duration.ofSeconds(30))
+            .until(() -> store.segments().get(0) > first);
+        await("dead segments deleted").atMost(Duration.ofSeconds(30))
+            .until(() -> store.segments().size() <= MessageStore.COMPACT_AFTER + 1);
 
         VirtualHost after = restart(segment);
         Map<String, QueueDelivery> deliveries = new HashMap<>();
@@ -291,7 +286,8 @@ class DiskStoreTest {
         assertThat(after.queue("q").readyCount()).as("only the keeper, once").isEqualTo(1);
         assertThat(drain(after.queue("q"), 1, deliveries)).containsExactly("keeper");
         MessageStore restarted = open.get(open.size() - 1).messages();
-        await(() -> restarted.segments().size() == 1, "with nothing live, only the segment being written is left");
+        await("with nothing live, only the segment being written is left").atMost(Duration.ofSeconds(30))
+            .until(() -> restarted.segments().size() == 1);
     }
 
     @Test

@@ -1,12 +1,14 @@
 package io.skiffmq.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.testing.LeakDetection;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -146,20 +148,17 @@ class JournalTest {
                 throw new OutOfMemoryError("simulated: the writer cannot go on");
             });
             assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            boolean refused = false;
-            while (!refused && System.nanoTime() < deadline) {
+            await("appends refused once the writer failed").atMost(Duration.ofSeconds(10)).until(() -> {
                 try {
                     journal.append(publish(1, 1), () -> {
                         throw new AssertionError("confirmed after the writer failed");
                     });
-                    Thread.onSpinWait();
+                    return false;
                 } catch (IllegalStateException e) {
                     assertThat(e).hasMessageContaining("journal failed");
-                    refused = true;
+                    return true;
                 }
-            }
-            assertThat(refused).as("appends refused once the writer failed").isTrue();
+            });
             assertThat(journal.flush()).as("a flush fails instead of hanging").isCompletedExceptionally();
         }
     }
