@@ -2,7 +2,7 @@ package io.skiffmq.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.skiffmq.server.AmqpListener;
+import io.skiffmq.server.transport.AmqpListener;
 import io.skiffmq.server.BrokerConfig;
 import java.nio.file.Path;
 import java.util.Map;

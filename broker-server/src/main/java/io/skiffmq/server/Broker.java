@@ -1,5 +1,8 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.amqp10.ManagementNode;
+import io.skiffmq.server.auth.UserStore;
+
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.skiffmq.core.VirtualHost;
@@ -24,12 +27,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor, before any
  * listener can open; the data directory is locked against a second broker. Thread-safe.
  */
-final class Broker implements AutoCloseable {
+public final class Broker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Broker.class.getName());
     private final BrokerConfig config;
     private final UserStore users;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
-    private final Set<Amqp10ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
+    private final Set<ClientConnection> connections = ConcurrentHashMap.newKeySet();
     private final List<DiskStore> stores = new ArrayList<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
@@ -39,7 +42,7 @@ final class Broker implements AutoCloseable {
      * @param queueExecutors hands out the executor each new queue lives on (see {@link #rotating})
      * @throws IllegalStateException when another broker holds the data directory
      */
-    Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) throws IOException {
+    public Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) throws IOException {
         this.config = config;
         this.users = users;
         Files.createDirectories(config.dataDir());
@@ -60,7 +63,7 @@ final class Broker implements AutoCloseable {
     }
 
     /** Has every queue let go of its messages (see {@link io.skiffmq.core.queue.Queue#close}); waits for them. */
-    void closeQueues() {
+    public void closeQueues() {
         List<java.util.concurrent.CompletableFuture<Void>> closed = new ArrayList<>();
         for (VirtualHost vhost : vhosts.values()) {
             vhost.queues().forEach(q -> closed.add(q.close()));
@@ -81,7 +84,7 @@ final class Broker implements AutoCloseable {
     }
 
     /** The event loops of {@code group}, in turn. */
-    static Supplier<QueueExecutor> rotating(EventLoopGroup group) {
+    public static Supplier<QueueExecutor> rotating(EventLoopGroup group) {
         return new Supplier<>() {
             private Iterator<EventExecutor> next = group.iterator();
 
@@ -95,21 +98,21 @@ final class Broker implements AutoCloseable {
         };
     }
 
-    BrokerConfig config() {
+    public BrokerConfig config() {
         return config;
     }
 
-    UserStore users() {
+    public UserStore users() {
         return users;
     }
 
     /** The virtual host, or null. */
-    VirtualHost vhost(String name) {
+    public VirtualHost vhost(String name) {
         return vhosts.get(name);
     }
 
     /** False once the broker is stopping ({@link #stopAccepting}): the connection must close at once. */
-    boolean register(Amqp10ConnectionHandler connection) {
+    public boolean register(ClientConnection connection) {
         synchronized (connections) {
             if (stopping) {
                 return false;
@@ -123,19 +126,19 @@ final class Broker implements AutoCloseable {
      * No connection registers from now on; returns those that did, for the caller to close. Together with
      * {@link #register} this leaves no connection that is missed by the shutdown yet still publishes.
      */
-    List<Amqp10ConnectionHandler> stopAccepting() {
+    public List<ClientConnection> stopAccepting() {
         synchronized (connections) {
             stopping = true;
             return List.copyOf(connections);
         }
     }
 
-    void unregister(Amqp10ConnectionHandler connection) {
+    public void unregister(ClientConnection connection) {
         connections.remove(connection);
     }
 
 
-    static QueueExecutor executorOf(EventLoop loop) {
+    public static QueueExecutor executorOf(EventLoop loop) {
         return new QueueExecutor() {
             @Override
             public boolean inExecutor() {

@@ -1,5 +1,7 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.auth.UserStore;
+
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.store.Journal;
 import java.net.InetAddress;

@@ -1,5 +1,9 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;
+import io.skiffmq.server.auth.SaslAuthenticator;
+import io.skiffmq.server.auth.UserStore;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

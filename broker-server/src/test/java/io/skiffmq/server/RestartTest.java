@@ -1,5 +1,7 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.auth.UserStore;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.amqp.Connection;

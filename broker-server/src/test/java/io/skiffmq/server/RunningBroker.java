@@ -1,5 +1,7 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.transport.AmqpListener;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;

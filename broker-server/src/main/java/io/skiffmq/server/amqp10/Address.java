@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.amqp10;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.auth;
 
 import java.io.IOException;
 import java.net.InetAddress;

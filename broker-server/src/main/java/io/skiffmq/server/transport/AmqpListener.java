@@ -1,4 +1,11 @@
-package io.skiffmq.server;
+package io.skiffmq.server.transport;
+
+import io.skiffmq.server.Broker;
+import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;
+import io.skiffmq.server.auth.SaslAuthenticator;
+import io.skiffmq.server.auth.UserStore;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -65,7 +72,7 @@ public final class AmqpListener implements AutoCloseable {
         this.sasl = new SaslAuthenticator(users, config.anonymous());
     }
 
-    Broker broker() {
+    public Broker broker() {
         return broker;
     }
 
@@ -100,9 +107,8 @@ public final class AmqpListener implements AutoCloseable {
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
-        for (Amqp10ConnectionHandler connection : broker.stopAccepting()) {
-            connection.context().executor().submit(() -> connection.closeConnection(
-                io.skiffmq.codec.amqp10.AmqpError.CONNECTION_FORCED, "broker is shutting down")).awaitUninterruptibly();
+        for (ClientConnection connection : broker.stopAccepting()) {
+            connection.closeForShutdown().awaitUninterruptibly();
         }
         // queues let go of their messages and write nothing more; then the journal writes what is pending and
         // confirms it while the event loops still run to take the confirms; then the loops stop

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.amqp10;
 
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
@@ -28,7 +28,7 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
  * <p>Stateless apart from the virtual host; safe from any thread. Answers that need a queue's own thread (purge,
  * delete) complete later.
  */
-final class ManagementNode {
+public final class ManagementNode {
     /** An answer: the HTTP status and the body (a map, a list, or null). */
     record Response(int status, Object body) {
         static Response of(int status, Object body) {
@@ -297,7 +297,7 @@ final class ManagementNode {
     }
 
     /** RFC 3986 percent-encoding of a path segment. */
-    static String encode(String value) {
+    public static String encode(String value) {
         StringBuilder out = new StringBuilder();
         for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.auth;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -10,26 +10,26 @@ import org.apache.qpid.proton.amqp.security.SaslInit;
  * Server side of SASL [5.3]: {@code PLAIN} (RFC 4616) against the {@link UserStore}, and {@code ANONYMOUS} when
  * enabled. Both complete in one step, so there is no challenge. Stateless; one per listener.
  */
-final class SaslAuthenticator {
+public final class SaslAuthenticator {
     static final Symbol PLAIN = Symbol.valueOf("PLAIN");
     static final Symbol ANONYMOUS = Symbol.valueOf("ANONYMOUS");
     /** The user an anonymous connection runs as. */
-    static final String ANONYMOUS_USER = "anonymous";
+    public static final String ANONYMOUS_USER = "anonymous";
 
     private final UserStore users;
     private final boolean anonymous;
 
-    SaslAuthenticator(UserStore users, boolean anonymous) {
+    public SaslAuthenticator(UserStore users, boolean anonymous) {
         this.users = users;
         this.anonymous = anonymous;
     }
 
-    Symbol[] mechanisms() {
+    public Symbol[] mechanisms() {
         return anonymous ? new Symbol[] {PLAIN, ANONYMOUS} : new Symbol[] {PLAIN};
     }
 
     /** The authenticated user, or null when authentication failed (for whatever reason: no details). */
-    String authenticate(SaslInit init, InetAddress remote) {
+    public String authenticate(SaslInit init, InetAddress remote) {
         if (ANONYMOUS.equals(init.getMechanism())) {
             return anonymous ? ANONYMOUS_USER : null;
         }

@@ -1,4 +1,9 @@
-package io.skiffmq.server;
+package io.skiffmq.server.amqp10;
+
+import io.skiffmq.server.Broker;
+import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.auth.SaslAuthenticator;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -46,7 +51,7 @@ import org.apache.qpid.proton.amqp.transport.Open;
  * {@code OPEN} → {@code CLOSING}; any error jumps to {@code CLOSING}. Owned by the channel's event loop, as are
  * all its sessions and links.
  */
-final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
+public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
     private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
     /** The management node's link pair (RabbitMQ's capability name). */
@@ -71,7 +76,7 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
 
-    Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
+    public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
         this.broker = broker;
         this.config = broker.config();
         this.sasl = sasl;
@@ -391,6 +396,11 @@ final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter {
      * Closes with {@code condition}: with a {@code close} frame once AMQP is spoken (sending our {@code open} first
      * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
      */
+    @Override
+    public io.netty.util.concurrent.Future<?> closeForShutdown() {
+        return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
+    }
+
     void closeConnection(AmqpError condition, String description) {
         if (state == State.CLOSING) {
             return;

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.amqp10;
 
 import io.skiffmq.codec.amqp10.AmqpError;
 

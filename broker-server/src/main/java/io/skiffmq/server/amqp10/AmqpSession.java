@@ -1,4 +1,6 @@
-package io.skiffmq.server;
+package io.skiffmq.server.amqp10;
+
+import io.skiffmq.server.BrokerConfig;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
