@@ -14,6 +14,8 @@ public final class BrokerException extends RuntimeException {
         PRECONDITION_FAILED,
         /** Reserved names and the default exchange cannot be changed. */
         ACCESS_REFUSED,
+        /** Another connection's exclusive queue. */
+        RESOURCE_LOCKED,
         /** A value the broker does not accept. */
         INVALID
     }

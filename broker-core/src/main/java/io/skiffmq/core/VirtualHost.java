@@ -2,6 +2,7 @@ package io.skiffmq.core;
 
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.BindingTable;
@@ -21,6 +22,11 @@ import java.util.function.Supplier;
  * <p>Durable exchanges and queues, and bindings between durable ends, are kept by the {@link VirtualHostStore}:
  * every change to them is handed to it under the write lock and is durable when the call returns.
  *
+ * <p>An exclusive queue belongs to the connection that declared it (its {@code owner}, any object standing for it):
+ * other connections may route to it but not declare, consume from or delete it ({@link Kind#RESOURCE_LOCKED}), and
+ * it goes when {@link #ownerClosed} says its connection went. An auto-delete queue goes when its last consumer
+ * leaves. Deleting a queue or exchange, however it happens, runs what was {@link #whenDeleted watching} it.
+ *
  * <p>Thread-safe. Queues and exchanges are in concurrent maps. The bindings are an immutable {@link BindingTable}
  * behind one volatile reference: changes (serialised on {@link #writeLock}) build a new snapshot and swap it in,
  * and routing reads whichever snapshot is current without locking.
@@ -34,6 +40,11 @@ public final class VirtualHost {
     private final Object writeLock = new Object();
     private volatile BindingTable bindings = BindingTable.EMPTY;
     private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
+    /** The owner of each exclusive queue, by queue name. */
+    private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
+    private final Map<Destination, java.util.Set<Runnable>> deletionWatchers = new ConcurrentHashMap<>();
+    /** Exchanges auto-deleted by a change under {@link #writeLock}, whose watchers run once the lock is released. */
+    private final List<Destination> autoDeleted = new ArrayList<>();
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -71,30 +82,46 @@ public final class VirtualHost {
     /** The queue, or a new durable classic queue without arguments when there is none. */
     public Queue declareQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        return queue != null ? queue : declare(queueName, true, Map.of(), false);
+        return queue != null ? queue : declare(QueueDeclaration.of(queueName, true, Map.of()), null, false);
+    }
+
+    /**
+     * Declares a plain queue (neither exclusive nor auto-delete), or returns the existing one when it is equivalent.
+     *
+     * @throws BrokerException PRECONDITION_FAILED when one of that name differs in durability or arguments
+     */
+    public Queue declareQueue(String queueName, boolean durable, Map<String, Object> arguments) {
+        return declare(QueueDeclaration.of(queueName, durable, arguments), null, true);
     }
 
     /**
      * Declares a queue, or returns the existing one when it is equivalent.
      *
-     * @throws BrokerException PRECONDITION_FAILED when one of that name differs in durability or arguments
+     * @param owner the declaring connection: the owner of an exclusive queue, and the only one that may redeclare it
+     * @throws BrokerException PRECONDITION_FAILED when one of that name differs, RESOURCE_LOCKED when it is another
+     *         connection's exclusive queue
      */
-    public Queue declareQueue(String queueName, boolean durable, Map<String, Object> arguments) {
-        return declare(queueName, durable, arguments, true);
+    public Queue declareQueue(QueueDeclaration declaration, Object owner) {
+        if (declaration.exclusive() && owner == null) {
+            throw new IllegalArgumentException("an exclusive queue needs an owner");
+        }
+        return declare(declaration, owner, true);
     }
 
-    private Queue declare(String queueName, boolean durable, Map<String, Object> arguments, boolean equivalent) {
+    private Queue declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
+        String queueName = declaration.name();
         synchronized (writeLock) {
             Queue existing = queues.get(queueName);
             if (existing != null) {
-                if (equivalent && (existing.durable() != durable || !existing.arguments().equals(arguments))) {
-                    throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + queueName + "' exists with "
-                        + (existing.durable() ? "durable" : "transient") + " and arguments " + existing.arguments());
+                checkAccess(existing, owner);
+                if (equivalent && !existing.declaration().equivalent(declaration)) {
+                    throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + queueName + "' exists as "
+                        + describe(existing.declaration()));
                 }
                 return existing;
             }
-            Queue queue = store.createQueue(queueName, durable, arguments, executors.get());
-            if (durable) {
+            Queue queue = store.createQueue(declaration, executors.get());
+            if (declaration.persistent()) {
                 // durable before anyone can route to it: a message confirmed into it must find it after a crash
                 try {
                     store.definitionsChanged(this, queue);
@@ -103,27 +130,107 @@ public final class VirtualHost {
                     throw e;
                 }
             }
+            if (declaration.autoDelete()) {
+                queue.whenUnused(() -> deleteQueue(queue));
+            }
+            if (declaration.exclusive()) {
+                exclusiveOwners.put(queueName, owner);
+            }
             queues.put(queueName, queue);
             return queue;
         }
     }
 
+    private static String describe(QueueDeclaration d) {
+        return (d.durable() ? "durable" : "transient") + (d.exclusive() ? ", exclusive" : "")
+            + (d.autoDelete() ? ", auto-delete" : "") + " with arguments " + d.arguments();
+    }
+
+    /**
+     * Checks that the connection {@code owner} may use {@code queue} (consume, declare, delete): true unless it is
+     * another connection's exclusive queue.
+     *
+     * @throws BrokerException RESOURCE_LOCKED when it is another connection's exclusive queue
+     */
+    public void checkAccess(Queue queue, Object owner) {
+        Object exclusiveOwner = exclusiveOwners.get(queue.name());
+        if (exclusiveOwner != null && exclusiveOwner != owner) {
+            throw new BrokerException(Kind.RESOURCE_LOCKED, "cannot obtain exclusive access to locked queue '"
+                + queue.name() + "': it belongs to another connection");
+        }
+    }
+
     /** Deletes the queue and its bindings; false when there was none. Messages in it are dropped. */
     public boolean deleteQueue(String queueName) {
-        Queue queue;
+        Queue queue = queues.get(queueName);
+        return queue != null && deleteQueue(queue);
+    }
+
+    /** Deletes that very queue (not a later one of the same name); false when it is gone already. */
+    private boolean deleteQueue(Queue queue) {
         synchronized (writeLock) {
-            queue = queues.remove(queueName);
-            if (queue != null) {
-                replaceBindings(bindings.withoutDestination(Destination.queue(queueName)));
-                if (queue.durable()) {
-                    store.definitionsChanged(this, null);
+            if (!queues.remove(queue.name(), queue)) {
+                return false;
+            }
+            exclusiveOwners.remove(queue.name());
+            replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
+            if (queue.declaration().persistent()) {
+                store.definitionsChanged(this, null);
+            }
+        }
+        queue.delete();
+        deleted(Destination.queue(queue.name()));
+        runAutoDeleted();
+        return true;
+    }
+
+    /** The connection {@code owner} closed: its exclusive queues go. */
+    public void ownerClosed(Object owner) {
+        for (Map.Entry<String, Object> e : exclusiveOwners.entrySet()) {
+            if (e.getValue() == owner) {
+                Queue queue = queues.get(e.getKey());
+                if (queue != null) {
+                    deleteQueue(queue);
                 }
             }
         }
-        if (queue != null) {
-            queue.delete();
+    }
+
+    // ---- deletion watchers --------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code action} (on the deleting thread, once) when the queue or exchange {@code destination} is deleted.
+     *
+     * @return cancels the watch
+     */
+    public Runnable whenDeleted(Destination destination, Runnable action) {
+        deletionWatchers.computeIfAbsent(destination, d -> ConcurrentHashMap.newKeySet()).add(action);
+        return () -> {
+            java.util.Set<Runnable> watchers = deletionWatchers.get(destination);
+            if (watchers != null) {
+                watchers.remove(action);
+            }
+        };
+    }
+
+    private void deleted(Destination destination) {
+        java.util.Set<Runnable> watchers = deletionWatchers.remove(destination);
+        if (watchers != null) {
+            watchers.forEach(Runnable::run);
         }
-        return queue != null;
+    }
+
+    /** Runs the watchers of exchanges auto-deleted under the lock. Called after releasing it. */
+    private void runAutoDeleted() {
+        List<Destination> gone;
+        synchronized (writeLock) {
+            if (autoDeleted.isEmpty()) {
+                return;
+            }
+            gone = List.copyOf(autoDeleted);
+            autoDeleted.clear();
+        }
+        gone.forEach(this::deleted);
     }
 
     // ---- exchanges ----------------------------------------------------------------------------------------
@@ -181,8 +288,10 @@ public final class VirtualHost {
             if (removed.durable()) {
                 store.definitionsChanged(this, null);
             }
-            return true;
         }
+        deleted(Destination.exchange(exchangeName));
+        runAutoDeleted();
+        return true;
     }
 
     // ---- bindings -----------------------------------------------------------------------------------------
@@ -219,8 +328,9 @@ public final class VirtualHost {
             if (durable) {
                 store.definitionsChanged(this, null);
             }
-            return true;
         }
+        runAutoDeleted();
+        return true;
     }
 
     /** A binding survives a restart when both its ends do (as in RabbitMQ). */
@@ -260,6 +370,7 @@ public final class VirtualHost {
             if (e.autoDelete() && !previous.bindingsFrom(e.name()).isEmpty() && next.bindingsFrom(e.name()).isEmpty()) {
                 exchanges.remove(e.name());
                 next = next.withoutDestination(Destination.exchange(e.name()));
+                autoDeleted.add(Destination.exchange(e.name()));
             }
         }
         bindings = next;

@@ -2,8 +2,8 @@ package io.skiffmq.core;
 
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
-import java.util.Map;
 
 /**
  * What keeps a virtual host's durable state: it makes the queues (a durable one gets a log for its messages) and
@@ -14,8 +14,8 @@ public interface VirtualHostStore {
     /** Keeps nothing: every queue lives in memory only and a restart forgets everything. */
     VirtualHostStore TRANSIENT = new VirtualHostStore() {
         @Override
-        public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
-            return new ClassicQueue(name, executor, durable, arguments, null, Long.MAX_VALUE);
+        public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
+            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE);
         }
 
         @Override
@@ -23,11 +23,11 @@ public interface VirtualHostStore {
         }
     };
 
-    /** A new queue. Called under the virtual host's write lock. */
-    Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor);
+    /** A new queue; only a {@link QueueDeclaration#persistent} one keeps anything on disk. Called under the virtual host's write lock. */
+    Queue createQueue(QueueDeclaration declaration, QueueExecutor executor);
 
     /**
-     * A durable exchange, queue or binding was added or removed. Called under the virtual host's write lock, so
+     * A durable exchange, {@link QueueDeclaration#persistent persistent} queue or binding was added or removed. Called under the virtual host's write lock, so
      * calls are serialised and each sees the state after its change; it returns once the change is durable.
      *
      * @param declaring a durable queue being declared, not yet in {@code vhost} (it becomes visible only once

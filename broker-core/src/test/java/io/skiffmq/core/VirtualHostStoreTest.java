@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +19,8 @@ class VirtualHostStoreTest {
         boolean fail;
 
         @Override
-        public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
-            return TRANSIENT.createQueue(name, durable, arguments, executor);
+        public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
+            return TRANSIENT.createQueue(declaration, executor);
         }
 
         @Override

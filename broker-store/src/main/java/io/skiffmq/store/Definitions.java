@@ -32,8 +32,8 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
     static final long FORMAT = 1;
     static final Definitions EMPTY = new Definitions(1, List.of(), List.of(), List.of());
 
-    /** A durable queue. */
-    public record QueueDefinition(String name, long id, Map<String, Object> arguments) {
+    /** A durable queue; {@code autoDelete} is absent from files written before it existed, and false there. */
+    public record QueueDefinition(String name, long id, boolean autoDelete, Map<String, Object> arguments) {
     }
 
     /** Reads the file, or {@link #EMPTY} when there is none. */
@@ -79,7 +79,7 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
     private Map<String, Object> toMap() {
         List<Object> queueList = new ArrayList<>();
         for (QueueDefinition q : queues) {
-            queueList.add(map("name", q.name(), "id", q.id(), "arguments", q.arguments()));
+            queueList.add(map("name", q.name(), "id", q.id(), "auto-delete", q.autoDelete(), "arguments", q.arguments()));
         }
         List<Object> exchangeList = new ArrayList<>();
         for (Exchange e : exchanges) {
@@ -104,7 +104,8 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
         List<QueueDefinition> queues = new ArrayList<>();
         for (Object o : (List<Object>) map.get("queues")) {
             Map<String, Object> q = (Map<String, Object>) o;
-            queues.add(new QueueDefinition((String) q.get("name"), (Long) q.get("id"), arguments(q)));
+            queues.add(new QueueDefinition((String) q.get("name"), (Long) q.get("id"),
+                Boolean.TRUE.equals(q.get("auto-delete")), arguments(q)));
         }
         List<Exchange> exchanges = new ArrayList<>();
         for (Object o : (List<Object>) map.get("exchanges")) {

@@ -5,6 +5,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.VirtualHostStore;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.StoredMessage;
 import io.skiffmq.core.routing.Binding;
@@ -71,7 +72,8 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
             }
             for (Definitions.QueueDefinition queue : definitions.queues()) {
                 queueIds.put(queue.name(), queue.id());
-                vhost.declareQueue(queue.name(), true, queue.arguments());
+                vhost.declareQueue(new QueueDeclaration(queue.name(), true, false, queue.autoDelete(), queue.arguments()),
+                    null);
             }
             for (Binding binding : definitions.bindings()) {
                 vhost.bind(binding);
@@ -98,14 +100,14 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     @Override
-    public Queue createQueue(String name, boolean durable, Map<String, Object> arguments, QueueExecutor executor) {
-        if (!durable) {
-            return new ClassicQueue(name, executor, false, arguments, null, Long.MAX_VALUE);
+    public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
+        if (!declaration.persistent()) {
+            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE);
         }
-        long id = queueIds.computeIfAbsent(name, n -> nextQueueId++);
+        long id = queueIds.computeIfAbsent(declaration.name(), n -> nextQueueId++);
         ClassicQueue[] queue = new ClassicQueue[1];
-        queue[0] = new ClassicQueue(name, executor, true, arguments,
-            messages.log(id, location -> queue[0].relocate(location)), queueMemoryLimit);
+        queue[0] = new ClassicQueue(declaration, executor, messages.log(id, location -> queue[0].relocate(location)),
+            queueMemoryLimit);
         return queue[0];
     }
 
@@ -120,8 +122,9 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
             durable.add(declaring);
         }
         for (Queue queue : durable) {
-            if (queue.durable()) {
-                queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()), queue.arguments()));
+            if (queue.declaration().persistent()) {
+                queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()),
+                    queue.declaration().autoDelete(), queue.arguments()));
             }
         }
         // a deleted queue's id goes: a queue declared later under its name gets a new one

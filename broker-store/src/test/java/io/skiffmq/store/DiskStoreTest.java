@@ -12,6 +12,7 @@ import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.Queue;
@@ -126,6 +127,10 @@ class DiskStoreTest {
         public void creditState(long deliveryCount, long linkCredit, long available, boolean drain) {
         }
 
+        @Override
+        public void queueDeleted() {
+        }
+
         /** The next delivery's body; the delivery's message reference is released. */
         QueueDelivery take(Map<String, QueueDelivery> into) throws InterruptedException {
             QueueDelivery d = deliveries.poll(10, TimeUnit.SECONDS);
@@ -144,7 +149,7 @@ class DiskStoreTest {
 
     private static List<String> drain(Queue queue, int count, Map<String, QueueDelivery> deliveries) throws Exception {
         Collector collector = new Collector();
-        QueueConsumer consumer = queue.subscribe(collector, false);
+        QueueConsumer consumer = queue.subscribe(collector, ConsumerFlow.credit(), false);
         queue.flow(consumer, 0, count + 10, false, false);
         List<String> bodies = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -153,7 +158,7 @@ class DiskStoreTest {
         }
         queue.flow(consumer, count, 0, false, false);
         for (QueueDelivery d : deliveries.values()) {
-            queue.settle(consumer, d.sequence(), Outcome.ACCEPTED);
+            queue.settle(consumer, d.tag(), d.tag(), Outcome.ACCEPTED);
         }
         queue.unsubscribe(consumer, Outcome.RELEASED);
         return bodies;
@@ -219,15 +224,15 @@ class DiskStoreTest {
         publish(scratch, List.of(message("in a transient queue", true)));
 
         Collector collector = new Collector();
-        QueueConsumer consumer = queue.subscribe(collector, false);
+        QueueConsumer consumer = queue.subscribe(collector, ConsumerFlow.credit(), false);
         queue.flow(consumer, 0, 4, false, false);
         Map<String, QueueDelivery> got = new HashMap<>();
         for (int i = 0; i < 4; i++) {
             collector.take(got);
         }
-        queue.settle(consumer, got.get("m0").sequence(), Outcome.ACCEPTED);
-        queue.settle(consumer, got.get("m1").sequence(), Outcome.REJECTED);
-        queue.settle(consumer, got.get("m2").sequence(), Outcome.MODIFIED_FAILED);
+        queue.settle(consumer, got.get("m0").tag(), got.get("m0").tag(), Outcome.ACCEPTED);
+        queue.settle(consumer, got.get("m1").tag(), got.get("m1").tag(), Outcome.REJECTED);
+        queue.settle(consumer, got.get("m2").tag(), got.get("m2").tag(), Outcome.MODIFIED_FAILED);
         // m3 stays unsettled: the restart finds it in the queue
         onLoop(() -> { });
 
@@ -264,14 +269,14 @@ class DiskStoreTest {
             }
             publish(queue, batch);
             Collector collector = new Collector();
-            QueueConsumer consumer = queue.subscribe(collector, false);
+            QueueConsumer consumer = queue.subscribe(collector, ConsumerFlow.credit(), false);
             queue.flow(consumer, 0, 51, false, false);
             for (int i = 0; i < 51; i++) {
                 QueueDelivery d = collector.deliveries.poll(10, TimeUnit.SECONDS);
                 assertThat(d).isNotNull();
                 d.message().release();
                 // the keeper is delivered too, and given back: it stays, in the oldest segment
-                queue.settle(consumer, d.sequence(), d.sequence() == 0 ? Outcome.RELEASED : Outcome.ACCEPTED);
+                queue.settle(consumer, d.tag(), d.tag(), d.tag() == 0 ? Outcome.RELEASED : Outcome.ACCEPTED);
             }
             queue.unsubscribe(consumer, Outcome.RELEASED);
         }

@@ -35,8 +35,7 @@ public final class ClassicQueue implements Queue {
     private static final int NOT_NOW = 2;
     private final String name;
     private final QueueExecutor executor;
-    private final boolean durable;
-    private final Map<String, Object> arguments;
+    private final QueueDeclaration declaration;
     /** Null for a transient queue, or when the broker runs without a store. */
     private final QueueLog log;
     private final long memoryLimit;
@@ -48,8 +47,13 @@ public final class ClassicQueue implements Queue {
     private final ArrayDeque<QueueEntry> ready = new ArrayDeque<>();
     /** Messages given back, by original position; always older than the head of {@link #ready}'s arrivals. */
     private final PriorityQueue<QueueEntry> returned = new PriorityQueue<>(Comparator.comparingLong(e -> e.sequence));
+    /** Consumers messages are pushed to (not pull consumers). */
     private final List<QueueConsumer> consumers = new ArrayList<>();
+    /** Every consumer, pull consumers too: those that may hold unsettled deliveries. */
+    private final List<QueueConsumer> allConsumers = new ArrayList<>();
     private int nextConsumer;
+    private boolean hadConsumer;
+    private Runnable whenUnused;
     private long nextSequence;
     private boolean deleted;
     /** The broker is stopping: nothing more is taken, confirmed or written to the log. */
@@ -60,35 +64,40 @@ public final class ClassicQueue implements Queue {
 
     /** A transient queue. */
     public ClassicQueue(String name, QueueExecutor executor) {
-        this(name, executor, false, Map.of(), null, Long.MAX_VALUE);
+        this(QueueDeclaration.of(name, false, Map.of()), executor, null, Long.MAX_VALUE);
+    }
+
+    public ClassicQueue(String name, QueueExecutor executor, boolean durable, Map<String, Object> arguments,
+            QueueLog log, long memoryLimit) {
+        this(QueueDeclaration.of(name, durable, arguments), executor, log, memoryLimit);
     }
 
     /**
-     * @param arguments the declaration's arguments, kept to report and to compare redeclarations with
-     * @param log where durable messages are written; null for a transient queue
+     * @param log where durable messages are written; null for a queue that keeps nothing on disk
      * @param memoryLimit bytes of waiting messages kept in memory before durable ones are paged out to the log
      */
-    public ClassicQueue(String name, QueueExecutor executor, boolean durable, Map<String, Object> arguments,
-            QueueLog log, long memoryLimit) {
-        if (log != null && !durable) {
-            throw new IllegalArgumentException("a transient queue has no log");
+    public ClassicQueue(QueueDeclaration declaration, QueueExecutor executor, QueueLog log, long memoryLimit) {
+        if (log != null && !declaration.persistent()) {
+            throw new IllegalArgumentException("only a durable, non-exclusive queue has a log");
         }
-        this.name = name;
+        this.name = declaration.name();
         this.executor = executor;
-        this.durable = durable;
-        this.arguments = Map.copyOf(arguments);
+        this.declaration = declaration;
         this.log = log;
         this.memoryLimit = memoryLimit;
     }
 
     @Override
-    public boolean durable() {
-        return durable;
+    public QueueDeclaration declaration() {
+        return declaration;
     }
 
     @Override
-    public Map<String, Object> arguments() {
-        return arguments;
+    public void whenUnused(Runnable action) {
+        if (whenUnused != null) {
+            throw new IllegalStateException("queue '" + name + "' has its unused action already");
+        }
+        whenUnused = action;
     }
 
     @Override
@@ -121,7 +130,7 @@ public final class ClassicQueue implements Queue {
         executor.run(() -> {
             if (deleted || closed) {
                 message.release();
-                if (!closed) {
+                if (!closed && confirmed != null) {
                     confirmed.run(); // into a deleted queue: nothing to keep safe
                 }
                 return;
@@ -147,7 +156,9 @@ public final class ClassicQueue implements Queue {
                 }
             } else {
                 // in memory, a message is as safe as promised once it is in the queue
-                confirmed.run();
+                if (confirmed != null) {
+                    confirmed.run();
+                }
             }
             dispatch();
         });
@@ -189,8 +200,10 @@ public final class ClassicQueue implements Queue {
                 int count = 0;
                 if (log != null && !deleted && !closed) {
                     count += relocate(ready, location) + relocate(returned, location);
-                    for (QueueConsumer consumer : consumers) {
-                        count += relocate(consumer.unsettled.values(), location);
+                    for (QueueConsumer consumer : allConsumers) {
+                        List<QueueEntry> unsettled = new ArrayList<>();
+                        consumer.unsettled.forEach(unsettled::add);
+                        count += relocate(unsettled, location);
                     }
                 }
                 if (!pageOutCandidates.isEmpty()) {
@@ -224,11 +237,16 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
-    public QueueConsumer subscribe(ConsumerSink sink, boolean preSettled) {
-        QueueConsumer consumer = new QueueConsumer(sink, preSettled);
+    public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
+        QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled);
         executor.run(() -> {
-            consumers.add(consumer);
-            consumerCount = consumers.size();
+            allConsumers.add(consumer);
+            if (flow.kind() != ConsumerFlow.Kind.PULL) {
+                consumers.add(consumer);
+                consumerCount = consumers.size();
+                hadConsumer = true;
+                dispatch();
+            }
         });
         return consumer;
     }
@@ -238,6 +256,9 @@ public final class ClassicQueue implements Queue {
         executor.run(() -> {
             if (consumer.removed) {
                 return;
+            }
+            if (consumer.flow.kind() != ConsumerFlow.Kind.CREDIT) {
+                throw new IllegalStateException("flow for a consumer paced by " + consumer.flow.kind());
             }
             // [2.6.7] link-credit(snd) := delivery-count(rcv) + link-credit(rcv) - delivery-count(snd)
             long receiverCount = deliveryCount < 0 ? 0 : deliveryCount;
@@ -258,14 +279,23 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
-    public void settle(QueueConsumer consumer, long sequence, Outcome outcome) {
+    public void settle(QueueConsumer consumer, long firstTag, long lastTag, Outcome outcome) {
         executor.run(() -> {
-            QueueEntry entry = consumer.unsettled.remove(sequence);
-            if (entry != null) {
-                settle(consumer, entry, outcome);
+            int before = consumer.unsettled.size();
+            consumer.unsettled.removeRange(firstTag, lastTag, entry -> settle(consumer, entry, outcome));
+            int settled = before - consumer.unsettled.size();
+            if (settled > 0) {
+                releaseSlots(consumer, settled);
                 dispatch();
             }
         });
+    }
+
+    private void releaseSlots(QueueConsumer consumer, int count) {
+        PrefetchLimit limit = consumer.channelLimit();
+        if (limit != null) {
+            limit.release(count);
+        }
     }
 
     private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
@@ -286,23 +316,61 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
+    public CompletableFuture<QueueDelivery> get(QueueConsumer consumer) {
+        CompletableFuture<QueueDelivery> got = new CompletableFuture<>();
+        executor.run(() -> {
+            QueueDelivery delivery = null;
+            while (delivery == null && !consumer.removed && !deleted && !closed) {
+                QueueEntry entry = take(consumer);
+                if (entry == null) {
+                    break;
+                }
+                int loaded = pageIn(entry);
+                if (loaded == NOT_NOW) {
+                    break;
+                }
+                if (loaded == LOADED) {
+                    delivery = deliver(consumer, entry);
+                }
+            }
+            readyCount = ready.size() + returned.size();
+            got.complete(delivery);
+        });
+        return got;
+    }
+
+    @Override
     public void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome) {
         executor.run(() -> {
             if (consumer.removed) {
                 return;
             }
             consumer.removed = true;
+            allConsumers.remove(consumer);
             int index = consumers.indexOf(consumer);
-            consumers.remove(index);
-            consumerCount = consumers.size();
-            if (index < nextConsumer) {
-                nextConsumer--;
+            if (index >= 0) {
+                consumers.remove(index);
+                consumerCount = consumers.size();
+                if (index < nextConsumer) {
+                    nextConsumer--;
+                }
             }
-            for (QueueEntry entry : consumer.unsettled.values()) {
-                settle(consumer, entry, unsettledOutcome);
-            }
-            consumer.unsettled.clear();
+            int unsettled = consumer.unsettled.size();
+            consumer.unsettled.removeAll(entry -> settle(consumer, entry, unsettledOutcome));
+            releaseSlots(consumer, unsettled);
             dispatch();
+            if (consumers.isEmpty() && hadConsumer && declaration.autoDelete() && whenUnused != null && !deleted) {
+                whenUnused.run();
+            }
+        });
+    }
+
+    /** A consumer waiting for a channel-wide prefetch slot may go on: dispatch on the queue's thread. */
+    void resume(QueueConsumer consumer) {
+        executor.execute(() -> {
+            if (!consumer.removed && !deleted && !closed) {
+                dispatch();
+            }
         });
     }
 
@@ -317,13 +385,20 @@ public final class ClassicQueue implements Queue {
     public CompletableFuture<Integer> delete() {
         CompletableFuture<Integer> deletedCount = new CompletableFuture<>();
         executor.run(() -> {
+            if (deleted) {
+                deletedCount.complete(0);
+                return;
+            }
             deleted = true;
             int count = dropReady();
-            for (QueueConsumer consumer : consumers) {
+            for (QueueConsumer consumer : allConsumers) {
                 count += consumer.unsettled.size();
             }
             if (log != null && !closed) {
                 log.deleted();
+            }
+            for (QueueConsumer consumer : List.copyOf(allConsumers)) {
+                consumer.sink.queueDeleted();
             }
             deletedCount.complete(count);
         });
@@ -336,9 +411,8 @@ public final class ClassicQueue implements Queue {
         executor.run(() -> {
             closed = true;
             dropReady();
-            for (QueueConsumer consumer : consumers) {
-                consumer.unsettled.values().forEach(entry -> entry.message.release());
-                consumer.unsettled.clear();
+            for (QueueConsumer consumer : allConsumers) {
+                consumer.unsettled.removeAll(entry -> entry.message.release());
             }
             done.complete(null);
         });
@@ -437,15 +511,23 @@ public final class ClassicQueue implements Queue {
             for (int tried = 0; tried < size && !delivered; tried++) {
                 QueueConsumer consumer = consumers.get(nextConsumer);
                 nextConsumer = (nextConsumer + 1) % size;
-                if (consumer.credit > 0) {
+                if (consumer.hasRoom()) {
                     QueueEntry entry = take(consumer);
+                    if (entry != null && consumer.channelLimit() != null
+                            && !consumer.channelLimit().tryAcquire(consumer)) {
+                        putBack(entry); // the channel is at its limit: this consumer waits to be resumed
+                        entry = null;
+                    }
                     if (entry != null) {
                         int loaded = pageIn(entry);
                         if (loaded == NOT_NOW) {
+                            releaseSlots(consumer, 1);
                             break; // nothing delivered: dispatching stops for now
                         }
                         if (loaded == LOADED) {
-                            deliver(consumer, entry);
+                            consumer.sink.deliver(deliver(consumer, entry));
+                        } else {
+                            releaseSlots(consumer, 1);
                         }
                         delivered = true;
                     }
@@ -507,21 +589,25 @@ public final class ClassicQueue implements Queue {
         return oldest;
     }
 
-    private void deliver(QueueConsumer consumer, QueueEntry entry) {
-        consumer.credit--;
-        consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, 1);
+    /** Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */
+    private QueueDelivery deliver(QueueConsumer consumer, QueueEntry entry) {
+        if (consumer.flow.kind() == ConsumerFlow.Kind.CREDIT) {
+            consumer.credit--;
+            consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, 1);
+        }
+        long tag = consumer.nextTag++;
         boolean first = !entry.acquiredBefore;
         entry.acquiredBefore = true;
         Message message = entry.message;
+        int remaining = ready.size() + returned.size();
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
             if (entry.location >= 0) {
                 log.remove(entry.sequence, entry.location);
             }
-            consumer.sink.deliver(new QueueDelivery(message, entry.sequence, entry.deliveryCount, first));
-        } else {
-            consumer.unsettled.put(entry.sequence, entry);
-            consumer.sink.deliver(new QueueDelivery(message.retain(), entry.sequence, entry.deliveryCount, first));
+            return new QueueDelivery(message, tag, entry.deliveryCount, first, remaining);
         }
+        consumer.unsettled.add(tag, entry);
+        return new QueueDelivery(message.retain(), tag, entry.deliveryCount, first, remaining);
     }
 }

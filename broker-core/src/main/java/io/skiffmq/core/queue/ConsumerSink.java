@@ -1,12 +1,12 @@
 package io.skiffmq.core.queue;
 
 /**
- * The consumer's side of a subscription: where a queue sends deliveries and credit replies. Both methods are
- * called on the queue's thread, in order; an implementation living on another thread hands them over in that
- * order (deliveries before the credit reply that follows them).
+ * The consumer's side of a subscription: where a queue sends deliveries, credit replies and the news that it is
+ * gone. Every method is called on the queue's thread, in order; an implementation living on another thread hands
+ * them over in that order (deliveries before the credit reply that follows them), batching where it can.
  */
 public interface ConsumerSink {
-    /** A message for the consumer, counted against its credit already. */
+    /** A message for the consumer, counted against its credit or prefetch already. */
     void deliver(QueueDelivery delivery);
 
     /**
@@ -16,4 +16,10 @@ public interface ConsumerSink {
      * @param available messages ready in the queue
      */
     void creditState(long deliveryCount, long linkCredit, long available, boolean drain);
+
+    /**
+     * The queue was deleted: nothing more will be delivered. Deliveries still unsettled may be settled; it changes
+     * nothing. The consumer is expected to go ({@link Queue#unsubscribe}).
+     */
+    void queueDeleted();
 }

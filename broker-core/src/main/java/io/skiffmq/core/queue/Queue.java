@@ -1,12 +1,14 @@
 package io.skiffmq.core.queue;
 
 import io.skiffmq.core.message.Message;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * A queue: messages in, deliveries out to consumers under the credit each consumer grants. The queue owns that
- * credit (delivery-count, link-credit, drain): it counts a delivery against credit when it hands it over, so
- * deliveries still travelling to the consumer's connection are counted and a consumer is never sent more than it
- * granted.
+ * A queue: messages in, deliveries out to consumers, paced as each consumer's {@link ConsumerFlow} says. The queue
+ * owns the pacing state (AMQP 1.0 delivery-count, link-credit and drain; 0-9-1 prefetch): it counts a delivery when
+ * it hands it over, so deliveries still travelling to the consumer's connection are counted and a consumer is never
+ * sent more than it allowed.
  *
  * <p>Every method may be called from any thread; the queue runs the work on its {@link #executor()}, in the
  * order calls were made from each thread.
@@ -16,35 +18,52 @@ public interface Queue {
 
     QueueExecutor executor();
 
+    QueueDeclaration declaration();
+
     /** Survives a restart: the queue, and its durable messages. */
-    boolean durable();
+    default boolean durable() {
+        return declaration().durable();
+    }
 
     /** The declaration's arguments ({@code x-queue-type}, …). */
-    java.util.Map<String, Object> arguments();
+    default Map<String, Object> arguments() {
+        return declaration().arguments();
+    }
 
     /**
-     * Appends a message; {@code confirmed} runs (on the queue's thread) once the message is as safe as this queue
-     * promises: in memory for this queue, on disk for durable ones.
+     * Appends a message.
      *
      * @param message one reference, which the queue takes over
+     * @param confirmed runs once the message is as safe as this queue promises: in memory for a message held in
+     *        memory (on the queue's thread), on disk for a durable message of a durable queue (on the log's writer
+     *        thread). Null when nobody waits. Never runs for a message the queue could not take.
      */
     void publish(Message message, Runnable confirmed);
 
     /**
-     * Adds a consumer, with no credit until its first {@link #flow}.
+     * Adds a consumer. A credit consumer has no credit until its first {@link #flow}.
      *
      * @param preSettled deliveries are settled when sent (at-most-once): the queue forgets them at once
      */
-    QueueConsumer subscribe(ConsumerSink sink, boolean preSettled);
+    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled);
 
     /**
-     * The consumer's flow state [2.6.7]: its credit becomes {@code deliveryCount + linkCredit} minus the queue's
-     * delivery-count (serial arithmetic; {@code deliveryCount} -1 when the consumer does not know it yet).
+     * A credit consumer's flow state [2.6.7]: its credit becomes {@code deliveryCount + linkCredit} minus the
+     * queue's delivery-count (serial arithmetic; {@code deliveryCount} -1 when the consumer does not know it yet).
      */
     void flow(QueueConsumer consumer, long deliveryCount, long linkCredit, boolean drain, boolean echo);
 
-    /** Settles one delivery with {@code outcome}. Never adds credit. */
-    void settle(QueueConsumer consumer, long sequence, Outcome outcome);
+    /**
+     * Settles the consumer's unsettled deliveries whose tags are in {@code firstTag..lastTag} with {@code outcome};
+     * tags in the range that are not unsettled are skipped. Never adds credit.
+     */
+    void settle(QueueConsumer consumer, long firstTag, long lastTag, Outcome outcome);
+
+    /**
+     * Takes the oldest ready message for {@code consumer} (0-9-1 {@code basic.get}), counted and settled like a
+     * pushed delivery. Completes on the queue's thread, with null when no message is ready.
+     */
+    CompletableFuture<QueueDelivery> get(QueueConsumer consumer);
 
     /** Removes the consumer; its unsettled deliveries are settled with {@code unsettledOutcome}. */
     void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome);
@@ -56,17 +75,23 @@ public interface Queue {
     int consumerCount();
 
     /** Drops every message waiting for a consumer (not those delivered and unsettled); completes with how many. */
-    java.util.concurrent.CompletableFuture<Integer> purge();
+    CompletableFuture<Integer> purge();
 
     /**
      * The broker is stopping: the queue lets go of the messages it holds in memory and takes no more, writing
      * nothing to its log (its durable messages stay there for the restart). Completes once done.
      */
-    java.util.concurrent.CompletableFuture<Void> close();
+    CompletableFuture<Void> close();
 
     /**
-     * Deletes the queue: its messages are dropped; consumers are told nothing here (their links are the caller's
-     * business). Completes with the number of messages it held.
+     * Deletes the queue: its messages are dropped and each consumer is told ({@link ConsumerSink#queueDeleted}).
+     * Completes with the number of messages it held.
      */
-    java.util.concurrent.CompletableFuture<Integer> delete();
+    CompletableFuture<Integer> delete();
+
+    /**
+     * Runs {@code action} on the queue's thread when the queue's last consumer leaves (auto-delete). Set once, by
+     * the virtual host, before the queue is used.
+     */
+    void whenUnused(Runnable action);
 }

@@ -1,24 +1,42 @@
 package io.skiffmq.core.queue;
 
-import java.util.HashMap;
-import java.util.Map;
-
 /**
- * A queue's record of one consumer: its credit and its unsettled deliveries. Owned by the queue's thread; other
- * threads hold it only as a handle to pass back to the queue.
+ * A queue's record of one consumer: how its deliveries are paced ({@link ConsumerFlow}), its credit state, and its
+ * unsettled deliveries by tag. Owned by the queue's thread; other threads hold it only as a handle to pass back to
+ * the queue.
  */
 public final class QueueConsumer {
+    final ClassicQueue queue;
     final ConsumerSink sink;
+    final ConsumerFlow flow;
     final boolean preSettled;
     /** [2.6.7] the sender's delivery-count, a 32-bit serial number. Starts at 0 (our initial-delivery-count). */
     long deliveryCount;
     long credit;
     boolean drain;
     boolean removed;
-    final Map<Long, QueueEntry> unsettled = new HashMap<>();
+    /** The tag of the next delivery: 0, 1, 2, … per consumer, so ranges of them can be settled at once. */
+    long nextTag;
+    final UnsettledDeliveries unsettled = new UnsettledDeliveries();
 
-    QueueConsumer(ConsumerSink sink, boolean preSettled) {
+    QueueConsumer(ClassicQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
+        this.queue = queue;
         this.sink = sink;
+        this.flow = flow;
         this.preSettled = preSettled;
+    }
+
+    /** True when this consumer may be sent one more delivery (the channel-wide limit is asked separately). */
+    boolean hasRoom() {
+        return switch (flow.kind()) {
+            case CREDIT -> credit > 0;
+            case PREFETCH -> preSettled || flow.prefetch() == 0 || unsettled.size() < flow.prefetch();
+            case PULL -> false;
+        };
+    }
+
+    /** The channel-wide limit this consumer's unsettled deliveries count against, or null. */
+    PrefetchLimit channelLimit() {
+        return preSettled ? null : flow.channelLimit();
     }
 }

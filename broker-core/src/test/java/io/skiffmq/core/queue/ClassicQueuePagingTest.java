@@ -108,23 +108,15 @@ class ClassicQueuePagingTest {
 
     /** Takes up to {@code count} messages, accepts them, returns their bodies. */
     private static List<String> consume(ClassicQueue queue, int count) {
-        List<QueueDelivery> got = new ArrayList<>();
-        QueueConsumer consumer = queue.subscribe(new ConsumerSink() {
-            @Override
-            public void deliver(QueueDelivery delivery) {
-                got.add(delivery);
-            }
-
-            @Override
-            public void creditState(long deliveryCount, long linkCredit, long available, boolean drain) {
-            }
-        }, false);
+        RecordingSink sink = new RecordingSink();
+        QueueConsumer consumer = queue.subscribe(sink, ConsumerFlow.credit(), false);
+        List<QueueDelivery> got = sink.deliveries;
         queue.flow(consumer, 0, count, false, false);
         List<String> bodies = new ArrayList<>();
         for (QueueDelivery d : got) {
             bodies.add(body(d.message()));
             d.message().release();
-            queue.settle(consumer, d.sequence(), Outcome.ACCEPTED);
+            queue.settle(consumer, d.tag(), d.tag(), Outcome.ACCEPTED);
         }
         queue.unsubscribe(consumer, Outcome.RELEASED);
         return bodies;

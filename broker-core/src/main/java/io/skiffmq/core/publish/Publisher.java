@@ -1,0 +1,168 @@
+package io.skiffmq.core.publish;
+
+import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.BrokerException.Kind;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.Handoff;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.routing.Router;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One publishing client's way into a virtual host (an AMQP 1.0 link, a 0-9-1 channel): routes each message through
+ * its exchange to its queues, alternate exchanges included, says when it went nowhere, and counts confirms across
+ * the queues it went to, so the protocol hears once per message, when every queue has it as safe as promised
+ * (durable ones once synced).
+ *
+ * <p>Owned by one thread, the {@code owner} given at creation (the connection's event loop): {@link #publish} is
+ * called there, and {@link Confirms} are told there. Queues confirm from their own threads and the journal's
+ * writer; those confirms reach the owner through a {@link Handoff}, one task per batch, and are reported as ranges
+ * of tags.
+ */
+public final class Publisher {
+    /** What the protocol hears of confirms, on the owner's thread. */
+    public interface Confirms {
+        /** The messages published with tags {@code firstTag..lastTag} (as the caller numbered them) are confirmed. */
+        void confirmed(long firstTag, long lastTag);
+
+        /** Runs after each batch of confirms (to write them out, to grant more credit). */
+        void batchEnd();
+    }
+
+    /** Where a message went. */
+    public enum Routed {
+        /** To at least one queue. */
+        ROUTED,
+        /** Nowhere: no binding matched, and no alternate exchange took it (0-9-1 returns it when mandatory). */
+        UNROUTED
+    }
+
+    private final VirtualHost vhost;
+    private final Confirms confirms;
+    private final Handoff<Pending> handoff;
+    private final Router router = new Router();
+    private final List<Queue> routed = new ArrayList<>();
+    /** Tags confirmed in the batch being drained. */
+    private long[] batch = new long[64];
+    private int batchSize;
+    private int unconfirmed;
+    private boolean closed;
+
+    public Publisher(VirtualHost vhost, QueueExecutor owner, Confirms confirms) {
+        this.vhost = vhost;
+        this.confirms = confirms;
+        this.handoff = new Handoff<>(owner, this::queueConfirmed, this::endBatch);
+    }
+
+    /**
+     * Routes a message published to its {@link Message#exchange()} with its {@link Message#routingKey()}.
+     *
+     * @param message one reference, which this takes over whatever happens
+     * @param tag the caller's number for the message, reported back when it is confirmed; negative when nobody
+     *        waits for a confirm (pre-settled, no confirm mode)
+     * @throws BrokerException NOT_FOUND when the exchange does not exist, ACCESS_REFUSED when it is internal
+     */
+    public Routed publish(Message message, long tag) {
+        List<Queue> queues;
+        try {
+            Exchange exchange = vhost.exchange(message.exchange());
+            if (exchange == null) {
+                throw new BrokerException(Kind.NOT_FOUND, "no exchange '" + message.exchange() + "'");
+            }
+            if (exchange.internal()) {
+                throw new BrokerException(Kind.ACCESS_REFUSED, "cannot publish to internal exchange '"
+                    + exchange.name() + "'");
+            }
+            queues = vhost.route(exchange, message.routingKey(), () -> headers(message), router, routed);
+        } catch (RuntimeException e) {
+            message.release();
+            throw e;
+        }
+        if (queues.isEmpty()) {
+            message.release();
+            return Routed.UNROUTED;
+        }
+        Pending pending = null;
+        if (tag >= 0) {
+            pending = new Pending(this, tag, queues.size());
+            unconfirmed++;
+        }
+        for (int i = 0; i < queues.size(); i++) {
+            queues.get(i).publish(message.retain(), pending);
+        }
+        message.release();
+        return Routed.ROUTED;
+    }
+
+    /** For headers exchanges; a malformed section becomes an IllegalArgumentException. */
+    private static java.util.Map<String, Object> headers(Message message) {
+        try {
+            return message.sections().applicationProperties();
+        } catch (AmqpDecodeException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    /** Messages published with a tag and not confirmed yet. */
+    public int unconfirmed() {
+        return unconfirmed;
+    }
+
+    /** The client is gone: confirms still to come are dropped. */
+    public void close() {
+        closed = true;
+    }
+
+    private void queueConfirmed(Pending pending) {
+        if (--pending.remaining > 0 || closed) {
+            return;
+        }
+        unconfirmed--;
+        if (batchSize == batch.length) {
+            batch = Arrays.copyOf(batch, batchSize * 2);
+        }
+        batch[batchSize++] = pending.tag;
+    }
+
+    private void endBatch() {
+        if (batchSize == 0 || closed) {
+            batchSize = 0;
+            return;
+        }
+        Arrays.sort(batch, 0, batchSize);
+        int start = 0;
+        for (int i = 1; i <= batchSize; i++) {
+            if (i == batchSize || batch[i] != batch[i - 1] + 1) {
+                confirms.confirmed(batch[start], batch[i - 1]);
+                start = i;
+            }
+        }
+        batchSize = 0;
+        confirms.batchEnd();
+    }
+
+    /** A message waiting for its queues' confirms; each queue runs it once, from its own thread. */
+    private static final class Pending implements Runnable {
+        private final Publisher publisher;
+        private final long tag;
+        /** Owned by the publisher's thread. */
+        private int remaining;
+
+        Pending(Publisher publisher, long tag, int queues) {
+            this.publisher = publisher;
+            this.tag = tag;
+            this.remaining = queues;
+        }
+
+        @Override
+        public void run() {
+            publisher.handoff.offer(this);
+        }
+    }
+}

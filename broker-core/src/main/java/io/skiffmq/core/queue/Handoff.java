@@ -1,0 +1,50 @@
+package io.skiffmq.core.queue;
+
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Hands items from any thread to one owner thread in batches: items wait in a multi-producer queue, and one task
+ * drains everything that arrived before it ran, so a burst costs the owner one task, not one per item.
+ *
+ * <p>{@link #offer} is safe from any thread. The handler runs on the owner's thread only, one item at a time in
+ * the order each producer offered them, and {@code batchEnd} once after each drain.
+ */
+public final class Handoff<T> {
+    private final QueueExecutor owner;
+    private final Queue<T> items = io.netty.util.internal.PlatformDependent.newMpscQueue();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final Consumer<T> handler;
+    private final Runnable batchEnd;
+    private final Runnable drain = this::drain;
+
+    /**
+     * @param handler takes each item, on the owner's thread
+     * @param batchEnd runs on the owner's thread after each batch (e.g. to flush); may be null
+     */
+    public Handoff(QueueExecutor owner, Consumer<T> handler, Runnable batchEnd) {
+        this.owner = owner;
+        this.handler = handler;
+        this.batchEnd = batchEnd;
+    }
+
+    /** Queues {@code item} for the owner; schedules a drain unless one is pending already. */
+    public void offer(T item) {
+        items.offer(item);
+        if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
+            owner.execute(drain);
+        }
+    }
+
+    private void drain() {
+        // cleared first: an item offered while we drain schedules another drain rather than being missed
+        scheduled.set(false);
+        for (T item; (item = items.poll()) != null; ) {
+            handler.accept(item);
+        }
+        if (batchEnd != null) {
+            batchEnd.run();
+        }
+    }
+}

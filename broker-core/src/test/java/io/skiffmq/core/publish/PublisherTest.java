@@ -1,0 +1,116 @@
+package io.skiffmq.core.publish;
+
+import static io.skiffmq.core.TestMessages.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Publishing through the virtual host: routing results, and confirms counted across queues and batched in ranges. */
+@ExtendWith(LeakDetection.class)
+class PublisherTest {
+    /** The publisher's thread, stepped by the test: tasks wait until {@link #runAll}. */
+    private static final class SteppedExecutor implements QueueExecutor {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
+        @Override
+        public boolean inExecutor() {
+            return false;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+        }
+
+        int runAll() {
+            int ran = 0;
+            for (Runnable task; (task = tasks.poll()) != null; ran++) {
+                task.run();
+            }
+            return ran;
+        }
+    }
+
+    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD);
+    private final SteppedExecutor loop = new SteppedExecutor();
+    private final List<long[]> ranges = new ArrayList<>();
+    private int batches;
+    private final Publisher publisher = new Publisher(vhost, loop, new Publisher.Confirms() {
+        @Override
+        public void confirmed(long firstTag, long lastTag) {
+            ranges.add(new long[] {firstTag, lastTag});
+        }
+
+        @Override
+        public void batchEnd() {
+            batches++;
+        }
+    });
+
+    @Test
+    void confirmsComeOncePerMessageAfterEveryQueueInRangesOneTaskPerBatch() {
+        vhost.declareQueue("a", false, Map.of());
+        vhost.declareQueue("b", false, Map.of());
+        vhost.bind(new Binding("amq.fanout", Destination.queue("a"), "", Map.of()));
+        vhost.bind(new Binding("amq.fanout", Destination.queue("b"), "", Map.of()));
+
+        for (long tag = 10; tag < 15; tag++) {
+            assertThat(publisher.publish(text("m", "amq.fanout", ""), tag)).isEqualTo(Publisher.Routed.ROUTED);
+        }
+        publisher.publish(text("m", "amq.fanout", ""), 20);
+        publisher.publish(text("unconfirmed", "amq.fanout", ""), -1);
+        assertThat(publisher.unconfirmed()).isEqualTo(6);
+        assertThat(ranges).as("nothing reported before the publisher's thread runs").isEmpty();
+
+        assertThat(loop.runAll()).as("twelve queue confirms, one task").isEqualTo(1);
+        assertThat(ranges).containsExactly(new long[] {10, 14}, new long[] {20, 20});
+        assertThat(batches).isEqualTo(1);
+        assertThat(publisher.unconfirmed()).isZero();
+        assertThat(vhost.queue("a").readyCount()).isEqualTo(7);
+        vhost.deleteQueue("a");
+        vhost.deleteQueue("b");
+    }
+
+    @Test
+    void unroutedAlternateAndRefusedExchanges() {
+        assertThat(publisher.publish(text("lost", "amq.direct", "nobody"), 1)).isEqualTo(Publisher.Routed.UNROUTED);
+        vhost.declareQueue("ae-queue", false, Map.of());
+        vhost.declareExchange(new Exchange("with-ae", Exchange.Type.DIRECT, false, false, false,
+            Map.of("alternate-exchange", "amq.fanout")));
+        vhost.bind(new Binding("amq.fanout", Destination.queue("ae-queue"), "", Map.of()));
+        assertThat(publisher.publish(text("saved", "with-ae", "nobody"), 2)).isEqualTo(Publisher.Routed.ROUTED);
+
+        assertThatThrownBy(() -> publisher.publish(text("m", "missing", "k"), 3))
+            .isInstanceOfSatisfying(BrokerException.class, e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.NOT_FOUND));
+        vhost.declareExchange(new Exchange("inside", Exchange.Type.FANOUT, false, false, true, Map.of()));
+        assertThatThrownBy(() -> publisher.publish(text("m", "inside", "k"), 4))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.ACCESS_REFUSED));
+        loop.runAll();
+        assertThat(ranges).containsExactly(new long[] {2, 2});
+        vhost.deleteQueue("ae-queue");
+    }
+
+    @Test
+    void aClosedPublisherHearsNothing() {
+        vhost.declareQueue("q", false, Map.of());
+        publisher.publish(text("m", "q"), 1);
+        publisher.close();
+        loop.runAll();
+        assertThat(ranges).isEmpty();
+        vhost.deleteQueue("q");
+    }
+}
