@@ -11,6 +11,7 @@ import io.skiffmq.core.routing.Router;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -20,7 +21,9 @@ import java.util.function.Supplier;
  * be deleted or redeclared differently; names starting {@code amq.} are reserved.
  *
  * <p>Durable exchanges and queues, and bindings between durable ends, are kept by the {@link VirtualHostStore}:
- * every change to them is handed to it under the write lock and is durable when the call returns.
+ * every change to them is handed to it under the write lock, which takes a snapshot there and saves it on a thread
+ * of its own. A change is durable when the call returns (or, for {@link #declareQueueAsync}, when its future
+ * completes); the caller waits outside the lock, so the disk never holds up other changes' lookups.
  *
  * <p>An exclusive queue belongs to the connection that declared it (its {@code owner}, any object standing for it):
  * other connections may route to it but not declare, consume from or delete it ({@link Kind#RESOURCE_LOCKED}), and
@@ -45,6 +48,7 @@ public final class VirtualHost {
     private final Map<Destination, java.util.Set<Runnable>> deletionWatchers = new ConcurrentHashMap<>();
     /** Exchanges auto-deleted by a change under {@link #writeLock}, whose watchers run once the lock is released. */
     private final List<Destination> autoDeleted = new ArrayList<>();
+    private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -82,62 +86,135 @@ public final class VirtualHost {
     /** The queue, or a new durable classic queue without arguments when there is none. */
     public Queue declareQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        return queue != null ? queue : declare(QueueDeclaration.of(queueName, true, Map.of()), null, false);
+        return queue != null ? queue : await(declare(QueueDeclaration.of(queueName, true, Map.of()), null, false));
     }
 
     /**
      * Declares a plain queue (neither exclusive nor auto-delete), or returns the existing one when it is equivalent.
+     * Waits until a durable one is saved.
      *
      * @throws BrokerException PRECONDITION_FAILED when one of that name differs in durability or arguments
      */
     public Queue declareQueue(String queueName, boolean durable, Map<String, Object> arguments) {
-        return declare(QueueDeclaration.of(queueName, durable, arguments), null, true);
+        return await(declare(QueueDeclaration.of(queueName, durable, arguments), null, true));
+    }
+
+    /** {@link #declareQueueAsync}, waiting for it. */
+    public Queue declareQueue(QueueDeclaration declaration, Object owner) {
+        return await(declareQueueAsync(declaration, owner));
     }
 
     /**
-     * Declares a queue, or returns the existing one when it is equivalent.
+     * Declares a queue, or finds the existing one when it is equivalent. A new durable queue is saved first, on the
+     * store's thread, and becomes routable only then; the future completes at that point, so the caller's thread
+     * never waits for the disk.
      *
      * @param owner the declaring connection: the owner of an exclusive queue, and the only one that may redeclare it
-     * @throws BrokerException PRECONDITION_FAILED when one of that name differs, RESOURCE_LOCKED when it is another
-     *         connection's exclusive queue
+     * @return fails with {@link BrokerException} PRECONDITION_FAILED when one of that name differs, RESOURCE_LOCKED
+     *         when it is another connection's exclusive queue
      */
-    public Queue declareQueue(QueueDeclaration declaration, Object owner) {
+    public CompletableFuture<Queue> declareQueueAsync(QueueDeclaration declaration, Object owner) {
         if (declaration.exclusive() && owner == null) {
             throw new IllegalArgumentException("an exclusive queue needs an owner");
         }
-        return declare(declaration, owner, true);
+        try {
+            return declare(declaration, owner, true);
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
-    private Queue declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
+    private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
         String queueName = declaration.name();
+        Queue queue;
+        CompletableFuture<Void> saved;
+        CompletableFuture<Queue> ready;
         synchronized (writeLock) {
             Queue existing = queues.get(queueName);
             if (existing != null) {
                 checkAccess(existing, owner);
-                if (equivalent && !existing.declaration().equivalent(declaration)) {
-                    throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + queueName + "' exists as "
-                        + describe(existing.declaration()));
+                checkEquivalent(existing.declaration(), declaration, equivalent);
+                return CompletableFuture.completedFuture(existing);
+            }
+            PendingDeclare pending = pendingDeclares.get(queueName);
+            if (pending != null) {
+                checkEquivalent(pending.queue.declaration(), declaration, equivalent);
+                return pending.ready;
+            }
+            queue = store.createQueue(declaration, executors.get());
+            if (!declaration.persistent()) {
+                register(queue, owner);
+                return CompletableFuture.completedFuture(queue);
+            }
+            // durable before anyone can route to it: a message confirmed into it must find it after a crash
+            ready = new CompletableFuture<>();
+            pendingDeclares.put(queueName, new PendingDeclare(queue, ready));
+            saved = store.definitionsChanged(this);
+        }
+        saved.whenComplete((done, failure) -> {
+            synchronized (writeLock) {
+                pendingDeclares.remove(queueName);
+                if (failure == null) {
+                    register(queue, owner);
                 }
-                return existing;
             }
-            Queue queue = store.createQueue(declaration, executors.get());
-            if (declaration.persistent()) {
-                // durable before anyone can route to it: a message confirmed into it must find it after a crash
-                try {
-                    store.definitionsChanged(this, queue);
-                } catch (RuntimeException e) {
-                    queue.delete();
-                    throw e;
-                }
+            if (failure == null) {
+                ready.complete(queue);
+            } else {
+                queue.delete();
+                ready.completeExceptionally(failure);
             }
-            if (declaration.autoDelete()) {
-                queue.whenUnused(() -> deleteQueue(queue));
+        });
+        return ready;
+    }
+
+    /** A durable queue declared and not saved yet: not routable, and found by a second declaration. */
+    private record PendingDeclare(Queue queue, CompletableFuture<Queue> ready) {
+    }
+
+    /** Makes a new queue visible. Holds the write lock. */
+    private void register(Queue queue, Object owner) {
+        QueueDeclaration declaration = queue.declaration();
+        if (declaration.autoDelete()) {
+            queue.whenUnused(() -> deleteQueue(queue));
+        }
+        if (declaration.exclusive()) {
+            exclusiveOwners.put(declaration.name(), owner);
+        }
+        queues.put(declaration.name(), queue);
+    }
+
+    private static void checkEquivalent(QueueDeclaration existing, QueueDeclaration declared, boolean equivalent) {
+        if (equivalent && !existing.equivalent(declared)) {
+            throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + declared.name() + "' exists as "
+                + describe(existing));
+        }
+    }
+
+    /**
+     * The queues whose definitions the store keeps, those still being saved included. For the store, under the
+     * write lock.
+     */
+    public List<Queue> persistentQueues() {
+        List<Queue> persistent = new ArrayList<>();
+        for (Queue queue : queues.values()) {
+            if (queue.declaration().persistent()) {
+                persistent.add(queue);
             }
-            if (declaration.exclusive()) {
-                exclusiveOwners.put(queueName, owner);
+        }
+        pendingDeclares.values().forEach(p -> persistent.add(p.queue));
+        return persistent;
+    }
+
+    /** Waits for a save outside the write lock; a failure is rethrown as it was raised. */
+    private static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
             }
-            queues.put(queueName, queue);
-            return queue;
+            throw e;
         }
     }
 
@@ -168,6 +245,7 @@ public final class VirtualHost {
 
     /** Deletes that very queue (not a later one of the same name); false when it is gone already. */
     private boolean deleteQueue(Queue queue) {
+        CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!queues.remove(queue.name(), queue)) {
                 return false;
@@ -175,10 +253,13 @@ public final class VirtualHost {
             exclusiveOwners.remove(queue.name());
             replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
             if (queue.declaration().persistent()) {
-                store.definitionsChanged(this, null);
+                saved = store.definitionsChanged(this);
             }
         }
         queue.delete();
+        if (saved != null) {
+            await(saved);
+        }
         deleted(Destination.queue(queue.name()));
         runAutoDeleted();
         return true;
@@ -251,6 +332,7 @@ public final class VirtualHost {
      * @throws BrokerException PRECONDITION_FAILED when one of that name differs, ACCESS_REFUSED for {@code amq.*}
      */
     public Exchange declareExchange(Exchange exchange) {
+        CompletableFuture<Void> saved;
         synchronized (writeLock) {
             Exchange existing = exchanges.get(exchange.name());
             if (existing != null) {
@@ -264,11 +346,12 @@ public final class VirtualHost {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
             exchanges.put(exchange.name(), exchange);
-            if (exchange.durable()) {
-                store.definitionsChanged(this, null);
-            }
-            return exchange;
+            saved = exchange.durable() ? store.definitionsChanged(this) : null;
         }
+        if (saved != null) {
+            await(saved);
+        }
+        return exchange;
     }
 
     /**
@@ -279,15 +362,17 @@ public final class VirtualHost {
         if (exchangeName.isEmpty() || exchangeName.startsWith("amq.")) {
             throw new BrokerException(Kind.ACCESS_REFUSED, "exchange '" + exchangeName + "' cannot be deleted");
         }
+        CompletableFuture<Void> saved;
         synchronized (writeLock) {
             Exchange removed = exchanges.remove(exchangeName);
             if (removed == null) {
                 return false;
             }
             replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)));
-            if (removed.durable()) {
-                store.definitionsChanged(this, null);
-            }
+            saved = removed.durable() ? store.definitionsChanged(this) : null;
+        }
+        if (saved != null) {
+            await(saved);
         }
         deleted(Destination.exchange(exchangeName));
         runAutoDeleted();
@@ -306,19 +391,24 @@ public final class VirtualHost {
      * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange
      */
     public void bind(Binding binding) {
+        CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             checkBindable(binding);
             if (!bindings.contains(binding)) {
                 replaceBindings(bindings.with(binding));
                 if (durable(binding)) {
-                    store.definitionsChanged(this, null);
+                    saved = store.definitionsChanged(this);
                 }
             }
+        }
+        if (saved != null) {
+            await(saved);
         }
     }
 
     /** Removes a binding; false when there was no such binding (arguments included). */
     public boolean unbind(Binding binding) {
+        CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!bindings.contains(binding)) {
                 return false;
@@ -326,10 +416,13 @@ public final class VirtualHost {
             boolean durable = durable(binding); // before an auto-delete source goes with it
             replaceBindings(bindings.without(binding));
             if (durable) {
-                store.definitionsChanged(this, null);
+                saved = store.definitionsChanged(this);
             }
         }
         runAutoDeleted();
+        if (saved != null) {
+            await(saved);
+        }
         return true;
     }
 

@@ -19,7 +19,8 @@ public interface VirtualHostStore {
         }
 
         @Override
-        public void definitionsChanged(VirtualHost vhost, Queue declaring) {
+        public java.util.concurrent.CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
     };
 
@@ -27,11 +28,12 @@ public interface VirtualHostStore {
     Queue createQueue(QueueDeclaration declaration, QueueExecutor executor);
 
     /**
-     * A durable exchange, {@link QueueDeclaration#persistent persistent} queue or binding was added or removed. Called under the virtual host's write lock, so
-     * calls are serialised and each sees the state after its change; it returns once the change is durable.
+     * A durable exchange, {@link QueueDeclaration#persistent persistent} queue or binding was added or removed.
+     * Called under the virtual host's write lock, so calls are serialised and each sees the state after its change
+     * (queues being declared included: {@link VirtualHost#persistentQueues}); takes a snapshot there and returns at
+     * once.
      *
-     * @param declaring a durable queue being declared, not yet in {@code vhost} (it becomes visible only once
-     *        this returns); null for other changes
+     * @return completes once that snapshot, or a later one, is durable
      */
-    void definitionsChanged(VirtualHost vhost, Queue declaring);
+    java.util.concurrent.CompletableFuture<Void> definitionsChanged(VirtualHost vhost);
 }

@@ -9,14 +9,15 @@ import io.skiffmq.core.queue.QueueExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** What a virtual host promises its store: a durable queue is saved before anyone can route to it. */
 class VirtualHostStoreTest {
-    /** Records what the virtual host showed it; fails saves on demand. */
+    /** Records what the virtual host showed it; the test completes each save. */
     private static final class RecordingStore implements VirtualHostStore {
         final List<String> seen = new ArrayList<>();
-        boolean fail;
+        final List<CompletableFuture<Void>> saves = new ArrayList<>();
 
         @Override
         public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
@@ -24,28 +25,39 @@ class VirtualHostStoreTest {
         }
 
         @Override
-        public void definitionsChanged(VirtualHost vhost, Queue declaring) {
-            if (declaring != null) {
-                seen.add(declaring.name() + (vhost.queue(declaring.name()) == null ? " not yet routable" : " routable"));
+        public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+            for (Queue queue : vhost.persistentQueues()) {
+                seen.add(queue.name() + (vhost.queue(queue.name()) == null ? " not yet routable" : " routable"));
             }
-            if (fail) {
-                throw new IllegalStateException("disk full");
-            }
+            CompletableFuture<Void> save = new CompletableFuture<>();
+            saves.add(save);
+            return save;
         }
     }
 
     @Test
-    void aDurableQueueIsSavedBeforeItIsRoutableAndNotDeclaredWhenTheSaveFails() {
+    void aDurableQueueIsRoutableOnlyOnceSavedAndNotDeclaredWhenTheSaveFails() {
         RecordingStore store = new RecordingStore();
         VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, store);
-        vhost.declareQueue("saved", true, Map.of());
+        CompletableFuture<Queue> declared = vhost.declareQueueAsync(QueueDeclaration.of("saved", true, Map.of()), null);
         assertThat(store.seen).containsExactly("saved not yet routable");
-        assertThat(vhost.queue("saved")).isNotNull();
+        assertThat(declared).isNotDone();
+        assertThat(vhost.queue("saved")).isNull();
+        assertThat(vhost.declareQueueAsync(QueueDeclaration.of("saved", true, Map.of()), null))
+            .as("a second declaration waits for the same save").isSameAs(declared);
+        assertThat(vhost.declareQueueAsync(QueueDeclaration.of("saved", false, Map.of()), null))
+            .as("and one that differs fails at once").isCompletedExceptionally();
 
-        store.fail = true;
-        assertThatThrownBy(() -> vhost.declareQueue("unsaved", true, Map.of())).hasMessage("disk full");
+        store.saves.get(0).complete(null);
+        assertThat(declared.join()).isSameAs(vhost.queue("saved"));
+
+        CompletableFuture<Queue> unsaved = vhost.declareQueueAsync(QueueDeclaration.of("unsaved", true, Map.of()), null);
+        store.saves.get(1).completeExceptionally(new IllegalStateException("disk full"));
+        assertThatThrownBy(unsaved::join).hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("disk full");
         assertThat(vhost.queue("unsaved")).as("a queue whose definition is not durable does not exist").isNull();
+        assertThat(vhost.persistentQueues()).extracting(Queue::name).containsExactly("saved");
         vhost.declareQueue("transient", false, Map.of());
         assertThat(vhost.queue("transient")).as("transient queues need no save").isNotNull();
+        assertThat(store.saves).hasSize(2);
     }
 }

@@ -15,6 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.Map;
 
@@ -24,12 +27,13 @@ import java.util.Map;
  *
  * <p>Threads: {@link #recover} runs on the starting thread before any listener opens; afterwards
  * {@link #createQueue} and {@link #definitionsChanged} run under the virtual host's write lock, which guards
- * {@link #queueIds} and {@link #nextQueueId}.
+ * {@link #queueIds} and {@link #nextQueueId}; the definitions are written by a {@link DefinitionsWriter}'s thread.
  */
 public final class DiskStore implements VirtualHostStore, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DiskStore.class.getName());
 
     private final Path definitionsFile;
+    private final DefinitionsWriter definitionsWriter;
     private final MessageStore messages;
     private final long queueMemoryLimit;
     /** Durable queues by name: the id their journal records carry. */
@@ -50,6 +54,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
             throw new UncheckedIOException("cannot create " + directory, e);
         }
         this.definitionsFile = directory.resolve("definitions.amqp");
+        this.definitionsWriter = new DefinitionsWriter(definitionsFile);
         this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes);
     }
 
@@ -112,24 +117,19 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     @Override
-    public void definitionsChanged(VirtualHost vhost, Queue declaring) {
+    public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
         if (recovering) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         List<Definitions.QueueDefinition> queues = new ArrayList<>();
-        List<Queue> durable = new ArrayList<>(vhost.queues());
-        if (declaring != null) {
-            durable.add(declaring);
-        }
-        for (Queue queue : durable) {
-            if (queue.declaration().persistent()) {
-                queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()),
-                    queue.declaration().autoDelete(), queue.arguments()));
-            }
+        Set<String> live = new HashSet<>();
+        for (Queue queue : vhost.persistentQueues()) {
+            live.add(queue.name());
+            queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()),
+                queue.declaration().autoDelete(), queue.arguments()));
         }
         // a deleted queue's id goes: a queue declared later under its name gets a new one
-        queueIds.keySet().removeIf(name -> vhost.queue(name) == null
-            && (declaring == null || !declaring.name().equals(name)));
+        queueIds.keySet().retainAll(live);
         List<Exchange> exchanges = new ArrayList<>();
         for (Exchange exchange : vhost.exchanges()) {
             if (exchange.durable() && !exchange.isDefault() && !exchange.name().startsWith("amq.")) {
@@ -142,11 +142,12 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
                 bindings.add(binding);
             }
         }
-        new Definitions(nextQueueId, queues, exchanges, bindings).write(definitionsFile);
+        return definitionsWriter.save(new Definitions(nextQueueId, queues, exchanges, bindings));
     }
 
     @Override
     public void close() {
+        definitionsWriter.close();
         messages.close();
     }
 }

@@ -13,6 +13,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.ConsumerFlow;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.Queue;
@@ -170,6 +171,8 @@ class DiskStoreTest {
         Map<String, Object> queueArgs = Map.of("x-queue-type", "classic");
         vhost.declareQueue("orders", true, queueArgs);
         vhost.declareQueue("scratch", false, Map.of());
+        vhost.declareQueue(new QueueDeclaration("fleeting", true, false, true, Map.of()), null);
+        vhost.declareQueue(new QueueDeclaration("connection-bound", true, true, false, Map.of()), new Object());
         for (Exchange.Type type : Exchange.Type.values()) {
             vhost.declareExchange(new Exchange("x-" + type, type, true, false, false, Map.of()));
         }
@@ -195,6 +198,8 @@ class DiskStoreTest {
         assertThat(after.queue("orders").durable()).isTrue();
         assertThat(after.queue("orders").arguments()).isEqualTo(queueArgs);
         assertThat(after.queue("scratch")).isNull();
+        assertThat(after.queue("fleeting").declaration().autoDelete()).as("durable auto-delete comes back").isTrue();
+        assertThat(after.queue("connection-bound")).as("an exclusive queue goes with its connection").isNull();
         assertThat(after.exchange("gone-with-restart")).isNull();
         for (Exchange.Type type : Exchange.Type.values()) {
             assertThat(after.exchange("x-" + type)).isEqualTo(vhost.exchange("x-" + type));
