@@ -42,6 +42,8 @@ class SessionLifecycleTest {
         try (RawClient client = RawClient.openSession(broker.port())) {
             Attach refusal = client.attachReceiver(0, RawClient.source("/queues/nope"), false);
             assertThat(refusal.getSource()).isNull();
+            assertThat(refusal.getTarget()).as("echoed, as RabbitMQ does").isNotNull();
+            assertThat(refusal.getInitialDeliveryCount()).as("a sender's attach carries it").isNotNull();
             Detach detach = client.read().as(Detach.class);
             assertThat((Object) detach.getError().getCondition()).isEqualTo(AmqpError.NOT_FOUND.symbol());
 

@@ -169,11 +169,22 @@ final class AmqpSession {
             if (e.scope() != AmqpException.Scope.LINK) {
                 throw e;
             }
-            // [2.6.3] refusing a link: attach with no terminus, then detach with the error
+            // [2.6.3] refusing a link: attach with a null local terminus, then detach with the error. The other
+            // terminus is echoed and a sender states its initial-delivery-count, as RabbitMQ does: protonj2 (the
+            // RabbitMQ Java client's engine) drops an attach from a sender without one
             Attach refusal = new Attach();
             refusal.setName(attach.getName());
             refusal.setHandle(attach.getHandle());
-            refusal.setRole(attach.getRole() == Role.SENDER ? Role.RECEIVER : Role.SENDER);
+            refusal.setSndSettleMode(attach.getSndSettleMode());
+            refusal.setRcvSettleMode(attach.getRcvSettleMode());
+            if (attach.getRole() == Role.SENDER) {
+                refusal.setRole(Role.RECEIVER);
+                refusal.setSource(attach.getSource());
+            } else {
+                refusal.setRole(Role.SENDER);
+                refusal.setTarget(attach.getTarget());
+                refusal.setInitialDeliveryCount(UnsignedInteger.ZERO);
+            }
             writeFrame(refusal);
             writeDetach(handle, true, new ErrorCondition(e.condition().symbol(), e.getMessage()));
             links.refused(handle, attach.getName());
