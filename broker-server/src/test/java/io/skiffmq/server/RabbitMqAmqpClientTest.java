@@ -92,6 +92,27 @@ class RabbitMqAmqpClientTest {
     }
 
     @Test
+    void aConsumerOnAMissingQueueFailsAndTheConnectionCarriesOn() throws Exception {
+        try (Connection own = environment.connectionBuilder().build()) {
+            assertThatThrownBy(() -> own.consumerBuilder().queue("rmq-missing")
+                .messageHandler((context, message) -> context.accept()).build())
+                .isInstanceOf(RuntimeException.class);
+
+            own.management().queue().name("rmq-after-refusal").declare();
+            Publisher publisher = own.publisherBuilder().queue("rmq-after-refusal").build();
+            assertThat(publish(publisher, "still here")).isEqualTo(Publisher.Status.ACCEPTED);
+            BlockingQueue<String> seen = new ArrayBlockingQueue<>(1);
+            Consumer consumer = own.consumerBuilder().queue("rmq-after-refusal").messageHandler((context, message) -> {
+                seen.add(new String(message.body(), StandardCharsets.UTF_8));
+                context.accept();
+            }).build();
+            assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("still here");
+            consumer.close();
+            own.management().queueDelete("rmq-after-refusal");
+        }
+    }
+
+    @Test
     void pauseStopsDeliveriesUnpauseResumesAndDiscardDropsTheMessage() throws Exception {
         Management management = connection.management();
         management.queue().name("rmq-pause").declare();

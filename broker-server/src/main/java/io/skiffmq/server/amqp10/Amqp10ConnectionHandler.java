@@ -247,6 +247,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "%s on channel %d, which has no session",
                 performative.getClass().getSimpleName(), channel);
         }
+        if (session.state() == SessionState.END_SENT && !(performative instanceof End)) {
+            // [2.5.5] after our end, frames still in flight are ignored until the peer's end
+            return;
+        }
         try {
             if (performative instanceof TransferPerformative transfer) {
                 session.onTransfer(transfer, body);
@@ -270,7 +274,6 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 LOG.log(System.Logger.Level.INFO, "ending session {0} of {1}: {2} {3}", channel, remote(),
                     e.condition(), e.getMessage());
                 session.end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
-                sessions.remove(channel);
             } else if (e.scope() == AmqpException.Scope.LINK) {
                 LOG.log(System.Logger.Level.INFO, "detaching link {0} of {1}: {2} {3}", e.handle(), remote(),
                     e.condition(), e.getMessage());

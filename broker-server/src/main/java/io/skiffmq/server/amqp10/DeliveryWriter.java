@@ -1,0 +1,266 @@
+package io.skiffmq.server.amqp10;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.codec.amqp10.AmqpFrame;
+import io.skiffmq.codec.amqp10.BrokerAnnotations;
+import io.skiffmq.codec.amqp10.DeliveryEncoder;
+import io.skiffmq.codec.amqp10.PerformativeCodec;
+import io.skiffmq.codec.amqp10.TransferPerformative;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.QueueDelivery;
+import java.util.ArrayDeque;
+
+/**
+ * What a session sends on its links, in order: deliveries, the credit replies that account for them, and the
+ * broker's own pre-settled messages. Items wait in {@link #outbound} while the peer's incoming window is closed
+ * [2.5.6]; a delivery larger than the peer's max-frame-size goes out as several transfer frames, and may pause
+ * between them. Owned by the connection's event loop.
+ */
+final class DeliveryWriter {
+    private final AmqpSession session;
+    private final Amqp10ConnectionHandler connection;
+    private final FrameWriter writer;
+    private final SessionWindow window;
+    private final UnsettledDeliveries unsettled;
+    private final int channel;
+    private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
+    private final TransferPerformative transferOut = new TransferPerformative();
+    private final BrokerAnnotations annotations = new BrokerAnnotations();
+    private final ByteBuf tag = Unpooled.buffer(4, 4);
+
+    DeliveryWriter(AmqpSession session, Amqp10ConnectionHandler connection, SessionWindow window,
+            UnsettledDeliveries unsettled, int channel) {
+        this.session = session;
+        this.connection = connection;
+        this.writer = connection.writer();
+        this.window = window;
+        this.unsettled = unsettled;
+        this.channel = channel;
+    }
+
+    /** Queues a delivery for the consumer link and writes what the peer's window allows. */
+    void send(OutgoingLink link, QueueDelivery delivery) {
+        outbound.add(new DeliveryWrite(link, delivery));
+        pump();
+    }
+
+    /** Sends the link's credit state after the deliveries queued before it (echo, drain completion). */
+    void sendCreditReply(OutgoingLink link, long deliveryCount, long linkCredit, long available, boolean drain) {
+        outbound.add(new Outbound() {
+            @Override
+            public boolean write() {
+                if (!link.isClosed()) {
+                    session.writeLinkFlow(link.handle(), deliveryCount, linkCredit, available, drain);
+                }
+                return true;
+            }
+
+            @Override
+            public void discard() {
+            }
+        });
+        pump();
+    }
+
+    /** Sends an encoded message on {@code link}'s handle, pre-settled (management responses). Takes over {@code bytes}. */
+    void sendSettled(Link link, ByteBuf bytes) {
+        outbound.add(new SettledWrite(link, bytes));
+        pump();
+    }
+
+    /** Writes what waits, in order, until the peer's window closes. */
+    void pump() {
+        while (!outbound.isEmpty()) {
+            if (!outbound.peek().write()) {
+                return;
+            }
+            outbound.poll();
+        }
+    }
+
+    /** Drops everything waiting (the session ends), releasing what it holds. */
+    void discardAll() {
+        for (Outbound item : outbound) {
+            item.discard();
+        }
+        outbound.clear();
+    }
+
+    /** Something to write in order with deliveries; false from {@link #write()} means "wait for the window". */
+    private interface Outbound {
+        boolean write();
+
+        void discard();
+    }
+
+    /**
+     * One delivery written as transfer frames, split to the peer's max-frame-size, pausing between frames while the
+     * peer's incoming window is closed. Subclasses say what the payload is and what happens once it is sent.
+     */
+    private abstract class FramedWrite implements Outbound {
+        private final Link link;
+        private final boolean settled;
+        private CompositeByteBuf payload;
+        private long deliveryId;
+
+        FramedWrite(Link link, boolean settled) {
+            this.link = link;
+            this.settled = settled;
+        }
+
+        /** The whole payload; the write owns it. */
+        abstract CompositeByteBuf encode();
+
+        /** Called once every frame is written. */
+        abstract void sent(long id);
+
+        @Override
+        public final boolean write() {
+            if (link.isClosed()) {
+                discard();
+                return true;
+            }
+            boolean first = payload == null;
+            if (first) {
+                payload = encode();
+                deliveryId = window.takeDeliveryId();
+            }
+            int maxFrame = connection.remoteMaxFrameSize();
+            ChannelHandlerContext ctx = connection.context();
+            while (payload.isReadable() || first) {
+                if (!window.canSend()) {
+                    return false;
+                }
+                TransferPerformative t = transferOut;
+                t.reset();
+                t.handle(link.handle());
+                if (first) {
+                    tag.clear().writeInt((int) deliveryId);
+                    t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
+                }
+                t.settled(settled);
+                ByteBuf head = ctx.alloc().ioBuffer(64);
+                int headLength = PerformativeCodec.writeFrame(head, AmqpFrame.TYPE_AMQP, channel, t, 0);
+                int chunk = Math.min(payload.readableBytes(), maxFrame - headLength);
+                if (chunk < payload.readableBytes()) {
+                    // does not fit: the frame says more follows (one byte longer, so recompute the room)
+                    head.clear();
+                    headLength = PerformativeCodec.writeFrame(head, AmqpFrame.TYPE_AMQP, channel, t.more(true), 0);
+                    chunk = Math.min(payload.readableBytes(), maxFrame - headLength);
+                }
+                head.setInt(0, headLength + chunk);
+                writer.write(head);
+                if (chunk > 0) {
+                    writer.write(payload.readRetainedSlice(chunk));
+                }
+                window.transferSent();
+                first = false;
+            }
+            payload.release();
+            payload = null;
+            sent(deliveryId);
+            return true;
+        }
+
+        @Override
+        public void discard() {
+            if (payload != null) {
+                payload.release();
+                payload = null;
+            }
+        }
+    }
+
+    /**
+     * A queue's delivery to a consumer: a fresh header and annotations followed by a retained slice of the
+     * publisher's bare message (not copied).
+     */
+    private final class DeliveryWrite extends FramedWrite {
+        private final OutgoingLink link;
+        private final QueueDelivery delivery;
+        private boolean encoded;
+
+        DeliveryWrite(OutgoingLink link, QueueDelivery delivery) {
+            super(link, link.preSettled());
+            this.link = link;
+            this.delivery = delivery;
+        }
+
+        @Override
+        CompositeByteBuf encode() {
+            Message message = delivery.message();
+            encoded = true;
+            try {
+                annotations.clear();
+                annotations.put("x-exchange", message.exchange());
+                if (message.routingKey() != null) {
+                    annotations.put("x-routing-key", message.routingKey());
+                }
+                ChannelHandlerContext ctx = connection.context();
+                ByteBuf prefix = ctx.alloc().ioBuffer(64);
+                DeliveryEncoder.writeAnnotations(prefix, message.sections(), message.durable(), message.priority(),
+                    message.ttl(), delivery.firstAcquirer(), delivery.deliveryCount(), annotations);
+                ByteBuf bytes = message.sections().buffer();
+                int bare = message.sections().bareMessageStart();
+                CompositeByteBuf composite = ctx.alloc().compositeBuffer(2);
+                composite.addComponent(true, prefix);
+                composite.addComponent(true, bytes.retainedSlice(bare, message.sections().end() - bare));
+                return composite;
+            } catch (AmqpDecodeException e) {
+                // accepted on the way in, so its bytes are sound: this cannot happen
+                throw new IllegalStateException("stored message no longer decodes", e);
+            } finally {
+                message.release();
+            }
+        }
+
+        @Override
+        void sent(long id) {
+            if (!link.preSettled()) {
+                unsettled.add(id, link, delivery.sequence());
+            }
+        }
+
+        @Override
+        public void discard() {
+            super.discard();
+            if (!encoded) {
+                delivery.message().release();
+            }
+        }
+    }
+
+    /** A pre-settled message the broker itself sends (a management response). */
+    private final class SettledWrite extends FramedWrite {
+        private ByteBuf bytes;
+
+        SettledWrite(Link link, ByteBuf bytes) {
+            super(link, true);
+            this.bytes = bytes;
+        }
+
+        @Override
+        CompositeByteBuf encode() {
+            CompositeByteBuf payload = connection.context().alloc().compositeBuffer(1).addComponent(true, bytes);
+            bytes = null;
+            return payload;
+        }
+
+        @Override
+        void sent(long id) {
+        }
+
+        @Override
+        public void discard() {
+            super.discard();
+            if (bytes != null) {
+                bytes.release();
+                bytes = null;
+            }
+        }
+    }
+}
