@@ -386,23 +386,33 @@ public final class VirtualHost {
     }
 
     /**
-     * Adds a binding (a second identical one is no change).
+     * Adds a binding (a second identical one is no change); returns once a durable one is saved.
      *
      * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange
      */
     public void bind(Binding binding) {
-        CompletableFuture<Void> saved = null;
+        await(bindAsync(binding));
+    }
+
+    /**
+     * Adds a binding, routable at once; the future completes once a durable one is saved.
+     *
+     * @return fails with {@link BrokerException} as {@link #bind} throws it
+     */
+    public CompletableFuture<Void> bindAsync(Binding binding) {
         synchronized (writeLock) {
-            checkBindable(binding);
+            try {
+                checkBindable(binding);
+            } catch (BrokerException e) {
+                return CompletableFuture.failedFuture(e);
+            }
             if (!bindings.contains(binding)) {
                 replaceBindings(bindings.with(binding));
                 if (durable(binding)) {
-                    saved = store.definitionsChanged(this);
+                    return store.definitionsChanged(this);
                 }
             }
-        }
-        if (saved != null) {
-            await(saved);
+            return CompletableFuture.completedFuture(null);
         }
     }
 

@@ -23,6 +23,18 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
         return new QueueDeclaration(name, durable, false, false, arguments);
     }
 
+    /**
+     * A fresh server-generated name, as RabbitMQ makes them: {@code amq.gen-} and 16 random bytes in base64url,
+     * for queues whose client asked the server to name them (0-9-1 empty names, AMQP 1.0 dynamic nodes).
+     */
+    public static String generateName() {
+        byte[] random = new byte[16];
+        RANDOM.nextBytes(random);
+        return "amq.gen-" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    }
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
     /** True when the queue's definition and durable messages go to disk. */
     public boolean persistent() {
         return durable && !exclusive;

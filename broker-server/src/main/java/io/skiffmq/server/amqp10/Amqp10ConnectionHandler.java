@@ -1,5 +1,6 @@
 package io.skiffmq.server.amqp10;
 
+import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
@@ -66,6 +67,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private final PerformativeCodec codec = new PerformativeCodec();
     private final Map<Integer, AmqpSession> sessions = new HashMap<>();
     private ChannelHandlerContext ctx;
+    private QueueExecutor loopExecutor;
     private FrameWriter writer;
     private State state = State.AWAIT_HEADER;
     private String user;
@@ -86,6 +88,12 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
         this.writer = new FrameWriter(context);
+        this.loopExecutor = Broker.executorOf(context.channel().eventLoop());
+    }
+
+    /** This connection's event loop, as the core's queues and publishers hand work to it. */
+    QueueExecutor loopExecutor() {
+        return loopExecutor;
     }
 
     @Override
@@ -112,6 +120,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             session.closeAllLinks();
         }
         sessions.clear();
+        if (vhost != null) {
+            vhost.ownerClosed(this); // its exclusive queues go with it
+        }
         broker.unregister(this);
         context.fireChannelInactive();
     }

@@ -35,6 +35,22 @@ final class AmqpException extends RuntimeException {
         return new AmqpException(Scope.LINK, condition, handle, String.format(format, args));
     }
 
+    /** The link error that answers a refusal from the core. */
+    static AmqpException linkError(long handle, io.skiffmq.core.BrokerException e) {
+        return linkError(handle, conditionOf(e), "%s", e.getMessage());
+    }
+
+    /** The AMQP condition for a refusal from the core, as RabbitMQ 4 answers the same refusal. */
+    static AmqpError conditionOf(io.skiffmq.core.BrokerException e) {
+        return switch (e.kind()) {
+            case NOT_FOUND -> AmqpError.NOT_FOUND;
+            case PRECONDITION_FAILED -> AmqpError.PRECONDITION_FAILED;
+            case ACCESS_REFUSED -> AmqpError.UNAUTHORIZED_ACCESS;
+            case RESOURCE_LOCKED -> AmqpError.RESOURCE_LOCKED;
+            case INVALID -> AmqpError.INVALID_FIELD;
+        };
+    }
+
     Scope scope() {
         return scope;
     }

@@ -73,6 +73,21 @@ final class AmqpSession {
         return containerId;
     }
 
+    /** The connection, as the owner of its exclusive queues. */
+    Object owner() {
+        return connection;
+    }
+
+    /** The connection's event loop, for the core to hand work to. */
+    io.skiffmq.core.queue.QueueExecutor executor() {
+        return connection.loopExecutor();
+    }
+
+    /** Flushes once the loop's queued work has run. */
+    void flushLater() {
+        connection.flushLater();
+    }
+
     io.skiffmq.core.routing.Router router() {
         return router;
     }

@@ -221,7 +221,7 @@ final class DeliveryWriter {
         @Override
         void sent(long id) {
             if (!link.preSettled()) {
-                unsettled.add(id, link, delivery.sequence());
+                unsettled.add(id, link, delivery.tag());
             }
         }
 

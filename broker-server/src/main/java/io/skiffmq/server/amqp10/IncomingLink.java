@@ -10,14 +10,14 @@ import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
-import io.skiffmq.core.Exchange;
+import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Message;
-import io.skiffmq.core.queue.Queue;
-import java.util.HashMap;
-import java.util.List;
+import io.skiffmq.core.publish.Publisher;
+import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.routing.Destination;
 import java.util.Map;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
@@ -27,15 +27,19 @@ import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 
 /**
- * A publisher's link: we are the receiver. Messages are routed to queues; an unsettled delivery is accepted once
+ * A publisher's link: we are the receiver. Messages go to the virtual host through a core {@link Publisher}, which
+ * routes them and counts confirms across queues; this link only translates: an unsettled delivery is accepted once
  * every queue it went to has confirmed it, released when it went nowhere, rejected when it could not be taken.
  *
  * <p>Credit is granted in batches of {@code publisher-credit}, and topped up only while this link's unconfirmed
- * deliveries are under {@code max-unconfirmed}: a slow queue slows the links that publish to it, no others.
+ * deliveries are under {@code max-unconfirmed}: a slow queue slows the links that publish to it, no others. A
+ * queue created on attach is saved first when durable: credit comes once it is ready.
  *
- * <p>Owned by the connection's event loop; confirms come back from queues through {@link AmqpSession#onLoop}.
+ * <p>Deleting the queue or exchange a link targets detaches it with {@code amqp:not-found}, as RabbitMQ 4 does.
+ *
+ * <p>Owned by the connection's event loop; confirms come back from queues through the publisher's handoff.
  */
-final class IncomingLink implements Link {
+final class IncomingLink implements Link, Publisher.Confirms {
     private final AmqpSession session;
     private final long handle;
     /** Null for the anonymous relay: each message's {@code to} says where it goes. */
@@ -45,11 +49,14 @@ final class IncomingLink implements Link {
     private final int maxUnconfirmed;
     private final boolean durableIfNoHeader;
     private final long maxMessageSize;
+    private final Publisher publisher;
+    /** Cancels the watch on the target's deletion; null when nothing is watched. */
+    private Runnable unwatch;
 
     private long deliveryCount;
     private long credit;
-    private int unconfirmed;
-    private final Map<Long, int[]> awaitingConfirms = new HashMap<>();
+    /** False until the target queue exists (a durable one created on attach is being saved). */
+    private boolean ready;
     private boolean closed;
 
     // the delivery being received, when it spans several transfer frames
@@ -69,6 +76,7 @@ final class IncomingLink implements Link {
         this.maxUnconfirmed = config.maxUnconfirmed();
         this.durableIfNoHeader = config.durableIfNoHeader();
         this.maxMessageSize = config.maxMessageSize();
+        this.publisher = new Publisher(session.vhost(), session.executor(), this);
     }
 
     static IncomingLink attach(AmqpSession session, Attach attach) {
@@ -80,41 +88,57 @@ final class IncomingLink implements Link {
         VirtualHost vhost = session.vhost();
         Address address = null;
         String dynamic = null;
+        CompletableFuture<?> ready = CompletableFuture.completedFuture(null);
         if (Boolean.TRUE.equals(target.getDynamic())) {
-            dynamic = "amq.gen-" + UUID.randomUUID();
-            vhost.declareQueue(dynamic, false, java.util.Map.of());
+            // [3.5.4] a dynamic node: a server-named queue of this connection's, gone with the link
+            dynamic = QueueDeclaration.generateName();
+            vhost.declareQueue(new QueueDeclaration(dynamic, false, true, false, Map.of()), session.owner());
             target.setAddress("/queues/" + dynamic);
             address = new Address(dynamic, null, null, false);
         } else if (target.getAddress() != null) {
             address = hasCapability(target.getCapabilities(), "topic") ? Address.topic(target.getAddress())
-                : resolve(session, handle, target.getAddress());
+                : parse(handle, target.getAddress());
+            ready = resolve(session, handle, address);
         }
         long initialCount = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
         IncomingLink link = new IncomingLink(session, handle, address, dynamic, initialCount);
+        if (address != null && dynamic == null && !address.topic()) {
+            link.watch(address);
+        }
 
         Attach reply = Link.reply(attach, attach.getSndSettleMode());
         reply.setTarget(target);
         reply.setMaxMessageSize(UnsignedLong.valueOf(session.config().maxMessageSize()));
         session.writeFrame(reply);
-        link.grantCredit();
+        if (ready.isDone()) {
+            link.targetReady(null);
+        } else {
+            ready.whenComplete((done, failure) -> session.onLoop(() -> link.targetReady(failure)));
+        }
         return link;
     }
 
-    /** Checks a fixed target at attach: the queue or exchange must exist (or be creatable). */
-    private static Address resolve(AmqpSession session, long handle, String text) {
-        Address address;
+    private static Address parse(long handle, String text) {
         try {
-            address = Address.parse(text);
+            return Address.parse(text);
         } catch (IllegalArgumentException e) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "%s", e.getMessage());
         }
+    }
+
+    /**
+     * Checks a fixed target at attach: the queue or exchange must exist, or be creatable.
+     *
+     * @return completes when the target exists (a queue created here is durable, and saved first)
+     */
+    private static CompletableFuture<?> resolve(AmqpSession session, long handle, Address address) {
         VirtualHost vhost = session.vhost();
         if (address.isQueue()) {
             if (vhost.queue(address.queue()) == null) {
                 if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                     throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
                 }
-                vhost.declareQueue(address.queue());
+                return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), null);
             }
         } else if (vhost.exchange(address.exchange()) == null) {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no exchange '%s'", address.exchange());
@@ -122,7 +146,35 @@ final class IncomingLink implements Link {
             throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "exchange '%s' is internal",
                 address.exchange());
         }
-        return address;
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Detaches this link when its target queue or exchange is deleted. */
+    private void watch(Address address) {
+        Destination destination = address.isQueue() ? Destination.queue(address.queue())
+            : Destination.exchange(address.exchange());
+        String what = address.isQueue() ? "queue '" + address.queue() : "exchange '" + address.exchange();
+        unwatch = session.vhost().whenDeleted(destination, () -> session.onLoop(() -> {
+            if (!closed) {
+                session.detachWithError(handle, new ErrorCondition(AmqpError.NOT_FOUND.symbol(), what + "' was deleted"));
+            }
+        }));
+    }
+
+    /** The target exists (or could not be created): credit flows, or the link goes. */
+    private void targetReady(Throwable failure) {
+        if (closed) {
+            return;
+        }
+        if (failure != null) {
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
+            AmqpError condition = cause instanceof BrokerException b ? AmqpException.conditionOf(b)
+                : AmqpError.INTERNAL_ERROR;
+            session.detachWithError(handle, new ErrorCondition(condition.symbol(), cause.getMessage()));
+            return;
+        }
+        ready = true;
+        grantCredit();
     }
 
     @Override
@@ -218,65 +270,36 @@ final class IncomingLink implements Link {
             reject(AmqpError.INVALID_FIELD, e.getMessage());
             return;
         }
-        VirtualHost vhost = session.vhost();
         Message message;
-        List<Queue> queues;
         try {
-            Exchange exchange;
-            String key;
-            if (address.isQueue()) {
-                exchange = vhost.exchange("");
-                key = address.queue();
-            } else {
-                exchange = vhost.exchange(address.exchange());
-                key = address.routingKey() != null ? address.routingKey() : sections.subject();
-            }
-            if (exchange == null || exchange.internal()) {
-                bytes.release();
-                reject(exchange == null ? AmqpError.NOT_FOUND : AmqpError.UNAUTHORIZED_ACCESS,
-                    (exchange == null ? "no exchange '" : "cannot publish to internal exchange '") + address.exchange() + "'");
-                return;
-            }
-            queues = vhost.route(exchange, key, () -> applicationProperties(sections), session.router(),
-                session.routed());
-            // last: once the message exists it owns the bytes, and nothing below may fail
-            message = Message.fromAmqp(bytes, sections, durableIfNoHeader, exchange.name(), key);
+            String exchange = address.isQueue() ? "" : address.exchange();
+            String key = address.isQueue() ? address.queue()
+                : address.routingKey() != null ? address.routingKey() : sections.subject();
+            // last: once the message exists it owns the bytes
+            message = Message.fromAmqp(bytes, sections, durableIfNoHeader, exchange, key);
         } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
         }
-        if (queues.isEmpty()) {
-            message.release();
-            if (!deliverySettled) {
-                if (address.topic()) {
-                    // JMS: a message to a topic nobody subscribes to is delivered to no one, successfully
-                    session.accepted(deliveryId);
-                } else {
-                    session.settleIncoming(deliveryId, Released.getInstance());
-                }
-            }
+        Publisher.Routed routed;
+        try {
+            routed = publisher.publish(message, deliverySettled ? -1 : deliveryId);
+        } catch (BrokerException e) {
+            reject(AmqpException.conditionOf(e), e.getMessage());
+            return;
+        } catch (IllegalArgumentException e) {
+            // a headers exchange met application-properties that do not decode
+            reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
         }
-        Runnable confirmed = null;
-        if (!deliverySettled) {
-            long id = deliveryId;
-            awaitingConfirms.put(id, new int[] {queues.size()});
-            unconfirmed++;
-            confirmed = () -> session.onLoop(() -> confirmed(id));
-        }
-        for (Queue queue : queues) {
-            queue.publish(message.retain(), confirmed == null ? () -> { } : confirmed);
-        }
-        message.release();
-    }
-
-    /** For headers exchanges; a malformed section becomes an IllegalArgumentException the caller rejects. */
-    private static java.util.Map<String, Object> applicationProperties(MessageSections sections) {
-        try {
-            return sections.applicationProperties();
-        } catch (AmqpDecodeException e) {
-            throw new IllegalArgumentException(e.getMessage());
+        if (routed == Publisher.Routed.UNROUTED && !deliverySettled) {
+            if (address.topic()) {
+                // JMS: a message to a topic nobody subscribes to is delivered to no one, successfully
+                session.accepted(deliveryId);
+            } else {
+                session.settleIncoming(deliveryId, Released.getInstance());
+            }
         }
     }
 
@@ -307,17 +330,17 @@ final class IncomingLink implements Link {
         return false;
     }
 
-    private void confirmed(long id) {
-        int[] remaining = awaitingConfirms.get(id);
-        if (remaining == null || closed) {
-            return;
-        }
-        if (--remaining[0] == 0) {
-            awaitingConfirms.remove(id);
-            unconfirmed--;
+    @Override
+    public void confirmed(long firstTag, long lastTag) {
+        for (long id = firstTag; id <= lastTag; id++) {
             session.accepted(id);
-            grantCredit();
         }
+    }
+
+    @Override
+    public void batchEnd() {
+        grantCredit();
+        session.flushLater();
     }
 
     private void reject(AmqpError condition, String description) {
@@ -330,7 +353,7 @@ final class IncomingLink implements Link {
 
     /** Tops credit back up to a batch when it has run low and this link is not too far ahead of its confirms. */
     private void grantCredit() {
-        if (!closed && credit <= creditBatch / 2 && unconfirmed < maxUnconfirmed) {
+        if (ready && !closed && credit <= creditBatch / 2 && publisher.unconfirmed() < maxUnconfirmed) {
             credit = creditBatch;
             session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
         }
@@ -343,7 +366,10 @@ final class IncomingLink implements Link {
         }
         closed = true;
         discardAssembled();
-        awaitingConfirms.clear();
+        publisher.close();
+        if (unwatch != null) {
+            unwatch.run();
+        }
         if (dynamicQueue != null) {
             session.vhost().deleteQueue(dynamicQueue);
         }

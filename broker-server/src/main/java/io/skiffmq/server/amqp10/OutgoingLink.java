@@ -2,16 +2,20 @@ package io.skiffmq.server.amqp10;
 
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
+import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
+import io.skiffmq.core.queue.Handoff;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.util.Map;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
@@ -19,6 +23,7 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
 import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
@@ -27,35 +32,47 @@ import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
  * A consumer's link: we are the sender, for one queue. The queue owns the link's credit; this link forwards the
  * consumer's flow to it and hands its deliveries and credit replies to the session, in order.
  *
+ * <p>The queue may still be on its way when the link attaches (a durable queue created on attach is saved first,
+ * on the store's thread): the attach is answered at once, the consumer's flow is kept, and the subscription starts
+ * when the queue is ready. A queue that cannot be had detaches the link with the reason.
+ *
  * <p>When the link ends (detach, end, connection loss), its unsettled deliveries are settled with the source's
  * {@code default-outcome}: released (requeued, delivery count unchanged) when the client named none, as RabbitMQ
- * 4 does; modified(delivery-failed) when it asks for that, as Qpid JMS does.
+ * 4 does; modified(delivery-failed) when it asks for that, as Qpid JMS does. When the queue is deleted, the link
+ * is detached with {@code amqp:resource-deleted}.
  *
  * <p>Owned by the connection's event loop, except the {@link ConsumerSink} methods, which the queue calls on its
- * thread and which only hand over to the event loop.
+ * thread and which only hand over to the event loop, in batches.
  */
 final class OutgoingLink implements Link, ConsumerSink {
+    /** Told by the queue, on its thread, that it was deleted. */
+    private static final Object QUEUE_DELETED = new Object();
+
     private final AmqpSession session;
     private final long handle;
-    private final Queue queue;
     private final boolean preSettled;
     private final Outcome defaultOutcome;
     /** A queue that lives as long as the link (dynamic node, non-durable topic subscription), or null. */
     private final String deleteOnClose;
     /** A durable subscription's queue, deleted only when the peer detaches with closed=true; or null. */
     private final String durableSubscription;
+    private final Handoff<Object> fromQueue;
+    /** Null until the queue is ready. */
+    private Queue queue;
     private QueueConsumer consumer;
     private boolean closed;
+    /** The consumer's last flow before the queue was ready, or null. */
+    private FlowPerformative earlyFlow;
 
-    private OutgoingLink(AmqpSession session, long handle, Queue queue, boolean preSettled, Outcome defaultOutcome,
+    private OutgoingLink(AmqpSession session, long handle, boolean preSettled, Outcome defaultOutcome,
             String deleteOnClose, String durableSubscription) {
         this.session = session;
         this.handle = handle;
-        this.queue = queue;
         this.preSettled = preSettled;
         this.defaultOutcome = defaultOutcome;
         this.deleteOnClose = deleteOnClose;
         this.durableSubscription = durableSubscription;
+        this.fromQueue = new Handoff<>(session.executor(), this::fromQueue, session::flushLater);
     }
 
     static OutgoingLink attach(AmqpSession session, Attach attach) {
@@ -79,17 +96,19 @@ final class OutgoingLink implements Link, ConsumerSink {
         }
         // filters (JMS selectors, no-local) are not implemented: not echoing them tells the client so [3.5.3]
         source.setFilter(null);
-        Queue queue;
+        CompletableFuture<Queue> queue;
         String deleteOnClose = null;
         String durableSubscription = null;
         if (Boolean.TRUE.equals(source.getDynamic())) {
-            deleteOnClose = "amq.gen-" + UUID.randomUUID();
-            queue = vhost.declareQueue(deleteOnClose, false, Map.of());
+            // [3.5.3] a dynamic node: a server-named queue of this connection's, gone with the link
+            deleteOnClose = QueueDeclaration.generateName();
+            queue = vhost.declareQueueAsync(new QueueDeclaration(deleteOnClose, false, true, false, Map.of()),
+                session.owner());
             source.setAddress("/queues/" + deleteOnClose);
         } else if (IncomingLink.hasCapability(source.getCapabilities(), "topic")) {
             boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
                 && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
-            String name = durable ? subscription : "amq.gen-" + UUID.randomUUID();
+            String name = durable ? subscription : QueueDeclaration.generateName();
             queue = subscribe(session, handle, name, source.getAddress(), durable);
             if (durable) {
                 durableSubscription = name;
@@ -100,16 +119,21 @@ final class OutgoingLink implements Link, ConsumerSink {
             queue = resolve(session, handle, source.getAddress());
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
-        OutgoingLink link = new OutgoingLink(session, handle, queue, preSettled, defaultOutcome(source), deleteOnClose,
+        OutgoingLink link = new OutgoingLink(session, handle, preSettled, defaultOutcome(source), deleteOnClose,
             durableSubscription);
 
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
         reply.setInitialDeliveryCount(UnsignedInteger.ZERO);
         session.writeFrame(reply);
-        link.consumer = queue.subscribe(link, preSettled);
+        if (queue.isDone()) {
+            link.queueReady(queue.getNow(null), null);
+        } else {
+            queue.whenComplete((q, failure) -> session.onLoop(() -> link.queueReady(q, failure)));
+        }
         return link;
     }
+
 
     /** The queue of a durable subscription: one per (container-id, subscription name), as JMS defines them. */
     private static String subscriptionQueue(AmqpSession session, String linkName) {
@@ -118,16 +142,19 @@ final class OutgoingLink implements Link, ConsumerSink {
 
     /**
      * Declares {@code name} (if missing) and binds it to {@code amq.topic} for {@code topic}; the queue of a durable
-     * subscription is durable, that of any other subscription transient.
+     * subscription is durable, that of any other subscription this connection's, in memory.
      */
-    private static Queue subscribe(AmqpSession session, long handle, String name, String topic, boolean durable) {
+    private static CompletableFuture<Queue> subscribe(AmqpSession session, long handle, String name, String topic,
+            boolean durable) {
         if (topic == null) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
         }
         VirtualHost vhost = session.vhost();
-        Queue queue = durable ? vhost.declareQueue(name) : vhost.declareQueue(name, false, Map.of());
-        vhost.bind(new Binding("amq.topic", Destination.queue(name), topic, Map.of()));
-        return queue;
+        QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, Map.of())
+            : new QueueDeclaration(name, false, true, false, Map.of());
+        Binding binding = new Binding("amq.topic", Destination.queue(name), topic, Map.of());
+        return vhost.declareQueueAsync(declaration, session.owner())
+            .thenCompose(queue -> vhost.bindAsync(binding).thenApply(bound -> queue));
     }
 
     private static String subscribedTopic(VirtualHost vhost, String queueName) {
@@ -148,7 +175,7 @@ final class OutgoingLink implements Link, ConsumerSink {
         return source;
     }
 
-    private static Queue resolve(AmqpSession session, long handle, String text) {
+    private static CompletableFuture<Queue> resolve(AmqpSession session, long handle, String text) {
         if (text == null) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a consumer link needs a source address");
         }
@@ -168,9 +195,14 @@ final class OutgoingLink implements Link, ConsumerSink {
             if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                 throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
             }
-            queue = vhost.declareQueue(address.queue());
+            return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), session.owner());
         }
-        return queue;
+        try {
+            vhost.checkAccess(queue, session.owner());
+        } catch (BrokerException e) {
+            throw AmqpException.linkError(handle, e);
+        }
+        return CompletableFuture.completedFuture(queue);
     }
 
     /** [3.5.3] default-outcome; when absent, released (RabbitMQ 4's choice). */
@@ -189,6 +221,31 @@ final class OutgoingLink implements Link, ConsumerSink {
         return Outcome.RELEASED;
     }
 
+    /** The queue is ready (or could not be had): the subscription starts with the consumer's flow so far. */
+    private void queueReady(Queue ready, Throwable failure) {
+        if (failure != null) {
+            if (!closed) {
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
+                AmqpError condition = cause instanceof BrokerException b ? AmqpException.conditionOf(b)
+                    : AmqpError.INTERNAL_ERROR;
+                session.detachWithError(handle, new ErrorCondition(condition.symbol(), cause.getMessage()));
+            }
+            return;
+        }
+        if (closed) {
+            if (deleteOnClose != null) {
+                session.vhost().deleteQueue(deleteOnClose);
+            }
+            return;
+        }
+        queue = ready;
+        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled);
+        if (earlyFlow != null) {
+            onFlow(earlyFlow);
+            earlyFlow = null;
+        }
+    }
+
     @Override
     public long handle() {
         return handle;
@@ -205,22 +262,53 @@ final class OutgoingLink implements Link, ConsumerSink {
 
     @Override
     public void onFlow(FlowPerformative flow) {
+        if (consumer == null) {
+            if (earlyFlow == null) {
+                earlyFlow = new FlowPerformative();
+            }
+            earlyFlow.reset();
+            earlyFlow.deliveryCount(flow.deliveryCount()).linkCredit(flow.linkCredit()).drain(flow.drain())
+                .echo(flow.echo());
+            return;
+        }
         long credit = flow.linkCredit() < 0 ? 0 : flow.linkCredit();
         queue.flow(consumer, flow.deliveryCount(), credit, flow.drain(), flow.echo());
     }
 
-    void settle(long sequence, Outcome outcome) {
-        queue.settle(consumer, sequence, outcome);
+    /** Settles the deliveries with queue tags {@code firstTag..lastTag} (those of one disposition). */
+    void settle(long firstTag, long lastTag, Outcome outcome) {
+        queue.settle(consumer, firstTag, lastTag, outcome);
     }
 
     @Override
     public void deliver(QueueDelivery delivery) {
-        session.onLoop(() -> session.send(this, delivery));
+        fromQueue.offer(delivery);
     }
 
     @Override
     public void creditState(long deliveryCount, long linkCredit, long available, boolean drain) {
-        session.onLoop(() -> session.sendCreditReply(this, deliveryCount, linkCredit, available, drain));
+        fromQueue.offer(new CreditReply(deliveryCount, linkCredit, available, drain));
+    }
+
+    @Override
+    public void queueDeleted() {
+        fromQueue.offer(QUEUE_DELETED);
+    }
+
+    /** What the queue handed over, on the event loop, in the order the queue said it. */
+    private void fromQueue(Object item) {
+        if (item instanceof QueueDelivery delivery) {
+            session.send(this, delivery); // written, or released when the link is closed
+        } else if (item instanceof CreditReply c) {
+            session.sendCreditReply(this, c.deliveryCount, c.linkCredit, c.available, c.drain);
+        } else if (item == QUEUE_DELETED && !closed) {
+            session.detachWithError(handle, new ErrorCondition(AmqpError.RESOURCE_DELETED.symbol(),
+                "queue '" + queue.name() + "' was deleted"));
+        }
+    }
+
+    /** The consumer's credit after the queue dispatched, to send after the deliveries before it. */
+    private record CreditReply(long deliveryCount, long linkCredit, long available, boolean drain) {
     }
 
     @Override
@@ -229,6 +317,9 @@ final class OutgoingLink implements Link, ConsumerSink {
             return;
         }
         closed = true;
+        if (consumer == null) {
+            return; // the queue is not ready yet: queueReady cleans up
+        }
         queue.unsubscribe(consumer, defaultOutcome);
         if (deleteOnClose != null) {
             session.vhost().deleteQueue(deleteOnClose);
