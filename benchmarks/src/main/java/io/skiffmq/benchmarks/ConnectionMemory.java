@@ -58,7 +58,7 @@ public final class ConnectionMemory {
             "mechanism", "ANONYMOUS", "broker", "skiffmq"), args);
         int connections = Integer.parseInt(options.get("connections"));
         boolean anonymous = options.get("mechanism").equals("ANONYMOUS");
-        List<String> settings = options.get("broker").equals("skiffmq") ? List.of("--anonymous=" + anonymous)
+        List<String> settings = options.get("broker").equals("skiffmq") ? List.<String>of()
             : List.of("--persistence=false");
         try (BrokerProcess broker = BrokerProcess.start(options.get("broker"),
                 List.of("-XX:NativeMemoryTracking=summary"), settings)) {

@@ -26,7 +26,8 @@ import java.util.Map;
  *   <tr><td>queue-memory-limit</td><td>16777216</td><td>bytes of waiting messages a durable queue keeps in memory;
  *       beyond it, durable messages keep only an index in memory and are read back from the journal</td></tr>
  *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL (as user anonymous)</td></tr>
- *   <tr><td>anonymous</td><td>false</td><td>offer SASL ANONYMOUS</td></tr>
+ *   <tr><td>anonymous-login-user</td><td>guest</td><td>SASL ANONYMOUS logs in as this user, subject to its
+ *       restrictions (guest: loopback only), as in RabbitMQ 4; {@code none} stops offering ANONYMOUS</td></tr>
  *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore})</td></tr>
  *   <tr><td>initial-max-frame-size</td><td>4096</td><td>frame limit before {@code open}</td></tr>
  *   <tr><td>max-frame-size</td><td>131072</td><td>largest frame we accept, offered in {@code open}</td></tr>
@@ -45,15 +46,18 @@ import java.util.Map;
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
-        long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, boolean anonymous,
+        long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, String anonymousLoginUser,
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node) {
 
     public static final int DEFAULT_PORT = 5672;
+    /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
+    public static final String NO_ANONYMOUS_LOGIN = "none";
 
     public BrokerConfig {
         check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
+        check(anonymousLoginUser != null && !anonymousLoginUser.isEmpty(), "anonymous-login-user must not be empty");
         // a record's ordinal in its segment has 32 bits: 64 GiB of records of at least 32 bytes stays well inside
         check(journalSegmentSize >= 1 << 16 && journalSegmentSize <= 1L << 36,
             "journal-segment-size must be in [65536, 68719476736]");
@@ -83,7 +87,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             host = "localhost";
         }
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
-            Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, false, null,
+            Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host);
     }
@@ -116,7 +120,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         long segment = journalSegmentSize;
         long queueMemory = queueMemoryLimit;
         boolean plain = allowPlainAmqp;
-        boolean anon = anonymous;
+        String anon = anonymousLoginUser;
         Path users = usersFile;
         int initial = initialMaxFrameSize;
         int frame = maxFrameSize;
@@ -144,7 +148,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "journal-segment-size" -> segment = Long.parseLong(value);
                 case "queue-memory-limit" -> queueMemory = Long.parseLong(value);
                 case "allow-plain-amqp" -> plain = parseBoolean(name, value);
-                case "anonymous" -> anon = parseBoolean(name, value);
+                case "anonymous-login-user" -> anon = value;
                 case "users-file" -> users = Path.of(value);
                 case "initial-max-frame-size" -> initial = Integer.parseInt(value);
                 case "max-frame-size" -> frame = Integer.parseInt(value);
@@ -166,6 +170,11 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n);
+    }
+
+    /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */
+    public String anonymousUser() {
+        return NO_ANONYMOUS_LOGIN.equals(anonymousLoginUser) ? null : anonymousLoginUser;
     }
 
     private static boolean parseBoolean(String name, String value) {

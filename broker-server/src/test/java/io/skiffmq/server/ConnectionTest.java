@@ -33,6 +33,24 @@ class ConnectionTest {
     }
 
     @Test
+    void saslAnonymousIsOfferedByDefaultAndLogsInAsGuestFromLoopback() throws Exception {
+        try (RawClient client = new RawClient(broker.port())) {
+            assertThat(client.saslMechanisms()).contains(Symbol.valueOf("ANONYMOUS"), Symbol.valueOf("PLAIN"));
+            assertThat(client.saslAnonymous()).isZero();
+            assertThat(client.open()).isNotNull();
+        }
+    }
+
+    @Test
+    void anonymousLoginUserNoneTurnsSaslAnonymousOff() throws Exception {
+        try (RunningBroker noAnonymous = RunningBroker.start("anonymous-login-user=none");
+             RawClient client = new RawClient(noAnonymous.port())) {
+            assertThat(client.saslMechanisms()).containsExactly(Symbol.valueOf("PLAIN"));
+            assertThat(client.saslAnonymous()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void openAdvertisesWhatClientsNeed() throws Exception {
         try (RawClient client = new RawClient(broker.port())) {
             assertThat(client.sasl("guest", "guest")).isZero();

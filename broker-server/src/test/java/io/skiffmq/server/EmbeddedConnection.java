@@ -80,7 +80,7 @@ final class EmbeddedConnection implements AutoCloseable {
         broker = new Broker(config, users, () -> queues);
         channel = new EmbeddedChannel(
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
-            new Amqp10ConnectionHandler(broker, new SaslAuthenticator(users, false)));
+            new Amqp10ConnectionHandler(broker, new SaslAuthenticator(users, null)));
     }
 
     /** SASL as guest, open, begin on channel 0. */

@@ -42,7 +42,27 @@ class HeaderNegotiationTest {
             client.writeRaw(SASL_HEADER);
             client.expectBytes(SASL_HEADER);
             SaslMechanisms mechanisms = client.read().as(SaslMechanisms.class);
-            assertThat(mechanisms.getSaslServerMechanisms()).extracting(Object::toString).containsExactly("PLAIN");
+            // ANONYMOUS by default, as RabbitMQ 4 (logging in as guest, so from loopback only)
+            assertThat(mechanisms.getSaslServerMechanisms()).extracting(Object::toString)
+                .containsExactly("PLAIN", "ANONYMOUS");
+        }
+    }
+
+    @Test
+    void aHeaderAndGarbageInOneSegmentGetTheHeaderBackBeforeTheClose() throws Exception {
+        byte[] garbage = hex("de ad be ef de ad be ef");
+        for (RunningBroker broker : new RunningBroker[] {saslOnly, plainAllowed}) {
+            byte[] header = broker == saslOnly ? SASL_HEADER : AMQP_HEADER;
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", broker.port())) {
+                socket.setSoTimeout(10_000);
+                byte[] both = new byte[16];
+                System.arraycopy(header, 0, both, 0, 8);
+                System.arraycopy(garbage, 0, both, 8, 8);
+                socket.getOutputStream().write(both); // one write: header and garbage in the same segment
+                byte[] reply = socket.getInputStream().readAllBytes(); // up to the broker's close
+                assertThat(reply.length).isGreaterThanOrEqualTo(8);
+                assertThat(java.util.Arrays.copyOf(reply, 8)).isEqualTo(header);
+            }
         }
     }
 

@@ -104,6 +104,27 @@ final class RawClient implements AutoCloseable {
         return outcome.getCode().ordinal();
     }
 
+    /** Starts SASL: sends the SASL header and returns the mechanisms the broker offers. */
+    Symbol[] saslMechanisms() throws IOException {
+        writeRaw(SASL_HEADER);
+        expectBytes(SASL_HEADER);
+        return read().as(org.apache.qpid.proton.amqp.security.SaslMechanisms.class).getSaslServerMechanisms();
+    }
+
+    /** SASL ANONYMOUS after {@link #saslMechanisms()}; returns the outcome code (0 = ok, then the AMQP header). */
+    int saslAnonymous() throws IOException {
+        SaslInit init = new SaslInit();
+        init.setMechanism(Symbol.valueOf("ANONYMOUS"));
+        init.setInitialResponse(new Binary(new byte[0]));
+        write(AmqpFrame.TYPE_SASL, 0, init, null);
+        SaslOutcome outcome = read().as(SaslOutcome.class);
+        if (outcome.getCode().ordinal() == 0) {
+            writeRaw(AMQP_HEADER);
+            expectBytes(AMQP_HEADER);
+        }
+        return outcome.getCode().ordinal();
+    }
+
     Open open() throws IOException {
         Open open = new Open();
         open.setContainerId("raw-client");

@@ -203,6 +203,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             out.release();
             LOG.log(System.Logger.Level.INFO, "closing {0}: {1} header in state {2}", remote(), header, state);
             state = State.CLOSING;
+            writer.flush();
             ctx.close();
             return;
         }
@@ -435,8 +436,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 session.closeAllLinks();
             }
             sessions.clear();
-            writer.flush();
         }
+        // what was written before the error goes out first: a protocol header answering the client's, when the
+        // garbage that failed arrived in the same read
+        writer.flush();
         ctx.channel().close();
     }
 

@@ -23,7 +23,7 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
 /**
  * RabbitMQ 4's HTTP-over-AMQP management API, as the RabbitMQ AMQP 1.0 clients use it: queues, exchanges and
  * bindings, by method and path, with maps as bodies and HTTP status codes as answers (200, 201, 204, 400, 404,
- * 409). Names in paths are percent-encoded.
+ * 409), each where RabbitMQ gives it. Names in paths are percent-encoded.
  *
  * <p>Stateless apart from the virtual host; safe from any thread. Answers that need a queue's own thread (purge,
  * delete) complete later.
@@ -40,8 +40,24 @@ public final class ManagementNode {
         }
     }
 
-    /** Queue arguments this broker implements; any other is refused rather than ignored. */
-    private static final Set<String> QUEUE_ARGUMENTS = Set.of("x-queue-type");
+    /**
+     * Queue arguments RabbitMQ knows (those of its classic, quorum and stream queues) that SkiffMQ does not implement
+     * yet: refused, since ignoring them would silently change what the client asked for. Every other argument,
+     * {@code x-} or not, is kept and otherwise ignored, as RabbitMQ does. {@code x-queue-type} is checked apart.
+     */
+    private static final Set<String> UNSUPPORTED_QUEUE_ARGUMENTS = Set.of(
+        "x-expires", "x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy",
+        "x-max-length", "x-max-length-bytes", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-max-priority",
+        "x-overflow", "x-queue-mode", "x-queue-version", "x-single-active-consumer", "x-queue-master-locator",
+        "x-queue-leader-locator", "x-delivery-limit", "x-consumer-timeout", "x-consumer-disconnected-timeout",
+        "x-quorum-initial-group-size", "x-initial-cluster-size", "x-member-placement-tag", "x-max-age",
+        "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes", "x-delayed-retry-type",
+        "x-delayed-retry-min", "x-delayed-retry-max");
+    /**
+     * RabbitMQ refuses a queue argument it cannot honour (a bad value, or one its queue type lacks) with
+     * {@code precondition_failed}, which its management node answers with 409; so do we.
+     */
+    private static final int UNSUPPORTED_ARGUMENT = 409;
 
     private final VirtualHost vhost;
     private final String node;
@@ -104,6 +120,7 @@ public final class ManagementNode {
             }
             if (method.equals("DELETE") && parts.length == 2) {
                 deleteBinding(parts[1]);
+                // 204 whether it existed or not, as RabbitMQ answers
                 return done(Response.of(204, null));
             }
         }
@@ -141,13 +158,15 @@ public final class ManagementNode {
     private Response declareQueue(String name, Map<String, Object> body) {
         Map<String, Object> arguments = arguments(body);
         for (String argument : arguments.keySet()) {
-            if (!QUEUE_ARGUMENTS.contains(argument)) {
-                return Response.error(400, "queue argument '" + argument + "' is not implemented");
+            if (UNSUPPORTED_QUEUE_ARGUMENTS.contains(argument)) {
+                return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg '" + argument + "' for queue '" + name
+                    + "': not implemented");
             }
         }
         Object type = arguments.get("x-queue-type");
         if (type != null && !type.toString().equals("classic")) {
-            return Response.error(400, "queue type '" + type + "' is not implemented (only classic)");
+            return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg 'x-queue-type' for queue '" + name
+                + "': queue type '" + type + "' is not implemented (only classic)");
         }
         if (flag(body, "exclusive", false) || flag(body, "auto_delete", false)) {
             return Response.error(400, "exclusive and auto-delete queues are not implemented");
@@ -249,6 +268,7 @@ public final class ManagementNode {
             + encode(b.destination().name()) + ";key=" + encode(b.key()) + ";args=" + argumentsHash(b.arguments());
     }
 
+    /** Removes the binding {@code spec} names, if there is one. */
     private void deleteBinding(String spec) {
         Map<String, String> fields = new LinkedHashMap<>();
         for (String part : spec.split(";")) {
@@ -268,7 +288,6 @@ public final class ManagementNode {
                 return;
             }
         }
-        throw new BrokerException(BrokerException.Kind.NOT_FOUND, "no binding " + spec);
     }
 
     /** A stable name for a binding's arguments: SHA-256 of their sorted text, base64url (empty for none). */

@@ -70,6 +70,11 @@ public final class UserStore {
         return matches && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
     }
 
+    /** True when {@code user} exists and may connect from {@code remote} (SASL ANONYMOUS logs in as it). */
+    public boolean permits(String user, InetAddress remote) {
+        return hashes.containsKey(user) && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
+    }
+
     private static final String DUMMY = hash("not a password anyone has");
 
     /** The stored form of {@code password}, with a fresh random salt. */

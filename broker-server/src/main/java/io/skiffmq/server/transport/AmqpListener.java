@@ -69,7 +69,7 @@ public final class AmqpListener implements AutoCloseable {
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
-        this.sasl = new SaslAuthenticator(users, config.anonymous());
+        this.sasl = new SaslAuthenticator(users, config.anonymousUser());
     }
 
     public Broker broker() {

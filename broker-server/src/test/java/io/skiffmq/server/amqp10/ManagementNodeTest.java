@@ -35,12 +35,31 @@ class ManagementNodeTest {
     }
 
     @Test
-    void unimplementedQueueArgumentsAndTypesAreBadRequests() {
-        ManagementNode.Response ttl = call("PUT", "/queues/q", Map.of("arguments", Map.of("x-message-ttl", 1000L)));
-        assertThat(ttl.status()).isEqualTo(400);
-        assertThat(ttl.body().toString()).contains("x-message-ttl");
-        assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(400);
+    void queueArgumentsRabbitMqKnowsButWeLackAre409AsRabbitMqsPreconditionFailed() {
+        for (Map.Entry<String, Object> argument : Map.<String, Object>of("x-message-ttl", 1000L, "x-max-length", 10L,
+                "x-dead-letter-exchange", "dlx", "x-overflow", "reject-publish", "x-max-priority", 5L,
+                "x-single-active-consumer", true, "x-expires", 60000L, "x-queue-mode", "lazy",
+                "x-delivery-limit", 3L, "x-queue-leader-locator", "balanced").entrySet()) {
+            ManagementNode.Response response = call("PUT", "/queues/q",
+                Map.of("arguments", Map.of(argument.getKey(), argument.getValue())));
+            assertThat(response.status()).as(argument.getKey()).isEqualTo(409);
+            assertThat(response.body().toString()).contains(argument.getKey());
+        }
+        assertThat(vhost.queue("q")).isNull();
+        assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(409);
         assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "classic"))).status()).isEqualTo(201);
+    }
+
+    @Test
+    void argumentsRabbitMqDoesNotKnowAreKeptAndIgnored() {
+        assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-my-tag", "blue"))).status()).isEqualTo(201);
+        assertThat(vhost.queue("q").arguments()).containsEntry("x-my-tag", "blue");
+    }
+
+    @Test
+    void exclusiveAndAutoDeleteQueuesAreStillBadRequests() {
+        assertThat(call("PUT", "/queues/q", Map.of("exclusive", true)).status()).isEqualTo(400);
+        assertThat(call("PUT", "/queues/q", Map.of("auto_delete", true)).status()).isEqualTo(400);
     }
 
     @Test
@@ -74,7 +93,8 @@ class ManagementNodeTest {
         assertThat(call("DELETE", location, null).status()).isEqualTo(204);
         assertThat(vhost.bindings().bindingsFrom("amq.direct")).hasSize(1)
             .allSatisfy(b -> assertThat(b.arguments()).containsEntry("tag", "two"));
-        assertThat(call("DELETE", location, null).status()).as("already gone").isEqualTo(404);
+        assertThat(call("DELETE", location, null).status()).as("already gone: 204, as RabbitMQ").isEqualTo(204);
+        assertThat(vhost.bindings().bindingsFrom("amq.direct")).hasSize(1);
     }
 
     @Test
