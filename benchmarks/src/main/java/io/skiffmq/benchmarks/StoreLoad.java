@@ -6,6 +6,7 @@ import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.QueueConsumer;
@@ -129,7 +130,7 @@ public final class StoreLoad {
 
         void start(ClassicQueue queue) {
             this.queue = queue;
-            consumer = queue.subscribe(this, false);
+            consumer = queue.subscribe(this, ConsumerFlow.credit(), false);
             queue.flow(consumer, 0, 1000, false, false);
         }
 
@@ -139,7 +140,7 @@ public final class StoreLoad {
             long n = received.incrementAndGet();
             // as a connection would: settle and top up credit after this dispatch, not inside it
             queue.executor().execute(() -> {
-                queue.settle(consumer, delivery.sequence(), Outcome.ACCEPTED);
+                queue.settle(consumer, delivery.tag(), delivery.tag(), Outcome.ACCEPTED);
                 if (n % 500 == 0) {
                     queue.flow(consumer, n, 1000, false, false);
                 }
@@ -148,6 +149,10 @@ public final class StoreLoad {
 
         @Override
         public void creditState(long deliveryCount, long linkCredit, long available, boolean drain) {
+        }
+
+        @Override
+        public void queueDeleted() {
         }
     }
 

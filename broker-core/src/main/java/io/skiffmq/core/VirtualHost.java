@@ -237,18 +237,32 @@ public final class VirtualHost {
         }
     }
 
-    /** Deletes the queue and its bindings; false when there was none. Messages in it are dropped. */
+    /**
+     * Deletes the queue and its bindings, and waits until a durable one's deletion is saved; false when there was
+     * none. Messages in it are dropped.
+     */
     public boolean deleteQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        return queue != null && deleteQueue(queue);
+        CompletableFuture<Integer> deleted = queue == null ? null : deleteQueue(queue);
+        if (deleted == null) {
+            return false;
+        }
+        await(deleted);
+        return true;
     }
 
-    /** Deletes that very queue (not a later one of the same name); false when it is gone already. */
-    private boolean deleteQueue(Queue queue) {
+    /**
+     * Deletes that very queue (not a later one of the same name) and its bindings, at once, without waiting for
+     * the disk: for threads that must not wait (event loops, queues).
+     *
+     * @return completes with the number of messages it held once a durable queue's deletion is saved; null when it
+     *         is gone already
+     */
+    public CompletableFuture<Integer> deleteQueue(Queue queue) {
         CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!queues.remove(queue.name(), queue)) {
-                return false;
+                return null;
             }
             exclusiveOwners.remove(queue.name());
             replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
@@ -256,13 +270,10 @@ public final class VirtualHost {
                 saved = store.definitionsChanged(this);
             }
         }
-        queue.delete();
-        if (saved != null) {
-            await(saved);
-        }
+        CompletableFuture<Integer> messages = queue.delete();
         deleted(Destination.queue(queue.name()));
         runAutoDeleted();
-        return true;
+        return saved == null ? messages : messages.thenCombine(saved, (count, done) -> count);
     }
 
     /** The connection {@code owner} closed: its exclusive queues go. */

@@ -37,6 +37,13 @@ public final class Broker implements AutoCloseable {
     /** Guarded by {@link #connections}. */
     private boolean stopping;
     private final FileChannel lockFile;
+    /** Runs management operations, which may wait for the disk, off the event loops. */
+    private final java.util.concurrent.ExecutorService managementExecutor =
+        java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "skiffmq-management");
+            thread.setDaemon(true);
+            return thread;
+        });
 
     /**
      * @param queueExecutors hands out the executor each new queue lives on (see {@link #rotating})
@@ -79,6 +86,7 @@ public final class Broker implements AutoCloseable {
     /** Closes the stores (after {@link #closeQueues}: nothing writes to them any more) and releases the data directory. */
     @Override
     public void close() throws IOException {
+        managementExecutor.shutdown();
         stores.forEach(DiskStore::close);
         lockFile.close();
     }
@@ -96,6 +104,11 @@ public final class Broker implements AutoCloseable {
                 return executorOf((EventLoop) next.next());
             }
         };
+    }
+
+    /** Where work that may wait for the disk runs (management operations): never an event loop. */
+    public java.util.concurrent.Executor managementExecutor() {
+        return managementExecutor;
     }
 
     public BrokerConfig config() {

@@ -70,6 +70,18 @@ final class EmbeddedConnection implements AutoCloseable {
     private final java.nio.file.Path dataDir;
 
     EmbeddedConnection(String... settings) throws java.io.IOException {
+        this(null, settings);
+    }
+
+    /**
+     * A connection whose queues run their work at once on the calling thread, which is the connection's too: as
+     * when a queue lives on its consumer's own event loop.
+     */
+    static EmbeddedConnection withQueuesInline(String... settings) throws java.io.IOException {
+        return new EmbeddedConnection(QueueExecutor.CALLER_THREAD, settings);
+    }
+
+    private EmbeddedConnection(QueueExecutor queueExecutor, String... settings) throws java.io.IOException {
         dataDir = java.nio.file.Files.createTempDirectory("skiffmq-embedded");
         BrokerConfig config = BrokerConfig.defaults().with("data-dir", dataDir.toString());
         for (String setting : settings) {
@@ -77,7 +89,7 @@ final class EmbeddedConnection implements AutoCloseable {
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
         }
         UserStore users = UserStore.withGuest();
-        broker = new Broker(config, users, () -> queues);
+        broker = new Broker(config, users, () -> queueExecutor == null ? queues : queueExecutor);
         channel = new EmbeddedChannel(
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
             new Amqp10ConnectionHandler(broker, new SaslAuthenticator(users, null)));
@@ -113,6 +125,18 @@ final class EmbeddedConnection implements AutoCloseable {
         Target target = new Target();
         target.setAddress(address);
         attach.setTarget(target);
+        write(AmqpFrame.TYPE_AMQP, attach, null);
+    }
+
+    void attachReceiver(int handle, String address) {
+        Attach attach = new Attach();
+        attach.setName("receiver-" + handle);
+        attach.setHandle(UnsignedInteger.valueOf(handle));
+        attach.setRole(Role.RECEIVER);
+        Source source = new Source();
+        source.setAddress(address);
+        attach.setSource(source);
+        attach.setTarget(new Target());
         write(AmqpFrame.TYPE_AMQP, attach, null);
     }
 

@@ -56,6 +56,7 @@ class PublisherCreditTest {
     @Test
     void aTransferBeyondCreditDetachesTheLinkWithTransferLimitExceeded() throws Exception {
         try (EmbeddedConnection c = new EmbeddedConnection("publisher-credit=2", "max-unconfirmed=1").handshake()) {
+            c.vhost().declareQueue("over-credit", false, java.util.Map.of());
             c.attachSender(0, "over-credit");
             assertThat(c.readUntil(Flow.class).getLinkCredit().intValue()).isEqualTo(2);
             for (int i = 0; i < 3; i++) {

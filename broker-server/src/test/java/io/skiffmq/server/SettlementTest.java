@@ -148,6 +148,7 @@ class SettlementTest {
         try (RawClient publisher = RawClient.openSession(broker.port());
              RawClient consumer = RawClient.openSession(broker.port())) {
             publisher.attachSender(0, "bytes-queue");
+            publisher.readUntil(org.apache.qpid.proton.amqp.transport.Flow.class); // credit, once the queue is saved
             publisher.transfer(0, 0, sent, false);
             assertThat(publisher.readUntil(Disposition.class).getState())
                 .isInstanceOf(org.apache.qpid.proton.amqp.messaging.Accepted.class);

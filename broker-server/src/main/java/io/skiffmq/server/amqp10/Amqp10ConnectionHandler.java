@@ -91,6 +91,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         this.loopExecutor = Broker.executorOf(context.channel().eventLoop());
     }
 
+    /** Where management operations run: they may wait for the disk, so never on the event loop. */
+    java.util.concurrent.Executor managementExecutor() {
+        return broker.managementExecutor();
+    }
+
     /** This connection's event loop, as the core's queues and publishers hand work to it. */
     QueueExecutor loopExecutor() {
         return loopExecutor;

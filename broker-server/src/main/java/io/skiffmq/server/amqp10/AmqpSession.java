@@ -78,6 +78,10 @@ final class AmqpSession {
         return connection;
     }
 
+    Amqp10ConnectionHandler connection() {
+        return connection;
+    }
+
     /** The connection's event loop, for the core to hand work to. */
     io.skiffmq.core.queue.QueueExecutor executor() {
         return connection.loopExecutor();

@@ -4,6 +4,7 @@ import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 
@@ -29,6 +31,8 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
  * delete) complete later.
  */
 public final class ManagementNode {
+    private static final System.Logger LOG = System.getLogger(ManagementNode.class.getName());
+
     /** An answer: the HTTP status and the body (a map, a list, or null). */
     record Response(int status, Object body) {
         static Response of(int status, Object body) {
@@ -61,25 +65,57 @@ public final class ManagementNode {
 
     private final VirtualHost vhost;
     private final String node;
+    /** The connection the requests come from: the owner of the exclusive queues they declare. */
+    private final Object owner;
+    private final Executor executor;
 
+    /** A node whose requests run on the calling thread, for a connection of its own. */
     ManagementNode(VirtualHost vhost, String node) {
+        this(vhost, node, new Object(), Runnable::run);
+    }
+
+    /**
+     * @param owner the requesting connection, owner of the exclusive queues it declares
+     * @param executor runs each request: durable changes wait for the disk there, so never an event loop
+     */
+    ManagementNode(VirtualHost vhost, String node, Object owner, Executor executor) {
         this.vhost = vhost;
         this.node = node;
+        this.owner = owner;
+        this.executor = executor;
     }
 
     CompletableFuture<Response> handle(String method, String path, Object body) {
+        return CompletableFuture.supplyAsync(() -> answer(method, path, body), executor).thenCompose(f -> f);
+    }
+
+    private CompletableFuture<Response> answer(String method, String path, Object body) {
         try {
-            return route(method == null ? "" : method, path == null ? "" : path, body);
+            return route(method == null ? "" : method, path == null ? "" : path, body)
+                .exceptionally(e -> e.getCause() instanceof BrokerException b ? refusal(b) : error(e));
         } catch (BrokerException e) {
-            return CompletableFuture.completedFuture(Response.error(switch (e.kind()) {
-                case NOT_FOUND -> 404;
-                case PRECONDITION_FAILED -> 409;
-                case ACCESS_REFUSED -> 403;
-                case INVALID -> 400;
-            }, e.getMessage()));
+            return CompletableFuture.completedFuture(refusal(e));
         } catch (IllegalArgumentException | ClassCastException e) {
             return CompletableFuture.completedFuture(Response.error(400, "bad request: " + e.getMessage()));
         }
+    }
+
+    /**
+     * RabbitMQ's status for each refusal; another connection's exclusive queue is 409 too, which the RabbitMQ
+     * client takes as a name collision when it generated the name.
+     */
+    private static Response refusal(BrokerException e) {
+        return Response.error(switch (e.kind()) {
+            case NOT_FOUND -> 404;
+            case PRECONDITION_FAILED, RESOURCE_LOCKED -> 409;
+            case ACCESS_REFUSED -> 403;
+            case INVALID -> 400;
+        }, e.getMessage());
+    }
+
+    private static Response error(Throwable e) {
+        LOG.log(System.Logger.Level.ERROR, "management request failed", e);
+        return Response.error(500, "internal error: " + e.getMessage());
     }
 
     private CompletableFuture<Response> route(String method, String path, Object body) {
@@ -168,11 +204,9 @@ public final class ManagementNode {
             return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg 'x-queue-type' for queue '" + name
                 + "': queue type '" + type + "' is not implemented (only classic)");
         }
-        if (flag(body, "exclusive", false) || flag(body, "auto_delete", false)) {
-            return Response.error(400, "exclusive and auto-delete queues are not implemented");
-        }
         boolean existed = vhost.queue(name) != null;
-        vhost.declareQueue(name, flag(body, "durable", true), arguments);
+        vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), flag(body, "exclusive", false),
+            flag(body, "auto_delete", false), arguments), owner);
         Response info = queueInfo(name);
         return Response.of(existed ? 200 : 201, info.body());
     }
@@ -190,8 +224,8 @@ public final class ManagementNode {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", name);
         info.put("durable", queue.durable());
-        info.put("auto_delete", false);
-        info.put("exclusive", false);
+        info.put("auto_delete", queue.declaration().autoDelete());
+        info.put("exclusive", queue.declaration().exclusive());
         info.put("type", "classic");
         info.put("arguments", queue.arguments());
         info.put("leader", node);
@@ -207,8 +241,9 @@ public final class ManagementNode {
             // RabbitMQ answers a delete of a missing queue with 200 and no messages
             return done(count(200, 0));
         }
-        vhost.deleteQueue(name);
-        return queue.delete().thenApply(n -> count(200, n));
+        vhost.checkAccess(queue, owner);
+        CompletableFuture<Integer> deleted = vhost.deleteQueue(queue);
+        return deleted == null ? done(count(200, 0)) : deleted.thenApply(n -> count(200, n));
     }
 
     private static Response count(int status, int messages) {

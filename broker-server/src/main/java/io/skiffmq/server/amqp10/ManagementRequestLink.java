@@ -35,7 +35,8 @@ final class ManagementRequestLink implements Link {
         this.session = session;
         this.handle = handle;
         this.name = name;
-        this.node = new ManagementNode(session.vhost(), session.config().node());
+        this.node = new ManagementNode(session.vhost(), session.config().node(), session.owner(),
+            session.connection().managementExecutor());
         this.deliveryCount = deliveryCount;
     }
 

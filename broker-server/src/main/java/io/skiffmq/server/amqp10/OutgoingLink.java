@@ -325,7 +325,7 @@ final class OutgoingLink implements Link, ConsumerSink {
             session.vhost().deleteQueue(deleteOnClose);
         }
         if (durableSubscription != null && detachClosed) {
-            session.vhost().deleteQueue(durableSubscription);
+            session.vhost().deleteQueue(queue); // its deletion is saved later: the event loop does not wait
         }
     }
 }

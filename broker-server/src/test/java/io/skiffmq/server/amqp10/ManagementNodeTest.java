@@ -57,9 +57,21 @@ class ManagementNodeTest {
     }
 
     @Test
-    void exclusiveAndAutoDeleteQueuesAreStillBadRequests() {
-        assertThat(call("PUT", "/queues/q", Map.of("exclusive", true)).status()).isEqualTo(400);
-        assertThat(call("PUT", "/queues/q", Map.of("auto_delete", true)).status()).isEqualTo(400);
+    void exclusiveAndAutoDeleteQueuesAreReportedAndLockedToTheirConnection() {
+        assertThat(call("PUT", "/queues/mine", Map.of("exclusive", true, "auto_delete", true)).status()).isEqualTo(201);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> info = (Map<String, Object>) call("GET", "/queues/mine", null).body();
+        assertThat(info).containsEntry("exclusive", true).containsEntry("auto_delete", true);
+        assertThat(call("PUT", "/queues/mine", Map.of("exclusive", true, "auto_delete", true)).status()).isEqualTo(200);
+        assertThat(call("PUT", "/queues/mine", Map.of("exclusive", true)).status()).as("declared differently")
+            .isEqualTo(409);
+
+        ManagementNode other = new ManagementNode(vhost, "skiffmq@test");
+        assertThat(other.handle("PUT", "/queues/mine", Map.of("exclusive", true, "auto_delete", true)).join().status())
+            .as("another connection's exclusive queue: RabbitMQ's resource-locked, which its client reads as a name "
+                + "collision").isEqualTo(409);
+        assertThat(other.handle("DELETE", "/queues/mine", null).join().status()).isEqualTo(409);
+        assertThat(call("DELETE", "/queues/mine", null).status()).isEqualTo(200);
     }
 
     @Test
