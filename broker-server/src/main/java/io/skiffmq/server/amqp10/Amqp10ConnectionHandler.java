@@ -49,8 +49,9 @@ import org.apache.qpid.proton.amqp.transport.Open;
  * the table of sessions by channel, to which every other frame goes. It knows no links.
  *
  * <p>States, in order: {@code AWAIT_HEADER} → ({@code SASL} → {@code AWAIT_AMQP_HEADER}) → {@code AWAIT_OPEN} →
- * {@code OPEN} → {@code CLOSING}; any error jumps to {@code CLOSING}. Owned by the channel's event loop, as are
- * all its sessions and links.
+ * {@code OPEN} → {@code CLOSING}; any error jumps to {@code CLOSING}. A session keeps its channel until the end
+ * exchange completes ({@link SessionState}): after our error {@code end}, frames on the channel are dropped until
+ * the peer's {@code end}. Owned by the channel's event loop, as are all its sessions and links.
  */
 public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
