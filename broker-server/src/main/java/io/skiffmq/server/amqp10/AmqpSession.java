@@ -188,26 +188,32 @@ final class AmqpSession {
             if (e.scope() != AmqpException.Scope.LINK) {
                 throw e;
             }
-            // [2.6.3] refusing a link: attach with a null local terminus, then detach with the error. The other
-            // terminus is echoed and a sender states its initial-delivery-count, as RabbitMQ does: protonj2 (the
-            // RabbitMQ Java client's engine) drops an attach from a sender without one
-            Attach refusal = new Attach();
-            refusal.setName(attach.getName());
-            refusal.setHandle(attach.getHandle());
-            refusal.setSndSettleMode(attach.getSndSettleMode());
-            refusal.setRcvSettleMode(attach.getRcvSettleMode());
-            if (attach.getRole() == Role.SENDER) {
-                refusal.setRole(Role.RECEIVER);
-                refusal.setSource(attach.getSource());
-            } else {
-                refusal.setRole(Role.SENDER);
-                refusal.setTarget(attach.getTarget());
-                refusal.setInitialDeliveryCount(UnsignedInteger.ZERO);
-            }
-            writeFrame(refusal);
+            writeFrame(refusal(attach));
             writeDetach(handle, true, new ErrorCondition(e.condition().symbol(), e.getMessage()));
             links.refused(handle, attach.getName());
         }
+    }
+
+    /**
+     * [2.6.3] refusing a link: attach with a null local terminus, then detach with the error. The other terminus is
+     * echoed and a sender states its initial-delivery-count, as RabbitMQ does: protonj2 (the RabbitMQ Java client's
+     * engine) drops an attach from a sender without one.
+     */
+    static Attach refusal(Attach attach) {
+        Attach refusal = new Attach();
+        refusal.setName(attach.getName());
+        refusal.setHandle(attach.getHandle());
+        refusal.setSndSettleMode(attach.getSndSettleMode());
+        refusal.setRcvSettleMode(attach.getRcvSettleMode());
+        if (attach.getRole() == Role.SENDER) {
+            refusal.setRole(Role.RECEIVER);
+            refusal.setSource(attach.getSource());
+        } else {
+            refusal.setRole(Role.SENDER);
+            refusal.setTarget(attach.getTarget());
+            refusal.setInitialDeliveryCount(UnsignedInteger.ZERO);
+        }
+        return refusal;
     }
 
     /** A link of the {@code /management} pair: the client's sender targets it, its receiver reads from it. */

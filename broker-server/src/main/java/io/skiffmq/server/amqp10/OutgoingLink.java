@@ -125,11 +125,12 @@ final class OutgoingLink implements Link, ConsumerSink {
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
         reply.setInitialDeliveryCount(UnsignedInteger.ZERO);
-        session.writeFrame(reply);
         if (queue.isDone()) {
-            link.queueReady(queue.getNow(null), null);
+            link.queueReady(attach, reply, queue.getNow(null), null);
         } else {
-            queue.whenComplete((q, failure) -> session.onLoop(() -> link.queueReady(q, failure)));
+            // answered once the queue (and a subscription's binding) exists: what the client publishes after
+            // the attach must find it
+            queue.whenComplete((q, failure) -> session.onLoop(() -> link.queueReady(attach, reply, q, failure)));
         }
         return link;
     }
@@ -221,16 +222,23 @@ final class OutgoingLink implements Link, ConsumerSink {
         return Outcome.RELEASED;
     }
 
-    /** The queue is ready (or could not be had): the subscription starts with the consumer's flow so far. */
-    private void queueReady(Queue ready, Throwable failure) {
+    /**
+     * The queue is ready, and the attach is answered: the subscription starts with the consumer's flow so far. Or
+     * it could not be had, and the attach is refused.
+     */
+    private void queueReady(Attach attach, Attach reply, Queue ready, Throwable failure) {
         if (failure != null) {
             if (!closed) {
                 Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
                 AmqpError condition = cause instanceof BrokerException b ? AmqpException.conditionOf(b)
                     : AmqpError.INTERNAL_ERROR;
+                session.writeFrame(AmqpSession.refusal(attach));
                 session.detachWithError(handle, new ErrorCondition(condition.symbol(), cause.getMessage()));
             }
             return;
+        }
+        if (!closed) {
+            session.writeFrame(reply);
         }
         if (closed) {
             if (deleteOnClose != null) {
