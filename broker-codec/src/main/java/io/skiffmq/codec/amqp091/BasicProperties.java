@@ -85,6 +85,48 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
             replyTo, expiration, messageId, timestamp, type, userId, appId, clusterId);
     }
 
+    /** The properties the broker needs on every message, read by {@link #summarize}. */
+    public record Summary(int deliveryMode, int priority, String expiration) {
+    }
+
+    /**
+     * Reads delivery-mode, priority and expiration (-1, -1 and null when absent) without decoding the rest:
+     * strings and the headers table are skipped by their lengths. Does not change {@code in}'s indexes.
+     *
+     * @throws Amqp091DecodeException when the properties are cut short before expiration
+     */
+    public static Summary summarize(ByteBuf in) throws Amqp091DecodeException {
+        ByteBuf b = in.duplicate();
+        int end = b.writerIndex();
+        FieldTable.need(b, 2, end, "property flags");
+        int flags = b.readUnsignedShort();
+        skipShortString(b, end, flags & CONTENT_TYPE);
+        skipShortString(b, end, flags & CONTENT_ENCODING);
+        if ((flags & HEADERS) != 0) {
+            FieldTable.need(b, 4, end, "headers length");
+            long length = b.readUnsignedInt();
+            if (length > end - b.readerIndex()) {
+                throw Amqp091DecodeException.of("headers of %d bytes, only %d left", length, end - b.readerIndex());
+            }
+            b.skipBytes((int) length);
+        }
+        int deliveryMode = (flags & DELIVERY_MODE) != 0 ? octet(b, end, "delivery-mode") : -1;
+        int priority = (flags & PRIORITY) != 0 ? octet(b, end, "priority") : -1;
+        skipShortString(b, end, flags & CORRELATION_ID);
+        skipShortString(b, end, flags & REPLY_TO);
+        String expiration = (flags & EXPIRATION) != 0 ? FieldTable.readShortString(b, end) : null;
+        return new Summary(deliveryMode, priority, expiration);
+    }
+
+    private static void skipShortString(ByteBuf b, int end, int present) throws Amqp091DecodeException {
+        if (present != 0) {
+            FieldTable.need(b, 1, end, "short string length");
+            int length = b.readUnsignedByte();
+            FieldTable.need(b, length, end, "short string");
+            b.skipBytes(length);
+        }
+    }
+
     private static int octet(ByteBuf b, int end, String what) throws Amqp091DecodeException {
         FieldTable.need(b, 1, end, what);
         return b.readUnsignedByte();

@@ -13,6 +13,7 @@ import io.skiffmq.codec.amqp10.BrokerAnnotations;
 import io.skiffmq.codec.amqp10.DeliveryEncoder;
 import io.skiffmq.codec.amqp10.DispositionPerformative;
 import io.skiffmq.codec.amqp10.FlowPerformative;
+import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.amqp10.PerformativeCode;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.SerialNumber;
@@ -574,13 +575,14 @@ final class AmqpSession {
                     annotations.put("x-routing-key", message.routingKey());
                 }
                 ByteBuf prefix = connection.context().alloc().ioBuffer(64);
-                DeliveryEncoder.writeAnnotations(prefix, message.sections(), message.durable(), message.priority(),
+                MessageSections sections = message.toAmqp10().sections();
+                DeliveryEncoder.writeAnnotations(prefix, sections, message.durable(), message.priority(),
                     message.ttl(), delivery.firstAcquirer(), delivery.deliveryCount(), annotations);
-                ByteBuf bytes = message.sections().buffer();
-                int bare = message.sections().bareMessageStart();
+                ByteBuf bytes = sections.buffer();
+                int bare = sections.bareMessageStart();
                 CompositeByteBuf composite = connection.context().alloc().compositeBuffer(2);
                 composite.addComponent(true, prefix);
-                composite.addComponent(true, bytes.retainedSlice(bare, message.sections().end() - bare));
+                composite.addComponent(true, bytes.retainedSlice(bare, sections.end() - bare));
                 return composite;
             } catch (AmqpDecodeException e) {
                 // accepted on the way in, so its bytes are sound: this cannot happen

@@ -12,6 +12,7 @@ import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.Queue;
 import java.util.HashMap;
@@ -221,9 +222,9 @@ final class IncomingLink implements Link {
         VirtualHost vhost = session.vhost();
         Message message;
         List<Queue> queues;
+        Exchange exchange;
+        String key;
         try {
-            Exchange exchange;
-            String key;
             if (address.isQueue()) {
                 exchange = vhost.exchange("");
                 key = address.queue();
@@ -237,12 +238,17 @@ final class IncomingLink implements Link {
                     (exchange == null ? "no exchange '" : "cannot publish to internal exchange '") + address.exchange() + "'");
                 return;
             }
-            queues = vhost.route(exchange, key, () -> applicationProperties(sections), session.router(),
-                session.routed());
-            // last: once the message exists it owns the bytes, and nothing below may fail
-            message = Message.fromAmqp(bytes, sections, durableIfNoHeader, exchange.name(), key);
-        } catch (AmqpDecodeException | IllegalArgumentException e) {
+            message = Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange.name(), key);
+        } catch (AmqpDecodeException e) {
             bytes.release();
+            reject(AmqpError.DECODE_ERROR, e.getMessage());
+            return;
+        }
+        try {
+            // the message owns the bytes from here; a headers exchange decodes its application-properties
+            queues = vhost.route(exchange, key, message, session.router(), session.routed());
+        } catch (IllegalArgumentException e) {
+            message.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
         }
@@ -269,15 +275,6 @@ final class IncomingLink implements Link {
             queue.publish(message.retain(), confirmed == null ? () -> { } : confirmed);
         }
         message.release();
-    }
-
-    /** For headers exchanges; a malformed section becomes an IllegalArgumentException the caller rejects. */
-    private static java.util.Map<String, Object> applicationProperties(MessageSections sections) {
-        try {
-            return sections.applicationProperties();
-        } catch (AmqpDecodeException e) {
-            throw new IllegalArgumentException(e.getMessage());
-        }
     }
 
     /**
