@@ -90,7 +90,7 @@ class JournalRecordTest {
     @Test
     void aRecordOfAnotherVersionIsRefused() {
         byte[] record = sampleRecord();
-        record[RecordDescriptor.VERSION_OFFSET] = 2;
-        assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(record))).hasMessageContaining("version 2");
+        record[RecordDescriptor.VERSION_OFFSET] = RecordDescriptor.VERSION + 1;
+        assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(record))).hasMessageContaining("version " + (RecordDescriptor.VERSION + 1));
     }
 }
