@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MessageFormatRecordTest {
     /**
      * A version 1 publish record, written by JournalRecord as of commit 784b69c (before message formats): queue 7,
-     * sequence 11, durable,
-     * delivery count 2, exchange amq.direct, key rk), holding {@link #V1_MESSAGE}.
+     * sequence 11, durable, delivery count 2, exchange amq.direct, key rk, holding {@link #V1_MESSAGE}.
      */
     private static final String V1_RECORD = "010100010000000000000007000000000000000b0000000200000042c9b36bb5"
         + "000a616d712e6469726563740002726b"

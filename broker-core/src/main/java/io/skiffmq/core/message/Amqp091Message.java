@@ -39,9 +39,10 @@ public final class Amqp091Message extends Message {
     public static Amqp091Message of(ByteBuf properties, ByteBuf body, String exchange, String routingKey)
             throws Amqp091DecodeException {
         BasicProperties.Summary s = BasicProperties.summarize(properties);
-        // RabbitMQ: a message is persistent only with delivery-mode 2; an expiration that is not a number of
-        // milliseconds is refused at publish (precondition-failed) by the channel, so here it just means none
-        return new Amqp091Message(properties, body, s.deliveryMode() == 2, s.priority() < 0 ? 4 : s.priority(),
+        // RabbitMQ: a message is persistent only with delivery-mode 2, and one without a priority counts as 0; an
+        // expiration that is not a number of milliseconds is refused at publish (precondition-failed) by the
+        // channel, so here it just means none
+        return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0),
             ttl(s.expiration()), exchange, routingKey);
     }
 

@@ -44,7 +44,7 @@ public abstract class Message extends AbstractReferenceCounted implements Header
         return durable;
     }
 
-    /** 0..255; 4 when the publisher set none (AMQP 1.0's default). */
+    /** 0..255; when the publisher set none, 4 for AMQP 1.0 (its default) and 0 for AMQP 0-9-1 (RabbitMQ's). */
     public final int priority() {
         return priority;
     }

@@ -53,7 +53,7 @@ class MessageContainerTest {
         }
         Amqp091Message plain = amqp091(BasicProperties.EMPTY, new byte[0]);
         assertThat(plain.durable()).as("delivery-mode absent: transient, as in RabbitMQ").isFalse();
-        assertThat(plain.priority()).isEqualTo(4);
+        assertThat(plain.priority()).as("no priority: 0, as RabbitMQ").isZero();
         assertThat(plain.ttl()).isEqualTo(-1);
         assertThat(plain.headers()).isEmpty();
         plain.release();
