@@ -40,7 +40,7 @@ final class Amqp10ToAmqp091 {
             for (Map.Entry<Object, Object> e : s.messageAnnotations().entrySet()) {
                 String key = e.getKey().toString();
                 if (key.equals(X_CC)) {
-                    headers.put(CC, HeaderValues.normalise(e.getValue()));
+                    put(headers, CC, e.getValue());
                 } else if (key.startsWith("x-") && isShortString(key)) {
                     put(headers, key, e.getValue());
                 }

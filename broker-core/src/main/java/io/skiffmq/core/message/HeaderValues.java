@@ -1,6 +1,7 @@
 package io.skiffmq.core.message;
 
 import io.skiffmq.codec.Bytes;
+import java.lang.reflect.Array;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -84,6 +85,14 @@ public final class HeaderValues {
         }
         if (value instanceof Object[] array) {
             return normaliseList(java.util.Arrays.asList(array));
+        }
+        if (value.getClass().isArray()) {
+            // proton-j decodes an AMQP array of a primitive type to a primitive Java array (int[], long[]…)
+            List<Object> boxed = new ArrayList<>(Array.getLength(value));
+            for (int i = 0; i < Array.getLength(value); i++) {
+                boxed.add(Array.get(value, i));
+            }
+            return normaliseList(boxed);
         }
         return UNSUPPORTED;
     }

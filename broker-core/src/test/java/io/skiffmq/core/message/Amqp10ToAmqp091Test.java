@@ -178,9 +178,12 @@ class Amqp10ToAmqp091Test {
         annotations.put(Symbol.valueOf("x-cc"), List.of("a", "b"));
         annotations.put(Symbol.valueOf("x-list"), List.of(1L, "two"));
         annotations.put(Symbol.valueOf("x-map"), Map.of(Symbol.valueOf("k"), "v"));
+        annotations.put(Symbol.valueOf("x-ints"), new Integer[] {1, 2}); // an AMQP array: proton-j decodes it to int[]
+        annotations.put(Symbol.valueOf("x-uuid"), ID); // no 0-9-1 type: left out
         properties(p -> assertThat(p.headers()).containsEntry("x-opt-thing", 5).containsEntry("CC", List.of("a", "b"))
             .containsEntry("x-list", List.of(1L, "two")).containsEntry("x-map", Map.of("k", "v"))
-            .doesNotContainKey("x-cc"), new MessageAnnotations(annotations), BODY);
+            .containsEntry("x-ints", List.of(1, 2)).doesNotContainKeys("x-cc", "x-uuid"),
+            new MessageAnnotations(annotations), BODY);
     }
 
     @Test
