@@ -239,7 +239,7 @@ final class IncomingLink implements Link {
                 return;
             }
             message = Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange.name(), key);
-        } catch (AmqpDecodeException e) {
+        } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
