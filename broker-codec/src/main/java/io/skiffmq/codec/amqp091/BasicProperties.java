@@ -72,7 +72,7 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
         Instant timestamp = null;
         if ((flags & TIMESTAMP) != 0) {
             FieldTable.need(b, 8, end, "timestamp");
-            timestamp = Instant.ofEpochSecond(b.readLong());
+            timestamp = FieldTable.timestamp(b.readLong(), b.readerIndex());
         }
         String type = (flags & TYPE) != 0 ? FieldTable.readShortString(b, end) : null;
         String userId = (flags & USER_ID) != 0 ? FieldTable.readShortString(b, end) : null;

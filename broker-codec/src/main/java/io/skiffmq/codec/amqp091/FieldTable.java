@@ -131,7 +131,7 @@ public final class FieldTable {
             }
             case 'T':
                 need(in, 8, end, "timestamp");
-                return Instant.ofEpochSecond(in.readLong());
+                return timestamp(in.readLong(), at);
             case 'S': {
                 int length = longBytesLength(in, end, "long string");
                 int index = in.readerIndex();
@@ -158,6 +158,17 @@ public final class FieldTable {
             default:
                 throw Amqp091DecodeException.of("unknown field type 0x%02x at %d", type & 0xff, at);
         }
+    }
+
+    /**
+     * A timestamp of {@code seconds}. Instant spans a billion years either way; a 64-bit value beyond that is
+     * refused rather than clamped, so nothing decodes to a different time than was sent.
+     */
+    static Instant timestamp(long seconds, int at) throws Amqp091DecodeException {
+        if (seconds < Instant.MIN.getEpochSecond() || seconds > Instant.MAX.getEpochSecond()) {
+            throw Amqp091DecodeException.of("timestamp %d s at %d is beyond the years Java represents", seconds, at);
+        }
+        return Instant.ofEpochSecond(seconds);
     }
 
     private static Object nested(Object value, ByteBuf in, int end) throws Amqp091DecodeException {

@@ -88,6 +88,12 @@ class FieldTableTest {
     }
 
     @Test
+    void aTimestampBeyondWhatJavaRepresentsIsATypedError() {
+        assertThatThrownBy(() -> decode(hex("0000000b" + "0174" + "54" + "7fffffffffffffff")))
+            .isInstanceOf(Amqp091DecodeException.class).hasMessageContaining("timestamp");
+    }
+
+    @Test
     void everyTruncationIsATypedError() {
         byte[] bytes = encode(everyType());
         for (int length = 0; length < bytes.length; length++) {

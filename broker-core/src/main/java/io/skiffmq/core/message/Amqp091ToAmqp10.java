@@ -119,7 +119,7 @@ final class Amqp091ToAmqp10 {
         properties.setReplyTo(p.replyTo());
         properties.setGroupId(p.appId());
         if (p.timestamp() != null) {
-            properties.setCreationTime(new Date(p.timestamp().toEpochMilli()));
+            properties.setCreationTime(new Date(HeaderValues.millis(p.timestamp())));
         }
         if (p.contentType() != null) {
             properties.setContentType(Symbol.valueOf(p.contentType()));

@@ -130,6 +130,15 @@ public final class HeaderValues {
         return Collections.unmodifiableList(out);
     }
 
+    /** Milliseconds since the epoch, saturated: 0-9-1 seconds reach further than a long of milliseconds. */
+    static long millis(Instant t) {
+        try {
+            return t.toEpochMilli();
+        } catch (ArithmeticException e) {
+            return t.isBefore(Instant.EPOCH) ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
     /**
      * The AMQP 1.0 (proton-j) form of a neutral value, for converted messages: the inverse of {@link #normalise}
      * where there is one ({@code Bytes} to {@code binary}, {@code Instant} to {@code timestamp}), decimals
@@ -140,7 +149,7 @@ public final class HeaderValues {
             return new Binary(b.array());
         }
         if (value instanceof Instant t) {
-            return new Date(t.toEpochMilli());
+            return new Date(millis(t));
         }
         if (value instanceof java.math.BigDecimal) {
             return UNSUPPORTED;
