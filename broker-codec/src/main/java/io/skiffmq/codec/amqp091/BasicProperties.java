@@ -8,6 +8,8 @@ import java.util.Map;
  * The content-header properties of class {@code basic} [AMQP 0-9-1, 1.8]: what follows class-id, weight and
  * body-size in a content header frame, a 16-bit property-flags word and then the present properties in flag
  * order. A null component is an absent property. Immutable (the headers map is not copied: do not change it).
+ * Short strings that are not UTF-8 decode with replacement characters; the broker keeps and delivers the bytes
+ * as received, so only a conversion or a header lookup sees the replacement.
  *
  * <pre>
  *   flag bit: 15 content-type      14 content-encoding  13 headers     12 delivery-mode  11 priority
