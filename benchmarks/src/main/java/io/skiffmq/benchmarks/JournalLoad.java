@@ -48,7 +48,7 @@ public final class JournalLoad {
                                 window.acquireUninterruptibly();
                                 ByteBuf record = Unpooled.buffer(64);
                                 JournalRecord.writePublish(record, queue, sequence++, RecordDescriptor.FLAG_DURABLE, 0,
-                                    "", "q", Unpooled.wrappedBuffer(message));
+                                    "", "q", RecordDescriptor.FORMAT_AMQP_1_0, Unpooled.wrappedBuffer(message));
                                 journal.append(record, () -> {
                                     durable.incrementAndGet();
                                     window.release();

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.ConsumerFlow;
@@ -102,7 +103,7 @@ public final class StoreLoad {
             bytes.writeByte(0xb0).writeInt(size);
         }
         bytes.writeBytes(body);
-        return Message.fromAmqp(bytes, MessageSections.scan(bytes), true, "", "q");
+        return Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "", "q");
     }
 
     private static DiskStore open(Path dir, Loop loop, VirtualHost[] vhost) {

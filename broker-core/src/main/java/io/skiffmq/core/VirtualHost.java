@@ -1,6 +1,7 @@
 package io.skiffmq.core;
 
 import io.skiffmq.core.BrokerException.Kind;
+import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
@@ -496,9 +497,10 @@ public final class VirtualHost {
      * The queues a message published to {@code exchange} with {@code routingKey} goes to, added to {@code out}
      * (cleared first). {@code router} is the calling thread's own.
      *
-     * @param headers the message's headers, asked for only when a headers exchange is on the way
+     * @param headers the message's headers (the message itself), asked for only when a headers exchange is on
+     *        the way
      */
-    public List<Queue> route(Exchange exchange, String routingKey, Supplier<Map<String, Object>> headers,
+    public List<Queue> route(Exchange exchange, String routingKey, Headers headers,
             Router router, List<Queue> out) {
         out.clear();
         ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, headers);

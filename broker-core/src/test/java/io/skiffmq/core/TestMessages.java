@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.amqp10.MessageSections;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import java.nio.charset.StandardCharsets;
 
@@ -18,7 +19,7 @@ public final class TestMessages {
         ByteBuf buf = Unpooled.buffer().writeBytes(new byte[] {0x00, 0x53, 0x75, (byte) 0xa0, (byte) text.length})
             .writeBytes(text);
         try {
-            return Message.fromAmqp(buf, MessageSections.scan(buf), true, exchange, routingKey);
+            return Amqp10Message.of(buf, MessageSections.scan(buf), true, exchange, routingKey);
         } catch (Exception e) {
             throw new AssertionError(e);
         }
@@ -31,7 +32,7 @@ public final class TestMessages {
 
     /** The text of a message made here. */
     public static String body(Message message) {
-        String s = new String(ByteBufUtil.getBytes(message.bytes()), StandardCharsets.UTF_8);
+        String s = new String(ByteBufUtil.getBytes(message.toAmqp10().bytes()), StandardCharsets.UTF_8);
         return s.substring(5);
     }
 }

@@ -2,16 +2,22 @@ package io.skiffmq.store;
 
 import static io.skiffmq.store.RecordDescriptor.CRC_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.DELIVERY_COUNT_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.FLAGS_MASK;
 import static io.skiffmq.store.RecordDescriptor.FLAGS_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.FORMAT_AMQP_1_0;
+import static io.skiffmq.store.RecordDescriptor.FORMAT_SHIFT;
 import static io.skiffmq.store.RecordDescriptor.HEADER_LENGTH;
 import static io.skiffmq.store.RecordDescriptor.LENGTH_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.QUEUE_ID_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.SEQUENCE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.TYPE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.VERSION;
+import static io.skiffmq.store.RecordDescriptor.VERSION_1;
 import static io.skiffmq.store.RecordDescriptor.VERSION_OFFSET;
 
 import io.netty.buffer.ByteBuf;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.message.MessageFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 
@@ -24,9 +30,13 @@ public final class JournalRecord {
     private JournalRecord() {
     }
 
-    /** A record as read back. {@code message} is a slice of the input: valid while the input is. */
+    /**
+     * A record as read back. {@code flags} without the format tag; {@code format} the tag of a publish record's
+     * message (1, AMQP 1.0, for a version 1 record), 0 for other types. {@code message} is a slice of the input:
+     * valid while the input is.
+     */
     public record Read(RecordType type, int flags, long queueId, long sequence, int deliveryCount, String exchange,
-            String routingKey, ByteBuf message) {
+            String routingKey, int format, ByteBuf message) {
     }
 
     /** A record that is cut short or does not match its checksum: where the good journal ends. */
@@ -39,17 +49,41 @@ public final class JournalRecord {
     }
 
     /**
-     * Appends a {@link RecordType#PUBLISH} record. The message's bytes are copied into {@code out} as they are.
+     * Appends a {@link RecordType#PUBLISH} record of {@code message}'s stored form, tagged with its format.
      *
-     * @param message the message as the client sent it: its readable bytes are written, its indexes unchanged
+     * @param message read, not retained or released
      */
     public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
-            String exchange, String routingKey, ByteBuf message) {
-        int start = writeHeader(out, RecordType.PUBLISH, flags, queueId, sequence, deliveryCount);
-        writeString(out, exchange);
-        writeString(out, routingKey == null ? "" : routingKey);
+            Message message) {
+        int start = startPublish(out, queueId, sequence, flags, message.format().tag(), deliveryCount,
+            message.exchange(), message.routingKey());
+        message.writeStored(out);
+        finish(out, start);
+    }
+
+    /**
+     * Appends a {@link RecordType#PUBLISH} record of stored message bytes of format {@code format} (a
+     * {@link MessageFormat#tag()}). The bytes are copied into {@code out} as they are.
+     *
+     * @param message the stored message: its readable bytes are written, its indexes unchanged
+     */
+    public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
+            String exchange, String routingKey, int format, ByteBuf message) {
+        int start = startPublish(out, queueId, sequence, flags, format, deliveryCount, exchange, routingKey);
         out.writeBytes(message, message.readerIndex(), message.readableBytes());
         finish(out, start);
+    }
+
+    private static int startPublish(ByteBuf out, long queueId, long sequence, int flags, int format,
+            int deliveryCount, String exchange, String routingKey) {
+        if ((flags & ~FLAGS_MASK) != 0 || format < 1 || format > 0xff) {
+            throw new IllegalArgumentException("flags 0x" + Integer.toHexString(flags) + ", format " + format);
+        }
+        int start = writeHeader(out, RecordType.PUBLISH, flags | format << FORMAT_SHIFT, queueId, sequence,
+            deliveryCount);
+        writeString(out, exchange);
+        writeString(out, routingKey == null ? "" : routingKey);
+        return start;
     }
 
     /** Appends a record with no body (ack, requeue, expire, queue deleted). */
@@ -116,8 +150,9 @@ public final class JournalRecord {
             throw new Corrupt("record header cut short at " + start + " (" + buf.readableBytes() + " bytes)");
         }
         byte version = buf.getByte(start + VERSION_OFFSET);
-        if (version != VERSION) {
-            throw new Corrupt("record version " + version + " at " + start + ", this broker reads " + VERSION);
+        if (version != VERSION && version != VERSION_1) {
+            throw new Corrupt("record version " + version + " at " + start + ", this broker reads " + VERSION_1
+                + " and " + VERSION);
         }
         RecordType type = RecordType.of(buf.getByte(start + TYPE_OFFSET));
         int length = buf.getInt(start + LENGTH_OFFSET);
@@ -127,7 +162,14 @@ public final class JournalRecord {
         if ((int) crc(buf, start, length) != buf.getInt(start + CRC_OFFSET)) {
             throw new Corrupt("record at " + start + " fails its checksum");
         }
-        int flags = buf.getUnsignedShort(start + FLAGS_OFFSET);
+        int flagsWord = buf.getUnsignedShort(start + FLAGS_OFFSET);
+        int flags = flagsWord & FLAGS_MASK;
+        int format = flagsWord >>> FORMAT_SHIFT;
+        if (version == VERSION_1) {
+            format = type == RecordType.PUBLISH ? FORMAT_AMQP_1_0 : 0;
+        } else if ((type == RecordType.PUBLISH) != (format != 0)) {
+            throw new Corrupt(type + " record at " + start + " has format tag " + format);
+        }
         long queueId = buf.getLong(start + QUEUE_ID_OFFSET);
         long sequence = buf.getLong(start + SEQUENCE_OFFSET);
         int deliveryCount = buf.getInt(start + DELIVERY_COUNT_OFFSET);
@@ -149,6 +191,6 @@ public final class JournalRecord {
             message = buf.slice(position, body + length - position);
         }
         buf.readerIndex(body + length);
-        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, message);
+        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format, message);
     }
 }

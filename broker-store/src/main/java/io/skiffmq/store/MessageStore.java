@@ -2,9 +2,9 @@ package io.skiffmq.store;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.skiffmq.codec.amqp10.AmqpDecodeException;
-import io.skiffmq.codec.amqp10.MessageSections;
+import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
+import io.skiffmq.core.message.MessageFormat;
 import io.skiffmq.core.queue.QueueLog;
 import io.skiffmq.core.queue.QueueLog.Unreadable;
 import io.skiffmq.core.queue.StoredMessage;
@@ -227,9 +227,9 @@ public final class MessageStore implements AutoCloseable {
 
         private long write(long sequence, Message message, long deliveryCount, Runnable durable) {
             ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(
-                RecordDescriptor.HEADER_LENGTH + 64 + message.size());
+                RecordDescriptor.HEADER_LENGTH + 64 + message.storedSize());
             JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
-                message.exchange(), message.routingKey(), message.bytes());
+                message);
             long location = journal.append(record, true, durable);
             long segment = Journal.segmentOf(location);
             if (segment != lastSegment) {
@@ -304,9 +304,13 @@ public final class MessageStore implements AutoCloseable {
                     throw new Unreadable("journal record at " + location + " is " + r.type() + " of queue "
                         + r.queueId() + "/" + r.sequence() + ", not the message " + queueId + "/" + sequence, null);
                 }
-                return Message.fromAmqp(r.message(), MessageSections.scan(r.message()), true, r.exchange(),
-                    r.routingKey());
-            } catch (JournalRecord.Corrupt | AmqpDecodeException e) {
+                MessageFormat format = MessageFormat.ofTag(r.format());
+                if (format == null) {
+                    throw new Unreadable("journal record at " + location + " holds a message of unknown format "
+                        + r.format(), null);
+                }
+                return Message.readStored(format, r.message(), true, r.exchange(), r.routingKey());
+            } catch (JournalRecord.Corrupt | MalformedMessageException e) {
                 throw new Unreadable("journal record at " + location + " is damaged: " + e.getMessage(), e);
             }
         }

@@ -14,14 +14,30 @@ package io.skiffmq.store;
  *   +----------------+----------------+----------------+----------------------------------+
  * </pre>
  *
+ * The flags word (version 2):
+ *
+ * <pre>
+ *   15            8 7            2   1            0
+ *   +--------------+--------------+--------------+--------+
+ *   | format tag   |   reserved   | redelivered  | durable|
+ *   +--------------+--------------+--------------+--------+
+ * </pre>
+ *
  * The CRC-32C covers bytes 0..28 and the body, so a torn record (cut short by a crash) or a corrupt one is
  * detected. The body of a {@link RecordType#PUBLISH} record is the exchange and routing key (each a 2-byte length
- * and UTF-8) followed by the message exactly as the client sent it (message-annotations and bare message); other
- * record types have an empty body.
+ * and UTF-8) followed by the message exactly as the client sent it, in the format the flags' tag names
+ * ({@code MessageFormat.tag()}: 1 AMQP 1.0, the sections as received; 2 AMQP 0-9-1, {@code [u32 properties
+ * length | properties | body]}); other record types have an empty body and tag 0.
+ *
+ * <p>Version 1 (before message formats) had no tag: its publish records are AMQP 1.0. Recovery reads both;
+ * the version was bumped so that a broker from before formats refuses a journal holding 0-9-1 messages rather
+ * than reading them as AMQP 1.0.
  */
 public final class RecordDescriptor {
     /** Bumped whenever the layout changes; recovery refuses records of a version it does not know. */
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
+    /** The version before message formats: publish records are AMQP 1.0 and the high flag byte is 0. */
+    public static final byte VERSION_1 = 1;
 
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
@@ -37,6 +53,11 @@ public final class RecordDescriptor {
     public static final int FLAG_DURABLE = 1;
     /** Flag: the message was delivered before (its first-acquirer is false). */
     public static final int FLAG_REDELIVERED = 2;
+    /** The flags' high byte: a publish record's message format tag. */
+    public static final int FORMAT_SHIFT = 8;
+    public static final int FLAGS_MASK = 0xff;
+    /** The tag of AMQP 1.0, what every version 1 publish record holds. */
+    public static final int FORMAT_AMQP_1_0 = 1;
 
     private RecordDescriptor() {
     }

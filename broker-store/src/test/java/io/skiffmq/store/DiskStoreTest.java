@@ -10,6 +10,7 @@ import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.ConsumerFlow;
@@ -103,7 +104,7 @@ class DiskStoreTest {
             bytes.writeBytes(TRANSIENT_HEADER);
         }
         bytes.writeBytes(new byte[] {0x00, 0x53, 0x75, (byte) 0xa0, (byte) text.length}).writeBytes(text);
-        return Message.fromAmqp(bytes, MessageSections.scan(bytes), true, "", "q");
+        return Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "", "q");
     }
 
     /** Publishes and waits for every confirm. */
@@ -144,7 +145,7 @@ class DiskStoreTest {
 
     /** The text of a message built by {@link #message}: after the body's vbin8 constructor and length. */
     private static String body(Message message) {
-        String s = new String(ByteBufUtil.getBytes(message.bytes()), StandardCharsets.ISO_8859_1);
+        String s = new String(ByteBufUtil.getBytes(message.toAmqp10().bytes()), StandardCharsets.ISO_8859_1);
         return s.substring(s.lastIndexOf((char) 0xa0) + 2);
     }
 

@@ -24,7 +24,7 @@ class JournalRecordTest {
         byte[] message = new RandomMessages(seed).next().bytes;
         ByteBuf out = Unpooled.buffer();
         JournalRecord.writePublish(out, 42, 1_000_000_007L, RecordDescriptor.FLAG_DURABLE, 3, "amq.topic", "a.b",
-            Unpooled.wrappedBuffer(message));
+            RecordDescriptor.FORMAT_AMQP_1_0, Unpooled.wrappedBuffer(message));
         JournalRecord.Read read = JournalRecord.read(out);
         assertThat(read.type()).isEqualTo(RecordType.PUBLISH);
         assertThat(read.queueId()).isEqualTo(42);
@@ -55,7 +55,8 @@ class JournalRecordTest {
 
     private static byte[] sampleRecord() {
         ByteBuf out = Unpooled.buffer();
-        JournalRecord.writePublish(out, 1, 2, 0, 0, "", "q", Unpooled.wrappedBuffer(new RandomMessages(9).next().bytes));
+        JournalRecord.writePublish(out, 1, 2, 0, 0, "", "q", RecordDescriptor.FORMAT_AMQP_1_0,
+            Unpooled.wrappedBuffer(new RandomMessages(9).next().bytes));
         return ByteBufUtil.getBytes(out);
     }
 
@@ -89,7 +90,7 @@ class JournalRecordTest {
     @Test
     void aRecordOfAnotherVersionIsRefused() {
         byte[] record = sampleRecord();
-        record[RecordDescriptor.VERSION_OFFSET] = 2;
-        assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(record))).hasMessageContaining("version 2");
+        record[RecordDescriptor.VERSION_OFFSET] = RecordDescriptor.VERSION + 1;
+        assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(record))).hasMessageContaining("version " + (RecordDescriptor.VERSION + 1));
     }
 }

@@ -28,7 +28,7 @@ class JournalTest {
     private static ByteBuf publish(long queue, long sequence) {
         ByteBuf out = Unpooled.buffer();
         JournalRecord.writePublish(out, queue, sequence, RecordDescriptor.FLAG_DURABLE, 0, "", "q" + queue,
-            Unpooled.wrappedBuffer(("message " + queue + "/" + sequence).getBytes()));
+            RecordDescriptor.FORMAT_AMQP_1_0, Unpooled.wrappedBuffer(("message " + queue + "/" + sequence).getBytes()));
         return out;
     }
 

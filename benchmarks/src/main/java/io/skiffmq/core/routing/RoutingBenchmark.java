@@ -3,12 +3,12 @@ package io.skiffmq.core.routing;
 import io.skiffmq.benchmarks.AbstractMicrobenchmark;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -32,7 +32,7 @@ public class RoutingBenchmark extends AbstractMicrobenchmark {
     private Exchange topic;
     private Exchange headers;
     private final Map<String, Object> messageHeaders = Map.of("region", "eu", "kind", "order");
-    private final Supplier<Map<String, Object>> headerSupplier = () -> messageHeaders;
+    private final Headers headerSupplier = () -> messageHeaders;
 
     @Setup(Level.Trial)
     public void bind() {

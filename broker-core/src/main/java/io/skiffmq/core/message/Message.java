@@ -2,32 +2,34 @@ package io.skiffmq.core.message;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.AbstractReferenceCounted;
-import io.skiffmq.codec.amqp10.AmqpDecodeException;
-import io.skiffmq.codec.amqp10.MessageSections;
-import io.skiffmq.codec.amqp10.SectionCode;
+import java.util.Map;
 
 /**
- * A message inside the broker: the AMQP 1.0 bytes the publisher sent, their section index, and what the broker
- * decided about it on the way in (durable, the exchange and routing key it was published to). Protocol-neutral
- * in the sense that queues, routing and the store use only this; they never re-encode the bytes.
+ * A message inside the broker, whatever protocol published it: what routing and queues need (durability,
+ * priority, TTL, size, the exchange and routing key, headers for headers exchanges), the annotations the broker
+ * adds, and the message itself held in its publisher's format ({@link #format()}: {@link Amqp10Message},
+ * {@link Amqp091Message}). A consumer of the other protocol asks for {@link #toAmqp10()} or {@link #toAmqp091()};
+ * the conversion happens once, on first use, and is kept with the message. A message that never changes protocol
+ * is delivered and stored from its publisher's bytes, never re-encoded.
  *
  * <p>Reference counted: each queue that holds the message holds one reference, and each delivery in flight to a
- * consumer one more. The last {@link #release()} releases the bytes. Immutable apart from the count, so it can
- * cross threads (queue, connection) freely.
+ * consumer one more. The last {@link #release()} releases the bytes, and the converted form if there is one.
+ * Immutable apart from the count and the lazily made decoded and converted forms (published safely), so it can
+ * cross threads (queues, connections) freely.
  */
-public final class Message extends AbstractReferenceCounted {
-    private final ByteBuf bytes;
-    private final MessageSections sections;
+public abstract class Message extends AbstractReferenceCounted implements Headers {
+    /** Broker annotation: the exchange the message was published to. */
+    public static final String X_EXCHANGE = "x-exchange";
+    /** Broker annotation: the routing key it was published with. */
+    public static final String X_ROUTING_KEY = "x-routing-key";
+
     private final boolean durable;
     private final int priority;
     private final long ttl;
     private final String exchange;
     private final String routingKey;
 
-    private Message(ByteBuf bytes, MessageSections sections, boolean durable, int priority, long ttl,
-            String exchange, String routingKey) {
-        this.bytes = bytes;
-        this.sections = sections;
+    protected Message(boolean durable, int priority, long ttl, String exchange, String routingKey) {
         this.durable = durable;
         this.priority = priority;
         this.ttl = ttl;
@@ -35,53 +37,81 @@ public final class Message extends AbstractReferenceCounted {
         this.routingKey = routingKey;
     }
 
-    /**
-     * Wraps the bytes of an AMQP 1.0 message, already indexed.
-     *
-     * @param bytes the encoded message; the message takes over this reference
-     * @param sections the index of {@code bytes}
-     * @param durableIfNoHeader the durability of a message without a header (RabbitMQ: true; AMQP 1.0: false)
-     */
-    public static Message fromAmqp(ByteBuf bytes, MessageSections sections, boolean durableIfNoHeader,
-            String exchange, String routingKey) throws AmqpDecodeException {
-        boolean durable = sections.has(SectionCode.HEADER) ? sections.durable() : durableIfNoHeader;
-        return new Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange, routingKey);
-    }
+    /** The format the message is held in: the one its publisher used. */
+    public abstract MessageFormat format();
 
-    public MessageSections sections() {
-        return sections;
-    }
-
-    public boolean durable() {
+    public final boolean durable() {
         return durable;
     }
 
-    public int priority() {
+    /** 0..255; when the publisher set none, 4 for AMQP 1.0 (its default) and 0 for AMQP 0-9-1 (RabbitMQ's). */
+    public final int priority() {
         return priority;
     }
 
     /** Milliseconds, -1 for none. */
-    public long ttl() {
+    public final long ttl() {
         return ttl;
     }
 
     /** The exchange the message was published to ("" for the default exchange). */
-    public String exchange() {
+    public final String exchange() {
         return exchange;
     }
 
-    public String routingKey() {
+    /** The routing key it was published with; may be null (an AMQP 1.0 message without a subject). */
+    public final String routingKey() {
         return routingKey;
     }
 
-    /** The encoded message as the publisher sent it: read it, never change or release it. */
-    public ByteBuf bytes() {
-        return bytes;
+    /** Bytes the message holds (its encoded form in {@link #format()}), for memory limits and paging. */
+    public abstract int size();
+
+    /**
+     * The annotations the broker adds on delivery: {@value #X_EXCHANGE} and, when there is one,
+     * {@value #X_ROUTING_KEY}. Allocates; the AMQP 1.0 delivery path reads {@link #exchange()} and
+     * {@link #routingKey()} directly.
+     */
+    public Map<String, Object> annotations() {
+        return routingKey == null ? Map.of(X_EXCHANGE, exchange)
+            : Map.of(X_EXCHANGE, exchange, X_ROUTING_KEY, routingKey);
     }
 
-    /** Size of the encoded message in bytes. */
-    public int size() {
-        return bytes.readableBytes();
+    /**
+     * This message as AMQP 1.0: itself when it was published so, otherwise its conversion, made on the first call
+     * and kept. The result is owned by this message: valid while the caller holds a reference to this one.
+     *
+     * @throws IllegalStateException when the message cannot be read to convert it (it was accepted, so its
+     *         bytes should be sound)
+     */
+    public abstract Amqp10Message toAmqp10();
+
+    /** This message as AMQP 0-9-1; as {@link #toAmqp10()}, the other way. */
+    public abstract Amqp091Message toAmqp091();
+
+    /** Bytes {@link #writeStored} writes. */
+    public abstract int storedSize();
+
+    /**
+     * Appends the message's stored form at {@code out}'s writer index: its bytes in {@link #format()} as the
+     * publisher sent them ({@link #readStored} reads them back).
+     */
+    public abstract void writeStored(ByteBuf out);
+
+    /**
+     * Reads a message back from its stored form.
+     *
+     * @param stored what {@link #writeStored} wrote; the message takes over this reference (released here on
+     *        failure)
+     * @param durableIfNoHeader the durability of an AMQP 1.0 message without a header
+     * @throws MalformedMessageException when the bytes are not a message of {@code format}
+     */
+    public static Message readStored(MessageFormat format, ByteBuf stored, boolean durableIfNoHeader,
+            String exchange, String routingKey) throws MalformedMessageException {
+        return switch (format) {
+            case AMQP_1_0 -> Amqp10Message.readStored(stored, durableIfNoHeader, exchange, routingKey);
+            case AMQP_0_9_1 -> Amqp091Message.readStored(stored, exchange, routingKey);
+        };
     }
 
     @Override
@@ -91,14 +121,5 @@ public final class Message extends AbstractReferenceCounted {
     }
 
     @Override
-    public Message touch(Object hint) {
-        bytes.touch(hint);
-        return this;
-    }
-
-    @Override
-    protected void deallocate() {
-        bytes.release();
-    }
-
+    public abstract Message touch(Object hint);
 }

@@ -1,6 +1,5 @@
 package io.skiffmq.core.publish;
 
-import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.Exchange;
@@ -67,6 +66,7 @@ public final class Publisher {
      * @param tag the caller's number for the message, reported back when it is confirmed; negative when nobody
      *        waits for a confirm (pre-settled, no confirm mode)
      * @throws BrokerException NOT_FOUND when the exchange does not exist, ACCESS_REFUSED when it is internal
+     * @throws IllegalArgumentException when a headers exchange meets headers that do not decode
      */
     public Routed publish(Message message, long tag) {
         List<Queue> queues;
@@ -79,7 +79,7 @@ public final class Publisher {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "cannot publish to internal exchange '"
                     + exchange.name() + "'");
             }
-            queues = vhost.route(exchange, message.routingKey(), () -> headers(message), router, routed);
+            queues = vhost.route(exchange, message.routingKey(), message, router, routed);
         } catch (RuntimeException e) {
             message.release();
             throw e;
@@ -98,15 +98,6 @@ public final class Publisher {
         }
         message.release();
         return Routed.ROUTED;
-    }
-
-    /** For headers exchanges; a malformed section becomes an IllegalArgumentException. */
-    private static java.util.Map<String, Object> headers(Message message) {
-        try {
-            return message.sections().applicationProperties();
-        } catch (AmqpDecodeException e) {
-            throw new IllegalArgumentException(e.getMessage());
-        }
     }
 
     /** Messages published with a tag and not confirmed yet. */

@@ -3,9 +3,10 @@ package io.skiffmq.core.routing;
 import io.skiffmq.core.Exchange;
 import java.util.ArrayList;
 import java.util.Map;
+import io.skiffmq.core.message.HeaderValues;
+import io.skiffmq.core.message.Headers;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Routes a message through exchanges to queue names: by type (direct: by key; fanout: everything; topic: the
@@ -23,10 +24,10 @@ public final class Router {
      * The names of the queues the message goes to, valid until the next call.
      *
      * @param exchanges looks an exchange up by name (null when absent)
-     * @param headers the message's headers (AMQP 1.0: application-properties), asked for only by headers exchanges
+     * @param headers the message's headers (usually the message itself), asked for only by headers exchanges
      */
     public ArrayList<String> route(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange,
-            String routingKey, Supplier<Map<String, Object>> headers) {
+            String routingKey, Headers headers) {
         queues.clear();
         visited.clear();
         routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
@@ -34,7 +35,7 @@ public final class Router {
     }
 
     private void routeFrom(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange, String key,
-            Supplier<Map<String, Object>> headers) {
+            Headers headers) {
         if (visited.contains(exchange.name())) {
             return;
         }
@@ -61,7 +62,7 @@ public final class Router {
                 case TOPIC -> bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
                 case HEADERS -> {
                     if (!bindings.bindings.isEmpty()) {
-                        Map<String, Object> values = headers.get();
+                        Map<String, Object> values = headers.headers();
                         for (Binding b : bindings.bindings) {
                             if (headersMatch(b.arguments(), values)) {
                                 deliver(table, exchanges, b.destination(), key, headers);
@@ -82,7 +83,7 @@ public final class Router {
     }
 
     private void deliver(BindingTable table, Function<String, Exchange> exchanges, Destination destination,
-            String key, Supplier<Map<String, Object>> headers) {
+            String key, Headers headers) {
         if (!destination.isExchange()) {
             addQueue(destination.name());
             return;
@@ -102,7 +103,12 @@ public final class Router {
     /**
      * RabbitMQ's headers matching: {@code x-match} = {@code all} (default), {@code any}, {@code all-with-x} or
      * {@code any-with-x}; arguments starting {@code x-} take part only in the {@code -with-x} forms. Values compare
-     * with their types (a long 1 is not an int 1); a null value asks only that the header be present.
+     * in the neutral model of {@link HeaderValues} with their types (a long 1 is not an int 1; an AMQP 1.0 uint
+     * and a 0-9-1 unsigned int are both longs); a null value asks only that the header be present.
+     *
+     * @param arguments the binding's arguments, as the management node decoded them (proton-j types); normalised
+     *        here, one value at a time, so strings (the usual case) cost nothing
+     * @param headers the message's headers, already neutral
      */
     static boolean headersMatch(Map<String, Object> arguments, Map<String, Object> headers) {
         Object mode = arguments.getOrDefault("x-match", "all");
@@ -114,7 +120,7 @@ public final class Router {
                 continue;
             }
             boolean matches = headers.containsKey(name)
-                && (e.getValue() == null || Objects.equals(e.getValue(), headers.get(name)));
+                && (e.getValue() == null || Objects.equals(HeaderValues.normalise(e.getValue()), headers.get(name)));
             if (any && matches) {
                 return true;
             }

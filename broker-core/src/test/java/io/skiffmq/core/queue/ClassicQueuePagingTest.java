@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ class ClassicQueuePagingTest {
         int reads;
 
         long write(Message message) {
-            records.put(next, ByteBufUtil.getBytes(message.bytes()));
+            records.put(next, ByteBufUtil.getBytes(message.toAmqp10().bytes()));
             return next++;
         }
 
@@ -88,7 +89,7 @@ class ClassicQueuePagingTest {
     private static Message message(byte[] bytes) {
         ByteBuf buf = Unpooled.wrappedBuffer(bytes);
         try {
-            return Message.fromAmqp(buf, MessageSections.scan(buf), true, "", "q");
+            return Amqp10Message.of(buf, MessageSections.scan(buf), true, "", "q");
         } catch (Exception e) {
             throw new AssertionError(e);
         }
@@ -102,7 +103,7 @@ class ClassicQueuePagingTest {
     }
 
     private static String body(Message message) {
-        String s = new String(ByteBufUtil.getBytes(message.bytes()), StandardCharsets.ISO_8859_1);
+        String s = new String(ByteBufUtil.getBytes(message.toAmqp10().bytes()), StandardCharsets.ISO_8859_1);
         return s.substring(5);
     }
 

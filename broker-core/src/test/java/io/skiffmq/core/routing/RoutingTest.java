@@ -3,15 +3,29 @@ package io.skiffmq.core.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.codec.Bytes;
+import io.skiffmq.codec.amqp091.BasicProperties;
+import io.skiffmq.codec.amqp10.MessageSections;
+import io.skiffmq.codec.amqp10.ProtonCodec;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Amqp091Message;
+import io.skiffmq.core.message.Amqp10Message;
+import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
+import org.apache.qpid.proton.amqp.messaging.Data;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -98,6 +112,47 @@ class RoutingTest {
         assertThat(route("amq.headers", "", Map.of("a", "1", "x-k", "v"))).containsExactlyInAnyOrder("any", "allx", "anyx");
         assertThat(route("amq.headers", "", Map.of("c", "whatever"))).containsExactly("present");
         assertThat(route("amq.headers", "", Map.of())).isEmpty();
+    }
+
+    @Test
+    void headersMatchOnNeutralValuesWhateverTheProtocol() throws Exception {
+        queues("uint", "symbol", "binary", "int");
+        // binding arguments as the management node decodes them: proton-j types
+        bind("amq.headers", "uint", "", Map.of("n", UnsignedInteger.valueOf(5)));
+        bind("amq.headers", "symbol", "", Map.of("s", Symbol.valueOf("v")));
+        bind("amq.headers", "binary", "", Map.of("b", new Binary(new byte[] {1, 2})));
+        bind("amq.headers", "int", "", Map.of("i", 7));
+
+        Map<String, Object> amqp10 = new HashMap<>();
+        amqp10.put("n", UnsignedInteger.valueOf(5));
+        amqp10.put("s", "v");
+        amqp10.put("b", new Binary(new byte[] {1, 2}));
+        amqp10.put("i", 7L);
+        ByteBuf bytes = Unpooled.buffer();
+        ProtonCodec.current().encode(new ApplicationProperties(amqp10), bytes);
+        ProtonCodec.current().encode(new Data(new Binary(new byte[0])), bytes);
+        Message fromAmqp10 = Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "amq.headers", "");
+
+        Map<String, Object> table = new HashMap<>();
+        table.put("n", 5L); // a 0-9-1 unsigned int decodes to a long, as an AMQP 1.0 uint does
+        table.put("s", "v");
+        table.put("b", Bytes.wrap(new byte[] {1, 2}));
+        table.put("i", 7L);
+        ByteBuf properties = Unpooled.buffer();
+        new BasicProperties(null, null, table, null, null, null, null, null, null, null, null, null, null, null)
+            .encode(properties);
+        Message fromAmqp091 = Amqp091Message.of(properties, Unpooled.buffer(0), "amq.headers", "");
+        try {
+            for (Message m : List.of(fromAmqp10, fromAmqp091)) {
+                List<String> routed = vhost.route(vhost.exchange("amq.headers"), "", m, router, new ArrayList<>())
+                    .stream().map(Queue::name).toList();
+                assertThat(routed).as("%s: a long 7 is not an int 7", m.format())
+                    .containsExactlyInAnyOrder("uint", "symbol", "binary");
+            }
+        } finally {
+            fromAmqp10.release();
+            fromAmqp091.release();
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.amqp10.BrokerAnnotations;
 import io.skiffmq.codec.amqp10.DeliveryEncoder;
+import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.message.Message;
@@ -202,13 +203,15 @@ final class DeliveryWriter {
                 }
                 ChannelHandlerContext ctx = connection.context();
                 ByteBuf prefix = ctx.alloc().ioBuffer(64);
-                DeliveryEncoder.writeAnnotations(prefix, message.sections(), message.durable(), message.priority(),
+                // the publisher's bytes, or a 0-9-1 message converted once (owned by the message)
+                MessageSections sections = message.toAmqp10().sections();
+                DeliveryEncoder.writeAnnotations(prefix, sections, message.durable(), message.priority(),
                     message.ttl(), delivery.firstAcquirer(), delivery.deliveryCount(), annotations);
-                ByteBuf bytes = message.sections().buffer();
-                int bare = message.sections().bareMessageStart();
+                ByteBuf bytes = sections.buffer();
+                int bare = sections.bareMessageStart();
                 CompositeByteBuf composite = ctx.alloc().compositeBuffer(2);
                 composite.addComponent(true, prefix);
-                composite.addComponent(true, bytes.retainedSlice(bare, message.sections().end() - bare));
+                composite.addComponent(true, bytes.retainedSlice(bare, sections.end() - bare));
                 return composite;
             } catch (AmqpDecodeException e) {
                 // accepted on the way in, so its bytes are sound: this cannot happen

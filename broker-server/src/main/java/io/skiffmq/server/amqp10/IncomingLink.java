@@ -12,6 +12,7 @@ import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.publish.Publisher;
 import io.skiffmq.core.queue.QueueDeclaration;
@@ -276,7 +277,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
             String key = address.isQueue() ? address.queue()
                 : address.routingKey() != null ? address.routingKey() : sections.subject();
             // last: once the message exists it owns the bytes
-            message = Message.fromAmqp(bytes, sections, durableIfNoHeader, exchange, key);
+            message = Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange, key);
         } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());

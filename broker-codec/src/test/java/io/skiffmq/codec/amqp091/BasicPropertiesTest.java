@@ -1,0 +1,80 @@
+package io.skiffmq.codec.amqp091;
+
+import static io.skiffmq.codec.testing.Amqp.hex;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.time.Instant;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class BasicPropertiesTest {
+
+    static BasicProperties all() {
+        return new BasicProperties("application/json", "gzip", FieldTableTest.everyType(), 2, 7, "corr-1",
+            "replies", "60000", "msg-1", Instant.ofEpochSecond(1_700_000_000L), "order.created", "guest", "app",
+            "cluster");
+    }
+
+    private static byte[] encode(BasicProperties p) {
+        ByteBuf out = Unpooled.buffer();
+        p.encode(out);
+        return ByteBufUtil.getBytes(out);
+    }
+
+    @Test
+    void everyPropertyRoundTrips() throws Exception {
+        byte[] bytes = encode(all());
+        assertThat(bytes[0] & 0xff).isEqualTo(0xff);
+        assertThat(bytes[1] & 0xff).as("bits 7..2 set, 1 and 0 clear").isEqualTo(0xfc);
+        BasicProperties decoded = BasicProperties.decode(Unpooled.wrappedBuffer(bytes));
+        assertThat(decoded).isEqualTo(all());
+        assertThat(decoded.persistent()).isTrue();
+        assertThat(encode(decoded)).isEqualTo(bytes);
+    }
+
+    @Test
+    void absentPropertiesTakeNoBytes() throws Exception {
+        assertThat(encode(BasicProperties.EMPTY)).isEqualTo(hex("0000"));
+        // delivery-mode 1 and a message-id only: flags 0x1080
+        byte[] wire = hex("1080" + "01" + "02" + "6964");
+        BasicProperties p = BasicProperties.decode(Unpooled.wrappedBuffer(wire));
+        assertThat(p).isEqualTo(new BasicProperties(null, null, null, 1, null, null, null, null, "id", null, null,
+            null, null, null));
+        assertThat(p.persistent()).isFalse();
+        assertThat(encode(p)).isEqualTo(wire);
+    }
+
+    @Test
+    void decodingLeavesTheBufferAsItWas() throws Exception {
+        ByteBuf in = Unpooled.wrappedBuffer(encode(all()));
+        int reader = in.readerIndex();
+        BasicProperties.decode(in);
+        assertThat(in.readerIndex()).isEqualTo(reader);
+        assertThat(in.refCnt()).isEqualTo(1);
+    }
+
+    @Test
+    void malformedPropertiesAreTypedErrors() {
+        byte[] bytes = encode(all());
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] cut = Arrays.copyOf(bytes, length);
+            assertThatThrownBy(() -> BasicProperties.decode(Unpooled.wrappedBuffer(cut))).as("cut at %d", length)
+                .isInstanceOf(Amqp091DecodeException.class);
+        }
+        assertThatThrownBy(() -> BasicProperties.decode(Unpooled.wrappedBuffer(hex("0001"))))
+            .isInstanceOf(Amqp091DecodeException.class).hasMessageContaining("does not define");
+        assertThatThrownBy(() -> BasicProperties.decode(Unpooled.wrappedBuffer(hex("0000ff"))))
+            .isInstanceOf(Amqp091DecodeException.class).hasMessageContaining("after the last property");
+    }
+
+    @Test
+    void outOfRangeValuesAreRefusedOnEncode() {
+        BasicProperties p = new BasicProperties(null, null, null, 256, null, null, null, null, null, null, null,
+            null, null, null);
+        assertThatThrownBy(() -> encode(p)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,192 @@
+package io.skiffmq.core.message;
+
+import io.netty.buffer.ByteBuf;
+import io.skiffmq.codec.amqp091.Amqp091DecodeException;
+import io.skiffmq.codec.amqp091.BasicProperties;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+
+/**
+ * An AMQP 0-9-1 message: the content-header properties exactly as received (property flags and property list,
+ * what follows class-id, weight and body-size in the content header frame) and the body as received, decoded
+ * lazily. Stored as {@code [u32 properties length | properties | body]}. Thread-safety as {@link Message}.
+ */
+public final class Amqp091Message extends Message {
+    private static final AtomicReferenceFieldUpdater<Amqp091Message, Amqp10Message> CONVERTED =
+        AtomicReferenceFieldUpdater.newUpdater(Amqp091Message.class, Amqp10Message.class, "converted");
+
+    private final ByteBuf properties;
+    private final ByteBuf body;
+    private volatile BasicProperties decoded;
+    private volatile Amqp10Message converted;
+
+    private Amqp091Message(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
+            String exchange, String routingKey) {
+        super(durable, priority, ttl, exchange, routingKey);
+        this.properties = properties;
+        this.body = body;
+    }
+
+    /**
+     * Wraps a message as an AMQP 0-9-1 publisher sent it. Reads delivery-mode, priority and expiration now; the
+     * rest of the properties on first use.
+     *
+     * @param properties the property flags and list; the message takes over this reference (the caller keeps it
+     *        on failure)
+     * @param body the body, possibly a composite of the body frames; taken over likewise
+     * @throws Amqp091DecodeException when the properties are cut short before expiration
+     */
+    public static Amqp091Message of(ByteBuf properties, ByteBuf body, String exchange, String routingKey)
+            throws Amqp091DecodeException {
+        BasicProperties.Summary s = BasicProperties.summarize(properties);
+        // RabbitMQ: a message is persistent only with delivery-mode 2, and one without a priority counts as 0; an
+        // expiration that is not a number of milliseconds is refused at publish (precondition-failed) by the
+        // channel, so here it just means none
+        return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0),
+            ttl(s.expiration()), exchange, routingKey);
+    }
+
+    /**
+     * Wraps properties and body made by a conversion; takes over both references. The properties are decoded
+     * from their bytes when asked for, so readers see exactly what a consumer is sent.
+     */
+    static Amqp091Message converted(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
+            String exchange, String routingKey) {
+        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey);
+    }
+
+    static Amqp091Message readStored(ByteBuf stored, String exchange, String routingKey)
+            throws MalformedMessageException {
+        try {
+            if (stored.readableBytes() < 4 || stored.getUnsignedInt(stored.readerIndex()) > stored.readableBytes() - 4) {
+                throw new Amqp091DecodeException("stored properties length runs past the record");
+            }
+            int length = stored.getInt(stored.readerIndex());
+            int start = stored.readerIndex() + 4;
+            ByteBuf properties = stored.retainedSlice(start, length);
+            ByteBuf body = stored.retainedSlice(start + length, stored.writerIndex() - start - length);
+            try {
+                return of(properties, body, exchange, routingKey);
+            } catch (Amqp091DecodeException e) {
+                properties.release();
+                body.release();
+                throw e;
+            }
+        } catch (Amqp091DecodeException e) {
+            throw new MalformedMessageException("stored AMQP 0-9-1 message: " + e.getMessage(), e);
+        } finally {
+            stored.release();
+        }
+    }
+
+    /** Milliseconds from an expiration property, -1 when absent or not a non-negative integer. */
+    static long ttl(String expiration) {
+        if (expiration == null || expiration.isEmpty() || expiration.length() > 18) {
+            return -1;
+        }
+        for (int i = 0; i < expiration.length(); i++) {
+            if (expiration.charAt(i) < '0' || expiration.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        return Long.parseLong(expiration);
+    }
+
+    @Override
+    public MessageFormat format() {
+        return MessageFormat.AMQP_0_9_1;
+    }
+
+    /** The property flags and list as received: read them, never change or release them. */
+    public ByteBuf propertyBytes() {
+        return properties;
+    }
+
+    /** The body as received: read it, never change or release it. */
+    public ByteBuf body() {
+        return body;
+    }
+
+    /**
+     * The decoded properties, on first use.
+     *
+     * @throws IllegalArgumentException when they are malformed (past what {@link #of} read)
+     */
+    public BasicProperties properties() {
+        BasicProperties p = decoded;
+        if (p == null) {
+            try {
+                p = BasicProperties.decode(properties);
+            } catch (Amqp091DecodeException e) {
+                throw new IllegalArgumentException("AMQP 0-9-1 properties: " + e.getMessage(), e);
+            }
+            decoded = p;
+        }
+        return p;
+    }
+
+    /** The {@code headers} property: already neutral values. */
+    @Override
+    public Map<String, Object> headers() {
+        Map<String, Object> h = properties().headers();
+        return h == null ? Map.of() : h;
+    }
+
+    @Override
+    public int size() {
+        return properties.readableBytes() + body.readableBytes();
+    }
+
+    @Override
+    public Amqp10Message toAmqp10() {
+        Amqp10Message c = converted;
+        if (c == null) {
+            c = Amqp091ToAmqp10.convert(this);
+            if (!CONVERTED.compareAndSet(this, null, c)) {
+                c.release(); // another thread converted first
+                c = converted;
+            }
+        }
+        return c;
+    }
+
+    @Override
+    public Amqp091Message toAmqp091() {
+        return this;
+    }
+
+    @Override
+    public int storedSize() {
+        return 4 + size();
+    }
+
+    @Override
+    public void writeStored(ByteBuf out) {
+        out.writeInt(properties.readableBytes());
+        out.writeBytes(properties, properties.readerIndex(), properties.readableBytes());
+        out.writeBytes(body, body.readerIndex(), body.readableBytes());
+    }
+
+    @Override
+    public Amqp091Message retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public Amqp091Message touch(Object hint) {
+        properties.touch(hint);
+        body.touch(hint);
+        return this;
+    }
+
+    @Override
+    protected void deallocate() {
+        properties.release();
+        body.release();
+        Amqp10Message c = converted;
+        if (c != null) {
+            c.release();
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.skiffmq.core.message;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.skiffmq.codec.amqp091.BasicProperties;
+import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.codec.amqp10.MessageSections;
+import io.skiffmq.codec.amqp10.SectionCode;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.UnsignedLong;
+
+/**
+ * AMQP 1.0 to AMQP 0-9-1, following RabbitMQ 4's "AMQP 1.0 -> AMQP 0.9.1" table (docs/messages.md lists the
+ * rules and where we differ). A body that is one {@code data} section becomes the 0-9-1 body without a copy (a
+ * slice of the publisher's bytes); any other body is passed on AMQP 1.0-encoded, with {@code type} "amqp-1.0".
+ * Stateless; runs on the thread of the consumer that first needs the conversion.
+ */
+final class Amqp10ToAmqp091 {
+    static final String AMQP_1_0_TYPE = "amqp-1.0";
+    static final String X_MESSAGE_ID = "x-message-id";
+    static final String X_CORRELATION_ID = "x-correlation-id";
+    static final String X_CC = "x-cc";
+    static final String CC = "CC";
+
+    private Amqp10ToAmqp091() {
+    }
+
+    static Amqp091Message convert(Amqp10Message m) {
+        MessageSections s = m.sections();
+        ByteBuf properties = null;
+        ByteBuf body = null;
+        try {
+            Map<String, Object> headers = new LinkedHashMap<>();
+            for (Map.Entry<Object, Object> e : s.messageAnnotations().entrySet()) {
+                String key = e.getKey().toString();
+                if (key.equals(X_CC)) {
+                    put(headers, CC, e.getValue());
+                } else if (key.startsWith("x-") && isShortString(key)) {
+                    put(headers, key, e.getValue());
+                }
+            }
+            for (Map.Entry<String, Object> e : s.applicationProperties().entrySet()) {
+                if (isShortString(e.getKey())) {
+                    put(headers, e.getKey(), e.getValue());
+                }
+            }
+            String messageId = id(s.messageId(), X_MESSAGE_ID, headers);
+            String correlationId = id(s.correlationId(), X_CORRELATION_ID, headers);
+            Binary user = s.userId();
+            String userId = user == null ? null : shortString(new String(user.getArray(), user.getArrayOffset(),
+                user.getLength(), StandardCharsets.UTF_8), user.getLength());
+            long created = s.creationTime();
+            String type = null;
+            int bodyStart = -1;
+            int bodyEnd = -1;
+            int dataStart = -1;
+            int dataEnd = -1;
+            for (MessageSections.Section section : s.sections()) {
+                int code = section.code();
+                if (code == SectionCode.DATA || code == SectionCode.AMQP_SEQUENCE || code == SectionCode.AMQP_VALUE) {
+                    if (bodyStart < 0) {
+                        bodyStart = section.offset();
+                    }
+                    bodyEnd = section.endOffset();
+                    if (code == SectionCode.DATA) {
+                        int value = s.start() + section.valueOffset();
+                        boolean small = s.buffer().getUnsignedByte(value) == 0xa0;
+                        dataStart = value + (small ? 2 : 5);
+                        dataEnd = s.start() + section.endOffset();
+                    }
+                }
+            }
+            if (s.bodyCode() == SectionCode.DATA && s.bodySectionCount() == 1) {
+                body = s.buffer().retainedSlice(dataStart, dataEnd - dataStart);
+            } else if (bodyStart >= 0) {
+                body = s.buffer().retainedSlice(s.start() + bodyStart, bodyEnd - bodyStart);
+                type = AMQP_1_0_TYPE;
+            } else {
+                body = s.buffer().retainedSlice(s.start(), 0);
+            }
+            Integer priority = s.has(SectionCode.HEADER) ? s.priority() : null;
+            BasicProperties p = new BasicProperties(
+                symbol(s.contentType()), symbol(s.contentEncoding()), headers.isEmpty() ? null : headers,
+                m.durable() ? 2 : 1, priority, correlationId, shortString(s.replyTo()),
+                m.ttl() >= 0 ? Long.toString(m.ttl()) : null, messageId,
+                created == Long.MIN_VALUE ? null : Instant.ofEpochSecond(Math.floorDiv(created, 1000)), type,
+                userId, shortString(s.groupId()), null);
+            properties = ByteBufAllocator.DEFAULT.buffer(128);
+            p.encode(properties);
+            return Amqp091Message.converted(properties, body, m.durable(), m.priority(), m.ttl(), m.exchange(),
+                m.routingKey());
+        } catch (AmqpDecodeException | RuntimeException e) {
+            if (properties != null) {
+                properties.release();
+            }
+            if (body != null) {
+                body.release();
+            }
+            throw new IllegalStateException("converting an AMQP 1.0 message failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Puts {@code value} under {@code key} when it has a 0-9-1 type. */
+    private static void put(Map<String, Object> headers, String key, Object value) {
+        Object neutral = HeaderValues.normalise(value);
+        if (neutral != HeaderValues.UNSUPPORTED && has091Type(neutral)) {
+            headers.put(key, neutral);
+        }
+    }
+
+    private static boolean has091Type(Object value) {
+        if (value instanceof UUID) {
+            return false;
+        }
+        if (value instanceof java.math.BigDecimal d) {
+            return d.scale() >= 0 && d.scale() <= 255 && d.unscaledValue().bitLength() <= 31;
+        }
+        if (value instanceof Map<?, ?> m) {
+            return m.values().stream().allMatch(Amqp10ToAmqp091::has091Type);
+        }
+        if (value instanceof List<?> l) {
+            return l.stream().allMatch(Amqp10ToAmqp091::has091Type);
+        }
+        return true;
+    }
+
+    /**
+     * message-id and correlation-id: a short string stays, a uuid becomes {@code urn:uuid:…}, a ulong its decimal
+     * text; a longer string or a binary goes to header {@code header} instead.
+     */
+    private static String id(Object id, String header, Map<String, Object> headers) {
+        if (id == null) {
+            return null;
+        }
+        if (id instanceof String s) {
+            if (isShortString(s)) {
+                return s;
+            }
+            headers.put(header, s);
+            return null;
+        }
+        if (id instanceof UUID u) {
+            return "urn:uuid:" + u;
+        }
+        if (id instanceof UnsignedLong u) {
+            return u.toString();
+        }
+        if (id instanceof Binary b) {
+            headers.put(header, HeaderValues.normalise(b));
+            return null;
+        }
+        return null;
+    }
+
+    private static String symbol(Object symbol) {
+        return symbol == null ? null : shortString(symbol.toString());
+    }
+
+    private static String shortString(String s) {
+        return s != null && isShortString(s) ? s : null;
+    }
+
+    private static String shortString(String s, int bytes) {
+        return bytes < 256 && s.indexOf('\0') < 0 && s.indexOf('\uFFFD') < 0 ? s : null;
+    }
+
+    /** RabbitMQ's {@code shortstr} condition: under 256 bytes of UTF-8, no NUL. */
+    static boolean isShortString(String s) {
+        return s.indexOf('\0') < 0 && io.netty.buffer.ByteBufUtil.utf8Bytes(s) < 256;
+    }
+
+}
