@@ -24,7 +24,8 @@ import java.util.concurrent.CompletableFuture;
  * messages that arrive are paged out as soon as the log has written them (only their index stays), and read back
  * from the log when they are dispatched. Messages recovered at start are paged out from the first.
  *
- * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there. The only field read
+ * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there, publishes from other
+ * threads in batches (a {@link Handoff}: one task takes every message that arrived before it ran). The only field read
  * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
  */
 public final class ClassicQueue implements Queue {
@@ -58,6 +59,7 @@ public final class ClassicQueue implements Queue {
     private boolean deleted;
     /** The broker is stopping: nothing more is taken, confirmed or written to the log. */
     private boolean closed;
+    private final Handoff<Publish> publishes;
     private volatile int readyCount;
     private volatile long memoryBytesSeen;
     private volatile int consumerCount;
@@ -85,6 +87,7 @@ public final class ClassicQueue implements Queue {
         this.declaration = declaration;
         this.log = log;
         this.memoryLimit = memoryLimit;
+        this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), null);
     }
 
     @Override
@@ -127,41 +130,53 @@ public final class ClassicQueue implements Queue {
 
     @Override
     public void publish(Message message, Runnable confirmed) {
-        executor.run(() -> {
-            if (deleted || closed) {
+        if (executor.inExecutor()) {
+            append(message, confirmed);
+        } else {
+            // from another thread: one task takes every publish that arrived before it ran
+            publishes.offer(new Publish(message, confirmed));
+        }
+    }
+
+    /** A message on its way to the queue's thread. */
+    private record Publish(Message message, Runnable confirmed) {
+    }
+
+    private void append(Message message, Runnable confirmed) {
+        assert executor.inExecutor();
+        if (deleted || closed) {
+            message.release();
+            if (!closed && confirmed != null) {
+                confirmed.run(); // into a deleted queue: nothing to keep safe
+            }
+            return;
+        }
+        QueueEntry entry = new QueueEntry(nextSequence++, message);
+        entry.queued = true;
+        ready.addLast(entry);
+        memoryBytes += message.size();
+        if (log != null && message.durable()) {
+            // written before dispatch, so an ack can never reach the log ahead of its publish
+            try {
+                entry.location = log.publish(entry.sequence, message, 0, confirmed);
+            } catch (RuntimeException e) {
+                // the log is closed or failed (it says why, loudly): not taken, and so never confirmed
+                ready.pollLast();
+                memoryBytes -= message.size();
                 message.release();
-                if (!closed && confirmed != null) {
-                    confirmed.run(); // into a deleted queue: nothing to keep safe
-                }
+                LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' refused a message: {1}", name, e.getMessage());
                 return;
             }
-            QueueEntry entry = new QueueEntry(nextSequence++, message);
-            entry.queued = true;
-            ready.addLast(entry);
-            memoryBytes += message.size();
-            if (log != null && message.durable()) {
-                // written before dispatch, so an ack can never reach the log ahead of its publish
-                try {
-                    entry.location = log.publish(entry.sequence, message, 0, confirmed);
-                } catch (RuntimeException e) {
-                    // the log is closed or failed (it says why, loudly): not taken, and so never confirmed
-                    ready.pollLast();
-                    memoryBytes -= message.size();
-                    message.release();
-                    LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' refused a message: {1}", name, e.getMessage());
-                    return;
-                }
-                if (memoryBytes > memoryLimit) {
-                    pageOutCandidates.addLast(entry);
-                }
-            } else {
-                // in memory, a message is as safe as promised once it is in the queue
-                if (confirmed != null) {
-                    confirmed.run();
-                }
+            if (memoryBytes > memoryLimit) {
+                pageOutCandidates.addLast(entry);
             }
-            dispatch();
-        });
+        } else {
+            // in memory, a message is as safe as promised once it is in the queue
+            if (confirmed != null) {
+                confirmed.run();
+            }
+        }
+        dispatch();
     }
 
     /**
@@ -505,6 +520,7 @@ public final class ClassicQueue implements Queue {
 
     /** Hands out messages while some consumer has credit, round-robin. */
     private void dispatch() {
+        assert executor.inExecutor();
         int size = consumers.size();
         while (size > 0 && !(ready.isEmpty() && returned.isEmpty())) {
             boolean delivered = false;
