@@ -68,6 +68,7 @@ class StoredBytesRestartTest {
         try (RunningBroker broker = RunningBroker.start(settings);
                 RawClient publisher = RawClient.openSession(broker.port())) {
             publisher.attachSender(0, "kept");
+            publisher.readUntil(org.apache.qpid.proton.amqp.transport.Flow.class); // credit, once the queue is saved
             publisher.transfer(0, 0, sent, false);
             // accepted only once the journal has the message
             assertThat(publisher.readUntil(Disposition.class).getState()).isInstanceOf(Accepted.class);

@@ -51,6 +51,15 @@ final class AmqpException extends RuntimeException {
         };
     }
 
+    /** The error condition for a failure the core reported asynchronously (a refusal, or a broker fault). */
+    static org.apache.qpid.proton.amqp.transport.ErrorCondition conditionOf(Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure;
+        AmqpError condition = cause instanceof io.skiffmq.core.BrokerException b ? conditionOf(b)
+            : AmqpError.INTERNAL_ERROR;
+        return new org.apache.qpid.proton.amqp.transport.ErrorCondition(condition.symbol(), cause.getMessage());
+    }
+
     Scope scope() {
         return scope;
     }

@@ -168,10 +168,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
             return;
         }
         if (failure != null) {
-            Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
-            AmqpError condition = cause instanceof BrokerException b ? AmqpException.conditionOf(b)
-                : AmqpError.INTERNAL_ERROR;
-            session.detachWithError(handle, new ErrorCondition(condition.symbol(), cause.getMessage()));
+            session.detachWithError(handle, AmqpException.conditionOf(failure));
             return;
         }
         ready = true;

@@ -229,11 +229,8 @@ final class OutgoingLink implements Link, ConsumerSink {
     private void queueReady(Attach attach, Attach reply, Queue ready, Throwable failure) {
         if (failure != null) {
             if (!closed) {
-                Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
-                AmqpError condition = cause instanceof BrokerException b ? AmqpException.conditionOf(b)
-                    : AmqpError.INTERNAL_ERROR;
                 session.writeFrame(AmqpSession.refusal(attach));
-                session.detachWithError(handle, new ErrorCondition(condition.symbol(), cause.getMessage()));
+                session.detachWithError(handle, AmqpException.conditionOf(failure));
             }
             return;
         }
