@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  */
 public final class Handoff<T> {
     private final QueueExecutor owner;
-    private final Queue<T> items = io.netty.util.internal.PlatformDependent.newMpscQueue();
+    /** Chunks of 64 slots: an idle handoff (one per link) stays small, a burst adds a chunk per 64 items. */
+    private final Queue<T> items = io.netty.util.internal.PlatformDependent.newMpscQueue(64, 1 << 30);
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Consumer<T> handler;
     private final Runnable batchEnd;

@@ -53,11 +53,23 @@ final class AmqpException extends RuntimeException {
 
     /** The error condition for a failure the core reported asynchronously (a refusal, or a broker fault). */
     static org.apache.qpid.proton.amqp.transport.ErrorCondition conditionOf(Throwable failure) {
-        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        Throwable cause = causeOf(failure);
+        return new org.apache.qpid.proton.amqp.transport.ErrorCondition(amqpErrorOf(cause).symbol(), cause.getMessage());
+    }
+
+    /** The link error for a future that failed before the link was attached. */
+    static AmqpException linkError(long handle, java.util.concurrent.CompletableFuture<?> failed) {
+        Throwable cause = causeOf(failed.handle((value, failure) -> failure).join());
+        return linkError(handle, amqpErrorOf(cause), "%s", cause.getMessage());
+    }
+
+    private static Throwable causeOf(Throwable failure) {
+        return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
             ? failure.getCause() : failure;
-        AmqpError condition = cause instanceof io.skiffmq.core.BrokerException b ? conditionOf(b)
-            : AmqpError.INTERNAL_ERROR;
-        return new org.apache.qpid.proton.amqp.transport.ErrorCondition(condition.symbol(), cause.getMessage());
+    }
+
+    private static AmqpError amqpErrorOf(Throwable cause) {
+        return cause instanceof io.skiffmq.core.BrokerException b ? conditionOf(b) : AmqpError.INTERNAL_ERROR;
     }
 
     Scope scope() {

@@ -101,6 +101,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 : parse(handle, target.getAddress());
             ready = resolve(session, handle, address);
         }
+        if (ready.isCompletedExceptionally()) {
+            throw AmqpException.linkError(handle, ready);
+        }
         long initialCount = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
         IncomingLink link = new IncomingLink(session, handle, address, dynamic, initialCount);
         if (address != null && dynamic == null && !address.topic()) {

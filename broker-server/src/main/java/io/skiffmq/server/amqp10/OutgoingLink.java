@@ -118,6 +118,9 @@ final class OutgoingLink implements Link, ConsumerSink {
         } else {
             queue = resolve(session, handle, source.getAddress());
         }
+        if (queue.isCompletedExceptionally()) {
+            throw AmqpException.linkError(handle, queue);
+        }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
         OutgoingLink link = new OutgoingLink(session, handle, preSettled, defaultOutcome(source), deleteOnClose,
             durableSubscription);
@@ -234,15 +237,13 @@ final class OutgoingLink implements Link, ConsumerSink {
             }
             return;
         }
-        if (!closed) {
-            session.writeFrame(reply);
-        }
         if (closed) {
             if (deleteOnClose != null) {
                 session.vhost().deleteQueue(deleteOnClose);
             }
             return;
         }
+        session.writeFrame(reply);
         queue = ready;
         consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled);
         if (earlyFlow != null) {
