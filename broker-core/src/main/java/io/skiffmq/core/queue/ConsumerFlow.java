@@ -6,7 +6,8 @@ package io.skiffmq.core.queue;
  * <li>{@link #credit()}: AMQP 1.0 link credit. The consumer grants credit with {@link Queue#flow}; the queue
  *     keeps delivery-count, credit and drain [2.6.7] and never sends more than granted.</li>
  * <li>{@link #prefetch}: AMQP 0-9-1 {@code basic.qos}. At most {@code count} unsettled deliveries (0: no limit),
- *     and, with a channel-wide {@link PrefetchLimit}, at most that many across the channel's consumers.</li>
+ *     and, with a channel-wide {@link PrefetchLimit}, at most that many across the channel's consumers. A
+ *     pre-settled (no-ack) consumer holds nothing unsettled, so prefetch does not limit it, as in RabbitMQ.</li>
  * <li>{@link #pull()}: nothing is pushed; messages leave only by {@link Queue#get} ({@code basic.get}).</li>
  * </ul>
  */
