@@ -1,6 +1,6 @@
 package io.skiffmq.core.message;
 
-import static io.skiffmq.core.message.TestMessages.amqp091;
+import static io.skiffmq.core.TestMessages.amqp091;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBufUtil;

@@ -1,6 +1,6 @@
 package io.skiffmq.core.message;
 
-import static io.skiffmq.core.message.TestMessages.amqp10;
+import static io.skiffmq.core.TestMessages.amqp10;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBufUtil;

@@ -1,7 +1,7 @@
 package io.skiffmq.core.message;
 
-import static io.skiffmq.core.message.TestMessages.amqp091;
-import static io.skiffmq.core.message.TestMessages.amqp10;
+import static io.skiffmq.core.TestMessages.amqp091;
+import static io.skiffmq.core.TestMessages.amqp10;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
