@@ -52,7 +52,7 @@ public final class ManagementNode {
     private static final Set<String> UNSUPPORTED_QUEUE_ARGUMENTS = Set.of(
         "x-expires", "x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy",
         "x-max-length", "x-max-length-bytes", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-max-priority",
-        "x-overflow", "x-queue-mode", "x-queue-version", "x-single-active-consumer", "x-queue-master-locator",
+        "x-overflow", "x-queue-version", "x-single-active-consumer", "x-queue-master-locator",
         "x-queue-leader-locator", "x-delivery-limit", "x-consumer-timeout", "x-consumer-disconnected-timeout",
         "x-quorum-initial-group-size", "x-initial-cluster-size", "x-member-placement-tag", "x-max-age",
         "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes", "x-delayed-retry-type",
@@ -101,15 +101,15 @@ public final class ManagementNode {
     }
 
     /**
-     * RabbitMQ's status for each refusal; another connection's exclusive queue is 409 too, which the RabbitMQ
-     * client takes as a name collision when it generated the name.
+     * RabbitMQ's status for each refusal, as its {@code rabbit_amqp_management} answers: precondition_failed is
+     * 409, and any other AMQP error there (another connection's exclusive queue: resource_locked) is 400.
      */
     private static Response refusal(BrokerException e) {
         return Response.error(switch (e.kind()) {
             case NOT_FOUND -> 404;
-            case PRECONDITION_FAILED, RESOURCE_LOCKED -> 409;
+            case PRECONDITION_FAILED -> 409;
             case ACCESS_REFUSED -> 403;
-            case INVALID -> 400;
+            case RESOURCE_LOCKED, INVALID -> 400;
         }, e.getMessage());
     }
 
@@ -133,7 +133,9 @@ public final class ManagementNode {
             };
         }
         if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
-            return existingQueue(Address.decode(parts[1])).purge().thenApply(n -> count(200, n));
+            Queue queue = existingQueue(Address.decode(parts[1]));
+            vhost.checkAccess(queue, owner);
+            return queue.purge().thenApply(n -> count(200, n));
         }
         if (resource.equals("exchanges") && parts.length == 2) {
             String name = Address.decode(parts[1]);
@@ -192,12 +194,28 @@ public final class ManagementNode {
     // ---- queues -------------------------------------------------------------------------------------------
 
     private Response declareQueue(String name, Map<String, Object> body) {
+        // as RabbitMQ checks a queue name before anything else
+        if (name.isEmpty()) {
+            return Response.error(400, "declare queue with empty name not allowed");
+        }
+        if (name.indexOf('\n') >= 0 || name.indexOf('\r') >= 0) {
+            return Response.error(400, "bad name '" + name + "': line feed and carriage return characters not allowed");
+        }
+        if (name.startsWith("amq.")) {
+            return Response.error(403, "queue '" + name + "' starts with reserved prefix 'amq.'");
+        }
         Map<String, Object> arguments = arguments(body);
         for (String argument : arguments.keySet()) {
             if (UNSUPPORTED_QUEUE_ARGUMENTS.contains(argument)) {
                 return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg '" + argument + "' for queue '" + name
                     + "': not implemented");
             }
+        }
+        Object mode = arguments.get("x-queue-mode");
+        if (mode != null && !mode.toString().equals("default") && !mode.toString().equals("lazy")) {
+            // RabbitMQ 4's classic queues accept both values and behave alike (every classic queue is lazy now)
+            return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg 'x-queue-mode' for queue '" + name
+                + "': '" + mode + "' is neither 'default' nor 'lazy'");
         }
         Object type = arguments.get("x-queue-type");
         if (type != null && !type.toString().equals("classic")) {

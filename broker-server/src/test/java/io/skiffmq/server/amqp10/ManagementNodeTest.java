@@ -38,7 +38,7 @@ class ManagementNodeTest {
     void queueArgumentsRabbitMqKnowsButWeLackAre409AsRabbitMqsPreconditionFailed() {
         for (Map.Entry<String, Object> argument : Map.<String, Object>of("x-message-ttl", 1000L, "x-max-length", 10L,
                 "x-dead-letter-exchange", "dlx", "x-overflow", "reject-publish", "x-max-priority", 5L,
-                "x-single-active-consumer", true, "x-expires", 60000L, "x-queue-mode", "lazy",
+                "x-single-active-consumer", true, "x-expires", 60000L, "x-queue-mode", "fast",
                 "x-delivery-limit", 3L, "x-queue-leader-locator", "balanced").entrySet()) {
             ManagementNode.Response response = call("PUT", "/queues/q",
                 Map.of("arguments", Map.of(argument.getKey(), argument.getValue())));
@@ -48,6 +48,8 @@ class ManagementNodeTest {
         assertThat(vhost.queue("q")).isNull();
         assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(409);
         assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "classic"))).status()).isEqualTo(201);
+        assertThat(call("PUT", "/queues/lazy", Map.of("arguments", Map.of("x-queue-mode", "lazy"))).status())
+            .as("accepted and ignored, as RabbitMQ 4's classic queues do").isEqualTo(201);
     }
 
     @Test
@@ -68,10 +70,19 @@ class ManagementNodeTest {
 
         ManagementNode other = new ManagementNode(vhost, "skiffmq@test");
         assertThat(other.handle("PUT", "/queues/mine", Map.of("exclusive", true, "auto_delete", true)).join().status())
-            .as("another connection's exclusive queue: RabbitMQ's resource-locked, which its client reads as a name "
-                + "collision").isEqualTo(409);
-        assertThat(other.handle("DELETE", "/queues/mine", null).join().status()).isEqualTo(409);
+            .as("another connection's exclusive queue: resource_locked, which RabbitMQ answers with 400")
+            .isEqualTo(400);
+        assertThat(other.handle("DELETE", "/queues/mine/messages", null).join().status()).isEqualTo(400);
+        assertThat(other.handle("DELETE", "/queues/mine", null).join().status()).isEqualTo(400);
         assertThat(call("DELETE", "/queues/mine", null).status()).isEqualTo(200);
+    }
+
+    @Test
+    void queueNamesAreCheckedAsRabbitMqChecksThem() {
+        assertThat(call("PUT", "/queues/", Map.of()).status()).isEqualTo(400);
+        assertThat(call("PUT", "/queues/amq.mine", Map.of()).status()).isEqualTo(403);
+        assertThat(call("PUT", "/queues/a%0Ab", Map.of()).status()).isEqualTo(400);
+        assertThat(vhost.queues()).isEmpty();
     }
 
     @Test
