@@ -126,7 +126,7 @@ public final class ManagementNode {
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
             return switch (method) {
-                case "PUT" -> done(declareQueue(name, map(body)));
+                case "PUT" -> done(declareQueue(name, map(body, QUEUE_FIELDS)));
                 case "GET" -> done(queueInfo(name));
                 case "DELETE" -> deleteQueue(name);
                 default -> done(Response.error(405, method + " " + path));
@@ -140,7 +140,7 @@ public final class ManagementNode {
         if (resource.equals("exchanges") && parts.length == 2) {
             String name = Address.decode(parts[1]);
             return switch (method) {
-                case "PUT" -> done(declareExchange(name, map(body)));
+                case "PUT" -> done(declareExchange(name, map(body, EXCHANGE_FIELDS)));
                 case "DELETE" -> {
                     vhost.deleteExchange(name);
                     yield done(Response.of(204, null));
@@ -150,7 +150,7 @@ public final class ManagementNode {
         }
         if (resource.equals("bindings")) {
             if (method.equals("POST") && parts.length == 1) {
-                vhost.bind(binding(map(body)));
+                vhost.bind(binding(map(body, BINDING_FIELDS)));
                 return done(Response.of(204, null));
             }
             if (method.equals("GET") && parts.length == 1) {
@@ -169,13 +169,24 @@ public final class ManagementNode {
         return CompletableFuture.completedFuture(response);
     }
 
+    /** The fields a body may hold, as RabbitMQ decodes them: any other is a bad request. */
+    private static final Set<String> QUEUE_FIELDS = Set.of("durable", "exclusive", "auto_delete", "arguments");
+    private static final Set<String> EXCHANGE_FIELDS = Set.of("type", "durable", "auto_delete", "internal", "arguments");
+    private static final Set<String> BINDING_FIELDS = Set.of("source", "destination_queue", "destination_exchange",
+        "binding_key", "arguments");
+
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object body) {
+    private static Map<String, Object> map(Object body, Set<String> fields) {
         if (body == null) {
             return Map.of();
         }
         if (!(body instanceof Map<?, ?>)) {
             throw new IllegalArgumentException("expected a map body");
+        }
+        for (Object field : ((Map<?, ?>) body).keySet()) {
+            if (!fields.contains(String.valueOf(field))) {
+                throw new IllegalArgumentException("unknown field '" + field + "'");
+            }
         }
         return (Map<String, Object>) body;
     }

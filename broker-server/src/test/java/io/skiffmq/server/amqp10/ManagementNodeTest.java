@@ -78,6 +78,16 @@ class ManagementNodeTest {
     }
 
     @Test
+    void aBodyFieldRabbitMqDoesNotKnowIsABadRequest() {
+        assertThat(call("PUT", "/queues/q", Map.of("durable", true, "lazy", true)).status()).isEqualTo(400);
+        assertThat(call("PUT", "/exchanges/e", Map.of("type", "fanout", "alternate", "x")).status()).isEqualTo(400);
+        assertThat(call("POST", "/bindings", Map.of("source", "amq.fanout", "destination_queue", "q", "binding_key", "",
+            "priority", 1)).status()).isEqualTo(400);
+        assertThat(vhost.queue("q")).isNull();
+        assertThat(vhost.exchange("e")).isNull();
+    }
+
+    @Test
     void queueNamesAreCheckedAsRabbitMqChecksThem() {
         assertThat(call("PUT", "/queues/", Map.of()).status()).isEqualTo(400);
         assertThat(call("PUT", "/queues/amq.mine", Map.of()).status()).isEqualTo(403);
