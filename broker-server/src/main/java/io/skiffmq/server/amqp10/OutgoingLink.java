@@ -44,7 +44,7 @@ import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
  * <p>Owned by the connection's event loop, except the {@link ConsumerSink} methods, which the queue calls on its
  * thread and which only hand over to the event loop, in batches.
  */
-final class OutgoingLink implements Link, ConsumerSink {
+final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Settler {
     /** Told by the queue, on its thread, that it was deleted. */
     private static final Object QUEUE_DELETED = new Object();
 
@@ -282,7 +282,8 @@ final class OutgoingLink implements Link, ConsumerSink {
     }
 
     /** Settles the deliveries with queue tags {@code firstTag..lastTag} (those of one disposition). */
-    void settle(long firstTag, long lastTag, Outcome outcome) {
+    @Override
+    public void settle(long firstTag, long lastTag, Outcome outcome) {
         queue.settle(consumer, firstTag, lastTag, outcome);
     }
 

@@ -9,28 +9,36 @@ import io.skiffmq.core.queue.Outcome;
 import org.apache.qpid.proton.amqp.messaging.Modified;
 
 /**
- * The deliveries a session sent unsettled, by delivery-id, and the consumers' dispositions that settle them. Each
- * delivery's link and queue tag sit in a ring indexed by delivery-id (ids are handed out in order, so adding and
- * settling allocate nothing once the ring has grown). A disposition's range becomes one settlement per link: a
- * link's tags rise with the delivery-ids, so its deliveries within the range are the tags between the first and
- * the last of them, and the queue settles them in one task.
+ * The deliveries a session sent unsettled, and the consumers' dispositions that settle them. Each unsettled
+ * delivery's id, link and queue tag are appended to a ring, in delivery-id order (ids are handed out in order);
+ * pre-settled deliveries take no room, so memory follows what is unsettled, not how far apart the ids are. A settled
+ * delivery leaves a hole until the head passes it or the ring is compacted. Adding and settling allocate nothing once
+ * the ring has grown.
+ *
+ * <p>A disposition's range is found by binary search and becomes one settlement per link: a link's tags rise with
+ * the delivery-ids, so its deliveries within the range are the tags between the first and the last of them, and the
+ * queue settles them in one task.
  *
  * <p>Owned by the connection's event loop. Settlement is collected before any queue is told, so a queue on this
  * loop that redelivers at once (a release) never finds the ring half walked.
  */
 final class UnsettledDeliveries {
+    /** Who settles a delivery: its consumer link, which hands the tag range to its queue. */
+    interface Settler {
+        void settle(long firstTag, long lastTag, Outcome outcome);
+    }
+
     private final AmqpSession session;
     private final DispositionPerformative out = new DispositionPerformative();
-    private OutgoingLink[] links = new OutgoingLink[64];
+    private long[] ids = new long[64];
+    private Settler[] links = new Settler[64];
     private long[] tags = new long[64];
-    /** Delivery-id (a serial number) of the slot at {@link #head}. */
-    private long headId;
     private int head;
-    /** Slots in use from the head, settled holes and pre-settled ids included. */
+    /** Slots in use from the head, holes included. */
     private int span;
     private int count;
     // one disposition's settlements per link, reused
-    private OutgoingLink[] rangeLinks = new OutgoingLink[4];
+    private Settler[] rangeLinks = new Settler[4];
     private long[] rangeFirst = new long[4];
     private long[] rangeLast = new long[4];
     private int ranges;
@@ -44,30 +52,35 @@ final class UnsettledDeliveries {
         return count;
     }
 
-    /** Adds a delivery; {@code deliveryId} comes after every id added before (ids in between were pre-settled). */
-    void add(long deliveryId, OutgoingLink link, long tag) {
-        if (span == 0) {
-            headId = deliveryId;
-            head = 0;
-        }
-        long offset = SerialNumber.diff(deliveryId, headId);
-        if (offset < span) {
+    /** Slots the ring holds now: what it costs in memory. */
+    int capacity() {
+        return ids.length;
+    }
+
+    /** Adds a delivery; {@code deliveryId} comes after every id added before. */
+    void add(long deliveryId, Settler link, long tag) {
+        if (span > 0 && SerialNumber.diff(deliveryId, ids[slot(span - 1)]) <= 0) {
             throw new IllegalArgumentException("delivery-id " + deliveryId + " is not after the last one added");
         }
-        while (offset >= links.length) {
-            grow();
+        if (span == ids.length) {
+            if (count <= span / 2) {
+                compact();
+            } else {
+                grow();
+            }
         }
-        int index = (int) (head + offset) & (links.length - 1);
+        int index = slot(span);
+        ids[index] = deliveryId;
         links[index] = link;
         tags[index] = tag;
-        span = (int) offset + 1;
+        span++;
         count++;
     }
 
     /** Forgets {@code link}'s deliveries: the link ended, and its queue takes them back. */
-    void forget(Link link) {
+    void forget(Object link) {
         for (int i = 0; i < span; i++) {
-            int index = (head + i) & (links.length - 1);
+            int index = slot(i);
             if (links[index] == link) {
                 links[index] = null;
                 count--;
@@ -81,6 +94,10 @@ final class UnsettledDeliveries {
         span = 0;
         count = 0;
         head = 0;
+    }
+
+    private int slot(int offset) {
+        return (head + offset) & (ids.length - 1);
     }
 
     void onDisposition(DispositionPerformative disposition) throws AmqpDecodeException {
@@ -116,11 +133,14 @@ final class UnsettledDeliveries {
         if (span == 0) {
             return;
         }
-        long from = Math.max(0, SerialNumber.diff(first, headId));
-        long to = Math.min(span - 1L, SerialNumber.diff(last, headId));
-        for (long offset = from; offset <= to; offset++) {
-            int index = (int) (head + offset) & (links.length - 1);
-            OutgoingLink link = links[index];
+        long base = ids[head];
+        long to = SerialNumber.diff(last, base);
+        for (int i = firstAtOrAfter(SerialNumber.diff(first, base), base); i < span; i++) {
+            int index = slot(i);
+            if (SerialNumber.diff(ids[index], base) > to) {
+                break;
+            }
+            Settler link = links[index];
             if (link != null) {
                 links[index] = null;
                 count--;
@@ -130,7 +150,22 @@ final class UnsettledDeliveries {
         trim();
     }
 
-    private void addToRange(OutgoingLink link, long tag) {
+    /** The offset of the first slot whose id is {@code from} or later (ids relative to {@code base}, ascending). */
+    private int firstAtOrAfter(long from, long base) {
+        int low = 0;
+        int high = span;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (SerialNumber.diff(ids[slot(mid)], base) < from) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    private void addToRange(Settler link, long tag) {
         for (int i = 0; i < ranges; i++) {
             if (rangeLinks[i] == link) {
                 rangeLast[i] = tag;
@@ -148,11 +183,10 @@ final class UnsettledDeliveries {
         ranges++;
     }
 
-    /** Advances the head past settled and pre-settled slots. */
+    /** Advances the head past settled slots. */
     private void trim() {
         while (span > 0 && links[head] == null) {
-            head = (head + 1) & (links.length - 1);
-            headId = SerialNumber.add(headId, 1);
+            head = (head + 1) & (ids.length - 1);
             span--;
         }
         if (span == 0) {
@@ -160,14 +194,36 @@ final class UnsettledDeliveries {
         }
     }
 
-    private void grow() {
-        OutgoingLink[] biggerLinks = new OutgoingLink[links.length * 2];
-        long[] biggerTags = new long[links.length * 2];
+    /** Squeezes the holes out, in place of growing, when at least half the slots are holes. */
+    private void compact() {
+        int kept = 0;
         for (int i = 0; i < span; i++) {
-            int index = (head + i) & (links.length - 1);
+            int from = slot(i);
+            if (links[from] != null) {
+                int to = slot(kept++);
+                ids[to] = ids[from];
+                links[to] = links[from];
+                tags[to] = tags[from];
+            }
+        }
+        for (int i = kept; i < span; i++) {
+            links[slot(i)] = null;
+        }
+        span = kept;
+    }
+
+    private void grow() {
+        int length = ids.length * 2;
+        long[] biggerIds = new long[length];
+        Settler[] biggerLinks = new Settler[length];
+        long[] biggerTags = new long[length];
+        for (int i = 0; i < span; i++) {
+            int index = slot(i);
+            biggerIds[i] = ids[index];
             biggerLinks[i] = links[index];
             biggerTags[i] = tags[index];
         }
+        ids = biggerIds;
         links = biggerLinks;
         tags = biggerTags;
         head = 0;
