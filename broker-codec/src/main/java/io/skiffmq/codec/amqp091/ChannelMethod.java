@@ -101,7 +101,7 @@ public sealed interface ChannelMethod extends Method {
     }
 
     /** {@code channel.close} (20, 40). */
-    record Close(int replyCode, String replyText, int classId, int methodId) implements ChannelMethod {
+    record Close(int replyCode, String replyText, int causeClassId, int causeMethodId) implements ChannelMethod {
         public static final int METHOD_ID = 40;
 
         @Override
@@ -113,16 +113,16 @@ public sealed interface ChannelMethod extends Method {
         public void writeArguments(ByteBuf out) {
             Wire.writeShort(out, replyCode);
             Wire.writeShortString(out, replyText);
-            Wire.writeShort(out, classId);
-            Wire.writeShort(out, methodId);
+            Wire.writeShort(out, causeClassId);
+            Wire.writeShort(out, causeMethodId);
         }
 
         static Close read(ByteBuf in) throws Amqp091DecodeException {
             int replyCode = Wire.readShort(in);
             String replyText = Wire.readShortString(in);
-            int classId = Wire.readShort(in);
-            int methodId = Wire.readShort(in);
-            return new Close(replyCode, replyText, classId, methodId);
+            int causeClassId = Wire.readShort(in);
+            int causeMethodId = Wire.readShort(in);
+            return new Close(replyCode, replyText, causeClassId, causeMethodId);
         }
     }
 

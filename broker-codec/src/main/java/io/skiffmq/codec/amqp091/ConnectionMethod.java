@@ -211,7 +211,7 @@ public sealed interface ConnectionMethod extends Method {
     }
 
     /** {@code connection.close} (10, 50). */
-    record Close(int replyCode, String replyText, int classId, int methodId) implements ConnectionMethod {
+    record Close(int replyCode, String replyText, int causeClassId, int causeMethodId) implements ConnectionMethod {
         public static final int METHOD_ID = 50;
 
         @Override
@@ -223,16 +223,16 @@ public sealed interface ConnectionMethod extends Method {
         public void writeArguments(ByteBuf out) {
             Wire.writeShort(out, replyCode);
             Wire.writeShortString(out, replyText);
-            Wire.writeShort(out, classId);
-            Wire.writeShort(out, methodId);
+            Wire.writeShort(out, causeClassId);
+            Wire.writeShort(out, causeMethodId);
         }
 
         static Close read(ByteBuf in) throws Amqp091DecodeException {
             int replyCode = Wire.readShort(in);
             String replyText = Wire.readShortString(in);
-            int classId = Wire.readShort(in);
-            int methodId = Wire.readShort(in);
-            return new Close(replyCode, replyText, classId, methodId);
+            int causeClassId = Wire.readShort(in);
+            int causeMethodId = Wire.readShort(in);
+            return new Close(replyCode, replyText, causeClassId, causeMethodId);
         }
     }
 

@@ -45,8 +45,8 @@ public sealed interface ExchangeMethod extends Method {
             String type = Wire.readShortString(in);
             int bits = Wire.readOctet(in);
             Map<String, Object> arguments = Wire.readTable(in);
-            return new Declare(exchange, type, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0,
-                (bits & 16) != 0, arguments);
+            return new Declare(exchange, type, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0,
+                (bits & 8) != 0, (bits & 16) != 0, arguments);
         }
     }
 
