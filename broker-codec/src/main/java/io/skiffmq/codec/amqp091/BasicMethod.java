@@ -30,6 +30,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.qos";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeLong(out, prefetchSize);
             Wire.writeShort(out, prefetchCount);
@@ -55,6 +60,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.qos-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -71,6 +81,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.consume";
         }
 
         @Override
@@ -103,6 +118,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.consume-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeShortString(out, consumerTag);
         }
@@ -120,6 +140,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.cancel";
         }
 
         @Override
@@ -145,6 +170,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.cancel-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeShortString(out, consumerTag);
         }
@@ -162,6 +192,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.publish";
         }
 
         @Override
@@ -196,6 +231,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.return";
+        }
+
+        @Override
         public boolean hasContent() {
             return true;
         }
@@ -225,6 +265,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.deliver";
         }
 
         @Override
@@ -261,6 +306,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.get";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeShort(0); // ticket, reserved
             Wire.writeShortString(out, queue);
@@ -283,6 +333,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.get-ok";
         }
 
         @Override
@@ -320,13 +375,18 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.get-empty";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeByte(0); // clusterId, reserved
         }
 
         static GetEmpty read(ByteBuf in) throws Amqp091DecodeException {
             Wire.skipShortString(in); // clusterId, reserved
-            return new GetEmpty();
+            return INSTANCE;
         }
     }
 
@@ -337,6 +397,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.ack";
         }
 
         @Override
@@ -362,6 +427,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.reject";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeLong(deliveryTag);
             out.writeByte((requeue ? 1 : 0));
@@ -384,6 +454,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.recover-async";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeByte((requeue ? 1 : 0));
         }
@@ -401,6 +476,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.recover";
         }
 
         @Override
@@ -425,6 +505,11 @@ public sealed interface BasicMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "basic.recover-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -440,6 +525,11 @@ public sealed interface BasicMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "basic.nack";
         }
 
         @Override

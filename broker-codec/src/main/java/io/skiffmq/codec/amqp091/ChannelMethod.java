@@ -29,13 +29,18 @@ public sealed interface ChannelMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "channel.open";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeByte(0); // outOfBand, reserved
         }
 
         static Open read(ByteBuf in) throws Amqp091DecodeException {
             Wire.skipShortString(in); // outOfBand, reserved
-            return new Open();
+            return INSTANCE;
         }
     }
 
@@ -50,13 +55,18 @@ public sealed interface ChannelMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "channel.open-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeInt(0); // channelId, reserved
         }
 
         static OpenOk read(ByteBuf in) throws Amqp091DecodeException {
             Wire.skipLongString(in); // channelId, reserved
-            return new OpenOk();
+            return INSTANCE;
         }
     }
 
@@ -67,6 +77,11 @@ public sealed interface ChannelMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "channel.flow";
         }
 
         @Override
@@ -90,6 +105,11 @@ public sealed interface ChannelMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "channel.flow-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeByte((active ? 1 : 0));
         }
@@ -107,6 +127,11 @@ public sealed interface ChannelMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "channel.close";
         }
 
         @Override
@@ -134,6 +159,11 @@ public sealed interface ChannelMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "channel.close-ok";
         }
 
         @Override

@@ -28,6 +28,11 @@ public sealed interface ConfirmMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "confirm.select";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeByte((noWait ? 1 : 0));
         }
@@ -46,6 +51,11 @@ public sealed interface ConfirmMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "confirm.select-ok";
         }
 
         @Override

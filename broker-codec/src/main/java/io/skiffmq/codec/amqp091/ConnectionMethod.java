@@ -32,6 +32,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.start";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeOctet(out, versionMajor);
             Wire.writeOctet(out, versionMinor);
@@ -61,6 +66,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.start-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeTable(out, clientProperties);
             Wire.writeShortString(out, mechanism);
@@ -87,6 +97,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.secure";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeLongString(out, challenge);
         }
@@ -107,6 +122,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.secure-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeLongString(out, response);
         }
@@ -124,6 +144,11 @@ public sealed interface ConnectionMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "connection.tune";
         }
 
         @Override
@@ -151,6 +176,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.tune-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeShort(out, channelMax);
             Wire.writeLong(out, frameMax);
@@ -172,6 +202,11 @@ public sealed interface ConnectionMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "connection.open";
         }
 
         @Override
@@ -200,13 +235,18 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.open-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeByte(0); // knownHosts, reserved
         }
 
         static OpenOk read(ByteBuf in) throws Amqp091DecodeException {
             Wire.skipShortString(in); // knownHosts, reserved
-            return new OpenOk();
+            return INSTANCE;
         }
     }
 
@@ -217,6 +257,11 @@ public sealed interface ConnectionMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "connection.close";
         }
 
         @Override
@@ -247,6 +292,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.close-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -262,6 +312,11 @@ public sealed interface ConnectionMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "connection.blocked";
         }
 
         @Override
@@ -286,6 +341,11 @@ public sealed interface ConnectionMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "connection.unblocked";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -301,6 +361,11 @@ public sealed interface ConnectionMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "connection.update-secret";
         }
 
         @Override
@@ -324,6 +389,11 @@ public sealed interface ConnectionMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "connection.update-secret-ok";
         }
 
         @Override

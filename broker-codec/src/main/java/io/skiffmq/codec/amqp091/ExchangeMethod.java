@@ -30,6 +30,11 @@ public sealed interface ExchangeMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "exchange.declare";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeShort(0); // ticket, reserved
             Wire.writeShortString(out, exchange);
@@ -61,6 +66,11 @@ public sealed interface ExchangeMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "exchange.declare-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -76,6 +86,11 @@ public sealed interface ExchangeMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "exchange.delete";
         }
 
         @Override
@@ -104,6 +119,11 @@ public sealed interface ExchangeMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "exchange.delete-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -120,6 +140,11 @@ public sealed interface ExchangeMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "exchange.bind";
         }
 
         @Override
@@ -154,6 +179,11 @@ public sealed interface ExchangeMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "exchange.bind-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -170,6 +200,11 @@ public sealed interface ExchangeMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "exchange.unbind";
         }
 
         @Override
@@ -201,6 +236,11 @@ public sealed interface ExchangeMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "exchange.unbind-ok";
         }
 
         @Override

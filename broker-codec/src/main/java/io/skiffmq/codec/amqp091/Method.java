@@ -14,6 +14,9 @@ public sealed interface Method
 
     int methodId();
 
+    /** The spec's name, {@code basic.publish}: RabbitMQ's reply texts and logs name methods this way. */
+    String name();
+
     /** True when content (a content header frame, then body frames) follows this method [4.2.6]. */
     default boolean hasContent() {
         return false;

@@ -30,6 +30,11 @@ public sealed interface QueueMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "queue.declare";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             out.writeShort(0); // ticket, reserved
             Wire.writeShortString(out, queue);
@@ -58,6 +63,11 @@ public sealed interface QueueMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "queue.declare-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeShortString(out, queue);
             Wire.writeLong(out, messageCount);
@@ -80,6 +90,11 @@ public sealed interface QueueMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "queue.bind";
         }
 
         @Override
@@ -114,6 +129,11 @@ public sealed interface QueueMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "queue.bind-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -129,6 +149,11 @@ public sealed interface QueueMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "queue.purge";
         }
 
         @Override
@@ -156,6 +181,11 @@ public sealed interface QueueMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "queue.purge-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeLong(out, messageCount);
         }
@@ -173,6 +203,11 @@ public sealed interface QueueMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "queue.delete";
         }
 
         @Override
@@ -200,6 +235,11 @@ public sealed interface QueueMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "queue.delete-ok";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
             Wire.writeLong(out, messageCount);
         }
@@ -218,6 +258,11 @@ public sealed interface QueueMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "queue.unbind";
         }
 
         @Override
@@ -247,6 +292,11 @@ public sealed interface QueueMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "queue.unbind-ok";
         }
 
         @Override

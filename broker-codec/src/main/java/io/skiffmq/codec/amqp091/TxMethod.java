@@ -29,6 +29,11 @@ public sealed interface TxMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "tx.select";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -45,6 +50,11 @@ public sealed interface TxMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "tx.select-ok";
         }
 
         @Override
@@ -67,6 +77,11 @@ public sealed interface TxMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "tx.commit";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -83,6 +98,11 @@ public sealed interface TxMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "tx.commit-ok";
         }
 
         @Override
@@ -105,6 +125,11 @@ public sealed interface TxMethod extends Method {
         }
 
         @Override
+        public String name() {
+            return "tx.rollback";
+        }
+
+        @Override
         public void writeArguments(ByteBuf out) {
         }
 
@@ -121,6 +146,11 @@ public sealed interface TxMethod extends Method {
         @Override
         public int methodId() {
             return METHOD_ID;
+        }
+
+        @Override
+        public String name() {
+            return "tx.rollback-ok";
         }
 
         @Override
