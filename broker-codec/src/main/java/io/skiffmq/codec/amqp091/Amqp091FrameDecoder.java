@@ -18,7 +18,8 @@ import java.util.List;
  * <table>
  *   <caption>Limits and checks</caption>
  *   <tr><th>check</th><th>failure</th></tr>
- *   <tr><td>type is method (1), header (2), body (3) or heartbeat (8)</td><td>{@link DecodeFailure#UNKNOWN_FRAME_TYPE}</td></tr>
+ *   <tr><td>type is method (1), header (2), body (3) or heartbeat (8)</td>
+ *       <td>{@link DecodeFailure#UNKNOWN_FRAME_TYPE}</td></tr>
  *   <tr><td>size + 8 &le; frame-max ({@value #DEFAULT_FRAME_MAX} until {@link #frameMax(int)}), with
  *       {@value #FRAME_MAX_SLACK} bytes of slack</td><td>{@link DecodeFailure#FRAME_TOO_LARGE}</td></tr>
  *   <tr><td>method payload &ge; 4 bytes, header payload &ge; 12, heartbeat payload empty</td>

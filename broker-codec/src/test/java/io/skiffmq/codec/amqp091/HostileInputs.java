@@ -118,7 +118,8 @@ final class HostileInputs {
         }
         for (int i = 0; i < 10; i++) {
             // heartbeats on a channel, or carrying bytes, after a valid method
-            byte[] heartbeat = i % 2 == 0 ? frame(8, 1 + random.nextInt(65_535), new byte[0]) : frame(8, 0, new byte[i]);
+            byte[] heartbeat = i % 2 == 0 ? frame(8, 1 + random.nextInt(65_535), new byte[0])
+                : frame(8, 0, new byte[i]);
             inputs.add(new Input("heartbeat-" + i, concat(List.of(valid.get(i), heartbeat))));
         }
         inputs.addAll(tables(random));
