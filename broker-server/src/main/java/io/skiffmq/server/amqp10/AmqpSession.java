@@ -11,7 +11,6 @@ import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.QueueDelivery;
-import java.util.ArrayList;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.UnsignedShort;
 import org.apache.qpid.proton.amqp.transport.Attach;
@@ -49,9 +48,6 @@ final class AmqpSession {
     private final PublisherDispositions dispositions = new PublisherDispositions(this);
 
     private final FlowPerformative flowOut = new FlowPerformative();
-    /** Routing state of this connection's thread, reused for every message the session's publishers send. */
-    private final io.skiffmq.core.routing.Router router = new io.skiffmq.core.routing.Router();
-    private final java.util.List<io.skiffmq.core.queue.Queue> routed = new ArrayList<>();
 
     AmqpSession(Amqp10ConnectionHandler connection, int channel, VirtualHost vhost, String user, String containerId) {
         this.connection = connection;
@@ -90,15 +86,6 @@ final class AmqpSession {
     /** Flushes once the loop's queued work has run. */
     void flushLater() {
         connection.flushLater();
-    }
-
-    io.skiffmq.core.routing.Router router() {
-        return router;
-    }
-
-    /** The list {@link VirtualHost#route} fills for this session; valid until the next route. */
-    java.util.List<io.skiffmq.core.queue.Queue> routed() {
-        return routed;
     }
 
     BrokerConfig config() {
@@ -331,10 +318,10 @@ final class AmqpSession {
         }
     }
 
-    /** A publisher's delivery is confirmed: it is accepted in the next batch of dispositions. */
-    void accepted(long deliveryId) {
+    /** Publishers' deliveries {@code first..last} are confirmed: accepted in the next batch of dispositions. */
+    void accepted(long first, long last) {
         assert loop.inEventLoop();
-        dispositions.accepted(deliveryId);
+        dispositions.accepted(first, last);
     }
 
     /** Settles a publisher's delivery now with a non-accepted outcome (released, rejected). */

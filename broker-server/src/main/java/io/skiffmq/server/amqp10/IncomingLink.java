@@ -297,7 +297,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         if (routed == Publisher.Routed.UNROUTED && !deliverySettled) {
             if (address.topic()) {
                 // JMS: a message to a topic nobody subscribes to is delivered to no one, successfully
-                session.accepted(deliveryId);
+                session.accepted(deliveryId, deliveryId);
             } else {
                 session.settleIncoming(deliveryId, Released.getInstance());
             }
@@ -333,9 +333,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
 
     @Override
     public void confirmed(long firstTag, long lastTag) {
-        for (long id = firstTag; id <= lastTag; id++) {
-            session.accepted(id);
-        }
+        session.accepted(firstTag, lastTag);
     }
 
     @Override
