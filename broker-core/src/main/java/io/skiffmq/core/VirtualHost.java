@@ -46,9 +46,7 @@ public final class VirtualHost {
     private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
     /** The owner of each exclusive queue, by queue name. */
     private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
-    private final Map<Destination, java.util.Set<Runnable>> deletionWatchers = new ConcurrentHashMap<>();
-    /** Exchanges auto-deleted by a change under {@link #writeLock}, whose watchers run once the lock is released. */
-    private final List<Destination> autoDeleted = new ArrayList<>();
+    private final DeletionWatchers deletions = new DeletionWatchers();
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
 
     /** A virtual host that keeps nothing across restarts. */
@@ -272,8 +270,8 @@ public final class VirtualHost {
             }
         }
         CompletableFuture<Integer> messages = queue.delete();
-        deleted(Destination.queue(queue.name()));
-        runAutoDeleted();
+        deletions.deleted(Destination.queue(queue.name()));
+        deletions.announce();
         return saved == null ? messages : messages.thenCombine(saved, (count, done) -> count);
     }
 
@@ -289,41 +287,13 @@ public final class VirtualHost {
         }
     }
 
-    // ---- deletion watchers --------------------------------------------------------------------------------
-
     /**
      * Runs {@code action} (on the deleting thread, once) when the queue or exchange {@code destination} is deleted.
      *
      * @return cancels the watch
      */
     public Runnable whenDeleted(Destination destination, Runnable action) {
-        deletionWatchers.computeIfAbsent(destination, d -> ConcurrentHashMap.newKeySet()).add(action);
-        return () -> {
-            java.util.Set<Runnable> watchers = deletionWatchers.get(destination);
-            if (watchers != null) {
-                watchers.remove(action);
-            }
-        };
-    }
-
-    private void deleted(Destination destination) {
-        java.util.Set<Runnable> watchers = deletionWatchers.remove(destination);
-        if (watchers != null) {
-            watchers.forEach(Runnable::run);
-        }
-    }
-
-    /** Runs the watchers of exchanges auto-deleted under the lock. Called after releasing it. */
-    private void runAutoDeleted() {
-        List<Destination> gone;
-        synchronized (writeLock) {
-            if (autoDeleted.isEmpty()) {
-                return;
-            }
-            gone = List.copyOf(autoDeleted);
-            autoDeleted.clear();
-        }
-        gone.forEach(this::deleted);
+        return deletions.watch(destination, action);
     }
 
     // ---- exchanges ----------------------------------------------------------------------------------------
@@ -386,8 +356,8 @@ public final class VirtualHost {
         if (saved != null) {
             await(saved);
         }
-        deleted(Destination.exchange(exchangeName));
-        runAutoDeleted();
+        deletions.deleted(Destination.exchange(exchangeName));
+        deletions.announce();
         return true;
     }
 
@@ -441,7 +411,7 @@ public final class VirtualHost {
                 saved = store.definitionsChanged(this);
             }
         }
-        runAutoDeleted();
+        deletions.announce();
         if (saved != null) {
             await(saved);
         }
@@ -485,7 +455,7 @@ public final class VirtualHost {
             if (e.autoDelete() && !previous.bindingsFrom(e.name()).isEmpty() && next.bindingsFrom(e.name()).isEmpty()) {
                 exchanges.remove(e.name());
                 next = next.withoutDestination(Destination.exchange(e.name()));
-                autoDeleted.add(Destination.exchange(e.name()));
+                deletions.deletedUnderLock(Destination.exchange(e.name()));
             }
         }
         bindings = next;

@@ -4,12 +4,10 @@ import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.core.message.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * A classic queue. Messages wait in arrival order; a message given back (released, modified) returns to its
@@ -40,14 +38,10 @@ public final class ClassicQueue implements Queue {
     /** Null for a transient queue, or when the broker runs without a store. */
     private final QueueLog log;
     private final long memoryLimit;
-    /** Bytes of the messages held in memory by queued (ready or returned) entries. */
-    private long memoryBytes;
     /** Entries that arrived over the memory limit, oldest first: paged out once written to the log. */
     private final ArrayDeque<QueueEntry> pageOutCandidates = new ArrayDeque<>();
 
-    private final ArrayDeque<QueueEntry> ready = new ArrayDeque<>();
-    /** Messages given back, by original position; always older than the head of {@link #ready}'s arrivals. */
-    private final PriorityQueue<QueueEntry> returned = new PriorityQueue<>(Comparator.comparingLong(e -> e.sequence));
+    private final WaitingMessages waiting = new WaitingMessages();
     /** Consumers messages are pushed to (not pull consumers). */
     private final List<QueueConsumer> consumers = new ArrayList<>();
     /** Every consumer, pull consumers too: those that may hold unsettled deliveries. */
@@ -152,22 +146,19 @@ public final class ClassicQueue implements Queue {
             return;
         }
         QueueEntry entry = new QueueEntry(nextSequence++, message);
-        entry.queued = true;
-        ready.addLast(entry);
-        memoryBytes += message.size();
+        waiting.arrive(entry);
         if (log != null && message.durable()) {
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
                 entry.location = log.publish(entry.sequence, message, 0, confirmed);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken, and so never confirmed
-                ready.pollLast();
-                memoryBytes -= message.size();
+                waiting.cancelArrival(entry);
                 message.release();
                 LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' refused a message: {1}", name, e.getMessage());
                 return;
             }
-            if (memoryBytes > memoryLimit) {
+            if (waiting.bytes() > memoryLimit) {
                 pageOutCandidates.addLast(entry);
             }
         } else {
@@ -191,14 +182,10 @@ public final class ClassicQueue implements Queue {
                 entry.deliveryCount = stored.deliveryCount();
                 entry.acquiredBefore = true;
                 entry.location = stored.location();
-                entry.queued = true;
-                if (entry.message != null) {
-                    memoryBytes += entry.message.size();
-                }
-                ready.addLast(entry);
+                waiting.arrive(entry);
                 nextSequence = Math.max(nextSequence, stored.sequence() + 1);
             }
-            readyCount = ready.size() + returned.size();
+            readyCount = waiting.size();
         });
     }
 
@@ -214,18 +201,19 @@ public final class ClassicQueue implements Queue {
             try {
                 int count = 0;
                 if (log != null && !deleted && !closed) {
-                    count += relocate(ready, location) + relocate(returned, location);
+                    int[] copies = new int[1];
+                    Consumer<QueueEntry> relocate = entry -> copies[0] += relocate(entry, location) ? 1 : 0;
+                    waiting.forEach(relocate);
                     for (QueueConsumer consumer : allConsumers) {
-                        List<QueueEntry> unsettled = new ArrayList<>();
-                        consumer.unsettled.forEach(unsettled::add);
-                        count += relocate(unsettled, location);
+                        consumer.unsettled.forEach(relocate);
                     }
+                    count = copies[0];
                 }
                 if (!pageOutCandidates.isEmpty()) {
                     // messages read back to be copied go out again once the copies are written, traffic or not
                     log.whenWritten(() -> executor.execute(this::pageOutIdle));
                 }
-                memoryBytesSeen = memoryBytes;
+                memoryBytesSeen = waiting.bytes();
                 copied.complete(count);
             } catch (RuntimeException e) {
                 copied.completeExceptionally(e);
@@ -234,21 +222,19 @@ public final class ClassicQueue implements Queue {
         return copied;
     }
 
-    private int relocate(Collection<QueueEntry> entries, long before) {
-        int count = 0;
-        for (QueueEntry entry : entries) {
-            if (entry.location >= 0 && entry.location < before) {
-                if (entry.message == null) {
-                    // paged out: back in memory until the copy is written, then paged out again
-                    entry.message = log.read(entry.sequence, entry.location);
-                    memoryBytes += entry.message.size();
-                    pageOutCandidates.addLast(entry);
-                }
-                entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.location);
-                count++;
-            }
+    /** Copies one entry forward when its location is before {@code before}; true when it did. */
+    private boolean relocate(QueueEntry entry, long before) {
+        if (entry.location < 0 || entry.location >= before) {
+            return false;
         }
-        return count;
+        if (entry.message == null) {
+            // paged out: back in memory until the copy is written, then paged out again
+            entry.message = log.read(entry.sequence, entry.location);
+            waiting.memoryChanged(entry.message.size());
+            pageOutCandidates.addLast(entry);
+        }
+        entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.location);
+        return true;
     }
 
     @Override
@@ -286,9 +272,9 @@ public final class ClassicQueue implements Queue {
                 consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, consumer.credit);
                 consumer.credit = 0;
                 consumer.drain = false;
-                consumer.sink.creditState(consumer.deliveryCount, 0, ready.size() + returned.size(), true);
+                consumer.sink.creditState(consumer.deliveryCount, 0, waiting.size(), true);
             } else if (echo) {
-                consumer.sink.creditState(consumer.deliveryCount, consumer.credit, ready.size() + returned.size(), false);
+                consumer.sink.creditState(consumer.deliveryCount, consumer.credit, waiting.size(), false);
             }
         });
     }
@@ -327,7 +313,7 @@ public final class ClassicQueue implements Queue {
         if (outcome.undeliverableHere()) {
             entry.exclude(consumer);
         }
-        putBack(entry);
+        waiting.putBack(entry);
     }
 
     @Override
@@ -336,7 +322,7 @@ public final class ClassicQueue implements Queue {
         executor.run(() -> {
             QueueDelivery delivery = null;
             while (delivery == null && !consumer.removed && !deleted && !closed) {
-                QueueEntry entry = take(consumer);
+                QueueEntry entry = waiting.take(consumer);
                 if (entry == null) {
                     break;
                 }
@@ -348,7 +334,7 @@ public final class ClassicQueue implements Queue {
                     delivery = deliver(consumer, entry);
                 }
             }
-            readyCount = ready.size() + returned.size();
+            readyCount = waiting.size();
             got.complete(delivery);
         });
         return got;
@@ -435,17 +421,8 @@ public final class ClassicQueue implements Queue {
     }
 
     private int dropReady() {
-        int count = ready.size() + returned.size();
-        for (QueueEntry entry : ready) {
-            forget(entry);
-        }
-        ready.clear();
-        for (QueueEntry entry : returned) {
-            forget(entry);
-        }
-        returned.clear();
+        int count = waiting.removeAll(this::forget);
         readyCount = 0;
-        memoryBytes = 0;
         pageOutCandidates.clear();
         return count;
     }
@@ -460,23 +437,14 @@ public final class ClassicQueue implements Queue {
         }
     }
 
-    /** A taken entry goes back among the waiting ones, at its position. */
-    private void putBack(QueueEntry entry) {
-        entry.queued = true;
-        if (entry.message != null) {
-            memoryBytes += entry.message.size();
-        }
-        returned.add(entry);
-    }
-
     /** Lets go of the bytes of waiting messages over the memory limit that the log can give back. */
     private void pageOut() {
         for (QueueEntry entry; (entry = pageOutCandidates.peekFirst()) != null; ) {
             if (entry.queued && entry.message != null) {
-                if (memoryBytes <= memoryLimit || !log.isWritten(entry.location)) {
+                if (waiting.bytes() <= memoryLimit || !log.isWritten(entry.location)) {
                     return;
                 }
-                memoryBytes -= entry.message.size();
+                waiting.memoryChanged(-entry.message.size());
                 entry.message.release();
                 entry.message = null;
             }
@@ -487,7 +455,7 @@ public final class ClassicQueue implements Queue {
     private void pageOutIdle() {
         if (!deleted && !closed) {
             pageOut();
-            memoryBytesSeen = memoryBytes;
+            memoryBytesSeen = waiting.bytes();
         }
     }
 
@@ -513,7 +481,7 @@ public final class ClassicQueue implements Queue {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} cannot be read back now; dispatch "
                 + "resumes with the next publish, settlement or credit", name, entry.sequence, e);
-            putBack(entry);
+            waiting.putBack(entry);
             return NOT_NOW;
         }
     }
@@ -522,16 +490,16 @@ public final class ClassicQueue implements Queue {
     private void dispatch() {
         assert executor.inExecutor();
         int size = consumers.size();
-        while (size > 0 && !(ready.isEmpty() && returned.isEmpty())) {
+        while (size > 0 && !waiting.isEmpty()) {
             boolean delivered = false;
             for (int tried = 0; tried < size && !delivered; tried++) {
                 QueueConsumer consumer = consumers.get(nextConsumer);
                 nextConsumer = (nextConsumer + 1) % size;
                 if (consumer.hasRoom()) {
-                    QueueEntry entry = take(consumer);
+                    QueueEntry entry = waiting.take(consumer);
                     if (entry != null && consumer.channelLimit() != null
                             && !consumer.channelLimit().tryAcquire(consumer)) {
-                        putBack(entry); // the channel is at its limit: this consumer waits to be resumed
+                        waiting.putBack(entry); // the channel is at its limit: this consumer waits to be resumed
                         entry = null;
                     }
                     if (entry != null) {
@@ -553,56 +521,11 @@ public final class ClassicQueue implements Queue {
                 break;
             }
         }
-        readyCount = ready.size() + returned.size();
+        readyCount = waiting.size();
         if (!pageOutCandidates.isEmpty()) {
             pageOut();
         }
-        memoryBytesSeen = memoryBytes;
-    }
-
-    /** The oldest message {@code consumer} may have, removed from the queue; null when there is none. */
-    private QueueEntry take(QueueConsumer consumer) {
-        QueueEntry head = oldest();
-        if (head == null) {
-            return null;
-        }
-        if (!head.excludes(consumer)) {
-            return removeOldest();
-        }
-        // rare: settled undeliverable-here by this consumer; look past such messages without losing their place
-        List<QueueEntry> skipped = new ArrayList<>();
-        QueueEntry found = null;
-        while ((head = removeOldest()) != null) {
-            if (!head.excludes(consumer)) {
-                found = head;
-                break;
-            }
-            skipped.add(head);
-        }
-        skipped.forEach(this::putBack);
-        return found;
-    }
-
-    private QueueEntry oldest() {
-        QueueEntry back = returned.peek();
-        QueueEntry next = ready.peekFirst();
-        return back != null && (next == null || back.sequence < next.sequence) ? back : next;
-    }
-
-    private QueueEntry removeOldest() {
-        QueueEntry oldest = oldest();
-        if (oldest != null) {
-            if (oldest == returned.peek()) {
-                returned.poll();
-            } else {
-                ready.pollFirst();
-            }
-            oldest.queued = false;
-            if (oldest.message != null) {
-                memoryBytes -= oldest.message.size();
-            }
-        }
-        return oldest;
+        memoryBytesSeen = waiting.bytes();
     }
 
     /** Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */
@@ -615,7 +538,7 @@ public final class ClassicQueue implements Queue {
         boolean first = !entry.acquiredBefore;
         entry.acquiredBefore = true;
         Message message = entry.message;
-        int remaining = ready.size() + returned.size();
+        int remaining = waiting.size();
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
             if (entry.location >= 0) {

@@ -1,5 +1,8 @@
 package io.skiffmq.core.queue;
 
+import static io.skiffmq.core.TestMessages.body;
+import static io.skiffmq.core.TestMessages.text;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -9,7 +12,6 @@ import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -95,18 +97,6 @@ class ClassicQueuePagingTest {
         }
     }
 
-    private static Message text(String body) {
-        byte[] text = body.getBytes(StandardCharsets.UTF_8);
-        ByteBuf buf = Unpooled.buffer().writeBytes(new byte[] {0x00, 0x53, 0x75, (byte) 0xa0, (byte) text.length})
-            .writeBytes(text);
-        return message(ByteBufUtil.getBytes(buf));
-    }
-
-    private static String body(Message message) {
-        String s = new String(ByteBufUtil.getBytes(message.toAmqp10().bytes()), StandardCharsets.ISO_8859_1);
-        return s.substring(5);
-    }
-
     /** Takes up to {@code count} messages, accepts them, returns their bodies. */
     private static List<String> consume(ClassicQueue queue, int count) {
         RecordingSink sink = new RecordingSink();
@@ -126,14 +116,14 @@ class ClassicQueuePagingTest {
     @Test
     void overTheLimitMessagesLeaveMemoryOnceWrittenAndComeBackInOrder() {
         SteppedLog log = new SteppedLog();
-        int size = text("m00").size();
+        int size = text("m00", "q").size();
         ClassicQueue queue = new ClassicQueue("q", QueueExecutor.CALLER_THREAD, true, Map.of(), log, 3L * size);
         for (int i = 0; i < 10; i++) {
-            queue.publish(text("m" + i / 10 + i % 10), () -> { });
+            queue.publish(text("m" + i / 10 + i % 10, "q"), () -> { });
         }
         assertThat(queue.memoryBytes()).as("nothing written yet: all in memory").isEqualTo(10L * size);
         log.writeAll();
-        queue.publish(text("m10"), () -> { });
+        queue.publish(text("m10", "q"), () -> { });
         assertThat(queue.memoryBytes()).as("the head within the limit, plus the unwritten newest")
             .isLessThanOrEqualTo(4L * size);
 
@@ -146,13 +136,13 @@ class ClassicQueuePagingTest {
     @Test
     void aPagedMessageCopiedForwardStaysInMemoryUntilTheCopyIsWritten() {
         SteppedLog log = new SteppedLog();
-        int size = text("m00").size();
+        int size = text("m00", "q").size();
         ClassicQueue queue = new ClassicQueue("q", QueueExecutor.CALLER_THREAD, true, Map.of(), log, 0);
         for (int i = 0; i < 5; i++) {
-            queue.publish(text("m0" + i), () -> { });
+            queue.publish(text("m0" + i, "q"), () -> { });
         }
         log.writeAll();
-        queue.publish(text("m05"), () -> { });
+        queue.publish(text("m05", "q"), () -> { });
         assertThat(queue.memoryBytes()).as("all written ones paged out").isEqualTo(size);
 
         assertThat(queue.relocate(3).join()).isEqualTo(3);
