@@ -30,8 +30,9 @@ import java.util.Map;
  *       restrictions (guest: loopback only), as in RabbitMQ 4; {@code none} stops offering ANONYMOUS</td></tr>
  *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore})</td></tr>
  *   <tr><td>initial-max-frame-size</td><td>4096</td><td>frame limit before {@code open}</td></tr>
- *   <tr><td>max-frame-size</td><td>131072</td><td>largest frame we accept, offered in {@code open}</td></tr>
- *   <tr><td>channel-max</td><td>2047</td><td>highest channel (session) number</td></tr>
+ *   <tr><td>max-frame-size</td><td>131072</td><td>largest frame we accept, offered in {@code open} (AMQP 1.0) and
+ *       as frame-max in {@code connection.tune} (AMQP 0-9-1, at least 8192 there)</td></tr>
+ *   <tr><td>channel-max</td><td>2047</td><td>highest channel number (AMQP 1.0 sessions, AMQP 0-9-1 channels)</td></tr>
  *   <tr><td>idle-timeout</td><td>60000</td><td>ms without a frame before we close; offered in {@code open}</td></tr>
  *   <tr><td>handshake-timeout</td><td>10000</td><td>ms from connect to {@code open}</td></tr>
  *   <tr><td>max-message-size</td><td>16777216</td><td>bytes; larger deliveries get amqp:link:message-size-exceeded</td></tr>
@@ -43,17 +44,24 @@ import java.util.Map;
  *   <tr><td>auto-create-queues</td><td>true</td><td>bare names and {@code /queue/q} declare missing queues</td></tr>
  *   <tr><td>rabbitmq-version</td><td>4.0.0</td><td>the {@code version} property: the RabbitMQ feature level implemented</td></tr>
  *   <tr><td>node</td><td>skiffmq@host</td><td>the {@code node} property</td></tr>
+ *   <tr><td>amqp091-port</td><td>none</td><td>a second port for AMQP 0-9-1 only (it is spoken on {@code port}
+ *       too, told apart by the protocol header); 0 picks a free one</td></tr>
+ *   <tr><td>heartbeat</td><td>60</td><td>AMQP 0-9-1 heartbeat in seconds offered in {@code connection.tune}; 0
+ *       offers none</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
         long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, String anonymousLoginUser,
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
-        boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node) {
+        boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
+        int heartbeatSeconds) {
 
     public static final int DEFAULT_PORT = 5672;
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
     public static final String NO_ANONYMOUS_LOGIN = "none";
+    /** An optional port that is not set. */
+    public static final int NO_PORT = -1;
 
     public BrokerConfig {
         check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
@@ -71,6 +79,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(sessionWindow > 0, "session-window must be > 0");
         check(publisherCredit > 0, "publisher-credit must be > 0");
         check(maxUnconfirmed > 0, "max-unconfirmed must be > 0");
+        check(amqp091Port >= NO_PORT && amqp091Port <= 65535, "amqp091-port must be in [0, 65535] or none");
+        check(heartbeatSeconds >= 0 && heartbeatSeconds <= 65535, "heartbeat must be in [0, 65535]");
     }
 
     private static void check(boolean ok, String message) {
@@ -89,7 +99,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
-            5000, true, true, "4.0.0", "skiffmq@" + host);
+            5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60);
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -135,6 +145,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean noHeaderDurable = durableIfNoHeader;
         String version = rabbitmqVersion;
         String n = node;
+        int port091 = amqp091Port;
+        int heartbeat = heartbeatSeconds;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -163,13 +175,15 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "durable-if-no-header" -> noHeaderDurable = parseBoolean(name, value);
                 case "rabbitmq-version" -> version = value;
                 case "node" -> n = value;
+                case "amqp091-port" -> port091 = value.equals("none") ? NO_PORT : Integer.parseInt(value);
+                case "heartbeat" -> heartbeat = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("unknown setting " + name);
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, noHeaderDurable, version, n);
+            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

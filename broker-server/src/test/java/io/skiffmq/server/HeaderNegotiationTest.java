@@ -68,13 +68,37 @@ class HeaderNegotiationTest {
 
     @Test
     void tlsPlainAndForeignHeadersAreAnsweredWithTheSaslHeaderAndClosed() throws Exception {
-        for (byte[] hello : new byte[][] {hex("41 4d 51 50 02 01 00 00"), AMQP_HEADER, hex("41 4d 51 50 00 00 09 01"),
+        for (byte[] hello : new byte[][] {hex("41 4d 51 50 02 01 00 00"), AMQP_HEADER,
             "GET / HTTP/1.1\r\n\r\n".getBytes()}) {
             try (RawClient client = new RawClient(saslOnly.port())) {
                 client.writeRaw(hello);
                 client.expectBytes(SASL_HEADER);
                 assertThat(client.closedByBroker()).isTrue();
             }
+        }
+    }
+
+    @Test
+    void otherAmqpVersionsAreAnsweredWithThe091HeaderAndClosed() throws Exception {
+        // AMQP 0-9 and 0-8 as RabbitMQ's clients of old sent them, and a 0-10 header
+        for (byte[] hello : new byte[][] {hex("41 4d 51 50 01 01 00 09"), hex("41 4d 51 50 01 01 08 00"),
+            hex("41 4d 51 50 01 01 00 0a")}) {
+            try (RawClient client = new RawClient(saslOnly.port())) {
+                client.writeRaw(hello);
+                client.expectBytes(hex("41 4d 51 50 00 00 09 01"));
+                assertThat(client.closedByBroker()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void the091HeaderStartsAnAmqp091Connection() throws Exception {
+        try (RawClient client = new RawClient(saslOnly.port())) {
+            client.writeRaw(hex("41 4d 51 50 00 00 09 01"));
+            // a method frame on channel 0: connection.start (class 10, method 10), version 0-9
+            client.expectBytes(hex("01 00 00"));
+            client.readRaw(4); // the frame's size
+            client.expectBytes(hex("00 0a 00 0a 00 09"));
         }
     }
 

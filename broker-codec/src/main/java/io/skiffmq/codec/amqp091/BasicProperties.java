@@ -88,12 +88,12 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
     }
 
     /** The properties the broker needs on every message, read by {@link #summarize}. */
-    public record Summary(int deliveryMode, int priority, String expiration) {
+    public record Summary(int deliveryMode, int priority, String replyTo, String expiration) {
     }
 
     /**
-     * Reads delivery-mode, priority and expiration (-1, -1 and null when absent) without decoding the rest:
-     * strings and the headers table are skipped by their lengths. Does not change {@code in}'s indexes.
+     * Reads delivery-mode, priority, reply-to and expiration (-1, -1, null and null when absent) without decoding
+     * the rest: strings and the headers table are skipped by their lengths. Does not change {@code in}'s indexes.
      *
      * @throws Amqp091DecodeException when the properties are cut short before expiration
      */
@@ -115,9 +115,9 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
         int deliveryMode = (flags & DELIVERY_MODE) != 0 ? octet(b, end, "delivery-mode") : -1;
         int priority = (flags & PRIORITY) != 0 ? octet(b, end, "priority") : -1;
         skipShortString(b, end, flags & CORRELATION_ID);
-        skipShortString(b, end, flags & REPLY_TO);
+        String replyTo = (flags & REPLY_TO) != 0 ? FieldTable.readShortString(b, end) : null;
         String expiration = (flags & EXPIRATION) != 0 ? FieldTable.readShortString(b, end) : null;
-        return new Summary(deliveryMode, priority, expiration);
+        return new Summary(deliveryMode, priority, replyTo, expiration);
     }
 
     private static void skipShortString(ByteBuf b, int end, int present) throws Amqp091DecodeException {

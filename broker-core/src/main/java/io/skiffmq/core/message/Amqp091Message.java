@@ -17,14 +17,19 @@ public final class Amqp091Message extends Message {
 
     private final ByteBuf properties;
     private final ByteBuf body;
+    /** Read with the summary, for direct reply-to; null in a converted message (nobody asks it there). */
+    private final String replyTo;
+    private final String invalidExpiration;
     private volatile BasicProperties decoded;
     private volatile Amqp10Message converted;
 
     private Amqp091Message(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
-            String exchange, String routingKey) {
+            String exchange, String routingKey, String replyTo, String invalidExpiration) {
         super(durable, priority, ttl, exchange, routingKey);
         this.properties = properties;
         this.body = body;
+        this.replyTo = replyTo;
+        this.invalidExpiration = invalidExpiration;
     }
 
     /**
@@ -42,8 +47,9 @@ public final class Amqp091Message extends Message {
         // RabbitMQ: a message is persistent only with delivery-mode 2, and one without a priority counts as 0; an
         // expiration that is not a number of milliseconds is refused at publish (precondition-failed) by the
         // channel, so here it just means none
-        return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0),
-            ttl(s.expiration()), exchange, routingKey);
+        long ttl = ttl(s.expiration());
+        return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0), ttl,
+            exchange, routingKey, s.replyTo(), ttl < 0 && s.expiration() != null ? s.expiration() : null);
     }
 
     /**
@@ -52,7 +58,7 @@ public final class Amqp091Message extends Message {
      */
     static Amqp091Message converted(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
             String exchange, String routingKey) {
-        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey);
+        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey, null, null);
     }
 
     static Amqp091Message readStored(ByteBuf stored, String exchange, String routingKey)
@@ -90,6 +96,19 @@ public final class Amqp091Message extends Message {
             }
         }
         return Long.parseLong(expiration);
+    }
+
+    /** The publisher's reply-to property, or null. */
+    public String replyTo() {
+        return replyTo;
+    }
+
+    /**
+     * The publisher's expiration property when it is not a number of milliseconds (which the publishing channel
+     * refuses, as RabbitMQ does), else null.
+     */
+    public String invalidExpiration() {
+        return invalidExpiration;
     }
 
     @Override

@@ -47,6 +47,8 @@ public final class ClassicQueue implements Queue {
     /** Every consumer, pull consumers too: those that may hold unsettled deliveries. */
     private final List<QueueConsumer> allConsumers = new ArrayList<>();
     private int nextConsumer;
+    /** The consumer that has the queue to itself (0-9-1 exclusive consume), or null. */
+    private QueueConsumer exclusiveConsumer;
     private boolean hadConsumer;
     private Runnable whenUnused;
     private long nextSequence;
@@ -238,11 +240,21 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
-    public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
+    public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive) {
         QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled);
         executor.run(() -> {
+            boolean pull = flow.kind() == ConsumerFlow.Kind.PULL;
+            if (!pull && (exclusiveConsumer != null || exclusive && !consumers.isEmpty())) {
+                consumer.removed = true;
+                sink.refused("queue '" + name + "' in exclusive use");
+                return;
+            }
             allConsumers.add(consumer);
-            if (flow.kind() != ConsumerFlow.Kind.PULL) {
+            sink.subscribed();
+            if (!pull) {
+                if (exclusive) {
+                    exclusiveConsumer = consumer;
+                }
                 consumers.add(consumer);
                 consumerCount = consumers.size();
                 hadConsumer = true;
@@ -250,6 +262,50 @@ public final class ClassicQueue implements Queue {
             }
         });
         return consumer;
+    }
+
+    @Override
+    public void cancel(QueueConsumer consumer) {
+        executor.run(() -> {
+            if (!consumer.removed && stopPushing(consumer)) {
+                dispatch(); // a consumer waiting for a channel-wide slot may be next
+                unusedCheck();
+            }
+        });
+    }
+
+    /** Takes the consumer off the list of those pushed to; false when it was not on it. */
+    private boolean stopPushing(QueueConsumer consumer) {
+        if (exclusiveConsumer == consumer) {
+            exclusiveConsumer = null;
+        }
+        int index = consumers.indexOf(consumer);
+        if (index < 0) {
+            return false;
+        }
+        consumers.remove(index);
+        consumerCount = consumers.size();
+        if (index < nextConsumer) {
+            nextConsumer--;
+        }
+        if (nextConsumer >= consumers.size()) {
+            nextConsumer = 0;
+        }
+        return true;
+    }
+
+    private void unusedCheck() {
+        if (consumers.isEmpty() && hadConsumer && declaration.autoDelete() && whenUnused != null && !deleted) {
+            whenUnused.run();
+        }
+    }
+
+    @Override
+    public CompletableFuture<QueueCounts> counts() {
+        CompletableFuture<QueueCounts> counts = new CompletableFuture<>();
+        // a publish from this thread went through the handoff, whose drain was scheduled before this task
+        executor.run(() -> counts.complete(new QueueCounts(waiting.size(), consumers.size())));
+        return counts;
     }
 
     @Override
@@ -348,21 +404,12 @@ public final class ClassicQueue implements Queue {
             }
             consumer.removed = true;
             allConsumers.remove(consumer);
-            int index = consumers.indexOf(consumer);
-            if (index >= 0) {
-                consumers.remove(index);
-                consumerCount = consumers.size();
-                if (index < nextConsumer) {
-                    nextConsumer--;
-                }
-            }
+            stopPushing(consumer);
             int unsettled = consumer.unsettled.size();
             consumer.unsettled.removeAll(entry -> settle(consumer, entry, unsettledOutcome));
             releaseSlots(consumer, unsettled);
             dispatch();
-            if (consumers.isEmpty() && hadConsumer && declaration.autoDelete() && whenUnused != null && !deleted) {
-                whenUnused.run();
-            }
+            unusedCheck();
         });
     }
 

@@ -22,4 +22,15 @@ public interface ConsumerSink {
      * nothing. The consumer is expected to go ({@link Queue#unsubscribe}).
      */
     void queueDeleted();
+
+    /** The subscription is in place; deliveries may follow. The first call of all. */
+    default void subscribed() {
+    }
+
+    /**
+     * The queue refused the subscription (exclusivity, see {@link Queue#subscribe}): nothing will be delivered, and
+     * there is nothing to unsubscribe. The only call.
+     */
+    default void refused(String reason) {
+    }
 }

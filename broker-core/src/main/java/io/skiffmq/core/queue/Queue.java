@@ -40,12 +40,28 @@ public interface Queue {
      */
     void publish(Message message, Runnable confirmed);
 
+    /** {@link #subscribe(ConsumerSink, ConsumerFlow, boolean, boolean)}, not exclusive. */
+    default QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
+        return subscribe(sink, flow, preSettled, false);
+    }
+
     /**
-     * Adds a consumer. A credit consumer has no credit until its first {@link #flow}.
+     * Adds a consumer. A credit consumer has no credit until its first {@link #flow}. The queue answers through the
+     * sink, before any delivery: {@link ConsumerSink#subscribed}, or {@link ConsumerSink#refused} when another
+     * consumer has the queue exclusively, or this one asks for that while others consume (pull consumers do not
+     * count).
      *
      * @param preSettled deliveries are settled when sent (at-most-once): the queue forgets them at once
+     * @param exclusive no other consumer may push from the queue while this one does (0-9-1 exclusive consume)
      */
-    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled);
+    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive);
+
+    /**
+     * Stops pushing to the consumer (0-9-1 {@code basic.cancel}) but keeps its unsettled deliveries settleable: they
+     * stay with it until settled, or until {@link #unsubscribe}. It no longer counts as a consumer: an auto-delete
+     * queue left without consumers goes.
+     */
+    void cancel(QueueConsumer consumer);
 
     /**
      * A credit consumer's flow state [2.6.7]: its credit becomes {@code deliveryCount + linkCredit} minus the
@@ -73,6 +89,12 @@ public interface Queue {
 
     /** Consumers subscribed now. Approximate off-thread. */
     int consumerCount();
+
+    /**
+     * Ready messages and consumers, read on the queue's thread after every publish made before this call from the
+     * calling thread: exact for that caller (0-9-1 {@code declare-ok}).
+     */
+    CompletableFuture<QueueCounts> counts();
 
     /** Drops every message waiting for a consumer (not those delivered and unsettled); completes with how many. */
     CompletableFuture<Integer> purge();

@@ -302,16 +302,27 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         fromQueue.offer(QUEUE_DELETED);
     }
 
+    @Override
+    public void refused(String reason) {
+        fromQueue.offer(new Refusal(reason));
+    }
+
     /** What the queue handed over, on the event loop, in the order the queue said it. */
     private void fromQueue(Object item) {
         if (item instanceof QueueDelivery delivery) {
             session.send(this, delivery); // written, or released when the link is closed
+        } else if (item instanceof Refusal refusal && !closed) {
+            // a 0-9-1 consumer has the queue exclusively
+            session.detachWithError(handle, new ErrorCondition(AmqpError.RESOURCE_LOCKED.symbol(), refusal.reason));
         } else if (item instanceof CreditReply c) {
             session.sendCreditReply(this, c.deliveryCount, c.linkCredit, c.available, c.drain);
         } else if (item == QUEUE_DELETED && !closed) {
             session.detachWithError(handle, new ErrorCondition(AmqpError.RESOURCE_DELETED.symbol(),
                 "queue '" + queue.name() + "' was deleted"));
         }
+    }
+
+    private record Refusal(String reason) {
     }
 
     /** The consumer's credit after the queue dispatched, to send after the deliveries before it. */

@@ -33,23 +33,43 @@ public final class SaslAuthenticator {
 
     /** The authenticated user, or null when authentication failed (for whatever reason: no details). */
     public String authenticate(SaslInit init, InetAddress remote) {
-        if (ANONYMOUS.equals(init.getMechanism())) {
+        Binary response = init.getInitialResponse();
+        return authenticate(init.getMechanism() == null ? null : init.getMechanism().toString(),
+            response == null ? null : java.util.Arrays.copyOfRange(response.getArray(), response.getArrayOffset(),
+                response.getArrayOffset() + response.getLength()), remote);
+    }
+
+    /**
+     * Authenticates a one-step mechanism ({@code PLAIN}, {@code ANONYMOUS}) as named by the client, for every
+     * protocol: AMQP 1.0's SASL and 0-9-1's {@code start-ok}.
+     *
+     * @param response the client's response; null when it sent none
+     * @return the user, or null when authentication failed
+     */
+    public String authenticate(String mechanism, byte[] response, InetAddress remote) {
+        if (ANONYMOUS.toString().equals(mechanism)) {
             return anonymousUser != null && users.permits(anonymousUser, remote) ? anonymousUser : null;
         }
-        if (!PLAIN.equals(init.getMechanism()) || init.getInitialResponse() == null) {
+        if (!PLAIN.toString().equals(mechanism) || response == null) {
             return null;
         }
         // authzid NUL authcid NUL passwd
-        Binary response = init.getInitialResponse();
-        String text = new String(response.getArray(), response.getArrayOffset(), response.getLength(),
-            StandardCharsets.UTF_8);
+        String text = new String(response, StandardCharsets.UTF_8);
         int first = text.indexOf('\0');
         int second = first < 0 ? -1 : text.indexOf('\0', first + 1);
         if (second < 0) {
             return null;
         }
-        String user = text.substring(first + 1, second);
-        String password = text.substring(second + 1);
+        return password(text.substring(first + 1, second), text.substring(second + 1), remote);
+    }
+
+    /** Checks a user name and password (0-9-1's {@code AMQPLAIN} carries them in a table); the user or null. */
+    public String password(String user, String password, InetAddress remote) {
         return users.authenticate(user, password, remote) ? user : null;
+    }
+
+    /** True when ANONYMOUS is offered. */
+    public boolean anonymousOffered() {
+        return anonymousUser != null;
     }
 }

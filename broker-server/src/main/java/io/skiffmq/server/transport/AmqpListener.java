@@ -4,6 +4,8 @@ import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;
+import io.skiffmq.server.amqp091.Amqp091ConnectionHandler;
+import io.skiffmq.server.amqp091.DirectReplyTo;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import io.skiffmq.server.auth.UserStore;
 
@@ -23,12 +25,14 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
+import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The TCP listener: one port, epoll when the native transport loads and NIO otherwise. Each accepted
+ * The TCP listener: one port for AMQP 1.0 and 0-9-1 (told apart by {@link ProtocolDetector}), and optionally a
+ * second for 0-9-1 alone; epoll when the native transport loads and NIO otherwise. Each accepted
  * connection lives on one event loop for its whole life.
  *
  * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
@@ -49,7 +53,9 @@ public final class AmqpListener implements AutoCloseable {
     private final Class<? extends ServerChannel> channelClass;
     private final Broker broker;
     private final SaslAuthenticator sasl;
+    private final DirectReplyTo directReplyTo = new DirectReplyTo();
     private Channel serverChannel;
+    private Channel amqp091Channel;
 
     public AmqpListener(BrokerConfig config) throws java.io.IOException {
         this.config = config;
@@ -80,6 +86,30 @@ public final class AmqpListener implements AutoCloseable {
     public InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
             ? EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP) : EnumSet.of(ProtocolHeader.SASL);
+        ProtocolDetector.Protocol amqp10 = detector -> detector.pipeline()
+            .addAfter(detector.name(), "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
+            .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl));
+        ProtocolDetector.Protocol amqp091 = detector -> detector.pipeline()
+            .addAfter(detector.name(), "frames", new Amqp091FrameDecoder())
+            .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo));
+        serverChannel = bind(config.port(), amqp10, amqp091);
+        InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
+        LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 on {0} ({1})", address,
+            channelClass.getSimpleName());
+        if (config.amqp091Port() != BrokerConfig.NO_PORT) {
+            amqp091Channel = bind(config.amqp091Port(), null, amqp091);
+            LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0}", amqp091Channel.localAddress());
+        }
+        return address;
+    }
+
+    /** Where AMQP 0-9-1 alone is spoken ({@code amqp091-port}), or null. */
+    public InetSocketAddress amqp091Address() {
+        return amqp091Channel == null ? null : (InetSocketAddress) amqp091Channel.localAddress();
+    }
+
+    private Channel bind(int port, ProtocolDetector.Protocol amqp10, ProtocolDetector.Protocol amqp091)
+            throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
             .group(bossGroup, workerGroup)
             .channel(channelClass)
@@ -88,14 +118,11 @@ public final class AmqpListener implements AutoCloseable {
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast("frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()));
-                    ch.pipeline().addLast("amqp", new Amqp10ConnectionHandler(broker, sasl));
+                    ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
+                        config.handshakeTimeoutMillis()));
                 }
             });
-        serverChannel = bootstrap.bind(config.bindAddress(), config.port()).sync().channel();
-        InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
-        LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 on {0} ({1})", address, channelClass.getSimpleName());
-        return address;
+        return bootstrap.bind(config.bindAddress(), port).sync().channel();
     }
 
     /**
@@ -106,6 +133,9 @@ public final class AmqpListener implements AutoCloseable {
     public void close() {
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
+        }
+        if (amqp091Channel != null) {
+            amqp091Channel.close().syncUninterruptibly();
         }
         for (ClientConnection connection : broker.stopAccepting()) {
             connection.closeForShutdown().awaitUninterruptibly();

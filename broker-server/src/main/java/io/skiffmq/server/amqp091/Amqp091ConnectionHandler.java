@@ -1,0 +1,623 @@
+package io.skiffmq.server.amqp091;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.skiffmq.codec.amqp091.Amqp091DecodeException;
+import io.skiffmq.codec.amqp091.Amqp091Frame;
+import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
+import io.skiffmq.codec.amqp091.ChannelMethod;
+import io.skiffmq.codec.amqp091.ConnectionMethod;
+import io.skiffmq.codec.amqp091.FieldTable;
+import io.skiffmq.codec.amqp091.Method;
+import io.skiffmq.codec.amqp091.MethodCodec;
+import io.skiffmq.codec.amqp091.ReplyCode;
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.server.Broker;
+import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.auth.SaslAuthenticator;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * An AMQP 0-9-1 connection after its protocol header: the handshake ({@code start}/{@code start-ok},
+ * {@code tune}/{@code tune-ok}, {@code open}), heartbeats, {@code close} both ways, and the table of channels, to
+ * which every other frame goes.
+ *
+ * <p>States: {@code AWAIT_START_OK} → {@code AWAIT_TUNE_OK} → {@code AWAIT_OPEN} → {@code OPEN} → {@code CLOSING}
+ * (we sent {@code connection.close}: only {@code close-ok} or a crossing {@code close} counts) → closed. Errors are
+ * RabbitMQ's: a soft one closes its channel, a hard one the connection, after which the socket closes on
+ * {@code close-ok} or after {@link #CLOSE_OK_TIMEOUT_MILLIS}.
+ *
+ * <p>Methods that wait for something off the event loop (the disk, a queue's answer) <em>suspend</em> the
+ * connection: it stops reading, and frames already read wait, in order, until the answer is written. So every
+ * method sees the effect of those before it, as RabbitMQ guarantees per channel.
+ *
+ * <p>Owned by the channel's event loop, as are all its channels and their consumers.
+ */
+public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+    private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
+    private static final String SKIFFMQ_VERSION = "0.1.0";
+    static final long CLOSE_OK_TIMEOUT_MILLIS = 3_000;
+    /** RabbitMQ's frame-min-size: frame-max may not be lower. */
+    private static final int FRAME_MIN = Amqp091FrameDecoder.DEFAULT_FRAME_MAX;
+
+    private enum State { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, OPEN, CLOSING }
+
+    private final Broker broker;
+    private final BrokerConfig config;
+    private final SaslAuthenticator sasl;
+    private final DirectReplyTo directReplyTo;
+    private final IntObjectHashMap<Amqp091Channel> channels = new IntObjectHashMap<>();
+    private ChannelHandlerContext ctx;
+    private QueueExecutor executor;
+    private FrameOutput output;
+    private State state = State.AWAIT_START_OK;
+    private Map<String, Object> clientCapabilities = Map.of();
+    private String user;
+    private VirtualHost vhost;
+    private int channelMax;
+    private int frameMax;
+    private ScheduledFuture<?> handshakeTimeout;
+    private boolean flushScheduled;
+    /** Methods waiting for an answer from off the loop; frames wait in {@link #waiting} meanwhile. */
+    private int suspensions;
+    private final ArrayDeque<Amqp091Frame> waiting = new ArrayDeque<>();
+    private boolean draining;
+
+    public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
+        this.broker = broker;
+        this.directReplyTo = directReplyTo;
+        this.config = broker.config();
+        this.sasl = sasl;
+        this.channelMax = config.channelMax();
+        this.frameMax = Math.max(FRAME_MIN, config.maxFrameSize());
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext context) {
+        this.ctx = context;
+        this.executor = Broker.executorOf(context.channel().eventLoop());
+        this.output = new FrameOutput(context, FRAME_MIN);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext context) {
+        if (!broker.register(this)) {
+            context.close(); // accepted as the broker began to stop
+            return;
+        }
+        handshakeTimeout = context.executor().schedule(() -> {
+            if (state != State.OPEN && state != State.CLOSING) {
+                LOG.log(System.Logger.Level.INFO, "closing {0}: handshake not done within {1} ms", remote(),
+                    config.handshakeTimeoutMillis());
+                state = State.CLOSING;
+                ctx.close();
+            }
+        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        output.method(0, new ConnectionMethod.Start(0, 9, serverProperties(), mechanisms(), "en_US"));
+        output.flush();
+        context.fireChannelActive();
+    }
+
+    private Map<String, Object> serverProperties() {
+        Map<String, Object> capabilities = new LinkedHashMap<>();
+        for (String capability : new String[] {"publisher_confirms", "exchange_exchange_bindings", "basic.nack",
+                "consumer_cancel_notify", "connection.blocked", "authentication_failure_close", "per_consumer_qos",
+                "direct_reply_to"}) {
+            capabilities.put(capability, true);
+        }
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("capabilities", capabilities);
+        properties.put("cluster_name", config.node());
+        properties.put("product", "SkiffMQ");
+        properties.put("version", config.rabbitmqVersion());
+        properties.put("skiffmq-version", SKIFFMQ_VERSION);
+        properties.put("platform", "Java " + Runtime.version().feature());
+        properties.put("information", "Licensed under the Apache License 2.0");
+        return properties;
+    }
+
+    private String mechanisms() {
+        return sasl.anonymousOffered() ? "PLAIN AMQPLAIN ANONYMOUS" : "PLAIN AMQPLAIN";
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        state = State.CLOSING;
+        releaseChannels();
+        for (Amqp091Frame frame; (frame = waiting.poll()) != null; ) {
+            frame.release();
+        }
+        output.discard();
+        if (vhost != null) {
+            vhost.ownerClosed(this); // its exclusive queues go with it
+        }
+        broker.unregister(this);
+        context.fireChannelInactive();
+    }
+
+    private void releaseChannels() {
+        for (Amqp091Channel channel : new ArrayList<>(channels.values())) {
+            channel.release();
+        }
+        channels.clear();
+    }
+
+    // ---- reading ------------------------------------------------------------------------------------------
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object msg) {
+        Amqp091Frame frame = (Amqp091Frame) msg;
+        if (suspensions > 0 || draining) {
+            waiting.add(frame);
+            return;
+        }
+        process(frame);
+    }
+
+    /** Handles one frame and releases it. */
+    private void process(Amqp091Frame frame) {
+        Amqp091Channel channel = null;
+        try {
+            if (state == State.CLOSING) {
+                if (frame.channel() == 0 && frame.type() == Amqp091Frame.TYPE_METHOD) {
+                    closingMethod(MethodCodec.decode(frame.payload()));
+                }
+                return;
+            }
+            if (frame.type() == Amqp091Frame.TYPE_HEARTBEAT) {
+                return; // reading it was the point (the idle handler saw it)
+            }
+            if (frame.channel() == 0) {
+                if (frame.type() != Amqp091Frame.TYPE_METHOD) {
+                    throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, null, "content frame on channel 0");
+                }
+                onConnectionMethod(MethodCodec.decode(frame.payload()));
+                return;
+            }
+            if (state != State.OPEN) {
+                throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, null, "frame on channel %d before connection.open",
+                    frame.channel());
+            }
+            channel = channels.get(frame.channel());
+            if (channel == null) {
+                openChannel(frame);
+                return;
+            }
+            channel.onFrame(frame);
+        } catch (Amqp091DecodeException e) {
+            closeConnection(Amqp091Exception.of(e.replyCode(), null, "%s", e.getMessage()));
+        } catch (Amqp091Exception e) {
+            handleError(channel, e);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
+            closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, null, "internal error: %s", e));
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void openChannel(Amqp091Frame frame) throws Amqp091DecodeException {
+        int number = frame.channel();
+        if (frame.type() != Amqp091Frame.TYPE_METHOD) {
+            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, null, "content frame on channel %d, which is not open",
+                number);
+        }
+        Method method = MethodCodec.decode(frame.payload());
+        if (!(method instanceof ChannelMethod.Open)) {
+            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "expected 'channel.open' on channel %d, got %s",
+                number, method.name());
+        }
+        if (number > channelMax) {
+            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "channel %d above channel_max %d", number,
+                channelMax);
+        }
+        channels.put(number, new Amqp091Channel(this, number, vhost));
+        output.method(number, ChannelMethod.OpenOk.INSTANCE);
+    }
+
+    /** A soft error closes its channel; a hard one, or one outside a channel, the connection. */
+    void handleError(Amqp091Channel channel, Amqp091Exception e) {
+        if (channel != null && !e.code().isConnectionError()) {
+            channel.closeWithError(e);
+        } else {
+            closeConnection(e);
+        }
+    }
+
+    /** A soft error found outside the channel's own frames (a queue's answer). */
+    void channelError(Amqp091Channel channel, Amqp091Exception e) {
+        handleError(channel, e);
+        flushLater();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        output.flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext context) {
+        if (context.channel().isWritable()) {
+            for (Amqp091Channel channel : channels.values()) {
+                channel.writableAgain();
+            }
+        }
+        context.fireChannelWritabilityChanged();
+    }
+
+    /** A flush once the tasks already queued on the event loop have run. */
+    void flushLater() {
+        if (!flushScheduled) {
+            flushScheduled = true;
+            ctx.executor().execute(() -> {
+                flushScheduled = false;
+                output.flush();
+            });
+        }
+    }
+
+    // ---- suspending for answers from off the loop ---------------------------------------------------------
+
+    /** Stops reading until {@link #resume}: a method waits for an answer. Calls nest. */
+    void suspend() {
+        if (suspensions++ == 0) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /** The answer a {@link #suspend} waited for is written: frames that waited go on, then reading does. */
+    void resume() {
+        if (--suspensions > 0 || draining) {
+            return;
+        }
+        draining = true;
+        try {
+            for (Amqp091Frame frame; suspensions == 0 && (frame = waiting.poll()) != null; ) {
+                process(frame);
+            }
+        } finally {
+            draining = false;
+        }
+        if (suspensions == 0) {
+            ctx.channel().config().setAutoRead(true);
+        }
+        flushLater();
+    }
+
+    /**
+     * Runs {@code then} with the future's value on the event loop, the connection suspended meanwhile; a failure
+     * closes the channel (or the connection) as its error says.
+     */
+    <T> void await(Amqp091Channel channel, CompletableFuture<T> future, Method cause, Consumer<T> then) {
+        if (future.isDone()) {
+            T value;
+            try {
+                value = future.join();
+            } catch (CompletionException e) {
+                throw translate(e.getCause(), cause);
+            }
+            then.accept(value);
+            return;
+        }
+        suspend();
+        future.whenComplete((value, failure) -> executor.execute(() -> {
+            try {
+                if (failure != null) {
+                    throw translate(failure instanceof CompletionException c ? c.getCause() : failure, cause);
+                }
+                then.accept(value);
+            } catch (Amqp091Exception e) {
+                handleError(channel, e);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
+                closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
+            } finally {
+                resume();
+            }
+        }));
+    }
+
+    /** {@link #await} for work that may wait for the disk: it runs on the broker's management threads. */
+    <T> void offload(Amqp091Channel channel, Supplier<T> work, Method cause, Consumer<T> then) {
+        await(channel, CompletableFuture.supplyAsync(work, broker.managementExecutor()), cause, then);
+    }
+
+    private Amqp091Exception translate(Throwable failure, Method cause) {
+        if (failure instanceof Amqp091Exception e) {
+            return e;
+        }
+        if (failure instanceof BrokerException e) {
+            return Amqp091Exception.of(e, cause);
+        }
+        LOG.log(System.Logger.Level.ERROR, "internal error for " + remote(), failure);
+        return Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", failure);
+    }
+
+    // ---- connection methods -------------------------------------------------------------------------------
+
+    private void onConnectionMethod(Method method) {
+        switch (state) {
+            case AWAIT_START_OK -> {
+                if (!(method instanceof ConnectionMethod.StartOk startOk)) {
+                    throw unexpected(method, "connection.start-ok");
+                }
+                onStartOk(startOk);
+            }
+            case AWAIT_TUNE_OK -> {
+                if (!(method instanceof ConnectionMethod.TuneOk tuneOk)) {
+                    throw unexpected(method, "connection.tune-ok");
+                }
+                onTuneOk(tuneOk);
+            }
+            case AWAIT_OPEN -> {
+                if (!(method instanceof ConnectionMethod.Open open)) {
+                    throw unexpected(method, "connection.open");
+                }
+                onOpen(open);
+            }
+            case OPEN -> {
+                if (method instanceof ConnectionMethod.Close close) {
+                    onClose(close);
+                } else if (method instanceof ConnectionMethod.UpdateSecret update) {
+                    onUpdateSecret(update);
+                } else {
+                    throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "unexpected %s on channel 0",
+                        method.name());
+                }
+            }
+            default -> throw new IllegalStateException(state.toString());
+        }
+    }
+
+    private static Amqp091Exception unexpected(Method method, String expected) {
+        return Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "expected '%s', got '%s'", expected,
+            method.name());
+    }
+
+    private void onStartOk(ConnectionMethod.StartOk startOk) {
+        if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> capabilities) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> table = (Map<String, Object>) capabilities;
+            clientCapabilities = table;
+        }
+        String mechanism = startOk.mechanism();
+        byte[] response = startOk.response() == null ? null : startOk.response().toArray();
+        InetAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress address
+            ? address.getAddress() : InetAddress.getLoopbackAddress();
+        user = switch (mechanism) {
+            case "PLAIN" -> sasl.authenticate(mechanism, response, remote);
+            case "ANONYMOUS" -> sasl.anonymousOffered() ? sasl.authenticate(mechanism, response, remote) : null;
+            case "AMQPLAIN" -> amqplain(response, remote);
+            default -> throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, startOk,
+                "unknown authentication mechanism '%s'", mechanism);
+        };
+        if (user == null) {
+            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1})", remote(), mechanism);
+            Amqp091Exception refused = Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s. For details see the broker logfile.", mechanism);
+            if (clientCapability("authentication_failure_close")) {
+                closeConnection(refused);
+            } else {
+                // an older client takes a close as a hard error: the socket just closes, as the spec says
+                state = State.CLOSING;
+                output.flush();
+                ctx.close();
+            }
+            return;
+        }
+        output.method(0, new ConnectionMethod.Tune(config.channelMax(), frameMax, config.heartbeatSeconds()));
+        state = State.AWAIT_TUNE_OK;
+    }
+
+    /** AMQPLAIN's response is a field table without its length: {@code LOGIN} and {@code PASSWORD}. */
+    private String amqplain(byte[] response, InetAddress remote) {
+        if (response == null) {
+            return null;
+        }
+        ByteBuf table = Unpooled.buffer(response.length + 4).writeInt(response.length).writeBytes(response);
+        try {
+            Map<String, Object> entries = FieldTable.readTable(table);
+            return entries.get("LOGIN") instanceof String login && entries.get("PASSWORD") instanceof String password
+                ? sasl.password(login, password, remote) : null;
+        } catch (Amqp091DecodeException e) {
+            return null;
+        } finally {
+            table.release();
+        }
+    }
+
+    private void onTuneOk(ConnectionMethod.TuneOk tuneOk) {
+        int serverChannelMax = config.channelMax();
+        if (tuneOk.channelMax() > serverChannelMax && serverChannelMax != 0) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
+                "negotiated channel_max = %d is higher than the maximum allowed value (%d)", tuneOk.channelMax(),
+                serverChannelMax);
+        }
+        if (tuneOk.frameMax() != 0 && tuneOk.frameMax() < FRAME_MIN) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk, "frame_max=%d < %d min size", tuneOk.frameMax(),
+                FRAME_MIN);
+        }
+        if (tuneOk.frameMax() > frameMax) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk, "frame_max=%d > %d max size", tuneOk.frameMax(),
+                frameMax);
+        }
+        channelMax = tuneOk.channelMax() == 0 ? serverChannelMax : tuneOk.channelMax();
+        if (tuneOk.frameMax() != 0) {
+            frameMax = (int) tuneOk.frameMax();
+        }
+        ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
+        output.frameMax(frameMax);
+        int heartbeat = tuneOk.heartbeat();
+        if (heartbeat > 0) {
+            // a heartbeat every half interval; a peer silent for two intervals is gone (RabbitMQ's reading)
+            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(heartbeat * 2L * 1000,
+                heartbeat * 1000L / 2, 0, TimeUnit.MILLISECONDS));
+        }
+        state = State.AWAIT_OPEN;
+    }
+
+    private void onOpen(ConnectionMethod.Open open) {
+        String name = open.virtualHost();
+        vhost = broker.vhost(name);
+        if (vhost == null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
+        }
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        output.method(0, ConnectionMethod.OpenOk.INSTANCE);
+        state = State.OPEN;
+    }
+
+    private void onClose(ConnectionMethod.Close close) {
+        if (close.replyCode() != ReplyCode.REPLY_SUCCESS.code()) {
+            LOG.log(System.Logger.Level.INFO, "{0} closed with {1} {2}", remote(), close.replyCode(),
+                close.replyText());
+        }
+        state = State.CLOSING;
+        releaseChannels();
+        output.method(0, ConnectionMethod.CloseOk.INSTANCE);
+        output.flush();
+        ctx.close();
+    }
+
+    private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
+        InetAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress address
+            ? address.getAddress() : InetAddress.getLoopbackAddress();
+        String secret = new String(update.newSecret().toArray(), java.nio.charset.StandardCharsets.UTF_8);
+        if (sasl.password(user, secret, remote) == null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "new secret was refused");
+        }
+        output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
+    }
+
+    /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */
+    private void closingMethod(Method method) {
+        if (method instanceof ConnectionMethod.CloseOk) {
+            ctx.close();
+        } else if (method instanceof ConnectionMethod.Close) {
+            output.method(0, ConnectionMethod.CloseOk.INSTANCE);
+            output.flush();
+            ctx.close();
+        }
+    }
+
+    // ---- heartbeats, errors, closing ----------------------------------------------------------------------
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event instanceof IdleStateEvent idle) {
+            switch (idle.state()) {
+                case READER_IDLE -> {
+                    LOG.log(System.Logger.Level.INFO, "closing {0}: missed heartbeats", remote());
+                    state = State.CLOSING;
+                    ctx.close();
+                }
+                case WRITER_IDLE -> {
+                    output.heartbeat();
+                    output.flush();
+                }
+                default -> {
+                }
+            }
+            return;
+        }
+        context.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (root instanceof Amqp091DecodeException decode) {
+            closeConnection(Amqp091Exception.of(decode.replyCode(), null, "%s", decode.getMessage()));
+            return;
+        }
+        if (root instanceof java.io.IOException) {
+            LOG.log(System.Logger.Level.DEBUG, "{0}: {1}", remote(), root.toString());
+            ctx.close();
+            return;
+        }
+        LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", root);
+        closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, null, "internal error: %s", root));
+    }
+
+    @Override
+    public io.netty.util.concurrent.Future<?> closeForShutdown() {
+        return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+            "broker forced connection closure with reason 'shutdown'")));
+    }
+
+    /**
+     * Closes the connection with {@code connection.close}; the socket closes on the client's {@code close-ok}, or
+     * after a timeout.
+     */
+    void closeConnection(Amqp091Exception e) {
+        if (state == State.CLOSING) {
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), e.replyText());
+        state = State.CLOSING;
+        releaseChannels();
+        output.method(0, new ConnectionMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
+        output.flush();
+        ctx.executor().schedule(() -> {
+            ctx.close();
+        }, CLOSE_OK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    // ---- for channels -------------------------------------------------------------------------------------
+
+    /** The channel's close handshake is over: its number is free. */
+    void channelGone(Amqp091Channel channel) {
+        channels.remove(channel.number());
+    }
+
+    FrameOutput output() {
+        return output;
+    }
+
+    QueueExecutor executor() {
+        return executor;
+    }
+
+    BrokerConfig config() {
+        return config;
+    }
+
+    DirectReplyTo directReplyTo() {
+        return directReplyTo;
+    }
+
+    /** True when the client's {@code start-ok} says it has {@code capability} (e.g. consumer_cancel_notify). */
+    boolean clientCapability(String capability) {
+        return Boolean.TRUE.equals(clientCapabilities.get(capability));
+    }
+
+    String remote() {
+        return String.valueOf(ctx.channel().remoteAddress());
+    }
+}

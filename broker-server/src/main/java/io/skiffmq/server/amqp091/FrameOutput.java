@@ -1,0 +1,110 @@
+package io.skiffmq.server.amqp091;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.skiffmq.codec.amqp091.Amqp091FrameWriter;
+import io.skiffmq.codec.amqp091.BasicMethod;
+import io.skiffmq.codec.amqp091.Method;
+import io.skiffmq.core.message.Amqp091Message;
+
+/**
+ * The one writer of a 0-9-1 connection. Frames are appended to one buffer, which goes to the socket with one write
+ * and one flush when the connection's current batch of work is done ({@link #flush}): a burst of small deliveries
+ * costs one write, not one per frame. Bodies larger than {@link #COPY_LIMIT} are not copied: their body frames are
+ * slices of the publisher's bytes. Owned by the connection's event loop.
+ */
+final class FrameOutput {
+    /** Bodies up to this size are copied into the buffer; larger ones are written as slices. */
+    static final int COPY_LIMIT = 4096;
+    private static final int BUFFER_SIZE = 16 * 1024;
+    /** Past this, the buffer is written (not flushed) and a new one started. */
+    private static final int WRITE_THRESHOLD = 64 * 1024;
+
+    private final ChannelHandlerContext ctx;
+    private ByteBuf buffer;
+    private boolean flushPending;
+    private int frameMax;
+
+    FrameOutput(ChannelHandlerContext ctx, int frameMax) {
+        this.ctx = ctx;
+        this.frameMax = frameMax;
+    }
+
+    /** The largest frame the peer takes (after {@code tune-ok}); body frames are cut to it. */
+    void frameMax(int frameMax) {
+        this.frameMax = frameMax;
+    }
+
+    void method(int channel, Method method) {
+        Amqp091FrameWriter.writeMethod(buffer(), channel, method);
+        afterAppend();
+    }
+
+    /**
+     * A method with content ({@code basic.deliver}, {@code get-ok}, {@code return}): the method, the content header
+     * with the message's properties as they were published, and its body frames. The caller keeps its reference to
+     * the message.
+     */
+    void content(int channel, Method method, Amqp091Message message) {
+        ByteBuf out = buffer();
+        Amqp091FrameWriter.writeMethod(out, channel, method);
+        ByteBuf body = message.body();
+        int size = body.readableBytes();
+        Amqp091FrameWriter.writeContentHeader(out, channel, BasicMethod.CLASS_ID, size, message.propertyBytes());
+        if (size <= COPY_LIMIT) {
+            Amqp091FrameWriter.writeBody(out, channel, body, frameMax);
+            afterAppend();
+            return;
+        }
+        writeBuffer();
+        ctx.write(Amqp091FrameWriter.bodyFrames(ctx.alloc(), channel, body, frameMax), ctx.voidPromise());
+        flushPending = true;
+    }
+
+    void heartbeat() {
+        Amqp091FrameWriter.writeHeartbeat(buffer());
+        afterAppend();
+    }
+
+    /** Writes and flushes what was appended since the last flush, if anything. */
+    void flush() {
+        writeBuffer();
+        if (flushPending) {
+            flushPending = false;
+            ctx.flush();
+        }
+    }
+
+    /** Drops what was not written (the connection is gone). */
+    void discard() {
+        if (buffer != null) {
+            buffer.release();
+            buffer = null;
+        }
+    }
+
+    boolean isWritable() {
+        return ctx.channel().isWritable();
+    }
+
+    private ByteBuf buffer() {
+        if (buffer == null) {
+            buffer = ctx.alloc().ioBuffer(BUFFER_SIZE);
+        }
+        return buffer;
+    }
+
+    private void afterAppend() {
+        if (buffer.readableBytes() >= WRITE_THRESHOLD) {
+            writeBuffer();
+        }
+    }
+
+    private void writeBuffer() {
+        if (buffer != null && buffer.isReadable()) {
+            ctx.write(buffer, ctx.voidPromise());
+            buffer = null;
+            flushPending = true;
+        }
+    }
+}

@@ -1,0 +1,411 @@
+package io.skiffmq.server.amqp091;
+
+import io.skiffmq.codec.amqp091.ExchangeMethod;
+import io.skiffmq.codec.amqp091.Method;
+import io.skiffmq.codec.amqp091.QueueMethod;
+import io.skiffmq.codec.amqp091.ReplyCode;
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A channel's {@code exchange.*} and {@code queue.*} methods on the virtual host, with RabbitMQ's checks and reply
+ * texts. Changes that may wait for the disk (durable declarations, deletions, bindings) run off the event loop
+ * ({@link Amqp091Channel#await}); the connection reads no further frame until they are answered, so the methods
+ * after them see their effect.
+ *
+ * <p>Owned by the connection's event loop.
+ */
+final class TopologyMethods {
+    private static final String RESERVED = "amq.";
+
+    private final Amqp091Channel channel;
+    private final VirtualHost vhost;
+
+    TopologyMethods(Amqp091Channel channel, VirtualHost vhost) {
+        this.channel = channel;
+        this.vhost = vhost;
+    }
+
+    void onMethod(Method method) {
+        if (method instanceof QueueMethod.Declare declare) {
+            queueDeclare(declare);
+        } else if (method instanceof QueueMethod.Bind bind) {
+            queueBind(bind);
+        } else if (method instanceof QueueMethod.Unbind unbind) {
+            String queue = queueName(unbind.queue(), unbind);
+            unbind(new Binding(unbind.exchange(), Destination.queue(queue), unbind.routingKey(), unbind.arguments()),
+                unbind, false, QueueMethod.UnbindOk.INSTANCE);
+        } else if (method instanceof QueueMethod.Purge purge) {
+            Queue queue = existingQueue(queueName(purge.queue(), purge), purge);
+            channel.await(queue.purge(), purge, count -> {
+                if (!purge.noWait()) {
+                    channel.reply(new QueueMethod.PurgeOk(count));
+                }
+            });
+        } else if (method instanceof QueueMethod.Delete delete) {
+            queueDelete(delete);
+        } else if (method instanceof ExchangeMethod.Declare declare) {
+            exchangeDeclare(declare);
+        } else if (method instanceof ExchangeMethod.Delete delete) {
+            exchangeDelete(delete);
+        } else if (method instanceof ExchangeMethod.Bind bind) {
+            checkNotDefault(bind.source(), bind);
+            checkNotDefault(bind.destination(), bind);
+            bind(new Binding(bind.source(), Destination.exchange(bind.destination()), bind.routingKey(),
+                bind.arguments()), bind, bind.noWait(), ExchangeMethod.BindOk.INSTANCE);
+        } else if (method instanceof ExchangeMethod.Unbind unbind) {
+            checkNotDefault(unbind.source(), unbind);
+            checkNotDefault(unbind.destination(), unbind);
+            unbind(new Binding(unbind.source(), Destination.exchange(unbind.destination()), unbind.routingKey(),
+                unbind.arguments()), unbind, unbind.noWait(), ExchangeMethod.UnbindOk.INSTANCE);
+        } else {
+            throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "%s is not for a client to send",
+                method.name());
+        }
+    }
+
+    // ---- queues ---------------------------------------------------------------------------------------------
+
+    /** The queue a method names; an empty name means the channel's last declared queue, as in RabbitMQ. */
+    String queueName(String name, Method cause) {
+        if (!name.isEmpty()) {
+            return name;
+        }
+        if (channel.lastDeclaredQueue().isEmpty()) {
+            throw Amqp091Exception.of(ReplyCode.NOT_FOUND, cause, "no previously declared queue");
+        }
+        return channel.lastDeclaredQueue();
+    }
+
+    /** The queue, which this connection may use. */
+    Queue existingQueue(String name, Method cause) {
+        Queue queue = vhost.queue(name);
+        if (queue == null) {
+            throw notFound("queue", name, cause);
+        }
+        checkAccess(queue, cause);
+        return queue;
+    }
+
+    private void checkAccess(Queue queue, Method cause) {
+        try {
+            vhost.checkAccess(queue, channel.connection());
+        } catch (BrokerException e) {
+            throw locked(queue.name(), cause);
+        }
+    }
+
+    private Amqp091Exception locked(String queue, Method cause) {
+        return Amqp091Exception.of(ReplyCode.RESOURCE_LOCKED, cause, "cannot obtain exclusive access to locked "
+            + "queue '%s' in vhost '%s'. It could be originally declared on another connection or the exclusive "
+            + "property value does not match that of the original declaration.", queue, vhost.name());
+    }
+
+    private Amqp091Exception notFound(String kind, String name, Method cause) {
+        return Amqp091Exception.of(ReplyCode.NOT_FOUND, cause, "no %s '%s' in vhost '%s'", kind, name, vhost.name());
+    }
+
+    private void queueDeclare(QueueMethod.Declare declare) {
+        String name = declare.queue();
+        if (declare.passive()) {
+            if (name.isEmpty()) {
+                name = queueName(name, declare);
+            }
+            if (DirectReplyTo.QUEUE.equals(name) || channel.connection().directReplyTo().exists(name)) {
+                answerDeclare(declare, name, 0, 0);
+                return;
+            }
+            Queue queue = existingQueue(name, declare);
+            String declared = name;
+            channel.await(queue.counts(), declare, counts -> answerDeclare(declare, declared, counts.ready(),
+                counts.consumers()));
+            return;
+        }
+        if (name.isEmpty()) {
+            name = QueueDeclaration.generateName();
+        } else if (name.startsWith(RESERVED)) {
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
+                "queue name '%s' contains reserved prefix 'amq.*'", name);
+        }
+        QueueDeclaration wanted = new QueueDeclaration(name, declare.durable(), declare.exclusive(),
+            declare.autoDelete(), declare.arguments());
+        Queue existing = vhost.queue(name);
+        if (existing != null) {
+            checkAccess(existing, declare);
+            checkEquivalent(existing.declaration(), wanted, declare);
+        }
+        String declared = name;
+        channel.await(vhost.declareQueueAsync(wanted, channel.connection()).thenCompose(Queue::counts), declare,
+            counts -> answerDeclare(declare, declared, counts.ready(), counts.consumers()));
+    }
+
+    private void answerDeclare(QueueMethod.Declare declare, String name, int messages, int consumers) {
+        channel.lastDeclaredQueue(name);
+        if (!declare.noWait()) {
+            channel.reply(new QueueMethod.DeclareOk(name, messages, consumers));
+        }
+    }
+
+    /** RabbitMQ's reply text for the first property that differs. */
+    private void checkEquivalent(QueueDeclaration existing, QueueDeclaration wanted, Method cause) {
+        if (existing.equivalent(wanted)) {
+            return;
+        }
+        String arg;
+        Object received;
+        Object current;
+        if (existing.durable() != wanted.durable()) {
+            arg = "durable";
+            received = wanted.durable();
+            current = existing.durable();
+        } else if (existing.exclusive() != wanted.exclusive()) {
+            throw locked(wanted.name(), cause);
+        } else if (existing.autoDelete() != wanted.autoDelete()) {
+            arg = "auto_delete";
+            received = wanted.autoDelete();
+            current = existing.autoDelete();
+        } else {
+            arg = differingKey(existing.arguments(), wanted.arguments());
+            received = describe(wanted.arguments().get(arg));
+            current = describe(existing.arguments().get(arg));
+        }
+        throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
+            "inequivalent arg '%s' for queue '%s' in vhost '%s': received %s but current is %s", arg, wanted.name(),
+            vhost.name(), quote(received), quote(current));
+    }
+
+    private void queueBind(QueueMethod.Bind bind) {
+        String queue = queueName(bind.queue(), bind);
+        // an empty routing key with the shortcut queue name means the queue's name (RabbitMQ)
+        String key = bind.queue().isEmpty() && bind.routingKey().isEmpty() ? queue : bind.routingKey();
+        checkNotDefault(bind.exchange(), bind);
+        Queue existing = vhost.queue(queue);
+        if (existing == null) {
+            throw notFound("queue", queue, bind);
+        }
+        checkAccess(existing, bind);
+        bind(new Binding(bind.exchange(), Destination.queue(queue), key, bind.arguments()), bind, bind.noWait(),
+            QueueMethod.BindOk.INSTANCE);
+    }
+
+    private void queueDelete(QueueMethod.Delete delete) {
+        String name = queueName(delete.queue(), delete);
+        Queue queue = vhost.queue(name);
+        if (queue == null) {
+            // deleting what is not there is fine since RabbitMQ 3.2
+            if (!delete.noWait()) {
+                channel.reply(new QueueMethod.DeleteOk(0));
+            }
+            return;
+        }
+        checkAccess(queue, delete);
+        channel.await(queue.counts(), delete, counts -> {
+            if (delete.ifUnused() && counts.consumers() > 0) {
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, delete, "queue '%s' in vhost '%s' in use",
+                    name, vhost.name());
+            }
+            if (delete.ifEmpty() && counts.ready() > 0) {
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, delete,
+                    "queue '%s' in vhost '%s' is not empty", name, vhost.name());
+            }
+            CompletableFuture<Integer> deleted = vhost.deleteQueue(queue);
+            channel.await(deleted == null ? CompletableFuture.completedFuture(0) : deleted, delete, count -> {
+                if (!delete.noWait()) {
+                    channel.reply(new QueueMethod.DeleteOk(count));
+                }
+            });
+        });
+    }
+
+    // ---- exchanges ------------------------------------------------------------------------------------------
+
+    private void exchangeDeclare(ExchangeMethod.Declare declare) {
+        String name = declare.exchange();
+        checkNotDefault(name, declare);
+        if (declare.passive()) {
+            if (vhost.exchange(name) == null) {
+                throw notFound("exchange", name, declare);
+            }
+            if (!declare.noWait()) {
+                channel.reply(ExchangeMethod.DeclareOk.INSTANCE);
+            }
+            return;
+        }
+        if (name.startsWith(RESERVED)) {
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
+                "exchange name '%s' contains reserved prefix 'amq.*'", name);
+        }
+        Exchange.Type type;
+        try {
+            type = Exchange.Type.of(declare.type());
+        } catch (IllegalArgumentException e) {
+            throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, declare, "unknown exchange type '%s'",
+                declare.type());
+        }
+        Object alternate = declare.arguments().get("alternate-exchange");
+        if (alternate != null && !(alternate instanceof String)) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
+                "invalid arg 'alternate-exchange' for exchange '%s' in vhost '%s': a string is required", name,
+                vhost.name());
+        }
+        Exchange wanted = new Exchange(name, type, declare.durable(), declare.autoDelete(), declare.internal(),
+            declare.arguments());
+        Exchange existing = vhost.exchange(name);
+        if (existing != null) {
+            checkEquivalent(existing, wanted, declare);
+            if (!declare.noWait()) {
+                channel.reply(ExchangeMethod.DeclareOk.INSTANCE);
+            }
+            return;
+        }
+        channel.offload(() -> vhost.declareExchange(wanted), declare, done -> {
+            if (!declare.noWait()) {
+                channel.reply(ExchangeMethod.DeclareOk.INSTANCE);
+            }
+        });
+    }
+
+    private void checkEquivalent(Exchange existing, Exchange wanted, Method cause) {
+        String arg;
+        Object received;
+        Object current;
+        if (existing.type() != wanted.type()) {
+            arg = "type";
+            received = wanted.type().name().toLowerCase(java.util.Locale.ROOT);
+            current = existing.type().name().toLowerCase(java.util.Locale.ROOT);
+        } else if (existing.durable() != wanted.durable()) {
+            arg = "durable";
+            received = wanted.durable();
+            current = existing.durable();
+        } else if (existing.autoDelete() != wanted.autoDelete()) {
+            arg = "auto_delete";
+            received = wanted.autoDelete();
+            current = existing.autoDelete();
+        } else if (existing.internal() != wanted.internal()) {
+            arg = "internal";
+            received = wanted.internal();
+            current = existing.internal();
+        } else if (!existing.arguments().equals(wanted.arguments())) {
+            arg = differingKey(existing.arguments(), wanted.arguments());
+            received = describe(wanted.arguments().get(arg));
+            current = describe(existing.arguments().get(arg));
+        } else {
+            return;
+        }
+        throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
+            "inequivalent arg '%s' for exchange '%s' in vhost '%s': received %s but current is %s", arg,
+            wanted.name(), vhost.name(), quote(received), quote(current));
+    }
+
+    private void exchangeDelete(ExchangeMethod.Delete delete) {
+        String name = delete.exchange();
+        checkNotDefault(name, delete);
+        if (name.startsWith(RESERVED)) {
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, delete,
+                "operation not permitted on exchange '%s' in vhost '%s'", name, vhost.name());
+        }
+        if (vhost.exchange(name) == null) {
+            if (!delete.noWait()) {
+                channel.reply(ExchangeMethod.DeleteOk.INSTANCE);
+            }
+            return;
+        }
+        if (delete.ifUnused() && !vhost.bindings().bindingsFrom(name).isEmpty()) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, delete, "exchange '%s' in vhost '%s' in use",
+                name, vhost.name());
+        }
+        channel.offload(() -> vhost.deleteExchange(name), delete, done -> {
+            if (!delete.noWait()) {
+                channel.reply(ExchangeMethod.DeleteOk.INSTANCE);
+            }
+        });
+    }
+
+    // ---- bindings -------------------------------------------------------------------------------------------
+
+    private void bind(Binding binding, Method cause, boolean noWait, Method ok) {
+        checkEnds(binding, cause);
+        channel.await(vhost.bindAsync(binding), cause, done -> {
+            if (!noWait) {
+                channel.reply(ok);
+            }
+        });
+    }
+
+    /** Unbinding what is not bound is fine (RabbitMQ); unbinding from or to what does not exist is not. */
+    private void unbind(Binding binding, Method cause, boolean noWait, Method ok) {
+        checkNotDefault(binding.source(), cause);
+        checkEnds(binding, cause);
+        channel.offload(() -> vhost.unbind(binding), cause, done -> {
+            if (!noWait) {
+                channel.reply(ok);
+            }
+        });
+    }
+
+    private void checkEnds(Binding binding, Method cause) {
+        if (vhost.exchange(binding.source()) == null) {
+            throw notFound("exchange", binding.source(), cause);
+        }
+        Destination d = binding.destination();
+        if (d.isExchange() ? vhost.exchange(d.name()) == null : vhost.queue(d.name()) == null) {
+            throw notFound(d.isExchange() ? "exchange" : "queue", d.name(), cause);
+        }
+    }
+
+    private static void checkNotDefault(String exchange, Method cause) {
+        if (exchange.isEmpty()) {
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, cause,
+                "operation not permitted on the default exchange");
+        }
+    }
+
+    private static String differingKey(Map<String, Object> a, Map<String, Object> b) {
+        for (String key : new java.util.TreeSet<>(b.keySet())) {
+            if (!a.containsKey(key) || !java.util.Objects.equals(a.get(key), b.get(key))) {
+                return key;
+            }
+        }
+        for (String key : new java.util.TreeSet<>(a.keySet())) {
+            if (!b.containsKey(key)) {
+                return key;
+            }
+        }
+        return "arguments";
+    }
+
+    private static Object describe(Object value) {
+        return value == null ? null : "the value '" + value + "' of type '" + typeName(value) + "'";
+    }
+
+    private static String typeName(Object value) {
+        if (value instanceof Long) {
+            return "long";
+        }
+        if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return "signedint";
+        }
+        if (value instanceof Boolean) {
+            return "bool";
+        }
+        if (value instanceof String) {
+            return "longstr";
+        }
+        return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static String quote(Object value) {
+        if (value == null) {
+            return "none";
+        }
+        String text = value.toString();
+        return text.startsWith("the value ") ? text : "'" + text + "'";
+    }
+}
