@@ -94,8 +94,9 @@ public final class AmqpListener implements AutoCloseable {
             .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo));
         serverChannel = bind(config.port(), amqp10, amqp091);
         InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
-        LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 on {0} ({1})", address,
-            channelClass.getSimpleName());
+        // harnesses wait for this line, as it is (benchmarks, the crash test)
+        LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 on {0} ({1})", address, channelClass.getSimpleName());
+        LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0} too", address);
         if (config.amqp091Port() != BrokerConfig.NO_PORT) {
             amqp091Channel = bind(config.amqp091Port(), null, amqp091);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0}", amqp091Channel.localAddress());
