@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kill -9 at random moments: the broker runs as a child JVM; several connections publish durable messages with
- * confirms while a consumer takes some (accepting, requeueing after a failed delivery, or holding them
+ * confirms (over AMQP 1.0, and one over 0-9-1) while a consumer takes some (accepting, requeueing after a failed delivery, or holding them
  * unsettled); the broker is killed, restarted on the same data directory, and the queue drained. Every confirmed
  * message that was not accepted must come back, exactly once, intact and marked as acquired before; nothing comes
  * back twice. Then the broker is stopped cleanly and the next round begins on the same data, so recovery also
@@ -85,12 +85,14 @@ class CrashRecoveryTest {
                     .as("round %d starts with the queue empty", round).isZero();
                 List<Connection> connections = new ArrayList<>();
                 List<CompletableFuture<Void>> publishers = new ArrayList<>();
-                for (int p = 0; p < PUBLISHERS; p++) {
+                for (int p = 0; p < PUBLISHERS - 1; p++) {
                     Connection connection = connect(environment);
                     connections.add(connection);
                     int publisher = p;
                     publishers.add(CompletableFuture.runAsync(() -> publish(connection, publisher)));
                 }
+                // the last publisher speaks AMQP 0-9-1: its persistent messages share the journal
+                publishers.add(CompletableFuture.runAsync(() -> publish091(broker, PUBLISHERS - 1)));
                 // takes some as they arrive: accepts, requeues once after a failed delivery, or holds unsettled
                 Connection consuming = connect(environment);
                 consuming.consumerBuilder().queue(QUEUE).initialCredits(50).messageHandler((context, message) -> {
@@ -141,6 +143,49 @@ class CrashRecoveryTest {
             } catch (RuntimeException e) {
                 // the broker is gone: this publisher is done
             }
+        }
+
+        /** Persistent messages with publisher confirms, at most 1,000 unconfirmed, until the broker is killed. */
+        private void publish091(ChildBroker broker, int publisher) {
+            com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+            factory.setHost("127.0.0.1");
+            factory.setPort(broker.port);
+            factory.setAutomaticRecoveryEnabled(false);
+            java.util.concurrent.ConcurrentNavigableMap<Long, String> unconfirmed =
+                new java.util.concurrent.ConcurrentSkipListMap<>();
+            java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(1000);
+            try (com.rabbitmq.client.Connection connection = factory.newConnection()) {
+                com.rabbitmq.client.Channel channel = connection.createChannel();
+                channel.confirmSelect();
+                channel.addConfirmListener((tag, multiple) -> settle(unconfirmed, inFlight, tag, multiple, true),
+                    (tag, multiple) -> settle(unconfirmed, inFlight, tag, multiple, false));
+                for (int n = 0; ; n++) {
+                    String id = round + "-" + publisher + "-" + n;
+                    while (!inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                        if (!connection.isOpen()) {
+                            return; // killed while we waited for confirms
+                        }
+                    }
+                    sent.add(id);
+                    unconfirmed.put(channel.getNextPublishSeqNo(), id);
+                    channel.basicPublish("", QUEUE, com.rabbitmq.client.MessageProperties.PERSISTENT_BASIC, body(id));
+                }
+            } catch (Exception e) {
+                // the broker is gone: this publisher is done
+            }
+        }
+
+        private void settle(java.util.concurrent.ConcurrentNavigableMap<Long, String> unconfirmed,
+                java.util.concurrent.Semaphore inFlight, long tag, boolean multiple, boolean ack) {
+            java.util.Map<Long, String> done = multiple ? unconfirmed.headMap(tag, true)
+                : unconfirmed.subMap(tag, true, tag, true);
+            for (String id : List.copyOf(done.values())) {
+                if (ack) {
+                    confirmed.add(id);
+                }
+                inFlight.release();
+            }
+            done.clear();
         }
 
         void drainAndCheck(ChildBroker broker) throws Exception {
