@@ -88,12 +88,12 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
     }
 
     /** The properties the broker needs on every message, read by {@link #summarize}. */
-    public record Summary(int deliveryMode, int priority, String replyTo, String expiration) {
+    public record Summary(int deliveryMode, int priority, String replyTo, String expiration, String userId) {
     }
 
     /**
-     * Reads delivery-mode, priority, reply-to and expiration (-1, -1, null and null when absent) without decoding
-     * the rest: strings and the headers table are skipped by their lengths. Does not change {@code in}'s indexes.
+     * Reads delivery-mode, priority, reply-to, expiration and user-id (-1, -1 and nulls when absent) without
+     * decoding the rest: strings and the headers table are skipped by their lengths. Does not change {@code in}'s indexes.
      *
      * @throws Amqp091DecodeException when the properties are cut short before expiration
      */
@@ -117,7 +117,17 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
         skipShortString(b, end, flags & CORRELATION_ID);
         String replyTo = (flags & REPLY_TO) != 0 ? FieldTable.readShortString(b, end) : null;
         String expiration = (flags & EXPIRATION) != 0 ? FieldTable.readShortString(b, end) : null;
-        return new Summary(deliveryMode, priority, replyTo, expiration);
+        String userId = null;
+        if ((flags & USER_ID) != 0) {
+            skipShortString(b, end, flags & MESSAGE_ID);
+            if ((flags & TIMESTAMP) != 0) {
+                FieldTable.need(b, 8, end, "timestamp");
+                b.skipBytes(8);
+            }
+            skipShortString(b, end, flags & TYPE);
+            userId = FieldTable.readShortString(b, end);
+        }
+        return new Summary(deliveryMode, priority, replyTo, expiration, userId);
     }
 
     private static void skipShortString(ByteBuf b, int end, int present) throws Amqp091DecodeException {

@@ -17,18 +17,23 @@ public final class Amqp091Message extends Message {
 
     private final ByteBuf properties;
     private final ByteBuf body;
-    /** Read with the summary, for direct reply-to; null in a converted message (nobody asks it there). */
+    /**
+     * Read with the summary, for the publishing channel (direct reply-to, the user-id check); null in a converted
+     * message, where nobody asks for them.
+     */
     private final String replyTo;
+    private final String userId;
     private final String invalidExpiration;
     private volatile BasicProperties decoded;
     private volatile Amqp10Message converted;
 
     private Amqp091Message(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
-            String exchange, String routingKey, String replyTo, String invalidExpiration) {
+            String exchange, String routingKey, String replyTo, String userId, String invalidExpiration) {
         super(durable, priority, ttl, exchange, routingKey);
         this.properties = properties;
         this.body = body;
         this.replyTo = replyTo;
+        this.userId = userId;
         this.invalidExpiration = invalidExpiration;
     }
 
@@ -49,7 +54,7 @@ public final class Amqp091Message extends Message {
         // channel, so here it just means none
         long ttl = ttl(s.expiration());
         return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0), ttl,
-            exchange, routingKey, s.replyTo(), ttl < 0 && s.expiration() != null ? s.expiration() : null);
+            exchange, routingKey, s.replyTo(), s.userId(), ttl < 0 && s.expiration() != null ? s.expiration() : null);
     }
 
     /**
@@ -58,7 +63,7 @@ public final class Amqp091Message extends Message {
      */
     static Amqp091Message converted(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
             String exchange, String routingKey) {
-        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey, null, null);
+        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey, null, null, null);
     }
 
     static Amqp091Message readStored(ByteBuf stored, String exchange, String routingKey)
@@ -101,6 +106,11 @@ public final class Amqp091Message extends Message {
     /** The publisher's reply-to property, or null. */
     public String replyTo() {
         return replyTo;
+    }
+
+    /** The publisher's user-id property, or null. */
+    public String userId() {
+        return userId;
     }
 
     /**

@@ -43,10 +43,9 @@ public final class ClassicQueue implements Queue {
 
     private final WaitingMessages waiting = new WaitingMessages();
     /** Consumers messages are pushed to (not pull consumers). */
-    private final List<QueueConsumer> consumers = new ArrayList<>();
+    private final ConsumerRing consumers = new ConsumerRing();
     /** Every consumer, pull consumers too: those that may hold unsettled deliveries. */
     private final List<QueueConsumer> allConsumers = new ArrayList<>();
-    private int nextConsumer;
     /** The consumer that has the queue to itself (0-9-1 exclusive consume), or null. */
     private QueueConsumer exclusiveConsumer;
     private boolean hadConsumer;
@@ -240,8 +239,9 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
-    public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive) {
-        QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled);
+    public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive,
+            int priority) {
+        QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled, priority);
         executor.run(() -> {
             boolean pull = flow.kind() == ConsumerFlow.Kind.PULL;
             if (!pull && (exclusiveConsumer != null || exclusive && !consumers.isEmpty())) {
@@ -279,18 +279,10 @@ public final class ClassicQueue implements Queue {
         if (exclusiveConsumer == consumer) {
             exclusiveConsumer = null;
         }
-        int index = consumers.indexOf(consumer);
-        if (index < 0) {
+        if (!consumers.remove(consumer)) {
             return false;
         }
-        consumers.remove(index);
         consumerCount = consumers.size();
-        if (index < nextConsumer) {
-            nextConsumer--;
-        }
-        if (nextConsumer >= consumers.size()) {
-            nextConsumer = 0;
-        }
         return true;
     }
 
@@ -533,46 +525,46 @@ public final class ClassicQueue implements Queue {
         }
     }
 
-    /** Hands out messages while some consumer has credit, round-robin. */
+    /** Hands out messages while some consumer has room: by priority, round robin among equals. */
     private void dispatch() {
         assert executor.inExecutor();
-        int size = consumers.size();
-        while (size > 0 && !waiting.isEmpty()) {
-            boolean delivered = false;
-            for (int tried = 0; tried < size && !delivered; tried++) {
-                QueueConsumer consumer = consumers.get(nextConsumer);
-                nextConsumer = (nextConsumer + 1) % size;
-                if (consumer.hasRoom()) {
-                    QueueEntry entry = waiting.take(consumer);
-                    if (entry != null && consumer.channelLimit() != null
-                            && !consumer.channelLimit().tryAcquire(consumer)) {
-                        waiting.putBack(entry); // the channel is at its limit: this consumer waits to be resumed
-                        entry = null;
-                    }
-                    if (entry != null) {
-                        int loaded = pageIn(entry);
-                        if (loaded == NOT_NOW) {
-                            releaseSlots(consumer, 1);
-                            break; // nothing delivered: dispatching stops for now
-                        }
-                        if (loaded == LOADED) {
-                            consumer.sink.deliver(deliver(consumer, entry));
-                        } else {
-                            releaseSlots(consumer, 1);
-                        }
-                        delivered = true;
-                    }
-                }
-            }
-            if (!delivered) {
-                break;
-            }
+        boolean more = true;
+        while (more && !consumers.isEmpty() && !waiting.isEmpty()) {
+            more = consumers.offer(offer) == ConsumerRing.Offer.DONE; // one message per offer
         }
         readyCount = waiting.size();
         if (!pageOutCandidates.isEmpty()) {
             pageOut();
         }
         memoryBytesSeen = waiting.bytes();
+    }
+
+    private final ConsumerRing.Offer offer = this::offer;
+
+    /** Offers the next message this consumer may have to it. */
+    private int offer(QueueConsumer consumer) {
+        if (!consumer.hasRoom()) {
+            return ConsumerRing.Offer.NONE;
+        }
+        QueueEntry entry = waiting.take(consumer);
+        if (entry == null) {
+            return ConsumerRing.Offer.NONE;
+        }
+        if (consumer.channelLimit() != null && !consumer.channelLimit().tryAcquire(consumer)) {
+            waiting.putBack(entry); // the channel is at its limit: this consumer waits to be resumed
+            return ConsumerRing.Offer.NONE;
+        }
+        int loaded = pageIn(entry);
+        if (loaded == NOT_NOW) {
+            releaseSlots(consumer, 1);
+            return ConsumerRing.Offer.STOP; // nothing delivered: dispatching stops for now
+        }
+        if (loaded == LOADED) {
+            consumer.sink.deliver(deliver(consumer, entry));
+        } else {
+            releaseSlots(consumer, 1);
+        }
+        return ConsumerRing.Offer.DONE;
     }
 
     /** Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */

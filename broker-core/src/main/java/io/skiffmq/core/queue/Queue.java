@@ -54,7 +54,15 @@ public interface Queue {
      * @param preSettled deliveries are settled when sent (at-most-once): the queue forgets them at once
      * @param exclusive no other consumer may push from the queue while this one does (0-9-1 exclusive consume)
      */
-    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive);
+    default QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive) {
+        return subscribe(sink, flow, preSettled, exclusive, 0);
+    }
+
+    /**
+     * {@link #subscribe(ConsumerSink, ConsumerFlow, boolean, boolean)} with a priority: a consumer is pushed to only
+     * while every consumer of higher priority has no room (RabbitMQ's consumer priorities; 0 is the default).
+     */
+    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive, int priority);
 
     /**
      * Stops pushing to the consumer (0-9-1 {@code basic.cancel}) but keeps its unsettled deliveries settleable: they

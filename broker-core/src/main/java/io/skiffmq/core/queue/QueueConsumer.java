@@ -10,6 +10,8 @@ public final class QueueConsumer {
     final ConsumerSink sink;
     final ConsumerFlow flow;
     final boolean preSettled;
+    /** Higher goes first; see {@link ConsumerRing}. */
+    final int priority;
     /** [2.6.7] the sender's delivery-count, a 32-bit serial number. Starts at 0 (our initial-delivery-count). */
     long deliveryCount;
     long credit;
@@ -19,8 +21,9 @@ public final class QueueConsumer {
     long nextTag;
     final UnsettledDeliveries unsettled = new UnsettledDeliveries();
 
-    QueueConsumer(ClassicQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
+    QueueConsumer(ClassicQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled, int priority) {
         this.queue = queue;
+        this.priority = priority;
         this.sink = sink;
         this.flow = flow;
         this.preSettled = preSettled;

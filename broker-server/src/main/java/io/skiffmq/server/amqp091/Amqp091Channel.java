@@ -328,6 +328,12 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'",
                 message.invalidExpiration());
         }
+        if (message.userId() != null && !message.userId().equals(connection.user())) {
+            String userId = message.userId();
+            message.release();
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish,
+                "user_id property set to '%s' but authenticated user was '%s'", userId, connection.user());
+        }
         if (DirectReplyTo.QUEUE.equals(message.replyTo())) {
             if (replyAddress == null) {
                 message.release();
@@ -554,9 +560,24 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
             : ConsumerFlow.prefetch(prefetch, channelLimit);
         ChannelConsumer consumer = new ChannelConsumer(this, tag, queue, consume.noAck(), flow,
             consume.noWait());
+        int priority = consumerPriority(consume);
         consumers.put(tag, consumer);
-        consumer.subscribe(flow, consume.exclusive());
+        consumer.subscribe(flow, consume.exclusive(), priority);
         connection.suspend(); // until the queue answers: consume-ok goes before any delivery
+    }
+
+    /** The {@code x-priority} argument (RabbitMQ's consumer priorities), 0 without one. */
+    private static int consumerPriority(BasicMethod.Consume consume) {
+        Object priority = consume.arguments().get("x-priority");
+        if (priority == null) {
+            return 0;
+        }
+        if (priority instanceof Number n && (n instanceof Integer || n instanceof Long || n instanceof Short
+                || n instanceof Byte) && n.longValue() == n.intValue()) {
+            return n.intValue();
+        }
+        throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, consume,
+            "invalid arg 'x-priority' for consumer: an integer is required, got '%s'", priority);
     }
 
     static String generateTag() {

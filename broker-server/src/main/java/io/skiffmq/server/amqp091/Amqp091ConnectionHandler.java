@@ -122,7 +122,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private Map<String, Object> serverProperties() {
         Map<String, Object> capabilities = new LinkedHashMap<>();
         for (String capability : new String[] {"publisher_confirms", "exchange_exchange_bindings", "basic.nack",
-                "consumer_cancel_notify", "connection.blocked", "authentication_failure_close", "per_consumer_qos",
+                "consumer_cancel_notify", "connection.blocked", "consumer_priorities", "authentication_failure_close",
+                "per_consumer_qos",
                 "direct_reply_to"}) {
             capabilities.put(capability, true);
         }
@@ -615,6 +616,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     /** True when the client's {@code start-ok} says it has {@code capability} (e.g. consumer_cancel_notify). */
     boolean clientCapability(String capability) {
         return Boolean.TRUE.equals(clientCapabilities.get(capability));
+    }
+
+    /** The authenticated user. */
+    String user() {
+        return user;
     }
 
     String remote() {

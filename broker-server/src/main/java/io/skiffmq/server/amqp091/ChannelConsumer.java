@@ -56,8 +56,8 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
     }
 
     /** Subscribes; the answer comes back through {@link #subscribed} or {@link #refused}. */
-    void subscribe(ConsumerFlow flow, boolean exclusive) {
-        subscription = queue.subscribe(this, flow, noAck, exclusive);
+    void subscribe(ConsumerFlow flow, boolean exclusive, int priority) {
+        subscription = queue.subscribe(this, flow, noAck, exclusive, priority);
     }
 
     String tag() {

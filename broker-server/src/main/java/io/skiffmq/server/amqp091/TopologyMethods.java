@@ -119,7 +119,7 @@ final class TopologyMethods {
                 name = queueName(name, declare);
             }
             if (DirectReplyTo.QUEUE.equals(name) || channel.connection().directReplyTo().exists(name)) {
-                answerDeclare(declare, name, 0, 0);
+                answerDeclare(declare, name, 0, 1); // as RabbitMQ counts its pseudo-queue
                 return;
             }
             Queue queue = existingQueue(name, declare);
@@ -238,10 +238,6 @@ final class TopologyMethods {
             }
             return;
         }
-        if (name.startsWith(RESERVED)) {
-            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
-                "exchange name '%s' contains reserved prefix 'amq.*'", name);
-        }
         Exchange.Type type;
         try {
             type = Exchange.Type.of(declare.type());
@@ -259,11 +255,16 @@ final class TopologyMethods {
             declare.arguments());
         Exchange existing = vhost.exchange(name);
         if (existing != null) {
+            // an equivalent redeclaration is fine, amq.* ones included (PerfTest redeclares amq.fanout)
             checkEquivalent(existing, wanted, declare);
             if (!declare.noWait()) {
                 channel.reply(ExchangeMethod.DeclareOk.INSTANCE);
             }
             return;
+        }
+        if (name.startsWith(RESERVED)) {
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
+                "exchange name '%s' contains reserved prefix 'amq.*'", name);
         }
         channel.offload(() -> vhost.declareExchange(wanted), declare, done -> {
             if (!declare.noWait()) {
