@@ -55,7 +55,8 @@ class Amqp091PerfTestTest {
 
     @AfterEach
     void cleanUp() throws Exception {
-        Amqp091Spring.deleteQueuesAndExchanges(target, queues, List.of());
+        // "direct" is PerfTest's default exchange (declared durable, type direct, by every run without --exchange)
+        Amqp091Spring.deleteQueuesAndExchanges(target, queues, List.of("direct"));
     }
 
     private String queue(String prefix) {
@@ -84,8 +85,8 @@ class Amqp091PerfTestTest {
     }
 
     private static void assertCounts(String queue, int ready, int consumers) {
-        await().atMost(Duration.ofSeconds(10))
-            .untilAsserted(() -> assertThat(Amqp091Spring.counts(target, queue)).as(queue).containsExactly(ready, consumers));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+            assertThat(Amqp091Spring.counts(target, queue)).as(queue).containsExactly(ready, consumers));
     }
 
     @Test

@@ -130,7 +130,8 @@ class Amqp091PikaTest {
             + "\"list\":[1,\"two\",false],\"name\":\"pika\",\"nested\":{\"a\":1,\"b\":\"two\"},"
             + "\"ratio\":{\"decimal\":\"1.5\"},\"when\":{\"timestamp\":\"2024-01-02T03:04:05+00:00\"}}");
 
-        assertThat(result.path("tx_body").asString()).as("the rolled back publish never arrived").isEqualTo("committed");
+        assertThat(result.path("tx_body").asString()).as("the rolled back publish never arrived")
+            .isEqualTo("committed");
         assertThat(result.path("tx_get_message_count").asInt()).isZero();
         assertThat(result.path("deleted_messages").asInt()).isZero();
     }

@@ -35,7 +35,8 @@ final class Amqp091Spring {
      * Spring connection left unacknowledged are counted as ready again, so this tells acknowledged from not.
      */
     static int[] counts(Amqp091Target target, String queue) throws IOException, TimeoutException {
-        try (Connection connection = target.factory().newConnection("counts"); Channel channel = connection.createChannel()) {
+        try (Connection connection = target.factory().newConnection("counts");
+            Channel channel = connection.createChannel()) {
             com.rabbitmq.client.AMQP.Queue.DeclareOk ok = channel.queueDeclarePassive(queue);
             return new int[] {ok.getMessageCount(), ok.getConsumerCount()};
         }

@@ -120,7 +120,8 @@ class Amqp091SpringListenerTest {
         }
     }
 
-    private AbstractMessageListenerContainer container(String kind, String queue, ChannelAwareMessageListener listener) {
+    private AbstractMessageListenerContainer container(String kind, String queue,
+        ChannelAwareMessageListener listener) {
         CachingConnectionFactory factory = Amqp091Spring.connectionFactory(target, ConfirmType.NONE, false);
         consuming.add(factory);
         AbstractMessageListenerContainer container = CONTAINERS.get(kind).apply(factory);
