@@ -6,6 +6,7 @@ import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.Handoff;
+import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.routing.Router;
@@ -30,6 +31,12 @@ public final class Publisher {
         /** The messages published with tags {@code firstTag..lastTag} (as the caller numbered them) are confirmed. */
         void confirmed(long firstTag, long lastTag);
 
+        /**
+         * The messages published with tags {@code firstTag..lastTag} were refused by a queue they went to (its log
+         * failed, a limit refused them): 0-9-1's {@code basic.nack}, AMQP 1.0's {@code rejected}.
+         */
+        void rejected(long firstTag, long lastTag);
+
         /** Runs after each batch of confirms (to write them out, to grant more credit). */
         void batchEnd();
     }
@@ -47,9 +54,9 @@ public final class Publisher {
     private final Handoff<Pending> handoff;
     private final Router router = new Router();
     private final List<Queue> routed = new ArrayList<>();
-    /** Tags confirmed in the batch being drained. */
-    private long[] batch = new long[64];
-    private int batchSize;
+    /** Tags confirmed, and refused, in the batch being drained. */
+    private final TagBatch confirmedBatch = new TagBatch();
+    private final TagBatch refusedBatch = new TagBatch();
     private int unconfirmed;
     private boolean closed;
 
@@ -115,35 +122,66 @@ public final class Publisher {
             return;
         }
         unconfirmed--;
-        if (batchSize == batch.length) {
-            batch = Arrays.copyOf(batch, batchSize * 2);
-        }
-        batch[batchSize++] = pending.tag;
+        // refused by any of its queues: refused, as RabbitMQ nacks it
+        (pending.refused ? refusedBatch : confirmedBatch).add(pending.tag);
     }
 
     private void endBatch() {
-        if (batchSize == 0 || closed) {
-            batchSize = 0;
+        if (closed || confirmedBatch.isEmpty() && refusedBatch.isEmpty()) {
+            confirmedBatch.clear();
+            refusedBatch.clear();
             return;
         }
-        Arrays.sort(batch, 0, batchSize);
-        int start = 0;
-        for (int i = 1; i <= batchSize; i++) {
-            if (i == batchSize || batch[i] != batch[i - 1] + 1) {
-                confirms.confirmed(batch[start], batch[i - 1]);
-                start = i;
-            }
-        }
-        batchSize = 0;
+        confirmedBatch.drain(confirms::confirmed);
+        refusedBatch.drain(confirms::rejected);
         confirms.batchEnd();
     }
 
-    /** A message waiting for its queues' confirms; each queue runs it once, from its own thread. */
-    private static final class Pending implements Runnable {
+    /** Tags gathered in one batch, reported sorted as ranges. */
+    private static final class TagBatch {
+        interface Ranges {
+            void range(long first, long last);
+        }
+
+        private long[] tags = new long[64];
+        private int size;
+
+        void add(long tag) {
+            if (size == tags.length) {
+                tags = Arrays.copyOf(tags, size * 2);
+            }
+            tags[size++] = tag;
+        }
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        void clear() {
+            size = 0;
+        }
+
+        void drain(Ranges ranges) {
+            Arrays.sort(tags, 0, size);
+            int start = 0;
+            for (int i = 1; i <= size; i++) {
+                if (i == size || tags[i] != tags[i - 1] + 1) {
+                    ranges.range(tags[start], tags[i - 1]);
+                    start = i;
+                }
+            }
+            size = 0;
+        }
+    }
+
+    /** A message waiting for its queues' confirms; each queue runs it (or refuses it) once, from its own thread. */
+    private static final class Pending implements PublishConfirm {
         private final Publisher publisher;
         private final long tag;
         /** Owned by the publisher's thread. */
         private int remaining;
+        /** Set by a queue's thread before the handoff, read by the publisher's after it. */
+        private boolean refused;
 
         Pending(Publisher publisher, long tag, int queues) {
             this.publisher = publisher;
@@ -153,6 +191,12 @@ public final class Publisher {
 
         @Override
         public void run() {
+            publisher.handoff.offer(this);
+        }
+
+        @Override
+        public void refused() {
+            refused = true;
             publisher.handoff.offer(this);
         }
     }

@@ -124,7 +124,7 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
-    public void publish(Message message, Runnable confirmed) {
+    public void publish(Message message, PublishConfirm confirmed) {
         if (executor.inExecutor()) {
             append(message, confirmed);
         } else {
@@ -134,10 +134,10 @@ public final class ClassicQueue implements Queue {
     }
 
     /** A message on its way to the queue's thread. */
-    private record Publish(Message message, Runnable confirmed) {
+    private record Publish(Message message, PublishConfirm confirmed) {
     }
 
-    private void append(Message message, Runnable confirmed) {
+    private void append(Message message, PublishConfirm confirmed) {
         assert executor.inExecutor();
         if (deleted || closed) {
             message.release();
@@ -153,10 +153,13 @@ public final class ClassicQueue implements Queue {
             try {
                 entry.location = log.publish(entry.sequence, message, 0, confirmed);
             } catch (RuntimeException e) {
-                // the log is closed or failed (it says why, loudly): not taken, and so never confirmed
+                // the log is closed or failed (it says why, loudly): not taken
                 waiting.cancelArrival(entry);
                 message.release();
                 LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' refused a message: {1}", name, e.getMessage());
+                if (confirmed != null) {
+                    confirmed.refused();
+                }
                 return;
             }
             if (waiting.bytes() > memoryLimit) {

@@ -34,11 +34,11 @@ public interface Queue {
      * Appends a message.
      *
      * @param message one reference, which the queue takes over
-     * @param confirmed runs once the message is as safe as this queue promises: in memory for a message held in
+     * @param confirm runs once the message is as safe as this queue promises: in memory for a message held in
      *        memory (on the queue's thread), on disk for a durable message of a durable queue (on the log's writer
-     *        thread). Null when nobody waits. Never runs for a message the queue could not take.
+     *        thread); or is told the queue {@link PublishConfirm#refused refused} it. Null when nobody waits.
      */
-    void publish(Message message, Runnable confirmed);
+    void publish(Message message, PublishConfirm confirm);
 
     /** {@link #subscribe(ConsumerSink, ConsumerFlow, boolean, boolean)}, not exclusive. */
     default QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {

@@ -8,7 +8,14 @@ import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.VirtualHostStore;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.queue.QueueLog;
+import java.util.concurrent.CompletableFuture;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.util.ArrayDeque;
@@ -55,10 +62,16 @@ class PublisherTest {
         }
 
         @Override
+        public void rejected(long firstTag, long lastTag) {
+            rejectedRanges.add(new long[] {firstTag, lastTag});
+        }
+
+        @Override
         public void batchEnd() {
             batches++;
         }
     });
+    private final List<long[]> rejectedRanges = new ArrayList<>();
 
     @Test
     void confirmsComeOncePerMessageAfterEveryQueueInRangesOneTaskPerBatch() {
@@ -102,6 +115,94 @@ class PublisherTest {
         loop.runAll();
         assertThat(ranges).containsExactly(new long[] {2, 2});
         vhost.deleteQueue("ae-queue");
+    }
+
+    @Test
+    void aMessageAnyQueueRefusesIsRejectedNotConfirmed() {
+        // "broken" is durable, and its log fails every write: it refuses durable messages
+        VirtualHost withBrokenLog = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, new VirtualHostStore() {
+            @Override
+            public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
+                return new ClassicQueue(declaration, executor, declaration.persistent() ? new FailingLog() : null,
+                    Long.MAX_VALUE);
+            }
+
+            @Override
+            public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+                return CompletableFuture.completedFuture(null);
+            }
+        });
+        withBrokenLog.declareQueue("fine", false, Map.of());
+        withBrokenLog.declareQueue("broken", true, Map.of());
+        withBrokenLog.bind(new Binding("amq.fanout", Destination.queue("fine"), "", Map.of()));
+        withBrokenLog.bind(new Binding("amq.fanout", Destination.queue("broken"), "", Map.of()));
+        Publisher on = new Publisher(withBrokenLog, loop, publisherConfirms());
+        on.publish(text("durable", "amq.fanout", ""), 1); // TestMessages.text messages are durable
+        on.publish(text("durable", "amq.fanout", ""), 2);
+        loop.runAll();
+        assertThat(rejectedRanges).containsExactly(new long[] {1, 2});
+        assertThat(ranges).isEmpty();
+        assertThat(on.unconfirmed()).isZero();
+        withBrokenLog.deleteQueue("fine");
+        withBrokenLog.deleteQueue("broken");
+    }
+
+    private Publisher.Confirms publisherConfirms() {
+        return new Publisher.Confirms() {
+            @Override
+            public void confirmed(long firstTag, long lastTag) {
+                ranges.add(new long[] {firstTag, lastTag});
+            }
+
+            @Override
+            public void rejected(long firstTag, long lastTag) {
+                rejectedRanges.add(new long[] {firstTag, lastTag});
+            }
+
+            @Override
+            public void batchEnd() {
+                batches++;
+            }
+        };
+    }
+
+    /** A log whose every write fails, as a closed or broken journal's does. */
+    private static final class FailingLog implements QueueLog {
+        @Override
+        public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
+            throw new IllegalStateException("journal failed");
+        }
+
+        @Override
+        public long relocate(long sequence, Message message, long deliveryCount, long location) {
+            throw new IllegalStateException("journal failed");
+        }
+
+        @Override
+        public void requeue(long sequence, long location, long deliveryCount) {
+        }
+
+        @Override
+        public boolean isWritten(long location) {
+            return false;
+        }
+
+        @Override
+        public Message read(long sequence, long location) {
+            throw new IllegalStateException("nothing was written");
+        }
+
+        @Override
+        public void whenWritten(Runnable action) {
+        }
+
+        @Override
+        public void remove(long sequence, long location) {
+        }
+
+        @Override
+        public void deleted() {
+        }
     }
 
     @Test

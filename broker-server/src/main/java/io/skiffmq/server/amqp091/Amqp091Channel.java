@@ -418,6 +418,15 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     }
 
     @Override
+    public void rejected(long firstTag, long lastTag) {
+        if (confirms != null) {
+            confirms.refused(firstTag, lastTag);
+        } else if (transaction != null) {
+            transaction.confirmed(firstTag, lastTag); // the commit is over for them too
+        }
+    }
+
+    @Override
     public void batchEnd() {
         if (closing) {
             return;
@@ -436,6 +445,11 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     @Override
     public void ack(long tag, boolean multiple) {
         output.method(number, new BasicMethod.Ack(tag, multiple));
+    }
+
+    @Override
+    public void nack(long tag, boolean multiple) {
+        output.method(number, new BasicMethod.Nack(tag, multiple, false));
     }
 
     private void onConfirmSelect(ConfirmMethod.Select select) {

@@ -337,6 +337,16 @@ final class IncomingLink implements Link, Publisher.Confirms {
     }
 
     @Override
+    public void rejected(long firstTag, long lastTag) {
+        for (long id = firstTag; id <= lastTag; id++) {
+            Rejected rejected = new Rejected();
+            rejected.setError(new ErrorCondition(AmqpError.RESOURCE_LIMIT_EXCEEDED.symbol(),
+                "a queue could not take the message"));
+            session.settleIncoming(id, rejected);
+        }
+    }
+
+    @Override
     public void batchEnd() {
         grantCredit();
         session.flushLater();
