@@ -45,6 +45,22 @@ final class Amqp091Support {
         return new String(body, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Whether the target is an external RabbitMQ older than {@code major.minor}: for tests of behaviour a later
+     * RabbitMQ has (SkiffMQ implements RabbitMQ 4's), skipped against an older one checked against.
+     */
+    static boolean externalOlderThan(Amqp091Target target, int major, int minor) throws Exception {
+        if (!target.external()) {
+            return false;
+        }
+        try (Connection connection = target.factory().newConnection()) {
+            String[] version = connection.getServerProperties().get("version").toString().split("\\.");
+            int actualMajor = Integer.parseInt(version[0]);
+            int actualMinor = Integer.parseInt(version[1]);
+            return actualMajor < major || actualMajor == major && actualMinor < minor;
+        }
+    }
+
     /** An operation that throws (the client's calls throw IOException). */
     interface Operation {
         void run() throws Exception;
