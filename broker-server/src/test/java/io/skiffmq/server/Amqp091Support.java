@@ -147,7 +147,8 @@ final class Amqp091Support {
         }
     }
 
-    static void publishConfirmed(Connection connection, String queue, String... bodies) throws Exception {
+    /** Publishes to a queue through the default exchange, with confirms. */
+    static void sendToQueue(Connection connection, String queue, String... bodies) throws Exception {
         publishConfirmed(connection, "", queue, null, bodies);
     }
 
