@@ -1,0 +1,192 @@
+package io.skiffmq.server;
+
+import static io.skiffmq.server.Amqp091Support.QUIET;
+import static io.skiffmq.server.Amqp091Support.TIMEOUT;
+import static io.skiffmq.server.Amqp091Support.bytes;
+import static io.skiffmq.server.Amqp091Support.channelError;
+import static io.skiffmq.server.Amqp091Support.passive;
+import static io.skiffmq.server.Amqp091Support.sendToQueue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Return;
+import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.Amqp091Support.Recorder;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Transactions ({@code tx.select}, {@code commit}, {@code rollback}) for publishes (routed at commit, dropped at
+ * rollback, returned at commit) and for acks, nacks and rejects (done at commit, undone at rollback); commit and
+ * rollback without select (406).
+ */
+@ExtendWith(LeakDetection.class)
+class Amqp091TransactionTest {
+    private static Amqp091Target target;
+    private Connection connection;
+    private Channel channel;
+    private String queue;
+
+    @BeforeAll
+    static void start() throws Exception {
+        target = Amqp091Target.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        target.close();
+    }
+
+    @BeforeEach
+    void connect() throws Exception {
+        connection = target.factory().newConnection();
+        channel = connection.createChannel();
+        queue = channel.queueDeclare("", false, true, false, null).getQueue();
+    }
+
+    @AfterEach
+    void disconnect() throws Exception {
+        if (connection.isOpen()) {
+            connection.close();
+        }
+    }
+
+    private int ready() throws Exception {
+        return passive(connection, queue).getMessageCount();
+    }
+
+    @Test
+    void publishesAreRoutedAtCommitOnly() throws Exception {
+        channel.txSelect();
+        channel.basicPublish("", queue, null, bytes("m1"));
+        channel.basicPublish("", queue, null, bytes("m2"));
+        channel.basicPublish("", queue, null, bytes("m3"));
+        // a synchronous method on the same channel: the broker has read the publishes, and holds them
+        assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isZero();
+        assertThat(ready()).isZero();
+        channel.txCommit();
+        assertThat(ready()).isEqualTo(3);
+        // the channel stays transactional: the next publishes wait for the next commit
+        channel.basicPublish("", queue, null, bytes("m4"));
+        assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(3);
+        channel.txCommit();
+        assertThat(ready()).isEqualTo(4);
+    }
+
+    @Test
+    void rollbackDropsThePublishes() throws Exception {
+        channel.txSelect();
+        channel.basicPublish("", queue, null, bytes("dropped 1"));
+        channel.basicPublish("", queue, null, bytes("dropped 2"));
+        channel.txRollback();
+        assertThat(ready()).isZero();
+        channel.basicPublish("", queue, null, bytes("kept"));
+        channel.txCommit();
+        assertThat(ready()).isEqualTo(1);
+        assertThat(Amqp091Support.text(channel.basicGet(queue, true).getBody())).isEqualTo("kept");
+    }
+
+    @Test
+    void aMandatoryUnroutablePublishIsReturnedAtCommit() throws Exception {
+        List<Return> returns = new CopyOnWriteArrayList<>();
+        channel.addReturnListener(returns::add);
+        channel.txSelect();
+        channel.basicPublish("amq.direct", "no-binding", true, null, bytes("returned"));
+        channel.queueDeclarePassive(queue);
+        assertThat(returns).as("nothing routed yet, so nothing returned").isEmpty();
+        channel.txCommit();
+        // the return goes out before commit-ok, and the client reads frames in order
+        assertThat(returns).singleElement().satisfies(r -> {
+            assertThat(r.getReplyCode()).isEqualTo(AMQP.NO_ROUTE);
+            assertThat(Amqp091Support.text(r.getBody())).isEqualTo("returned");
+        });
+    }
+
+    @Test
+    void acksTakeEffectAtCommit() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2", "m3");
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(3);
+        channel.txSelect();
+        channel.basicAck(3, true);
+        channel.txCommit();
+        channel.close();
+        // acked: nothing comes back, not even a little later
+        await().during(QUIET).atMost(TIMEOUT).until(() -> ready() == 0);
+    }
+
+    @Test
+    void uncommittedAcksAreForgottenWhenTheChannelCloses() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2", "m3");
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(3);
+        channel.txSelect();
+        channel.basicAck(3, true);
+        channel.close();
+        await().atMost(TIMEOUT).until(() -> ready() == 3);
+    }
+
+    @Test
+    void rollbackKeepsAckedMessagesUnacked() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2", "m3");
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(3);
+        channel.txSelect();
+        channel.basicAck(2, false);
+        channel.txRollback();
+        // the tags are still the channel's: acking them again is no unknown-tag error
+        channel.basicAck(1, false);
+        channel.basicAck(2, false);
+        channel.txCommit();
+        assertThat(channel.isOpen()).isTrue();
+        channel.close();
+        await().atMost(TIMEOUT).until(() -> ready() == 1); // m3: never acked
+    }
+
+    @Test
+    void rejectsAndNacksTakeEffectAtCommit() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2");
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(2);
+        channel.txSelect();
+        channel.basicReject(1, true);
+        channel.basicNack(2, false, false);
+        await().during(QUIET).atMost(TIMEOUT).until(() -> consumer.deliveries.size() == 2);
+        channel.txCommit();
+        consumer.awaitExactly(3);
+        assertThat(Amqp091Support.text(consumer.deliveries.get(2).getBody())).isEqualTo("m1");
+        assertThat(consumer.deliveries.get(2).getEnvelope().isRedeliver()).isTrue();
+    }
+
+    @Test
+    void selectTwiceAndEmptyCommitsAreFine() throws Exception {
+        channel.txSelect();
+        channel.txSelect();
+        channel.txCommit();
+        channel.txRollback();
+        channel.txCommit();
+        assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void commitOrRollbackWithoutSelectIsPreconditionFailed() throws Exception {
+        channelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - channel is not transactional",
+            channel::txCommit);
+        Channel other = connection.createChannel();
+        channelError(other, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - channel is not transactional",
+            other::txRollback);
+    }
+}
