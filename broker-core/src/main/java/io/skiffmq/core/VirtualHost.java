@@ -18,7 +18,8 @@ import java.util.function.Supplier;
 
 /**
  * A virtual host: queues, exchanges and the bindings between them. The default exchange ({@code ""}) and
- * {@code amq.direct}, {@code amq.fanout}, {@code amq.topic} and {@code amq.headers} exist from the start and cannot
+ * {@code amq.direct}, {@code amq.fanout}, {@code amq.topic}, {@code amq.headers} and {@code amq.match} exist from
+ * the start and cannot
  * be deleted or redeclared differently; names starting {@code amq.} are reserved.
  *
  * <p>Durable exchanges and queues, and bindings between durable ends, are kept by the {@link VirtualHostStore}:
@@ -61,7 +62,8 @@ public final class VirtualHost {
         this.store = store;
         for (Exchange e : List.of(new Exchange("", Exchange.Type.DIRECT),
                 new Exchange("amq.direct", Exchange.Type.DIRECT), new Exchange("amq.fanout", Exchange.Type.FANOUT),
-                new Exchange("amq.topic", Exchange.Type.TOPIC), new Exchange("amq.headers", Exchange.Type.HEADERS))) {
+                new Exchange("amq.topic", Exchange.Type.TOPIC), new Exchange("amq.headers", Exchange.Type.HEADERS),
+                new Exchange("amq.match", Exchange.Type.HEADERS))) {
             exchanges.put(e.name(), e);
         }
     }
@@ -254,7 +256,7 @@ public final class VirtualHost {
      * Deletes that very queue (not a later one of the same name) and its bindings, at once, without waiting for
      * the disk: for threads that must not wait (event loops, queues).
      *
-     * @return completes with the number of messages it held once a durable queue's deletion is saved; null when it
+     * @return completes with the number of messages that were ready once a durable queue's deletion is saved; null when it
      *         is gone already
      */
     public CompletableFuture<Integer> deleteQueue(Queue queue) {

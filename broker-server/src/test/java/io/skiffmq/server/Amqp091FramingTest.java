@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakDetection.class)
 class Amqp091FramingTest {
-    private static final int FRAME_MAX = 4096;
+    private static final int FRAME_MAX = 8192; // RabbitMQ 4.1 raised the minimum to 8192
     private static Amqp091Target target;
 
     @BeforeAll
@@ -45,7 +45,7 @@ class Amqp091FramingTest {
         target.close();
     }
 
-    /** A connection with frame-max 4096, no heartbeats, and channel 1 open. */
+    /** A connection with frame-max 8192, no heartbeats, and channel 1 open. */
     private static Raw091Client openWithChannel() throws IOException {
         Raw091Client client = Raw091Client.open(target, 0, FRAME_MAX, 0);
         client.send(1, new AMQP.Channel.Open.Builder().build());

@@ -248,7 +248,7 @@ class Amqp091PublishTest {
         assertThat(roundTrip(null, body).getBody()).isEqualTo(body);
 
         ConnectionFactory small = target.factory();
-        small.setRequestedFrameMax(4096);
+        small.setRequestedFrameMax(8192); // the least RabbitMQ 4.1 allows
         try (Connection smallFrames = small.newConnection()) {
             Channel c = smallFrames.createChannel();
             String queue = c.queueDeclare().getQueue();

@@ -80,9 +80,8 @@ class HeaderNegotiationTest {
 
     @Test
     void otherAmqpVersionsAreAnsweredWithThe091HeaderAndClosed() throws Exception {
-        // AMQP 0-9 and 0-8 as RabbitMQ's clients of old sent them, and a 0-10 header
-        for (byte[] hello : new byte[][] {hex("41 4d 51 50 01 01 00 09"), hex("41 4d 51 50 01 01 08 00"),
-            hex("41 4d 51 50 01 01 00 0a")}) {
+        // AMQP 0-8 as RabbitMQ's clients of old sent it, and a 0-10 header (0-9 is taken as 0-9-1, as RabbitMQ does)
+        for (byte[] hello : new byte[][] {hex("41 4d 51 50 01 01 08 00"), hex("41 4d 51 50 01 01 00 0a")}) {
             try (RawClient client = new RawClient(saslOnly.port())) {
                 client.writeRaw(hello);
                 client.expectBytes(hex("41 4d 51 50 00 00 09 01"));

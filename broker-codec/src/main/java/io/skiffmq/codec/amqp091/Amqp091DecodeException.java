@@ -37,6 +37,14 @@ public final class Amqp091DecodeException extends Exception {
         return failure.replyCode();
     }
 
+    /**
+     * What went wrong, without the failure's name: the reply text's part after the code (frame-level failures start
+     * {@code type N, } as RabbitMQ's do).
+     */
+    public String detail() {
+        return super.getMessage();
+    }
+
     @Override
     public String getMessage() {
         return failure + ": " + super.getMessage();

@@ -109,8 +109,8 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
         }
         int end = in.getUnsignedByte(index + FRAME_HEADER_SIZE + (int) size);
         if (end != FRAME_END) {
-            throw Amqp091DecodeException.of(DecodeFailure.BAD_FRAME_END, "frame end 0x%02x after a %d-byte payload",
-                end, size);
+            throw Amqp091DecodeException.of(DecodeFailure.BAD_FRAME_END,
+                "type %d, frame end 0x%02x after a %d-byte payload", type, end, size);
         }
         ByteBuf payload = in.retainedSlice(index + FRAME_HEADER_SIZE, (int) size);
         in.skipBytes(FRAME_HEADER_SIZE + (int) size + 1);
@@ -119,32 +119,34 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
 
     private void checkHeader(int type, int channel, long size) throws Amqp091DecodeException {
         switch (type) {
-            case Amqp091Frame.TYPE_METHOD -> minimum(size, 4, "method");
-            case Amqp091Frame.TYPE_HEADER -> minimum(size, ContentHeader.FIXED_SIZE, "content header");
+            case Amqp091Frame.TYPE_METHOD -> minimum(type, size, 4, "method");
+            case Amqp091Frame.TYPE_HEADER -> minimum(type, size, ContentHeader.FIXED_SIZE, "content header");
             case Amqp091Frame.TYPE_BODY -> {
             }
             case Amqp091Frame.TYPE_HEARTBEAT -> {
                 // [4.2.7] heartbeats are channel 0 only and carry nothing
                 if (channel != 0) {
-                    throw Amqp091DecodeException.of(DecodeFailure.HEARTBEAT_ON_CHANNEL, "heartbeat on channel %d",
-                        channel);
+                    throw Amqp091DecodeException.of(DecodeFailure.HEARTBEAT_ON_CHANNEL,
+                        "type %d, heartbeat on channel %d", type, channel);
                 }
                 if (size != 0) {
-                    throw Amqp091DecodeException.of(DecodeFailure.MALFORMED_FRAME, "heartbeat with %d bytes", size);
+                    throw Amqp091DecodeException.of(DecodeFailure.MALFORMED_FRAME, "type %d, heartbeat with %d bytes",
+                        type, size);
                 }
             }
-            default -> throw Amqp091DecodeException.of(DecodeFailure.UNKNOWN_FRAME_TYPE, "frame type %d", type);
+            default -> throw Amqp091DecodeException.of(DecodeFailure.UNKNOWN_FRAME_TYPE, "type %d, unknown frame type",
+                type);
         }
         if (size + FRAME_OVERHEAD > (long) frameMax + FRAME_MAX_SLACK) {
-            throw Amqp091DecodeException.of(DecodeFailure.FRAME_TOO_LARGE, "frame of %d bytes, frame-max %d",
-                size + FRAME_OVERHEAD, frameMax);
+            throw Amqp091DecodeException.of(DecodeFailure.FRAME_TOO_LARGE, "type %d, frame of %d bytes, frame-max %d",
+                type, size + FRAME_OVERHEAD, frameMax);
         }
     }
 
-    private static void minimum(long size, int minimum, String what) throws Amqp091DecodeException {
+    private static void minimum(int type, long size, int minimum, String what) throws Amqp091DecodeException {
         if (size < minimum) {
-            throw Amqp091DecodeException.of(DecodeFailure.MALFORMED_FRAME, "%s frame of %d bytes, at least %d needed",
-                what, size, minimum);
+            throw Amqp091DecodeException.of(DecodeFailure.MALFORMED_FRAME,
+                "type %d, %s frame of %d bytes, at least %d needed", type, what, size, minimum);
         }
     }
 }

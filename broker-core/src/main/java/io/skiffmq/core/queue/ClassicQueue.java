@@ -433,10 +433,7 @@ public final class ClassicQueue implements Queue {
                 return;
             }
             deleted = true;
-            int count = dropReady();
-            for (QueueConsumer consumer : allConsumers) {
-                count += consumer.unsettled.size();
-            }
+            int count = dropReady(); // ready ones only, as RabbitMQ counts them in delete-ok
             if (log != null && !closed) {
                 log.deleted();
             }

@@ -115,7 +115,8 @@ public interface Queue {
 
     /**
      * Deletes the queue: its messages are dropped and each consumer is told ({@link ConsumerSink#queueDeleted}).
-     * Completes with the number of messages it held.
+     * Completes with the number of messages that were ready (those delivered and unsettled not counted, as in
+     * RabbitMQ).
      */
     CompletableFuture<Integer> delete();
 

@@ -40,9 +40,59 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
         return durable && !exclusive;
     }
 
+    /**
+     * The arguments compared when a queue is declared again, as RabbitMQ compares them
+     * ({@code rabbit_amqqueue:declare_args/0}); any other argument is kept as first declared and not compared.
+     */
+    public static final java.util.Set<String> COMPARED_ARGUMENTS = java.util.Set.of("x-expires", "x-message-ttl",
+        "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy", "x-max-length",
+        "x-max-length-bytes", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-max-priority", "x-overflow",
+        "x-queue-mode", "x-queue-version", "x-single-active-consumer", "x-queue-type", "x-quorum-initial-group-size",
+        "x-quorum-target-group-size", "x-delivery-limit", "x-max-age", "x-stream-max-segment-size-bytes",
+        "x-stream-filter-size-bytes", "x-initial-cluster-size", "x-queue-leader-locator");
+
     /** Same properties, whatever the name. */
     public boolean equivalent(QueueDeclaration other) {
         return durable == other.durable && exclusive == other.exclusive && autoDelete == other.autoDelete
-            && arguments.equals(other.arguments);
+            && differingArgument(other) == null;
+    }
+
+    /**
+     * The first compared argument (by name) whose value differs, or null. Integers compare by value whatever their
+     * width, and no {@code x-queue-type} means {@code classic}, as in RabbitMQ.
+     */
+    public String differingArgument(QueueDeclaration other) {
+        java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+        for (String key : arguments.keySet()) {
+            if (COMPARED_ARGUMENTS.contains(key)) {
+                keys.add(key);
+            }
+        }
+        for (String key : other.arguments.keySet()) {
+            if (COMPARED_ARGUMENTS.contains(key)) {
+                keys.add(key);
+            }
+        }
+        for (String key : keys) {
+            if (!sameValue(key, arguments.get(key), other.arguments.get(key))) {
+                return key;
+            }
+        }
+        return null;
+    }
+
+    private static boolean sameValue(String key, Object a, Object b) {
+        if (key.equals("x-queue-type")) {
+            a = a == null ? "classic" : a.toString();
+            b = b == null ? "classic" : b.toString();
+        }
+        if (a instanceof Number x && b instanceof Number y && integral(x) && integral(y)) {
+            return x.longValue() == y.longValue();
+        }
+        return java.util.Objects.equals(a, b);
+    }
+
+    private static boolean integral(Number n) {
+        return n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte;
     }
 }

@@ -25,7 +25,6 @@ import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -53,9 +52,6 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     /** {@code basic.get} subscriptions, by queue, for acked and no-ack gets. */
     private final Map<Queue, QueueGetter> getters = new HashMap<>();
     private boolean closing;
-    private boolean flowActive = true;
-    /** Deliveries that arrived while the client had paused the channel ({@code channel.flow}). */
-    private ArrayDeque<Object> held;
     private int prefetch;
     /** The channel-wide prefetch ({@code basic.qos global}), or null. */
     private PrefetchLimit channelLimit;
@@ -148,9 +144,9 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         switch (frame.type()) {
             case Amqp091Frame.TYPE_METHOD -> {
                 if (publishing != null) {
-                    throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing,
-                        "expected content %s for class %d on channel %d, got a method frame instead",
-                        contentSize < 0 ? "header" : "body", CONTENT_CLASS, number);
+                    throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing, contentSize < 0
+                        ? "expected content header for class %d, got non content header frame instead"
+                        : "expected content body for class %d, got non content body frame instead", CONTENT_CLASS);
                 }
                 onMethod(MethodCodec.decode(frame.payload()));
             }
@@ -192,13 +188,11 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
             release();
             connection.channelGone(this);
         } else if (method instanceof ChannelMethod.Flow flow) {
-            flowActive = flow.active();
-            reply(new ChannelMethod.FlowOk(flow.active()));
-            if (flowActive && held != null) {
-                while (!held.isEmpty() && flowActive) {
-                    deliver((ChannelConsumer) held.poll(), (QueueDelivery) held.poll());
-                }
+            if (!flow.active()) {
+                // RabbitMQ stopped honouring a client's flow in 3.3 (prefetch does the job)
+                throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, flow, "active=false");
             }
+            reply(new ChannelMethod.FlowOk(true));
         } else if (method instanceof ChannelMethod.Open) {
             throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "second 'channel.open' seen");
         } else {
@@ -253,9 +247,13 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     }
 
     private void onContentHeader(ByteBuf payload) throws Amqp091DecodeException {
-        if (publishing == null || contentSize >= 0) {
+        if (publishing == null) {
             throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, null,
-                "content header on channel %d without a method expecting one", number);
+                "expected method frame, got non method frame instead");
+        }
+        if (contentSize >= 0) {
+            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing,
+                "expected content body for class %d, got non content body frame instead", CONTENT_CLASS);
         }
         ContentHeader header = ContentHeader.decode(payload);
         if (header.classId() != CONTENT_CLASS) {
@@ -281,14 +279,18 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     }
 
     private void onContentBody(ByteBuf payload) {
-        if (publishing == null || contentSize < 0) {
+        if (publishing == null) {
             throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, null,
-                "content body on channel %d without a content header", number);
+                "expected method frame, got non method frame instead");
+        }
+        if (contentSize < 0) {
+            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing,
+                "expected content header for class %d, got non content header frame instead", CONTENT_CLASS);
         }
         long received = contentBody == null ? 0 : contentBody.readableBytes();
         if (received + payload.readableBytes() > contentSize) {
             throw Amqp091Exception.of(ReplyCode.FRAME_ERROR, publishing,
-                "content body of more than the %d bytes its header announced", contentSize);
+                "content body frame exceeds remaining content size");
         }
         if (contentBody == null) {
             contentBody = payload.retain();
@@ -622,9 +624,10 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     void consumeRefused(ChannelConsumer consumer, String reason) {
         consumers.remove(consumer.tag());
         connection.resume();
+        // RabbitMQ's text, whichever of the two rules refused it
         connection.channelError(this, Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, new BasicMethod.Consume(
             consumer.queue().name(), consumer.tag(), false, consumer.noAck(), false, false, Map.of()),
-            "%s in vhost '%s'", reason, vhost.name()));
+            "queue '%s' in vhost '%s' in exclusive use", consumer.queue().name(), vhost.name()));
     }
 
     /** The consumer's queue was deleted: the client hears of it by a {@code basic.cancel} when it asked to. */
@@ -641,14 +644,6 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     void deliver(ChannelConsumer consumer, QueueDelivery delivery) {
         if (closing) {
             delivery.message().release(); // the consumer's unsubscribe puts it back
-            return;
-        }
-        if (!flowActive) {
-            if (held == null) {
-                held = new ArrayDeque<>();
-            }
-            held.add(consumer);
-            held.add(delivery);
             return;
         }
         Message message = delivery.message();
@@ -745,12 +740,6 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         }
         if (transaction != null) {
             transaction.rollback();
-        }
-        if (held != null) {
-            while (!held.isEmpty()) {
-                held.poll();
-                ((QueueDelivery) held.poll()).message().release();
-            }
         }
         if (contentProperties != null) {
             contentProperties.release();

@@ -210,7 +210,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             channel.onFrame(frame);
         } catch (Amqp091DecodeException e) {
-            closeConnection(Amqp091Exception.of(e.replyCode(), null, "%s", e.getMessage()));
+            closeConnection(Amqp091Exception.of(e.replyCode(), null, "%s", e.detail()));
         } catch (Amqp091Exception e) {
             handleError(channel, e);
         } catch (RuntimeException e) {
@@ -232,8 +232,10 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "expected 'channel.open' on channel %d, got %s",
                 number, method.name());
         }
-        if (number > channelMax) {
-            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "channel %d above channel_max %d", number,
+        if (channelMax != 0 && channels.size() >= channelMax) {
+            // RabbitMQ counts the channels open, whatever their numbers
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method,
+                "number of channels opened (%d) has reached the negotiated channel_max (%d)", channels.size(),
                 channelMax);
         }
         channels.put(number, new Amqp091Channel(this, number, vhost));
@@ -452,24 +454,24 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     private void onTuneOk(ConnectionMethod.TuneOk tuneOk) {
+        // 0 means "no limit", which is above ours: RabbitMQ refuses it (rabbit_reader:validate_negotiated_integer_value)
         int serverChannelMax = config.channelMax();
-        if (tuneOk.channelMax() > serverChannelMax && serverChannelMax != 0) {
+        if (serverChannelMax != 0 && (tuneOk.channelMax() == 0 || tuneOk.channelMax() > serverChannelMax)) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
                 "negotiated channel_max = %d is higher than the maximum allowed value (%d)", tuneOk.channelMax(),
                 serverChannelMax);
         }
-        if (tuneOk.frameMax() != 0 && tuneOk.frameMax() < FRAME_MIN) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk, "frame_max=%d < %d min size", tuneOk.frameMax(),
-                FRAME_MIN);
+        if (tuneOk.frameMax() < FRAME_MIN) {
+            // RabbitMQ 4.1 raised the minimum from 4096
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
+                "negotiated frame_max = %d is lower than the minimum allowed value (%d)", tuneOk.frameMax(), FRAME_MIN);
         }
         if (tuneOk.frameMax() > frameMax) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk, "frame_max=%d > %d max size", tuneOk.frameMax(),
-                frameMax);
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
+                "negotiated frame_max = %d is higher than the maximum allowed value (%d)", tuneOk.frameMax(), frameMax);
         }
-        channelMax = tuneOk.channelMax() == 0 ? serverChannelMax : tuneOk.channelMax();
-        if (tuneOk.frameMax() != 0) {
-            frameMax = (int) tuneOk.frameMax();
-        }
+        channelMax = tuneOk.channelMax();
+        frameMax = (int) tuneOk.frameMax();
         ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
         output.frameMax(frameMax);
         int heartbeat = tuneOk.heartbeat();
@@ -554,7 +556,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof Amqp091DecodeException decode) {
-            closeConnection(Amqp091Exception.of(decode.replyCode(), null, "%s", decode.getMessage()));
+            closeConnection(Amqp091Exception.of(decode.replyCode(), null, "%s", decode.detail()));
             return;
         }
         if (root instanceof java.io.IOException) {
@@ -581,7 +583,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             return;
         }
         LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), e.replyText());
+        State previous = state;
         state = State.CLOSING;
+        if (previous == State.AWAIT_TUNE_OK || previous == State.AWAIT_START_OK && e.code() != ReplyCode.ACCESS_REFUSED) {
+            // before tune-ok RabbitMQ does not trust the client with a close: the socket just closes
+            output.flush();
+            ctx.close();
+            return;
+        }
         releaseChannels();
         output.method(0, new ConnectionMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
         output.flush();

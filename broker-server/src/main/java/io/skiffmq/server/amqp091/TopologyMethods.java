@@ -172,7 +172,7 @@ final class TopologyMethods {
             received = wanted.autoDelete();
             current = existing.autoDelete();
         } else {
-            arg = differingKey(existing.arguments(), wanted.arguments());
+            arg = existing.differingArgument(wanted);
             received = describe(wanted.arguments().get(arg));
             current = describe(existing.arguments().get(arg));
         }
@@ -213,7 +213,7 @@ final class TopologyMethods {
             }
             if (delete.ifEmpty() && counts.ready() > 0) {
                 throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, delete,
-                    "queue '%s' in vhost '%s' is not empty", name, vhost.name());
+                    "queue '%s' in vhost '%s' not empty", name, vhost.name());
             }
             CompletableFuture<Integer> deleted = vhost.deleteQueue(queue);
             channel.await(deleted == null ? CompletableFuture.completedFuture(0) : deleted, delete, count -> {
@@ -293,8 +293,9 @@ final class TopologyMethods {
             arg = "internal";
             received = wanted.internal();
             current = existing.internal();
-        } else if (!existing.arguments().equals(wanted.arguments())) {
-            arg = differingKey(existing.arguments(), wanted.arguments());
+        } else if (!java.util.Objects.equals(existing.alternateExchange(), wanted.alternateExchange())) {
+            // the only argument RabbitMQ compares; others are kept as first declared
+            arg = "alternate-exchange";
             received = describe(wanted.arguments().get(arg));
             current = describe(existing.arguments().get(arg));
         } else {
@@ -310,7 +311,7 @@ final class TopologyMethods {
         checkNotDefault(name, delete);
         if (name.startsWith(RESERVED)) {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, delete,
-                "operation not permitted on exchange '%s' in vhost '%s'", name, vhost.name());
+                "deletion of system exchange '%s' in vhost '%s' not allowed", name, vhost.name());
         }
         if (vhost.exchange(name) == null) {
             if (!delete.noWait()) {
@@ -366,20 +367,6 @@ final class TopologyMethods {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, cause,
                 "operation not permitted on the default exchange");
         }
-    }
-
-    private static String differingKey(Map<String, Object> a, Map<String, Object> b) {
-        for (String key : new java.util.TreeSet<>(b.keySet())) {
-            if (!a.containsKey(key) || !java.util.Objects.equals(a.get(key), b.get(key))) {
-                return key;
-            }
-        }
-        for (String key : new java.util.TreeSet<>(a.keySet())) {
-            if (!b.containsKey(key)) {
-                return key;
-            }
-        }
-        return "arguments";
     }
 
     private static Object describe(Object value) {

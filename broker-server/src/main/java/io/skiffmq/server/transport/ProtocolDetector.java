@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
  * Tells the protocols sharing a port apart by the 8-byte protocol header the client sends first, then replaces
  * itself with that protocol's handlers, handing them what it read:
  * <ul>
- * <li>{@code AMQP 0 0 9 1} → AMQP 0-9-1 (the header is consumed: its handler starts with {@code connection.start});</li>
+ * <li>{@code AMQP 0 0 9 1}, or 0-9's {@code AMQP 1 1 0 9} (as RabbitMQ takes it) → AMQP 0-9-1 (the header is
+ *     consumed: its handler starts with {@code connection.start});</li>
  * <li>{@code AMQP} then protocol id 0, 2 or 3 and major version 1 → AMQP 1.0, whose handler answers the header
  *     (or the AMQP 1.0 header it supports, for other 1.0 variants);</li>
  * <li>any other {@code AMQP} header (0-8, 0-9, 0-10, …) → the {@code AMQP 0 0 9 1} header and a close, as the 0-9-1
@@ -69,7 +70,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         if (seen < 8) {
             return;
         }
-        if (Amqp091ProtocolHeader.matches(in, start)) {
+        if (Amqp091ProtocolHeader.matches(in, start) || isAmqp09(in, start)) {
             in.skipBytes(Amqp091ProtocolHeader.LENGTH);
             choose(ctx, amqp091);
             return;
@@ -78,6 +79,12 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         int major = in.getUnsignedByte(start + 5);
         boolean amqp10Header = major == 1 && (id == 0 || id == 2 || id == 3);
         choose(ctx, amqp10Header && amqp10 != null ? amqp10 : null);
+    }
+
+    /** {@code AMQP 1 1 0 9}: 0-9, which RabbitMQ safely treats as 0-9-1 (connection.start then says 0-9 anyway). */
+    private static boolean isAmqp09(ByteBuf in, int start) {
+        return in.getByte(start + 4) == 1 && in.getByte(start + 5) == 1 && in.getByte(start + 6) == 0
+            && in.getByte(start + 7) == 9;
     }
 
     /** Hands the connection to {@code protocol}, or answers with the 0-9-1 header and closes when it is null. */
