@@ -309,6 +309,7 @@ class Amqp091ConnectionTest {
             connection.close(AMQP.REPLY_SUCCESS, "done", (int) TIMEOUT.toMillis());
             assertThat(connection.isOpen()).isFalse();
             assertThat(channel.isOpen()).isFalse();
+            await().atMost(TIMEOUT).until(() -> !shutdowns.isEmpty()); // listeners run on the client's thread
             assertThat(shutdowns).singleElement().satisfies(s -> {
                 assertThat(s.isInitiatedByApplication()).isTrue();
                 assertThat(s.isHardError()).isTrue();
