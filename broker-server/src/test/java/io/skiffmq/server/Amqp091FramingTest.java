@@ -109,7 +109,16 @@ class Amqp091FramingTest {
             client.soTimeout(15_000);
             client.writeRaw(Raw091Client.HEADER_091);
             client.expect(AMQP.Connection.Start.class);
-            // RabbitMQ: handshake_timeout (10 s) throws in the starting state; the socket closes with no close
+            // RabbitMQ: handshake_timeout (10 s) throws while not yet running; the socket closes with no close
+            assertThat(client.closedByBroker()).isTrue();
+        }
+    }
+
+    @Test
+    void aClientSilentAfterTuneIsClosedAtTheHandshakeTimeout() throws Exception {
+        try (Raw091Client client = Raw091Client.connect(target)) {
+            client.soTimeout(15_000);
+            client.start(); // no tune-ok: no heartbeats agreed, the handshake timeout still runs
             assertThat(client.closedByBroker()).isTrue();
         }
     }
