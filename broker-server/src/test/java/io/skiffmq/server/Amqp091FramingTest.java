@@ -66,7 +66,6 @@ class Amqp091FramingTest {
 
     private static byte[] publishMethod(String routingKey) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        new AMQP.Basic.Publish.Builder().exchange("").routingKey(routingKey).build();
         com.rabbitmq.client.impl.Method publish =
             (com.rabbitmq.client.impl.Method) new AMQP.Basic.Publish.Builder().routingKey(routingKey).build();
         publish.toFrame(1).writeTo(new DataOutputStream(bytes));
