@@ -6,7 +6,7 @@ import static io.skiffmq.server.Amqp091Support.connectionError;
 import static io.skiffmq.server.Amqp091Support.sendToQueue;
 import static io.skiffmq.server.Amqp091Support.text;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;

@@ -5,7 +5,7 @@ import static io.skiffmq.server.Amqp091Support.channelError;
 import static io.skiffmq.server.Amqp091Support.sendToQueue;
 import static io.skiffmq.server.Amqp091Support.unique;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -249,5 +249,35 @@ class Amqp091ConsumeTest {
         await().during(Amqp091Support.QUIET).atMost(TIMEOUT)
             .until(() -> r1.deliveries.size() == 1 && r2.deliveries.size() == 1);
         assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(1);
+    }
+
+    @Test
+    void consumeArgumentsRabbitMqDoesNotKnowAreIgnored() throws Exception {
+        String queue = queue();
+        sendToQueue(connection, queue, "m1");
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, true, "", false, false, java.util.Map.of("x-custom", "anything", "other", 7),
+            consumer);
+        consumer.awaitExactly(1);
+    }
+
+    /**
+     * Consumer priorities (the consumer_priorities capability): an auto-ack consumer is never blocked, so one of
+     * higher x-priority takes everything. The core has no consumer priorities yet, so this runs against RabbitMQ
+     * only until it does.
+     */
+    @Test
+    void aHigherPriorityConsumerTakesEverythingWhileItCan() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(target.external(),
+            "SkiffMQ has no consumer priorities yet; drop this assumption when it has");
+        String queue = queue();
+        Channel lowChannel = connection.createChannel();
+        Recorder low = new Recorder(lowChannel);
+        lowChannel.basicConsume(queue, true, "", false, false, java.util.Map.of("x-priority", -1), low);
+        Recorder high = new Recorder(channel);
+        channel.basicConsume(queue, true, "", false, false, java.util.Map.of("x-priority", 10), high);
+        sendToQueue(connection, queue, "m1", "m2", "m3", "m4", "m5");
+        high.awaitExactly(5);
+        assertThat(low.deliveries).isEmpty();
     }
 }

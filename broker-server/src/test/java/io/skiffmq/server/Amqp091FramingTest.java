@@ -66,7 +66,6 @@ class Amqp091FramingTest {
 
     private static byte[] publishMethod(String routingKey) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        new AMQP.Basic.Publish.Builder().exchange("").routingKey(routingKey).build();
         com.rabbitmq.client.impl.Method publish =
             (com.rabbitmq.client.impl.Method) new AMQP.Basic.Publish.Builder().routingKey(routingKey).build();
         publish.toFrame(1).writeTo(new DataOutputStream(bytes));
@@ -109,7 +108,16 @@ class Amqp091FramingTest {
             client.soTimeout(15_000);
             client.writeRaw(Raw091Client.HEADER_091);
             client.expect(AMQP.Connection.Start.class);
-            // RabbitMQ: handshake_timeout (10 s) throws in the starting state; the socket closes with no close
+            // RabbitMQ: handshake_timeout (10 s) throws while not yet running; the socket closes with no close
+            assertThat(client.closedByBroker()).isTrue();
+        }
+    }
+
+    @Test
+    void aClientSilentAfterTuneIsClosedAtTheHandshakeTimeout() throws Exception {
+        try (Raw091Client client = Raw091Client.connect(target)) {
+            client.soTimeout(15_000);
+            client.start(); // no tune-ok: no heartbeats agreed, the handshake timeout still runs
             assertThat(client.closedByBroker()).isTrue();
         }
     }

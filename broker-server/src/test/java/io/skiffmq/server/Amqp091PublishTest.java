@@ -7,7 +7,7 @@ import static io.skiffmq.server.Amqp091Support.bytes;
 import static io.skiffmq.server.Amqp091Support.text;
 import static io.skiffmq.server.Amqp091Support.unique;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -16,7 +16,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.Return;
-import com.rabbitmq.client.impl.LongStringHelper;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
 import java.math.BigDecimal;
@@ -290,10 +289,5 @@ class Amqp091PublishTest {
         channel.basicPublish("", queue, null, new byte[16 * 1024 * 1024 + 1]);
         awaitChannelError(channel, AMQP.PRECONDITION_FAILED,
             "PRECONDITION_FAILED - message size 16777217 is larger than configured max size 16777216");
-    }
-
-    @SuppressWarnings("unused")
-    private static LongString longString(String s) {
-        return LongStringHelper.asLongString(s);
     }
 }

@@ -2,7 +2,6 @@ package io.skiffmq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -17,6 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 
 /**
  * What the AMQP 0-9-1 end-to-end tests share: unique names (an external RabbitMQ keeps durable leftovers between
@@ -30,6 +31,11 @@ final class Amqp091Support {
     static final Duration QUIET = Duration.ofMillis(300);
 
     private Amqp091Support() {
+    }
+
+    /** Awaitility, polling from the start and every 10 ms (its default waits 100 ms before the first look). */
+    static ConditionFactory await() {
+        return Awaitility.await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10));
     }
 
     /** {@code prefix-} and eight random hex digits. */
