@@ -263,13 +263,10 @@ class Amqp091ConsumeTest {
 
     /**
      * Consumer priorities (the consumer_priorities capability): an auto-ack consumer is never blocked, so one of
-     * higher x-priority takes everything. The core has no consumer priorities yet, so this runs against RabbitMQ
-     * only until it does.
+     * higher x-priority takes everything.
      */
     @Test
     void aHigherPriorityConsumerTakesEverythingWhileItCan() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(target.external(),
-            "SkiffMQ has no consumer priorities yet; drop this assumption when it has");
         String queue = queue();
         Channel lowChannel = connection.createChannel();
         Recorder low = new Recorder(lowChannel);
