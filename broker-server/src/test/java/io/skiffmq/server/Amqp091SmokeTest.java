@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The shortest path through AMQP 0-9-1 with the RabbitMQ Java client: declare, publish with confirms, consume, get. */
+@org.junit.jupiter.api.extension.ExtendWith(io.skiffmq.codec.testing.LeakDetection.class)
 class Amqp091SmokeTest {
     private static Amqp091Target target;
 

@@ -45,6 +45,11 @@ final class RunningBroker implements AutoCloseable {
         return port;
     }
 
+    /** The port that speaks AMQP 0-9-1 only ({@code amqp091-port}); fails when none was asked for. */
+    int amqp091Port() {
+        return java.util.Objects.requireNonNull(listener.amqp091Address(), "no amqp091-port").getPort();
+    }
+
     /** The broker's virtual host, to set up state a test needs without a client. */
     io.skiffmq.core.VirtualHost vhost(String name) {
         return listener.broker().vhost(name);
