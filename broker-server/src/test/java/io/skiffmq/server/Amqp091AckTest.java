@@ -10,54 +10,25 @@ import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.GetResponse;
-import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code basic.get}, and settling deliveries: ack, nack and reject, single and multiple, with and without requeue;
  * unknown and repeated tags (406); {@code basic.recover}. After settling, the test counts what is left by closing
  * the consuming channel (which requeues whatever it still holds) and declaring the queue passively.
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091AckTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
+class Amqp091AckTest extends Amqp091ClientTest {
     private String queue;
 
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
     @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
+    void setUp() throws Exception {
         // exclusive, not auto-delete: it outlives the consumers the tests close
         queue = channel.queueDeclare("", false, true, false, null).getQueue();
-    }
-
-    @AfterEach
-    void disconnect() throws Exception {
-        if (connection.isOpen()) {
-            connection.close();
-        }
     }
 
     /**

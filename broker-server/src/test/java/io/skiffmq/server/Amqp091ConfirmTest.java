@@ -11,54 +11,20 @@ import static io.skiffmq.server.Amqp091Support.await;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.MessageProperties;
-import io.skiffmq.codec.testing.LeakDetection;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Publisher confirms: {@code confirm.select}, tags from 1, every tag confirmed exactly once (multiple acks
  * expanded), unroutable messages acked (after their {@code basic.return} when mandatory), persistent messages to a
  * durable queue, nacks when a queue refuses, and confirm and tx mode excluding each other.
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091ConfirmTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
-    }
-
-    @AfterEach
-    void disconnect() throws Exception {
-        if (connection.isOpen()) {
-            connection.close();
-        }
-    }
+class Amqp091ConfirmTest extends Amqp091ClientTest {
 
     /**
      * Records confirms, each tag once: a multiple ack or nack covers every outstanding tag up to its own, which must

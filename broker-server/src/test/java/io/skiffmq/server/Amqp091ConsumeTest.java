@@ -12,49 +12,16 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Command;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
-import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code basic.consume} and {@code basic.cancel}: no-ack, exclusive consumers (403), given and generated tags,
  * a tag used twice (530), cancel-ok and silence after it, the broker's own {@code basic.cancel} when the queue
  * goes, the redelivered flag, and unacknowledged messages coming back when the channel closes.
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091ConsumeTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
-    }
-
-    @AfterEach
-    void disconnect() throws Exception {
-        if (connection.isOpen()) {
-            connection.close();
-        }
-    }
+class Amqp091ConsumeTest extends Amqp091ClientTest {
 
     /** An exclusive queue that is not auto-delete (server-named queues from queueDeclare() are both). */
     private String queue() throws Exception {

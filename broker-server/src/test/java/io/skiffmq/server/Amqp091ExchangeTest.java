@@ -15,45 +15,20 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.Return;
-import io.skiffmq.codec.testing.LeakDetection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Exchanges: the four types and how each routes, passive declares, equivalence (406), the reserved names (403),
  * durable, auto-delete and internal exchanges, alternate exchanges, delete with if-unused, and exchange-to-exchange
  * bindings. Names are unique per test (an external broker keeps durable ones); each test deletes what it declared.
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091ExchangeTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
+class Amqp091ExchangeTest extends Amqp091ClientTest {
     private final List<String> exchanges = new ArrayList<>();
-
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
-    }
 
     @AfterEach
     void cleanUp() throws Exception {

@@ -16,7 +16,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.Return;
-import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -27,45 +26,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code basic.publish}: mandatory and unroutable ({@code basic.return} 312), immediate (refused), the user-id
  * check, and what a consumer gets: every property, headers of every field type, large and empty bodies, in order.
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091PublishTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
-    }
-
-    @AfterEach
-    void disconnect() throws Exception {
-        if (connection.isOpen()) {
-            connection.close();
-        }
-    }
+class Amqp091PublishTest extends Amqp091ClientTest {
 
     /** Publishes one message to a fresh queue and returns what a consumer of it receives. */
     private Delivery roundTrip(AMQP.BasicProperties properties, byte[] body) throws Exception {

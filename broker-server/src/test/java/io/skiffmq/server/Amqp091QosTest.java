@@ -8,48 +8,14 @@ import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code basic.qos} as RabbitMQ reads it: prefetch-count per consumer (global=false), per channel across its
  * consumers (global=true), both at once, taken at consume time; prefetch-size refused.
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091QosTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
-    }
-
-    @AfterEach
-    void disconnect() throws Exception {
-        if (connection.isOpen()) {
-            connection.close();
-        }
-    }
+class Amqp091QosTest extends Amqp091ClientTest {
 
     /** An exclusive queue holding {@code count} messages m1..mN. */
     private String queueWith(int count) throws Exception {

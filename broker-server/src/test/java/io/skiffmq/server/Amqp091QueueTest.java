@@ -16,45 +16,20 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
-import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Queues: server-named, passive, durable, exclusive (405 to others) and auto-delete; equivalence (406); the
  * counts in declare-ok; bind and unbind; purge; delete with if-unused and if-empty. Queues another connection must
  * see are durable and deleted after the test (an external broker keeps them).
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091QueueTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
+class Amqp091QueueTest extends Amqp091ClientTest {
     private final List<String> queues = new ArrayList<>();
-
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
-    }
 
     @AfterEach
     void cleanUp() throws Exception {

@@ -11,53 +11,24 @@ import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Return;
-import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.Amqp091Support.Recorder;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Transactions ({@code tx.select}, {@code commit}, {@code rollback}) for publishes (routed at commit, dropped at
  * rollback, returned at commit) and for acks, nacks and rejects (done at commit, undone at rollback); commit and
  * rollback without select (406).
  */
-@ExtendWith(LeakDetection.class)
-class Amqp091TransactionTest {
-    private static Amqp091Target target;
-    private Connection connection;
-    private Channel channel;
+class Amqp091TransactionTest extends Amqp091ClientTest {
     private String queue;
 
-    @BeforeAll
-    static void start() throws Exception {
-        target = Amqp091Target.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        target.close();
-    }
-
     @BeforeEach
-    void connect() throws Exception {
-        connection = target.factory().newConnection();
-        channel = connection.createChannel();
+    void setUp() throws Exception {
         queue = channel.queueDeclare("", false, true, false, null).getQueue();
-    }
-
-    @AfterEach
-    void disconnect() throws Exception {
-        if (connection.isOpen()) {
-            connection.close();
-        }
     }
 
     private int ready() throws Exception {
