@@ -214,8 +214,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         } catch (Amqp091Exception e) {
             handleError(channel, e);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
-            closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, null, "internal error: %s", e));
+            internalError(e, null);
         } finally {
             frame.release();
         }
@@ -336,8 +335,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             } catch (Amqp091Exception e) {
                 handleError(channel, e);
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
-                closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
+                internalError(e, cause);
             } finally {
                 resume();
             }
@@ -564,8 +562,13 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             ctx.close();
             return;
         }
-        LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", root);
-        closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, null, "internal error: %s", root));
+        internalError(root, null);
+    }
+
+    /** A bug of ours: logged loudly, and the connection closes with 541; the broker goes on. */
+    private void internalError(Throwable e, Method cause) {
+        LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
+        closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
     }
 
     @Override
