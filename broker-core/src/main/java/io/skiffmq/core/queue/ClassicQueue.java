@@ -247,6 +247,13 @@ public final class ClassicQueue implements Queue {
         QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled, priority);
         executor.run(() -> {
             boolean pull = flow.kind() == ConsumerFlow.Kind.PULL;
+            if (deleted) {
+                // deleted while the subscription was on its way: the consumer hears so at once
+                consumer.removed = true;
+                sink.subscribed();
+                sink.queueDeleted();
+                return;
+            }
             if (!pull && (exclusiveConsumer != null || exclusive && !consumers.isEmpty())) {
                 consumer.removed = true;
                 sink.refused("queue '" + name + "' in exclusive use");
