@@ -63,7 +63,7 @@ public final class Compare {
         defaults.put("rabbitmq-version", "RabbitMQ");
         defaults.put("perf-test-classpath", "benchmarks/perf-test/target/classpath");
         defaults.put("log-dir", "benchmarks/target/compare-logs");
-        // a directory: every SkiffMQ run of an AMQP 0-9-1 scenario records a JFR profile there
+        // a directory: every SkiffMQ and PerfTest JVM of the AMQP 0-9-1 scenarios records a JFR profile there
         defaults.put("jfr", "");
         Map<String, String> options = CommandLine.parseOrExit("compare", defaults, args);
         List<String> wanted = Arrays.asList(options.get("scenarios").split(","));

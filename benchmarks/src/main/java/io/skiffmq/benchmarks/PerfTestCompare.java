@@ -113,6 +113,9 @@ final class PerfTestCompare {
         this.rabbitPid = Long.parseLong(options.get("rabbitmq-pid"));
         this.logs = Path.of(options.get("log-dir"));
         Files.createDirectories(logs);
+        if (!options.get("jfr").isEmpty()) {
+            Files.createDirectories(Path.of(options.get("jfr")));
+        }
     }
 
     static List<String> names() {
@@ -243,7 +246,6 @@ final class PerfTestCompare {
                 List<String> jvm = new ArrayList<>();
                 if (!options.get("jfr").isEmpty()) {
                     Path jfr = Path.of(options.get("jfr")).toAbsolutePath();
-                    Files.createDirectories(jfr);
                     jvm.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
                         + jfr.resolve(scenario.name() + "-r" + round + ".jfr"));
                 }
@@ -273,7 +275,13 @@ final class PerfTestCompare {
         int warmup = Integer.parseInt(options.get("warmup"));
         int duration = Integer.parseInt(options.get("duration"));
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-            .toString(), "-cp", perfTestClasspath, "com.rabbitmq.perf.PerfTest", "--uri", uri, "--id", name,
+            .toString()));
+        if (!options.get("jfr").isEmpty()) {
+            command.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + Path.of(
+                options.get("jfr")).toAbsolutePath().resolve("perf-test-" + scenario.name() + "-" + broker + "-r"
+                + round + ".jfr"));
+        }
+        command.addAll(List.of("-cp", perfTestClasspath, "com.rabbitmq.perf.PerfTest", "--uri", uri, "--id", name,
             "-z", String.valueOf(warmup + duration)));
         scenario.flags().forEach(flag -> command.add(flag.replace("%Q", name)));
         Path log = logs.resolve(String.format(Locale.ROOT, "r%d-%s-%s.txt", round, scenario.name(), broker));
@@ -294,19 +302,20 @@ final class PerfTestCompare {
             out.println(String.join(" ", command));
             for (String line; (line = in.readLine()) != null; ) {
                 out.println(line);
-                Matcher m = SECOND.matcher(line);
-                if (m.find()) {
-                    double time = Double.parseDouble(m.group(1));
-                    if (start == null && time >= warmup - 0.5) {
+                Second second = Second.parse(line);
+                if (second != null) {
+                    if (start == null && second.time() >= warmup - 0.5) {
                         start = Cpu.now(brokerPid, perfTest.pid());
                     }
-                    if (time > warmup + 0.5 && time < warmup + duration + 0.5) {
+                    if (second.time() > warmup + 0.5 && second.time() < warmup + duration + 0.5) {
                         seconds++;
-                        sent += Long.parseLong(m.group(2));
-                        confirmed += rate(CONFIRMED, line);
-                        received += rate(RECEIVED, line);
-                        percentiles(CONSUMER_LATENCY, line, p50, p99);
-                        percentiles(CONFIRM_LATENCY, line, confirmP50, confirmP99);
+                        sent += second.sent();
+                        confirmed += second.confirmed();
+                        received += second.received();
+                        addIfMeasured(p50, second.p50());
+                        addIfMeasured(p99, second.p99());
+                        addIfMeasured(confirmP50, second.confirmP50());
+                        addIfMeasured(confirmP99, second.confirmP99());
                         end = Cpu.now(brokerPid, perfTest.pid());
                     }
                 } else if (SUMMARY.matcher(line).find() || line.contains("test stopped")
@@ -334,17 +343,40 @@ final class PerfTestCompare {
             Math.max(0, machineCores - brokerCores - toolCores), seconds, summary);
     }
 
-    private static long rate(Pattern pattern, String line) {
-        Matcher m = pattern.matcher(line);
-        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    private static void addIfMeasured(List<Long> values, long value) {
+        if (value >= 0) {
+            values.add(value);
+        }
     }
 
-    /** Adds the median and the 99th percentile of PerfTest's min/median/75th/95th/99th. */
-    private static void percentiles(Pattern pattern, String line, List<Long> p50, List<Long> p99) {
-        Matcher m = pattern.matcher(line);
-        if (m.find()) {
-            p50.add(Long.parseLong(m.group(2)));
-            p99.add(Long.parseLong(m.group(5)));
+    /**
+     * One of PerfTest's per-second lines: msg/s sent, confirmed and received, and the median and 99th percentile of
+     * the consumer and confirm latencies in µs (-1 when the line has none).
+     */
+    record Second(double time, long sent, long confirmed, long received, long p50, long p99, long confirmP50,
+            long confirmP99) {
+        /** @return null for any other line */
+        static Second parse(String line) {
+            Matcher m = SECOND.matcher(line);
+            if (!m.find()) {
+                return null;
+            }
+            long[] consumer = percentiles(CONSUMER_LATENCY, line);
+            long[] confirm = percentiles(CONFIRM_LATENCY, line);
+            return new Second(Double.parseDouble(m.group(1)), Long.parseLong(m.group(2)), rate(CONFIRMED, line),
+                rate(RECEIVED, line), consumer[0], consumer[1], confirm[0], confirm[1]);
+        }
+
+        private static long rate(Pattern pattern, String line) {
+            Matcher m = pattern.matcher(line);
+            return m.find() ? Long.parseLong(m.group(1)) : 0;
+        }
+
+        /** The median and the 99th percentile of PerfTest's min/median/75th/95th/99th. */
+        private static long[] percentiles(Pattern pattern, String line) {
+            Matcher m = pattern.matcher(line);
+            return m.find() ? new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(5))}
+                : new long[] {-1, -1};
         }
     }
 
