@@ -83,6 +83,11 @@ final class PerfTestCompare {
             return scenario.publishOnly() ? sent : received;
         }
 
+        /** The broker's CPU time per message of {@link #rate}, in µs: what it costs, whatever the tool's limit. */
+        double brokerMicros(Scenario scenario) {
+            return brokerCores * 1e6 / Math.max(1, rate(scenario));
+        }
+
         String describe() {
             return String.format(Locale.ROOT, "%d s measured: sent %,.0f msg/s, confirmed %,.0f msg/s, received "
                 + "%,.0f msg/s, consumer latency p50 %s, p99 %s, confirm latency p50 %s, p99 %s (medians of the "
@@ -157,12 +162,14 @@ final class PerfTestCompare {
         System.out.println("|---|---|---|---|---|---|");
         results.forEach((scenario, byBroker) -> System.out.println(row(scenario, byBroker)));
         System.out.println();
-        System.out.println("Published msg/s and CPU over the measured seconds, in cores of the machine's "
-            + Runtime.getRuntime().availableProcessors() + " (medians): the broker, PerfTest, and everything else.");
+        System.out.println("Published msg/s, confirm latency, and CPU over the measured seconds in cores of the "
+            + "machine's " + Runtime.getRuntime().availableProcessors() + " (the broker, PerfTest, everything else), "
+            + "and the broker's CPU per message of the first table; medians.");
         System.out.println();
         System.out.println("| scenario | SkiffMQ published | RabbitMQ published | SkiffMQ confirm p50 / p99 "
-            + "| RabbitMQ confirm p50 / p99 | CPU: SkiffMQ + PerfTest + other | CPU: RabbitMQ + PerfTest + other |");
-        System.out.println("|---|---|---|---|---|---|---|");
+            + "| RabbitMQ confirm p50 / p99 | CPU: SkiffMQ + PerfTest + other | CPU: RabbitMQ + PerfTest + other "
+            + "| broker CPU per message: SkiffMQ / RabbitMQ |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
         results.forEach((scenario, byBroker) -> System.out.println(cpuRow(scenario, byBroker)));
         System.out.println();
         System.out.println("PerfTest's output, run by run: " + logs);
@@ -187,9 +194,10 @@ final class PerfTestCompare {
     private static String cpuRow(Scenario scenario, Map<String, List<Result>> byBroker) {
         List<Result> skiff = byBroker.get("skiffmq");
         List<Result> rabbit = byBroker.get("rabbitmq");
-        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |", scenario.name(),
-            spread(skiff, Result::sent), spread(rabbit, Result::sent), confirmLatency(skiff),
-            confirmLatency(rabbit), cpu(skiff), cpu(rabbit));
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %.1f µs / %.1f µs |",
+            scenario.name(), spread(skiff, Result::sent), spread(rabbit, Result::sent), confirmLatency(skiff),
+            confirmLatency(rabbit), cpu(skiff), cpu(rabbit), median(skiff, r -> r.brokerMicros(scenario)),
+            median(rabbit, r -> r.brokerMicros(scenario)));
     }
 
     private static String cpu(List<Result> results) {
