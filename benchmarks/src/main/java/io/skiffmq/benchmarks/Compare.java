@@ -17,8 +17,12 @@ import java.util.Map;
  *
  * <pre>
  * benchmarks/compare [--runs=3] [--duration=20] [--warmup=5] \
- *     [--scenarios=transient-1-1,durable-1-1,durable-4-1,fanout-1,fanout-10,backlog-1m]
+ *     [--scenarios=transient-1-1,durable-1-1,durable-4-1,fanout-1,fanout-10,backlog-1m,
+ *                  amqp091-transient-1-1,amqp091-confirms-1-1,amqp091-fanout-5,amqp091-publish-only]
  * </pre>
+ *
+ * The {@code amqp091-*} scenarios compare SkiffMQ with RabbitMQ over AMQP 0-9-1, driven by PerfTest
+ * ({@link PerfTestCompare}); the others, described here, compare SkiffMQ with Artemis over AMQP 1.0.
  *
  * Fanout is a JMS topic with one subscription per receiver: {@code amq.topic} and a transient queue per subscriber
  * in SkiffMQ, a multicast address in Artemis. The backlog scenario fills the queue first, then times the drain.
@@ -49,11 +53,39 @@ public final class Compare {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = CommandLine.parseOrExit("compare", Map.of("runs", "3", "duration", "20",
-            "warmup", "5", "scenarios", String.join(",", SCENARIOS.stream().map(Scenario::name).toList())), args);
+        List<String> all = new ArrayList<>(SCENARIOS.stream().map(Scenario::name).toList());
+        all.addAll(PerfTestCompare.names());
+        Map<String, String> defaults = new LinkedHashMap<>(Map.of("runs", "3", "duration", "20", "warmup", "5",
+            "scenarios", String.join(",", all)));
+        // AMQP 0-9-1: benchmarks/compare passes the RabbitMQ node it started and PerfTest's classpath
+        defaults.put("rabbitmq-uri", "");
+        defaults.put("rabbitmq-pid", "0");
+        defaults.put("rabbitmq-version", "RabbitMQ");
+        defaults.put("perf-test-classpath", "benchmarks/perf-test/target/classpath");
+        defaults.put("log-dir", "benchmarks/target/compare-logs");
+        // a directory: every SkiffMQ and PerfTest JVM of the AMQP 0-9-1 scenarios records a JFR profile there
+        defaults.put("jfr", "");
+        Map<String, String> options = CommandLine.parseOrExit("compare", defaults, args);
+        List<String> wanted = Arrays.asList(options.get("scenarios").split(","));
+        for (String name : wanted) {
+            if (!all.contains(name)) {
+                System.err.println("unknown scenario " + name + "; the scenarios are " + all);
+                System.exit(2);
+            }
+        }
+        if (SCENARIOS.stream().anyMatch(s -> wanted.contains(s.name()))) {
+            amqp10(options, wanted);
+        }
+        if (PerfTestCompare.names().stream().anyMatch(wanted::contains)) {
+            new PerfTestCompare(options).run(wanted);
+        }
+        System.exit(0);
+    }
+
+    /** The AMQP 1.0 scenarios: SkiffMQ and Artemis (and RabbitMQ, when one answers on :5672) with the load tool. */
+    private static void amqp10(Map<String, String> options, List<String> wanted) throws Exception {
         int runs = Integer.parseInt(options.get("runs"));
         boolean rabbit = reachable(5672);
-        List<String> wanted = Arrays.asList(options.get("scenarios").split(","));
         List<String> table = new ArrayList<>();
         for (Scenario scenario : SCENARIOS) {
             if (!wanted.contains(scenario.name())) {
@@ -80,7 +112,7 @@ public final class Compare {
             + "| RabbitMQ msg/s |");
         System.out.println("|---|---|---|---|---|---|---|");
         table.forEach(System.out::println);
-        System.exit(0);
+        System.out.println();
     }
 
     private static String row(Scenario scenario, Map<String, List<LoadTool.Result>> results, boolean rabbit) {
