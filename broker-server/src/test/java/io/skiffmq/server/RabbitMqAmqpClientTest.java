@@ -137,7 +137,19 @@ class RabbitMqAmqpClientTest {
         consumer.unpause();
         assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("while paused");
         consumer.close();
-        assertThat(management.queueInfo("rmq-pause").messageCount()).as("discarded, not requeued").isZero();
+        // the client sends its accept of "while paused" asynchronously: when the detach overtakes it, that message is
+        // released back (rightly); "drop me" must not be there either way
+        long left = management.queueInfo("rmq-pause").messageCount();
+        assertThat(left).isLessThanOrEqualTo(1);
+        if (left == 1) {
+            BlockingQueue<String> remaining = new ArrayBlockingQueue<>(10);
+            Consumer drain = connection.consumerBuilder().queue("rmq-pause").messageHandler((context, message) -> {
+                remaining.add(new String(message.body(), StandardCharsets.UTF_8));
+                context.accept();
+            }).build();
+            assertThat(remaining.poll(10, TimeUnit.SECONDS)).as("discarded, not requeued").isEqualTo("while paused");
+            drain.close();
+        }
         management.queueDelete("rmq-pause");
     }
 
