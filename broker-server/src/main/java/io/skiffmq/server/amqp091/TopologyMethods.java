@@ -11,7 +11,6 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
