@@ -1,24 +1,19 @@
 package io.skiffmq.server.amqp091;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.skiffmq.codec.amqp091.Amqp091DecodeException;
 import io.skiffmq.codec.amqp091.Amqp091Frame;
 import io.skiffmq.codec.amqp091.BasicMethod;
 import io.skiffmq.codec.amqp091.ChannelMethod;
 import io.skiffmq.codec.amqp091.ConfirmMethod;
-import io.skiffmq.codec.amqp091.ContentHeader;
 import io.skiffmq.codec.amqp091.ExchangeMethod;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.QueueMethod;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.codec.amqp091.TxMethod;
-import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
-import io.skiffmq.core.publish.Publisher;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.PrefetchLimit;
@@ -30,17 +25,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * An AMQP 0-9-1 channel: its methods, publishing (a method, a content header, body frames) with confirms or
- * transactions, consumers and {@code basic.get}, and acks by delivery tag. Exchange and queue methods are
- * {@link TopologyMethods}'. Errors are thrown as {@link Amqp091Exception}; the connection closes this channel for
+ * An AMQP 0-9-1 channel: its methods, consumers and {@code basic.get}, and acks by delivery tag. Published
+ * messages are put together by {@link ContentAssembler} and routed by {@link ChannelPublishing} (confirms,
+ * transactions); exchange and queue methods are {@link TopologyMethods}'. Errors are thrown as {@link Amqp091Exception}; the connection closes this channel for
  * a soft one and itself for a hard one.
  *
  * <p>States: open, then closing once we sent {@code channel.close} (every frame but {@code close-ok} and
  * {@code close} is then dropped), then gone. Owned by the connection's event loop, as are its consumers.
  */
-final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks {
+final class Amqp091Channel {
     private static final System.Logger LOG = System.getLogger(Amqp091Channel.class.getName());
-    private static final int CONTENT_CLASS = BasicMethod.CLASS_ID;
 
     private final Amqp091ConnectionHandler connection;
     private final int number;
@@ -55,19 +49,12 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
     private int prefetch;
     /** The channel-wide prefetch ({@code basic.qos global}), or null. */
     private PrefetchLimit channelLimit;
-    private Publisher publisher;
-    private PublisherConfirms confirms;
-    private ChannelTransaction transaction;
+    private final ContentAssembler content;
+    private final ChannelPublishing publishing;
     private String lastDeclaredQueue = "";
     /** Direct reply-to: the consumer tag and the channel's reply address, or null. */
     private String replyConsumerTag;
     private String replyAddress;
-
-    // the content being received: a basic.publish, its header, then its body frames
-    private BasicMethod.Publish publishing;
-    private ByteBuf contentProperties;
-    private long contentSize = -1;
-    private ByteBuf contentBody;
 
     Amqp091Channel(Amqp091ConnectionHandler connection, int number, VirtualHost vhost) {
         this.connection = connection;
@@ -75,6 +62,8 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         this.vhost = vhost;
         this.output = connection.output();
         this.topology = new TopologyMethods(this, vhost);
+        this.content = new ContentAssembler(connection.config().maxMessageSize());
+        this.publishing = new ChannelPublishing(this, vhost);
     }
 
     int number() {
@@ -143,23 +132,30 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         }
         switch (frame.type()) {
             case Amqp091Frame.TYPE_METHOD -> {
-                if (publishing != null) {
-                    throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing, contentSize < 0
-                        ? "expected content header for class %d, got non content header frame instead"
-                        : "expected content body for class %d, got non content body frame instead", CONTENT_CLASS);
-                }
+                content.checkNoContentExpected();
                 onMethod(MethodCodec.decode(frame.payload()));
             }
-            case Amqp091Frame.TYPE_HEADER -> onContentHeader(frame.payload());
-            case Amqp091Frame.TYPE_BODY -> onContentBody(frame.payload());
+            case Amqp091Frame.TYPE_HEADER -> received(content.header(frame.payload()));
+            case Amqp091Frame.TYPE_BODY -> received(content.body(frame.payload()));
             default -> throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, null, "frame type %d on channel %d",
                 frame.type(), number);
         }
     }
 
+    /** A message whose last frame just came, or null. */
+    private void received(Amqp091Message message) {
+        if (message != null) {
+            publishing.received(message, content.completed());
+        }
+    }
+
     private void onMethod(Method method) {
         if (method instanceof BasicMethod.Publish publish) {
-            onPublish(publish);
+            if (publish.immediate()) {
+                // RabbitMQ dropped immediate in 3.0
+                throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, publish, "immediate=true");
+            }
+            content.start(publish);
         } else if (method instanceof BasicMethod.Ack ack) {
             settle(ack.deliveryTag(), ack.multiple(), Outcome.ACCEPTED, ack);
         } else if (method instanceof BasicMethod basic) {
@@ -169,9 +165,9 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         } else if (method instanceof ChannelMethod channel) {
             onChannelMethod(channel);
         } else if (method instanceof ConfirmMethod.Select select) {
-            onConfirmSelect(select);
+            publishing.confirmSelect(select);
         } else if (method instanceof TxMethod tx) {
-            onTx(tx);
+            publishing.onTx(tx);
         } else {
             throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "%s is not for a client to send on a channel",
                 method.name());
@@ -235,283 +231,10 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         }
     }
 
-    // ---- publishing -----------------------------------------------------------------------------------------
-
-    private void onPublish(BasicMethod.Publish publish) {
-        if (publish.immediate()) {
-            // RabbitMQ dropped immediate in 3.0
-            throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, publish, "immediate=true");
-        }
-        publishing = publish;
-        contentSize = -1;
-    }
-
-    private void onContentHeader(ByteBuf payload) throws Amqp091DecodeException {
-        if (publishing == null) {
-            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, null,
-                "expected method frame, got non method frame instead");
-        }
-        if (contentSize >= 0) {
-            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing,
-                "expected content body for class %d, got non content body frame instead", CONTENT_CLASS);
-        }
-        ContentHeader header = ContentHeader.decode(payload);
-        if (header.classId() != CONTENT_CLASS) {
-            header.release();
-            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing,
-                "content header for class %d, expected %d", header.classId(), CONTENT_CLASS);
-        }
-        long max = connection.config().maxMessageSize();
-        if (header.bodySize() > max) {
-            header.release();
-            BasicMethod.Publish refused = publishing;
-            publishing = null;
-            // the body frames that follow are dropped with everything else once the channel is closing
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, refused,
-                "message size %d is larger than configured max size %d", header.bodySize(), max);
-        }
-        contentProperties = header.properties(); // the header's reference, taken over
-        contentSize = header.bodySize();
-        if (contentSize == 0) {
-            contentBody = payload.alloc().buffer(0, 0);
-            contentComplete();
-        }
-    }
-
-    private void onContentBody(ByteBuf payload) {
-        if (publishing == null) {
-            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, null,
-                "expected method frame, got non method frame instead");
-        }
-        if (contentSize < 0) {
-            throw Amqp091Exception.of(ReplyCode.UNEXPECTED_FRAME, publishing,
-                "expected content header for class %d, got non content header frame instead", CONTENT_CLASS);
-        }
-        long received = contentBody == null ? 0 : contentBody.readableBytes();
-        if (received + payload.readableBytes() > contentSize) {
-            throw Amqp091Exception.of(ReplyCode.FRAME_ERROR, publishing,
-                "content body frame exceeds remaining content size");
-        }
-        if (contentBody == null) {
-            contentBody = payload.retain();
-        } else {
-            CompositeByteBuf composite;
-            if (contentBody instanceof CompositeByteBuf c) {
-                composite = c;
-            } else {
-                composite = payload.alloc().compositeBuffer(Integer.MAX_VALUE).addComponent(true, contentBody);
-                contentBody = composite;
-            }
-            composite.addComponent(true, payload.retain());
-        }
-        if (contentBody.readableBytes() == contentSize) {
-            contentComplete();
-        }
-    }
-
-    private void contentComplete() {
-        BasicMethod.Publish publish = publishing;
-        ByteBuf properties = contentProperties;
-        ByteBuf body = contentBody;
-        publishing = null;
-        contentProperties = null;
-        contentBody = null;
-        contentSize = -1;
-        Amqp091Message message;
-        try {
-            message = Amqp091Message.of(properties, body, publish.exchange(), publish.routingKey());
-        } catch (Amqp091DecodeException e) {
-            properties.release();
-            body.release();
-            throw Amqp091Exception.of(e.replyCode(), publish, "content header properties: %s", e.getMessage());
-        }
-        if (message.invalidExpiration() != null) {
-            message.release();
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'",
-                message.invalidExpiration());
-        }
-        if (message.userId() != null && !message.userId().equals(connection.user())) {
-            String userId = message.userId();
-            message.release();
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish,
-                "user_id property set to '%s' but authenticated user was '%s'", userId, connection.user());
-        }
-        if (DirectReplyTo.QUEUE.equals(message.replyTo())) {
-            if (replyAddress == null) {
-                message.release();
-                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "fast reply consumer does not exist");
-            }
-            message = DirectReplyTo.withReplyTo(message, replyAddress);
-        }
-        if (transaction != null) {
-            transaction.publish(message, publish.mandatory());
-            return;
-        }
-        publish(message, publish.mandatory(), confirms == null ? -1 : confirms.next(), publish);
-    }
-
-    /**
-     * Routes a message; a mandatory one that goes nowhere comes back as {@code basic.return}. In confirm mode, one
-     * that no queue will confirm (it went nowhere, or straight to a direct reply-to consumer) is confirmed at once,
-     * as RabbitMQ does.
-     *
-     * @return true when queues took it, and so a confirm for {@code confirmTag} will come
-     */
-    boolean publish(Message message, boolean mandatory, long confirmTag, Method cause) {
-        if (mandatory) {
-            message.retain(); // kept for the return
-        }
-        Publisher.Routed routed;
-        boolean direct = message.exchange().isEmpty() && message.routingKey().startsWith(DirectReplyTo.PREFIX);
-        try {
-            if (direct) {
-                routed = connection.directReplyTo().deliver(message) ? Publisher.Routed.ROUTED
-                    : Publisher.Routed.UNROUTED;
-            } else {
-                routed = publisher().publish(message, confirmTag);
-            }
-        } catch (BrokerException e) {
-            if (mandatory) {
-                message.release();
-            }
-            throw switch (e.kind()) {
-                case NOT_FOUND -> Amqp091Exception.of(ReplyCode.NOT_FOUND, cause, "no exchange '%s' in vhost '%s'",
-                    message.exchange(), vhost.name());
-                case ACCESS_REFUSED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, cause,
-                    "cannot publish to internal exchange '%s' in vhost '%s'", message.exchange(), vhost.name());
-                default -> Amqp091Exception.of(e, cause);
-            };
-        } catch (IllegalArgumentException e) {
-            if (mandatory) {
-                message.release();
-            }
-            throw Amqp091Exception.of(ReplyCode.SYNTAX_ERROR, cause, "%s", e.getMessage());
-        }
-        if (routed == Publisher.Routed.UNROUTED && mandatory) {
-            output.content(number, new BasicMethod.Return(ReplyCode.NO_ROUTE.code(), ReplyCode.NO_ROUTE.text(),
-                message.exchange(), message.routingKey()), message.toAmqp091());
-        }
-        if (mandatory) {
-            message.release();
-        }
-        boolean confirmWillCome = routed == Publisher.Routed.ROUTED && !direct;
-        if (!confirmWillCome && confirmTag >= 0 && confirms != null) {
-            confirms.confirmed(confirmTag, confirmTag);
-            confirms.flush(this);
-        }
-        return confirmWillCome;
-    }
-
-    private Publisher publisher() {
-        if (publisher == null) {
-            publisher = new Publisher(vhost, connection.executor(), this);
-        }
-        return publisher;
-    }
-
-    /** From the publisher: confirm mode's numbers, or a transaction's. */
-    @Override
-    public void confirmed(long firstTag, long lastTag) {
-        if (confirms != null) {
-            confirms.confirmed(firstTag, lastTag);
-        } else if (transaction != null) {
-            transaction.confirmed(firstTag, lastTag);
-        }
-    }
-
-    @Override
-    public void rejected(long firstTag, long lastTag) {
-        if (confirms != null) {
-            confirms.refused(firstTag, lastTag);
-        } else if (transaction != null) {
-            transaction.confirmed(firstTag, lastTag); // the commit is over for them too
-        }
-    }
-
-    @Override
-    public void batchEnd() {
-        if (closing) {
-            return;
-        }
-        if (confirms != null) {
-            confirms.flush(this);
-            connection.flushLater();
-        } else if (transaction != null && transaction.committed()) {
-            transaction.commitDone();
-            reply(TxMethod.CommitOk.INSTANCE);
-            connection.flushLater();
-            connection.resume();
-        }
-    }
-
-    @Override
-    public void ack(long tag, boolean multiple) {
-        output.method(number, new BasicMethod.Ack(tag, multiple));
-    }
-
-    @Override
-    public void nack(long tag, boolean multiple) {
-        output.method(number, new BasicMethod.Nack(tag, multiple, false));
-    }
-
-    private void onConfirmSelect(ConfirmMethod.Select select) {
-        if (transaction != null) {
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, select, "cannot switch from tx to confirm mode");
-        }
-        if (confirms == null) {
-            confirms = new PublisherConfirms();
-        }
-        if (!select.noWait()) {
-            reply(ConfirmMethod.SelectOk.INSTANCE);
-        }
-    }
-
-    // ---- transactions ---------------------------------------------------------------------------------------
-
-    private void onTx(TxMethod method) {
-        if (method instanceof TxMethod.Select) {
-            if (confirms != null) {
-                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, method,
-                    "cannot switch from confirm to tx mode");
-            }
-            if (transaction == null) {
-                transaction = new ChannelTransaction();
-            }
-            reply(TxMethod.SelectOk.INSTANCE);
-            return;
-        }
-        if (transaction == null) {
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, method, "channel is not transactional");
-        }
-        if (method instanceof TxMethod.Commit) {
-            commit(method);
-        } else if (method instanceof TxMethod.Rollback) {
-            transaction.rollback();
-            reply(TxMethod.RollbackOk.INSTANCE);
-        } else {
-            throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "unexpected %s", method.name());
-        }
-    }
-
-    /**
-     * Publishes what the transaction holds, then settles its acks; {@code commit-ok} goes once every published
-     * message is as safe as a confirm would say (durable ones synced). Frames after the commit wait until then.
-     */
-    private void commit(Method cause) {
-        ChannelTransaction tx = transaction;
-        tx.commit((message, mandatory) -> publish(message, mandatory, tx.nextTag(), cause),
-            settle -> settleNow(settle.tag(), settle.multiple(), settle.outcome(), cause));
-        if (tx.committed()) {
-            tx.commitDone();
-            reply(TxMethod.CommitOk.INSTANCE);
-        } else {
-            connection.suspend(); // until the publisher confirms the rest (batchEnd)
-        }
-    }
-
     // ---- acks -----------------------------------------------------------------------------------------------
 
     private void settle(long tag, boolean multiple, Outcome outcome, Method cause) {
+        ChannelTransaction transaction = publishing.transaction();
         if (transaction != null) {
             if (!(multiple && tag == 0) && !deliveryTags.isOutstanding(tag)) {
                 throw unknownTag(tag, cause);
@@ -522,7 +245,8 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         settleNow(tag, multiple, outcome, cause);
     }
 
-    private void settleNow(long tag, boolean multiple, Outcome outcome, Method cause) {
+    /** Settles deliveries now: acks outside a transaction, and a transaction's at its commit. */
+    void settleNow(long tag, boolean multiple, Outcome outcome, Method cause) {
         try {
             deliveryTags.settle(tag, multiple, outcome);
         } catch (DeliveryTags.UnknownTagException e) {
@@ -735,20 +459,7 @@ final class Amqp091Channel implements Publisher.Confirms, PublisherConfirms.Acks
         }
         getters.clear();
         connection.directReplyTo().remove(replyAddress);
-        if (publisher != null) {
-            publisher.close();
-        }
-        if (transaction != null) {
-            transaction.rollback();
-        }
-        if (contentProperties != null) {
-            contentProperties.release();
-            contentProperties = null;
-        }
-        if (contentBody != null) {
-            contentBody.release();
-            contentBody = null;
-        }
-        publishing = null;
+        publishing.close();
+        content.release();
     }
 }

@@ -1,7 +1,5 @@
 package io.skiffmq.server.amqp091;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -14,7 +12,6 @@ import io.skiffmq.codec.amqp091.Amqp091Frame;
 import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
 import io.skiffmq.codec.amqp091.ChannelMethod;
 import io.skiffmq.codec.amqp091.ConnectionMethod;
-import io.skiffmq.codec.amqp091.FieldTable;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.ReplyCode;
@@ -27,9 +24,7 @@ import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -55,16 +50,13 @@ import java.util.function.Supplier;
  */
 public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
-    private static final String SKIFFMQ_VERSION = "0.1.0";
     static final long CLOSE_OK_TIMEOUT_MILLIS = 3_000;
-    /** RabbitMQ's frame-min-size: frame-max may not be lower. */
-    private static final int FRAME_MIN = Amqp091FrameDecoder.DEFAULT_FRAME_MAX;
 
     private enum State { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, OPEN, CLOSING }
 
     private final Broker broker;
     private final BrokerConfig config;
-    private final SaslAuthenticator sasl;
+    private final Negotiation negotiation;
     private final DirectReplyTo directReplyTo;
     private final IntObjectHashMap<Amqp091Channel> channels = new IntObjectHashMap<>();
     private ChannelHandlerContext ctx;
@@ -75,28 +67,24 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private String user;
     private VirtualHost vhost;
     private int channelMax;
-    private int frameMax;
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
-    /** Methods waiting for an answer from off the loop; frames wait in {@link #waiting} meanwhile. */
-    private int suspensions;
-    private final ArrayDeque<Amqp091Frame> waiting = new ArrayDeque<>();
-    private boolean draining;
+    private ReadSuspension reading;
 
     public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         this.broker = broker;
         this.directReplyTo = directReplyTo;
         this.config = broker.config();
-        this.sasl = sasl;
         this.channelMax = config.channelMax();
-        this.frameMax = Math.max(FRAME_MIN, config.maxFrameSize());
+        this.negotiation = new Negotiation(config, sasl);
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
         this.executor = Broker.executorOf(context.channel().eventLoop());
-        this.output = new FrameOutput(context, FRAME_MIN);
+        this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
+        this.reading = new ReadSuspension(context.channel(), this::process);
     }
 
     @Override
@@ -113,32 +101,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                 ctx.close();
             }
         }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
-        output.method(0, new ConnectionMethod.Start(0, 9, serverProperties(), mechanisms(), "en_US"));
+        output.method(0, negotiation.start());
         output.flush();
         context.fireChannelActive();
-    }
-
-    private Map<String, Object> serverProperties() {
-        Map<String, Object> capabilities = new LinkedHashMap<>();
-        for (String capability : new String[] {"publisher_confirms", "exchange_exchange_bindings", "basic.nack",
-                "consumer_cancel_notify", "connection.blocked", "consumer_priorities", "authentication_failure_close",
-                "per_consumer_qos",
-                "direct_reply_to"}) {
-            capabilities.put(capability, true);
-        }
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("capabilities", capabilities);
-        properties.put("cluster_name", config.node());
-        properties.put("product", "SkiffMQ");
-        properties.put("version", config.rabbitmqVersion());
-        properties.put("skiffmq-version", SKIFFMQ_VERSION);
-        properties.put("platform", "Java " + Runtime.version().feature());
-        properties.put("information", "Licensed under the Apache License 2.0");
-        return properties;
-    }
-
-    private String mechanisms() {
-        return sasl.anonymousOffered() ? "PLAIN AMQPLAIN ANONYMOUS" : "PLAIN AMQPLAIN";
     }
 
     @Override
@@ -148,9 +113,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         }
         state = State.CLOSING;
         releaseChannels();
-        for (Amqp091Frame frame; (frame = waiting.poll()) != null; ) {
-            frame.release();
-        }
+        reading.discard();
         output.discard();
         if (vhost != null) {
             vhost.ownerClosed(this); // its exclusive queues go with it
@@ -171,11 +134,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelRead(ChannelHandlerContext context, Object msg) {
         Amqp091Frame frame = (Amqp091Frame) msg;
-        if (suspensions > 0 || draining) {
-            waiting.add(frame);
-            return;
+        if (!reading.hold(frame)) {
+            process(frame);
         }
-        process(frame);
     }
 
     /** Handles one frame and releases it. */
@@ -285,27 +246,12 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Stops reading until {@link #resume}: a method waits for an answer. Calls nest. */
     void suspend() {
-        if (suspensions++ == 0) {
-            ctx.channel().config().setAutoRead(false);
-        }
+        reading.suspend();
     }
 
     /** The answer a {@link #suspend} waited for is written: frames that waited go on, then reading does. */
     void resume() {
-        if (--suspensions > 0 || draining) {
-            return;
-        }
-        draining = true;
-        try {
-            for (Amqp091Frame frame; suspensions == 0 && (frame = waiting.poll()) != null; ) {
-                process(frame);
-            }
-        } finally {
-            draining = false;
-        }
-        if (suspensions == 0) {
-            ctx.channel().config().setAutoRead(true);
-        }
+        reading.resume();
         flushLater();
     }
 
@@ -405,16 +351,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             clientCapabilities = table;
         }
         String mechanism = startOk.mechanism();
-        byte[] response = startOk.response() == null ? null : startOk.response().toArray();
-        InetAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress address
-            ? address.getAddress() : InetAddress.getLoopbackAddress();
-        user = switch (mechanism) {
-            case "PLAIN" -> sasl.authenticate(mechanism, response, remote);
-            case "ANONYMOUS" -> sasl.anonymousOffered() ? sasl.authenticate(mechanism, response, remote) : null;
-            case "AMQPLAIN" -> amqplain(response, remote);
-            default -> throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, startOk,
-                "unknown authentication mechanism '%s'", mechanism);
-        };
+        user = negotiation.authenticate(startOk, remoteAddress());
         if (user == null) {
             LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1})", remote(), mechanism);
             Amqp091Exception refused = Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
@@ -429,46 +366,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             return;
         }
-        output.method(0, new ConnectionMethod.Tune(config.channelMax(), frameMax, config.heartbeatSeconds()));
+        output.method(0, negotiation.tune());
         state = State.AWAIT_TUNE_OK;
     }
 
-    /** AMQPLAIN's response is a field table without its length: {@code LOGIN} and {@code PASSWORD}. */
-    private String amqplain(byte[] response, InetAddress remote) {
-        if (response == null) {
-            return null;
-        }
-        ByteBuf table = Unpooled.buffer(response.length + 4).writeInt(response.length).writeBytes(response);
-        try {
-            Map<String, Object> entries = FieldTable.readTable(table);
-            return entries.get("LOGIN") instanceof String login && entries.get("PASSWORD") instanceof String password
-                ? sasl.password(login, password, remote) : null;
-        } catch (Amqp091DecodeException e) {
-            return null;
-        } finally {
-            table.release();
-        }
-    }
-
     private void onTuneOk(ConnectionMethod.TuneOk tuneOk) {
-        // 0 means "no limit", which is above ours: RabbitMQ refuses it (rabbit_reader:validate_negotiated_integer_value)
-        int serverChannelMax = config.channelMax();
-        if (serverChannelMax != 0 && (tuneOk.channelMax() == 0 || tuneOk.channelMax() > serverChannelMax)) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
-                "negotiated channel_max = %d is higher than the maximum allowed value (%d)", tuneOk.channelMax(),
-                serverChannelMax);
-        }
-        if (tuneOk.frameMax() < FRAME_MIN) {
-            // RabbitMQ 4.1 raised the minimum from 4096
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
-                "negotiated frame_max = %d is lower than the minimum allowed value (%d)", tuneOk.frameMax(), FRAME_MIN);
-        }
-        if (tuneOk.frameMax() > frameMax) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, tuneOk,
-                "negotiated frame_max = %d is higher than the maximum allowed value (%d)", tuneOk.frameMax(), frameMax);
-        }
+        negotiation.checkTuneOk(tuneOk);
         channelMax = tuneOk.channelMax();
-        frameMax = (int) tuneOk.frameMax();
+        int frameMax = (int) tuneOk.frameMax();
         ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
         output.frameMax(frameMax);
         int heartbeat = tuneOk.heartbeat();
@@ -506,13 +411,16 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
-        InetAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress address
-            ? address.getAddress() : InetAddress.getLoopbackAddress();
-        String secret = new String(update.newSecret().toArray(), java.nio.charset.StandardCharsets.UTF_8);
-        if (sasl.password(user, secret, remote) == null) {
+        if (!negotiation.secretAccepted(user, update, remoteAddress())) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "new secret was refused");
         }
         output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
+    }
+
+    /** The peer's IP address; a channel without one (in-process) counts as loopback. */
+    private InetAddress remoteAddress() {
+        return ctx.channel().remoteAddress() instanceof InetSocketAddress address
+            ? address.getAddress() : InetAddress.getLoopbackAddress();
     }
 
     /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */

@@ -1,0 +1,240 @@
+package io.skiffmq.server.amqp091;
+
+import io.skiffmq.codec.amqp091.BasicMethod;
+import io.skiffmq.codec.amqp091.ConfirmMethod;
+import io.skiffmq.codec.amqp091.Method;
+import io.skiffmq.codec.amqp091.ReplyCode;
+import io.skiffmq.codec.amqp091.TxMethod;
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.Amqp091Message;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.publish.Publisher;
+
+/**
+ * A channel's publishing side: what a published message must be to be taken (its {@code user_id}, expiration,
+ * {@code reply_to}), routing through the core's {@link Publisher} (or straight to a direct reply-to channel),
+ * {@code basic.return} for mandatory messages that go nowhere, and the two modes a channel may be in: publisher
+ * confirms ({@link PublisherConfirms}) or a transaction ({@link ChannelTransaction}). Owned by the connection's event
+ * loop; the publisher reports confirms there.
+ */
+final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.Acks {
+    private final Amqp091Channel channel;
+    private final Amqp091ConnectionHandler connection;
+    private final VirtualHost vhost;
+    private final FrameOutput output;
+    private Publisher publisher;
+    private PublisherConfirms confirms;
+    private ChannelTransaction transaction;
+
+    ChannelPublishing(Amqp091Channel channel, VirtualHost vhost) {
+        this.channel = channel;
+        this.connection = channel.connection();
+        this.vhost = vhost;
+        this.output = connection.output();
+    }
+
+    /** True in a transaction: acks wait for the commit too. */
+    ChannelTransaction transaction() {
+        return transaction;
+    }
+
+    /** A whole message from the client: checked, then routed (or held by the transaction). */
+    void received(Amqp091Message message, BasicMethod.Publish publish) {
+        String user = connection.user();
+        if (message.invalidExpiration() != null) {
+            String expiration = message.invalidExpiration();
+            message.release();
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'", expiration);
+        }
+        if (message.userId() != null && !message.userId().equals(user)) {
+            String userId = message.userId();
+            message.release();
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish,
+                "user_id property set to '%s' but authenticated user was '%s'", userId, user);
+        }
+        if (DirectReplyTo.QUEUE.equals(message.replyTo())) {
+            if (channel.replyAddress() == null) {
+                message.release();
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "fast reply consumer does not exist");
+            }
+            message = DirectReplyTo.withReplyTo(message, channel.replyAddress());
+        }
+        if (transaction != null) {
+            transaction.publish(message, publish.mandatory());
+            return;
+        }
+        publish(message, publish.mandatory(), confirms == null ? -1 : confirms.next(), publish);
+    }
+
+    /**
+     * Routes a message; a mandatory one that goes nowhere comes back as {@code basic.return}. In confirm mode, one
+     * that no queue will confirm (it went nowhere, or straight to a direct reply-to consumer) is confirmed at once,
+     * as RabbitMQ does.
+     *
+     * @return true when queues took it, and so a confirm for {@code confirmTag} will come
+     */
+    private boolean publish(Message message, boolean mandatory, long confirmTag, Method cause) {
+        if (mandatory) {
+            message.retain(); // kept for the return
+        }
+        Publisher.Routed routed;
+        boolean direct = message.exchange().isEmpty() && message.routingKey().startsWith(DirectReplyTo.PREFIX);
+        try {
+            if (direct) {
+                routed = connection.directReplyTo().deliver(message) ? Publisher.Routed.ROUTED
+                    : Publisher.Routed.UNROUTED;
+            } else {
+                routed = publisher().publish(message, confirmTag);
+            }
+        } catch (BrokerException e) {
+            if (mandatory) {
+                message.release();
+            }
+            throw switch (e.kind()) {
+                case NOT_FOUND -> Amqp091Exception.of(ReplyCode.NOT_FOUND, cause, "no exchange '%s' in vhost '%s'",
+                    message.exchange(), vhost.name());
+                case ACCESS_REFUSED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, cause,
+                    "cannot publish to internal exchange '%s' in vhost '%s'", message.exchange(), vhost.name());
+                default -> Amqp091Exception.of(e, cause);
+            };
+        } catch (IllegalArgumentException e) {
+            if (mandatory) {
+                message.release();
+            }
+            throw Amqp091Exception.of(ReplyCode.SYNTAX_ERROR, cause, "%s", e.getMessage());
+        }
+        if (routed == Publisher.Routed.UNROUTED && mandatory) {
+            output.content(channel.number(), new BasicMethod.Return(ReplyCode.NO_ROUTE.code(),
+                ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), message.toAmqp091());
+        }
+        if (mandatory) {
+            message.release();
+        }
+        boolean confirmWillCome = routed == Publisher.Routed.ROUTED && !direct;
+        if (!confirmWillCome && confirmTag >= 0 && confirms != null) {
+            confirms.confirmed(confirmTag, confirmTag);
+            confirms.flush(this);
+        }
+        return confirmWillCome;
+    }
+
+    private Publisher publisher() {
+        if (publisher == null) {
+            publisher = new Publisher(vhost, connection.executor(), this);
+        }
+        return publisher;
+    }
+
+    // ---- confirms -------------------------------------------------------------------------------------------
+
+    void confirmSelect(ConfirmMethod.Select select) {
+        if (transaction != null) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, select, "cannot switch from tx to confirm mode");
+        }
+        if (confirms == null) {
+            confirms = new PublisherConfirms();
+        }
+        if (!select.noWait()) {
+            channel.reply(ConfirmMethod.SelectOk.INSTANCE);
+        }
+    }
+
+    /** From the publisher: confirm mode's numbers, or a transaction's. */
+    @Override
+    public void confirmed(long firstTag, long lastTag) {
+        if (confirms != null) {
+            confirms.confirmed(firstTag, lastTag);
+        } else if (transaction != null) {
+            transaction.confirmed(firstTag, lastTag);
+        }
+    }
+
+    @Override
+    public void rejected(long firstTag, long lastTag) {
+        if (confirms != null) {
+            confirms.refused(firstTag, lastTag);
+        } else if (transaction != null) {
+            transaction.confirmed(firstTag, lastTag); // the commit is over for them too
+        }
+    }
+
+    @Override
+    public void batchEnd() {
+        if (channel.closing()) {
+            return;
+        }
+        if (confirms != null) {
+            confirms.flush(this);
+            connection.flushLater();
+        } else if (transaction != null && transaction.committed()) {
+            transaction.commitDone();
+            channel.reply(TxMethod.CommitOk.INSTANCE);
+            connection.flushLater();
+            connection.resume();
+        }
+    }
+
+    @Override
+    public void ack(long tag, boolean multiple) {
+        output.method(channel.number(), new BasicMethod.Ack(tag, multiple));
+    }
+
+    @Override
+    public void nack(long tag, boolean multiple) {
+        output.method(channel.number(), new BasicMethod.Nack(tag, multiple, false));
+    }
+
+    // ---- transactions ---------------------------------------------------------------------------------------
+
+    void onTx(TxMethod method) {
+        if (method instanceof TxMethod.Select) {
+            if (confirms != null) {
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, method,
+                    "cannot switch from confirm to tx mode");
+            }
+            if (transaction == null) {
+                transaction = new ChannelTransaction();
+            }
+            channel.reply(TxMethod.SelectOk.INSTANCE);
+            return;
+        }
+        if (transaction == null) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, method, "channel is not transactional");
+        }
+        if (method instanceof TxMethod.Commit) {
+            commit(method);
+        } else if (method instanceof TxMethod.Rollback) {
+            transaction.rollback();
+            channel.reply(TxMethod.RollbackOk.INSTANCE);
+        } else {
+            throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "unexpected %s", method.name());
+        }
+    }
+
+    /**
+     * Publishes what the transaction holds, then settles its acks; {@code commit-ok} goes once every published
+     * message is as safe as a confirm would say (durable ones synced). Frames after the commit wait until then.
+     */
+    private void commit(Method cause) {
+        ChannelTransaction tx = transaction;
+        tx.commit((message, mandatory) -> publish(message, mandatory, tx.nextTag(), cause),
+            settle -> channel.settleNow(settle.tag(), settle.multiple(), settle.outcome(), cause));
+        if (tx.committed()) {
+            tx.commitDone();
+            channel.reply(TxMethod.CommitOk.INSTANCE);
+        } else {
+            connection.suspend(); // until the publisher confirms the rest (batchEnd)
+        }
+    }
+
+    /** The channel closed: confirms still to come are dropped, a transaction's messages too. */
+    void close() {
+        if (publisher != null) {
+            publisher.close();
+        }
+        if (transaction != null) {
+            transaction.rollback();
+        }
+    }
+}
