@@ -28,9 +28,14 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
      * for queues whose client asked the server to name them (0-9-1 empty names, AMQP 1.0 dynamic nodes).
      */
     public static String generateName() {
+        return generateName("amq.gen-");
+    }
+
+    /** {@code prefix} and 16 random bytes in base64url, as RabbitMQ makes its names (consumer tags: amq.ctag-). */
+    public static String generateName(String prefix) {
         byte[] random = new byte[16];
         RANDOM.nextBytes(random);
-        return "amq.gen-" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        return prefix + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     }
 
     private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();

@@ -321,7 +321,7 @@ final class Amqp091Channel {
     }
 
     static String generateTag() {
-        return "amq.ctag-" + io.skiffmq.core.queue.QueueDeclaration.generateName().substring("amq.gen-".length());
+        return io.skiffmq.core.queue.QueueDeclaration.generateName("amq.ctag-");
     }
 
     boolean hasConsumer(String tag) {

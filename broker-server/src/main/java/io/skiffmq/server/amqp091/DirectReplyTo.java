@@ -40,7 +40,7 @@ public final class DirectReplyTo {
         if (channel.hasConsumer(tag)) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, consume, "attempt to reuse consumer tag '%s'", tag);
         }
-        String address = PREFIX + io.skiffmq.core.queue.QueueDeclaration.generateName().substring("amq.gen-".length());
+        String address = io.skiffmq.core.queue.QueueDeclaration.generateName(PREFIX);
         targets.put(address, new Target(channel, tag));
         channel.replyConsumer(tag, address);
         if (!consume.noWait()) {
