@@ -17,7 +17,9 @@ public final class BrokerException extends RuntimeException {
         /** Another connection's exclusive queue. */
         RESOURCE_LOCKED,
         /** A value the broker does not accept. */
-        INVALID
+        INVALID,
+        /** Something RabbitMQ has that SkiffMQ does not implement yet (quorum and stream queues). */
+        NOT_IMPLEMENTED
     }
 
     private final Kind kind;

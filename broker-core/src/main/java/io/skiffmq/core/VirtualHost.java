@@ -3,6 +3,9 @@ package io.skiffmq.core;
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueArguments;
+import io.skiffmq.core.queue.QueueContext;
+import io.skiffmq.core.time.BrokerClock;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.routing.Binding;
@@ -49,17 +52,28 @@ public final class VirtualHost {
     private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
     private final DeletionWatchers deletions = new DeletionWatchers();
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
+    /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
+    private final QueueContext queueContext;
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
         this(name, executors, VirtualHostStore.TRANSIENT);
     }
 
-    /** @param executors hands out the executor each new queue will live on (e.g. event loops in turn) */
+    /** A virtual host on the system clock. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store) {
+        this(name, executors, store, BrokerClock.SYSTEM);
+    }
+
+    /**
+     * @param executors hands out the executor each new queue will live on (e.g. event loops in turn)
+     * @param clock what message TTLs and queue expiry are measured with
+     */
+    public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store, BrokerClock clock) {
         this.name = name;
         this.executors = executors;
         this.store = store;
+        this.queueContext = new QueueContext(name, clock, new DeadLetterRouter(this, clock));
         for (Exchange e : List.of(new Exchange("", Exchange.Type.DIRECT),
                 new Exchange("amq.direct", Exchange.Type.DIRECT), new Exchange("amq.fanout", Exchange.Type.FANOUT),
                 new Exchange("amq.topic", Exchange.Type.TOPIC), new Exchange("amq.headers", Exchange.Type.HEADERS),
@@ -127,6 +141,7 @@ public final class VirtualHost {
 
     private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
         String queueName = declaration.name();
+        QueueArguments.of(name, queueName, declaration.arguments()); // refused before anything else, as RabbitMQ does
         Queue queue;
         CompletableFuture<Void> saved;
         CompletableFuture<Queue> ready;
@@ -135,6 +150,7 @@ public final class VirtualHost {
             if (existing != null) {
                 checkAccess(existing, owner);
                 checkEquivalent(existing.declaration(), declaration, equivalent);
+                existing.touch();
                 return CompletableFuture.completedFuture(existing);
             }
             PendingDeclare pending = pendingDeclares.get(queueName);
@@ -142,7 +158,7 @@ public final class VirtualHost {
                 checkEquivalent(pending.queue.declaration(), declaration, equivalent);
                 return pending.ready;
             }
-            queue = store.createQueue(declaration, executors.get());
+            queue = store.createQueue(declaration, executors.get(), queueContext);
             if (!declaration.persistent()) {
                 register(queue, owner);
                 return CompletableFuture.completedFuture(queue);
@@ -176,9 +192,7 @@ public final class VirtualHost {
     /** Makes a new queue visible. Holds the write lock. */
     private void register(Queue queue, Object owner) {
         QueueDeclaration declaration = queue.declaration();
-        if (declaration.autoDelete()) {
-            queue.whenUnused(() -> deleteQueue(queue));
-        }
+        queue.whenUnused(() -> deleteQueue(queue)); // auto-delete, or x-expires
         if (declaration.exclusive()) {
             exclusiveOwners.put(declaration.name(), owner);
         }

@@ -2,6 +2,7 @@ package io.skiffmq.core;
 
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 
@@ -14,8 +15,8 @@ public interface VirtualHostStore {
     /** Keeps nothing: every queue lives in memory only and a restart forgets everything. */
     VirtualHostStore TRANSIENT = new VirtualHostStore() {
         @Override
-        public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
-            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE);
+        public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
+            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE, context);
         }
 
         @Override
@@ -25,7 +26,7 @@ public interface VirtualHostStore {
     };
 
     /** A new queue; only a {@link QueueDeclaration#persistent} one keeps anything on disk. Called under the virtual host's write lock. */
-    Queue createQueue(QueueDeclaration declaration, QueueExecutor executor);
+    Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context);
 
     /**
      * A durable exchange, {@link QueueDeclaration#persistent persistent} queue or binding was added or removed.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import java.util.ArrayList;
@@ -20,8 +21,8 @@ class VirtualHostStoreTest {
         final List<CompletableFuture<Void>> saves = new ArrayList<>();
 
         @Override
-        public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
-            return TRANSIENT.createQueue(declaration, executor);
+        public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
+            return TRANSIENT.createQueue(declaration, executor, context);
         }
 
         @Override

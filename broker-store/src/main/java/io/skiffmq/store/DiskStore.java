@@ -5,6 +5,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.VirtualHostStore;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.StoredMessage;
@@ -105,14 +106,14 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     @Override
-    public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
+    public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
         if (!declaration.persistent()) {
-            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE);
+            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE, context);
         }
         long id = queueIds.computeIfAbsent(declaration.name(), n -> nextQueueId++);
         ClassicQueue[] queue = new ClassicQueue[1];
         queue[0] = new ClassicQueue(declaration, executor, messages.log(id, location -> queue[0].relocate(location)),
-            queueMemoryLimit);
+            queueMemoryLimit, context);
         return queue[0];
     }
 

@@ -63,10 +63,33 @@ public final class MessageStore implements AutoCloseable {
     private static final class Live {
         final long location;
         long deliveryCount;
+        /** What the queue orders, expires and limits by, read from the message once at replay. */
+        int priority;
+        long ttl = -1;
+        int bodySize;
 
         Live(long location, long deliveryCount) {
             this.location = location;
             this.deliveryCount = deliveryCount;
+        }
+
+        /** Reads priority, TTL and body size from a publish record's message (left as they are when unreadable). */
+        Live read(JournalRecord.Read r) {
+            bodySize = r.message().readableBytes();
+            MessageFormat format = MessageFormat.ofTag(r.format());
+            if (format != null) {
+                try {
+                    Message message = Message.readStored(format, r.message().retainedSlice(), true, r.exchange(),
+                        r.routingKey());
+                    priority = message.priority();
+                    ttl = message.ttl();
+                    bodySize = message.bodySize();
+                    message.release();
+                } catch (MalformedMessageException e) {
+                    // the queue finds out when it reads the message back, and says so then
+                }
+            }
+            return this;
         }
     }
 
@@ -83,7 +106,7 @@ public final class MessageStore implements AutoCloseable {
             switch (r.type()) {
                 // a later copy of the same message (compaction) replaces the earlier one
                 case PUBLISH -> queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>())
-                    .put(r.sequence(), new Live(location, r.deliveryCount()));
+                    .put(r.sequence(), new Live(location, r.deliveryCount()).read(r));
                 case ACK, EXPIRE -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
                     if (queue != null) {
@@ -111,7 +134,8 @@ public final class MessageStore implements AutoCloseable {
                 if (log != null) {
                     log.bySegment.computeIfAbsent(Journal.segmentOf(live.location), s -> new long[1])[0]++;
                 }
-                list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location));
+                list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location, live.priority,
+                    live.ttl, live.bodySize));
             }
             recovered.put(queue.getKey(), list);
             messages += list.size();

@@ -167,6 +167,44 @@ public final class Amqp091Message extends Message {
     }
 
     @Override
+    public Amqp091Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
+            String routingKey) {
+        BasicProperties p = properties();
+        Map<String, Object> old = p.headers() == null ? Map.of() : p.headers();
+        java.util.List<Death> history = Death.record(Death.fromAmqp091(old), reason, queue, now, exchange(),
+            routingKey(), ttl());
+        Map<String, Object> headers = new java.util.LinkedHashMap<>(old);
+        headers.put(Death.X_DEATH, Death.toAmqp091(history));
+        headers.putAll(Death.firstAndLast(old, history));
+        BasicProperties next = new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
+            p.priority(), p.correlationId(), p.replyTo(), null, p.messageId(), p.timestamp(), p.type(), p.userId(),
+            p.appId(), p.clusterId());
+        ByteBuf encoded = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(properties.readableBytes() + 256);
+        ByteBuf bodySlice = null;
+        try {
+            next.encode(encoded);
+            bodySlice = body.retainedSlice();
+            return of(encoded, bodySlice, exchange, routingKey);
+        } catch (Amqp091DecodeException | RuntimeException e) {
+            encoded.release();
+            if (bodySlice != null) {
+                bodySlice.release();
+            }
+            throw new IllegalStateException("cannot dead-letter an AMQP 0-9-1 message: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public java.util.List<Death> deaths() {
+        return Death.fromAmqp091(properties().headers());
+    }
+
+    @Override
+    public int bodySize() {
+        return body.readableBytes();
+    }
+
+    @Override
     public Amqp10Message toAmqp10() {
         Amqp10Message c = converted;
         if (c == null) {

@@ -55,6 +55,11 @@ final class Amqp091ToAmqp10 {
             }
             if (p.headers() != null) {
                 for (Map.Entry<String, Object> e : p.headers().entrySet()) {
+                    if (e.getKey().equals(Death.X_DEATH)) {
+                        // as RabbitMQ 4 converts the history
+                        annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(Death.fromAmqp091(p.headers())));
+                        continue;
+                    }
                     Object value = HeaderValues.toAmqp10(e.getValue());
                     if (value == HeaderValues.UNSUPPORTED) {
                         continue;

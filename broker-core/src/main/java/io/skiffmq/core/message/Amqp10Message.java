@@ -2,9 +2,13 @@ package io.skiffmq.core.message;
 
 import io.netty.buffer.ByteBuf;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.codec.amqp10.DeliveryEncoder;
+import io.skiffmq.codec.amqp10.ProtonCodec;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.amqp10.SectionCode;
 import java.util.Map;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
@@ -71,6 +75,60 @@ public final class Amqp10Message extends Message {
     @Override
     public int size() {
         return bytes.readableBytes();
+    }
+
+    @Override
+    public Amqp10Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
+            String routingKey) {
+        ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(bytes.readableBytes() + 256);
+        try {
+            Map<Object, Object> client = sections.messageAnnotations();
+            Map<String, Object> named = new java.util.HashMap<>();
+            Map<Symbol, Object> annotations = new java.util.LinkedHashMap<>();
+            for (Map.Entry<Object, Object> e : client.entrySet()) {
+                String key = e.getKey().toString();
+                named.put(key, e.getValue());
+                boolean replaced = key.equals(Death.X_OPT_DEATHS) || Death.FIRST_AND_LAST.contains(key)
+                    || key.equals(X_EXCHANGE) || key.equals(X_ROUTING_KEY);
+                if (!replaced && e.getKey() instanceof Symbol symbol) {
+                    annotations.put(symbol, e.getValue());
+                }
+            }
+            java.util.List<Death> history = Death.record(Death.fromAmqp10(named.get(Death.X_OPT_DEATHS)), reason,
+                queue, now, exchange(), routingKey(), ttl());
+            annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(history));
+            Death.firstAndLast(named, history).forEach((k, v) -> annotations.put(Symbol.valueOf(k), v));
+            // a new header without the TTL (the history keeps it), new annotations, then the bare message as sent
+            DeliveryEncoder.writeHeader(out, durable(), priority(), -1, false, 0);
+            ProtonCodec.current().encode(new MessageAnnotations(annotations), out);
+            int bare = sections.bareMessageStart();
+            out.writeBytes(bytes, bare, sections.end() - bare);
+            return of(out, MessageSections.scan(out), durable(), exchange, routingKey);
+        } catch (AmqpDecodeException | RuntimeException e) {
+            out.release();
+            throw new IllegalStateException("cannot dead-letter an AMQP 1.0 message: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public java.util.List<Death> deaths() {
+        try {
+            return Death.fromAmqp10(sections.messageAnnotation(Death.X_OPT_DEATHS));
+        } catch (AmqpDecodeException e) {
+            return java.util.List.of();
+        }
+    }
+
+    /** The body sections' bytes (data, amqp-sequence or amqp-value, with their descriptors). */
+    @Override
+    public int bodySize() {
+        int size = 0;
+        for (MessageSections.Section section : sections.sections()) {
+            if (section.code() >= SectionCode.DATA && section.code() <= SectionCode.AMQP_VALUE) {
+                size += section.endOffset() - section.offset();
+            }
+        }
+        return size;
     }
 
     /** The application-properties, in the neutral value model; decoded on first use. */

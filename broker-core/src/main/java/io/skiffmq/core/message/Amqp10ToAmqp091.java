@@ -41,6 +41,8 @@ final class Amqp10ToAmqp091 {
                 String key = e.getKey().toString();
                 if (key.equals(X_CC)) {
                     put(headers, CC, e.getValue());
+                } else if (key.equals(Death.X_OPT_DEATHS)) {
+                    headers.put(Death.X_DEATH, Death.toAmqp091(Death.fromAmqp10(e.getValue())));
                 } else if (key.startsWith("x-") && isShortString(key)) {
                     put(headers, key, e.getValue());
                 }

@@ -64,8 +64,24 @@ public abstract class Message extends AbstractReferenceCounted implements Header
         return routingKey;
     }
 
+    /**
+     * This message as it goes to a dead-letter exchange ({@code rabbit_dead_letter:publish/5}): its death recorded in
+     * its history ({@link Death}, with the first and latest deaths named), its own TTL gone (kept in the history),
+     * published to {@code exchange} with {@code routingKey}. The bare message is untouched.
+     *
+     * @return a new message, one reference for the caller; this one is left as it is
+     */
+    public abstract Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
+        String routingKey);
+
+    /** The message's dead-letter history, most recent first; empty for one that never died. */
+    public abstract java.util.List<Death> deaths();
+
     /** Bytes the message holds (its encoded form in {@link #format()}), for memory limits and paging. */
     public abstract int size();
+
+    /** Bytes of its body alone, as RabbitMQ counts them for {@code x-max-length-bytes}. */
+    public abstract int bodySize();
 
     /**
      * The annotations the broker adds on delivery: {@value #X_EXCHANGE} and, when there is one,

@@ -2,6 +2,7 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.core.message.Message;
+import io.skiffmq.core.time.BrokerClock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,11 @@ import java.util.function.Consumer;
  * messages that arrive are paged out as soon as the log has written them (only their index stays), and read back
  * from the log when they are dispatched. Messages recovered at start are paged out from the first.
  *
+ * <p>Its {@link QueueArguments} apply RabbitMQ's rules: length limits with their overflow behaviour, message TTL
+ * (expired at the head, as RabbitMQ expires, and by a timer on the {@link QueueContext#clock()}, so an idle queue
+ * lets go of them), dead-lettering through {@link QueueContext#deadLetters()}, a delivery limit, priority lanes,
+ * a single active consumer, expiry of the unused queue, and confirms held until a consumer settles.
+ *
  * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there, publishes from other
  * threads in batches (a {@link Handoff}: one task takes every message that arrived before it ran). The only field read
  * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
@@ -35,15 +41,27 @@ public final class ClassicQueue implements Queue {
     private final String name;
     private final QueueExecutor executor;
     private final QueueDeclaration declaration;
+    private final QueueArguments arguments;
+    private final QueueContext context;
     /** Null for a transient queue, or when the broker runs without a store. */
     private final QueueLog log;
     private final long memoryLimit;
     /** Entries that arrived over the memory limit, oldest first: paged out once written to the log. */
     private final ArrayDeque<QueueEntry> pageOutCandidates = new ArrayDeque<>();
 
-    private final WaitingMessages waiting = new WaitingMessages();
-    /** Consumers messages are pushed to (not pull consumers). */
+    private final WaitingMessages waiting;
+    /** Consumers messages are pushed to (not pull consumers); with a single active consumer, that one only. */
     private final ConsumerRing consumers = new ConsumerRing();
+    /** With {@code x-single-active-consumer}: the consumers waiting for their turn, in the order they came. */
+    private final List<QueueConsumer> standby = new ArrayList<>();
+    /** The timer that expires the heads, armed for the earliest head's expiry; null when none is armed. */
+    private BrokerClock.Timer expiryTimer;
+    private long expiryTimerAt = Long.MAX_VALUE;
+    /** With {@code x-expires}: when the queue was last used, and the timer that deletes it unused. */
+    private long lastUsed;
+    private BrokerClock.Timer unusedTimer;
+    /** Some message arrived with a TTL of its own: heads may expire even without {@code x-message-ttl}. */
+    private boolean hasMessageTtls;
     /** Every consumer, pull consumers too: those that may hold unsettled deliveries. */
     private final List<QueueConsumer> allConsumers = new ArrayList<>();
     /** The consumer that has the queue to itself (0-9-1 exclusive consume), or null. */
@@ -61,33 +79,47 @@ public final class ClassicQueue implements Queue {
 
     /** A transient queue. */
     public ClassicQueue(String name, QueueExecutor executor) {
-        this(QueueDeclaration.of(name, false, Map.of()), executor, null, Long.MAX_VALUE);
+        this(QueueDeclaration.of(name, false, Map.of()), executor, null, Long.MAX_VALUE, QueueContext.DEFAULT);
     }
 
     public ClassicQueue(String name, QueueExecutor executor, boolean durable, Map<String, Object> arguments,
             QueueLog log, long memoryLimit) {
-        this(QueueDeclaration.of(name, durable, arguments), executor, log, memoryLimit);
+        this(QueueDeclaration.of(name, durable, arguments), executor, log, memoryLimit, QueueContext.DEFAULT);
     }
 
     /**
      * @param log where durable messages are written; null for a queue that keeps nothing on disk
      * @param memoryLimit bytes of waiting messages kept in memory before durable ones are paged out to the log
+     * @throws io.skiffmq.core.BrokerException when the declaration's arguments are not acceptable
      */
-    public ClassicQueue(QueueDeclaration declaration, QueueExecutor executor, QueueLog log, long memoryLimit) {
+    public ClassicQueue(QueueDeclaration declaration, QueueExecutor executor, QueueLog log, long memoryLimit,
+            QueueContext context) {
         if (log != null && !declaration.persistent()) {
             throw new IllegalArgumentException("only a durable, non-exclusive queue has a log");
         }
         this.name = declaration.name();
         this.executor = executor;
         this.declaration = declaration;
+        this.arguments = QueueArguments.of(context.vhost(), name, declaration.arguments());
+        this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
+        this.waiting = new WaitingMessages(arguments.maxPriority());
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), null);
+        this.lastUsed = context.clock().millis();
+        if (arguments.expires() >= 0) {
+            executor.execute(this::armUnusedTimer);
+        }
     }
 
     @Override
     public QueueDeclaration declaration() {
         return declaration;
+    }
+
+    /** The declaration's arguments as the queue reads them. */
+    public QueueArguments queueArguments() {
+        return arguments;
     }
 
     @Override
@@ -146,12 +178,33 @@ public final class ClassicQueue implements Queue {
             }
             return;
         }
-        QueueEntry entry = new QueueEntry(nextSequence++, message);
+        int bodySize = arguments.maxLengthBytes() >= 0 ? message.bodySize() : 0;
+        if (arguments.overflow() != QueueArguments.Overflow.DROP_HEAD && full()) {
+            // RabbitMQ refuses while the queue is at its limit, whatever the new message's size
+            if (confirmed != null) {
+                confirmed.refused();
+            }
+            if (arguments.overflow() == QueueArguments.Overflow.REJECT_PUBLISH_DLX) {
+                deadLetter(message, DeadLetters.Reason.MAXLEN);
+            } else {
+                message.release();
+            }
+            return;
+        }
+        long now = context.clock().millis();
+        QueueEntry entry = new QueueEntry(nextSequence++, message, lane(message.priority()), bodySize,
+            expiresAt(now, message.ttl()));
         waiting.arrive(entry);
+        hasMessageTtls |= message.ttl() >= 0;
+        PublishConfirm confirm = confirmed;
+        if (confirm != null && arguments.confirmAfterConsume()) {
+            entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
+            confirm = null;
+        }
         if (log != null && message.durable()) {
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
-                entry.location = log.publish(entry.sequence, message, 0, confirmed);
+                entry.location = log.publish(entry.sequence, message, 0, confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 waiting.cancelArrival(entry);
@@ -165,13 +218,43 @@ public final class ClassicQueue implements Queue {
             if (waiting.bytes() > memoryLimit) {
                 pageOutCandidates.addLast(entry);
             }
-        } else {
+        } else if (confirm != null) {
             // in memory, a message is as safe as promised once it is in the queue
-            if (confirmed != null) {
-                confirmed.run();
-            }
+            confirm.run();
         }
         dispatch();
+        if (arguments.overflow() == QueueArguments.Overflow.DROP_HEAD) {
+            while (overLimit()) {
+                die(waiting.removeHead(), DeadLetters.Reason.MAXLEN);
+            }
+            readyCount = waiting.size();
+        }
+    }
+
+    /** At the length limit: a {@code reject-publish} queue takes nothing more. */
+    private boolean full() {
+        return arguments.maxLength() >= 0 && waiting.size() >= arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() >= arguments.maxLengthBytes();
+    }
+
+    /** Past the length limit: a {@code drop-head} queue drops its oldest. */
+    private boolean overLimit() {
+        return arguments.maxLength() >= 0 && waiting.size() > arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() > arguments.maxLengthBytes();
+    }
+
+    /** The priority lane of a message: its priority capped at {@code x-max-priority}, as RabbitMQ caps it. */
+    private int lane(int priority) {
+        return Math.min(priority, arguments.maxPriority());
+    }
+
+    /** When a message arriving {@code now} expires: the shorter of the queue's TTL and its own. */
+    private long expiresAt(long now, long messageTtl) {
+        long ttl = arguments.messageTtl();
+        if (messageTtl >= 0 && (ttl < 0 || messageTtl < ttl)) {
+            ttl = messageTtl;
+        }
+        return ttl < 0 ? Long.MAX_VALUE : now + ttl;
     }
 
     /**
@@ -181,15 +264,20 @@ public final class ClassicQueue implements Queue {
      */
     public void restore(List<StoredMessage> messages) {
         executor.run(() -> {
+            // the time a message arrived is not logged: a TTL counts again from the restart
+            long now = context.clock().millis();
             for (StoredMessage stored : messages) {
-                QueueEntry entry = new QueueEntry(stored.sequence(), stored.message());
+                QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), lane(stored.priority()),
+                    stored.bodySize(), expiresAt(now, stored.ttl()));
                 entry.deliveryCount = stored.deliveryCount();
                 entry.acquiredBefore = true;
                 entry.location = stored.location();
+                hasMessageTtls |= stored.ttl() >= 0;
                 waiting.arrive(entry);
                 nextSequence = Math.max(nextSequence, stored.sequence() + 1);
             }
             readyCount = waiting.size();
+            armExpiryTimer();
         });
     }
 
@@ -261,15 +349,22 @@ public final class ClassicQueue implements Queue {
             }
             allConsumers.add(consumer);
             sink.subscribed();
-            if (!pull) {
-                if (exclusive) {
-                    exclusiveConsumer = consumer;
-                }
-                consumers.add(consumer);
-                consumerCount = consumers.size();
-                hadConsumer = true;
-                dispatch();
+            if (pull) {
+                used();
+                return;
             }
+            if (exclusive) {
+                exclusiveConsumer = consumer;
+            }
+            if (arguments.singleActiveConsumer() && !consumers.isEmpty()) {
+                standby.add(consumer); // waits its turn: it is next when those before it go
+            } else {
+                consumers.add(consumer);
+            }
+            consumerCount = consumers.size() + standby.size();
+            hadConsumer = true;
+            disarmUnusedTimer();
+            dispatch();
         });
         return consumer;
     }
@@ -289,15 +384,82 @@ public final class ClassicQueue implements Queue {
         if (exclusiveConsumer == consumer) {
             exclusiveConsumer = null;
         }
-        if (!consumers.remove(consumer)) {
-            return false;
+        if (!standby.remove(consumer)) {
+            if (!consumers.remove(consumer)) {
+                return false;
+            }
+            if (!standby.isEmpty()) {
+                consumers.add(nextActive()); // single active consumer: the next in line takes over
+            }
         }
-        consumerCount = consumers.size();
+        consumerCount = consumers.size() + standby.size();
         return true;
     }
 
+    /** The standby consumer to activate: the first of the highest priority. */
+    private QueueConsumer nextActive() {
+        QueueConsumer next = standby.get(0);
+        for (QueueConsumer candidate : standby) {
+            if (candidate.priority > next.priority) {
+                next = candidate;
+            }
+        }
+        standby.remove(next);
+        return next;
+    }
+
+    /** Deletes an auto-delete queue its last consumer left, and starts counting an {@code x-expires} queue unused. */
     private void unusedCheck() {
-        if (consumers.isEmpty() && hadConsumer && declaration.autoDelete() && whenUnused != null && !deleted) {
+        if (!consumers.isEmpty() || deleted) {
+            return;
+        }
+        if (hadConsumer && declaration.autoDelete() && whenUnused != null) {
+            whenUnused.run();
+        } else if (arguments.expires() >= 0) {
+            used();
+        }
+    }
+
+    /** Used now ({@code x-expires} counts from here): a consumer left, a get, a redeclaration. */
+    private void used() {
+        lastUsed = context.clock().millis();
+        if (arguments.expires() >= 0 && consumers.isEmpty()) {
+            armUnusedTimer();
+        }
+    }
+
+    @Override
+    public void touch() {
+        executor.run(() -> {
+            if (!deleted && !closed) {
+                used();
+            }
+        });
+    }
+
+    private void armUnusedTimer() {
+        disarmUnusedTimer();
+        if (!deleted && !closed && consumers.isEmpty()) {
+            unusedTimer = context.clock().schedule(lastUsed + arguments.expires(), executor, this::unusedTimerFired);
+        }
+    }
+
+    private void disarmUnusedTimer() {
+        if (unusedTimer != null) {
+            unusedTimer.cancel();
+            unusedTimer = null;
+        }
+    }
+
+    private void unusedTimerFired() {
+        unusedTimer = null;
+        if (deleted || closed || !consumers.isEmpty()) {
+            return;
+        }
+        if (context.clock().millis() < lastUsed + arguments.expires()) {
+            armUnusedTimer(); // used again since the timer was armed
+        } else if (whenUnused != null) {
+            LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' expired unused after {1} ms", name, arguments.expires());
             whenUnused.run();
         }
     }
@@ -306,7 +468,10 @@ public final class ClassicQueue implements Queue {
     public CompletableFuture<QueueCounts> counts() {
         CompletableFuture<QueueCounts> counts = new CompletableFuture<>();
         // a publish from this thread went through the handoff, whose drain was scheduled before this task
-        executor.run(() -> counts.complete(new QueueCounts(waiting.size(), consumers.size())));
+        executor.run(() -> {
+            expireHeads();
+            counts.complete(new QueueCounts(waiting.size(), consumers.size() + standby.size()));
+        });
         return counts;
     }
 
@@ -359,11 +524,23 @@ public final class ClassicQueue implements Queue {
 
     private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
         if (!outcome.requeues() || deleted || closed) {
-            forget(entry);
+            if (outcome.kind() == Outcome.Kind.ACCEPTED && entry.confirmWhenConsumed != null) {
+                entry.confirmWhenConsumed.run();
+                entry.confirmWhenConsumed = null;
+            }
+            if (outcome.kind() == Outcome.Kind.REJECTED && !deleted && !closed) {
+                die(entry, DeadLetters.Reason.REJECTED);
+            } else {
+                forget(entry);
+            }
             return;
         }
         if (outcome.deliveryFailed()) {
             entry.deliveryCount++;
+            if (arguments.deliveryLimit() >= 0 && entry.deliveryCount > arguments.deliveryLimit()) {
+                die(entry, DeadLetters.Reason.DELIVERY_LIMIT); // failed more often than allowed: poison
+                return;
+            }
             if (entry.location >= 0) {
                 log.requeue(entry.sequence, entry.location, entry.deliveryCount);
             }
@@ -379,10 +556,18 @@ public final class ClassicQueue implements Queue {
         CompletableFuture<QueueDelivery> got = new CompletableFuture<>();
         executor.run(() -> {
             QueueDelivery delivery = null;
+            if (!deleted && !closed) {
+                used();
+            }
+            long now = context.clock().millis();
             while (delivery == null && !consumer.removed && !deleted && !closed) {
                 QueueEntry entry = waiting.take(consumer);
                 if (entry == null) {
                     break;
+                }
+                if (entry.expiresAt < now) {
+                    die(entry, DeadLetters.Reason.EXPIRED);
+                    continue;
                 }
                 int loaded = pageIn(entry);
                 if (loaded == NOT_NOW) {
@@ -392,6 +577,7 @@ public final class ClassicQueue implements Queue {
                     delivery = deliver(consumer, entry);
                 }
             }
+            expireHeads();
             readyCount = waiting.size();
             got.complete(delivery);
         });
@@ -440,6 +626,7 @@ public final class ClassicQueue implements Queue {
                 return;
             }
             deleted = true;
+            disarmTimers();
             int count = dropReady(); // ready ones only, as RabbitMQ counts them in delete-ok
             if (log != null && !closed) {
                 log.deleted();
@@ -457,6 +644,7 @@ public final class ClassicQueue implements Queue {
         CompletableFuture<Void> done = new CompletableFuture<>();
         executor.run(() -> {
             closed = true;
+            disarmTimers();
             dropReady();
             for (QueueConsumer consumer : allConsumers) {
                 consumer.unsettled.removeAll(entry -> entry.message.release());
@@ -466,6 +654,15 @@ public final class ClassicQueue implements Queue {
         return done;
     }
 
+    private void disarmTimers() {
+        disarmUnusedTimer();
+        if (expiryTimer != null) {
+            expiryTimer.cancel();
+            expiryTimer = null;
+            expiryTimerAt = Long.MAX_VALUE;
+        }
+    }
+
     private int dropReady() {
         int count = waiting.removeAll(this::forget);
         readyCount = 0;
@@ -473,8 +670,17 @@ public final class ClassicQueue implements Queue {
         return count;
     }
 
-    /** The entry leaves the queue for good: off the log (unless the whole queue is being deleted) and released. */
+    /**
+     * The entry leaves the queue for good: off the log (unless the whole queue is being deleted) and released. A
+     * confirm still held for a consumer is refused: the message left without being consumed.
+     */
     private void forget(QueueEntry entry) {
+        if (entry.confirmWhenConsumed != null) {
+            if (!closed) {
+                entry.confirmWhenConsumed.refused();
+            }
+            entry.confirmWhenConsumed = null;
+        }
         if (entry.location >= 0 && !deleted && !closed) {
             log.remove(entry.sequence, entry.location);
         }
@@ -532,6 +738,77 @@ public final class ClassicQueue implements Queue {
         }
     }
 
+    /**
+     * Expires the heads whose time has come (a message expiring {@code now} while a consumer has room was delivered
+     * by then: a TTL of 0 means "only if a consumer takes it at once", as in RabbitMQ), and arms the timer for the
+     * next head to expire, so an idle queue lets go of expired messages too.
+     */
+    private void expireHeads() {
+        if (arguments.messageTtl() < 0 && !hasMessageTtls) {
+            return;
+        }
+        waiting.expireHeads(context.clock().millis(), expire);
+        armExpiryTimer();
+    }
+
+    private final Consumer<QueueEntry> expire = entry -> die(entry, DeadLetters.Reason.EXPIRED);
+
+    private void armExpiryTimer() {
+        long next = waiting.nextHeadExpiry();
+        if (next == Long.MAX_VALUE || next >= expiryTimerAt || deleted || closed) {
+            return;
+        }
+        if (expiryTimer != null) {
+            expiryTimer.cancel();
+        }
+        expiryTimerAt = next;
+        expiryTimer = context.clock().schedule(next, executor, this::expiryTimerFired);
+    }
+
+    private void expiryTimerFired() {
+        expiryTimer = null;
+        expiryTimerAt = Long.MAX_VALUE;
+        if (!deleted && !closed) {
+            dispatch(); // expires the heads that are due and arms the timer again
+        }
+    }
+
+    /**
+     * A waiting or settled entry dies: dead-lettered with {@code reason} when the queue has a dead-letter exchange,
+     * dropped otherwise; gone from the queue either way.
+     */
+    private void die(QueueEntry entry, DeadLetters.Reason reason) {
+        if (arguments.deadLetters() && entry.message == null) {
+            try {
+                entry.message = log.read(entry.sequence, entry.location);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} dies ({2}) without being "
+                    + "dead-lettered: it cannot be read back", name, entry.sequence, reason.value(), e);
+            }
+        }
+        if (!arguments.deadLetters() || entry.message == null) {
+            forget(entry);
+            return;
+        }
+        Message message = entry.message.retain();
+        forget(entry);
+        deadLetter(message, reason);
+    }
+
+    /** Hands one reference of a dying message to the dead-letter exchange, or releases it when there is none. */
+    private void deadLetter(Message message, DeadLetters.Reason reason) {
+        if (!arguments.deadLetters()) {
+            message.release();
+            return;
+        }
+        try {
+            context.deadLetters().deadLetter(message, reason, name, arguments);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': a message dead-lettered ({1}) is lost", name,
+                reason.value(), e);
+        }
+    }
+
     /** Hands out messages while some consumer has room: by priority, round robin among equals. */
     private void dispatch() {
         assert executor.inExecutor();
@@ -539,6 +816,7 @@ public final class ClassicQueue implements Queue {
         while (more && !consumers.isEmpty() && !waiting.isEmpty()) {
             more = consumers.offer(offer) == ConsumerRing.Offer.DONE; // one message per offer
         }
+        expireHeads();
         readyCount = waiting.size();
         if (!pageOutCandidates.isEmpty()) {
             pageOut();
@@ -556,6 +834,10 @@ public final class ClassicQueue implements Queue {
         QueueEntry entry = waiting.take(consumer);
         if (entry == null) {
             return ConsumerRing.Offer.NONE;
+        }
+        if (entry.expiresAt != Long.MAX_VALUE && entry.expiresAt < context.clock().millis()) {
+            die(entry, DeadLetters.Reason.EXPIRED); // expired before its turn came: never delivered
+            return ConsumerRing.Offer.DONE;
         }
         if (consumer.channelLimit() != null && !consumer.channelLimit().tryAcquire(consumer)) {
             waiting.putBack(entry); // the channel is at its limit: this consumer waits to be resumed
@@ -589,6 +871,10 @@ public final class ClassicQueue implements Queue {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
             if (entry.location >= 0) {
                 log.remove(entry.sequence, entry.location);
+            }
+            if (entry.confirmWhenConsumed != null) {
+                entry.confirmWhenConsumed.run(); // settled as it was sent: consumed
+                entry.confirmWhenConsumed = null;
             }
             return new QueueDelivery(message, tag, entry.deliveryCount, first, remaining);
         }

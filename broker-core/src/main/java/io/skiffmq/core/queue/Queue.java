@@ -121,8 +121,13 @@ public interface Queue {
     CompletableFuture<Integer> delete();
 
     /**
-     * Runs {@code action} on the queue's thread when the queue's last consumer leaves (auto-delete). Set once, by
-     * the virtual host, before the queue is used.
+     * Runs {@code action} on the queue's thread when the queue should go unused: an auto-delete queue when its last
+     * consumer leaves, a queue with {@code x-expires} when it was not used for that long. Set once, by the virtual
+     * host, before the queue is used.
      */
     void whenUnused(Runnable action);
+
+    /** The queue was used (redeclared): {@code x-expires} counts from now. */
+    default void touch() {
+    }
 }

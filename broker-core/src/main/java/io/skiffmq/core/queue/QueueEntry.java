@@ -9,6 +9,12 @@ final class QueueEntry {
     final long sequence;
     /** Null while the message is paged out: only its {@link #location} in the log is kept. */
     Message message;
+    /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
+    final int priority;
+    /** Body bytes, for {@code x-max-length-bytes}. */
+    final int bodySize;
+    /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
+    final long expiresAt;
     /** In the queue's ready or returned messages (not delivered and unsettled). */
     boolean queued;
     long deliveryCount;
@@ -17,10 +23,15 @@ final class QueueEntry {
     long location = -1;
     /** Consumers that settled it {@code undeliverable-here}; null until one does. */
     List<QueueConsumer> excluded;
+    /** The publisher's confirm, held until a consumer settles the message ({@code x-confirm-after-consume}). */
+    PublishConfirm confirmWhenConsumed;
 
-    QueueEntry(long sequence, Message message) {
+    QueueEntry(long sequence, Message message, int priority, int bodySize, long expiresAt) {
         this.sequence = sequence;
         this.message = message;
+        this.priority = priority;
+        this.bodySize = bodySize;
+        this.expiresAt = expiresAt;
     }
 
     boolean excludes(QueueConsumer consumer) {

@@ -9,6 +9,10 @@ import io.skiffmq.core.message.Message;
  *        the message from its log when it dispatches it)
  * @param deliveryCount failed deliveries recorded before the restart
  * @param location where the log holds it
+ * @param priority the message's priority (0..255)
+ * @param ttl the message's own TTL in milliseconds, -1 for none
+ * @param bodySize its body bytes
  */
-public record StoredMessage(long sequence, Message message, long deliveryCount, long location) {
+public record StoredMessage(long sequence, Message message, long deliveryCount, long location, int priority,
+        long ttl, int bodySize) {
 }

@@ -12,6 +12,7 @@ import io.skiffmq.core.VirtualHostStore;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
@@ -122,9 +123,9 @@ class PublisherTest {
         // "broken" is durable, and its log fails every write: it refuses durable messages
         VirtualHost withBrokenLog = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, new VirtualHostStore() {
             @Override
-            public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor) {
+            public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
                 return new ClassicQueue(declaration, executor, declaration.persistent() ? new FailingLog() : null,
-                    Long.MAX_VALUE);
+                    Long.MAX_VALUE, context);
             }
 
             @Override

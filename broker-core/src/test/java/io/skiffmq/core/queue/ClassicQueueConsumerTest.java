@@ -138,7 +138,7 @@ class ClassicQueueConsumerTest {
     @Test
     void autoDeleteRunsWhenTheLastPushConsumerLeaves() {
         ClassicQueue auto = new ClassicQueue(new QueueDeclaration("auto", false, false, true, Map.of()),
-            QueueExecutor.CALLER_THREAD, null, Long.MAX_VALUE);
+            QueueExecutor.CALLER_THREAD, null, Long.MAX_VALUE, QueueContext.DEFAULT);
         AtomicInteger unused = new AtomicInteger();
         auto.whenUnused(unused::incrementAndGet);
         QueueConsumer puller = auto.subscribe(new RecordingSink(), ConsumerFlow.pull(), false);

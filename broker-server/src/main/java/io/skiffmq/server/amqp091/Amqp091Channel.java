@@ -197,11 +197,16 @@ final class Amqp091Channel {
         }
     }
 
+    private static Outcome requeueOrReject(boolean requeue) {
+        return requeue ? Outcome.MODIFIED_FAILED : Outcome.REJECTED;
+    }
+
     private void onBasic(BasicMethod method) {
         if (method instanceof BasicMethod.Nack nack) {
-            settle(nack.deliveryTag(), nack.multiple(), nack.requeue() ? Outcome.RELEASED : Outcome.REJECTED, nack);
+            // a requeue counts as a failed delivery (x-delivery-limit), as RabbitMQ 4 counts it
+            settle(nack.deliveryTag(), nack.multiple(), requeueOrReject(nack.requeue()), nack);
         } else if (method instanceof BasicMethod.Reject reject) {
-            settle(reject.deliveryTag(), false, reject.requeue() ? Outcome.RELEASED : Outcome.REJECTED, reject);
+            settle(reject.deliveryTag(), false, requeueOrReject(reject.requeue()), reject);
         } else if (method instanceof BasicMethod.Get get) {
             onGet(get);
         } else if (method instanceof BasicMethod.Consume consume) {

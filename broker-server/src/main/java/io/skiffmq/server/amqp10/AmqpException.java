@@ -48,6 +48,7 @@ final class AmqpException extends RuntimeException {
             case ACCESS_REFUSED -> AmqpError.UNAUTHORIZED_ACCESS;
             case RESOURCE_LOCKED -> AmqpError.RESOURCE_LOCKED;
             case INVALID -> AmqpError.INVALID_FIELD;
+            case NOT_IMPLEMENTED -> AmqpError.NOT_IMPLEMENTED;
         };
     }
 

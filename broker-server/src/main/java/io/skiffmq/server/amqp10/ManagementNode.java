@@ -44,25 +44,6 @@ public final class ManagementNode {
         }
     }
 
-    /**
-     * Queue arguments RabbitMQ knows (those of its classic, quorum and stream queues) that SkiffMQ does not implement
-     * yet: refused, since ignoring them would silently change what the client asked for. Every other argument,
-     * {@code x-} or not, is kept and otherwise ignored, as RabbitMQ does. {@code x-queue-type} is checked apart.
-     */
-    private static final Set<String> UNSUPPORTED_QUEUE_ARGUMENTS = Set.of(
-        "x-expires", "x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy",
-        "x-max-length", "x-max-length-bytes", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-max-priority",
-        "x-overflow", "x-queue-version", "x-single-active-consumer", "x-queue-master-locator",
-        "x-queue-leader-locator", "x-delivery-limit", "x-consumer-timeout", "x-consumer-disconnected-timeout",
-        "x-quorum-initial-group-size", "x-initial-cluster-size", "x-member-placement-tag", "x-max-age",
-        "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes", "x-delayed-retry-type",
-        "x-delayed-retry-min", "x-delayed-retry-max");
-    /**
-     * RabbitMQ refuses a queue argument it cannot honour (a bad value, or one its queue type lacks) with
-     * {@code precondition_failed}, which its management node answers with 409; so do we.
-     */
-    private static final int UNSUPPORTED_ARGUMENT = 409;
-
     private final VirtualHost vhost;
     private final String node;
     /** The connection the requests come from: the owner of the exclusive queues they declare. */
@@ -110,6 +91,7 @@ public final class ManagementNode {
             case PRECONDITION_FAILED -> 409;
             case ACCESS_REFUSED -> 403;
             case RESOURCE_LOCKED, INVALID -> 400;
+            case NOT_IMPLEMENTED -> 501;
         }, e.getMessage());
     }
 
@@ -215,24 +197,8 @@ public final class ManagementNode {
         if (name.startsWith("amq.")) {
             return Response.error(403, "queue '" + name + "' starts with reserved prefix 'amq.'");
         }
+        // the arguments are checked by the virtual host, as for every protocol
         Map<String, Object> arguments = arguments(body);
-        for (String argument : arguments.keySet()) {
-            if (UNSUPPORTED_QUEUE_ARGUMENTS.contains(argument)) {
-                return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg '" + argument + "' for queue '" + name
-                    + "': not implemented");
-            }
-        }
-        Object mode = arguments.get("x-queue-mode");
-        if (mode != null && !mode.toString().equals("default") && !mode.toString().equals("lazy")) {
-            // RabbitMQ 4's classic queues accept both values and behave alike (every classic queue is lazy now)
-            return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg 'x-queue-mode' for queue '" + name
-                + "': '" + mode + "' is neither 'default' nor 'lazy'");
-        }
-        Object type = arguments.get("x-queue-type");
-        if (type != null && !type.toString().equals("classic")) {
-            return Response.error(UNSUPPORTED_ARGUMENT, "invalid arg 'x-queue-type' for queue '" + name
-                + "': queue type '" + type + "' is not implemented (only classic)");
-        }
         boolean existed = vhost.queue(name) != null;
         vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), flag(body, "exclusive", false),
             flag(body, "auto_delete", false), arguments), owner);

@@ -57,6 +57,8 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     /** A durable subscription's queue, deleted only when the peer detaches with closed=true; or null. */
     private final String durableSubscription;
     private final Handoff<Object> fromQueue;
+    /** The consumer's priority among the queue's consumers ({@value #PRIORITY_PROPERTY}). */
+    private final int priority;
     /** Null until the queue is ready. */
     private Queue queue;
     private QueueConsumer consumer;
@@ -65,14 +67,33 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private FlowPerformative earlyFlow;
 
     private OutgoingLink(AmqpSession session, long handle, boolean preSettled, Outcome defaultOutcome,
-            String deleteOnClose, String durableSubscription) {
+            String deleteOnClose, String durableSubscription, int priority) {
         this.session = session;
+        this.priority = priority;
         this.handle = handle;
         this.preSettled = preSettled;
         this.defaultOutcome = defaultOutcome;
         this.deleteOnClose = deleteOnClose;
         this.durableSubscription = durableSubscription;
         this.fromQueue = new Handoff<>(session.executor(), this::fromQueue, session::flushLater);
+    }
+
+    /** The attach property RabbitMQ 4 reads a consumer's priority from (an int; 0 without it). */
+    static final String PRIORITY_PROPERTY = "rabbitmq:priority";
+
+    private static int priority(long handle, Attach attach) {
+        Object priority = attach.getProperties() == null ? null
+            : attach.getProperties().get(org.apache.qpid.proton.amqp.Symbol.valueOf(PRIORITY_PROPERTY));
+        if (priority == null) {
+            return 0;
+        }
+        if (!(priority instanceof Integer || priority instanceof Long || priority instanceof Short
+                || priority instanceof Byte || priority instanceof UnsignedInteger)) {
+            throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "%s must be an int, not %s",
+                PRIORITY_PROPERTY, priority);
+        }
+        long value = ((Number) priority).longValue();
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
     }
 
     static OutgoingLink attach(AmqpSession session, Attach attach) {
@@ -123,7 +144,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
         OutgoingLink link = new OutgoingLink(session, handle, preSettled, defaultOutcome(source), deleteOnClose,
-            durableSubscription);
+            durableSubscription, priority(handle, attach));
 
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
@@ -245,7 +266,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         session.writeFrame(reply);
         queue = ready;
-        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled);
+        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority);
         if (earlyFlow != null) {
             onFlow(earlyFlow);
             earlyFlow = null;

@@ -1,0 +1,233 @@
+package io.skiffmq.core.queue;
+
+import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.BrokerException.Kind;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A classic queue's {@code x-} arguments, checked as RabbitMQ checks them ({@code rabbit_amqqueue:declare_args/0})
+ * and read into what the queue acts on. The same checks serve every protocol: a refusal is a
+ * {@link BrokerException} with RabbitMQ's text ({@code invalid arg 'x-…' for queue 'q' in vhost '/': …}), which
+ * AMQP 0-9-1 sends as 406 and the AMQP 1.0 management node as 409.
+ *
+ * <p>Arguments RabbitMQ does not know are kept and ignored, as RabbitMQ keeps them. Those it knows for its quorum and
+ * stream queues only are refused for a classic queue, as RabbitMQ refuses them, except {@code x-delivery-limit},
+ * which SkiffMQ's classic queues implement (docs/queues.md). {@code x-queue-type} {@code quorum} and
+ * {@code stream} are {@link Kind#NOT_IMPLEMENTED}: never created as a classic queue in disguise.
+ *
+ * @param maxLength ready messages kept at most, -1 for no limit
+ * @param maxLengthBytes bytes of ready messages kept at most, -1 for no limit
+ * @param messageTtl milliseconds a message may wait in the queue, -1 for no limit
+ * @param expires milliseconds the queue may go unused before it is deleted, -1 for never
+ * @param deadLetterExchange where messages that die go, null for nowhere
+ * @param deadLetterRoutingKey the routing key they go with, null for the one they were published with
+ * @param deliveryLimit failed deliveries after which a message dies, -1 for no limit
+ * @param maxPriority the highest message priority told apart, 0 for a queue without priorities
+ * @param confirmAfterConsume a publisher's confirm waits until a consumer settled the message
+ */
+public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overflow, long messageTtl, long expires,
+        String deadLetterExchange, String deadLetterRoutingKey, long deliveryLimit, int maxPriority,
+        boolean singleActiveConsumer, boolean confirmAfterConsume) {
+
+    /** A queue without arguments. */
+    public static final QueueArguments NONE = new QueueArguments(-1, -1, Overflow.DROP_HEAD, -1, -1, null, null, -1,
+        0, false, false);
+
+    /** SkiffMQ's own argument: confirms (and AMQP 1.0 {@code accepted}) once consumed, not once queued. */
+    public static final String CONFIRM_AFTER_CONSUME = "x-confirm-after-consume";
+
+    /** What happens to a message that would take the queue past {@code x-max-length} or {@code x-max-length-bytes}. */
+    public enum Overflow {
+        /** The oldest ready messages die (reason {@code maxlen}) to make room. */
+        DROP_HEAD("drop-head"),
+        /** The new message is refused: nacked under 0-9-1 confirms, {@code rejected} over AMQP 1.0. */
+        REJECT_PUBLISH("reject-publish"),
+        /** Refused as {@link #REJECT_PUBLISH}, and dead-lettered. */
+        REJECT_PUBLISH_DLX("reject-publish-dlx");
+
+        private final String value;
+
+        Overflow(String value) {
+            this.value = value;
+        }
+
+        public String value() {
+            return value;
+        }
+    }
+
+    /** RabbitMQ caps {@code x-max-priority} here. */
+    public static final int MAX_SUPPORTED_PRIORITY = 255;
+    /** RabbitMQ's limit for TTLs and expiry: ten years in milliseconds. */
+    private static final long MAX_EXPIRY = 315_360_000_000L;
+
+    /** Arguments RabbitMQ accepts only for its quorum or stream queues; refused here, as it refuses them. */
+    private static final Set<String> OTHER_TYPES_ONLY = Set.of("x-dead-letter-strategy", "x-max-in-memory-length",
+        "x-max-in-memory-bytes", "x-quorum-initial-group-size", "x-member-placement-tag",
+        "x-consumer-disconnected-timeout", "x-consumer-timeout", "x-delayed-retry-type", "x-delayed-retry-min",
+        "x-delayed-retry-max", "x-max-age", "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes",
+        "x-initial-cluster-size");
+    private static final List<String> UNIMPLEMENTED_TYPES = List.of("quorum", "stream");
+
+    /**
+     * Checks and reads a declaration's arguments.
+     *
+     * @throws BrokerException PRECONDITION_FAILED for a bad value or an argument of another queue type,
+     *         NOT_IMPLEMENTED for a queue type SkiffMQ lacks
+     */
+    public static QueueArguments of(String vhost, String queue, Map<String, Object> arguments) {
+        if (arguments.isEmpty()) {
+            return NONE;
+        }
+        Check check = new Check(vhost, queue, arguments);
+        Object type = arguments.get("x-queue-type");
+        if (type != null) {
+            String name = check.string("x-queue-type");
+            if (UNIMPLEMENTED_TYPES.contains(name)) {
+                throw new BrokerException(Kind.NOT_IMPLEMENTED, "queue '" + queue + "' in vhost '" + vhost
+                    + "': queue type '" + name + "' is not implemented by SkiffMQ yet (only classic)");
+            }
+            if (!name.equals("classic")) {
+                throw check.invalid("x-queue-type", "unsupported queue type '" + name + "'");
+            }
+        }
+        for (String key : arguments.keySet()) {
+            if (OTHER_TYPES_ONLY.contains(key)) {
+                throw new BrokerException(Kind.PRECONDITION_FAILED, "invalid arg '" + key + "' for queue '" + queue
+                    + "' in vhost '" + vhost + "' of queue type rabbit_classic_queue");
+            }
+        }
+        long expires = check.integer("x-expires", 1, MAX_EXPIRY);
+        long ttl = check.integer("x-message-ttl", 0, MAX_EXPIRY);
+        long maxLength = check.integer("x-max-length", 0, Long.MAX_VALUE);
+        long maxLengthBytes = check.integer("x-max-length-bytes", 0, Long.MAX_VALUE);
+        long deliveryLimit = check.integer("x-delivery-limit", 0, Long.MAX_VALUE);
+        int maxPriority = (int) Math.max(0, check.integer("x-max-priority", 0, MAX_SUPPORTED_PRIORITY));
+        String dlx = arguments.containsKey("x-dead-letter-exchange") ? check.string("x-dead-letter-exchange") : null;
+        String dlrk = null;
+        if (arguments.containsKey("x-dead-letter-routing-key")) {
+            dlrk = check.string("x-dead-letter-routing-key");
+            if (dlx == null) {
+                throw check.invalid("x-dead-letter-routing-key", "routing_key_but_no_dlx_defined");
+            }
+        }
+        Overflow overflow = Overflow.DROP_HEAD;
+        if (arguments.containsKey("x-overflow")) {
+            String value = check.string("x-overflow");
+            overflow = null;
+            for (Overflow o : Overflow.values()) {
+                if (o.value.equals(value)) {
+                    overflow = o;
+                }
+            }
+            if (overflow == null) {
+                throw check.invalid("x-overflow", "invalid_overflow");
+            }
+        }
+        Object mode = arguments.get("x-queue-mode");
+        if (mode != null && !check.string("x-queue-mode").equals("default") && !mode.toString().equals("lazy")) {
+            // RabbitMQ 4's classic queues accept both and behave alike: every classic queue pages out now
+            throw check.invalid("x-queue-mode", "'" + mode + "' is neither 'default' nor 'lazy'");
+        }
+        if (arguments.containsKey("x-queue-version") && check.integer("x-queue-version", 0, Long.MAX_VALUE) != 2) {
+            throw check.invalid("x-queue-version", "unsupported queue version '" + arguments.get("x-queue-version")
+                + "'");
+        }
+        return new QueueArguments(maxLength, maxLengthBytes, overflow, ttl, expires, dlx, dlrk, deliveryLimit,
+            maxPriority, check.bool("x-single-active-consumer"), check.bool(CONFIRM_AFTER_CONSUME));
+    }
+
+    /** True when a message may die here with somewhere to go. */
+    public boolean deadLetters() {
+        return deadLetterExchange != null;
+    }
+
+    /** Reads arguments and words refusals as RabbitMQ does. */
+    private record Check(String vhost, String queue, Map<String, Object> arguments) {
+        BrokerException invalid(String key, String detail) {
+            return new BrokerException(Kind.PRECONDITION_FAILED, "invalid arg '" + key + "' for queue '" + queue
+                + "' in vhost '" + vhost + "': " + detail);
+        }
+
+        /** An integer argument in {@code min..max}, or -1 when absent. */
+        long integer(String key, long min, long max) {
+            Object value = arguments.get(key);
+            if (value == null) {
+                return -1;
+            }
+            if (!(value instanceof Number n) || !integral(n)) {
+                throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+            }
+            long v = n.longValue();
+            if (v < min) {
+                throw invalid(key, (v < 0 ? "{value_negative," : "{value_zero,") + v + "}");
+            }
+            if (v > max) {
+                throw invalid(key, (key.equals("x-max-priority") ? "{max_value_exceeded," : "{value_too_large,") + v
+                    + "}");
+            }
+            return v;
+        }
+
+        String string(String key) {
+            Object value = arguments.get(key);
+            if (value instanceof CharSequence s) {
+                return s.toString();
+            }
+            if (value != null && value.getClass().getSimpleName().equals("Symbol")) {
+                return value.toString(); // an AMQP 1.0 symbol, as the management node may decode one
+            }
+            throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+        }
+
+        boolean bool(String key) {
+            Object value = arguments.get(key);
+            if (value == null) {
+                return false;
+            }
+            if (value instanceof Boolean b) {
+                return b;
+            }
+            throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+        }
+
+        private static boolean integral(Number n) {
+            return !(n instanceof Double || n instanceof Float || n instanceof BigDecimal);
+        }
+
+        /** The 0-9-1 field type name RabbitMQ would print for a value. */
+        private static String typeName(Object value) {
+            if (value == null) {
+                return "void";
+            }
+            if (value instanceof CharSequence) {
+                return "longstr";
+            }
+            if (value instanceof Boolean) {
+                return "bool";
+            }
+            if (value instanceof Double) {
+                return "double";
+            }
+            if (value instanceof Float) {
+                return "float";
+            }
+            if (value instanceof BigDecimal) {
+                return "decimal";
+            }
+            if (value instanceof Map) {
+                return "table";
+            }
+            if (value instanceof List || value.getClass().isArray() && !(value instanceof byte[])) {
+                return "array";
+            }
+            if (value instanceof byte[]) {
+                return "binary";
+            }
+            return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+}
