@@ -50,6 +50,12 @@ public final class Broker implements AutoCloseable {
      * @throws IllegalStateException when another broker holds the data directory
      */
     public Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) throws IOException {
+        this(config, users, queueExecutors, io.skiffmq.core.time.BrokerClock.SYSTEM);
+    }
+
+    /** @param clock what message TTLs and queue expiry run on (tests move a {@code ManualClock} by hand) */
+    public Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors,
+            io.skiffmq.core.time.BrokerClock clock) throws IOException {
         this.config = config;
         this.users = users;
         Files.createDirectories(config.dataDir());
@@ -63,7 +69,7 @@ public final class Broker implements AutoCloseable {
         String name = "/";
         DiskStore store = new DiskStore(config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name)),
             config.syncPolicy(), config.journalSegmentSize(), config.queueMemoryLimit());
-        VirtualHost vhost = new VirtualHost(name, queueExecutors, store);
+        VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock);
         store.recover(vhost);
         stores.add(store);
         vhosts.put(name, vhost);

@@ -25,6 +25,15 @@ final class RunningBroker implements AutoCloseable {
     }
 
     static RunningBroker start(String... settings) throws IOException, InterruptedException {
+        return start(io.skiffmq.core.time.BrokerClock.SYSTEM, settings);
+    }
+
+    /**
+     * A broker whose TTLs and queue expiry run on {@code clock}: a test moves a
+     * {@link io.skiffmq.core.time.ManualClock} on instead of waiting.
+     */
+    static RunningBroker start(io.skiffmq.core.time.BrokerClock clock, String... settings)
+            throws IOException, InterruptedException {
         Path temporary = Files.createTempDirectory("skiffmq-test");
         BrokerConfig config = BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
             .with("data-dir", temporary.toString());
@@ -36,7 +45,7 @@ final class RunningBroker implements AutoCloseable {
             delete(temporary);
             temporary = null;
         }
-        AmqpListener listener = new AmqpListener(config);
+        AmqpListener listener = new AmqpListener(config, clock);
         InetSocketAddress address = listener.start();
         return new RunningBroker(listener, address.getPort(), temporary);
     }

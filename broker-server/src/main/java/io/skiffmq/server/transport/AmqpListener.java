@@ -58,6 +58,11 @@ public final class AmqpListener implements AutoCloseable {
     private Channel amqp091Channel;
 
     public AmqpListener(BrokerConfig config) throws java.io.IOException {
+        this(config, io.skiffmq.core.time.BrokerClock.SYSTEM);
+    }
+
+    /** @param clock what message TTLs and queue expiry run on */
+    public AmqpListener(BrokerConfig config, io.skiffmq.core.time.BrokerClock clock) throws java.io.IOException {
         this.config = config;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -69,7 +74,7 @@ public final class AmqpListener implements AutoCloseable {
             users.load(config.usersFile());
         }
         try {
-            this.broker = new Broker(config, users, Broker.rotating(workerGroup));
+            this.broker = new Broker(config, users, Broker.rotating(workerGroup), clock);
         } catch (java.io.IOException | RuntimeException e) {
             bossGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
