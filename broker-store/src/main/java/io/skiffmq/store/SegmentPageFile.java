@@ -1,7 +1,6 @@
 package io.skiffmq.store;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
@@ -103,7 +102,8 @@ final class SegmentPageFile implements PageFile {
                 }
             }
             if (writeBuffer == null) {
-                writeBuffer = PooledByteBufAllocator.DEFAULT.directBuffer(WRITE_BUFFER);
+                // on the heap: a queue dropped without being closed (a store closed under it) leaves nothing behind
+                writeBuffer = Unpooled.buffer(WRITE_BUFFER);
             }
             int start = writeBuffer.writerIndex();
             try {
@@ -266,10 +266,7 @@ final class SegmentPageFile implements PageFile {
             it.remove();
         }
         reader.release();
-        if (writeBuffer != null) {
-            writeBuffer.release();
-            writeBuffer = null;
-        }
+        writeBuffer = null;
         if (failed != null) {
             throw new UncheckedIOException("cannot delete page file " + directory, failed);
         }
