@@ -65,6 +65,10 @@ final class BrokerProcess implements AutoCloseable {
         }
     }
 
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
     long pid() {
         return process.pid();
     }

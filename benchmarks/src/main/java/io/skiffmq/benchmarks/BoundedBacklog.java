@@ -1,0 +1,113 @@
+package io.skiffmq.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Issue 12's scenario: a broker with a small heap ({@code --heap}, 512m) takes {@code --count} (10,000,000) transient
+ * 12-byte messages from one unpaced publisher with no consumer, then one receiver drains them ({@link LoadTool}
+ * with {@code --backlog=true}, over AMQP 1.0). The broker's heap is sampled every {@code --sample-ms} with
+ * {@code jstat -gc} (used = survivors + eden + old; the old generation alone is what survives collections).
+ *
+ * <p>How long publishers were blocked needs the memory alarm (publishers held at a heap watermark), which is not
+ * in this build: the line is printed as {@code n/a} until it is, and is then read from the broker.
+ *
+ * <pre>
+ * benchmarks/bounded-backlog [--count=10000000] [--heap=512m] [--durable=false]
+ * </pre>
+ */
+public final class BoundedBacklog {
+    private BoundedBacklog() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> defaults = LoadTool.defaults();
+        defaults.put("count", "10000000");
+        defaults.put("backlog", "true");
+        defaults.put("credit", "1000");
+        defaults.put("in-flight", "5000");
+        defaults.put("heap", "512m");
+        defaults.put("sample-ms", "500");
+        Map<String, String> options = CommandLine.parseOrExit("BoundedBacklog", defaults, args);
+        String heap = options.remove("heap");
+        long sampleMillis = Long.parseLong(options.remove("sample-ms"));
+        try (BrokerProcess broker = BrokerProcess.start("skiffmq", List.of("-Xmx" + heap,
+                "-XX:+ExitOnOutOfMemoryError"), List.of())) {
+            options.put("uri", "amqp://127.0.0.1:" + broker.port);
+            HeapSampler sampler = new HeapSampler(broker.pid(), sampleMillis);
+            sampler.start();
+            LoadTool.Result result = LoadTool.run(options);
+            sampler.stop = true;
+            sampler.join();
+            System.out.println(result.describe());
+            System.out.printf(Locale.ROOT, "%n%,d %s 12-byte messages, broker at -Xmx%s, no consumer while publishing%n",
+                result.sent(), Boolean.parseBoolean(options.get("durable")) ? "durable" : "transient", heap);
+            System.out.printf(Locale.ROOT, "publish:            %.1f s (%,.0f msg/s)%n", result.sendSeconds(),
+                result.sent() / result.sendSeconds());
+            System.out.printf(Locale.ROOT, "drain:              %.1f s (%,.0f msg/s), %,d received, %d errors%n",
+                result.seconds(), result.received() / result.seconds(), result.received(), result.errors());
+            System.out.printf(Locale.ROOT, "peak heap used:     %,d MB (old generation %,d MB) in %d samples%n",
+                sampler.peakUsed.get() >> 20, sampler.peakOld.get() >> 20, sampler.samples.get());
+            System.out.println("publishers blocked: n/a (the memory alarm is not in this build)");
+            System.out.println("broker alive:       " + broker.isAlive());
+            System.exit(result.errors() == 0 && result.received() == result.sent() && broker.isAlive() ? 0 : 1);
+        }
+    }
+
+    /** Polls {@code jstat -gc PID} for the broker's heap. */
+    private static final class HeapSampler extends Thread {
+        final long pid;
+        final long millis;
+        final AtomicLong peakUsed = new AtomicLong();
+        final AtomicLong peakOld = new AtomicLong();
+        final AtomicLong samples = new AtomicLong();
+        volatile boolean stop;
+
+        HeapSampler(long pid, long millis) {
+            super("heap-sampler");
+            setDaemon(true);
+            this.pid = pid;
+            this.millis = millis;
+        }
+
+        @Override
+        public void run() {
+            String jstat = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jstat").toString();
+            try {
+                Process process = new ProcessBuilder(jstat, "-gc", Long.toString(pid), Long.toString(millis))
+                    .redirectErrorStream(true).start();
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.US_ASCII))) {
+                    List<String> header = null;
+                    for (String line; !stop && (line = in.readLine()) != null; ) {
+                        List<String> fields = List.of(line.trim().split("\\s+"));
+                        if (fields.contains("EU")) {
+                            header = fields;
+                            continue;
+                        }
+                        if (header == null || fields.size() != header.size()) {
+                            continue;
+                        }
+                        double used = 0;
+                        for (String column : List.of("S0U", "S1U", "EU", "OU")) {
+                            used += Double.parseDouble(fields.get(header.indexOf(column)));
+                        }
+                        double old = Double.parseDouble(fields.get(header.indexOf("OU")));
+                        peakUsed.accumulateAndGet((long) (used * 1024), Math::max);
+                        peakOld.accumulateAndGet((long) (old * 1024), Math::max);
+                        samples.incrementAndGet();
+                    }
+                } finally {
+                    process.destroy();
+                }
+            } catch (Exception e) {
+                System.err.println("heap sampling failed: " + e);
+            }
+        }
+    }
+}
