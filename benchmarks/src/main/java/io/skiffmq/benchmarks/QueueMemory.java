@@ -86,14 +86,24 @@ public final class QueueMemory {
             long before = usedHeap();
             long started = System.nanoTime();
             Semaphore inFlight = new Semaphore(10_000);
+            long half = 0;
             for (int n = 0; n < messages; n++) {
                 inFlight.acquire();
                 queue.publish(message(n, durable), inFlight::release);
+                if (n == messages / 2 - 1) {
+                    inFlight.acquire(10_000);
+                    thread.submit(() -> { }).get();
+                    half = usedHeap();
+                    inFlight.release(10_000);
+                }
             }
             inFlight.acquire(10_000);
             thread.submit(() -> { }).get();
             long publishMillis = (System.nanoTime() - started) / 1_000_000;
             long after = usedHeap();
+            // what one more message costs: the second half's growth (a paged queue's head is in the first half)
+            double marginal = (after - half) / (double) (messages - messages / 2);
+            long peak = 0;
             if (name.equals("durable-recovered")) {
                 store.close(); // the queue is dropped with its store, as at a crash: its messages stay live
                 queue = null;
@@ -102,15 +112,23 @@ public final class QueueMemory {
                 store = new DiskStore(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES, limit);
                 vhost = new VirtualHost("/", () -> loop, store);
                 started = System.nanoTime();
+                ManagementFactory.getMemoryPoolMXBeans().forEach(java.lang.management.MemoryPoolMXBean::resetPeakUsage);
                 store.recover(vhost);
                 thread.submit(() -> { }).get();
                 publishMillis = (System.nanoTime() - started) / 1_000_000;
+                for (var pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                    if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                        peak += pool.getPeakUsage().getUsed();
+                    }
+                }
                 after = usedHeap();
+                marginal = Double.NaN;
                 queue = (ClassicQueue) vhost.queue("q");
             }
-            System.out.printf("%-18s %,10d ready  %7.1f heap bytes/message  (%,d MB; %s took %,d ms)%n", name,
-                queue.readyCount(), (after - before) / (double) messages, (after - before) >> 20,
-                name.equals("durable-recovered") ? "recovery" : "publishing", publishMillis);
+            System.out.printf("%-18s %,10d ready  %6.1f heap bytes/message, %6.1f for one more  (%,d MB; %s took "
+                + "%,d ms%s)%n", name, queue.readyCount(), (after - before) / (double) messages, marginal,
+                (after - before) >> 20, name.equals("durable-recovered") ? "recovery" : "publishing", publishMillis,
+                peak > 0 ? String.format("; heap used at its peak, garbage included: %,d MB", peak >> 20) : "");
             queue.delete().get();
             thread.submit(() -> { }).get();
             store.close();
