@@ -341,7 +341,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
         for (long id = firstTag; id <= lastTag; id++) {
             Rejected rejected = new Rejected();
             rejected.setError(new ErrorCondition(AmqpError.RESOURCE_LIMIT_EXCEEDED.symbol(),
-                "a queue could not take the message"));
+                "a queue refused the message: its length limit (x-overflow reject-publish), a failed log, or "
+                    + "(x-confirm-after-consume) it left the queue unconsumed"));
             session.settleIncoming(id, rejected);
         }
     }

@@ -35,21 +35,40 @@ class ManagementNodeTest {
     }
 
     @Test
-    void queueArgumentsRabbitMqKnowsButWeLackAre409AsRabbitMqsPreconditionFailed() {
-        for (Map.Entry<String, Object> argument : Map.<String, Object>of("x-message-ttl", 1000L, "x-max-length", 10L,
-                "x-dead-letter-exchange", "dlx", "x-overflow", "reject-publish", "x-max-priority", 5L,
-                "x-single-active-consumer", true, "x-expires", 60000L, "x-queue-mode", "fast",
-                "x-delivery-limit", 3L, "x-queue-leader-locator", "balanced").entrySet()) {
+    void invalidQueueArgumentsAre409AsRabbitMqsPreconditionFailed() {
+        for (Map.Entry<String, Object> argument : Map.<String, Object>of("x-message-ttl", -1L, "x-max-length", "ten",
+                "x-dead-letter-routing-key", "k", "x-overflow", "fast", "x-max-priority", 256L,
+                "x-single-active-consumer", "yes", "x-expires", 0L, "x-queue-mode", "fast",
+                "x-max-age", "1D", "x-queue-leader-locator", "nowhere").entrySet()) {
             ManagementNode.Response response = call("PUT", "/queues/q",
                 Map.of("arguments", Map.of(argument.getKey(), argument.getValue())));
             assertThat(response.status()).as(argument.getKey()).isEqualTo(409);
-            assertThat(response.body().toString()).contains(argument.getKey());
+            assertThat(response.body().toString()).contains("invalid arg '" + argument.getKey() + "' for queue 'q'");
         }
         assertThat(vhost.queue("q")).isNull();
-        assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(409);
+        ManagementNode.Response quorum = call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum")));
+        assertThat(quorum.status()).as("not implemented, never a classic queue in disguise").isEqualTo(501);
+        assertThat(quorum.body().toString()).contains("quorum");
+        assertThat(vhost.queue("q")).isNull();
         assertThat(call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "classic"))).status()).isEqualTo(201);
         assertThat(call("PUT", "/queues/lazy", Map.of("arguments", Map.of("x-queue-mode", "lazy"))).status())
             .as("accepted and ignored, as RabbitMQ 4's classic queues do").isEqualTo(201);
+    }
+
+    @Test
+    void everyQueueArgumentOfAClassicQueueIsAccepted() {
+        Map<String, Object> arguments = Map.of("x-message-ttl", 1000L, "x-max-length", 10L,
+            "x-dead-letter-exchange", "dlx", "x-dead-letter-routing-key", "dead", "x-overflow", "reject-publish",
+            "x-max-priority", 5L, "x-single-active-consumer", true, "x-expires", 60000L, "x-delivery-limit", 3L,
+            "x-queue-leader-locator", "balanced");
+        assertThat(call("PUT", "/queues/all", Map.of("arguments", arguments)).status()).isEqualTo(201);
+        for (String argument : arguments.keySet()) {
+            Map<String, Object> other = new java.util.HashMap<>(arguments);
+            other.remove(argument);
+            assertThat(call("PUT", "/queues/all", Map.of("arguments", other)).status())
+                .as("a redeclaration without " + argument + " is RabbitMQ's precondition_failed").isEqualTo(409);
+        }
+        assertThat(call("PUT", "/queues/all", Map.of("arguments", arguments)).status()).isEqualTo(200);
     }
 
     @Test
