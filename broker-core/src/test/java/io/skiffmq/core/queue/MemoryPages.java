@@ -3,21 +3,32 @@ package io.skiffmq.core.queue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.skiffmq.codec.amqp10.MessageSections;
-import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
+import io.skiffmq.core.message.MessageFormat;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Page files kept as byte arrays, so a paged message really leaves the heap's object graph of the queue: what is
- * read back is a new message made from its bytes. Counts what the tests look at.
+ * read back is a new message made from its stored form, as the store's page files do. Counts what the tests look at.
  */
 final class MemoryPages implements QueuePages {
     /** One paged message as written. */
     private record Page(long sequence, byte[] bytes, long deliveryCount, boolean acquiredBefore, long location,
-            long expiresAt, int bodySize) {
+            long expiresAt, int bodySize, MessageFormat format, boolean durable, String exchange, String routingKey) {
+        Message message() {
+            try {
+                return Message.readStored(format, Unpooled.wrappedBuffer(bytes), durable, exchange, routingKey);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        Page at(long newLocation) {
+            return new Page(sequence, bytes, deliveryCount, acquiredBefore, newLocation, expiresAt, bodySize, format,
+                durable, exchange, routingKey);
+        }
     }
 
     final Map<Integer, File> lanes = new HashMap<>();
@@ -48,8 +59,11 @@ final class MemoryPages implements QueuePages {
         @Override
         public void append(long sequence, Message message, long deliveryCount, boolean acquiredBefore,
                 long location, long expiresAt, int bodySize) {
-            pages.addLast(new Page(sequence, ByteBufUtil.getBytes(message.toAmqp10().bytes()), deliveryCount,
-                acquiredBefore, location, expiresAt, bodySize));
+            // its stored form, as the store's page files keep it
+            ByteBuf stored = Unpooled.buffer(message.storedSize());
+            message.writeStored(stored);
+            pages.addLast(new Page(sequence, ByteBufUtil.getBytes(stored), deliveryCount, acquiredBefore, location,
+                expiresAt, bodySize, message.format(), message.durable(), message.exchange(), message.routingKey()));
         }
 
         @Override
@@ -62,14 +76,7 @@ final class MemoryPages implements QueuePages {
                 return null;
             }
             reads++;
-            ByteBuf buf = Unpooled.wrappedBuffer(page.bytes());
-            Message message;
-            try {
-                message = Amqp10Message.of(buf, MessageSections.scan(buf), true, "", "q");
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-            return new PagedMessage(page.sequence(), message, page.deliveryCount(), page.acquiredBefore(),
+            return new PagedMessage(page.sequence(), page.message(), page.deliveryCount(), page.acquiredBefore(),
                 page.location(), page.expiresAt(), page.bodySize());
         }
 
@@ -79,17 +86,10 @@ final class MemoryPages implements QueuePages {
             ArrayDeque<Page> moved = new ArrayDeque<>();
             for (Page page : pages) {
                 if (page.location() >= 0 && page.location() < before) {
-                    ByteBuf buf = Unpooled.wrappedBuffer(page.bytes());
-                    Message message;
-                    try {
-                        message = Amqp10Message.of(buf, MessageSections.scan(buf), true, "", "q");
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
+                    Message message = page.message();
                     long location = log.relocate(page.sequence(), message, page.deliveryCount(), page.location());
                     message.release();
-                    page = new Page(page.sequence(), page.bytes(), page.deliveryCount(), page.acquiredBefore(),
-                        location, page.expiresAt(), page.bodySize());
+                    page = page.at(location);
                     copied++;
                 }
                 moved.addLast(page);
