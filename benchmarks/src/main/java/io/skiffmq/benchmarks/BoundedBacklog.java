@@ -43,6 +43,7 @@ public final class BoundedBacklog {
         long sampleMillis = Long.parseLong(options.remove("sample-ms"));
         long liveSeconds = Long.parseLong(options.remove("live-every-s"));
         boolean durable = Boolean.parseBoolean(options.get("durable"));
+        boolean ok;
         // Qpid JMS sends a non-persistent message without a header, which RabbitMQ's rule makes durable
         try (BrokerProcess broker = BrokerProcess.start("skiffmq", List.of("-Xmx" + heap,
                 "-XX:+ExitOnOutOfMemoryError"), durable ? List.of() : List.of("--durable-if-no-header=false"))) {
@@ -69,8 +70,9 @@ public final class BoundedBacklog {
                 live.peak.get() >> 20, liveSeconds, live.samples.get());
             System.out.println("publishers blocked: n/a (the memory alarm is not in this build)");
             System.out.println("broker alive:       " + broker.isAlive());
-            System.exit(result.errors() == 0 && result.received() == result.sent() && broker.isAlive() ? 0 : 1);
+            ok = result.errors() == 0 && result.received() == result.sent() && broker.isAlive();
         }
+        System.exit(ok ? 0 : 1); // after the broker is stopped and its data deleted
     }
 
     /** Every so often: a full GC of the broker ({@code jcmd PID GC.run}), then its used heap ({@code jstat -gc}). */
