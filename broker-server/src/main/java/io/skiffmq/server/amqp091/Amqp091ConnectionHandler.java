@@ -90,7 +90,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.executor = Broker.executorOf(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
         this.reading = new ReadSuspension(context.channel(), this::process);
-        this.publisherBlock = new PublisherBlock(reading, output);
+        this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
     }
 
     @Override
@@ -99,7 +99,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             context.close(); // accepted as the broker began to stop
             return;
         }
-        publisherBlock.alarms(broker.alarms().active());
         handshakeTimeout = context.executor().schedule(() -> {
             if (state != State.OPEN && state != State.CLOSING) {
                 LOG.log(System.Logger.Level.INFO, "closing {0}: handshake not done within {1} ms", remote(),
@@ -176,7 +175,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                 return;
             }
             channel.onFrame(frame);
-            if (frame.type() != Amqp091Frame.TYPE_METHOD) {
+            if (frame.type() != Amqp091Frame.TYPE_METHOD && !channel.receivingContent()) {
                 publisherBlock.published(clientCapability("connection.blocked"));
             }
         } catch (Amqp091DecodeException e) {
@@ -494,7 +493,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void resourceAlarmsChanged() {
         ctx.executor().execute(() -> {
-            publisherBlock.alarms(broker.alarms().active());
+            publisherBlock.alarmsChanged();
             flushLater();
         });
     }
