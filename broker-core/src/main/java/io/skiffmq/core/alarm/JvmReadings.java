@@ -43,10 +43,12 @@ import javax.management.openmbean.CompositeData;
  *
  * <p><b>Direct memory counts.</b> Message payloads are slices of the buffers Netty read them into (nothing is
  * copied), and those buffers are direct: a backlog of transient messages lives mostly outside the heap, and a
- * retained slice pins its whole read buffer. So Netty's direct memory is added: its own counter
- * ({@link PlatformDependent#usedDirectMemory}) when it allocates without the JDK's cleaner, plus the JDK's
- * {@code direct} buffer pool, where Netty's buffers are counted otherwise (the two never count the same buffer).
- * Memory-mapped journal files are not counted: the OS pages them out as it needs.
+ * retained slice pins its whole read buffer. So direct memory is added: the JDK's {@code direct} buffer pool,
+ * which holds Netty's buffers too unless Netty allocates them without the JDK's cleaner
+ * ({@link PlatformDependent#useDirectBufferNoCleaner}); then Netty's own counter
+ * ({@link PlatformDependent#usedDirectMemory}) is added to it. Netty keeps that counter in the other case as well,
+ * for the same buffers the JDK counts, so adding both then would count them twice. Memory-mapped journal files
+ * are not counted: the OS pages them out as it needs.
  *
  * <p>Threads: GC notifications arrive on the JVM's notification thread and only write {@link #heapAfterGc}; the
  * other methods run on the monitor's thread.
@@ -115,11 +117,18 @@ public final class JvmReadings implements ResourceReadings {
         return heap + directMemoryUsed();
     }
 
-    /** Netty's direct memory without a cleaner, plus the JDK's direct buffers (see the class comment). */
+    @Override
+    public String memoryDetail() {
+        long heap = emitters.isEmpty() ? collectionUsage() : heapAfterGc;
+        return String.format(java.util.Locale.ROOT, "heap after GC %.1f MiB + direct buffers %.1f MiB",
+            heap / (1024.0 * 1024.0), directMemoryUsed() / (1024.0 * 1024.0));
+    }
+
+    /** The JDK's direct buffers, and Netty's when they are not among them (see the class comment). */
     long directMemoryUsed() {
         long netty = Math.max(0, PlatformDependent.usedDirectMemory());
         long jdk = directPool == null ? 0 : Math.max(0, directPool.getMemoryUsed());
-        return netty + jdk;
+        return PlatformDependent.useDirectBufferNoCleaner() ? netty + jdk : Math.max(netty, jdk);
     }
 
     @Override

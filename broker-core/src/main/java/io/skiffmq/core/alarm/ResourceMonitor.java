@@ -120,22 +120,24 @@ public final class ResourceMonitor implements AutoCloseable {
         long used = readings.memoryUsed();
         switch (memory.check(used)) {
             case RAISED -> {
-                LOG.log(System.Logger.Level.WARNING, "memory resource limit alarm set on node {0}: {1} in use (heap "
-                    + "after GC and direct buffers), above memory-high-watermark {2}; publishers are blocked until it "
-                    + "clears", node, bytes(used), bytes(memory.raiseLevel()));
+                LOG.log(System.Logger.Level.WARNING, "memory resource limit alarm set on node {0}: {1} in use ({2}), "
+                    + "above memory-high-watermark {3}; publishers are blocked until it clears", node, bytes(used),
+                    readings.memoryDetail(), bytes(memory.raiseLevel()));
                 lastReclaim = nanoClock.getAsLong();
                 alarms.raise(Resource.MEMORY);
             }
             case CLEARED -> {
-                LOG.log(System.Logger.Level.INFO, "memory resource limit alarm cleared on node {0}: {1} in use, below "
-                    + "the clear level {2} ({3} x memory-high-watermark)", node, bytes(used),
-                    bytes(memory.clearLevel()), MEMORY_CLEAR_FRACTION);
+                LOG.log(System.Logger.Level.INFO, "memory resource limit alarm cleared on node {0}: {1} in use ({2}), "
+                    + "below the clear level {3} ({4} x memory-high-watermark)", node, bytes(used),
+                    readings.memoryDetail(), bytes(memory.clearLevel()), MEMORY_CLEAR_FRACTION);
                 alarms.clear(Resource.MEMORY);
             }
             case NONE -> {
                 long now = nanoClock.getAsLong();
                 if (memory.raised() && now - lastReclaim >= TimeUnit.MILLISECONDS.toNanos(RECLAIM_INTERVAL_MILLIS)) {
                     lastReclaim = now;
+                    LOG.log(System.Logger.Level.DEBUG, "memory alarm still up: {0} in use ({1}); asking for a GC",
+                        bytes(used), readings.memoryDetail());
                     readings.reclaimMemory();
                 }
             }
