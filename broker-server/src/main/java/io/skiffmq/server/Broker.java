@@ -83,7 +83,13 @@ public final class Broker implements AutoCloseable {
         store.recover(vhost);
         stores.add(store);
         vhosts.put(name, vhost);
-        alarms.onChange(active -> connections.forEach(ClientConnection::resourceAlarmsChanged));
+        alarms.onChange(active -> connections.forEach(connection -> {
+            try {
+                connection.resourceAlarmsChanged();
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // its event loop has stopped: the connection is gone with it
+            }
+        }));
         long maxHeap = Runtime.getRuntime().maxMemory();
         resourceMonitor = new ResourceMonitor(alarms, new JvmReadings(config.dataDir()),
             config.memoryHighWatermark().limit(maxHeap), config.diskFreeLimit(), config.node(),
