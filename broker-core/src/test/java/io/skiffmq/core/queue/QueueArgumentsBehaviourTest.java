@@ -321,6 +321,26 @@ class QueueArgumentsBehaviourTest {
     }
 
     @Test
+    void confirmAfterConsumeRefusesAPublishThatReachesTheQueueAfterItsDeletion() {
+        Queue q = declare("q", Map.of(QueueArguments.CONFIRM_AFTER_CONSUME, true));
+        q.delete();
+        List<String> outcomes = new ArrayList<>();
+        // routed before the deletion, arriving after it: never consumed, so never confirmed
+        q.publish(text("late", "q"), new PublishConfirm() {
+            @Override
+            public void run() {
+                outcomes.add("confirmed");
+            }
+
+            @Override
+            public void refused() {
+                outcomes.add("refused");
+            }
+        });
+        assertThat(outcomes).containsExactly("refused");
+    }
+
+    @Test
     void argumentsAreCheckedAsRabbitMqChecksThem() {
         assertThatThrownBy(() -> declare("q", Map.of("x-max-length", -1L)))
             .hasMessage("invalid arg 'x-max-length' for queue 'q' in vhost '/': {value_negative,-1}");
