@@ -188,7 +188,11 @@ public final class ClassicQueue implements Queue {
         if (deleted || closed) {
             message.release();
             if (!closed && confirmed != null) {
-                confirmed.run(); // into a deleted queue: nothing to keep safe
+                if (arguments.confirmAfterConsume()) {
+                    confirmed.refused(); // never consumed: a confirm would say it was
+                } else {
+                    confirmed.run(); // into a deleted queue: nothing to keep safe
+                }
             }
             return;
         }
