@@ -180,13 +180,6 @@ class RabbitMqAmqpClientTest {
     }
 
     @Test
-    void unimplementedQueueArgumentsAreRefusedNotIgnored() {
-        Management management = connection.management();
-        assertThatThrownBy(() -> management.queue().name("ttl-q").messageTtl(java.time.Duration.ofSeconds(5)).declare())
-            .hasMessageContaining("x-message-ttl");
-    }
-
-    @Test
     void aConflictingExchangeDeclarationIsRefused() {
         Management management = connection.management();
         management.exchange().name("typed").type(Management.ExchangeType.FANOUT).declare();
