@@ -139,6 +139,8 @@ final class TopologyMethods {
         if (existing != null) {
             checkAccess(existing, declare);
             checkEquivalent(existing.declaration(), wanted, declare);
+        } else {
+            checkDeadLetterExchangeName(wanted, declare);
         }
         String declared = name;
         channel.await(vhost.declareQueueAsync(wanted, channel.connection()).thenCompose(Queue::counts), declare,
@@ -149,6 +151,19 @@ final class TopologyMethods {
         channel.lastDeclaredQueue(name);
         if (!declare.noWait()) {
             channel.reply(new QueueMethod.DeclareOk(name, messages, consumers));
+        }
+    }
+
+    /**
+     * For a new queue, {@code rabbit_channel} checks the dead-letter exchange's name before the queue checks its
+     * arguments, and words a name that is no string its own way.
+     */
+    private void checkDeadLetterExchangeName(QueueDeclaration wanted, Method cause) {
+        Object dlx = wanted.arguments().get("x-dead-letter-exchange");
+        if (dlx != null && !(dlx instanceof String)) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
+                "invalid type '%s' for arg 'x-dead-letter-exchange' in queue '%s' in vhost '%s'", typeName(dlx),
+                wanted.name(), vhost.name());
         }
     }
 
@@ -172,8 +187,13 @@ final class TopologyMethods {
             current = existing.autoDelete();
         } else {
             arg = existing.differingArgument(wanted);
-            received = describe(wanted.arguments().get(arg));
-            current = describe(existing.arguments().get(arg));
+            received = wanted.arguments().get(arg);
+            current = existing.arguments().get(arg);
+            if (received == null || current == null) {
+                // rabbit_misc:assert_args_equivalence1/4 names the type only when one side has no value
+                received = describe(received);
+                current = describe(current);
+            }
         }
         throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
             "inequivalent arg '%s' for queue '%s' in vhost '%s': received %s but current is %s", arg, wanted.name(),
