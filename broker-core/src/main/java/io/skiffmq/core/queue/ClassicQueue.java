@@ -179,8 +179,7 @@ public final class ClassicQueue implements Queue {
             return;
         }
         int bodySize = arguments.maxLengthBytes() >= 0 ? message.bodySize() : 0;
-        if (arguments.overflow() != QueueArguments.Overflow.DROP_HEAD && full()) {
-            // RabbitMQ refuses while the queue is at its limit, whatever the new message's size
+        if (arguments.overflow() != QueueArguments.Overflow.DROP_HEAD && wouldOverflow(bodySize)) {
             if (confirmed != null) {
                 confirmed.refused();
             }
@@ -231,10 +230,14 @@ public final class ClassicQueue implements Queue {
         }
     }
 
-    /** At the length limit: a {@code reject-publish} queue takes nothing more. */
-    private boolean full() {
-        return arguments.maxLength() >= 0 && waiting.size() >= arguments.maxLength()
-            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() >= arguments.maxLengthBytes();
+    /**
+     * Taking a message of {@code bodySize} bytes would take the queue past a length limit: a {@code reject-publish}
+     * queue refuses it, as RabbitMQ's {@code will_overflow/2} does (a message too big for what is left is refused even
+     * when the queue is not full).
+     */
+    private boolean wouldOverflow(int bodySize) {
+        return arguments.maxLength() >= 0 && waiting.size() + 1L > arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() + bodySize > arguments.maxLengthBytes();
     }
 
     /** Past the length limit: a {@code drop-head} queue drops its oldest. */
