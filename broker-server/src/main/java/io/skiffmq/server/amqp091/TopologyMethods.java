@@ -122,6 +122,7 @@ final class TopologyMethods {
                 return;
             }
             Queue queue = existingQueue(name, declare);
+            queue.touch(); // a passive declaration renews an x-expires lease too (rabbit_amqqueue:stat/1)
             String declared = name;
             channel.await(queue.counts(), declare, counts -> answerDeclare(declare, declared, counts.ready(),
                 counts.consumers()));
