@@ -1,5 +1,7 @@
 package io.skiffmq.server;
 
+import static io.skiffmq.server.Amqp091Support.TIMEOUT;
+import static io.skiffmq.server.Amqp091Support.await;
 import static io.skiffmq.server.Amqp091Support.text;
 import static io.skiffmq.server.Amqp091Support.unique;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,6 +16,7 @@ import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -104,6 +107,19 @@ abstract class Amqp091ArgumentsTestBase extends Amqp091ClientTest {
             bodies.add(text(got.getBody()));
         }
         return bodies;
+    }
+
+    /**
+     * Waits for a message to {@code basic.get} from the queue (dead-lettering reaches it asynchronously) and returns
+     * it; unacknowledged unless {@code autoAck}.
+     */
+    GetResponse awaitGet(String queue, boolean autoAck) {
+        AtomicReference<GetResponse> got = new AtomicReference<>();
+        await().atMost(TIMEOUT).until(() -> {
+            got.set(channel.basicGet(queue, autoAck));
+            return got.get() != null;
+        });
+        return got.get();
     }
 
     /** A message with an {@code expiration} (its own TTL, in milliseconds). */
