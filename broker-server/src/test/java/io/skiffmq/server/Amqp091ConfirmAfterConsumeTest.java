@@ -124,6 +124,7 @@ class Amqp091ConfirmAfterConsumeTest extends Amqp091ArgumentsTestBase {
         String expiring = queue("expiring", ARGUMENT, true, "x-message-ttl", 100, "x-dead-letter-exchange", "",
             "x-dead-letter-routing-key", dlq);
         long expired = publish("", expiring, "expires");
+        await().atMost(TIMEOUT).until(() -> ready(expiring) == 1); // in the queue, its TTL running
         stillWaiting(expired);
         time.advance(100);
         awaitNacked(expired);

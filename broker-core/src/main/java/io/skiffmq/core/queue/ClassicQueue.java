@@ -509,7 +509,7 @@ public final class ClassicQueue implements Queue {
     public void settle(QueueConsumer consumer, long firstTag, long lastTag, Outcome outcome) {
         executor.run(() -> {
             int before = consumer.unsettled.size();
-            consumer.unsettled.removeRange(firstTag, lastTag, entry -> settle(consumer, entry, outcome));
+            consumer.unsettled.removeRange(firstTag, lastTag, entry -> settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
                 releaseSlots(consumer, settled);
@@ -525,13 +525,13 @@ public final class ClassicQueue implements Queue {
         }
     }
 
-    private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
+    private void settle(QueueEntry entry, Outcome outcome) {
         if (!outcome.requeues() || deleted || closed) {
             if (outcome.kind() == Outcome.Kind.ACCEPTED && entry.confirmWhenConsumed != null) {
                 entry.confirmWhenConsumed.run();
                 entry.confirmWhenConsumed = null;
             }
-            if (outcome.kind() == Outcome.Kind.REJECTED && !deleted && !closed) {
+            if (outcome.discards() && !deleted && !closed) {
                 die(entry, DeadLetters.Reason.REJECTED);
             } else {
                 forget(entry);
@@ -548,9 +548,6 @@ public final class ClassicQueue implements Queue {
                 log.requeue(entry.sequence, entry.location, entry.deliveryCount);
             }
         }
-        if (outcome.undeliverableHere()) {
-            entry.exclude(consumer);
-        }
         waiting.putBack(entry);
     }
 
@@ -564,7 +561,7 @@ public final class ClassicQueue implements Queue {
             }
             long now = context.clock().millis();
             while (delivery == null && !consumer.removed && !deleted && !closed) {
-                QueueEntry entry = waiting.take(consumer);
+                QueueEntry entry = waiting.removeHead();
                 if (entry == null) {
                     break;
                 }
@@ -597,7 +594,7 @@ public final class ClassicQueue implements Queue {
             allConsumers.remove(consumer);
             stopPushing(consumer);
             int unsettled = consumer.unsettled.size();
-            consumer.unsettled.removeAll(entry -> settle(consumer, entry, unsettledOutcome));
+            consumer.unsettled.removeAll(entry -> settle(entry, unsettledOutcome));
             releaseSlots(consumer, unsettled);
             dispatch();
             unusedCheck();
@@ -834,7 +831,7 @@ public final class ClassicQueue implements Queue {
         if (!consumer.hasRoom()) {
             return ConsumerRing.Offer.NONE;
         }
-        QueueEntry entry = waiting.take(consumer);
+        QueueEntry entry = waiting.removeHead();
         if (entry == null) {
             return ConsumerRing.Offer.NONE;
         }
