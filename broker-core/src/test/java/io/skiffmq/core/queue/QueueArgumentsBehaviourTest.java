@@ -360,7 +360,7 @@ class QueueArgumentsBehaviourTest {
         assertThatThrownBy(() -> declare("q", Map.of("x-expires", 0)))
             .hasMessage("invalid arg 'x-expires' for queue 'q' in vhost '/': {value_zero,0}");
         assertThatThrownBy(() -> declare("q", Map.of("x-message-ttl", "1000")))
-            .hasMessage("invalid arg 'x-message-ttl' for queue 'q' in vhost '/': {unacceptable_type,longstr}");
+            .hasMessage("invalid arg 'x-message-ttl' for queue 'q' in vhost '/': \"expected integer, got longstr\"");
         assertThatThrownBy(() -> declare("q", Map.of("x-overflow", "drop-tail")))
             .hasMessage("invalid arg 'x-overflow' for queue 'q' in vhost '/': invalid_overflow");
         assertThatThrownBy(() -> declare("q", Map.of("x-dead-letter-routing-key", "k")))
