@@ -10,13 +10,9 @@ import static io.skiffmq.server.Amqp091Support.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.MessageProperties;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
-import java.util.concurrent.ConcurrentSkipListSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,52 +22,11 @@ import org.junit.jupiter.api.Test;
  */
 class Amqp091ConfirmTest extends Amqp091ClientTest {
 
-    /**
-     * Records confirms, each tag once: a multiple ack or nack covers every outstanding tag up to its own, which must
-     * itself be outstanding. Fails (through {@link #errors}) on a tag confirmed twice or never published.
-     */
-    private static final class Confirms implements ConfirmListener {
-        final NavigableSet<Long> outstanding = new ConcurrentSkipListSet<>();
-        final NavigableSet<Long> acked = new ConcurrentSkipListSet<>();
-        final NavigableSet<Long> nacked = new ConcurrentSkipListSet<>();
-        final List<String> errors = new CopyOnWriteArrayList<>();
-        final List<String> events = new CopyOnWriteArrayList<>();
-
-        void published(long tag) {
-            outstanding.add(tag);
-        }
-
-        @Override
-        public void handleAck(long tag, boolean multiple) {
-            settle(tag, multiple, acked);
-            events.add("ack " + tag);
-        }
-
-        @Override
-        public void handleNack(long tag, boolean multiple) {
-            settle(tag, multiple, nacked);
-            events.add("nack " + tag);
-        }
-
-        private void settle(long tag, boolean multiple, NavigableSet<Long> into) {
-            if (!outstanding.contains(tag)) {
-                errors.add("confirm of tag " + tag + " which is not outstanding (multiple=" + multiple + ")");
-                return;
-            }
-            NavigableSet<Long> covered = multiple ? outstanding.headSet(tag, true) : outstanding.subSet(tag, true,
-                tag, true);
-            for (Long t : List.copyOf(covered)) {
-                outstanding.remove(t);
-                into.add(t);
-            }
-        }
-    }
-
     @Test
     void tagsStartAtOneAndEveryTagIsAckedExactlyOnce() throws Exception {
         String queue = channel.queueDeclare().getQueue();
         channel.confirmSelect();
-        Confirms confirms = new Confirms();
+        Amqp091Confirms confirms = new Amqp091Confirms();
         channel.addConfirmListener(confirms);
         assertThat(channel.getNextPublishSeqNo()).isEqualTo(1);
         int count = 500;
@@ -107,8 +62,8 @@ class Amqp091ConfirmTest extends Amqp091ClientTest {
         Channel other = connection.createChannel();
         channel.confirmSelect();
         other.confirmSelect();
-        Confirms mine = new Confirms();
-        Confirms theirs = new Confirms();
+        Amqp091Confirms mine = new Amqp091Confirms();
+        Amqp091Confirms theirs = new Amqp091Confirms();
         channel.addConfirmListener(mine);
         other.addConfirmListener(theirs);
         for (int i = 0; i < 3; i++) {
@@ -129,7 +84,7 @@ class Amqp091ConfirmTest extends Amqp091ClientTest {
     @Test
     void unroutableMessagesAreAckedAndMandatoryOnesReturnedFirst() throws Exception {
         channel.confirmSelect();
-        Confirms confirms = new Confirms();
+        Amqp091Confirms confirms = new Amqp091Confirms();
         channel.addConfirmListener(confirms);
         channel.addReturnListener(r -> confirms.events.add("return " + Amqp091Support.text(r.getBody())));
         confirms.published(1);
@@ -150,7 +105,7 @@ class Amqp091ConfirmTest extends Amqp091ClientTest {
         channel.queueDeclare(queue, true, false, false, null);
         try {
             channel.confirmSelect();
-            Confirms confirms = new Confirms();
+            Amqp091Confirms confirms = new Amqp091Confirms();
             channel.addConfirmListener(confirms);
             for (int i = 0; i < 50; i++) {
                 confirms.published(channel.getNextPublishSeqNo());
@@ -174,7 +129,7 @@ class Amqp091ConfirmTest extends Amqp091ClientTest {
             channel.queueBind(q, "amq.fanout", "");
         }
         channel.confirmSelect();
-        Confirms confirms = new Confirms();
+        Amqp091Confirms confirms = new Amqp091Confirms();
         channel.addConfirmListener(confirms);
         for (int i = 0; i < 20; i++) {
             confirms.published(channel.getNextPublishSeqNo());
@@ -188,18 +143,13 @@ class Amqp091ConfirmTest extends Amqp091ClientTest {
         }
     }
 
-    /**
-     * A queue that refuses a message nacks it: x-overflow reject-publish at x-max-length. SkiffMQ refuses both
-     * arguments for now (not implemented), so this runs against RabbitMQ only until they land.
-     */
+    /** A queue that refuses a message nacks it: x-overflow reject-publish at x-max-length. */
     @Test
     void aMessageTheQueueRefusesIsNacked() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(target.external(),
-            "SkiffMQ has no x-max-length/x-overflow yet; drop this assumption when it has");
         String queue = channel.queueDeclare("", false, true, false,
             Map.of("x-max-length", 1, "x-overflow", "reject-publish")).getQueue();
         channel.confirmSelect();
-        Confirms confirms = new Confirms();
+        Amqp091Confirms confirms = new Amqp091Confirms();
         channel.addConfirmListener(confirms);
         for (int i = 1; i <= 3; i++) {
             confirms.published(i);
@@ -215,7 +165,7 @@ class Amqp091ConfirmTest extends Amqp091ClientTest {
     @Test
     void publishingToAMissingExchangeInConfirmModeIsAChannelErrorNotANack() throws Exception {
         channel.confirmSelect();
-        Confirms confirms = new Confirms();
+        Amqp091Confirms confirms = new Amqp091Confirms();
         channel.addConfirmListener(confirms);
         String missing = unique("missing");
         channel.basicPublish(missing, "k", null, bytes("lost"));

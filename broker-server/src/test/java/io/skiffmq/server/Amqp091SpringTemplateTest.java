@@ -163,8 +163,6 @@ class Amqp091SpringTemplateTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("issue 12: x-max-length and x-overflow are not enforced yet; the nack path itself "
-        + "is in (PublisherTest, PublisherConfirmsTest)")
     void aQueueThatRefusesAMessageNacksIt() throws Exception {
         String queue = declareQueue(QueueBuilder.nonDurable(Amqp091Spring.unique("spring-full")).maxLength(1L)
             .overflow(QueueBuilder.Overflow.rejectPublish));

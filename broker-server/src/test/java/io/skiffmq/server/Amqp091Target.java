@@ -1,6 +1,7 @@
 package io.skiffmq.server;
 
 import com.rabbitmq.client.ConnectionFactory;
+import io.skiffmq.core.time.BrokerClock;
 import java.io.IOException;
 
 /**
@@ -22,12 +23,20 @@ final class Amqp091Target implements AutoCloseable {
 
     /** @param settings broker settings ({@code name=value}), ignored by an external broker */
     static Amqp091Target start(String... settings) throws IOException, InterruptedException {
+        return start(BrokerClock.SYSTEM, settings);
+    }
+
+    /**
+     * @param clock what a SkiffMQ broker's TTLs and queue expiry run on (a {@link io.skiffmq.core.time.ManualClock}
+     *        for tests that move time by hand); an external broker keeps its own
+     */
+    static Amqp091Target start(BrokerClock clock, String... settings) throws IOException, InterruptedException {
         String external = System.getProperty("skiffmq.test.amqp091");
         if (external != null && !external.isBlank()) {
             int colon = external.lastIndexOf(':');
             return new Amqp091Target(null, external.substring(0, colon), Integer.parseInt(external.substring(colon + 1)));
         }
-        RunningBroker running = RunningBroker.start(settings);
+        RunningBroker running = RunningBroker.start(clock, settings);
         return new Amqp091Target(running, "127.0.0.1", running.port());
     }
 

@@ -180,17 +180,6 @@ class RabbitMqAmqpClientTest {
     }
 
     @Test
-    void queueTypesNotImplementedAreRefusedNotMadeClassic() {
-        Management management = connection.management();
-        assertThatThrownBy(() -> management.queue().name("quorum-q").quorum().queue().declare())
-            .hasMessageContaining("quorum");
-        assertThatThrownBy(() -> management.queueInfo("quorum-q")).isInstanceOf(RuntimeException.class);
-        management.queue().name("ttl-q").messageTtl(java.time.Duration.ofSeconds(5)).declare();
-        assertThat(management.queueInfo("ttl-q").arguments()).containsKey("x-message-ttl");
-        management.queueDelete("ttl-q");
-    }
-
-    @Test
     void aConflictingExchangeDeclarationIsRefused() {
         Management management = connection.management();
         management.exchange().name("typed").type(Management.ExchangeType.FANOUT).declare();

@@ -201,13 +201,16 @@ public final class ClassicQueue implements Queue {
         if (deleted || closed) {
             message.release();
             if (!closed && confirmed != null) {
-                confirmed.run(); // into a deleted queue: nothing to keep safe
+                if (arguments.confirmAfterConsume()) {
+                    confirmed.refused(); // never consumed: a confirm would say it was
+                } else {
+                    confirmed.run(); // into a deleted queue: nothing to keep safe
+                }
             }
             return;
         }
         int bodySize = arguments.maxLengthBytes() >= 0 ? message.bodySize() : 0;
-        if (arguments.overflow() != QueueArguments.Overflow.DROP_HEAD && full()) {
-            // RabbitMQ refuses while the queue is at its limit, whatever the new message's size
+        if (arguments.overflow() != QueueArguments.Overflow.DROP_HEAD && wouldOverflow(bodySize)) {
             if (confirmed != null) {
                 confirmed.refused();
             }
@@ -266,10 +269,14 @@ public final class ClassicQueue implements Queue {
         }
     }
 
-    /** At the length limit: a {@code reject-publish} queue takes nothing more. */
-    private boolean full() {
-        return arguments.maxLength() >= 0 && waiting.size() >= arguments.maxLength()
-            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() >= arguments.maxLengthBytes();
+    /**
+     * Taking a message of {@code bodySize} bytes would take the queue past a length limit: a {@code reject-publish}
+     * queue refuses it, as RabbitMQ's {@code will_overflow/2} does (a message too big for what is left is refused even
+     * when the queue is not full).
+     */
+    private boolean wouldOverflow(int bodySize) {
+        return arguments.maxLength() >= 0 && waiting.size() + 1L > arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() + bodySize > arguments.maxLengthBytes();
     }
 
     /** Past the length limit: a {@code drop-head} queue drops its oldest. */
@@ -541,7 +548,7 @@ public final class ClassicQueue implements Queue {
     public void settle(QueueConsumer consumer, long firstTag, long lastTag, Outcome outcome) {
         executor.run(() -> {
             int before = consumer.unsettled.size();
-            consumer.unsettled.removeRange(firstTag, lastTag, entry -> settle(consumer, entry, outcome));
+            consumer.unsettled.removeRange(firstTag, lastTag, entry -> settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
                 releaseSlots(consumer, settled);
@@ -557,13 +564,13 @@ public final class ClassicQueue implements Queue {
         }
     }
 
-    private void settle(QueueConsumer consumer, QueueEntry entry, Outcome outcome) {
+    private void settle(QueueEntry entry, Outcome outcome) {
         if (!outcome.requeues() || deleted || closed) {
             if (outcome.kind() == Outcome.Kind.ACCEPTED && entry.confirmWhenConsumed != null) {
                 entry.confirmWhenConsumed.run();
                 entry.confirmWhenConsumed = null;
             }
-            if (outcome.kind() == Outcome.Kind.REJECTED && !deleted && !closed) {
+            if (outcome.discards() && !deleted && !closed) {
                 die(entry, DeadLetters.Reason.REJECTED);
             } else {
                 forget(entry);
@@ -580,9 +587,6 @@ public final class ClassicQueue implements Queue {
                 log.requeue(entry.sequence, entry.location, entry.deliveryCount);
             }
         }
-        if (outcome.undeliverableHere()) {
-            entry.exclude(consumer);
-        }
         waiting.putBack(entry);
     }
 
@@ -596,7 +600,7 @@ public final class ClassicQueue implements Queue {
             }
             long now = context.clock().millis();
             while (delivery == null && !consumer.removed && !deleted && !closed) {
-                QueueEntry entry = waiting.take(consumer);
+                QueueEntry entry = waiting.removeHead();
                 if (entry == null) {
                     break;
                 }
@@ -630,7 +634,7 @@ public final class ClassicQueue implements Queue {
             allConsumers.remove(consumer);
             stopPushing(consumer);
             int unsettled = consumer.unsettled.size();
-            consumer.unsettled.removeAll(entry -> settle(consumer, entry, unsettledOutcome));
+            consumer.unsettled.removeAll(entry -> settle(entry, unsettledOutcome));
             releaseSlots(consumer, unsettled);
             dispatch();
             unusedCheck();
@@ -871,7 +875,7 @@ public final class ClassicQueue implements Queue {
         if (!consumer.hasRoom()) {
             return ConsumerRing.Offer.NONE;
         }
-        QueueEntry entry = waiting.take(consumer);
+        QueueEntry entry = waiting.removeHead();
         if (entry == null) {
             return ConsumerRing.Offer.NONE;
         }

@@ -1,9 +1,9 @@
 package io.skiffmq.core.queue;
 
 /**
- * What a consumer decided about a delivery [3.4]: accepted (done), rejected (dropped; dead-lettering comes later),
- * released (back at its position, delivery count unchanged) or modified (back, with the delivery count raised
- * when delivery failed, and kept away from this consumer when undeliverable here).
+ * What a consumer decided about a delivery [3.4]: accepted (done), rejected (it dies: dead-lettered or dropped),
+ * released (back at its position, delivery count unchanged) or modified (back, with the delivery count raised when
+ * delivery failed; or, when undeliverable here, it dies as a rejected one does, as RabbitMQ 4 discards it).
  */
 public record Outcome(Kind kind, boolean deliveryFailed, boolean undeliverableHere) {
     public enum Kind { ACCEPTED, REJECTED, RELEASED, MODIFIED }
@@ -20,6 +20,15 @@ public record Outcome(Kind kind, boolean deliveryFailed, boolean undeliverableHe
 
     /** True when the message goes back to the queue. */
     public boolean requeues() {
-        return kind == Kind.RELEASED || kind == Kind.MODIFIED;
+        return kind == Kind.RELEASED || kind == Kind.MODIFIED && !undeliverableHere;
+    }
+
+    /**
+     * True when the consumer discarded the message: rejected, or modified undeliverable-here, which RabbitMQ 4's
+     * queues discard too ({@code rabbit_amqqueue_process}: {@code modify} with {@code undeliverable_here}), and which
+     * the RabbitMQ AMQP 1.0 client's {@code discard(annotations)} sends.
+     */
+    public boolean discards() {
+        return kind == Kind.REJECTED || kind == Kind.MODIFIED && undeliverableHere;
     }
 }

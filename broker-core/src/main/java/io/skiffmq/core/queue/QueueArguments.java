@@ -164,7 +164,8 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                 return -1;
             }
             if (!(value instanceof Number n) || !integral(n)) {
-                throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+                // rabbit_amqqueue:check_int_arg/2 formats this one as a string, which ~p prints quoted
+                throw invalid(key, "\"expected integer, got " + typeName(value) + "\"");
             }
             long v = n.longValue();
             if (v < min) {
@@ -203,7 +204,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             return !(n instanceof Double || n instanceof Float || n instanceof BigDecimal);
         }
 
-        /** The 0-9-1 field type name RabbitMQ would print for a value. */
+        /** The 0-9-1 field type name RabbitMQ would print for a value ({@code rabbit_framing} table types). */
         private static String typeName(Object value) {
             if (value == null) {
                 return "void";
@@ -231,6 +232,21 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             }
             if (value instanceof byte[]) {
                 return "binary";
+            }
+            if (value instanceof Integer) {
+                return "signedint";
+            }
+            if (value instanceof Long) {
+                return "long";
+            }
+            if (value instanceof Short) {
+                return "short";
+            }
+            if (value instanceof Byte) {
+                return "byte";
+            }
+            if (value instanceof java.util.Date || value instanceof java.time.Instant) {
+                return "timestamp";
             }
             return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
         }

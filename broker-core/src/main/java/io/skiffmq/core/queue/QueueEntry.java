@@ -1,8 +1,6 @@
 package io.skiffmq.core.queue;
 
 import io.skiffmq.core.message.Message;
-import java.util.ArrayList;
-import java.util.List;
 
 /** A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread. */
 final class QueueEntry {
@@ -21,8 +19,6 @@ final class QueueEntry {
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location = -1;
-    /** Consumers that settled it {@code undeliverable-here}; null until one does. */
-    List<QueueConsumer> excluded;
     /** The publisher's confirm, held until a consumer settles the message ({@code x-confirm-after-consume}). */
     PublishConfirm confirmWhenConsumed;
 
@@ -32,16 +28,5 @@ final class QueueEntry {
         this.priority = priority;
         this.bodySize = bodySize;
         this.expiresAt = expiresAt;
-    }
-
-    boolean excludes(QueueConsumer consumer) {
-        return excluded != null && excluded.contains(consumer);
-    }
-
-    void exclude(QueueConsumer consumer) {
-        if (excluded == null) {
-            excluded = new ArrayList<>(1);
-        }
-        excluded.add(consumer);
     }
 }

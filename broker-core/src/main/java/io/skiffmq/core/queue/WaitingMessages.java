@@ -1,9 +1,7 @@
 package io.skiffmq.core.queue;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
@@ -189,7 +187,7 @@ final class WaitingMessages {
         count(entry, 1);
     }
 
-    /** The entry that would go out next (to a consumer that excludes nothing), left in place; null when none. */
+    /** The entry that goes out next, left in place; null when none. */
     QueueEntry head() {
         for (int i = lanes.length - 1; i >= 0; i--) {
             QueueEntry head = lanes[i].oldest();
@@ -234,36 +232,6 @@ final class WaitingMessages {
             }
         }
         return next;
-    }
-
-    /** The next message {@code consumer} may have, removed; null when there is none. */
-    QueueEntry take(QueueConsumer consumer) {
-        for (int i = lanes.length - 1; i >= 0; i--) {
-            QueueEntry found = take(lanes[i], consumer);
-            if (found != null) {
-                return found;
-            }
-        }
-        return null;
-    }
-
-    private QueueEntry take(Lane lane, QueueConsumer consumer) {
-        QueueEntry head = lane.oldest();
-        if (head == null || !head.excludes(consumer)) {
-            return head == null ? null : removeOldest(lane);
-        }
-        // rare: settled undeliverable-here by this consumer; look past such messages without losing their place
-        List<QueueEntry> skipped = new ArrayList<>();
-        QueueEntry found = null;
-        while ((head = removeOldest(lane)) != null) {
-            if (!head.excludes(consumer)) {
-                found = head;
-                break;
-            }
-            skipped.add(head);
-        }
-        skipped.forEach(this::putBack);
-        return found;
     }
 
     private QueueEntry removeOldest(Lane lane) {

@@ -325,13 +325,46 @@ class QueueArgumentsBehaviourTest {
     }
 
     @Test
+    void confirmAfterConsumeRefusesAPublishThatReachesTheQueueAfterItsDeletion() {
+        Queue q = declare("q", Map.of(QueueArguments.CONFIRM_AFTER_CONSUME, true));
+        q.delete();
+        List<String> outcomes = new ArrayList<>();
+        // routed before the deletion, arriving after it: never consumed, so never confirmed
+        q.publish(text("late", "q"), new PublishConfirm() {
+            @Override
+            public void run() {
+                outcomes.add("confirmed");
+            }
+
+            @Override
+            public void refused() {
+                outcomes.add("refused");
+            }
+        });
+        assertThat(outcomes).containsExactly("refused");
+    }
+
+    @Test
+    void confirmAfterConsumeIsComparedOnRedeclaration() {
+        // a publisher that asks for confirms after consume must not get declare-ok from a queue whose confirms mean
+        // "queued", nor the other way round (RabbitMQ compares x-single-active-consumer so; it has no such argument)
+        declare("plain", Map.of());
+        assertThatThrownBy(() -> declare("plain", Map.of(QueueArguments.CONFIRM_AFTER_CONSUME, true)))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.PRECONDITION_FAILED));
+        declare("cac", Map.of(QueueArguments.CONFIRM_AFTER_CONSUME, true));
+        assertThatThrownBy(() -> declare("cac", Map.of())).isInstanceOf(BrokerException.class);
+        assertThat(declare("cac", Map.of(QueueArguments.CONFIRM_AFTER_CONSUME, true))).isSameAs(vhost.queue("cac"));
+    }
+
+    @Test
     void argumentsAreCheckedAsRabbitMqChecksThem() {
         assertThatThrownBy(() -> declare("q", Map.of("x-max-length", -1L)))
             .hasMessage("invalid arg 'x-max-length' for queue 'q' in vhost '/': {value_negative,-1}");
         assertThatThrownBy(() -> declare("q", Map.of("x-expires", 0)))
             .hasMessage("invalid arg 'x-expires' for queue 'q' in vhost '/': {value_zero,0}");
         assertThatThrownBy(() -> declare("q", Map.of("x-message-ttl", "1000")))
-            .hasMessage("invalid arg 'x-message-ttl' for queue 'q' in vhost '/': {unacceptable_type,longstr}");
+            .hasMessage("invalid arg 'x-message-ttl' for queue 'q' in vhost '/': \"expected integer, got longstr\"");
         assertThatThrownBy(() -> declare("q", Map.of("x-overflow", "drop-tail")))
             .hasMessage("invalid arg 'x-overflow' for queue 'q' in vhost '/': invalid_overflow");
         assertThatThrownBy(() -> declare("q", Map.of("x-dead-letter-routing-key", "k")))

@@ -142,6 +142,11 @@ final class Amqp091Channel {
         }
     }
 
+    /** True while the content of a published message is still to come. */
+    boolean receivingContent() {
+        return content.inProgress();
+    }
+
     /** A message whose last frame just came, or null. */
     private void received(Amqp091Message message) {
         if (message != null) {
@@ -305,24 +310,29 @@ final class Amqp091Channel {
             : ConsumerFlow.prefetch(prefetch, channelLimit);
         ChannelConsumer consumer = new ChannelConsumer(this, tag, queue, consume.noAck(), flow,
             consume.noWait());
-        int priority = consumerPriority(consume);
+        int priority = consumerPriority(consume, queueName);
         consumers.put(tag, consumer);
         consumer.subscribe(flow, consume.exclusive(), priority);
         connection.suspend(); // until the queue answers: consume-ok goes before any delivery
     }
 
-    /** The {@code x-priority} argument (RabbitMQ's consumer priorities), 0 without one. */
-    private static int consumerPriority(BasicMethod.Consume consume) {
+    /**
+     * The {@code x-priority} argument (RabbitMQ's consumer priorities), 0 without one; refused in
+     * {@code rabbit_amqqueue:check_consume_arguments/3}'s words when it is no integer.
+     */
+    private int consumerPriority(BasicMethod.Consume consume, String queue) {
         Object priority = consume.arguments().get("x-priority");
         if (priority == null) {
             return 0;
         }
-        if (priority instanceof Number n && (n instanceof Integer || n instanceof Long || n instanceof Short
-                || n instanceof Byte) && n.longValue() == n.intValue()) {
-            return n.intValue();
+        if (priority instanceof Integer || priority instanceof Long || priority instanceof Short
+                || priority instanceof Byte) {
+            long value = ((Number) priority).longValue();
+            return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
         }
         throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, consume,
-            "invalid arg 'x-priority' for consumer: an integer is required, got '%s'", priority);
+            "invalid arg 'x-priority' for queue '%s' in vhost '%s': \"expected integer, got %s\"", queue,
+            vhost.name(), TopologyMethods.typeName(priority));
     }
 
     static String generateTag() {

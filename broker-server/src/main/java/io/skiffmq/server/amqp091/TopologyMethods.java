@@ -122,6 +122,7 @@ final class TopologyMethods {
                 return;
             }
             Queue queue = existingQueue(name, declare);
+            queue.touch(); // a passive declaration renews an x-expires lease too (rabbit_amqqueue:stat/1)
             String declared = name;
             channel.await(queue.counts(), declare, counts -> answerDeclare(declare, declared, counts.ready(),
                 counts.consumers()));
@@ -139,6 +140,8 @@ final class TopologyMethods {
         if (existing != null) {
             checkAccess(existing, declare);
             checkEquivalent(existing.declaration(), wanted, declare);
+        } else {
+            checkDeadLetterExchangeName(wanted, declare);
         }
         String declared = name;
         channel.await(vhost.declareQueueAsync(wanted, channel.connection()).thenCompose(Queue::counts), declare,
@@ -149,6 +152,19 @@ final class TopologyMethods {
         channel.lastDeclaredQueue(name);
         if (!declare.noWait()) {
             channel.reply(new QueueMethod.DeclareOk(name, messages, consumers));
+        }
+    }
+
+    /**
+     * For a new queue, {@code rabbit_channel} checks the dead-letter exchange's name before the queue checks its
+     * arguments, and words a name that is no string its own way.
+     */
+    private void checkDeadLetterExchangeName(QueueDeclaration wanted, Method cause) {
+        Object dlx = wanted.arguments().get("x-dead-letter-exchange");
+        if (dlx != null && !(dlx instanceof String)) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
+                "invalid type '%s' for arg 'x-dead-letter-exchange' in queue '%s' in vhost '%s'", typeName(dlx),
+                wanted.name(), vhost.name());
         }
     }
 
@@ -172,8 +188,13 @@ final class TopologyMethods {
             current = existing.autoDelete();
         } else {
             arg = existing.differingArgument(wanted);
-            received = describe(wanted.arguments().get(arg));
-            current = describe(existing.arguments().get(arg));
+            received = wanted.arguments().get(arg);
+            current = existing.arguments().get(arg);
+            if (received == null || current == null) {
+                // rabbit_misc:assert_args_equivalence1/4 names the type only when one side has no value
+                received = describe(received);
+                current = describe(current);
+            }
         }
         throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
             "inequivalent arg '%s' for queue '%s' in vhost '%s': received %s but current is %s", arg, wanted.name(),
@@ -372,18 +393,37 @@ final class TopologyMethods {
         return value == null ? null : "the value '" + value + "' of type '" + typeName(value) + "'";
     }
 
-    private static String typeName(Object value) {
+    /** The 0-9-1 field type RabbitMQ names in its refusals. */
+    static String typeName(Object value) {
         if (value instanceof Long) {
             return "long";
         }
-        if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
+        if (value instanceof Integer) {
             return "signedint";
+        }
+        if (value instanceof Short) {
+            return "short";
+        }
+        if (value instanceof Byte) {
+            return "byte";
         }
         if (value instanceof Boolean) {
             return "bool";
         }
         if (value instanceof String) {
             return "longstr";
+        }
+        if (value instanceof java.math.BigDecimal) {
+            return "decimal";
+        }
+        if (value instanceof java.util.Date || value instanceof java.time.Instant) {
+            return "timestamp";
+        }
+        if (value instanceof java.util.Map) {
+            return "table";
+        }
+        if (value instanceof java.util.List) {
+            return "array";
         }
         return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
     }
