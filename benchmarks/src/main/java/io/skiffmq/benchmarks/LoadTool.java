@@ -322,14 +322,15 @@ public final class LoadTool {
             CompletionListener confirmed = new CompletionListener() {
                 @Override
                 public void onCompletion(Message message) {
-                    inFlight.release();
+                    // counted before the permit goes back: the sender may finish on that permit and be read at once
                     sent.incrementAndGet();
+                    inFlight.release();
                 }
 
                 @Override
                 public void onException(Message message, Exception exception) {
-                    inFlight.release();
                     errors.incrementAndGet();
+                    inFlight.release();
                 }
             };
             long interval = rate > 0 ? 1_000_000_000L / rate : 0;
