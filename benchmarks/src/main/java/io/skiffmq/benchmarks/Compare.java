@@ -18,11 +18,15 @@ import java.util.Map;
  * <pre>
  * benchmarks/compare [--runs=3] [--duration=20] [--warmup=5] \
  *     [--scenarios=transient-1-1,durable-1-1,durable-4-1,fanout-1,fanout-10,backlog-1m,
- *                  amqp091-transient-1-1,amqp091-confirms-1-1,amqp091-fanout-5,amqp091-publish-only]
+ *                  amqp091-transient-1-1,amqp091-confirms-1-1,amqp091-fanout-5,
+ *                  amqp091-confirms-q1,amqp091-cac-q1,amqp091-confirms-q4,amqp091-cac-q4,
+ *                  amqp091-confirms-q8,amqp091-cac-q8,amqp091-publish-only]
  * </pre>
  *
  * The {@code amqp091-*} scenarios compare SkiffMQ with RabbitMQ over AMQP 0-9-1, driven by PerfTest
- * ({@link PerfTestCompare}); the others, described here, compare SkiffMQ with Artemis over AMQP 1.0.
+ * ({@link PerfTestCompare}); {@code amqp091-cac-q*} (confirm after consume) run on SkiffMQ only, against
+ * {@code amqp091-confirms-q*} in the same rounds. The others, described here, compare SkiffMQ with Artemis over
+ * AMQP 1.0.
  *
  * Fanout is a JMS topic with one subscription per receiver: {@code amq.topic} and a transient queue per subscriber
  * in SkiffMQ, a multicast address in Artemis. The backlog scenario fills the queue first, then times the drain.

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -37,34 +38,83 @@ import java.util.regex.Pattern;
  * everything else on the machine over the measured seconds: the load tool shares the cores with the brokers, and a
  * PerfTest that is near its own limit measures itself. The {@code amqp091-publish-only} scenario is that limit for
  * publishing: one PerfTest producer into an exchange with nothing bound, so the broker drops every message.
+ *
+ * <p>The {@code amqp091-cac-q*} scenarios are SkiffMQ's {@code x-confirm-after-consume} (seed 002: the publisher's
+ * confirm waits for the consumer's ack): run on SkiffMQ only, and compared with their {@link Scenario#baseline}, the
+ * same flags without the argument, within each round. The scenarios' order alternates from round to round as the
+ * brokers' does, so a compared pair shares the round's drift.
  */
 final class PerfTestCompare {
-    /** A scenario: PerfTest's flags; {@code %Q} is replaced by names unique to the run. */
-    record Scenario(String name, String description, List<String> flags, int predeclaredFanoutQueues) {
+    /**
+     * A scenario: PerfTest's flags; {@code %Q} is replaced by names unique to the run.
+     *
+     * @param skiffmqOnly run on SkiffMQ only: it uses what RabbitMQ does not have ({@code x-confirm-after-consume})
+     * @param baseline the scenario this one is compared with on SkiffMQ, round by round; null for none
+     * @param queues the queues it publishes to and consumes from (its label in the confirm-after-consume table)
+     */
+    record Scenario(String name, String description, List<String> flags, int predeclaredFanoutQueues,
+            boolean skiffmqOnly, String baseline, int queues) {
+        Scenario(String name, String description, List<String> flags, int predeclaredFanoutQueues) {
+            this(name, description, flags, predeclaredFanoutQueues, false, null, 1);
+        }
+
         boolean publishOnly() {
             return !flags.contains("-y") || flags.get(flags.indexOf("-y") + 1).equals("0");
         }
+
+        List<String> brokers(int round) {
+            if (skiffmqOnly) {
+                return List.of("skiffmq");
+            }
+            return round % 2 == 1 ? List.of("skiffmq", "rabbitmq") : List.of("rabbitmq", "skiffmq");
+        }
     }
 
-    static final List<Scenario> SCENARIOS = List.of(
-        new Scenario("amqp091-transient-1-1", "1 → 1 transient, autoack, 12 B",
-            List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "--autoack"), 0),
-        new Scenario("amqp091-confirms-1-1",
-            "1 → 1 persistent, confirms (1,000 in flight), multi-ack every 100, qos 1,000, 12 B",
-            List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "-f", "persistent", "-c", "1000",
-                "--multi-ack-every", "100", "-q", "1000"), 0),
-        // seed 001's "-p -e amq.fanout -u q1 -s 5 --autoack", with five predeclared durable queues bound to
-        // amq.fanout instead of one, a consumer on each (PerfTest pads bodies to 12 bytes: sequence and timestamp)
-        new Scenario("amqp091-fanout-5", "amq.fanout → 5 queues, autoack (seed 001's flags); received in all 5",
-            List.of("-p", "-e", "amq.fanout", "--queue-pattern", "%Q-%d", "--queue-pattern-from", "1",
-                "--queue-pattern-to", "5", "-x", "1", "-y", "5", "-s", "5", "--autoack"), 5),
-        new Scenario("amqp091-publish-only",
+    /** The confirm-after-consume queue argument as PerfTest's {@code -qa} sends it: "true" becomes a boolean. */
+    static final String CONFIRM_AFTER_CONSUME = "x-confirm-after-consume=true";
+
+    static final List<Scenario> SCENARIOS;
+
+    static {
+        List<Scenario> scenarios = new ArrayList<>(List.of(
+            new Scenario("amqp091-transient-1-1", "1 → 1 transient, autoack, 12 B",
+                List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "--autoack"), 0),
+            new Scenario("amqp091-confirms-1-1",
+                "1 → 1 persistent, confirms (1,000 in flight), multi-ack every 100, qos 1,000, 12 B",
+                List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "-f", "persistent", "-c", "1000",
+                    "--multi-ack-every", "100", "-q", "1000"), 0),
+            // seed 001's "-p -e amq.fanout -u q1 -s 5 --autoack", with five predeclared durable queues bound to
+            // amq.fanout instead of one, a consumer on each (PerfTest pads bodies to 12 bytes: sequence and timestamp)
+            new Scenario("amqp091-fanout-5", "amq.fanout → 5 queues, autoack (seed 001's flags); received in all 5",
+                List.of("-p", "-e", "amq.fanout", "--queue-pattern", "%Q-%d", "--queue-pattern-from", "1",
+                    "--queue-pattern-to", "5", "-x", "1", "-y", "5", "-s", "5", "--autoack"), 5)));
+        // confirm after consume against ordinary confirms with 1, 4 and 8 queues (seed 002's comparison): one
+        // producer and one consumer per queue, persistent 12-byte messages, 1,000 unconfirmed per producer,
+        // multi-ack every 100, qos 1,000; the same flags with and without the queue argument
+        for (int queues : new int[] {1, 4, 8}) {
+            String n = String.valueOf(queues);
+            List<String> flags = List.of("--queue-pattern", "%Q-%d", "--queue-pattern-from", "1",
+                "--queue-pattern-to", n, "-x", n, "-y", n, "-s", "12", "-f", "persistent", "-c", "1000",
+                "--multi-ack-every", "100", "-q", "1000");
+            String layout = queues + " queue" + (queues == 1 ? "" : "s") + ", 1 producer → 1 consumer each, "
+                + "persistent, 1,000 unconfirmed per producer, multi-ack every 100, qos 1,000, 12 B";
+            String ordinary = "amqp091-confirms-q" + n;
+            scenarios.add(new Scenario(ordinary, layout + ", ordinary confirms", flags, 0, false, null, queues));
+            List<String> cac = new ArrayList<>(flags);
+            cac.addAll(List.of("-qa", CONFIRM_AFTER_CONSUME));
+            scenarios.add(new Scenario("amqp091-cac-q" + n, layout + ", x-confirm-after-consume", List.copyOf(cac),
+                0, true, ordinary, queues));
+        }
+        scenarios.add(new Scenario("amqp091-publish-only",
             "ceiling: 1 publisher, 12 B, into a fanout exchange with nothing bound (dropped); published msg/s",
             List.of("-x", "1", "-y", "0", "-e", "%Q", "-t", "fanout", "-s", "12"), 0));
+        SCENARIOS = List.copyOf(scenarios);
+    }
 
     /** PerfTest's line for one second; the fields between the time and the rates depend on the flags. */
     private static final Pattern SECOND = Pattern.compile("time:? ([0-9.]+) ?s, sent: (\\d+) msg/s");
     private static final Pattern CONFIRMED = Pattern.compile(", confirmed: (\\d+) msg/s");
+    private static final Pattern NACKED = Pattern.compile(", nacked: (\\d+) msg/s");
     private static final Pattern RECEIVED = Pattern.compile(", received: (\\d+) msg/s");
     private static final Pattern CONSUMER_LATENCY = Pattern.compile(
         "consumer latency: (\\d+)/(\\d+)/(\\d+)/(\\d+)/(\\d+) µs");
@@ -75,8 +125,8 @@ final class PerfTestCompare {
     private static final double TICKS_PER_SECOND = 100;
 
     /** One PerfTest run: rates over the measured seconds, median per-second latency, CPU in cores. */
-    record Result(double sent, double confirmed, double received, long p50, long p99, long confirmP50,
-            long confirmP99, double brokerCores, double toolCores, double otherCores, int seconds,
+    record Result(double sent, double confirmed, double nacked, double received, long p50, long p99,
+            long confirmP50, long confirmP99, double brokerCores, double toolCores, double otherCores, int seconds,
             List<String> summary) {
         /** The rate the table compares: received in all consumers, or published when there is no consumer. */
         double rate(Scenario scenario) {
@@ -89,10 +139,11 @@ final class PerfTestCompare {
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%d s measured: sent %,.0f msg/s, confirmed %,.0f msg/s, received "
-                + "%,.0f msg/s, consumer latency p50 %s, p99 %s, confirm latency p50 %s, p99 %s (medians of the "
-                + "per-second figures); CPU cores: broker %.2f, PerfTest %.2f, other %.2f", seconds, sent, confirmed,
-                received, ms(p50), ms(p99), ms(confirmP50), ms(confirmP99), brokerCores, toolCores, otherCores);
+            return String.format(Locale.ROOT, "%d s measured: sent %,.0f msg/s, confirmed %,.0f msg/s, nacked "
+                + "%,.0f msg/s, received %,.0f msg/s, consumer latency p50 %s, p99 %s, confirm latency p50 %s, p99 %s "
+                + "(medians of the per-second figures); CPU cores: broker %.2f, PerfTest %.2f, other %.2f", seconds,
+                sent, confirmed, nacked, received, ms(p50), ms(p99), ms(confirmP50), ms(confirmP99), brokerCores,
+                toolCores, otherCores);
         }
     }
 
@@ -137,16 +188,20 @@ final class PerfTestCompare {
         int rounds = Integer.parseInt(options.get("runs"));
         String loadBefore = loadAverage();
         Map<Scenario, Map<String, List<Result>>> results = new LinkedHashMap<>();
+        scenarios.forEach(scenario -> results.put(scenario, new LinkedHashMap<>()));
         for (int round = 1; round <= rounds; round++) {
-            for (Scenario scenario : scenarios) {
-                List<String> order = round % 2 == 1 ? List.of("skiffmq", "rabbitmq") : List.of("rabbitmq", "skiffmq");
-                for (String broker : order) {
+            // the scenarios' order alternates too, so drift over a round hits both of a compared pair alike
+            List<Scenario> inOrder = new ArrayList<>(scenarios);
+            if (round % 2 == 0) {
+                Collections.reverse(inOrder);
+            }
+            for (Scenario scenario : inOrder) {
+                for (String broker : scenario.brokers(round)) {
                     System.out.printf("== %s, round %d of %d, %s (load average %s)%n", scenario.name(), round, rounds,
                         broker, loadAverage());
                     Result result = run(scenario, broker, round);
                     System.out.println(result.describe());
-                    results.computeIfAbsent(scenario, s -> new LinkedHashMap<>())
-                        .computeIfAbsent(broker, b -> new ArrayList<>()).add(result);
+                    results.get(scenario).computeIfAbsent(broker, b -> new ArrayList<>()).add(result);
                 }
             }
         }
@@ -171,29 +226,105 @@ final class PerfTestCompare {
             + "| broker CPU per message: SkiffMQ / RabbitMQ |");
         System.out.println("|---|---|---|---|---|---|---|---|");
         results.forEach((scenario, byBroker) -> System.out.println(cpuRow(scenario, byBroker)));
+        confirmAfterConsumeTables(results);
         System.out.println();
         System.out.println("PerfTest's output, run by run: " + logs);
+    }
+
+    /**
+     * Each scenario run against its {@link Scenario#baseline} on SkiffMQ (confirm after consume against ordinary
+     * confirms): the publishers' send rate, the figure seed 002 compares, with the ratio taken within each round;
+     * RabbitMQ's ordinary confirms beside it as a reference only (it has no such argument), and the load tool's
+     * ceiling under the table when {@code amqp091-publish-only} ran.
+     */
+    private static void confirmAfterConsumeTables(Map<Scenario, Map<String, List<Result>>> results) {
+        Map<String, Scenario> byName = new LinkedHashMap<>();
+        results.keySet().forEach(s -> byName.put(s.name(), s));
+        List<Scenario> compared = results.keySet().stream()
+            .filter(s -> s.baseline() != null && byName.containsKey(s.baseline())).toList();
+        if (compared.isEmpty()) {
+            return;
+        }
+        System.out.println();
+        System.out.println("Confirm after consume (x-confirm-after-consume: true) against ordinary confirms, both on "
+            + "SkiffMQ in the same rounds: the publishers' send rate (PerfTest's sent msg/s, in all producers), "
+            + "median [min-max]; CAC / ordinary is taken within each round. RabbitMQ has no such argument: its "
+            + "column is ordinary confirms, a reference only.");
+        System.out.println();
+        System.out.println("| queues | SkiffMQ ordinary confirms: sent msg/s | SkiffMQ confirm after consume: sent "
+            + "msg/s | CAC / ordinary | confirm p50 / p99: ordinary | confirm p50 / p99: CAC | RabbitMQ ordinary "
+            + "confirms: sent msg/s (reference) |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (Scenario cac : compared) {
+            Scenario ordinary = byName.get(cac.baseline());
+            List<Result> withCac = results.get(cac).get("skiffmq");
+            List<Result> without = results.get(ordinary).get("skiffmq");
+            List<Result> rabbit = results.get(ordinary).get("rabbitmq");
+            System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s |%n", cac.queues(),
+                spread(without, Result::sent), spread(withCac, Result::sent),
+                ratio(withCac, without, Result::sent), confirmLatency(without), confirmLatency(withCac),
+                rabbit == null ? "not run" : spread(rabbit, Result::sent));
+        }
+        System.out.println();
+        System.out.println("The same runs: received msg/s, consumer latency, CPU in cores (SkiffMQ + PerfTest + "
+            + "other) and SkiffMQ's CPU per received message; medians.");
+        System.out.println();
+        System.out.println("| queues | received: ordinary / CAC | consumer p50 / p99: ordinary | consumer p50 / p99: "
+            + "CAC | CPU: ordinary | CPU: CAC | broker CPU per message: ordinary / CAC | nacked msg/s: CAC |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        for (Scenario cac : compared) {
+            Scenario ordinary = byName.get(cac.baseline());
+            List<Result> withCac = results.get(cac).get("skiffmq");
+            List<Result> without = results.get(ordinary).get("skiffmq");
+            System.out.printf(Locale.ROOT, "| %d | %,.0f / %,.0f | %s | %s | %s | %s | %.1f µs / %.1f µs | %,.0f |%n",
+                cac.queues(), median(without, Result::received), median(withCac, Result::received),
+                latency(without, ordinary), latency(withCac, cac), cpu(without), cpu(withCac),
+                median(without, r -> r.brokerMicros(ordinary)), median(withCac, r -> r.brokerMicros(cac)),
+                median(withCac, Result::nacked));
+        }
+        Scenario ceiling = byName.get("amqp091-publish-only");
+        if (ceiling != null) {
+            Map<String, List<Result>> byBroker = results.get(ceiling);
+            System.out.println();
+            System.out.printf(Locale.ROOT, "The load tool's ceiling (amqp091-publish-only, the same rounds): one "
+                + "PerfTest producer publishes %s msg/s into SkiffMQ%s with nothing consuming or confirming.%n",
+                spread(byBroker.get("skiffmq"), Result::sent), byBroker.containsKey("rabbitmq")
+                    ? " and " + spread(byBroker.get("rabbitmq"), Result::sent) + " into RabbitMQ" : "");
+        }
+    }
+
+    /** {@code value(a) / value(b)} within each round: median [min-max]. */
+    private static String ratio(List<Result> a, List<Result> b, ToDoubleFunction<Result> value) {
+        double[] ratios = new double[Math.min(a.size(), b.size())];
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = value.applyAsDouble(a.get(i)) / Math.max(1, value.applyAsDouble(b.get(i)));
+        }
+        Arrays.sort(ratios);
+        return ratios.length == 1 ? String.format(Locale.ROOT, "**%.2f**", ratios[0])
+            : String.format(Locale.ROOT, "**%.2f** [%.2f-%.2f]", ratios[ratios.length / 2], ratios[0],
+                ratios[ratios.length - 1]);
     }
 
     private static String row(Scenario scenario, Map<String, List<Result>> byBroker) {
         List<Result> skiff = byBroker.get("skiffmq");
         List<Result> rabbit = byBroker.get("rabbitmq");
-        double[] ratios = new double[skiff.size()];
-        for (int i = 0; i < ratios.length; i++) {
-            ratios[i] = skiff.get(i).rate(scenario) / Math.max(1, rabbit.get(i).rate(scenario));
+        if (rabbit == null) {
+            return String.format(Locale.ROOT, "| %s | %s | not run: SkiffMQ only | - | %s | - |",
+                scenario.description(), spread(skiff, r -> r.rate(scenario)), latency(skiff, scenario));
         }
-        Arrays.sort(ratios);
-        String ratio = ratios.length == 1 ? String.format(Locale.ROOT, "**%.2f**", ratios[0])
-            : String.format(Locale.ROOT, "**%.2f** [%.2f-%.2f]", ratios[ratios.length / 2], ratios[0],
-                ratios[ratios.length - 1]);
         return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |", scenario.description(),
-            spread(skiff, r -> r.rate(scenario)), spread(rabbit, r -> r.rate(scenario)), ratio,
-            latency(skiff, scenario), latency(rabbit, scenario));
+            spread(skiff, r -> r.rate(scenario)), spread(rabbit, r -> r.rate(scenario)),
+            ratio(skiff, rabbit, r -> r.rate(scenario)), latency(skiff, scenario), latency(rabbit, scenario));
     }
 
     private static String cpuRow(Scenario scenario, Map<String, List<Result>> byBroker) {
         List<Result> skiff = byBroker.get("skiffmq");
         List<Result> rabbit = byBroker.get("rabbitmq");
+        if (rabbit == null) {
+            return String.format(Locale.ROOT, "| %s | %s | not run | %s | - | %s | - | %.1f µs / - |",
+                scenario.name(), spread(skiff, Result::sent), confirmLatency(skiff), cpu(skiff),
+                median(skiff, r -> r.brokerMicros(scenario)));
+        }
         return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %.1f µs / %.1f µs |",
             scenario.name(), spread(skiff, Result::sent), spread(rabbit, Result::sent), confirmLatency(skiff),
             confirmLatency(rabbit), cpu(skiff), cpu(rabbit), median(skiff, r -> r.brokerMicros(scenario)),
@@ -296,6 +427,7 @@ final class PerfTestCompare {
         Process perfTest = new ProcessBuilder(command).redirectErrorStream(true).start();
         double sent = 0;
         double confirmed = 0;
+        double nacked = 0;
         double received = 0;
         int seconds = 0;
         List<Long> p50 = new ArrayList<>();
@@ -319,6 +451,7 @@ final class PerfTestCompare {
                         seconds++;
                         sent += second.sent();
                         confirmed += second.confirmed();
+                        nacked += second.nacked();
                         received += second.received();
                         addIfMeasured(p50, second.p50());
                         addIfMeasured(p99, second.p99());
@@ -346,8 +479,8 @@ final class PerfTestCompare {
         double toolCores = (end.toolTicks() - start.toolTicks()) / TICKS_PER_SECOND / wall;
         double machineCores = (double) (end.machineBusy() - start.machineBusy())
             / Math.max(1, end.machineAll() - start.machineAll()) * Runtime.getRuntime().availableProcessors();
-        return new Result(sent / seconds, confirmed / seconds, received / seconds, median(p50), median(p99),
-            median(confirmP50), median(confirmP99), brokerCores, toolCores,
+        return new Result(sent / seconds, confirmed / seconds, nacked / seconds, received / seconds, median(p50),
+            median(p99), median(confirmP50), median(confirmP99), brokerCores, toolCores,
             Math.max(0, machineCores - brokerCores - toolCores), seconds, summary);
     }
 
@@ -358,11 +491,11 @@ final class PerfTestCompare {
     }
 
     /**
-     * One of PerfTest's per-second lines: msg/s sent, confirmed and received, and the median and 99th percentile of
-     * the consumer and confirm latencies in µs (-1 when the line has none).
+     * One of PerfTest's per-second lines: msg/s sent, confirmed, nacked and received, and the median and 99th
+     * percentile of the consumer and confirm latencies in µs (-1 when the line has none).
      */
-    record Second(double time, long sent, long confirmed, long received, long p50, long p99, long confirmP50,
-            long confirmP99) {
+    record Second(double time, long sent, long confirmed, long nacked, long received, long p50, long p99,
+            long confirmP50, long confirmP99) {
         /** @return null for any other line */
         static Second parse(String line) {
             Matcher m = SECOND.matcher(line);
@@ -372,7 +505,7 @@ final class PerfTestCompare {
             long[] consumer = percentiles(CONSUMER_LATENCY, line);
             long[] confirm = percentiles(CONFIRM_LATENCY, line);
             return new Second(Double.parseDouble(m.group(1)), Long.parseLong(m.group(2)), rate(CONFIRMED, line),
-                rate(RECEIVED, line), consumer[0], consumer[1], confirm[0], confirm[1]);
+                rate(NACKED, line), rate(RECEIVED, line), consumer[0], consumer[1], confirm[0], confirm[1]);
         }
 
         private static long rate(Pattern pattern, String line) {

@@ -6,6 +6,9 @@ import io.skiffmq.server.auth.UserStore;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.alarm.JvmReadings;
+import io.skiffmq.core.alarm.ResourceAlarms;
+import io.skiffmq.core.alarm.ResourceMonitor;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.store.DiskStore;
 import java.io.IOException;
@@ -26,6 +29,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * shutdown). Queues live on the worker event loops, handed out in turn when declared. Each virtual host keeps its
  * durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor, before any
  * listener can open; the data directory is locked against a second broker. Thread-safe.
+ *
+ * <p>Resource alarms: {@link #alarms()} are raised and cleared by a {@link ResourceMonitor} (memory against
+ * {@code memory-high-watermark}, the data directory's disk against {@code disk-free-limit}), which runs once
+ * {@link #startResourceMonitor} is called. Each change is passed to every registered connection
+ * ({@link ClientConnection#resourceAlarmsChanged}), on the monitor's thread; each applies it on its event loop.
  */
 public final class Broker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Broker.class.getName());
@@ -37,6 +45,8 @@ public final class Broker implements AutoCloseable {
     /** Guarded by {@link #connections}. */
     private boolean stopping;
     private final FileChannel lockFile;
+    private final ResourceAlarms alarms = new ResourceAlarms();
+    private final ResourceMonitor resourceMonitor;
     /** Runs management operations, which may wait for the disk, off the event loops. */
     private final java.util.concurrent.ExecutorService managementExecutor =
         java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
@@ -73,6 +83,32 @@ public final class Broker implements AutoCloseable {
         store.recover(vhost);
         stores.add(store);
         vhosts.put(name, vhost);
+        alarms.onChange(active -> connections.forEach(connection -> {
+            try {
+                connection.resourceAlarmsChanged();
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // its event loop has stopped: the connection is gone with it
+            }
+        }));
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        resourceMonitor = new ResourceMonitor(alarms, new JvmReadings(config.dataDir()),
+            config.memoryHighWatermark().limit(maxHeap), config.diskFreeLimit(), config.node(),
+            config.dataDir().toAbsolutePath().toString(), System::nanoTime);
+    }
+
+    /** Starts raising and clearing the resource alarms from the JVM's readings (the listener does, once bound). */
+    public void startResourceMonitor() {
+        resourceMonitor.start();
+    }
+
+    /** The memory and disk alarms: while any is up, publishers are held back. */
+    public ResourceAlarms alarms() {
+        return alarms;
+    }
+
+    /** What raises and clears the alarms; tests replace its readings ({@link ResourceMonitor#readings}). */
+    public ResourceMonitor resourceMonitor() {
+        return resourceMonitor;
     }
 
     /** Has every queue let go of its messages (see {@link io.skiffmq.core.queue.Queue#close}); waits for them. */
@@ -92,6 +128,7 @@ public final class Broker implements AutoCloseable {
     /** Closes the stores (after {@link #closeQueues}: nothing writes to them any more) and releases the data directory. */
     @Override
     public void close() throws IOException {
+        resourceMonitor.close();
         managementExecutor.shutdown();
         stores.forEach(DiskStore::close);
         lockFile.close();

@@ -48,6 +48,11 @@ import java.util.Map;
  *       too, told apart by the protocol header); 0 picks a free one</td></tr>
  *   <tr><td>heartbeat</td><td>60</td><td>AMQP 0-9-1 heartbeat in seconds offered in {@code connection.tune}; 0
  *       offers none</td></tr>
+ *   <tr><td>memory-high-watermark</td><td>0.4</td><td>publishers are blocked while the heap after GC plus direct
+ *       buffers is above this: a fraction of the maximum heap, or bytes with a unit ({@code 512MB}), see
+ *       {@link MemoryWatermark}; 0 blocks them at once</td></tr>
+ *   <tr><td>disk-free-limit</td><td>50MB</td><td>publishers are blocked while the data directory's disk has less
+ *       free: bytes, or with a unit ({@code 50MB} = 50,000,000, {@code 1GiB}), see {@link ByteSize}; 0 never</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -55,13 +60,15 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
-        int heartbeatSeconds) {
+        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit) {
 
     public static final int DEFAULT_PORT = 5672;
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
     public static final String NO_ANONYMOUS_LOGIN = "none";
     /** An optional port that is not set. */
     public static final int NO_PORT = -1;
+    /** RabbitMQ's {@code disk_free_limit} default, 50MB. */
+    public static final long DEFAULT_DISK_FREE_LIMIT = 50_000_000;
 
     public BrokerConfig {
         check(port >= 0 && port <= 65535, "port must be in [0, 65535]");
@@ -81,6 +88,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(maxUnconfirmed > 0, "max-unconfirmed must be > 0");
         check(amqp091Port >= NO_PORT && amqp091Port <= 65535, "amqp091-port must be in [0, 65535] or none");
         check(heartbeatSeconds >= 0 && heartbeatSeconds <= 65535, "heartbeat must be in [0, 65535]");
+        check(memoryHighWatermark != null, "memory-high-watermark must be set");
+        check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
     }
 
     private static void check(boolean ok, String message) {
@@ -99,7 +108,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
-            5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60);
+            5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
+            DEFAULT_DISK_FREE_LIMIT);
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -147,6 +157,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         String n = node;
         int port091 = amqp091Port;
         int heartbeat = heartbeatSeconds;
+        MemoryWatermark watermark = memoryHighWatermark;
+        long diskFree = diskFreeLimit;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -177,13 +189,15 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "node" -> n = value;
                 case "amqp091-port" -> port091 = value.equals("none") ? NO_PORT : Integer.parseInt(value);
                 case "heartbeat" -> heartbeat = Integer.parseInt(value);
+                case "memory-high-watermark" -> watermark = MemoryWatermark.parse(value);
+                case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);
                 default -> throw new IllegalArgumentException("unknown setting " + name);
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat);
+            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

@@ -14,4 +14,11 @@ public interface ClientConnection {
      * @return done once the close is written
      */
     Future<?> closeForShutdown();
+
+    /**
+     * The broker's resource alarms changed ({@link Broker#alarms()}): publishers are to be held back or let go.
+     * Called from any thread (the resource monitor's); the connection reads the alarms up now and applies them on
+     * its event loop, so calls that cross each other do no harm.
+     */
+    void resourceAlarmsChanged();
 }

@@ -64,6 +64,16 @@ final class RunningBroker implements AutoCloseable {
         return listener.broker().vhost(name);
     }
 
+    /** Takes over the broker's resource readings: the test raises and clears the alarms from now on. */
+    ForcedAlarms forceAlarms() {
+        return new ForcedAlarms(listener.broker().resourceMonitor());
+    }
+
+    /** The broker's resource alarms. */
+    io.skiffmq.core.alarm.ResourceAlarms alarms() {
+        return listener.broker().alarms();
+    }
+
     String amqpUri() {
         return "amqp://127.0.0.1:" + port;
     }

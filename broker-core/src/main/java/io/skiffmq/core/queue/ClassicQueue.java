@@ -90,7 +90,6 @@ public final class ClassicQueue implements Queue {
     /**
      * @param log where durable messages are written; null for a queue that keeps nothing on disk
      * @param memoryLimit bytes of waiting messages kept in memory before durable ones are paged out to the log
-     * @throws io.skiffmq.core.BrokerException when the declaration's arguments are not acceptable
      */
     public ClassicQueue(QueueDeclaration declaration, QueueExecutor executor, QueueLog log, long memoryLimit,
             QueueContext context) {
@@ -100,7 +99,7 @@ public final class ClassicQueue implements Queue {
         this.name = declaration.name();
         this.executor = executor;
         this.declaration = declaration;
-        this.arguments = QueueArguments.of(context.vhost(), name, declaration.arguments());
+        this.arguments = arguments(context.vhost(), declaration);
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
@@ -109,6 +108,21 @@ public final class ClassicQueue implements Queue {
         this.lastUsed = context.clock().millis();
         if (arguments.expires() >= 0) {
             executor.execute(this::armUnusedTimer);
+        }
+    }
+
+    /**
+     * The declaration's arguments. A new declaration was checked by its virtual host already; one recovered from an
+     * older broker that did not check them (0-9-1 kept every argument unread) keeps its queue, without them.
+     */
+    private static QueueArguments arguments(String vhost, QueueDeclaration declaration) {
+        try {
+            return QueueArguments.of(vhost, declaration.name(), declaration.arguments());
+        } catch (io.skiffmq.core.BrokerException e) {
+            LOG.log(System.Logger.Level.WARNING, "queue ''{0}'' in vhost ''{1}'' has arguments this broker refuses "
+                + "({2}): it runs without any of them; delete and declare it again to use them", declaration.name(),
+                vhost, e.getMessage());
+            return QueueArguments.NONE;
         }
     }
 
@@ -174,7 +188,11 @@ public final class ClassicQueue implements Queue {
         if (deleted || closed) {
             message.release();
             if (!closed && confirmed != null) {
-                confirmed.run(); // into a deleted queue: nothing to keep safe
+                if (arguments.confirmAfterConsume()) {
+                    confirmed.refused(); // never consumed: a confirm would say it was
+                } else {
+                    confirmed.run(); // into a deleted queue: nothing to keep safe
+                }
             }
             return;
         }

@@ -71,6 +71,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         "x-delayed-retry-max", "x-max-age", "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes",
         "x-initial-cluster-size");
     private static final List<String> UNIMPLEMENTED_TYPES = List.of("quorum", "stream");
+    private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced");
 
     /**
      * Checks and reads a declaration's arguments.
@@ -125,6 +126,10 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         if (mode != null && !check.string("x-queue-mode").equals("default") && !mode.toString().equals("lazy")) {
             // RabbitMQ 4's classic queues accept both and behave alike: every classic queue pages out now
             throw check.invalid("x-queue-mode", quoted("unsupported queue mode '" + mode + "'"));
+        }
+        if (arguments.containsKey("x-queue-leader-locator")
+                && !LEADER_LOCATORS.contains(check.string("x-queue-leader-locator"))) {
+            throw check.invalid("x-queue-leader-locator", "invalid_queue_locator_arg"); // one node: no effect
         }
         if (arguments.containsKey("x-queue-version") && check.integer("x-queue-version", 0, Long.MAX_VALUE) != 2) {
             throw check.invalid("x-queue-version", quoted("unsupported queue version '"

@@ -8,6 +8,8 @@ final class RecordingSink implements ConsumerSink {
     final List<QueueDelivery> deliveries = new ArrayList<>();
     final List<long[]> creditStates = new ArrayList<>();
     boolean queueDeleted;
+    /** The consumer this sink belongs to, for tests that keep both together. */
+    QueueConsumer consumer;
 
     @Override
     public void deliver(QueueDelivery delivery) {

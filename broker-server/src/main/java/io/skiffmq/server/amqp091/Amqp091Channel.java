@@ -142,6 +142,11 @@ final class Amqp091Channel {
         }
     }
 
+    /** True while the content of a published message is still to come. */
+    boolean receivingContent() {
+        return content.inProgress();
+    }
+
     /** A message whose last frame just came, or null. */
     private void received(Amqp091Message message) {
         if (message != null) {

@@ -46,6 +46,10 @@ import java.util.function.Supplier;
  * connection: it stops reading, and frames already read wait, in order, until the answer is written. So every
  * method sees the effect of those before it, as RabbitMQ guarantees per channel.
  *
+ * <p>While a resource alarm is up, a connection that publishes is blocked as RabbitMQ blocks it
+ * ({@link PublisherBlock}): reading stops (composing with the suspensions above) and the client hears
+ * {@code connection.blocked}; its heartbeats cannot be read meanwhile, so missing them does not close it.
+ *
  * <p>Owned by the channel's event loop, as are all its channels and their consumers.
  */
 public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
@@ -70,6 +74,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
     private ReadSuspension reading;
+    private PublisherBlock publisherBlock;
 
     public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         this.broker = broker;
@@ -85,6 +90,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.executor = Broker.executorOf(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
         this.reading = new ReadSuspension(context.channel(), this::process);
+        this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
     }
 
     @Override
@@ -169,6 +175,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                 return;
             }
             channel.onFrame(frame);
+            if (frame.type() != Amqp091Frame.TYPE_METHOD && !channel.receivingContent()) {
+                publisherBlock.published(clientCapability("connection.blocked"));
+            }
         } catch (Amqp091DecodeException e) {
             closeConnection(Amqp091Exception.of(e.replyCode(), null, "%s", e.detail()));
         } catch (Amqp091Exception e) {
@@ -441,6 +450,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         if (event instanceof IdleStateEvent idle) {
             switch (idle.state()) {
                 case READER_IDLE -> {
+                    if (publisherBlock.blocked()) {
+                        return; // we do not read: RabbitMQ pauses its heartbeat monitor too
+                    }
                     LOG.log(System.Logger.Level.INFO, "closing {0}: missed heartbeats", remote());
                     state = State.CLOSING;
                     ctx.close();
@@ -476,6 +488,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private void internalError(Throwable e, Method cause) {
         LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
         closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
+    }
+
+    @Override
+    public void resourceAlarmsChanged() {
+        ctx.executor().execute(() -> {
+            publisherBlock.alarmsChanged();
+            flushLater();
+        });
     }
 
     @Override

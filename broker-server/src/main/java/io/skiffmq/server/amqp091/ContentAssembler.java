@@ -40,6 +40,11 @@ final class ContentAssembler {
         }
     }
 
+    /** True from a {@code basic.publish} until the last frame of its content. */
+    boolean inProgress() {
+        return publishing != null;
+    }
+
     void start(BasicMethod.Publish publish) {
         publishing = publish;
         size = -1;

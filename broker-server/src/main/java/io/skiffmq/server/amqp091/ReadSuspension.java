@@ -6,15 +6,18 @@ import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
- * A connection's reading, suspended while methods wait for answers from off the event loop (the disk, a queue):
- * the socket is not read, and frames already read wait here, in order, until the last answer is in. Suspensions
- * nest. Owned by the connection's event loop.
+ * A connection's reading, held for two reasons that compose: <em>suspended</em> while methods wait for answers
+ * from off the event loop (the disk, a queue; suspensions nest), and <em>blocked</em> while a resource alarm holds
+ * a publishing connection back ({@link PublisherBlock}). While either holds, the socket is not read, and frames
+ * already read wait here, in order; once neither does, they are processed and reading goes on. Owned by the
+ * connection's event loop.
  */
 final class ReadSuspension {
     private final Channel channel;
     private final Consumer<Amqp091Frame> process;
     private final ArrayDeque<Amqp091Frame> waiting = new ArrayDeque<>();
     private int suspensions;
+    private boolean blocked;
     private boolean draining;
 
     /** @param process handles (and releases) one frame */
@@ -23,35 +26,62 @@ final class ReadSuspension {
         this.process = process;
     }
 
-    /** True when {@code frame} must wait (it is kept, to be processed on {@link #resume}). */
+    /** True when {@code frame} must wait (it is kept, to be processed when reading is free again). */
     boolean hold(Amqp091Frame frame) {
-        if (suspensions == 0 && !draining) {
+        if (free() && !draining) {
             return false;
         }
         waiting.add(frame);
         return true;
     }
 
+    private boolean free() {
+        return suspensions == 0 && !blocked;
+    }
+
     void suspend() {
-        if (suspensions++ == 0) {
+        if (suspensions++ == 0 && !blocked) {
             channel.config().setAutoRead(false);
         }
     }
 
-    /** One answer is in: once none is awaited, the frames that waited are processed, then reading goes on. */
+    /** One answer is in: once none is awaited (and nothing blocks), what waited is processed, then reading goes on. */
     void resume() {
-        if (--suspensions > 0 || draining) {
+        --suspensions;
+        drain();
+    }
+
+    /** A resource alarm blocks this connection: nothing more is read until {@link #unblock}. */
+    void block() {
+        if (!blocked) {
+            blocked = true;
+            if (suspensions == 0) {
+                channel.config().setAutoRead(false);
+            }
+        }
+    }
+
+    /** The alarms cleared: once no answer is awaited either, what waited is processed, then reading goes on. */
+    void unblock() {
+        if (blocked) {
+            blocked = false;
+            drain();
+        }
+    }
+
+    private void drain() {
+        if (!free() || draining) {
             return;
         }
         draining = true;
         try {
-            for (Amqp091Frame frame; suspensions == 0 && (frame = waiting.poll()) != null; ) {
+            for (Amqp091Frame frame; free() && (frame = waiting.poll()) != null; ) {
                 process.accept(frame);
             }
         } finally {
             draining = false;
         }
-        if (suspensions == 0) {
+        if (free()) {
             channel.config().setAutoRead(true);
         }
     }

@@ -78,6 +78,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
+    /** The broker's resource alarms as last applied to the sessions: any up. */
+    private boolean alarmed;
 
     public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
         this.broker = broker;
@@ -108,6 +110,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             context.close(); // accepted as the broker began to stop
             return;
         }
+        alarmed = broker.alarms().any();
         handshakeTimeout = context.executor().schedule(() -> {
             if (state != State.OPEN && state != State.CLOSING) {
                 closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
@@ -447,6 +450,36 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         // garbage that failed arrived in the same read
         writer.flush();
         ctx.channel().close();
+    }
+
+    // ---- resource alarms ----------------------------------------------------------------------------------
+
+    @Override
+    public void resourceAlarmsChanged() {
+        ctx.executor().execute(this::applyAlarms);
+    }
+
+    /**
+     * Applies the alarms up now: when that changes whether publishers are held back, every session says so with a
+     * flow (incoming-window 0, or its initial window again). Sessions begun later start as {@link #alarmed} says.
+     */
+    private void applyAlarms() {
+        boolean up = broker.alarms().any();
+        if (up == alarmed) {
+            return;
+        }
+        alarmed = up;
+        if (state == State.OPEN) {
+            for (AmqpSession session : sessions.values()) {
+                session.resourceAlarm(up);
+            }
+            flush();
+        }
+    }
+
+    /** True while a resource alarm holds publishers back. */
+    boolean alarmed() {
+        return alarmed;
     }
 
     // ---- for sessions -------------------------------------------------------------------------------------

@@ -116,7 +116,8 @@ final class AmqpSession {
     // ---- session lifecycle [2.5] -------------------------------------------------------------------------
 
     void onBegin(Begin begin) {
-        window.begin(begin.getNextOutgoingId().longValue(), begin.getIncomingWindow().longValue());
+        window.begin(begin.getNextOutgoingId().longValue(), begin.getIncomingWindow().longValue(),
+            connection.alarmed());
         Begin reply = new Begin();
         reply.setRemoteChannel(UnsignedShort.valueOf((short) channel));
         reply.setNextOutgoingId(UnsignedInteger.valueOf(window.nextOutgoingId()));
@@ -277,6 +278,36 @@ final class AmqpSession {
             writeLinkFlow(-1, -1, -1, -1, false);
         }
         deliveries.pump();
+    }
+
+    /**
+     * A resource alarm rose ({@code up}) or every alarm cleared: a flow closes our incoming window, or opens it
+     * again at its initial size and lets publisher links have credit again. Only inbound transfers stop; attaches,
+     * dispositions and deliveries to consumers go on.
+     */
+    void resourceAlarm(boolean up) {
+        assert loop.inEventLoop();
+        if (state != SessionState.MAPPED) {
+            return;
+        }
+        if (up) {
+            window.hold();
+        } else {
+            window.release();
+        }
+        writeLinkFlow(-1, -1, -1, -1, false);
+        if (!up) {
+            links.forEachAttached(link -> {
+                if (link instanceof IncomingLink incoming) {
+                    incoming.resumeCredit();
+                }
+            });
+        }
+    }
+
+    /** True while a resource alarm holds publishers back: publisher links get no new credit. */
+    boolean alarmed() {
+        return connection.alarmed();
     }
 
     /** Writes a flow with the session's state and, for {@code handle >= 0}, a link's. */

@@ -34,7 +34,8 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
  *
  * <p>Credit is granted in batches of {@code publisher-credit}, and topped up only while this link's unconfirmed
  * deliveries are under {@code max-unconfirmed}: a slow queue slows the links that publish to it, no others. A
- * queue created on attach is saved first when durable: credit comes once it is ready.
+ * queue created on attach is saved first when durable: credit comes once it is ready. While a resource alarm is up
+ * no credit is granted (the session's window is 0 meanwhile); it comes again when the alarms clear.
  *
  * <p>Deleting the queue or exchange a link targets detaches it with {@code amqp:not-found}, as RabbitMQ 4 does.
  *
@@ -341,7 +342,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
         for (long id = firstTag; id <= lastTag; id++) {
             Rejected rejected = new Rejected();
             rejected.setError(new ErrorCondition(AmqpError.RESOURCE_LIMIT_EXCEEDED.symbol(),
-                "a queue could not take the message"));
+                "a queue refused the message: its length limit (x-overflow reject-publish), a failed log, or "
+                    + "(x-confirm-after-consume) it left the queue unconsumed"));
             session.settleIncoming(id, rejected);
         }
     }
@@ -360,9 +362,18 @@ final class IncomingLink implements Link, Publisher.Confirms {
         }
     }
 
-    /** Tops credit back up to a batch when it has run low and this link is not too far ahead of its confirms. */
+    /** The resource alarms cleared: credit as if a confirm had just come in. */
+    void resumeCredit() {
+        grantCredit();
+    }
+
+    /**
+     * Tops credit back up to a batch when it has run low and this link is not too far ahead of its confirms, and
+     * no resource alarm is up.
+     */
     private void grantCredit() {
-        if (ready && !closed && credit <= creditBatch / 2 && publisher.unconfirmed() < maxUnconfirmed) {
+        if (ready && !closed && credit <= creditBatch / 2 && publisher.unconfirmed() < maxUnconfirmed
+                && !session.alarmed()) {
             credit = creditBatch;
             session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
         }

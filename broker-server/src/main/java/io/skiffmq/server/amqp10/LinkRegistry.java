@@ -81,6 +81,15 @@ final class LinkRegistry {
         return null;
     }
 
+    /** Calls {@code action} on every attached link. */
+    void forEachAttached(Consumer<Link> action) {
+        for (Slot slot : slots.values()) {
+            if (slot.attached() && slot.link != null) {
+                action.accept(slot.link);
+            }
+        }
+    }
+
     /** Calls {@code action} on every link ever attached here, then forgets every handle (the session ends). */
     void clear(Consumer<Link> action) {
         for (Slot slot : slots.values()) {

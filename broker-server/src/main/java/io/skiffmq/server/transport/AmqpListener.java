@@ -98,6 +98,7 @@ public final class AmqpListener implements AutoCloseable {
             .addAfter(detector.name(), "frames", new Amqp091FrameDecoder())
             .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo));
         serverChannel = bind(config.port(), amqp10, amqp091);
+        broker.startResourceMonitor();
         InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
         // harnesses wait for this line, as it is (benchmarks, the crash test)
         LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 on {0} ({1})", address, channelClass.getSimpleName());
