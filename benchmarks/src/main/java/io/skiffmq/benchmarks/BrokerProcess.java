@@ -40,6 +40,12 @@ final class BrokerProcess implements AutoCloseable {
      * @param settings extra {@code --name=value} settings for the broker
      */
     static BrokerProcess start(String kind, List<String> jvmFlags, List<String> settings) throws Exception {
+        return start(kind, jvmFlags, settings, line -> { });
+    }
+
+    /** @param output hears every line the broker prints, on the thread that reads them */
+    static BrokerProcess start(String kind, List<String> jvmFlags, List<String> settings,
+            java.util.function.Consumer<String> output) throws Exception {
         Path data = Files.createTempDirectory("skiffmq-bench-" + kind);
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -57,7 +63,7 @@ final class BrokerProcess implements AutoCloseable {
         command.addAll(settings);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
-            return new BrokerProcess(process, data, port(process));
+            return new BrokerProcess(process, data, port(process, output));
         } catch (Exception e) {
             process.destroyForcibly().waitFor();
             delete(data);
@@ -65,16 +71,21 @@ final class BrokerProcess implements AutoCloseable {
         }
     }
 
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
     long pid() {
         return process.pid();
     }
 
-    private static int port(Process broker) throws Exception {
+    private static int port(Process broker, java.util.function.Consumer<String> output) throws Exception {
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread pump = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(broker.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 for (String line; (line = in.readLine()) != null; ) {
+                    output.accept(line);
                     Matcher m = LISTENING.matcher(line);
                     if (m.find()) {
                         port.complete(Integer.parseInt(m.group(1)));

@@ -79,6 +79,8 @@ public final class LoadTool {
         options.put("topic", "false");
         // true: with --count, the senders fill the queue first and the receivers then drain it; the rate is the drain's
         options.put("backlog", "false");
+        // with --count: seconds to wait for the last messages once measuring starts, after which they count as errors
+        options.put("give-up", "600");
         return options;
     }
 
@@ -227,7 +229,7 @@ public final class LoadTool {
             long lastSent = sent.get();
             long lastReceived = received.get();
             long expected = count * senders * (topic ? receivers : 1);
-            long giveUp = measureFrom + TimeUnit.MINUTES.toNanos(10);
+            long giveUp = measureFrom + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("give-up")));
             while (threads.stream().anyMatch(Thread::isAlive)
                     || count > 0 && received.get() + errors.get() < expected && System.nanoTime() < giveUp) {
                 Thread.sleep(1000);

@@ -23,8 +23,9 @@ import java.util.Map;
  *       power loss), {@code os} once in the OS page cache (survives a crash of the broker only)</td></tr>
  *   <tr><td>journal-segment-size</td><td>67108864</td><td>bytes of journal after which writing moves to a new
  *       segment; space comes back a whole segment at a time</td></tr>
- *   <tr><td>queue-memory-limit</td><td>16777216</td><td>bytes of waiting messages a durable queue keeps in memory;
- *       beyond it, durable messages keep only an index in memory and are read back from the journal</td></tr>
+ *   <tr><td>queue-memory-limit</td><td>16777216</td><td>bytes of waiting messages a queue keeps in memory (their
+ *       bytes plus about 400 per message for its objects); beyond it, arrivals are paged to disk, transient ones
+ *       too, with nothing in memory per message, and read back in order (docs/storage.md)</td></tr>
  *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL (as user anonymous)</td></tr>
  *   <tr><td>anonymous-login-user</td><td>guest</td><td>SASL ANONYMOUS logs in as this user, subject to its
  *       restrictions (guest: loopback only), as in RabbitMQ 4; {@code none} stops offering ANONYMOUS</td></tr>

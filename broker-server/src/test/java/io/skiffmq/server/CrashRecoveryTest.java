@@ -8,12 +8,7 @@ import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.Message;
 import com.rabbitmq.client.amqp.Publisher;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CrashRecoveryTest {
     private static final int PUBLISHERS = 3;
     private static final String QUEUE = "crash";
-    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
 
     @TempDir
     Path dataDir;
@@ -56,10 +48,12 @@ class CrashRecoveryTest {
         Random random = new Random(seed);
         for (int round = 0; round < rounds; round++) {
             Round r = new Round(round);
-            try (ChildBroker broker = ChildBroker.start(dataDir, round + "a")) {
+            try (ChildBroker broker = ChildBroker.start(dataDir, "crash-" + round + "a", List.of("-Xmx512m"),
+                List.of("--journal-segment-size=1048576"))) {
                 r.publishAndKill(broker, 200 + random.nextInt(1500));
             }
-            try (ChildBroker broker = ChildBroker.start(dataDir, round + "b")) {
+            try (ChildBroker broker = ChildBroker.start(dataDir, "crash-" + round + "b", List.of("-Xmx512m"),
+                List.of("--journal-segment-size=1048576"))) {
                 r.drainAndCheck(broker);
                 broker.stop();
             }
@@ -268,77 +262,4 @@ class CrashRecoveryTest {
     }
 
     /** The broker in a JVM of its own (this JVM's classpath and module flags), on an ephemeral port. */
-    private static final class ChildBroker implements AutoCloseable {
-        final Process process;
-        final int port;
-
-        private ChildBroker(Process process, int port) {
-            this.process = process;
-            this.port = port;
-        }
-
-        static ChildBroker start(Path dataDir, String name) throws Exception {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
-                    command.add(flag);
-                }
-            }
-            command.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                SkiffMq.class.getName(), "--port=0", "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker"),
-                "--journal-segment-size=1048576"));
-            Path log = Path.of("target", "crash-test", "broker-" + name + ".log");
-            Files.createDirectories(log.getParent());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            CompletableFuture<Integer> port = new CompletableFuture<>();
-            Thread pump = new Thread(() -> pump(process, log, port), "child-broker-log-" + name);
-            pump.setDaemon(true);
-            pump.start();
-            try {
-                return new ChildBroker(process, port.get(60, TimeUnit.SECONDS));
-            } catch (Exception e) {
-                process.destroyForcibly().waitFor();
-                throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
-            }
-        }
-
-        /** Copies the child's output to its log file, and finds the port it listens on. */
-        private static void pump(Process process, Path log, CompletableFuture<Integer> port) {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    out.write(line);
-                    out.newLine();
-                    out.flush();
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        port.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (IOException e) {
-                port.completeExceptionally(e);
-            }
-            port.completeExceptionally(new IllegalStateException("the child broker exited"));
-        }
-
-        /** SIGKILL: no shutdown hook runs. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
-        }
-
-        /** SIGTERM: the broker shuts down cleanly. */
-        void stop() throws InterruptedException {
-            process.destroy();
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("clean stop").isTrue();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            if (process.isAlive()) {
-                kill();
-            }
-        }
-    }
 }

@@ -24,7 +24,8 @@ import java.util.Map;
 
 /**
  * A virtual host's durable state on disk, in its own directory: {@code definitions.amqp} ({@link Definitions})
- * and {@code journal/} ({@link MessageStore}).
+ * and {@code journal/} ({@link MessageStore}); and {@code paging/} ({@link PageStore}), where every queue, durable
+ * or not, pages the messages past its memory limit, which is not durable.
  *
  * <p>Threads: {@link #recover} runs on the starting thread before any listener opens; afterwards
  * {@link #createQueue} and {@link #definitionsChanged} run under the virtual host's write lock, which guards
@@ -36,6 +37,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     private final Path definitionsFile;
     private final DefinitionsWriter definitionsWriter;
     private final MessageStore messages;
+    private final PageStore pages;
     private final long queueMemoryLimit;
     /** Durable queues by name: the id their journal records carry. */
     private final Map<String, Long> queueIds = new HashMap<>();
@@ -44,8 +46,8 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
 
     /**
      * @param segmentBytes journal segment size (see {@link Journal})
-     * @param queueMemoryLimit bytes of waiting messages a durable queue keeps in memory before it pages durable
-     *        ones out to the journal (see {@link ClassicQueue})
+     * @param queueMemoryLimit bytes of waiting messages a queue keeps in memory before it pages the ones that
+     *        arrive to its page files (see {@link ClassicQueue})
      */
     public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit) {
         this.queueMemoryLimit = queueMemoryLimit;
@@ -57,6 +59,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         this.definitionsFile = directory.resolve("definitions.amqp");
         this.definitionsWriter = new DefinitionsWriter(definitionsFile);
         this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes);
+        this.pages = new PageStore(directory.resolve("paging"), PageStore.DEFAULT_SEGMENT_BYTES);
     }
 
     public MessageStore messages() {
@@ -108,12 +111,12 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     @Override
     public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
         if (!declaration.persistent()) {
-            return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE, context);
+            return new ClassicQueue(declaration, executor, null, queueMemoryLimit, context, pages.queuePages());
         }
         long id = queueIds.computeIfAbsent(declaration.name(), n -> nextQueueId++);
         ClassicQueue[] queue = new ClassicQueue[1];
         queue[0] = new ClassicQueue(declaration, executor, messages.log(id, location -> queue[0].relocate(location)),
-            queueMemoryLimit, context);
+            queueMemoryLimit, context, pages.queuePages());
         return queue[0];
     }
 

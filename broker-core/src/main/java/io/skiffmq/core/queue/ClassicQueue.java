@@ -19,9 +19,12 @@ import java.util.function.Consumer;
  * {@link #restore} it. Non-durable messages in a durable queue, and every message of a transient queue, live in
  * memory only and are confirmed at once.
  *
- * <p>Memory stays bounded: once the bytes of the messages waiting in memory pass {@code memoryLimit}, durable
- * messages that arrive are paged out as soon as the log has written them (only their index stays), and read back
- * from the log when they are dispatched. Messages recovered at start are paged out from the first.
+ * <p>Memory stays bounded. With {@link QueuePages} (the store gives every queue some), once the waiting messages in
+ * memory pass {@code memoryLimit} (their {@link WaitingMessages#footprint}), arrivals go to their lane's paged tail,
+ * transient and durable alike, keeping nothing in memory per message, and are read back in order as the head drains
+ * (see {@link WaitingMessages}). Without pages, durable messages that arrive past the limit are paged out as soon as
+ * the log has written them (only their entry stays), and read back from the log when they are dispatched. Messages
+ * recovered at start are paged out from the first (an entry each).
  *
  * <p>Its {@link QueueArguments} apply RabbitMQ's rules: length limits with their overflow behaviour, message TTL
  * (expired at the head, as RabbitMQ expires, and by a timer on the {@link QueueContext#clock()}, so an idle queue
@@ -93,6 +96,15 @@ public final class ClassicQueue implements Queue {
      */
     public ClassicQueue(QueueDeclaration declaration, QueueExecutor executor, QueueLog log, long memoryLimit,
             QueueContext context) {
+        this(declaration, executor, log, memoryLimit, context, null);
+    }
+
+    /**
+     * @param pages where messages past {@code memoryLimit} are paged, whatever their durability; null: only durable
+     *        ones are, to the log, and keep an entry each in memory
+     */
+    public ClassicQueue(QueueDeclaration declaration, QueueExecutor executor, QueueLog log, long memoryLimit,
+            QueueContext context, QueuePages pages) {
         if (log != null && !declaration.persistent()) {
             throw new IllegalArgumentException("only a durable, non-exclusive queue has a log");
         }
@@ -103,7 +115,8 @@ public final class ClassicQueue implements Queue {
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
-        this.waiting = new WaitingMessages(arguments.maxPriority());
+        // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
+        this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), null);
         this.lastUsed = context.clock().millis();
         if (arguments.expires() >= 0) {
@@ -211,12 +224,15 @@ public final class ClassicQueue implements Queue {
         long now = context.clock().millis();
         QueueEntry entry = new QueueEntry(nextSequence++, message, lane(message.priority()), bodySize,
             expiresAt(now, message.ttl()));
-        waiting.arrive(entry);
         hasMessageTtls |= message.ttl() >= 0;
         PublishConfirm confirm = confirmed;
         if (confirm != null && arguments.confirmAfterConsume()) {
             entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
             confirm = null;
+        }
+        boolean toTail = waiting.mustPage(entry.priority, memoryLimit);
+        if (!toTail) {
+            waiting.arrive(entry);
         }
         if (log != null && message.durable()) {
             // written before dispatch, so an ack can never reach the log ahead of its publish
@@ -224,7 +240,9 @@ public final class ClassicQueue implements Queue {
                 entry.location = log.publish(entry.sequence, message, 0, confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
-                waiting.cancelArrival(entry);
+                if (!toTail) {
+                    waiting.cancelArrival(entry);
+                }
                 message.release();
                 LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'' refused a message: {1}", name, e.getMessage());
                 if (confirmed != null) {
@@ -232,12 +250,15 @@ public final class ClassicQueue implements Queue {
                 }
                 return;
             }
-            if (waiting.bytes() > memoryLimit) {
-                pageOutCandidates.addLast(entry);
+            if (!toTail && !waiting.pagesTails() && waiting.bytes() > memoryLimit) {
+                pageOutCandidates.addLast(entry); // no pages: paged out to the log once written, entry kept
             }
         } else if (confirm != null) {
             // in memory, a message is as safe as promised once it is in the queue
             confirm.run();
+        }
+        if (toTail && !waiting.page(entry)) {
+            waiting.arrive(entry); // the page file failed (logged): it stays in memory, out of order
         }
         dispatch();
         if (arguments.overflow() == QueueArguments.Overflow.DROP_HEAD) {
@@ -320,7 +341,7 @@ public final class ClassicQueue implements Queue {
                     for (QueueConsumer consumer : allConsumers) {
                         consumer.unsettled.forEach(relocate);
                     }
-                    count = copies[0];
+                    count = copies[0] + waiting.relocateTails(location, log);
                 }
                 if (!pageOutCandidates.isEmpty()) {
                     // messages read back to be copied go out again once the copies are written, traffic or not
@@ -596,6 +617,7 @@ public final class ClassicQueue implements Queue {
                 }
             }
             expireHeads();
+            waiting.readBack(memoryLimit);
             readyCount = waiting.size();
             got.complete(delivery);
         });
@@ -646,6 +668,7 @@ public final class ClassicQueue implements Queue {
             deleted = true;
             disarmTimers();
             int count = dropReady(); // ready ones only, as RabbitMQ counts them in delete-ok
+            waiting.deletePages();
             if (log != null && !closed) {
                 log.deleted();
             }
@@ -664,6 +687,7 @@ public final class ClassicQueue implements Queue {
             closed = true;
             disarmTimers();
             dropReady();
+            waiting.deletePages();
             for (QueueConsumer consumer : allConsumers) {
                 consumer.unsettled.removeAll(entry -> entry.message.release());
             }
@@ -682,7 +706,8 @@ public final class ClassicQueue implements Queue {
     }
 
     private int dropReady() {
-        int count = waiting.removeAll(this::forget);
+        // a paged message the log holds leaves it like any other (one record each): recovery must agree
+        int count = waiting.removeAll(this::forget, log != null && !deleted && !closed ? log::remove : null);
         readyCount = 0;
         pageOutCandidates.clear();
         return count;
@@ -835,6 +860,7 @@ public final class ClassicQueue implements Queue {
             more = consumers.offer(offer) == ConsumerRing.Offer.DONE; // one message per offer
         }
         expireHeads();
+        waiting.readBack(memoryLimit);
         readyCount = waiting.size();
         if (!pageOutCandidates.isEmpty()) {
             pageOut();

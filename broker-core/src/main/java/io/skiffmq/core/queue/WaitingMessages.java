@@ -10,20 +10,47 @@ import java.util.function.Consumer;
  * unless the queue has {@code x-max-priority}), and within a lane arrivals in order, with messages given back
  * (released, modified) at their original position, ahead of later arrivals. Keeps the bytes of those held in memory
  * (a paged-out entry has no message and counts nothing) and the body bytes of all of them ({@code x-max-length-bytes}).
+ *
+ * <p>With {@link QueuePages}, each lane may have a {@link PagedTail}: arrivals {@link #page paged} while the queue
+ * is over its memory limit, after every in-memory arrival of the lane, with no entry object in memory. The tail is
+ * read back in order, {@link #READ_BATCH} at a time, while the {@link #footprint} is under the limit
+ * ({@link #readBack}), and whenever the lane has no arrival left in memory: so its head is always in memory, and
+ * expiry, priorities and given-back messages work on in-memory entries only. Sizes and body bytes count the tails.
  * Owned by the queue's thread.
  */
 final class WaitingMessages {
+    private static final System.Logger LOG = System.getLogger(WaitingMessages.class.getName());
+    /**
+     * Heap bytes a waiting message held in memory costs beyond {@link io.skiffmq.core.message.Message#size()}: its
+     * entry, the message and buffer objects, the deque slot. {@code QueueMemory} (benchmarks) measured 421 bytes
+     * per queued 12-byte AMQP 1.0 message whose size is 21 (docs/benchmarks.md). It makes the memory limit bound
+     * the heap for small messages, which are mostly overhead.
+     */
+    static final int ENTRY_OVERHEAD = 400;
+    /** Messages read back from a tail at a time: enough to amortise a file read, few enough to stay near the limit. */
+    static final int READ_BATCH = 256;
+
     /** By priority: lane {@code i} holds the entries of priority {@code i}. */
     private final Lane[] lanes;
+    /** Where tails are paged; null: the queue never pages this way. */
+    private final QueuePages pages;
     private int size;
+    /** Messages in the lanes' tails (counted in {@link #size} too). */
+    private int paged;
     private long bytes;
     private long bodyBytes;
 
     /** @param maxPriority the highest priority told apart (0: a single lane) */
     WaitingMessages(int maxPriority) {
+        this(maxPriority, null);
+    }
+
+    /** @param pages where lanes page their tails; null for none */
+    WaitingMessages(int maxPriority, QueuePages pages) {
+        this.pages = pages;
         lanes = new Lane[maxPriority + 1];
         for (int i = 0; i < lanes.length; i++) {
-            lanes[i] = new Lane();
+            lanes[i] = new Lane(i);
         }
     }
 
@@ -43,6 +70,98 @@ final class WaitingMessages {
     /** Body bytes of every waiting message, in memory or not. */
     long bodyBytes() {
         return bodyBytes;
+    }
+
+    /** True when arrivals past the memory limit go to paged tails. */
+    boolean pagesTails() {
+        return pages != null;
+    }
+
+    /** Waiting messages in the lanes' paged tails: no entry of theirs is in memory. */
+    int paged() {
+        return paged;
+    }
+
+    /** What the waiting entries in memory cost the heap, about: their messages' bytes and each entry's overhead. */
+    long footprint() {
+        return bytes + (long) (size - paged) * ENTRY_OVERHEAD;
+    }
+
+    /**
+     * True when an arrival in lane {@code priority} must go to its tail: the lane has one already (it goes after
+     * it), or the queue is at its memory limit.
+     */
+    boolean mustPage(int priority, long memoryLimit) {
+        if (pages == null) {
+            return false;
+        }
+        PagedTail tail = lanes[priority].tail;
+        return tail != null && tail.count() > 0 || footprint() >= memoryLimit;
+    }
+
+    /**
+     * A new arrival goes to the tail of its lane, after every other arrival of its priority: its message is written
+     * and released, and the entry is not kept.
+     *
+     * @return false when it could not be written (logged): the entry is unchanged, and the caller keeps it in memory
+     */
+    boolean page(QueueEntry entry) {
+        Lane lane = lanes[entry.priority];
+        try {
+            if (lane.tail == null) {
+                lane.tail = new PagedTail(pages.lane(entry.priority));
+            }
+            lane.tail.append(entry);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "a message could not be paged; it stays in memory", e);
+            return false;
+        }
+        size++;
+        paged++;
+        bodyBytes += entry.bodySize;
+        return true;
+    }
+
+    /**
+     * Reads tails back, highest priority first, while the footprint is under {@code memoryLimit}: the next
+     * messages are in memory before consumers ask for them.
+     */
+    void readBack(long memoryLimit) {
+        if (paged == 0) {
+            return;
+        }
+        for (int i = lanes.length - 1; i >= 0 && footprint() < memoryLimit; i--) {
+            Lane lane = lanes[i];
+            while (lane.tail != null && lane.tail.count() > 0 && footprint() < memoryLimit) {
+                lane.readBatch();
+            }
+        }
+    }
+
+    /**
+     * Copies the logged messages of the tails that lie before {@code before} forward in {@code log} (journal
+     * compaction); returns how many.
+     */
+    int relocateTails(long before, QueueLog log) {
+        int copied = 0;
+        for (Lane lane : lanes) {
+            if (lane.tail != null) {
+                copied += lane.tail.relocate(before, log);
+            }
+        }
+        return copied;
+    }
+
+    /** Deletes the lanes' page files, which are not used again (the queue is deleted or closed). */
+    void deletePages() {
+        for (Lane lane : lanes) {
+            if (lane.tail != null) {
+                lane.tail.delete();
+            }
+        }
+        if (pages != null) {
+            pages.delete();
+        }
     }
 
     /** A message held in memory by a waiting entry was read back ({@code delta} > 0) or let go (< 0). */
@@ -136,9 +255,18 @@ final class WaitingMessages {
         }
     }
 
-    /** Removes every waiting entry, handing each to {@code action}; returns how many there were. */
-    int removeAll(Consumer<QueueEntry> action) {
+    /**
+     * Removes every waiting entry, handing each to {@code action}, and drops the tails whole: {@code pagedRemoved}
+     * (may be null) hears each paged message that the log holds. Returns how many there were.
+     */
+    int removeAll(Consumer<QueueEntry> action, PageFile.Removed pagedRemoved) {
         int count = size;
+        for (Lane lane : lanes) {
+            if (lane.tail != null) {
+                lane.tail.clear(pagedRemoved);
+            }
+        }
+        paged = 0;
         for (Lane lane : lanes) {
             lane.arrived.forEach(e -> e.queued = false);
             lane.returned.forEach(e -> e.queued = false);
@@ -165,12 +293,51 @@ final class WaitingMessages {
     }
 
     /** The entries of one priority. */
-    private static final class Lane {
+    private final class Lane {
+        final int priority;
         final ArrayDeque<QueueEntry> arrived = new ArrayDeque<>();
         /** Messages given back, by original position; always older than the head of {@link #arrived}. */
         final PriorityQueue<QueueEntry> returned = new PriorityQueue<>(Comparator.comparingLong(e -> e.sequence));
+        /** Arrivals after every one in {@link #arrived}, on disk; null until the lane first pages. */
+        PagedTail tail;
+
+        Lane(int priority) {
+            this.priority = priority;
+        }
+
+        /** Reads up to {@link #READ_BATCH} messages of the tail back into {@link #arrived}. */
+        void readBatch() {
+            for (int i = 0; i < READ_BATCH && tail.count() > 0; i++) {
+                QueueEntry entry;
+                try {
+                    entry = tail.next(priority);
+                } catch (RuntimeException e) {
+                    // the page file failed us: what is left of the tail cannot come back; durable ones are still
+                    // in the log, and come back after a restart
+                    int lost = tail.count();
+                    LOG.log(System.Logger.Level.ERROR, "{0} paged messages are lost: their page file cannot be "
+                        + "read back", lost, e);
+                    size -= lost;
+                    paged -= lost;
+                    bodyBytes -= tail.bodyBytes();
+                    try {
+                        tail.clear(null);
+                    } catch (RuntimeException again) {
+                        tail = null; // a new file next time this lane pages
+                    }
+                    return;
+                }
+                paged--;
+                entry.queued = true;
+                bytes += entry.message.size();
+                arrived.addLast(entry);
+            }
+        }
 
         QueueEntry oldest() {
+            if (arrived.isEmpty() && tail != null && tail.count() > 0) {
+                readBatch(); // the head of a lane is always in memory
+            }
             QueueEntry back = returned.peek();
             QueueEntry next = arrived.peekFirst();
             return back != null && (next == null || back.sequence < next.sequence) ? back : next;

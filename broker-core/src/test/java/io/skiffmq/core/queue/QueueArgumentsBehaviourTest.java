@@ -32,8 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class QueueArgumentsBehaviourTest {
     private static final long START = 1_700_000_000_000L;
     private final ManualClock clock = new ManualClock(START);
-    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD,
-        VirtualHostStore.TRANSIENT, clock);
+    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, store(), clock);
     private final List<RecordingSink> sinks = new ArrayList<>();
 
     @AfterEach
@@ -41,6 +40,11 @@ class QueueArgumentsBehaviourTest {
         sinks.forEach(RecordingSink::releaseAll);
         sinks.forEach(sink -> sink.consumer.queue.unsubscribe(sink.consumer, Outcome.ACCEPTED));
         vhost.queues().forEach(Queue::purge);
+    }
+
+    /** Where the queues are made: in memory; {@link PagedQueueArgumentsBehaviourTest} pages every message. */
+    VirtualHostStore store() {
+        return VirtualHostStore.TRANSIENT;
     }
 
     private Queue declare(String name, Map<String, Object> arguments) {

@@ -1,0 +1,103 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A broker in a child JVM on a free loopback port, started with this JVM's module flags and classpath; its output
+ * goes to {@code target/child-brokers/NAME.log}. Closing kills it if it still runs.
+ */
+final class ChildBroker implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
+
+    final Process process;
+    final int port;
+
+    private ChildBroker(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /**
+     * @param jvmFlags heap size and the like
+     * @param settings {@code --name=value} broker settings beyond port, bind address and data directory
+     */
+    static ChildBroker start(Path dataDir, String name, List<String> jvmFlags, List<String> settings)
+            throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
+                command.add(flag);
+            }
+        }
+        command.addAll(jvmFlags);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
+            "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker")));
+        command.addAll(settings);
+        Path log = Path.of("target", "child-brokers", name + ".log");
+        Files.createDirectories(log.getParent());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread pump = new Thread(() -> pump(process, log, port), "child-broker-log-" + name);
+        pump.setDaemon(true);
+        pump.start();
+        try {
+            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS));
+        } catch (Exception e) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
+        }
+    }
+
+    /** Copies the child's output to its log file, and finds the port it listens on. */
+    private static void pump(Process process, Path log, CompletableFuture<Integer> port) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
+            for (String line; (line = in.readLine()) != null; ) {
+                out.write(line);
+                out.newLine();
+                out.flush();
+                Matcher m = LISTENING.matcher(line);
+                if (m.find()) {
+                    port.complete(Integer.parseInt(m.group(1)));
+                }
+            }
+        } catch (IOException e) {
+            port.completeExceptionally(e);
+        }
+        port.completeExceptionally(new IllegalStateException("the child broker exited"));
+    }
+
+    /** SIGKILL: no shutdown hook runs. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** SIGTERM: the broker shuts down cleanly. */
+    void stop() throws InterruptedException {
+        process.destroy();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("clean stop").isTrue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}
