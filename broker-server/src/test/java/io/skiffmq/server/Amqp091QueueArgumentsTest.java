@@ -52,6 +52,9 @@ class Amqp091QueueArgumentsTest extends Amqp091ArgumentsTestBase {
         refused(q, "x-overflow", 1, ": {unacceptable_type,signedint}");
         refused(q, "x-overflow", "drop-tail", ": invalid_overflow");
         refused(q, "x-dead-letter-routing-key", 5, ": {unacceptable_type,signedint}");
+        refused(q, "x-queue-type", "fast", ": \"unsupported queue type 'fast'\"");
+        refused(q, "x-queue-mode", "fast", ": \"unsupported queue mode 'fast'\"");
+        refused(q, "x-queue-version", 3, ": \"unsupported queue version '3'\"");
     }
 
     @Test
@@ -87,6 +90,23 @@ class Amqp091QueueArgumentsTest extends Amqp091ArgumentsTestBase {
         channelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - invalid arg 'x-max-age' for queue '"
                 + q + "' in vhost '/' of queue type rabbit_classic_queue",
             () -> channel.queueDeclare(q, false, false, false, Map.of("x-queue-type", "classic", "x-max-age", "1D")));
+    }
+
+    @Test
+    void ofSeveralBadArgumentsTheOneRabbitMqChecksFirstIsNamed() throws Exception {
+        // rabbit_amqqueue:check_declare_arguments/3: values in declare_args/0's order, then other queue types' keys
+        String q = queueName("order");
+        Map<String, Map<String, Object>> firstNamed = new java.util.LinkedHashMap<>();
+        firstNamed.put("x-dead-letter-routing-key", Map.of("x-max-length", -1, "x-dead-letter-routing-key", "k"));
+        firstNamed.put("x-max-length", Map.of("x-max-length", -1, "x-max-age", "1D"));
+        firstNamed.put("x-message-ttl", Map.of("x-max-priority", 300, "x-message-ttl", -1));
+        firstNamed.put("x-overflow", Map.of("x-single-active-consumer", 1, "x-overflow", "none"));
+        for (Map.Entry<String, Map<String, Object>> declaration : firstNamed.entrySet()) {
+            channel = connection.createChannel();
+            channelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - invalid arg '"
+                    + declaration.getKey() + "' for queue '" + q + "' in vhost '/'",
+                () -> channel.queueDeclare(q, false, false, false, declaration.getValue()));
+        }
     }
 
     @Test

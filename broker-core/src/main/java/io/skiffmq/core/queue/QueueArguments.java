@@ -92,21 +92,12 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                     + "': queue type '" + name + "' is not implemented by SkiffMQ yet (only classic)");
             }
             if (!name.equals("classic")) {
-                throw check.invalid("x-queue-type", "unsupported queue type '" + name + "'");
+                throw check.invalid("x-queue-type", quoted("unsupported queue type '" + name + "'"));
             }
         }
-        for (String key : arguments.keySet()) {
-            if (OTHER_TYPES_ONLY.contains(key)) {
-                throw new BrokerException(Kind.PRECONDITION_FAILED, "invalid arg '" + key + "' for queue '" + queue
-                    + "' in vhost '" + vhost + "' of queue type rabbit_classic_queue");
-            }
-        }
+        // the values in rabbit_amqqueue:declare_args/0's order, so that of several bad ones RabbitMQ's first is named
         long expires = check.integer("x-expires", 1, MAX_EXPIRY);
         long ttl = check.integer("x-message-ttl", 0, MAX_EXPIRY);
-        long maxLength = check.integer("x-max-length", 0, Long.MAX_VALUE);
-        long maxLengthBytes = check.integer("x-max-length-bytes", 0, Long.MAX_VALUE);
-        long deliveryLimit = check.integer("x-delivery-limit", 0, Long.MAX_VALUE);
-        int maxPriority = (int) Math.max(0, check.integer("x-max-priority", 0, MAX_SUPPORTED_PRIORITY));
         String dlx = arguments.containsKey("x-dead-letter-exchange") ? check.string("x-dead-letter-exchange") : null;
         String dlrk = null;
         if (arguments.containsKey("x-dead-letter-routing-key")) {
@@ -115,6 +106,9 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                 throw check.invalid("x-dead-letter-routing-key", "routing_key_but_no_dlx_defined");
             }
         }
+        long maxLength = check.integer("x-max-length", 0, Long.MAX_VALUE);
+        long maxLengthBytes = check.integer("x-max-length-bytes", 0, Long.MAX_VALUE);
+        int maxPriority = (int) Math.max(0, check.integer("x-max-priority", 0, MAX_SUPPORTED_PRIORITY));
         Overflow overflow = Overflow.DROP_HEAD;
         if (arguments.containsKey("x-overflow")) {
             String value = check.string("x-overflow");
@@ -131,18 +125,33 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         Object mode = arguments.get("x-queue-mode");
         if (mode != null && !check.string("x-queue-mode").equals("default") && !mode.toString().equals("lazy")) {
             // RabbitMQ 4's classic queues accept both and behave alike: every classic queue pages out now
-            throw check.invalid("x-queue-mode", "'" + mode + "' is neither 'default' nor 'lazy'");
+            throw check.invalid("x-queue-mode", quoted("unsupported queue mode '" + mode + "'"));
         }
         if (arguments.containsKey("x-queue-leader-locator")
                 && !LEADER_LOCATORS.contains(check.string("x-queue-leader-locator"))) {
             throw check.invalid("x-queue-leader-locator", "invalid_queue_locator_arg"); // one node: no effect
         }
         if (arguments.containsKey("x-queue-version") && check.integer("x-queue-version", 0, Long.MAX_VALUE) != 2) {
-            throw check.invalid("x-queue-version", "unsupported queue version '" + arguments.get("x-queue-version")
-                + "'");
+            throw check.invalid("x-queue-version", quoted("unsupported queue version '"
+                + arguments.get("x-queue-version") + "'"));
+        }
+        boolean singleActiveConsumer = check.bool("x-single-active-consumer");
+        long deliveryLimit = check.integer("x-delivery-limit", 0, Long.MAX_VALUE);
+        boolean confirmAfterConsume = check.bool(CONFIRM_AFTER_CONSUME);
+        // then the arguments only other queue types take (rabbit_amqqueue:check_arguments_key/4)
+        for (String key : arguments.keySet()) {
+            if (OTHER_TYPES_ONLY.contains(key)) {
+                throw new BrokerException(Kind.PRECONDITION_FAILED, "invalid arg '" + key + "' for queue '" + queue
+                    + "' in vhost '" + vhost + "' of queue type rabbit_classic_queue");
+            }
         }
         return new QueueArguments(maxLength, maxLengthBytes, overflow, ttl, expires, dlx, dlrk, deliveryLimit,
-            maxPriority, check.bool("x-single-active-consumer"), check.bool(CONFIRM_AFTER_CONSUME));
+            maxPriority, singleActiveConsumer, confirmAfterConsume);
+    }
+
+    /** A reason RabbitMQ formats as a string, which its {@code ~p} prints in double quotes. */
+    private static String quoted(String reason) {
+        return '"' + reason + '"';
     }
 
     /** True when a message may die here with somewhere to go. */
@@ -164,8 +173,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                 return -1;
             }
             if (!(value instanceof Number n) || !integral(n)) {
-                // rabbit_amqqueue:check_int_arg/2 formats this one as a string, which ~p prints quoted
-                throw invalid(key, "\"expected integer, got " + typeName(value) + "\"");
+                throw invalid(key, quoted("expected integer, got " + typeName(value))); // check_int_arg/2
             }
             long v = n.longValue();
             if (v < min) {
