@@ -25,10 +25,13 @@ final class ChildBroker implements AutoCloseable {
 
     final Process process;
     final int port;
+    /** Where its output goes. */
+    final Path log;
 
-    private ChildBroker(Process process, int port) {
+    private ChildBroker(Process process, int port, Path log) {
         this.process = process;
         this.port = port;
+        this.log = log;
     }
 
     /**
@@ -56,7 +59,7 @@ final class ChildBroker implements AutoCloseable {
         pump.setDaemon(true);
         pump.start();
         try {
-            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS));
+            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log);
         } catch (Exception e) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);

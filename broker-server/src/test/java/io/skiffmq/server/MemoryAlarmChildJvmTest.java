@@ -7,14 +7,9 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.MessageProperties;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -27,8 +22,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * set and cleared.
  */
 class MemoryAlarmChildJvmTest {
-    private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
     private static final String QUEUE = "memory-alarm";
     /**
      * 100 MB through a broker with a 96 MB heap (and as much direct memory), whose watermark is 0.4 of that heap:
@@ -55,8 +47,9 @@ class MemoryAlarmChildJvmTest {
 
     @Test
     void anUnpacedPublisherIsBlockedBeforeTheHeapRunsOutAndNothingIsLost() throws Exception {
-        Path log = Path.of("target", "memory-alarm-test", "broker.log");
-        try (ChildBroker broker = ChildBroker.start(dataDir, log, "-Xmx96m")) {
+        try (ChildBroker broker = ChildBroker.start(dataDir, "memory-alarm", List.of("-Xmx96m",
+                "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + Path.of("target").toAbsolutePath()),
+                List.of())) {
             ConnectionFactory factory = new ConnectionFactory();
             factory.setHost("127.0.0.1");
             factory.setPort(broker.port);
@@ -149,7 +142,7 @@ class MemoryAlarmChildJvmTest {
                 consuming.abort(10_000);
             }
             broker.stop();
-            String brokerLog = Files.readString(log);
+            String brokerLog = Files.readString(broker.log);
             assertThat(brokerLog).contains("memory resource limit alarm set on node")
                 .contains("memory resource limit alarm cleared on node").doesNotContain("OutOfMemoryError");
         }
@@ -161,74 +154,6 @@ class MemoryAlarmChildJvmTest {
         for (Long seq : List.copyOf(done.keySet())) {
             if (unconfirmed.remove(seq) != null) {
                 confirmed.countDown();
-            }
-        }
-    }
-
-    /** The broker in a JVM of its own (this JVM's classpath and module flags), as {@link CrashRecoveryTest} runs it. */
-    private static final class ChildBroker implements AutoCloseable {
-        final Process process;
-        final int port;
-
-        private ChildBroker(Process process, int port) {
-            this.process = process;
-            this.port = port;
-        }
-
-        static ChildBroker start(Path dataDir, Path log, String heap) throws Exception {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
-                    command.add(flag);
-                }
-            }
-            command.addAll(List.of(heap, "-XX:+HeapDumpOnOutOfMemoryError",
-                "-XX:HeapDumpPath=" + log.getParent().toAbsolutePath(), "-cp", System.getProperty("java.class.path"),
-                SkiffMq.class.getName(), "--port=0", "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker")));
-            Files.createDirectories(log.getParent());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            CompletableFuture<Integer> port = new CompletableFuture<>();
-            Thread pump = new Thread(() -> pump(process, log, port), "child-broker-log");
-            pump.setDaemon(true);
-            pump.start();
-            try {
-                return new ChildBroker(process, port.get(60, TimeUnit.SECONDS));
-            } catch (Exception e) {
-                process.destroyForcibly().waitFor();
-                throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
-            }
-        }
-
-        private static void pump(Process process, Path log, CompletableFuture<Integer> port) {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    out.write(line);
-                    out.newLine();
-                    out.flush();
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        port.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (IOException e) {
-                port.completeExceptionally(e);
-            }
-            port.completeExceptionally(new IllegalStateException("the child broker exited"));
-        }
-
-        /** SIGTERM: the broker shuts down cleanly (and its log is complete). */
-        void stop() throws InterruptedException {
-            process.destroy();
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("clean stop").isTrue();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            if (process.isAlive()) {
-                process.destroyForcibly();
-                process.waitFor();
             }
         }
     }
