@@ -74,6 +74,21 @@ class QueueArgumentsBehaviourTest {
         return routed;
     }
 
+    /** A confirm that adds "N confirmed" or "N refused" to {@code outcomes}. */
+    private static PublishConfirm recording(List<String> outcomes, int n) {
+        return new PublishConfirm() {
+            @Override
+            public void run() {
+                outcomes.add(n + " confirmed");
+            }
+
+            @Override
+            public void refused() {
+                outcomes.add(n + " refused");
+            }
+        };
+    }
+
     /** The text body of a message made here, whichever its format and whatever was added in front of it. */
     private static String body(Message message) {
         if (message instanceof Amqp091Message m) {
@@ -125,17 +140,7 @@ class QueueArgumentsBehaviourTest {
         List<String> outcomes = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             int n = i;
-            q.publish(text("m" + i, "q"), new PublishConfirm() {
-                @Override
-                public void run() {
-                    outcomes.add(n + " confirmed");
-                }
-
-                @Override
-                public void refused() {
-                    outcomes.add(n + " refused");
-                }
-            });
+            q.publish(text("m" + i, "q"), recording(outcomes, n));
         }
         assertThat(outcomes).containsExactly("0 confirmed", "1 confirmed", "2 refused", "3 refused");
         assertThat(q.readyCount()).isEqualTo(2);
@@ -299,17 +304,7 @@ class QueueArgumentsBehaviourTest {
         List<String> outcomes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             int n = i;
-            q.publish(text("m" + i, "q"), new PublishConfirm() {
-                @Override
-                public void run() {
-                    outcomes.add(n + " confirmed");
-                }
-
-                @Override
-                public void refused() {
-                    outcomes.add(n + " refused");
-                }
-            });
+            q.publish(text("m" + i, "q"), recording(outcomes, n));
         }
         assertThat(outcomes).isEmpty();
         RecordingSink sink = consume(q, 2);
