@@ -11,7 +11,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The load tool against a real broker, with counts small enough for CI: it counts exactly what arrives. */
+/**
+ * The load tool against a real broker on an ephemeral port, with counts small enough for CI: it counts exactly
+ * what arrives, with the lean engine (the default) and the JMS one.
+ */
 class LoadToolTest {
     @TempDir
     static Path data;
@@ -55,6 +58,43 @@ class LoadToolTest {
             "count", "300"));
         assertThat(result.errors()).isZero();
         assertThat(result.received()).isEqualTo(900);
+    }
+
+    @Test
+    void theLeanEngineChecksEveryBodyOfTransientMessagesAndMeasuresTheBroker() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        LoadTool.Result result = run("lean-queue", Map.of("count", "3000", "broker-pid", Long.toString(pid)));
+        assertThat(result.options().get("engine")).isEqualTo("lean");
+        assertThat(result.errors()).isZero();
+        assertThat(result.sent()).isEqualTo(3000);
+        assertThat(result.received()).isEqualTo(3000);
+        assertThat(result.latency().getTotalCount()).isEqualTo(3000);
+        // the broker runs in this process here: its CPU is measured, whatever it was
+        assertThat(result.brokerCpuSeconds()).isGreaterThanOrEqualTo(0);
+        assertThat(result.json()).contains("\"engine\":\"lean\"").contains("\"broker_cpu_us_per_msg\"");
+    }
+
+    @Test
+    void aPacedRunSendsEveryMessage() throws Exception {
+        LoadTool.Result result = run("paced-queue", Map.of("count", "500", "rate", "5000", "senders", "2"));
+        assertThat(result.errors()).isZero();
+        assertThat(result.received()).isEqualTo(1000);
+    }
+
+    @Test
+    void aMessageLargerThanTheFrameSizeIsSplitAndJoined() throws Exception {
+        LoadTool.Result result = run("large-queue", Map.of("count", "20", "body-size", "300000"));
+        assertThat(result.errors()).isZero();
+        assertThat(result.received()).isEqualTo(20);
+    }
+
+    @Test
+    void theJmsEngineCountsTheSameWay() throws Exception {
+        LoadTool.Result result = run("jms-queue", Map.of("engine", "jms", "senders", "2", "count", "500",
+            "durable", "true"));
+        assertThat(result.errors()).isZero();
+        assertThat(result.sent()).isEqualTo(1000);
+        assertThat(result.received()).isEqualTo(1000);
     }
 
     @Test

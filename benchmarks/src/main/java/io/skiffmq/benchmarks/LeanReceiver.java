@@ -1,0 +1,173 @@
+package io.skiffmq.benchmarks;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.codec.amqp10.AmqpDecodeException;
+import io.skiffmq.codec.amqp10.AmqpFrame;
+import io.skiffmq.codec.amqp10.DispositionPerformative;
+import io.skiffmq.codec.amqp10.FlowPerformative;
+import io.skiffmq.codec.amqp10.PerformativeCodec;
+import io.skiffmq.codec.amqp10.SectionCode;
+import io.skiffmq.codec.amqp10.TransferPerformative;
+import io.skiffmq.codec.amqp10.TypeReader;
+import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.Role;
+
+/**
+ * The receiving link of the lean engine: grants {@code credit} and tops it up once half is used, checks every
+ * message's body ({@link LoadBody}: length, padding, per-sender order), records its latency, and accepts what it
+ * received as one {@code disposition(first, last, settled, accepted)} per read batch (the delivery-ids of one
+ * link are consecutive). The body is read in place in the socket buffer, found by walking the section
+ * descriptors; a message in several frames is joined first.
+ *
+ * <p>Owned by the channel's event loop.
+ */
+final class LeanReceiver extends LeanConnection {
+    private static final short SMALL_DESCRIPTOR = 0x0053;
+    private static final int VBIN8 = 0xa0;
+    private static final int VBIN32 = 0xb0;
+
+    private final int credit;
+    private final int bodySize;
+    private final LoadBody.Order order;
+    /** Whole deliveries received (the link's delivery-count) and where the credit granted ends. */
+    private long deliveries;
+    private long creditLimit;
+    private long nextIncomingId;
+    /** Delivery-ids received and not yet accepted: first, last; -1 when none. */
+    private long firstUnsettled = -1;
+    private long lastUnsettled;
+    /** The frames so far of a message that spans several, else null. */
+    private ByteBuf partial;
+    private long received;
+    private long lastReceipt;
+
+    /** @param consecutive true when this receiver gets every message of its queue (see {@link LoadBody.Order}) */
+    LeanReceiver(LoadCounters counters, String name, String host, String user, String password, String address,
+            boolean topic, int credit, int bodySize, boolean consecutive) {
+        super(counters, name, host, user, password, address, topic);
+        this.credit = credit;
+        this.bodySize = bodySize;
+        this.order = new LoadBody.Order(consecutive);
+    }
+
+    @Override
+    Attach attach() {
+        return attach(name() + "-link", Role.RECEIVER, source(address, topic),
+            new org.apache.qpid.proton.amqp.messaging.Target());
+    }
+
+    @Override
+    void onAttached(Attach reply) {
+        grant();
+        flush();
+        markReady();
+    }
+
+    @Override
+    void onTransfer(TransferPerformative transfer, ByteBuf buf, int payload, int end, long now) {
+        nextIncomingId++;
+        if (transfer.deliveryId() >= 0) {
+            if (firstUnsettled < 0 && !transfer.settled()) {
+                firstUnsettled = transfer.deliveryId();
+            }
+            lastUnsettled = transfer.deliveryId();
+        }
+        if (transfer.more() || partial != null) {
+            if (partial == null) {
+                partial = Unpooled.buffer();
+            }
+            partial.writeBytes(buf, payload, end - payload);
+            if (transfer.more()) {
+                return;
+            }
+            try {
+                message(partial, partial.readerIndex(), partial.writerIndex(), now);
+            } finally {
+                partial.release();
+                partial = null;
+            }
+        } else {
+            message(buf, payload, end, now);
+        }
+        deliveries++;
+    }
+
+    /** Checks and counts the message in {@code [index, end)} of {@code buf}. */
+    private void message(ByteBuf buf, int index, int end, long now) {
+        long id = -1;
+        try {
+            while (index < end) {
+                if (buf.getShort(index) == SMALL_DESCRIPTOR && buf.getUnsignedByte(index + 2) == SectionCode.DATA) {
+                    int code = buf.getUnsignedByte(index + 3);
+                    int start = index + (code == VBIN8 ? 5 : 8);
+                    if (code == VBIN8 || code == VBIN32) {
+                        id = LoadBody.check(buf, start, TypeReader.valueEnd(buf, index + 3, end) - start, bodySize);
+                        if (id >= 0 && order.accept((int) id)) {
+                            counters.latencies.recordValue(Math.max(0, now - LoadBody.sentAt(buf, start)) / 1000);
+                        } else {
+                            id = -1;
+                        }
+                    }
+                    break;
+                }
+                index = TypeReader.valueEnd(buf, index, end);
+            }
+        } catch (AmqpDecodeException e) {
+            id = -1;
+        }
+        if (id < 0) {
+            counters.errors.incrementAndGet();
+        } else {
+            received++;
+            lastReceipt = now;
+        }
+    }
+
+    @Override
+    void onFlow(FlowPerformative flow) {
+        if (flow.echo()) {
+            grant();
+        }
+    }
+
+    @Override
+    void onDisposition(DispositionPerformative disposition) {
+        // the broker settles nothing it sends us: we settle by accepting
+    }
+
+    @Override
+    void onReadBatchEnd() {
+        if (received > 0) {
+            counters.received.addAndGet(received);
+            counters.lastReceipt.set(lastReceipt);
+            received = 0;
+        }
+        if (firstUnsettled >= 0) {
+            DispositionPerformative accept = codec().disposition().receiverRole(true).first(firstUnsettled)
+                .last(lastUnsettled).settled(true).state(Accepted.getInstance());
+            PerformativeCodec.writeFrame(output(32), AmqpFrame.TYPE_AMQP, 0, accept, 0);
+            firstUnsettled = -1;
+        }
+        if (creditLimit - deliveries <= credit / 2) {
+            grant();
+        }
+    }
+
+    /** Writes a flow that brings the credit back to {@code credit}. */
+    private void grant() {
+        creditLimit = deliveries + credit;
+        FlowPerformative flow = codec().flow().nextIncomingId(nextIncomingId).incomingWindow(WINDOW)
+            .nextOutgoingId(0).outgoingWindow(WINDOW).handle(0).deliveryCount(deliveries).linkCredit(credit);
+        PerformativeCodec.writeFrame(output(48), AmqpFrame.TYPE_AMQP, 0, flow, 0);
+    }
+
+    @Override
+    void onFailed() {
+        if (partial != null) {
+            partial.release();
+            partial = null;
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package io.skiffmq.benchmarks;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.skiffmq.codec.amqp10.AmqpFrame;
+import io.skiffmq.codec.amqp10.DispositionPerformative;
+import io.skiffmq.codec.amqp10.FlowPerformative;
+import io.skiffmq.codec.amqp10.PerformativeCode;
+import io.skiffmq.codec.amqp10.PerformativeCodec;
+import io.skiffmq.codec.amqp10.TransferPerformative;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.Begin;
+import org.apache.qpid.proton.amqp.transport.Role;
+
+/**
+ * The sending link of the lean engine: publishes unsettled (the broker's {@code accepted} disposition is the
+ * confirm), at most {@code maxInFlight} unconfirmed, within the link credit and the session window the broker
+ * grants. It sends in batches: as much as those limits and the socket's writability allow each time a read batch
+ * ends (confirms and credit came back) or the socket drains, then one flush. Paced, it sends what is due once per
+ * millisecond, each body stamped with the time it was due, so a late sender shows as latency, not as a lower rate.
+ *
+ * <p>Messages: a {@code header} section (durable or not) and one {@code data} section ({@link LoadBody}); one
+ * frame each while they fit the broker's frame size, split with {@code more} when not.
+ *
+ * <p>Owned by the channel's event loop; {@link #start} and {@link #done} may be used from any thread.
+ */
+final class LeanSender extends LeanConnection {
+    /** How often a paced sender sends what is due: latency gains at most this from pacing. */
+    private static final long PACE_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Upper bound of a transfer performative and frame header here (handle, id, 4-byte tag, format, settled). */
+    private static final int TRANSFER_OVERHEAD = 64;
+
+    private final int id;
+    private final boolean durable;
+    private final int bodySize;
+    private final int maxInFlight;
+    private final long count;
+    /** Nanoseconds between sends when paced, 0 when not. */
+    private final long interval;
+    private final byte[] messagePrefix;
+    private final ByteBuf tag = Unpooled.buffer(4, 4);
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private boolean started;
+    private long startedAt;
+    private long end;
+    private ScheduledFuture<?> pacer;
+    /** Deliveries sent (the next delivery-id and delivery-count) and settled by the broker. */
+    private long deliveries;
+    private long settled;
+    /** Where the link credit and the session window end, as delivery count and transfer id. */
+    private long creditLimit;
+    private long windowLimit;
+    private long nextOutgoingId;
+
+    /**
+     * @param count messages to send, 0 for no limit
+     * @param rate messages per second, 0 for as fast as the limits allow
+     */
+    LeanSender(LoadCounters counters, String name, String host, String user, String password, String address,
+            boolean topic, int id, boolean durable, int bodySize, int maxInFlight, long count, long rate) {
+        super(counters, name, host, user, password, address, topic);
+        this.id = id;
+        this.durable = durable;
+        this.bodySize = bodySize;
+        this.maxInFlight = maxInFlight;
+        this.count = count;
+        this.interval = rate > 0 ? Math.max(1, 1_000_000_000L / rate) : 0;
+        this.messagePrefix = messagePrefix(durable, bodySize);
+    }
+
+    /** The bytes before the body: the header section, then the data section's descriptor and size. */
+    static byte[] messagePrefix(boolean durable, int bodySize) {
+        // header: list8 of size 2 holding 1 field, durable (true 0x41, false 0x42); then data: vbin8 or vbin32
+        byte[] header = {0x00, 0x53, 0x70, (byte) 0xc0, 0x02, 0x01, (byte) (durable ? 0x41 : 0x42)};
+        byte[] data = bodySize < 256 ? new byte[] {0x00, 0x53, 0x75, (byte) 0xa0, (byte) bodySize}
+            : new byte[] {0x00, 0x53, 0x75, (byte) 0xb0, (byte) (bodySize >>> 24), (byte) (bodySize >>> 16),
+                (byte) (bodySize >>> 8), (byte) bodySize};
+        byte[] prefix = java.util.Arrays.copyOf(header, header.length + data.length);
+        System.arraycopy(data, 0, prefix, header.length, data.length);
+        return prefix;
+    }
+
+    @Override
+    Attach attach() {
+        return attach(name() + "-link", Role.SENDER, new org.apache.qpid.proton.amqp.messaging.Source(),
+            target(address, topic));
+    }
+
+    @Override
+    void onBegin(Begin begin) {
+        windowLimit = begin.getIncomingWindow().longValue();
+    }
+
+    @Override
+    void onAttached(Attach reply) {
+        markReady();
+    }
+
+    /** Starts sending, until {@code end} ({@link System#nanoTime()}) or {@code count} messages; any thread. */
+    void start(long end) {
+        ctx.executor().execute(() -> {
+            this.end = end;
+            started = true;
+            startedAt = System.nanoTime();
+            if (interval > 0) {
+                pacer = ctx.executor().scheduleAtFixedRate(this::send, PACE_TICK_NANOS, PACE_TICK_NANOS,
+                    TimeUnit.NANOSECONDS);
+            }
+            send();
+        });
+    }
+
+    /** Completes once this sender has sent all it will and each of its messages is confirmed or refused. */
+    CompletableFuture<Void> done() {
+        return done;
+    }
+
+    @Override
+    void onFlow(FlowPerformative flow) {
+        if (flow.nextIncomingId() >= 0 || flow.incomingWindow() >= 0) {
+            windowLimit = Math.max(0, flow.nextIncomingId()) + Math.max(0, flow.incomingWindow());
+        }
+        if (flow.handle() == 0 && flow.linkCredit() >= 0) {
+            // [2.6.7] the receiver's delivery-count may be absent before it has seen ours: then it is our initial 0
+            creditLimit = Math.max(0, flow.deliveryCount()) + flow.linkCredit();
+        }
+    }
+
+    @Override
+    void onTransfer(TransferPerformative transfer, ByteBuf buf, int payload, int end, long now) {
+        fail("a transfer on a sending link");
+    }
+
+    @Override
+    void onDisposition(DispositionPerformative disposition) {
+        if (!disposition.receiverRole()) {
+            return;
+        }
+        long first = disposition.first();
+        long last = disposition.last() < 0 ? first : disposition.last();
+        long settling = last - first + 1;
+        if (disposition.stateCode() == PerformativeCode.ACCEPTED) {
+            counters.sent.addAndGet(settling);
+        } else {
+            counters.errors.addAndGet(settling);
+        }
+        settled += settling;
+    }
+
+    @Override
+    void onReadBatchEnd() {
+        send();
+    }
+
+    @Override
+    public void channelWritabilityChanged(io.netty.channel.ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            send();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    void onFailed() {
+        stopPacing();
+        done.complete(null);
+    }
+
+    /** Sends what the limits allow now, then flushes once. */
+    private void send() {
+        if (!started || done.isDone()) {
+            return;
+        }
+        long now = System.nanoTime();
+        boolean finished = now >= end || count > 0 && deliveries >= count;
+        if (!finished) {
+            long due = interval > 0 ? (now - startedAt) / interval + 1 : Long.MAX_VALUE;
+            if (count > 0) {
+                due = Math.min(due, count);
+            }
+            boolean sent = false;
+            while (deliveries < due && deliveries < creditLimit && deliveries - settled < maxInFlight
+                    && nextOutgoingId < windowLimit && ctx.channel().isWritable()) {
+                transfer(interval > 0 ? startedAt + deliveries * interval : System.nanoTime());
+                sent = true;
+            }
+            if (sent) {
+                flush();
+            }
+            finished = count > 0 && deliveries >= count;
+        }
+        if (finished) {
+            stopPacing();
+            if (settled == deliveries) {
+                done.complete(null);
+            }
+        }
+    }
+
+    private void stopPacing() {
+        if (pacer != null) {
+            pacer.cancel(false);
+            pacer = null;
+        }
+    }
+
+    private void transfer(long sentAt) {
+        int messageSize = messagePrefix.length + bodySize;
+        int firstRoom = remoteMaxFrameSize - TRANSFER_OVERHEAD;
+        ByteBuf out = output(TRANSFER_OVERHEAD + Math.min(messageSize, firstRoom));
+        tag.setInt(0, (int) deliveries);
+        TransferPerformative transfer = codec().transfer().handle(0).deliveryId(deliveries)
+            .deliveryTag(tag, 0, 4).messageFormat(0).settled(false);
+        int bodyId = LoadBody.id(id, deliveries);
+        if (messageSize <= firstRoom) {
+            PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, transfer, messageSize);
+            out.writeBytes(messagePrefix);
+            LoadBody.write(out, sentAt, bodyId, bodySize);
+            nextOutgoingId++;
+        } else {
+            ByteBuf message = Unpooled.buffer(messageSize);
+            message.writeBytes(messagePrefix);
+            LoadBody.write(message, sentAt, bodyId, bodySize);
+            boolean firstFrame = true;
+            while (message.isReadable()) {
+                int chunk = Math.min(message.readableBytes(), firstRoom);
+                if (!firstFrame) {
+                    transfer = codec().transfer().handle(0);
+                }
+                transfer.more(chunk < message.readableBytes());
+                PerformativeCodec.writeFrame(output(TRANSFER_OVERHEAD + chunk), AmqpFrame.TYPE_AMQP, 0, transfer,
+                    chunk);
+                output(chunk).writeBytes(message, chunk);
+                nextOutgoingId++;
+                firstFrame = false;
+            }
+            message.release();
+        }
+        deliveries++;
+    }
+}
