@@ -96,33 +96,44 @@ final class LeanReceiver extends LeanConnection {
 
     /** Checks and counts the message in {@code [index, end)} of {@code buf}. */
     private void message(ByteBuf buf, int index, int end, long now) {
-        long id = -1;
+        long data = dataSection(buf, index, end);
+        int start = (int) (data >>> 32);
+        long id = data < 0 ? -1 : LoadBody.check(buf, start, (int) data, bodySize);
+        if (id < 0 || !order.accept((int) id)) {
+            counters.errors.incrementAndGet();
+            return;
+        }
+        counters.latencies.recordValue(Math.max(0, now - LoadBody.sentAt(buf, start)) / 1000);
+        received++;
+        lastReceipt = now;
+    }
+
+    /**
+     * Finds the first {@code data} section of the message in {@code [index, end)} of {@code buf} by walking the
+     * section descriptors, without decoding the other sections.
+     *
+     * @return where its bytes start (high 32 bits) and how many there are (low 32 bits); -1 when it has none or
+     *         is malformed
+     */
+    static long dataSection(ByteBuf buf, int index, int end) {
         try {
             while (index < end) {
-                if (buf.getShort(index) == SMALL_DESCRIPTOR && buf.getUnsignedByte(index + 2) == SectionCode.DATA) {
+                if (end - index > 4 && buf.getShort(index) == SMALL_DESCRIPTOR
+                        && buf.getUnsignedByte(index + 2) == SectionCode.DATA) {
                     int code = buf.getUnsignedByte(index + 3);
-                    int start = index + (code == VBIN8 ? 5 : 8);
-                    if (code == VBIN8 || code == VBIN32) {
-                        id = LoadBody.check(buf, start, TypeReader.valueEnd(buf, index + 3, end) - start, bodySize);
-                        if (id >= 0 && order.accept((int) id)) {
-                            counters.latencies.recordValue(Math.max(0, now - LoadBody.sentAt(buf, start)) / 1000);
-                        } else {
-                            id = -1;
-                        }
+                    if (code != VBIN8 && code != VBIN32) {
+                        return -1;
                     }
-                    break;
+                    int start = index + (code == VBIN8 ? 5 : 8);
+                    int length = TypeReader.valueEnd(buf, index + 3, end) - start;
+                    return (long) start << 32 | length;
                 }
                 index = TypeReader.valueEnd(buf, index, end);
             }
         } catch (AmqpDecodeException e) {
-            id = -1;
+            return -1;
         }
-        if (id < 0) {
-            counters.errors.incrementAndGet();
-        } else {
-            received++;
-            lastReceipt = now;
-        }
+        return -1;
     }
 
     @Override

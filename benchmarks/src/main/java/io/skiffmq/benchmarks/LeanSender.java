@@ -32,6 +32,8 @@ final class LeanSender extends LeanConnection {
     private static final long PACE_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Upper bound of a transfer performative and frame header here (handle, id, 4-byte tag, format, settled). */
     private static final int TRANSFER_OVERHEAD = 64;
+    /** The frame header and transfer {@link #writeTransferHeader} writes. */
+    static final int TRANSFER_FRAME_HEADER = 28;
 
     private final int id;
     private final boolean durable;
@@ -208,15 +210,11 @@ final class LeanSender extends LeanConnection {
     }
 
     private void transfer(long sentAt) {
-        int messageSize = messagePrefix.length + bodySize;
-        int firstRoom = remoteMaxFrameSize - TRANSFER_OVERHEAD;
-        ByteBuf out = output(TRANSFER_OVERHEAD + Math.min(messageSize, firstRoom));
-        tag.setInt(0, (int) deliveries);
-        TransferPerformative transfer = codec().transfer().handle(0).deliveryId(deliveries)
-            .deliveryTag(tag, 0, 4).messageFormat(0).settled(false);
         int bodyId = LoadBody.id(id, deliveries);
-        if (messageSize <= firstRoom) {
-            PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, transfer, messageSize);
+        int messageSize = messagePrefix.length + bodySize;
+        if (TRANSFER_FRAME_HEADER + messageSize <= remoteMaxFrameSize) {
+            ByteBuf out = output(TRANSFER_FRAME_HEADER + messageSize);
+            writeTransferHeader(out, (int) deliveries, messageSize);
             out.writeBytes(messagePrefix);
             LoadBody.write(out, sentAt, bodyId, bodySize);
             nextOutgoingId++;
@@ -224,21 +222,45 @@ final class LeanSender extends LeanConnection {
             ByteBuf message = Unpooled.buffer(messageSize);
             message.writeBytes(messagePrefix);
             LoadBody.write(message, sentAt, bodyId, bodySize);
-            boolean firstFrame = true;
+            tag.setInt(0, (int) deliveries);
+            TransferPerformative transfer = codec().transfer().handle(0).deliveryId(deliveries)
+                .deliveryTag(tag, 0, 4).messageFormat(0).settled(false);
+            int room = remoteMaxFrameSize - TRANSFER_OVERHEAD;
             while (message.isReadable()) {
-                int chunk = Math.min(message.readableBytes(), firstRoom);
-                if (!firstFrame) {
-                    transfer = codec().transfer().handle(0);
-                }
+                int chunk = Math.min(message.readableBytes(), room);
                 transfer.more(chunk < message.readableBytes());
                 PerformativeCodec.writeFrame(output(TRANSFER_OVERHEAD + chunk), AmqpFrame.TYPE_AMQP, 0, transfer,
                     chunk);
                 output(chunk).writeBytes(message, chunk);
                 nextOutgoingId++;
-                firstFrame = false;
+                // continuation frames [2.7.5]: the handle and more, nothing else
+                transfer = codec().transfer().handle(0);
             }
             message.release();
         }
         deliveries++;
+    }
+
+    /**
+     * Writes the frame header and the {@code transfer} of a one-frame message of {@code messageSize} bytes, by
+     * hand: one fixed shape, cheaper than the codec's field by field encoding (it is the sender's whole per-message
+     * cost besides the body). The codec decodes it as {@code transfer(handle 0, delivery-id, delivery-tag = the
+     * 4-byte id, message-format 0, settled false)}.
+     *
+     * <pre>
+     * size | doff 2, type 0, channel 0 | 00 53 14 | list8 c0 size 15 count 5 |
+     *     uint0 43 | uint 70 id(4) | vbin8 a0 04 id(4) | uint0 43 | false 42
+     * </pre>
+     */
+    static void writeTransferHeader(ByteBuf out, int deliveryId, int messageSize) {
+        out.writeInt(TRANSFER_FRAME_HEADER + messageSize);
+        out.writeInt(0x0200_0000);
+        out.writeMedium(0x00_53_14);
+        out.writeMedium(0xc0_0f_05);
+        out.writeShort(0x43_70);
+        out.writeInt(deliveryId);
+        out.writeShort(0xa0_04);
+        out.writeInt(deliveryId);
+        out.writeShort(0x43_42);
     }
 }
