@@ -61,13 +61,18 @@ abstract class LeanConnection extends ByteToMessageDecoder {
     /** Legal order: SASL_HEADER → SASL → AMQP_HEADER → OPEN → BEGIN → ATTACH → ACTIVE; any → CLOSED. */
     private enum State { SASL_HEADER, SASL, AMQP_HEADER, OPEN, BEGIN, ATTACH, ACTIVE, CLOSED }
 
+    /**
+     * Where a connection goes and what its link attaches to.
+     *
+     * @param user the SASL PLAIN user; empty for ANONYMOUS
+     * @param address a queue name, or a topic name with {@code topic}
+     */
+    record Endpoint(String host, int port, String user, String password, String address, boolean topic) {
+    }
+
     final LoadCounters counters;
     private final String name;
-    private final String host;
-    private final String user;
-    private final String password;
-    final String address;
-    final boolean topic;
+    final Endpoint endpoint;
     private final PerformativeCodec codec = new PerformativeCodec();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private State state = State.SASL_HEADER;
@@ -77,19 +82,10 @@ abstract class LeanConnection extends ByteToMessageDecoder {
     int remoteMaxFrameSize = io.skiffmq.codec.amqp10.Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ByteBuf output;
 
-    /**
-     * @param user the SASL PLAIN user; empty for ANONYMOUS
-     * @param address the link's address: a queue name, or a topic name with {@code topic}
-     */
-    LeanConnection(LoadCounters counters, String name, String host, String user, String password, String address,
-            boolean topic) {
+    LeanConnection(LoadCounters counters, String name, Endpoint endpoint) {
         this.counters = counters;
         this.name = name;
-        this.host = host;
-        this.user = user;
-        this.password = password;
-        this.address = address;
-        this.topic = topic;
+        this.endpoint = endpoint;
     }
 
     /** Completes once the link is attached and, for a receiver, has granted its credit. */
@@ -263,7 +259,7 @@ abstract class LeanConnection extends ByteToMessageDecoder {
 
     private void sasl(Object frame) {
         if (frame instanceof SaslMechanisms mechanisms) {
-            boolean plain = !user.isEmpty();
+            boolean plain = !endpoint.user().isEmpty();
             boolean offered = false;
             for (Symbol mechanism : mechanisms.getSaslServerMechanisms()) {
                 offered |= mechanism.toString().equals(plain ? "PLAIN" : "ANONYMOUS");
@@ -274,8 +270,9 @@ abstract class LeanConnection extends ByteToMessageDecoder {
             }
             SaslInit init = new SaslInit();
             init.setMechanism(Symbol.valueOf(plain ? "PLAIN" : "ANONYMOUS"));
-            init.setHostname(host);
-            init.setInitialResponse(new Binary(plain ? ("\0" + user + "\0" + password).getBytes(StandardCharsets.UTF_8)
+            init.setHostname(endpoint.host());
+            init.setInitialResponse(new Binary(plain
+                ? ("\0" + endpoint.user() + "\0" + endpoint.password()).getBytes(StandardCharsets.UTF_8)
                 : new byte[0]));
             writeFrame(AmqpFrame.TYPE_SASL, init);
             flush();
@@ -288,7 +285,7 @@ abstract class LeanConnection extends ByteToMessageDecoder {
             ProtocolHeader.AMQP.writeTo(output(8));
             Open open = new Open();
             open.setContainerId(name);
-            open.setHostname(host);
+            open.setHostname(endpoint.host());
             open.setMaxFrameSize(UnsignedInteger.valueOf(MAX_FRAME_SIZE));
             writeFrame(AmqpFrame.TYPE_AMQP, open);
             Begin begin = new Begin();

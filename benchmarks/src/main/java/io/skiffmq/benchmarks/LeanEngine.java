@@ -10,6 +10,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.skiffmq.benchmarks.LeanConnection.Endpoint;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,9 +64,8 @@ final class LeanEngine implements LoadEngine {
         String address = topic ? LoadTool.target(options) : options.get("queue");
         List<LeanConnection> started = new ArrayList<>();
         for (int r = 0; r < receivers; r++) {
-            started.add(connect(new LeanReceiver(counters, "load-receiver-" + r, host, options.get("user"),
-                options.get("password"), address, topic, Integer.parseInt(options.get("credit")),
-                LoadTool.bodySize(options), topic || receivers == 1)));
+            started.add(connect(new LeanReceiver(counters, "load-receiver-" + r, endpoint(address, topic),
+                Integer.parseInt(options.get("credit")), LoadTool.bodySize(options), topic || receivers == 1)));
         }
         await(started);
     }
@@ -73,17 +73,22 @@ final class LeanEngine implements LoadEngine {
     @Override
     public void startSenders(long end) throws Exception {
         int count = Integer.parseInt(options.get("senders"));
-        long rate = Long.parseLong(options.get("rate"));
+        LeanSender.Publishing publishing = new LeanSender.Publishing(Boolean.parseBoolean(options.get("durable")),
+            Boolean.parseBoolean(options.get("settled")), LoadTool.bodySize(options),
+            Integer.parseInt(options.get("in-flight")), Long.parseLong(options.get("count")),
+            Long.parseLong(options.get("rate")) / count);
+        Endpoint endpoint = endpoint(LoadTool.target(options), Boolean.parseBoolean(options.get("topic")));
         for (int s = 0; s < count; s++) {
-            senders.add((LeanSender) connect(new LeanSender(counters, "load-sender-" + s, host, options.get("user"),
-                options.get("password"), LoadTool.target(options), Boolean.parseBoolean(options.get("topic")), s,
-                Boolean.parseBoolean(options.get("durable")), LoadTool.bodySize(options),
-                Integer.parseInt(options.get("in-flight")), Long.parseLong(options.get("count")), rate / count)));
+            senders.add((LeanSender) connect(new LeanSender(counters, "load-sender-" + s, endpoint, s, publishing)));
         }
         await(senders);
         for (LeanSender sender : senders) {
             sender.start(end);
         }
+    }
+
+    private Endpoint endpoint(String address, boolean topic) {
+        return new Endpoint(host, port, options.get("user"), options.get("password"), address, topic);
     }
 
     private LeanConnection connect(LeanConnection connection) {

@@ -44,9 +44,9 @@ final class LeanReceiver extends LeanConnection {
     private long lastReceipt;
 
     /** @param consecutive true when this receiver gets every message of its queue (see {@link LoadBody.Order}) */
-    LeanReceiver(LoadCounters counters, String name, String host, String user, String password, String address,
-            boolean topic, int credit, int bodySize, boolean consecutive) {
-        super(counters, name, host, user, password, address, topic);
+    LeanReceiver(LoadCounters counters, String name, Endpoint endpoint, int credit, int bodySize,
+            boolean consecutive) {
+        super(counters, name, endpoint);
         this.credit = credit;
         this.bodySize = bodySize;
         this.order = new LoadBody.Order(consecutive);
@@ -54,7 +54,7 @@ final class LeanReceiver extends LeanConnection {
 
     @Override
     Attach attach() {
-        return attach(name() + "-link", Role.RECEIVER, source(address, topic),
+        return attach(name() + "-link", Role.RECEIVER, source(endpoint.address(), endpoint.topic()),
             new org.apache.qpid.proton.amqp.messaging.Target());
     }
 

@@ -17,8 +17,8 @@ import org.apache.qpid.proton.amqp.transport.Role;
 
 /**
  * The sending link of the lean engine: publishes unsettled (the broker's {@code accepted} disposition is the
- * confirm), at most {@code maxInFlight} unconfirmed, within the link credit and the session window the broker
- * grants. It sends in batches: as much as those limits and the socket's writability allow each time a read batch
+ * confirm), at most {@code maxInFlight} unconfirmed, or pre-settled; within the link credit and the session window
+ * the broker grants. It sends in batches: as much as those limits and the socket's writability allow each time a read batch
  * ends (confirms and credit came back) or the socket drains, then one flush. Paced, it sends what is due once per
  * millisecond, each body stamped with the time it was due, so a late sender shows as latency, not as a lower rate.
  *
@@ -35,8 +35,18 @@ final class LeanSender extends LeanConnection {
     /** The frame header and transfer {@link #writeTransferHeader} writes. */
     static final int TRANSFER_FRAME_HEADER = 28;
 
+    /**
+     * How a sender publishes.
+     *
+     * @param settled pre-settled: counted as sent once written, no confirm
+     * @param count messages to send, 0 for no limit
+     * @param rate messages per second, 0 for as fast as the limits allow
+     */
+    record Publishing(boolean durable, boolean settled, int bodySize, int maxInFlight, long count, long rate) {
+    }
+
     private final int id;
-    private final boolean durable;
+    private final boolean presettled;
     private final int bodySize;
     private final int maxInFlight;
     private final long count;
@@ -57,20 +67,16 @@ final class LeanSender extends LeanConnection {
     private long windowLimit;
     private long nextOutgoingId;
 
-    /**
-     * @param count messages to send, 0 for no limit
-     * @param rate messages per second, 0 for as fast as the limits allow
-     */
-    LeanSender(LoadCounters counters, String name, String host, String user, String password, String address,
-            boolean topic, int id, boolean durable, int bodySize, int maxInFlight, long count, long rate) {
-        super(counters, name, host, user, password, address, topic);
+    /** @param id this sender's id in the bodies, below {@link LoadBody#MAX_SENDERS} */
+    LeanSender(LoadCounters counters, String name, Endpoint endpoint, int id, Publishing publishing) {
+        super(counters, name, endpoint);
         this.id = id;
-        this.durable = durable;
-        this.bodySize = bodySize;
-        this.maxInFlight = maxInFlight;
-        this.count = count;
-        this.interval = rate > 0 ? Math.max(1, 1_000_000_000L / rate) : 0;
-        this.messagePrefix = messagePrefix(durable, bodySize);
+        this.presettled = publishing.settled();
+        this.bodySize = publishing.bodySize();
+        this.maxInFlight = publishing.maxInFlight();
+        this.count = publishing.count();
+        this.interval = publishing.rate() > 0 ? Math.max(1, 1_000_000_000L / publishing.rate()) : 0;
+        this.messagePrefix = messagePrefix(publishing.durable(), bodySize);
     }
 
     /** The bytes before the body: the header section, then the data section's descriptor and size. */
@@ -88,7 +94,7 @@ final class LeanSender extends LeanConnection {
     @Override
     Attach attach() {
         return attach(name() + "-link", Role.SENDER, new org.apache.qpid.proton.amqp.messaging.Source(),
-            target(address, topic));
+            target(endpoint.address(), endpoint.topic()));
     }
 
     @Override
@@ -214,7 +220,7 @@ final class LeanSender extends LeanConnection {
         int messageSize = messagePrefix.length + bodySize;
         if (TRANSFER_FRAME_HEADER + messageSize <= remoteMaxFrameSize) {
             ByteBuf out = output(TRANSFER_FRAME_HEADER + messageSize);
-            writeTransferHeader(out, (int) deliveries, messageSize);
+            writeTransferHeader(out, (int) deliveries, messageSize, presettled);
             out.writeBytes(messagePrefix);
             LoadBody.write(out, sentAt, bodyId, bodySize);
             nextOutgoingId++;
@@ -224,7 +230,7 @@ final class LeanSender extends LeanConnection {
             LoadBody.write(message, sentAt, bodyId, bodySize);
             tag.setInt(0, (int) deliveries);
             TransferPerformative transfer = codec().transfer().handle(0).deliveryId(deliveries)
-                .deliveryTag(tag, 0, 4).messageFormat(0).settled(false);
+                .deliveryTag(tag, 0, 4).messageFormat(0).settled(presettled);
             int room = remoteMaxFrameSize - TRANSFER_OVERHEAD;
             while (message.isReadable()) {
                 int chunk = Math.min(message.readableBytes(), room);
@@ -239,20 +245,24 @@ final class LeanSender extends LeanConnection {
             message.release();
         }
         deliveries++;
+        if (presettled) {
+            settled++;
+            counters.sent.incrementAndGet();
+        }
     }
 
     /**
      * Writes the frame header and the {@code transfer} of a one-frame message of {@code messageSize} bytes, by
      * hand: one fixed shape, cheaper than the codec's field by field encoding (it is the sender's whole per-message
      * cost besides the body). The codec decodes it as {@code transfer(handle 0, delivery-id, delivery-tag = the
-     * 4-byte id, message-format 0, settled false)}.
+     * 4-byte id, message-format 0, settled)}.
      *
      * <pre>
      * size | doff 2, type 0, channel 0 | 00 53 14 | list8 c0 size 15 count 5 |
-     *     uint0 43 | uint 70 id(4) | vbin8 a0 04 id(4) | uint0 43 | false 42
+     *     uint0 43 | uint 70 id(4) | vbin8 a0 04 id(4) | uint0 43 | true 41 or false 42
      * </pre>
      */
-    static void writeTransferHeader(ByteBuf out, int deliveryId, int messageSize) {
+    static void writeTransferHeader(ByteBuf out, int deliveryId, int messageSize, boolean settled) {
         out.writeInt(TRANSFER_FRAME_HEADER + messageSize);
         out.writeInt(0x0200_0000);
         out.writeMedium(0x00_53_14);
@@ -261,6 +271,6 @@ final class LeanSender extends LeanConnection {
         out.writeInt(deliveryId);
         out.writeShort(0xa0_04);
         out.writeInt(deliveryId);
-        out.writeShort(0x43_42);
+        out.writeShort(settled ? 0x43_41 : 0x43_42);
     }
 }

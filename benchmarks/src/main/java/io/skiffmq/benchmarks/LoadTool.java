@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>{@code --senders} connections publish to one address and {@code --receivers} connections consume from one
  * queue. A sender publishes unsettled (at most {@code --in-flight} awaiting their disposition, i.e. their
- * confirm); the JMS engine can also publish pre-settled ({@code --settled=true}). A receiver grants
+ * confirm), or pre-settled with {@code --settled=true}. A receiver grants
  * {@code --credit} and accepts what it gets. Messages are durable (header durable) with {@code --durable=true}.
  * The run lasts {@code --duration} seconds after a {@code --warmup}, or ends after {@code --count} messages per
  * sender. {@code --rate} paces the senders to that many msg/s in all (open loop: latency counts from when a message

@@ -17,9 +17,13 @@ import org.junit.jupiter.api.Test;
 class LeanEncodingTest {
     /** One frame as the sender writes it: frame header, transfer, message. */
     private static ByteBuf frame(boolean durable, int deliveryId, int bodySize, int bodyId) {
+        return frame(durable, deliveryId, bodySize, bodyId, false);
+    }
+
+    private static ByteBuf frame(boolean durable, int deliveryId, int bodySize, int bodyId, boolean settled) {
         byte[] prefix = LeanSender.messagePrefix(durable, bodySize);
         ByteBuf frame = Unpooled.buffer();
-        LeanSender.writeTransferHeader(frame, deliveryId, prefix.length + bodySize);
+        LeanSender.writeTransferHeader(frame, deliveryId, prefix.length + bodySize, settled);
         frame.writeBytes(prefix);
         LoadBody.write(frame, 77L, bodyId, bodySize);
         return frame;
@@ -45,6 +49,15 @@ class LeanEncodingTest {
         assertThat(transfer.more()).isFalse();
         assertThat(body.readerIndex()).as("the message follows the transfer")
             .isEqualTo(LeanSender.TRANSFER_FRAME_HEADER - 8);
+    }
+
+    @Test
+    void aPresettledTransferSaysSo() throws Exception {
+        ByteBuf frame = frame(false, 5, 12, LoadBody.id(0, 5), true);
+        TransferPerformative transfer = (TransferPerformative) new PerformativeCodec()
+            .decode(frame.slice(8, frame.readableBytes() - 8));
+        assertThat(transfer.deliveryId()).isEqualTo(5);
+        assertThat(transfer.settled()).isTrue();
     }
 
     @Test

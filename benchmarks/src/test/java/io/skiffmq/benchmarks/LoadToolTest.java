@@ -89,6 +89,14 @@ class LoadToolTest {
     }
 
     @Test
+    void presettledMessagesCountAsSentOnceWritten() throws Exception {
+        LoadTool.Result result = run("settled-queue", Map.of("count", "800", "settled", "true"));
+        assertThat(result.errors()).isZero();
+        assertThat(result.sent()).isEqualTo(800);
+        assertThat(result.received()).isEqualTo(800);
+    }
+
+    @Test
     void theJmsEngineCountsTheSameWay() throws Exception {
         LoadTool.Result result = run("jms-queue", Map.of("engine", "jms", "senders", "2", "count", "500",
             "durable", "true"));
