@@ -18,9 +18,10 @@ import org.apache.qpid.proton.amqp.transport.Role;
 /**
  * The sending link of the lean engine: publishes unsettled (the broker's {@code accepted} disposition is the
  * confirm), at most {@code maxInFlight} unconfirmed, or pre-settled; within the link credit and the session window
- * the broker grants. It sends in batches: as much as those limits and the socket's writability allow each time a read batch
- * ends (confirms and credit came back) or the socket drains, then one flush. Paced, it sends what is due once per
- * millisecond, each body stamped with the time it was due, so a late sender shows as latency, not as a lower rate.
+ * the broker grants. It sends in batches: as much as those limits and the socket's writability allow each time a
+ * read batch ends (confirms and credit came back) or the socket drains, then one flush. Paced, it sends what is due
+ * once per millisecond, each body stamped with the time it was due, so a late sender shows as latency, not as a
+ * lower rate.
  *
  * <p>Messages: a {@code header} section (durable or not) and one {@code data} section ({@link LoadBody}); one
  * frame each while they fit the broker's frame size, split with {@code more} when not.
