@@ -1,6 +1,7 @@
 package io.skiffmq.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skiffmq.server.transport.AmqpListener;
 import io.skiffmq.server.BrokerConfig;
@@ -94,6 +95,12 @@ class LoadToolTest {
         assertThat(result.errors()).isZero();
         assertThat(result.sent()).isEqualTo(800);
         assertThat(result.received()).isEqualTo(800);
+    }
+
+    @Test
+    void aRefusedLinkFailsTheRunWithTheBrokersReason() {
+        assertThatThrownBy(() -> run("unused", Map.of("target", "/queues/missing", "count", "10")))
+            .hasStackTraceContaining("amqp:not-found");
     }
 
     @Test
