@@ -40,6 +40,7 @@ final class LeanReceiver extends LeanConnection {
     private long lastUnsettled;
     /** The frames so far of a message that spans several, else null. */
     private ByteBuf partial;
+    /** Checked deliveries since the last read batch ended, and when the last arrived: to the counters per batch. */
     private long received;
     private long lastReceipt;
 
