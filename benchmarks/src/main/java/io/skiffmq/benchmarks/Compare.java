@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * SkiffMQ and ActiveMQ Artemis side by side, in one run, with the same load tool ({@link LoadTool}) and the same
@@ -137,12 +138,14 @@ public final class Compare {
             + "per sender; the %s load tool engine.%n", rabbit ? " and RabbitMQ" : "", runs, options.get("duration"),
             options.get("warmup"), options.get("engine"));
         System.out.println("The load tool and the brokers share this machine's cores: unpaced latency includes any "
-            + "backlog the receiver leaves. CPU: each broker process's CPU time per message received (median); "
-            + "p99 at half rate: a run paced at half the rate the unpaced run received.");
+            + "backlog the receiver leaves. CPU: each broker process's CPU time per message received (median), and "
+            + "the load tool's own in the same runs; p99 at half rate: a run paced at half the rate the unpaced "
+            + "run received.");
         System.out.println();
         System.out.println("| scenario | SkiffMQ msg/s | Artemis msg/s | ratio | SkiffMQ CPU/msg | Artemis CPU/msg "
-            + "| SkiffMQ p99 | Artemis p99 | SkiffMQ p99 at half rate | Artemis p99 at half rate | RabbitMQ msg/s |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+            + "| load tool CPU/msg (SkiffMQ / Artemis runs) | SkiffMQ p99 | Artemis p99 | SkiffMQ p99 at half rate "
+            + "| Artemis p99 at half rate | RabbitMQ msg/s |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
         table.forEach(System.out::println);
         System.out.println();
     }
@@ -156,9 +159,11 @@ public final class Compare {
     private static String row(Scenario scenario, Map<String, List<Runs>> results, boolean rabbit) {
         List<LoadTool.Result> skiff = results.get("skiffmq").stream().map(Runs::max).toList();
         List<LoadTool.Result> artemis = results.get("artemis").stream().map(Runs::max).toList();
-        return String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %s |",
+        return String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %s | %s | %s / %s | %s | %s | %s | %s | %s |",
             scenario.description(), spread(skiff), spread(artemis), median(skiff) / Math.max(1, median(artemis)),
-            cpu(skiff), cpu(artemis), p99(skiff), p99(artemis), p99(halves(results.get("skiffmq"))),
+            cpu(skiff, LoadTool.Result::brokerMicrosPerMessage), cpu(artemis, LoadTool.Result::brokerMicrosPerMessage),
+            cpu(skiff, LoadTool.Result::toolMicrosPerMessage), cpu(artemis, LoadTool.Result::toolMicrosPerMessage),
+            p99(skiff), p99(artemis), p99(halves(results.get("skiffmq"))),
             p99(halves(results.get("artemis"))),
             rabbit ? spread(results.get("rabbitmq").stream().map(Runs::max).toList()) : "not run (none on :5672)");
     }
@@ -186,9 +191,10 @@ public final class Compare {
         return String.format(Locale.ROOT, "%.1f ms", p99[p99.length / 2] / 1000.0);
     }
 
-    private static String cpu(List<LoadTool.Result> results) {
-        double[] micros = results.stream().mapToDouble(LoadTool.Result::brokerMicrosPerMessage).sorted().toArray();
-        double median = micros[micros.length / 2];
+    /** The median of a CPU time per message, in µs; "-" when not measured. */
+    private static String cpu(List<LoadTool.Result> results, ToDoubleFunction<LoadTool.Result> micros) {
+        double[] sorted = results.stream().mapToDouble(micros).sorted().toArray();
+        double median = sorted[sorted.length / 2];
         return median < 0 ? "-" : String.format(Locale.ROOT, "%.2f µs", median);
     }
 
