@@ -81,7 +81,7 @@ final class JmsEngine implements LoadEngine {
     }
 
     @Override
-    public void startSenders(long end) throws JMSException {
+    public void startSenders(long measureFrom, long end) throws JMSException {
         int senders = Integer.parseInt(options.get("senders"));
         for (int s = 0; s < senders; s++) {
             Connection connection = factory.createConnection();

@@ -71,7 +71,7 @@ final class LeanEngine implements LoadEngine {
     }
 
     @Override
-    public void startSenders(long end) throws Exception {
+    public void startSenders(long measureFrom, long end) throws Exception {
         int count = Integer.parseInt(options.get("senders"));
         LeanSender.Publishing publishing = new LeanSender.Publishing(Boolean.parseBoolean(options.get("durable")),
             Boolean.parseBoolean(options.get("settled")), LoadTool.bodySize(options),
@@ -83,7 +83,7 @@ final class LeanEngine implements LoadEngine {
         }
         await(senders);
         for (LeanSender sender : senders) {
-            sender.start(end);
+            sender.start(measureFrom, end);
         }
     }
 

@@ -51,13 +51,16 @@ final class LeanSender extends LeanConnection {
     private final int bodySize;
     private final int maxInFlight;
     private final long count;
-    /** Nanoseconds between sends when paced, 0 when not. */
-    private final long interval;
+    /** Messages per second when paced, 0 when not. */
+    private final long rate;
     private final byte[] messagePrefix;
     private final ByteBuf tag = Unpooled.buffer(4, 4);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private boolean started;
-    private long startedAt;
+    /** The schedule when paced, else null. */
+    private Pace pace;
+    private long measureFrom;
+    private boolean measuring;
     private long end;
     private ScheduledFuture<?> pacer;
     /** Deliveries sent (the next delivery-id and delivery-count) and settled by the broker. */
@@ -76,7 +79,7 @@ final class LeanSender extends LeanConnection {
         this.bodySize = publishing.bodySize();
         this.maxInFlight = publishing.maxInFlight();
         this.count = publishing.count();
-        this.interval = publishing.rate() > 0 ? Math.max(1, 1_000_000_000L / publishing.rate()) : 0;
+        this.rate = publishing.rate();
         this.messagePrefix = messagePrefix(publishing.durable(), bodySize);
     }
 
@@ -108,13 +111,18 @@ final class LeanSender extends LeanConnection {
         markReady();
     }
 
-    /** Starts sending, until {@code end} ({@link System#nanoTime()}) or {@code count} messages; any thread. */
-    void start(long end) {
+    /**
+     * Starts sending, until {@code end} ({@link System#nanoTime()}) or {@code count} messages; any thread. Paced,
+     * what it fell behind before {@code measureFrom} (a broker still compiling) is forgiven then, so the measured
+     * latency is not the warm-up's backlog; behind later, it catches up, and that shows as latency.
+     */
+    void start(long measureFrom, long end) {
         ctx.executor().execute(() -> {
+            this.measureFrom = measureFrom;
             this.end = end;
             started = true;
-            startedAt = System.nanoTime();
-            if (interval > 0) {
+            if (rate > 0) {
+                pace = new Pace(rate, System.nanoTime());
                 pacer = ctx.executor().scheduleAtFixedRate(this::send, PACE_TICK_NANOS, PACE_TICK_NANOS,
                     TimeUnit.NANOSECONDS);
             }
@@ -186,14 +194,20 @@ final class LeanSender extends LeanConnection {
         long now = System.nanoTime();
         boolean finished = now >= end || count > 0 && deliveries >= count;
         if (!finished) {
-            long due = interval > 0 ? (now - startedAt) / interval + 1 : Long.MAX_VALUE;
+            if (!measuring && now >= measureFrom) {
+                measuring = true;
+                if (pace != null) {
+                    pace.forgive(now, deliveries);
+                }
+            }
+            long due = pace != null ? pace.due(now) : Long.MAX_VALUE;
             if (count > 0) {
                 due = Math.min(due, count);
             }
             boolean sent = false;
             while (deliveries < due && deliveries < creditLimit && deliveries - settled < maxInFlight
                     && nextOutgoingId < windowLimit && ctx.channel().isWritable()) {
-                transfer(interval > 0 ? startedAt + deliveries * interval : System.nanoTime());
+                transfer(pace != null ? pace.dueAt(deliveries) : System.nanoTime());
                 sent = true;
             }
             if (sent) {

@@ -11,9 +11,10 @@ interface LoadEngine extends AutoCloseable {
 
     /**
      * Connects the senders and starts them: each sends until {@code end} ({@link System#nanoTime()}) or until it
-     * has sent its {@code --count}.
+     * has sent its {@code --count}. A paced sender may forgive what it fell behind during the warm-up when the
+     * measuring starts, at {@code measureFrom}: the warm-up is for the broker's JIT, not for the figures.
      */
-    void startSenders(long end) throws Exception;
+    void startSenders(long measureFrom, long end) throws Exception;
 
     /** True while a sender has not finished: sent all it will and had each message confirmed or refused. */
     boolean sending();

@@ -197,8 +197,8 @@ public final class LoadTool {
             long warmup = count > 0 ? 0 : TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup")));
             long end = count > 0 ? Long.MAX_VALUE
                 : start + warmup + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("duration")));
-            engine.startSenders(end);
             long measureFrom = start + warmup;
+            engine.startSenders(measureFrom, end);
             double sendSeconds = 0;
             if (backlog) {
                 while (engine.sending()) {
