@@ -54,6 +54,7 @@ final class LeanSender extends LeanConnection {
     /** Messages per second when paced, 0 when not. */
     private final long rate;
     private final byte[] messagePrefix;
+    /** The delivery tag of a message split over frames, which the codec's transfer reads from a buffer. */
     private final ByteBuf tag = Unpooled.buffer(4, 4);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private boolean started;
@@ -62,7 +63,8 @@ final class LeanSender extends LeanConnection {
     private long measureFrom;
     private boolean measuring;
     private long end;
-    private ScheduledFuture<?> pacer;
+    /** Runs {@link #send} every {@link #PACE_TICK_NANOS} when paced. */
+    private ScheduledFuture<?> paceTimer;
     /** Deliveries sent (the next delivery-id and delivery-count) and settled by the broker. */
     private long deliveries;
     private long settled;
@@ -123,7 +125,7 @@ final class LeanSender extends LeanConnection {
             started = true;
             if (rate > 0) {
                 pace = new Pace(rate, System.nanoTime());
-                pacer = ctx.executor().scheduleAtFixedRate(this::send, PACE_TICK_NANOS, PACE_TICK_NANOS,
+                paceTimer = ctx.executor().scheduleAtFixedRate(this::send, PACE_TICK_NANOS, PACE_TICK_NANOS,
                     TimeUnit.NANOSECONDS);
             }
             send();
@@ -224,9 +226,9 @@ final class LeanSender extends LeanConnection {
     }
 
     private void stopPacing() {
-        if (pacer != null) {
-            pacer.cancel(false);
-            pacer = null;
+        if (paceTimer != null) {
+            paceTimer.cancel(false);
+            paceTimer = null;
         }
     }
 
