@@ -16,6 +16,8 @@ import static io.skiffmq.store.RecordDescriptor.VERSION_1;
 import static io.skiffmq.store.RecordDescriptor.VERSION_OFFSET;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.message.MessageFormat;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +29,14 @@ import java.util.zip.CRC32C;
  * {@link Corrupt} (recovery cuts the journal there). Stateless; safe from any thread.
  */
 public final class JournalRecord {
+    /** Where off-heap bytes are copied to be checksummed, a few KiB at a time; one per thread. */
+    private static final FastThreadLocal<byte[]> CRC_SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[4096];
+        }
+    };
+
     private JournalRecord() {
     }
 
@@ -109,12 +119,12 @@ public final class JournalRecord {
     }
 
     private static void writeString(ByteBuf out, String value) {
-        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-        if (utf8.length > 0xffff) {
+        int length = ByteBufUtil.utf8Bytes(value);
+        if (length > 0xffff) {
             throw new IllegalArgumentException("name longer than 65535 bytes");
         }
-        out.writeShort(utf8.length);
-        out.writeBytes(utf8);
+        out.writeShort(length);
+        ByteBufUtil.reserveAndWriteUtf8(out, value, length); // encoded in place: no byte[] per name
     }
 
     private static void finish(ByteBuf out, int start) {
@@ -125,9 +135,23 @@ public final class JournalRecord {
 
     private static long crc(ByteBuf buf, int start, int bodyLength) {
         CRC32C crc = new CRC32C();
-        crc.update(buf.nioBuffer(start, CRC_OFFSET));
-        crc.update(buf.nioBuffer(start + HEADER_LENGTH, bodyLength));
+        update(crc, buf, start, CRC_OFFSET);
+        update(crc, buf, start + HEADER_LENGTH, bodyLength);
         return crc.getValue();
+    }
+
+    /** Adds bytes to {@code crc} from a heap buffer's array, or through a scratch array: no ByteBuffer per call. */
+    private static void update(CRC32C crc, ByteBuf buf, int index, int length) {
+        if (buf.hasArray()) {
+            crc.update(buf.array(), buf.arrayOffset() + index, length);
+            return;
+        }
+        byte[] scratch = CRC_SCRATCH.get();
+        for (int n; length > 0; index += n, length -= n) {
+            n = Math.min(length, scratch.length);
+            buf.getBytes(index, scratch, 0, n);
+            crc.update(scratch, 0, n);
+        }
     }
 
     /** Bytes the record at {@code buf}'s reader index takes, or -1 when fewer than a header are readable. */

@@ -203,6 +203,9 @@ public final class MessageStore implements AutoCloseable {
                     // copies forward (and acks) written before now are durable before any original goes
                     journal.flush().get(30, TimeUnit.SECONDS);
                     flushed = true;
+                    if (journal.live(segment) > 0) {
+                        return; // an append that raced rollIfDead put a message in it: every append is in now
+                    }
                 }
                 journal.deleteSegment(segment);
                 LOG.log(System.Logger.Level.DEBUG, "journal segment {0} reclaimed", segment);
