@@ -353,7 +353,11 @@ public final class Journal implements AutoCloseable {
             AppendSegment segment = appendSegment;
             long location = next.get();
             if (location == CLOSED) {
-                return claimsEnd;
+                long end;
+                while ((end = claimsEnd) < 0) {
+                    Thread.onSpinWait(); // the thread that closed is about to say where
+                }
+                return end;
             }
             if (location != ROLLING && segmentOf(location) == segment.number
                     && next.compareAndSet(location, CLOSED)) {
@@ -666,7 +670,7 @@ public final class Journal implements AutoCloseable {
         writerParked.set(true);
         // a last look after the flag is set: a record published before it was seen is caught here
         if (SLOT.getVolatile(records, (int) (taken & ringMask)) == null && flushes.isEmpty() && claimsEnd < 0) {
-            // the timeout only bounds how long a missed wake-up (rollIfDead racing the flag) could stall
+            // every path that needs the writer unparks it; the timeout is only a safety net
             LockSupport.parkNanos(this, 100_000_000);
         }
         writerParked.set(false);
@@ -765,8 +769,8 @@ public final class Journal implements AutoCloseable {
     /** Writes and confirms what is pending, then stops the writer and closes the files. */
     @Override
     public void close() {
-        if (next.get() == NOT_STARTED) {
-            next.set(CLOSED);
+        if (next.compareAndSet(NOT_STARTED, CLOSED)) {
+            claimsEnd = 0;
         } else {
             stopClaims();
         }
