@@ -307,7 +307,7 @@ public final class MessageStore implements AutoCloseable {
 
         private void release(long location) {
             long segment = Journal.segmentOf(location);
-            long[] count = bySegment.get(segment);
+            long[] count = segment == lastSegment ? lastCount : bySegment.get(segment);
             if (--count[0] == 0) {
                 bySegment.remove(segment);
                 if (segment == lastSegment) {
