@@ -670,8 +670,9 @@ public final class Journal implements AutoCloseable {
         writerParked.set(true);
         // a last look after the flag is set: a record published before it was seen is caught here
         if (SLOT.getVolatile(records, (int) (taken & ringMask)) == null && flushes.isEmpty() && claimsEnd < 0) {
-            // every path that needs the writer unparks it; the timeout is only a safety net
-            LockSupport.parkNanos(this, 100_000_000);
+            // no timeout: every path that makes work unparks the writer (an append through the flag, flush,
+            // rollIfDead and close always), and the permit outlives a wake-up that comes before the park
+            LockSupport.park(this);
         }
         writerParked.set(false);
     }

@@ -251,4 +251,17 @@ class JournalTest {
                 .isEqualTo(accepted[0] + accepted[1]);
         }
     }
+
+    @Test
+    void anAppendToAnIdleWriterIsNeverMissed() throws Exception {
+        // one record at a time, each after the last is durable: every append meets a writer parking or parked,
+        // and the writer parks with no timeout, so a wake-up lost between its flag and its park would hang here
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+            for (long s = 0; s < 2000; s++) {
+                CountDownLatch durable = new CountDownLatch(1);
+                journal.append(publish(1, s), durable::countDown);
+                assertThat(durable.await(10, TimeUnit.SECONDS)).as("record %d written", s).isTrue();
+            }
+        }
+    }
 }
