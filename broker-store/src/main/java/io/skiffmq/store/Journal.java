@@ -128,7 +128,7 @@ public final class Journal implements AutoCloseable {
         }
     }
 
-    /** Records claimed and not yet written at most (64 Ki, about 1.5 MiB of slots); a power of two. */
+    /** Records claimed and not yet written at most (64 Ki slots, 1 MiB of arrays); a power of two. */
     static final int RING_SIZE = 1 << 16;
     /** {@link #next} while a roll is under way: appenders wait the few instructions it takes. */
     private static final long ROLLING = -1;
