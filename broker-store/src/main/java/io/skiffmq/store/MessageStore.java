@@ -282,7 +282,12 @@ public final class MessageStore implements AutoCloseable {
         private long[] ackFirsts = new long[16];
         private int[] ackCounts = new int[16];
         private int ackRanges;
-        private boolean acksScheduled;
+        /**
+         * True while acks are gathered and their write is queued (so always when {@link #ackRanges} &gt; 0).
+         * Volatile, once per batch, so that {@link #close} can skip a queue with nothing gathered without asking
+         * its thread, which may no longer run tasks.
+         */
+        private volatile boolean acksScheduled;
         private final Runnable writeAcks = this::writeAcks;
 
         JournalQueueLog(long queueId, QueueExecutor executor) {
@@ -414,6 +419,10 @@ public final class MessageStore implements AutoCloseable {
         /** Has the queue's thread write the acks it gathered, at once if this is that thread. */
         CompletableFuture<Void> writeAcksNow() {
             CompletableFuture<Void> written = new CompletableFuture<>();
+            if (!acksScheduled) {
+                written.complete(null);
+                return written;
+            }
             try {
                 executor.run(() -> {
                     writeAcks();

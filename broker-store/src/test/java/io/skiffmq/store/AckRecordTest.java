@@ -128,4 +128,27 @@ class AckRecordTest {
             assertThat(sequences(recovered)).containsExactly(5L, 6L, 8L);
         }
     }
+
+    @Test
+    void acksGatheredButNotYetWrittenAreWrittenWhenTheStoreCloses() throws Exception {
+        try (MessageStore store = new MessageStore(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES)) {
+            QueueLog log = log(store, 4, stepped);
+            store.recover();
+            store.start();
+            long[] locations = new long[3];
+            for (int s = 0; s < 3; s++) {
+                Message m = message(s);
+                locations[s] = log.publish(s, m, 0, null);
+                m.release();
+            }
+            log.remove(0, locations[0]);
+            assertThat(tasks).as("the write is queued, not run").hasSize(1);
+        }
+        try (MessageStore store = new MessageStore(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES)) {
+            log(store, 4, stepped);
+            List<StoredMessage> recovered = store.recover().get(4L);
+            store.start();
+            assertThat(sequences(recovered)).containsExactly(1L, 2L);
+        }
+    }
 }
