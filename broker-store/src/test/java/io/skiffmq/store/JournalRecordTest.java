@@ -8,7 +8,10 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.codec.testing.RandomMessages;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -133,8 +136,8 @@ class JournalRecordTest {
         version2[RecordDescriptor.VERSION_OFFSET] = RecordDescriptor.VERSION_2;
         byte[] emptyRange = record.clone();
         emptyRange[RecordDescriptor.HEADER_LENGTH + 11] = 0; // the first range's count, 3, becomes 0
-        byte[] halfRange = java.util.Arrays.copyOf(record, record.length - 4); // 20 bytes: not whole ranges
-        java.nio.ByteBuffer.wrap(halfRange).putInt(RecordDescriptor.LENGTH_OFFSET, 20);
+        byte[] halfRange = Arrays.copyOf(record, record.length - 4); // 20 bytes: not whole ranges
+        ByteBuffer.wrap(halfRange).putInt(RecordDescriptor.LENGTH_OFFSET, 20);
         for (byte[] bad : new byte[][] {version2, emptyRange, halfRange}) {
             resign(bad);
             assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(bad)))
@@ -144,9 +147,9 @@ class JournalRecordTest {
 
     /** Sets a record's checksum to match its bytes, as the writer would have. */
     private static void resign(byte[] record) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(record, 0, RecordDescriptor.CRC_OFFSET);
         crc.update(record, RecordDescriptor.HEADER_LENGTH, record.length - RecordDescriptor.HEADER_LENGTH);
-        java.nio.ByteBuffer.wrap(record).putInt(RecordDescriptor.CRC_OFFSET, (int) crc.getValue());
+        ByteBuffer.wrap(record).putInt(RecordDescriptor.CRC_OFFSET, (int) crc.getValue());
     }
 }
