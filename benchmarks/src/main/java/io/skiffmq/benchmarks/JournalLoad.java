@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Group commit on the journal alone: N publisher threads append publish records of a 12-byte message, each with at
  * most {@code in-flight} awaiting durability, for a few seconds per sync policy; prints records/s, syncs/s and the
- * heap allocated per record by the publishers and the journal's writer thread together. Records are pooled direct
+ * heap allocated per record by the publishers and the journal's writer thread together, and the CPU time per record
+ * of the publishers and of the writer (thread CPU time, so other processes on the machine do not count). Records
+ * are pooled direct
  * buffers and the callback is one object per publisher, as a queue's are, so the allocation is the journal's own.
  *
  * <pre>
@@ -42,6 +44,8 @@ public final class JournalLoad {
                 Path dir = Files.createTempDirectory("skiffmq-journal-load");
                 AtomicLong durable = new AtomicLong();
                 AtomicLong allocated = new AtomicLong();
+                AtomicLong publisherCpu = new AtomicLong();
+                long writerCpu;
                 long syncs;
                 long elapsed;
                 try (Journal journal = new Journal(dir, policy).start()) {
@@ -51,6 +55,7 @@ public final class JournalLoad {
                         long queue = p;
                         threads.add(new Thread(() -> {
                             long before = THREADS.getCurrentThreadAllocatedBytes();
+                            long cpuBefore = THREADS.getCurrentThreadCpuTime();
                             Semaphore window = new Semaphore(inFlight);
                             Runnable done = () -> {
                                 durable.incrementAndGet();
@@ -66,9 +71,12 @@ public final class JournalLoad {
                                 journal.append(record, true, done);
                             }
                             allocated.addAndGet(THREADS.getCurrentThreadAllocatedBytes() - before);
+                            publisherCpu.addAndGet(THREADS.getCurrentThreadCpuTime() - cpuBefore);
                         }));
                     }
-                    long writerBefore = writerAllocated();
+                    long writer = writerThread();
+                    long writerBefore = THREADS.getThreadAllocatedBytes(writer);
+                    long writerCpuBefore = THREADS.getThreadCpuTime(writer);
                     long start = System.nanoTime();
                     threads.forEach(Thread::start);
                     for (Thread t : threads) {
@@ -76,20 +84,24 @@ public final class JournalLoad {
                     }
                     elapsed = System.nanoTime() - start;
                     syncs = journal.syncs();
-                    allocated.addAndGet(writerAllocated() - writerBefore);
+                    allocated.addAndGet(THREADS.getThreadAllocatedBytes(writer) - writerBefore);
+                    writerCpu = THREADS.getThreadCpuTime(writer) - writerCpuBefore;
                 }
                 double secs = elapsed / 1e9;
-                System.out.printf("%-4s %d publisher(s): %,.0f durable records/s, %,.0f syncs/s, %,.0f B/record%n",
-                    policy, publishers, durable.get() / secs, syncs / secs, (double) allocated.get() / durable.get());
+                long records = durable.get();
+                System.out.printf("%-4s %d publisher(s): %,.0f durable records/s, %,.0f syncs/s, %,.0f B/record, "
+                    + "CPU ns/record: publishers %,.0f, writer %,.0f%n", policy, publishers, records / secs,
+                    syncs / secs, (double) allocated.get() / records, (double) publisherCpu.get() / records,
+                    (double) writerCpu / records);
             }
         }
     }
 
-    /** Bytes allocated so far by the journal's writer thread (the one journal open). */
-    private static long writerAllocated() {
+    /** The id of the journal's writer thread (the one journal open). */
+    private static long writerThread() {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().startsWith("skiffmq-journal-")) {
-                return THREADS.getThreadAllocatedBytes(t.getId());
+                return t.getId();
             }
         }
         throw new IllegalStateException("no journal writer thread");
