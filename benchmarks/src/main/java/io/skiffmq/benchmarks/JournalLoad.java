@@ -3,6 +3,7 @@ package io.skiffmq.benchmarks;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.skiffmq.store.Journal;
 import io.skiffmq.store.JournalRecord;
 import io.skiffmq.store.RecordDescriptor;
@@ -53,7 +54,7 @@ public final class JournalLoad {
                     List<Thread> threads = new ArrayList<>();
                     for (int p = 0; p < publishers; p++) {
                         long queue = p;
-                        threads.add(new Thread(() -> {
+                        threads.add(new FastThreadLocalThread(() -> {
                             long before = THREADS.getCurrentThreadAllocatedBytes();
                             long cpuBefore = THREADS.getCurrentThreadCpuTime();
                             Semaphore window = new Semaphore(inFlight);

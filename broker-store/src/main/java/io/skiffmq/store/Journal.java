@@ -2,6 +2,7 @@ package io.skiffmq.store;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -208,7 +209,9 @@ public final class Journal implements AutoCloseable {
         this.directory = directory;
         this.policy = policy;
         this.segmentBytes = segmentBytes;
-        this.writer = new Thread(this::writeLoop, "skiffmq-journal-" + directory.getFileName());
+        // a Netty thread, as the event loops are: the records it releases go back to the pool through its
+        // thread cache, whose entries Netty's recycler reuses only on such threads
+        this.writer = new FastThreadLocalThread(this::writeLoop, "skiffmq-journal-" + directory.getFileName());
         this.writer.setDaemon(true);
         try {
             Files.createDirectories(directory);
