@@ -283,9 +283,9 @@ public final class MessageStore implements AutoCloseable {
         private int[] ackCounts = new int[16];
         private int ackRanges;
         /**
-         * True while acks are gathered and their write is queued (so always when {@link #ackRanges} &gt; 0).
-         * Volatile, once per batch, so that {@link #close} can skip a queue with nothing gathered without asking
-         * its thread, which may no longer run tasks.
+         * True from the first ack of a batch until its record is appended (so always when {@link #ackRanges}
+         * &gt; 0). Volatile, written twice per batch, so that {@link #close}, once the queues have stopped, can
+         * skip a queue with nothing left to write without asking its thread, which may no longer run tasks.
          */
         private volatile boolean acksScheduled;
         private final Runnable writeAcks = this::writeAcks;
@@ -436,15 +436,15 @@ public final class MessageStore implements AutoCloseable {
 
         /** Writes the acks gathered as one record; runs on the queue's thread, after the tasks that gathered them. */
         private void writeAcks() {
-            acksScheduled = false;
-            if (ackRanges == 0) {
-                return;
+            if (ackRanges > 0) {
+                ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH
+                    + ackRanges * RecordDescriptor.ACK_RANGE_LENGTH);
+                JournalRecord.writeAcks(record, queueId, ackFirsts, ackCounts, ackRanges);
+                ackRanges = 0;
+                appendQuietly(record);
             }
-            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH
-                + ackRanges * RecordDescriptor.ACK_RANGE_LENGTH);
-            JournalRecord.writeAcks(record, queueId, ackFirsts, ackCounts, ackRanges);
-            ackRanges = 0;
-            appendQuietly(record);
+            // only once the record is in the journal: close() skips this queue on seeing it false
+            acksScheduled = false;
         }
 
         @Override
