@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Group commit on the journal alone: N publisher threads append publish records of a 12-byte message, each with at
  * most {@code in-flight} awaiting durability, for a few seconds per sync policy; prints records/s, syncs/s and the
  * heap allocated per record by the publishers and the journal's writer thread together, and the CPU time per record
- * of the publishers and of the writer (thread CPU time, so other processes on the machine do not count). Records
- * are pooled direct
- * buffers and the callback is one object per publisher, as a queue's are, so the allocation is the journal's own.
+ * of the publishers and of the writer (thread CPU time, so other processes on the machine do not count). As a
+ * queue's, the publishers are Netty threads, records are pooled direct buffers and the callback is one object per
+ * publisher, so the allocation is the journal's own.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar $(cat broker-server/target/jvm.options) \
