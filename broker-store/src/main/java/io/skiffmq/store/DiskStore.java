@@ -115,7 +115,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         }
         long id = queueIds.computeIfAbsent(declaration.name(), n -> nextQueueId++);
         ClassicQueue[] queue = new ClassicQueue[1];
-        queue[0] = new ClassicQueue(declaration, executor, messages.log(id, location -> queue[0].relocate(location)),
+        queue[0] = new ClassicQueue(declaration, executor, messages.log(id, executor, location -> queue[0].relocate(location)),
             queueMemoryLimit, context, pages.queuePages());
         return queue[0];
     }

@@ -1,5 +1,6 @@
 package io.skiffmq.store;
 
+import static io.skiffmq.store.RecordDescriptor.ACK_RANGE_LENGTH;
 import static io.skiffmq.store.RecordDescriptor.CRC_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.DELIVERY_COUNT_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.FLAGS_MASK;
@@ -13,9 +14,12 @@ import static io.skiffmq.store.RecordDescriptor.SEQUENCE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.TYPE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.VERSION;
 import static io.skiffmq.store.RecordDescriptor.VERSION_1;
+import static io.skiffmq.store.RecordDescriptor.VERSION_2;
 import static io.skiffmq.store.RecordDescriptor.VERSION_OFFSET;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.message.MessageFormat;
 import java.nio.charset.StandardCharsets;
@@ -24,19 +28,43 @@ import java.util.zip.CRC32C;
 /**
  * Writes and reads journal records in the layout of {@link RecordDescriptor}. Writing appends to a buffer; reading
  * checks version, type, length and checksum before trusting anything, and reports a record that fails as
- * {@link Corrupt} (recovery cuts the journal there). Stateless; safe from any thread.
+ * {@link Corrupt} (recovery cuts the journal there). Safe from any thread: its one state is a scratch array per
+ * thread for checksums.
  */
 public final class JournalRecord {
+    /** Where off-heap bytes are copied to be checksummed, a few KiB at a time; one per thread. */
+    private static final FastThreadLocal<byte[]> CRC_SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[4096];
+        }
+    };
+
     private JournalRecord() {
     }
 
     /**
      * A record as read back. {@code flags} without the format tag; {@code format} the tag of a publish record's
-     * message (1, AMQP 1.0, for a version 1 record), 0 for other types. {@code message} is a slice of the input:
-     * valid while the input is.
+     * message (1, AMQP 1.0, for a version 1 record), 0 for other types. {@code message} (a publish's) and
+     * {@code ackRanges} (an {@link RecordType#ACKS}'s body) are slices of the input, null for other types: valid
+     * while the input is.
      */
     public record Read(RecordType type, int flags, long queueId, long sequence, int deliveryCount, String exchange,
-            String routingKey, int format, ByteBuf message) {
+            String routingKey, int format, ByteBuf message, ByteBuf ackRanges) {
+        /** The ranges of an {@link RecordType#ACKS} record. */
+        public int ackRangeCount() {
+            return ackRanges.readableBytes() / ACK_RANGE_LENGTH;
+        }
+
+        /** The first sequence of range {@code i}. */
+        public long ackFirst(int i) {
+            return ackRanges.getLong(ackRanges.readerIndex() + i * ACK_RANGE_LENGTH);
+        }
+
+        /** How many sequences range {@code i} holds, from {@link #ackFirst}. */
+        public int ackCount(int i) {
+            return ackRanges.getInt(ackRanges.readerIndex() + i * ACK_RANGE_LENGTH + 8);
+        }
     }
 
     /** A record that is cut short or does not match its checksum: where the good journal ends. */
@@ -88,10 +116,29 @@ public final class JournalRecord {
 
     /** Appends a record with no body (ack, requeue, expire, queue deleted). */
     public static void write(ByteBuf out, RecordType type, long queueId, long sequence, int flags, int deliveryCount) {
-        if (type == RecordType.PUBLISH) {
-            throw new IllegalArgumentException("a publish record carries its message: use writePublish");
+        if (type == RecordType.PUBLISH || type == RecordType.ACKS) {
+            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish or writeAcks");
         }
         finish(out, writeHeader(out, type, flags, queueId, sequence, deliveryCount));
+    }
+
+    /**
+     * Appends an {@link RecordType#ACKS} record: the sequences {@code firsts[i]} to {@code firsts[i] + counts[i] -
+     * 1} of queue {@code queueId}, for each of the first {@code ranges} ranges.
+     */
+    public static void writeAcks(ByteBuf out, long queueId, long[] firsts, int[] counts, int ranges) {
+        if (ranges < 1) {
+            throw new IllegalArgumentException("an acks record holds at least one range");
+        }
+        int start = writeHeader(out, RecordType.ACKS, 0, queueId, 0, 0);
+        for (int i = 0; i < ranges; i++) {
+            if (counts[i] < 1) {
+                throw new IllegalArgumentException("range of " + counts[i] + " sequences");
+            }
+            out.writeLong(firsts[i]);
+            out.writeInt(counts[i]);
+        }
+        finish(out, start);
     }
 
     private static int writeHeader(ByteBuf out, RecordType type, int flags, long queueId, long sequence,
@@ -109,12 +156,12 @@ public final class JournalRecord {
     }
 
     private static void writeString(ByteBuf out, String value) {
-        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-        if (utf8.length > 0xffff) {
+        int length = ByteBufUtil.utf8Bytes(value);
+        if (length > 0xffff) {
             throw new IllegalArgumentException("name longer than 65535 bytes");
         }
-        out.writeShort(utf8.length);
-        out.writeBytes(utf8);
+        out.writeShort(length);
+        ByteBufUtil.reserveAndWriteUtf8(out, value, length); // encoded in place: no byte[] per name
     }
 
     private static void finish(ByteBuf out, int start) {
@@ -125,9 +172,23 @@ public final class JournalRecord {
 
     private static long crc(ByteBuf buf, int start, int bodyLength) {
         CRC32C crc = new CRC32C();
-        crc.update(buf.nioBuffer(start, CRC_OFFSET));
-        crc.update(buf.nioBuffer(start + HEADER_LENGTH, bodyLength));
+        update(crc, buf, start, CRC_OFFSET);
+        update(crc, buf, start + HEADER_LENGTH, bodyLength);
         return crc.getValue();
+    }
+
+    /** Adds bytes to {@code crc} from a heap buffer's array, or through a scratch array: no ByteBuffer per call. */
+    private static void update(CRC32C crc, ByteBuf buf, int index, int length) {
+        if (buf.hasArray()) {
+            crc.update(buf.array(), buf.arrayOffset() + index, length);
+            return;
+        }
+        byte[] scratch = CRC_SCRATCH.get();
+        for (int n; length > 0; index += n, length -= n) {
+            n = Math.min(length, scratch.length);
+            buf.getBytes(index, scratch, 0, n);
+            crc.update(scratch, 0, n);
+        }
     }
 
     /** Bytes the record at {@code buf}'s reader index takes, or -1 when fewer than a header are readable. */
@@ -150,9 +211,9 @@ public final class JournalRecord {
             throw new Corrupt("record header cut short at " + start + " (" + buf.readableBytes() + " bytes)");
         }
         byte version = buf.getByte(start + VERSION_OFFSET);
-        if (version != VERSION && version != VERSION_1) {
+        if (version < VERSION_1 || version > VERSION) {
             throw new Corrupt("record version " + version + " at " + start + ", this broker reads " + VERSION_1
-                + " and " + VERSION);
+                + " to " + VERSION);
         }
         RecordType type = RecordType.of(buf.getByte(start + TYPE_OFFSET));
         int length = buf.getInt(start + LENGTH_OFFSET);
@@ -176,7 +237,20 @@ public final class JournalRecord {
         String exchange = null;
         String routingKey = null;
         ByteBuf message = null;
+        ByteBuf ackRanges = null;
         int body = start + HEADER_LENGTH;
+        if (type == RecordType.ACKS) {
+            if (version <= VERSION_2 || flags != 0 || length == 0 || length % ACK_RANGE_LENGTH != 0) {
+                throw new Corrupt("acks record at " + start + " of version " + version + ", flags " + flags
+                    + ", body of " + length + " bytes");
+            }
+            ackRanges = buf.slice(body, length);
+            for (int i = 8; i < length; i += ACK_RANGE_LENGTH) {
+                if (ackRanges.getInt(i) < 1) {
+                    throw new Corrupt("acks record at " + start + " has a range of " + ackRanges.getInt(i));
+                }
+            }
+        }
         if (type == RecordType.PUBLISH) {
             int position = body;
             int exchangeLength = buf.getUnsignedShort(position);
@@ -191,6 +265,7 @@ public final class JournalRecord {
             message = buf.slice(position, body + length - position);
         }
         buf.readerIndex(body + length);
-        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format, message);
+        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format, message,
+            ackRanges);
     }
 }

@@ -5,11 +5,13 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.message.MessageFormat;
+import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
 import io.skiffmq.core.queue.QueueLog.Unreadable;
 import io.skiffmq.core.queue.StoredMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,6 +115,13 @@ public final class MessageStore implements AutoCloseable {
                         queue.remove(r.sequence());
                     }
                 }
+                case ACKS -> {
+                    TreeMap<Long, Live> queue = queues.get(r.queueId());
+                    for (int i = 0; queue != null && i < r.ackRangeCount(); i++) {
+                        long first = r.ackFirst(i);
+                        queue.subMap(first, first + r.ackCount(i)).clear();
+                    }
+                }
                 case REQUEUE -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
                     Live live = queue == null ? null : queue.get(r.sequence());
@@ -160,11 +169,13 @@ public final class MessageStore implements AutoCloseable {
     /**
      * The log of one durable queue.
      *
+     * @param executor the queue's thread: its acks are gathered into one record per turn of it (see
+     *        {@link JournalQueueLog})
      * @param relocator the queue's {@link io.skiffmq.core.queue.ClassicQueue#relocate}: asked to copy its
      *        messages before a location forward when their segment is compacted
      */
-    public QueueLog log(long queueId, LongFunction<CompletableFuture<Integer>> relocator) {
-        JournalQueueLog log = new JournalQueueLog(queueId);
+    public QueueLog log(long queueId, QueueExecutor executor, LongFunction<CompletableFuture<Integer>> relocator) {
+        JournalQueueLog log = new JournalQueueLog(queueId, executor);
         relocators.put(queueId, relocator);
         logs.put(queueId, log);
         return log;
@@ -203,6 +214,9 @@ public final class MessageStore implements AutoCloseable {
                     // copies forward (and acks) written before now are durable before any original goes
                     journal.flush().get(30, TimeUnit.SECONDS);
                     flushed = true;
+                    if (journal.live(segment) > 0) {
+                        return; // an append that raced rollIfDead put a message in it: every append is in now
+                    }
                 }
                 journal.deleteSegment(segment);
                 LOG.log(System.Logger.Level.DEBUG, "journal segment {0} reclaimed", segment);
@@ -222,13 +236,22 @@ public final class MessageStore implements AutoCloseable {
         LOG.log(System.Logger.Level.DEBUG, "journal segment {0} compacted: {1} messages copied forward", segment, copied);
     }
 
+    /** Writes the acks each queue has gathered (on its thread), then what is pending, and closes the journal. */
     @Override
     public void close() {
         maintenance.shutdownNow();
         try {
             maintenance.awaitTermination(10, TimeUnit.SECONDS);
+            List<CompletableFuture<Void>> acks = new ArrayList<>();
+            for (JournalQueueLog log : logs.values()) {
+                acks.add(log.writeAcksNow());
+            }
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // a queue's thread is gone or stuck: its last acks are lost, so those messages come back (at least once)
+            LOG.log(System.Logger.Level.WARNING, "acks of some queues not written before the journal closed", e);
         }
         journal.close();
     }
@@ -237,16 +260,39 @@ public final class MessageStore implements AutoCloseable {
      * One queue's writes into the journal. Used only on the queue's thread (and by {@link #recover} before the
      * queue is used); {@link #bySegment} counts its live messages per segment, so deleting the queue releases
      * them all at once.
+     *
+     * <p>Acks are gathered, not written one by one: {@link #remove} adds the sequence to a range (consecutive
+     * sequences, as a FIFO queue acks them, extend the last one), and the first ack of a batch asks the queue's
+     * executor to {@link #writeAcks} behind the tasks already queued, so everything the queue settles in a turn
+     * becomes one {@link RecordType#ACKS} record. An ack is not confirmed to anyone, so delaying it by a turn
+     * costs no promise: a crash in between brings the message back, as one before any ack was written would.
+     * The batch lives in two arrays reused from batch to batch; its buffer is made only to be written.
      */
     private final class JournalQueueLog implements QueueLog {
+        /** Ranges per record at most (12 KiB of body): a purge of millions writes several records. */
+        static final int MAX_ACK_RANGES = 1024;
+
         private final long queueId;
+        private final QueueExecutor executor;
         private final Map<Long, long[]> bySegment = new HashMap<>();
         /** The count of the segment written last, so most writes skip the map lookup (and its boxing). */
         private long lastSegment = -1;
         private long[] lastCount;
+        /** The acks gathered: {@link #ackRanges} ranges, from {@code ackFirsts[i]}, {@code ackCounts[i]} long. */
+        private long[] ackFirsts = new long[16];
+        private int[] ackCounts = new int[16];
+        private int ackRanges;
+        /**
+         * True from the first ack of a batch until its record is appended (so always when {@link #ackRanges}
+         * &gt; 0). Volatile, written twice per batch, so that {@link #close}, once the queues have stopped, can
+         * skip a queue with nothing left to write without asking its thread, which may no longer run tasks.
+         */
+        private volatile boolean acksScheduled;
+        private final Runnable writeAcks = this::writeAcks;
 
-        JournalQueueLog(long queueId) {
+        JournalQueueLog(long queueId, QueueExecutor executor) {
             this.queueId = queueId;
+            this.executor = executor;
         }
 
         private long write(long sequence, Message message, long deliveryCount, Runnable durable) {
@@ -266,7 +312,7 @@ public final class MessageStore implements AutoCloseable {
 
         private void release(long location) {
             long segment = Journal.segmentOf(location);
-            long[] count = bySegment.get(segment);
+            long[] count = segment == lastSegment ? lastCount : bySegment.get(segment);
             if (--count[0] == 0) {
                 bySegment.remove(segment);
                 if (segment == lastSegment) {
@@ -279,11 +325,15 @@ public final class MessageStore implements AutoCloseable {
         private void append(RecordType type, long sequence, long deliveryCount) {
             ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH);
             JournalRecord.write(record, type, queueId, sequence, 0, (int) deliveryCount);
+            appendQuietly(record);
+        }
+
+        private void appendQuietly(ByteBuf record) {
             try {
                 journal.append(record, null);
             } catch (IllegalStateException e) {
                 // the journal failed (it said so, loudly) or is closing: the queue goes on in memory, and after a
-                // restart this message comes back (at least once) rather than the queue losing track of it now
+                // restart these messages come back (at least once) rather than the queue losing track of them now
             }
         }
 
@@ -306,6 +356,7 @@ public final class MessageStore implements AutoCloseable {
 
         @Override
         public void whenWritten(Runnable action) {
+            writeAcks();
             journal.flush().thenRun(action);
         }
 
@@ -341,14 +392,66 @@ public final class MessageStore implements AutoCloseable {
 
         @Override
         public void remove(long sequence, long location) {
-            append(RecordType.ACK, sequence, 0);
+            int last = ackRanges - 1;
+            if (last >= 0 && ackFirsts[last] + ackCounts[last] == sequence && ackCounts[last] < Integer.MAX_VALUE) {
+                ackCounts[last]++;
+            } else {
+                if (ackRanges == MAX_ACK_RANGES) {
+                    writeAcks();
+                } else if (ackRanges == ackFirsts.length) {
+                    ackFirsts = Arrays.copyOf(ackFirsts, ackRanges * 2);
+                    ackCounts = Arrays.copyOf(ackCounts, ackRanges * 2);
+                }
+                ackFirsts[ackRanges] = sequence;
+                ackCounts[ackRanges++] = 1;
+            }
+            if (!acksScheduled) {
+                acksScheduled = true;
+                try {
+                    executor.execute(writeAcks);
+                } catch (RuntimeException e) {
+                    writeAcks(); // the executor is shutting down: write them now rather than never
+                }
+            }
             release(location);
+        }
+
+        /** Has the queue's thread write the acks it gathered, at once if this is that thread. */
+        CompletableFuture<Void> writeAcksNow() {
+            CompletableFuture<Void> written = new CompletableFuture<>();
+            if (!acksScheduled) {
+                written.complete(null);
+                return written;
+            }
+            try {
+                executor.run(() -> {
+                    writeAcks();
+                    written.complete(null);
+                });
+            } catch (RuntimeException e) {
+                written.completeExceptionally(e); // the executor is shut down
+            }
+            return written;
+        }
+
+        /** Writes the acks gathered as one record; runs on the queue's thread, after the tasks that gathered them. */
+        private void writeAcks() {
+            if (ackRanges > 0) {
+                ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH
+                    + ackRanges * RecordDescriptor.ACK_RANGE_LENGTH);
+                JournalRecord.writeAcks(record, queueId, ackFirsts, ackCounts, ackRanges);
+                ackRanges = 0;
+                appendQuietly(record);
+            }
+            // only once the record is in the journal: close() skips this queue on seeing it false
+            acksScheduled = false;
         }
 
         @Override
         public void deleted() {
             relocators.remove(queueId);
             logs.remove(queueId);
+            ackRanges = 0; // QUEUE_DELETED says it for all of them
             append(RecordType.QUEUE_DELETED, 0, 0);
             for (Map.Entry<Long, long[]> e : bySegment.entrySet()) {
                 journal.release(Journal.location(e.getKey(), 0), e.getValue()[0]);

@@ -27,17 +27,30 @@ package io.skiffmq.store;
  * detected. The body of a {@link RecordType#PUBLISH} record is the exchange and routing key (each a 2-byte length
  * and UTF-8) followed by the message exactly as the client sent it, in the format the flags' tag names
  * ({@code MessageFormat.tag()}: 1 AMQP 1.0, the sections as received; 2 AMQP 0-9-1, {@code [u32 properties
- * length | properties | body]}); other record types have an empty body and tag 0.
+ * length | properties | body]}). The body of an {@link RecordType#ACKS} record is one or more ranges of acked
+ * sequences of its queue, {@link #ACK_RANGE_LENGTH} bytes each, its sequence and delivery count fields 0:
  *
- * <p>Version 1 (before message formats) had no tag: its publish records are AMQP 1.0. Recovery reads both;
- * the version was bumped so that a broker from before formats refuses a journal holding 0-9-1 messages rather
- * than reading them as AMQP 1.0.
+ * <pre>
+ *   0                        8                12
+ *   +------------------------+----------------+
+ *   |     first sequence     | count (&ge; 1) |  … repeated
+ *   +------------------------+----------------+
+ * </pre>
+ *
+ * Other record types have an empty body; every type but a publish has tag 0.
+ *
+ * <p>Versions: 1 (before message formats) had no tag, so its publish records are AMQP 1.0; 2 added the tag; 3
+ * added {@link RecordType#ACKS}, with the layout unchanged otherwise. Recovery reads all three. Each bump makes
+ * a broker from before it refuse the journal by its version, rather than misread it (0-9-1 messages as AMQP 1.0)
+ * or stop at an unknown type.
  */
 public final class RecordDescriptor {
     /** Bumped whenever the layout changes; recovery refuses records of a version it does not know. */
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
     /** The version before message formats: publish records are AMQP 1.0 and the high flag byte is 0. */
     public static final byte VERSION_1 = 1;
+    /** The version before {@link RecordType#ACKS}: acks are one {@link RecordType#ACK} record each. */
+    public static final byte VERSION_2 = 2;
 
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
@@ -48,6 +61,8 @@ public final class RecordDescriptor {
     public static final int LENGTH_OFFSET = 24;
     public static final int CRC_OFFSET = 28;
     public static final int HEADER_LENGTH = 32;
+    /** One range of an {@link RecordType#ACKS} body: a u64 first sequence and a u32 count. */
+    public static final int ACK_RANGE_LENGTH = 12;
 
     /** Flag: the message is durable. */
     public static final int FLAG_DURABLE = 1;

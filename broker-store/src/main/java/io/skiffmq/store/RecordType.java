@@ -11,7 +11,12 @@ public enum RecordType {
     /** Its time-to-live ran out. */
     EXPIRE(4),
     /** The queue was deleted or purged: every earlier record of it is dead. */
-    QUEUE_DELETED(5);
+    QUEUE_DELETED(5),
+    /**
+     * Like {@link #ACK}, for many messages of one queue at once: the body lists ranges of sequences (see
+     * {@link RecordDescriptor}). Version 3 and later.
+     */
+    ACKS(6);
 
     private final byte code;
 

@@ -8,7 +8,10 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.codec.testing.RandomMessages;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,10 +43,10 @@ class JournalRecordTest {
     @Test
     void everyOtherRecordTypeRoundTrips() throws Exception {
         ByteBuf out = Unpooled.buffer();
-        for (RecordType type : EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH))) {
+        for (RecordType type : EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS))) {
             JournalRecord.write(out, type, 7, type.ordinal() * 10L, RecordDescriptor.FLAG_REDELIVERED, 2);
         }
-        for (RecordType type : EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH))) {
+        for (RecordType type : EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS))) {
             JournalRecord.Read read = JournalRecord.read(out);
             assertThat(read.type()).isEqualTo(type);
             assertThat(read.sequence()).isEqualTo(type.ordinal() * 10L);
@@ -92,5 +95,61 @@ class JournalRecordTest {
         byte[] record = sampleRecord();
         record[RecordDescriptor.VERSION_OFFSET] = RecordDescriptor.VERSION + 1;
         assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(record))).hasMessageContaining("version " + (RecordDescriptor.VERSION + 1));
+    }
+
+    @Test
+    void anAcksRecordKeepsItsRanges() throws Exception {
+        ByteBuf out = Unpooled.buffer();
+        JournalRecord.writeAcks(out, 9, new long[] {5, 100, Long.MAX_VALUE - 1, 0}, new int[] {3, 1, 2, 7}, 3);
+        assertThat(out.getByte(RecordDescriptor.VERSION_OFFSET)).isEqualTo(RecordDescriptor.VERSION);
+        JournalRecord.Read read = JournalRecord.read(out);
+        assertThat(read.type()).isEqualTo(RecordType.ACKS);
+        assertThat(read.queueId()).isEqualTo(9);
+        assertThat(read.message()).isNull();
+        assertThat(read.ackRangeCount()).as("only the ranges asked for").isEqualTo(3);
+        assertThat(new long[] {read.ackFirst(0), read.ackFirst(1), read.ackFirst(2)})
+            .containsExactly(5, 100, Long.MAX_VALUE - 1);
+        assertThat(new int[] {read.ackCount(0), read.ackCount(1), read.ackCount(2)}).containsExactly(3, 1, 2);
+        assertThat(out.isReadable()).isFalse();
+        assertThatThrownBy(() -> JournalRecord.write(out, RecordType.ACKS, 9, 0, 0, 0))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** An ack record written by JournalRecord as of commit a957149 (version 2): queue 7, sequence 1. */
+    private static final String V2_ACK = "02020000000000000000000700000000000000010000000000000000641f3794";
+
+    @Test
+    void aVersion2AckRecordStillReads() throws Exception {
+        JournalRecord.Read read = JournalRecord.read(Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(V2_ACK)));
+        assertThat(read.type()).isEqualTo(RecordType.ACK);
+        assertThat(read.queueId()).isEqualTo(7);
+        assertThat(read.sequence()).isEqualTo(1);
+    }
+
+    @Test
+    void anAcksRecordOfAnOlderVersionOrWithABadBodyIsCorrupt() {
+        ByteBuf good = Unpooled.buffer();
+        JournalRecord.writeAcks(good, 9, new long[] {5, 8}, new int[] {3, 1}, 2);
+        byte[] record = ByteBufUtil.getBytes(good);
+
+        byte[] version2 = record.clone();
+        version2[RecordDescriptor.VERSION_OFFSET] = RecordDescriptor.VERSION_2;
+        byte[] emptyRange = record.clone();
+        emptyRange[RecordDescriptor.HEADER_LENGTH + 11] = 0; // the first range's count, 3, becomes 0
+        byte[] halfRange = Arrays.copyOf(record, record.length - 4); // 20 bytes: not whole ranges
+        ByteBuffer.wrap(halfRange).putInt(RecordDescriptor.LENGTH_OFFSET, 20);
+        for (byte[] bad : new byte[][] {version2, emptyRange, halfRange}) {
+            resign(bad);
+            assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(bad)))
+                .isInstanceOf(JournalRecord.Corrupt.class).hasMessageContaining("acks record");
+        }
+    }
+
+    /** Sets a record's checksum to match its bytes, as the writer would have. */
+    private static void resign(byte[] record) {
+        CRC32C crc = new CRC32C();
+        crc.update(record, 0, RecordDescriptor.CRC_OFFSET);
+        crc.update(record, RecordDescriptor.HEADER_LENGTH, record.length - RecordDescriptor.HEADER_LENGTH);
+        ByteBuffer.wrap(record).putInt(RecordDescriptor.CRC_OFFSET, (int) crc.getValue());
     }
 }

@@ -162,4 +162,106 @@ class JournalTest {
             assertThat(journal.flush()).as("a flush fails instead of hanging").isCompletedExceptionally();
         }
     }
+
+    @Test
+    void appendersRacingThroughAFullRingAndSegmentRollsEachGetTheLocationOfTheirOwnRecord() throws Exception {
+        int threads = 4;
+        int perThread = 500;
+        long[][] locations = new long[threads][perThread];
+        CountDownLatch durable = new CountDownLatch(threads * perThread);
+        // 8 slots: appenders wait for room all the time; 2 KiB segments: rolls race appends
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 2048, 8).start()) {
+            List<Thread> publishers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int queue = t;
+                publishers.add(new Thread(() -> {
+                    for (int s = 0; s < perThread; s++) {
+                        locations[queue][s] = journal.append(publish(queue, s), true, durable::countDown);
+                    }
+                }));
+            }
+            publishers.forEach(Thread::start);
+            for (Thread p : publishers) {
+                p.join();
+            }
+            assertThat(durable.await(60, TimeUnit.SECONDS)).as("every record confirmed").isTrue();
+            long segments = 0;
+            for (int t = 0; t < threads; t++) {
+                assertThat(locations[t]).as("one publisher's locations rise").isSorted();
+                for (int s = 0; s < perThread; s += 37) {
+                    JournalRecord.Read r = JournalRecord.read(journal.read(locations[t][s]));
+                    assertThat(r.queueId()).isEqualTo(t);
+                    assertThat(r.sequence()).isEqualTo(s);
+                }
+                segments = Math.max(segments, Journal.segmentOf(locations[t][perThread - 1]));
+            }
+            long written = 0;
+            for (long segment = 1; segment <= segments; segment++) {
+                written += journal.written(segment);
+            }
+            assertThat(written).as("every message counted in its segment").isEqualTo(threads * perThread);
+            assertThat(journal.segments()).as("rolled many times").hasSizeGreaterThan(20);
+        }
+    }
+
+    @Test
+    void aDeadSegmentIsLeftForANewOneEvenWithNothingMoreAppended() throws Exception {
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+            long location = journal.append(publish(1, 0), true, null);
+            journal.flush().get(10, TimeUnit.SECONDS);
+            assertThat(journal.rollIfDead(1)).as("a live message keeps the segment").isFalse();
+            journal.release(location, 1);
+            assertThat(journal.rollIfDead(1)).isTrue();
+            await("the writer opens the new segment").atMost(Duration.ofSeconds(10))
+                .until(() -> journal.writerSegment() == Journal.segmentOf(location) + 1);
+            journal.deleteSegment(Journal.segmentOf(location));
+            assertThat(Journal.segmentOf(journal.append(publish(1, 1), null))).isEqualTo(journal.writerSegment());
+            journal.flush().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void closingWhileAppendersRunWritesOrReleasesEveryRecord() throws Exception {
+        Journal journal = new Journal(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES, 16).start();
+        CountDownLatch running = new CountDownLatch(2);
+        List<Thread> publishers = new ArrayList<>();
+        long[] accepted = new long[2];
+        for (int t = 0; t < 2; t++) {
+            int queue = t;
+            publishers.add(new Thread(() -> {
+                running.countDown();
+                try {
+                    for (long s = 0; ; s++) {
+                        journal.append(publish(queue, s), null);
+                        accepted[queue]++;
+                    }
+                } catch (IllegalStateException e) {
+                    assertThat(e).hasMessageContaining("journal is closed");
+                }
+            }));
+        }
+        publishers.forEach(Thread::start);
+        running.await();
+        journal.close();
+        for (Thread p : publishers) {
+            p.join();
+        }
+        try (Journal reopened = new Journal(dir, Journal.SyncPolicy.OS)) {
+            assertThat(reopened.replay((r, location) -> { })).as("every accepted record was written")
+                .isEqualTo(accepted[0] + accepted[1]);
+        }
+    }
+
+    @Test
+    void anAppendToAnIdleWriterIsNeverMissed() throws Exception {
+        // one record at a time, each after the last is durable: every append meets a writer parking or parked,
+        // and the writer parks with no timeout, so a wake-up lost between its flag and its park would hang here
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+            for (long s = 0; s < 2000; s++) {
+                CountDownLatch durable = new CountDownLatch(1);
+                journal.append(publish(1, s), durable::countDown);
+                assertThat(durable.await(10, TimeUnit.SECONDS)).as("record %d written", s).isTrue();
+            }
+        }
+    }
 }

@@ -11,6 +11,7 @@ import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.message.MessageFormat;
+import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
 import io.skiffmq.core.queue.StoredMessage;
 import java.nio.file.Path;
@@ -59,7 +60,7 @@ class MessageFormatRecordTest {
     }
 
     private static QueueLog log(MessageStore store, long queueId) {
-        return store.log(queueId, sequence -> CompletableFuture.completedFuture(0));
+        return store.log(queueId, QueueExecutor.CALLER_THREAD, sequence -> CompletableFuture.completedFuture(0));
     }
 
     @Test

@@ -5,7 +5,8 @@ import io.skiffmq.core.message.Message;
 /**
  * Where a durable queue records what happens to its durable messages, so a restart can rebuild it. The store
  * implements it; a transient queue has none. Every method is called on the queue's thread, in the order things
- * happened, and the log keeps that order on disk.
+ * happened, and the log keeps that order on disk for the records of each message (it may write a removal later
+ * than records of other messages, gathering removals into one record).
  *
  * <p>A {@code location} is the log's opaque handle for where a message's bytes lie; the queue keeps it with the
  * entry and passes it back, so the log can tell when a stretch of disk holds nothing live.
