@@ -32,6 +32,11 @@ final class DeliveryWriter {
     private final TransferPerformative transferOut = new TransferPerformative();
     private final BrokerAnnotations annotations = new BrokerAnnotations();
     private final ByteBuf tag = Unpooled.buffer(4, 4);
+    /**
+     * Room for a frame's start: frame header (8), transfer (up to about 30 with a 4-byte tag), header section (up to
+     * about 20) and the broker's annotations (about 40 with a short routing key); more grows the buffer.
+     */
+    private static final int FRAME_START = 128;
 
     DeliveryWriter(AmqpSession session, Amqp10ConnectionHandler connection, SessionWindow window,
             UnsettledDeliveries unsettled, int channel) {
@@ -99,12 +104,15 @@ final class DeliveryWriter {
     }
 
     /**
-     * One delivery written as transfer frames, split to the peer's max-frame-size, pausing between frames while the
-     * peer's incoming window is closed. Subclasses say what the payload is and what happens once it is sent.
+     * One delivery written as transfer frames. The usual delivery fits one frame: the frame header, the transfer and
+     * what precedes the body go in one buffer, and the body follows as a second write (a retained slice, not a copy).
+     * A larger one is split to the peer's max-frame-size, pausing between frames while the peer's incoming window is
+     * closed. Subclasses say what the payload is and what happens once it is sent.
      */
     private abstract class FramedWrite implements Outbound {
         private final Link link;
         private final boolean settled;
+        /** What is left to send of a delivery split over several frames; null otherwise. */
         private CompositeByteBuf payload;
         private long deliveryId;
 
@@ -113,8 +121,11 @@ final class DeliveryWriter {
             this.settled = settled;
         }
 
-        /** The whole payload; the write owns it. */
-        abstract CompositeByteBuf encode();
+        /**
+         * Appends the start of the payload to {@code frame} (after its transfer) and returns the rest, which the
+         * write owns. Called once.
+         */
+        abstract ByteBuf encode(ByteBuf frame);
 
         /** Called once every frame is written. */
         abstract void sent(long id);
@@ -125,25 +136,73 @@ final class DeliveryWriter {
                 discard();
                 return true;
             }
-            boolean first = payload == null;
-            if (first) {
-                payload = encode();
-                deliveryId = window.takeDeliveryId();
-            }
-            int maxFrame = connection.remoteMaxFrameSize();
-            ChannelHandlerContext ctx = connection.context();
-            while (payload.isReadable() || first) {
+            if (payload == null) {
                 if (!window.canSend()) {
                     return false;
                 }
-                TransferPerformative t = transferOut;
-                t.reset();
-                t.handle(link.handle());
-                if (first) {
-                    tag.clear().writeInt((int) deliveryId);
-                    t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
+                deliveryId = window.takeDeliveryId();
+                if (writeWhole()) {
+                    sent(deliveryId);
+                    return true;
                 }
-                t.settled(settled);
+            }
+            return writeSplit();
+        }
+
+        /** Writes the delivery as one frame if it fits; otherwise keeps it in {@link #payload} to be split. */
+        private boolean writeWhole() {
+            ByteBuf frame = connection.context().alloc().ioBuffer(FRAME_START);
+            ByteBuf rest;
+            int headLength;
+            try {
+                headLength = PerformativeCodec.writeFrame(frame, AmqpFrame.TYPE_AMQP, channel, transfer(true), 0);
+                rest = encode(frame);
+            } catch (RuntimeException e) {
+                frame.release();
+                throw e;
+            }
+            int length = frame.readableBytes() + rest.readableBytes();
+            if (length <= connection.remoteMaxFrameSize()) {
+                frame.setInt(0, length);
+                writer.write(frame);
+                if (rest.isReadable()) {
+                    writer.write(rest);
+                } else {
+                    rest.release();
+                }
+                window.transferSent();
+                return true;
+            }
+            payload = connection.context().alloc().compositeBuffer(2)
+                .addComponent(true, frame.retainedSlice(headLength, frame.readableBytes() - headLength))
+                .addComponent(true, rest);
+            frame.release();
+            return false;
+        }
+
+        /** The transfer for the next frame: the first carries the delivery's id, tag and format. */
+        private TransferPerformative transfer(boolean first) {
+            TransferPerformative t = transferOut;
+            t.reset();
+            t.handle(link.handle());
+            if (first) {
+                tag.clear().writeInt((int) deliveryId);
+                t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
+            }
+            return t.settled(settled);
+        }
+
+        /** Writes the frames of a delivery larger than the peer's max-frame-size while its window allows. */
+        private boolean writeSplit() {
+            int maxFrame = connection.remoteMaxFrameSize();
+            ChannelHandlerContext ctx = connection.context();
+            // the first frame is still to be written while nothing of the payload has been read
+            boolean first = payload.readerIndex() == 0;
+            while (payload.isReadable()) {
+                if (!window.canSend()) {
+                    return false;
+                }
+                TransferPerformative t = transfer(first);
                 ByteBuf head = ctx.alloc().ioBuffer(64);
                 int headLength = PerformativeCodec.writeFrame(head, AmqpFrame.TYPE_AMQP, channel, t, 0);
                 int chunk = Math.min(payload.readableBytes(), maxFrame - headLength);
@@ -192,7 +251,7 @@ final class DeliveryWriter {
         }
 
         @Override
-        CompositeByteBuf encode() {
+        ByteBuf encode(ByteBuf frame) {
             Message message = delivery.message();
             encoded = true;
             try {
@@ -201,18 +260,12 @@ final class DeliveryWriter {
                 if (message.routingKey() != null) {
                     annotations.put("x-routing-key", message.routingKey());
                 }
-                ChannelHandlerContext ctx = connection.context();
-                ByteBuf prefix = ctx.alloc().ioBuffer(64);
                 // the publisher's bytes, or a 0-9-1 message converted once (owned by the message)
                 MessageSections sections = message.toAmqp10().sections();
-                DeliveryEncoder.writeAnnotations(prefix, sections, message.durable(), message.priority(),
+                DeliveryEncoder.writeAnnotations(frame, sections, message.durable(), message.priority(),
                     message.ttl(), delivery.firstAcquirer(), delivery.deliveryCount(), annotations);
-                ByteBuf bytes = sections.buffer();
                 int bare = sections.bareMessageStart();
-                CompositeByteBuf composite = ctx.alloc().compositeBuffer(2);
-                composite.addComponent(true, prefix);
-                composite.addComponent(true, bytes.retainedSlice(bare, sections.end() - bare));
-                return composite;
+                return sections.buffer().retainedSlice(bare, sections.end() - bare);
             } catch (AmqpDecodeException e) {
                 // accepted on the way in, so its bytes are sound: this cannot happen
                 throw new IllegalStateException("stored message no longer decodes", e);
@@ -247,8 +300,8 @@ final class DeliveryWriter {
         }
 
         @Override
-        CompositeByteBuf encode() {
-            CompositeByteBuf payload = connection.context().alloc().compositeBuffer(1).addComponent(true, bytes);
+        ByteBuf encode(ByteBuf frame) {
+            ByteBuf payload = bytes;
             bytes = null;
             return payload;
         }
