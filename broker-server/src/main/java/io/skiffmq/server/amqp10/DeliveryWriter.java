@@ -29,6 +29,12 @@ final class DeliveryWriter {
     private final UnsettledDeliveries unsettled;
     private final int channel;
     private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
+    /**
+     * Delivery writes done with, for the next deliveries, rather than one new per message. Up to a batch of a
+     * typical consumer's credit: more would only hold memory after a burst.
+     */
+    private final ArrayDeque<DeliveryWrite> spareWrites = new ArrayDeque<>();
+    private static final int MAX_SPARE_WRITES = 256;
     private final TransferPerformative transferOut = new TransferPerformative();
     private final BrokerAnnotations annotations = new BrokerAnnotations();
     private final ByteBuf tag = Unpooled.buffer(4, 4);
@@ -50,7 +56,8 @@ final class DeliveryWriter {
 
     /** Queues a delivery for the consumer link and writes what the peer's window allows. */
     void send(OutgoingLink link, QueueDelivery delivery) {
-        outbound.add(new DeliveryWrite(link, delivery));
+        DeliveryWrite write = spareWrites.poll();
+        outbound.add((write != null ? write : new DeliveryWrite()).of(link, delivery));
         pump();
     }
 
@@ -84,7 +91,7 @@ final class DeliveryWriter {
             if (!outbound.peek().write()) {
                 return;
             }
-            outbound.poll();
+            outbound.poll().written();
         }
     }
 
@@ -101,6 +108,10 @@ final class DeliveryWriter {
         boolean write();
 
         void discard();
+
+        /** Called once {@link #write()} has returned true and the item has left the queue. */
+        default void written() {
+        }
     }
 
     /**
@@ -110,16 +121,13 @@ final class DeliveryWriter {
      * closed. Subclasses say what the payload is and what happens once it is sent.
      */
     private abstract class FramedWrite implements Outbound {
-        private final Link link;
-        private final boolean settled;
         /** What is left to send of a delivery split over several frames; null otherwise. */
         private CompositeByteBuf payload;
         private long deliveryId;
 
-        FramedWrite(Link link, boolean settled) {
-            this.link = link;
-            this.settled = settled;
-        }
+        abstract Link link();
+
+        abstract boolean settled();
 
         /**
          * Appends the start of the payload to {@code frame} (after its transfer) and returns the rest, which the
@@ -132,7 +140,7 @@ final class DeliveryWriter {
 
         @Override
         public final boolean write() {
-            if (link.isClosed()) {
+            if (link().isClosed()) {
                 discard();
                 return true;
             }
@@ -184,12 +192,12 @@ final class DeliveryWriter {
         private TransferPerformative transfer(boolean first) {
             TransferPerformative t = transferOut;
             t.reset();
-            t.handle(link.handle());
+            t.handle(link().handle());
             if (first) {
                 tag.clear().writeInt((int) deliveryId);
                 t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
             }
-            return t.settled(settled);
+            return t.settled(settled());
         }
 
         /** Writes the frames of a delivery larger than the peer's max-frame-size while its window allows. */
@@ -240,14 +248,25 @@ final class DeliveryWriter {
      * publisher's bare message (not copied).
      */
     private final class DeliveryWrite extends FramedWrite {
-        private final OutgoingLink link;
-        private final QueueDelivery delivery;
+        private OutgoingLink link;
+        private QueueDelivery delivery;
         private boolean encoded;
 
-        DeliveryWrite(OutgoingLink link, QueueDelivery delivery) {
-            super(link, link.preSettled());
+        DeliveryWrite of(OutgoingLink link, QueueDelivery delivery) {
             this.link = link;
             this.delivery = delivery;
+            encoded = false;
+            return this;
+        }
+
+        @Override
+        Link link() {
+            return link;
+        }
+
+        @Override
+        boolean settled() {
+            return link.preSettled();
         }
 
         @Override
@@ -288,15 +307,35 @@ final class DeliveryWriter {
                 delivery.message().release();
             }
         }
+
+        @Override
+        public void written() {
+            link = null;
+            delivery = null;
+            if (spareWrites.size() < MAX_SPARE_WRITES) {
+                spareWrites.add(this);
+            }
+        }
     }
 
     /** A pre-settled message the broker itself sends (a management response). */
     private final class SettledWrite extends FramedWrite {
+        private final Link link;
         private ByteBuf bytes;
 
         SettledWrite(Link link, ByteBuf bytes) {
-            super(link, true);
+            this.link = link;
             this.bytes = bytes;
+        }
+
+        @Override
+        Link link() {
+            return link;
+        }
+
+        @Override
+        boolean settled() {
+            return true;
         }
 
         @Override
