@@ -90,7 +90,7 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
 
     /**
      * Where everything runs: Netty 4.2 pools its objects (outbound entries, sliced buffers) only on threads that
-     * clean up fast thread-locals, as the broker's event loops do, and the JMH thread does not. Handing it each batch
+     * clean up fast thread-locals, as the broker's event loops do, and the JMH thread does not. Handing it each invocation
      * costs two wake-ups per invocation in ns/op, and a promise per invocation in B/op (well under 1 B per message).
      */
     private final DefaultEventExecutor loop = new DefaultEventExecutor();

@@ -30,8 +30,9 @@ final class DeliveryWriter {
     private final int channel;
     private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
     /**
-     * Delivery writes done with, for the next deliveries, rather than one new per message. Up to a batch of a
-     * typical consumer's credit: more would only hold memory after a burst.
+     * Delivery writes done with, for the next deliveries, rather than one new per message. While the peer's window is
+     * open one is enough; after a closed window lets a backlog go, at most {@value #MAX_SPARE_WRITES} are kept, so a
+     * burst does not leave all its writes behind.
      */
     private final ArrayDeque<DeliveryWrite> spareWrites = new ArrayDeque<>();
     private static final int MAX_SPARE_WRITES = 256;
