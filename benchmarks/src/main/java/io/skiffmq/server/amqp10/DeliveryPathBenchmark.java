@@ -50,7 +50,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The broker's in-process AMQP 1.0 path for one message, no sockets: publish → route → queue → deliver → settle.
+ * The broker's in-process AMQP 1.0 path for one message, no sockets: publish, route, queue, deliver, settle.
  * Two {@link EmbeddedChannel}s carry the real pipeline ({@link Amqp10FrameDecoder} + {@link Amqp10ConnectionHandler}):
  * a publisher with a sender link to the transient queue {@code q}, a consumer with a receiver link from it
  * (unsettled, credit topped up well ahead). The queue runs on {@link QueueExecutor#CALLER_THREAD}, so everything
@@ -90,8 +90,8 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
 
     /**
      * Where everything runs: Netty 4.2 pools its objects (outbound entries, sliced buffers) only on threads that
-     * clean up fast thread-locals, as the broker's event loops do, and the JMH thread does not. Handing it each invocation
-     * costs two wake-ups per invocation in ns/op, and a promise per invocation in B/op (well under 1 B per message).
+     * clean up fast thread-locals, as the broker's event loops do, and the JMH thread does not. The hop costs two
+     * wake-ups per invocation in ns/op, and a promise per invocation in B/op (well under 1 B per message).
      */
     private final DefaultEventExecutor loop = new DefaultEventExecutor();
 

@@ -35,7 +35,8 @@ class DeliveryEncodingAllocationTest {
                 ByteBuf out = Unpooled.buffer(1).writeByte(0xee);
                 TypeWriter.copy(out, src, from, length);
                 assertThat(out.readableBytes()).isEqualTo(1 + length);
-                assertThat(ByteBufUtil.equals(out, 1, src, from, length)).as("length %d from %d", length, from).isTrue();
+                assertThat(ByteBufUtil.equals(out, 1, src, from, length)).as("length %d from %d", length, from)
+                    .isTrue();
                 out.release();
             }
         }
