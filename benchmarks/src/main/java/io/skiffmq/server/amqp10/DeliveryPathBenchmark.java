@@ -235,7 +235,7 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
         for (int i = 0; i < BATCH; i++) {
             int start = out.writerIndex();
             transfer.reset();
-            // 0x7fffffff: encoded as a full uint, 4 bytes to patch
+            // 0x7fffffff: encoded as a full uint, 4 bytes to patch; one tag for all (the broker does not read it)
             transfer.handle(0).deliveryId(0x7fffffff).deliveryTag(tag, 0, 4).messageFormat(0).settled(false);
             PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, transfer, length);
             out.writeBytes(encoded, 0, length);
