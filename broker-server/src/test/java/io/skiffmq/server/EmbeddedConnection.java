@@ -97,6 +97,11 @@ final class EmbeddedConnection implements AutoCloseable {
 
     /** SASL as guest, open, begin on channel 0. */
     EmbeddedConnection handshake() throws Exception {
+        return handshake(null);
+    }
+
+    /** The same, with our max-frame-size (null: the largest there is). */
+    EmbeddedConnection handshake(UnsignedInteger maxFrameSize) throws Exception {
         writeBytes(new byte[] {'A', 'M', 'Q', 'P', 3, 1, 0, 0});
         SaslInit init = new SaslInit();
         init.setMechanism(Symbol.valueOf("PLAIN"));
@@ -105,6 +110,7 @@ final class EmbeddedConnection implements AutoCloseable {
         writeBytes(new byte[] {'A', 'M', 'Q', 'P', 0, 1, 0, 0});
         Open open = new Open();
         open.setContainerId("embedded");
+        open.setMaxFrameSize(maxFrameSize);
         write(AmqpFrame.TYPE_AMQP, open, null);
         Begin begin = new Begin();
         begin.setNextOutgoingId(UnsignedInteger.ZERO);

@@ -79,7 +79,7 @@ public final class BrokerAnnotations {
 
     /** Appends the encoded pairs to {@code out}. */
     void writePairs(ByteBuf out) {
-        out.writeBytes(pairs, pairs.readerIndex(), pairs.readableBytes());
+        TypeWriter.copy(out, pairs, pairs.readerIndex(), pairs.readableBytes());
     }
 
     /** True when the symbol key at {@code index} of {@code buf} (format code already checked) is one of ours. */

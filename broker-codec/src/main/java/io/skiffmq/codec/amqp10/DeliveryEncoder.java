@@ -66,7 +66,7 @@ public final class DeliveryEncoder {
         if (added.isEmpty()) {
             if (clientHas) {
                 int start = message.messageAnnotationsStart();
-                out.writeBytes(buf, start, message.messageAnnotationsEnd() - start);
+                TypeWriter.copy(out, buf, start, message.messageAnnotationsEnd() - start);
             }
             return;
         }
@@ -86,7 +86,7 @@ public final class DeliveryEncoder {
             boolean replaced = (keyCode == FormatCode.SYM8 || keyCode == FormatCode.SYM32)
                 && added.containsKey(buf, key, limit);
             if (!replaced) {
-                out.writeBytes(buf, key, position - key);
+                TypeWriter.copy(out, buf, key, position - key);
                 count += 2;
             }
         }

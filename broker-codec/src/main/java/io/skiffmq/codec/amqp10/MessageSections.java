@@ -35,8 +35,6 @@ import org.apache.qpid.proton.amqp.Symbol;
  */
 public final class MessageSections {
     private static final int ABSENT = -1;
-    private static final int HEADER_END = SectionCode.HEADER - SectionCode.HEADER;
-    private static final int PROPERTIES_END = SectionCode.PROPERTIES - SectionCode.HEADER;
 
     private final ByteBuf buf;
     private final int start;
@@ -58,8 +56,6 @@ public final class MessageSections {
     private int bodySectionCount;
     private int footerStart = ABSENT;
     private int footerValue;
-    /** Index just past each section, by {@code code - HEADER}. */
-    private final int[] ends = new int[9];
 
     // decoded on first use
     private boolean headerDecoded;
@@ -109,7 +105,6 @@ public final class MessageSections {
                     sectionStart, lastRank == 5 ? SectionCode.symbol(bodyCode) : "a later section");
             }
             lastRank = rank;
-            ends[code - SectionCode.HEADER] = position;
             switch (code) {
                 case SectionCode.HEADER -> {
                     headerStart = sectionStart;
@@ -221,7 +216,7 @@ public final class MessageSections {
     }
 
     int messageAnnotationsEnd() {
-        return ends[SectionCode.MESSAGE_ANNOTATIONS - SectionCode.HEADER];
+        return sectionEnd(SectionCode.MESSAGE_ANNOTATIONS);
     }
 
     /** Kind of the body ({@link SectionCode#DATA}, {@code AMQP_SEQUENCE} or {@code AMQP_VALUE}), -1 if none. */
@@ -259,6 +254,34 @@ public final class MessageSections {
     public record Section(int code, int offset, int valueOffset, int endOffset) {
     }
 
+    /**
+     * Index just past the present section {@code code} (past the last body section, for a body code): where the next
+     * present section starts, or the message's end, since present sections tile it. Derived rather than stored: one
+     * array fewer per message.
+     */
+    private int sectionEnd(int code) {
+        int rank = SectionCode.rank(code);
+        if (rank < 1 && deliveryAnnotationsStart != ABSENT) {
+            return deliveryAnnotationsStart;
+        }
+        if (rank < 2 && messageAnnotationsStart != ABSENT) {
+            return messageAnnotationsStart;
+        }
+        if (rank < 3 && propertiesStart != ABSENT) {
+            return propertiesStart;
+        }
+        if (rank < 4 && applicationPropertiesStart != ABSENT) {
+            return applicationPropertiesStart;
+        }
+        if (rank < 5 && bodyStart != ABSENT) {
+            return bodyStart;
+        }
+        if (rank < 6 && footerStart != ABSENT) {
+            return footerStart;
+        }
+        return end;
+    }
+
     // ---- header [3.2.1] -----------------------------------------------------------------------------------
 
     private void decodeHeader() throws AmqpDecodeException {
@@ -266,7 +289,7 @@ public final class MessageSections {
             return;
         }
         if (headerStart != ABSENT && buf.getUnsignedByte(headerValue) != FormatCode.NULL) {
-            int limit = ends[HEADER_END];
+            int limit = sectionEnd(SectionCode.HEADER);
             int count = TypeReader.listCount(buf, headerValue, limit);
             int position = TypeReader.compoundContentStart(buf, headerValue);
             for (int field = 0; field < count; field++) {
@@ -330,7 +353,7 @@ public final class MessageSections {
         if (propertiesStart == ABSENT || buf.getUnsignedByte(propertiesValue) == FormatCode.NULL) {
             return ABSENT;
         }
-        int limit = ends[SectionCode.PROPERTIES - SectionCode.HEADER];
+        int limit = sectionEnd(SectionCode.PROPERTIES);
         if (field >= TypeReader.listCount(buf, propertiesValue, limit)) {
             return ABSENT;
         }
@@ -343,7 +366,7 @@ public final class MessageSections {
 
     private String stringProperty(int field) throws AmqpDecodeException {
         int index = propertyField(field);
-        return index == ABSENT ? null : TypeReader.readStringOrNull(buf, index, ends[PROPERTIES_END]);
+        return index == ABSENT ? null : TypeReader.readStringOrNull(buf, index, sectionEnd(SectionCode.PROPERTIES));
     }
 
     private Object messageIdProperty(int field) throws AmqpDecodeException {
@@ -356,7 +379,7 @@ public final class MessageSections {
             // [3.2.11]-[3.2.15]: ulong, uuid, binary or string
             case FormatCode.NULL, FormatCode.ULONG0, FormatCode.SMALLULONG, FormatCode.ULONG, FormatCode.UUID,
                  FormatCode.VBIN8, FormatCode.VBIN32, FormatCode.STR8, FormatCode.STR32:
-                return ValueDecoder.decode(buf, index, ends[PROPERTIES_END]);
+                return ValueDecoder.decode(buf, index, sectionEnd(SectionCode.PROPERTIES));
             default:
                 throw TypeReader.typeError("message-id (ulong, uuid, binary or string)", code, index);
         }
@@ -364,13 +387,15 @@ public final class MessageSections {
 
     private Symbol symbolProperty(int field) throws AmqpDecodeException {
         int index = propertyField(field);
-        String symbol = index == ABSENT ? null : TypeReader.readSymbolOrNull(buf, index, ends[PROPERTIES_END]);
+        String symbol = index == ABSENT ? null
+            : TypeReader.readSymbolOrNull(buf, index, sectionEnd(SectionCode.PROPERTIES));
         return symbol == null ? null : Symbol.valueOf(symbol);
     }
 
     private long timestampProperty(int field) throws AmqpDecodeException {
         int index = propertyField(field);
-        return index == ABSENT ? Long.MIN_VALUE : TypeReader.readTimestampOrNull(buf, index, ends[PROPERTIES_END]);
+        return index == ABSENT ? Long.MIN_VALUE
+            : TypeReader.readTimestampOrNull(buf, index, sectionEnd(SectionCode.PROPERTIES));
     }
 
     /** {@code message-id}: an {@code UnsignedLong}, {@code UUID}, {@code Binary} or {@code String}, or null. */
@@ -387,7 +412,7 @@ public final class MessageSections {
         if (code != FormatCode.NULL && code != FormatCode.VBIN8 && code != FormatCode.VBIN32) {
             throw TypeReader.typeError("binary", code, index);
         }
-        return (Binary) ValueDecoder.decode(buf, index, ends[PROPERTIES_END]);
+        return (Binary) ValueDecoder.decode(buf, index, sectionEnd(SectionCode.PROPERTIES));
     }
 
     public String to() throws AmqpDecodeException {
@@ -431,7 +456,7 @@ public final class MessageSections {
     /** -1 when absent. */
     public long groupSequence() throws AmqpDecodeException {
         int index = propertyField(11);
-        return index == ABSENT ? -1 : TypeReader.readUIntOrNull(buf, index, ends[PROPERTIES_END]);
+        return index == ABSENT ? -1 : TypeReader.readUIntOrNull(buf, index, sectionEnd(SectionCode.PROPERTIES));
     }
 
     public String replyToGroupId() throws AmqpDecodeException {
@@ -460,7 +485,7 @@ public final class MessageSections {
         if (sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL) {
             return null;
         }
-        int limit = ends[code - SectionCode.HEADER];
+        int limit = sectionEnd(code);
         int count = TypeReader.mapCount(buf, value, limit);
         int position = TypeReader.compoundContentStart(buf, value);
         int asciiLength = asciiLength(key);
@@ -530,7 +555,7 @@ public final class MessageSections {
         if (sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL) {
             return Collections.emptyMap();
         }
-        int limit = ends[code - SectionCode.HEADER];
+        int limit = sectionEnd(code);
         int count = TypeReader.mapCount(buf, value, limit);
         int position = TypeReader.compoundContentStart(buf, value);
         Map<K, Object> map = new LinkedHashMap<>();

@@ -105,7 +105,30 @@ public final class TypeWriter {
             out.writeByte(FormatCode.VBIN32);
             out.writeInt(length);
         }
-        out.writeBytes(src, index, length);
+        copy(out, src, index, length);
+    }
+
+    /**
+     * Runs up to this many bytes are copied by {@link #copy} eight at a time: a delivery tag, the broker's
+     * annotations and a client's usual few fit, and copying 64 bytes is cheaper than the two NIO views (about
+     * 110 bytes of garbage) Netty 4.2's adaptive buffers allocate for each {@code writeBytes(ByteBuf…)}.
+     */
+    static final int SHORT_COPY = 64;
+
+    /** Appends {@code length} bytes of {@code src} from {@code index}, allocating nothing when the run is short. */
+    static void copy(ByteBuf out, ByteBuf src, int index, int length) {
+        if (length > SHORT_COPY) {
+            out.writeBytes(src, index, length);
+            return;
+        }
+        out.ensureWritable(length);
+        int end = index + length;
+        for (; index + Long.BYTES <= end; index += Long.BYTES) {
+            out.writeLong(src.getLong(index));
+        }
+        for (; index < end; index++) {
+            out.writeByte(src.getByte(index));
+        }
     }
 
     /**

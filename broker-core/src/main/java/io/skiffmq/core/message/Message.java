@@ -1,8 +1,10 @@
 package io.skiffmq.core.message;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.ReferenceCounted;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * A message inside the broker, whatever protocol published it: what routing and queues need (durability,
@@ -17,12 +19,20 @@ import java.util.Map;
  * Immutable apart from the count and the lazily made decoded and converted forms (published safely), so it can
  * cross threads (queues, connections) freely.
  */
-public abstract class Message extends AbstractReferenceCounted implements Headers {
+public abstract class Message implements ReferenceCounted, Headers {
     /** Broker annotation: the exchange the message was published to. */
     public static final String X_EXCHANGE = "x-exchange";
     /** Broker annotation: the routing key it was published with. */
     public static final String X_ROUTING_KEY = "x-routing-key";
 
+    private static final AtomicIntegerFieldUpdater<Message> REF_CNT =
+        AtomicIntegerFieldUpdater.newUpdater(Message.class, "refCnt");
+
+    /**
+     * References held. Kept here rather than by extending Netty's {@code AbstractReferenceCounted}, which in 4.2 keeps
+     * the count in an object of its own: 16 bytes more for every message.
+     */
+    private volatile int refCnt = 1;
     private final boolean durable;
     private final int priority;
     private final long ttl;
@@ -131,11 +141,65 @@ public abstract class Message extends AbstractReferenceCounted implements Header
     }
 
     @Override
+    public final int refCnt() {
+        return refCnt;
+    }
+
+    @Override
     public Message retain() {
-        super.retain();
-        return this;
+        return retain(1);
+    }
+
+    @Override
+    public Message retain(int increment) {
+        if (increment <= 0) {
+            throw new IllegalArgumentException("increment " + increment + " (expected: > 0)");
+        }
+        for (;;) {
+            int count = refCnt;
+            if (count <= 0 || count + increment < count) {
+                throw new IllegalReferenceCountException(count, increment); // freed already, or overflow
+            }
+            if (REF_CNT.compareAndSet(this, count, count + increment)) {
+                return this;
+            }
+        }
+    }
+
+    @Override
+    public Message touch() {
+        return touch(null);
     }
 
     @Override
     public abstract Message touch(Object hint);
+
+    @Override
+    public final boolean release() {
+        return release(1);
+    }
+
+    /** Drops {@code decrement} references; the last one frees the message ({@link #deallocate()}). */
+    @Override
+    public final boolean release(int decrement) {
+        if (decrement <= 0) {
+            throw new IllegalArgumentException("decrement " + decrement + " (expected: > 0)");
+        }
+        for (;;) {
+            int count = refCnt;
+            if (count < decrement) {
+                throw new IllegalReferenceCountException(count, -decrement);
+            }
+            if (REF_CNT.compareAndSet(this, count, count - decrement)) {
+                if (count == decrement) {
+                    deallocate();
+                    return true;
+                }
+                return false;
+            }
+        }
+    }
+
+    /** Lets go of what the message holds: called once, by the release that drops the last reference. */
+    protected abstract void deallocate();
 }

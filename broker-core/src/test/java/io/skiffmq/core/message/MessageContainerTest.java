@@ -162,4 +162,50 @@ class MessageContainerTest {
             threads.shutdownNow();
         }
     }
+
+    @Test
+    void theLastReferenceFreesTheMessageAndNothingIsFreedTwice() {
+        Amqp10Message m = amqp10(new Data(new Binary("r".getBytes())));
+        ByteBuf bytes = m.bytes();
+        assertThat(m.retain()).isSameAs(m);
+        assertThat(m.retain(2).refCnt()).isEqualTo(4);
+        assertThat(m.release(2)).isFalse();
+        assertThat(m.release()).isFalse();
+        assertThat(bytes.refCnt()).as("still referenced once").isOne();
+        assertThat(m.release()).isTrue();
+        assertThat(m.refCnt()).isZero();
+        assertThat(bytes.refCnt()).isZero();
+        assertThatThrownBy(m::release).isInstanceOf(io.netty.util.IllegalReferenceCountException.class);
+        assertThatThrownBy(m::retain).isInstanceOf(io.netty.util.IllegalReferenceCountException.class);
+        assertThat(bytes.refCnt()).as("freed once").isZero();
+    }
+
+    @Test
+    void referencesTakenAndDroppedOnManyThreadsAddUp() throws Exception {
+        Amqp10Message m = amqp10(new Data(new Binary("t".getBytes())));
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                done.add(threads.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 20_000; i++) {
+                        m.retain();
+                        m.release();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get();
+            }
+            assertThat(m.refCnt()).isOne();
+            assertThat(m.bytes().refCnt()).isOne();
+        } finally {
+            threads.shutdownNow();
+            m.release();
+        }
+    }
 }

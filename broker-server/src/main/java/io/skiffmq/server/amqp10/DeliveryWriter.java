@@ -29,9 +29,21 @@ final class DeliveryWriter {
     private final UnsettledDeliveries unsettled;
     private final int channel;
     private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
+    /**
+     * Delivery writes done with, for the next deliveries, rather than one new per message. While the peer's window is
+     * open one is enough; after a closed window lets a backlog go, at most {@value #MAX_SPARE_WRITES} are kept, so a
+     * burst does not leave all its writes behind.
+     */
+    private final ArrayDeque<DeliveryWrite> spareWrites = new ArrayDeque<>();
+    private static final int MAX_SPARE_WRITES = 256;
     private final TransferPerformative transferOut = new TransferPerformative();
     private final BrokerAnnotations annotations = new BrokerAnnotations();
     private final ByteBuf tag = Unpooled.buffer(4, 4);
+    /**
+     * Room for a frame's start: frame header (8), transfer (up to about 30 with a 4-byte tag), header section (up to
+     * about 20) and the broker's annotations (about 40 with a short routing key); more grows the buffer.
+     */
+    private static final int FRAME_START = 128;
 
     DeliveryWriter(AmqpSession session, Amqp10ConnectionHandler connection, SessionWindow window,
             UnsettledDeliveries unsettled, int channel) {
@@ -45,7 +57,8 @@ final class DeliveryWriter {
 
     /** Queues a delivery for the consumer link and writes what the peer's window allows. */
     void send(OutgoingLink link, QueueDelivery delivery) {
-        outbound.add(new DeliveryWrite(link, delivery));
+        DeliveryWrite write = spareWrites.poll();
+        outbound.add((write != null ? write : new DeliveryWrite()).of(link, delivery));
         pump();
     }
 
@@ -79,7 +92,7 @@ final class DeliveryWriter {
             if (!outbound.peek().write()) {
                 return;
             }
-            outbound.poll();
+            outbound.poll().written();
         }
     }
 
@@ -96,54 +109,109 @@ final class DeliveryWriter {
         boolean write();
 
         void discard();
+
+        /** Called once {@link #write()} has returned true and the item has left the queue. */
+        default void written() {
+        }
     }
 
     /**
-     * One delivery written as transfer frames, split to the peer's max-frame-size, pausing between frames while the
-     * peer's incoming window is closed. Subclasses say what the payload is and what happens once it is sent.
+     * One delivery written as transfer frames. The usual delivery fits one frame: the frame header, the transfer and
+     * what precedes the body go in one buffer, and the body follows as a second write (a retained slice, not a copy).
+     * A larger one is split to the peer's max-frame-size, pausing between frames while the peer's incoming window is
+     * closed. Subclasses say what the payload is and what happens once it is sent.
      */
     private abstract class FramedWrite implements Outbound {
-        private final Link link;
-        private final boolean settled;
+        /** What is left to send of a delivery split over several frames; null otherwise. */
         private CompositeByteBuf payload;
         private long deliveryId;
 
-        FramedWrite(Link link, boolean settled) {
-            this.link = link;
-            this.settled = settled;
-        }
+        abstract Link link();
 
-        /** The whole payload; the write owns it. */
-        abstract CompositeByteBuf encode();
+        abstract boolean settled();
+
+        /**
+         * Appends the start of the payload to {@code frame} (after its transfer) and returns the rest, which the
+         * write owns. Called once.
+         */
+        abstract ByteBuf encode(ByteBuf frame);
 
         /** Called once every frame is written. */
         abstract void sent(long id);
 
         @Override
         public final boolean write() {
-            if (link.isClosed()) {
+            if (link().isClosed()) {
                 discard();
                 return true;
             }
-            boolean first = payload == null;
-            if (first) {
-                payload = encode();
-                deliveryId = window.takeDeliveryId();
-            }
-            int maxFrame = connection.remoteMaxFrameSize();
-            ChannelHandlerContext ctx = connection.context();
-            while (payload.isReadable() || first) {
+            if (payload == null) {
                 if (!window.canSend()) {
                     return false;
                 }
-                TransferPerformative t = transferOut;
-                t.reset();
-                t.handle(link.handle());
-                if (first) {
-                    tag.clear().writeInt((int) deliveryId);
-                    t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
+                deliveryId = window.takeDeliveryId();
+                if (writeWhole()) {
+                    sent(deliveryId);
+                    return true;
                 }
-                t.settled(settled);
+            }
+            return writeSplit();
+        }
+
+        /** Writes the delivery as one frame if it fits; otherwise keeps it in {@link #payload} to be split. */
+        private boolean writeWhole() {
+            ByteBuf frame = connection.context().alloc().ioBuffer(FRAME_START);
+            ByteBuf rest;
+            int headLength;
+            try {
+                headLength = PerformativeCodec.writeFrame(frame, AmqpFrame.TYPE_AMQP, channel, transfer(true), 0);
+                rest = encode(frame);
+            } catch (RuntimeException e) {
+                frame.release();
+                throw e;
+            }
+            int length = frame.readableBytes() + rest.readableBytes();
+            if (length <= connection.remoteMaxFrameSize()) {
+                frame.setInt(0, length);
+                writer.write(frame);
+                if (rest.isReadable()) {
+                    writer.write(rest);
+                } else {
+                    rest.release();
+                }
+                window.transferSent();
+                return true;
+            }
+            payload = connection.context().alloc().compositeBuffer(2)
+                .addComponent(true, frame.retainedSlice(headLength, frame.readableBytes() - headLength))
+                .addComponent(true, rest);
+            frame.release();
+            return false;
+        }
+
+        /** The transfer for the next frame: the first carries the delivery's id, tag and format. */
+        private TransferPerformative transfer(boolean first) {
+            TransferPerformative t = transferOut;
+            t.reset();
+            t.handle(link().handle());
+            if (first) {
+                tag.clear().writeInt((int) deliveryId);
+                t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
+            }
+            return t.settled(settled());
+        }
+
+        /** Writes the frames of a delivery larger than the peer's max-frame-size while its window allows. */
+        private boolean writeSplit() {
+            int maxFrame = connection.remoteMaxFrameSize();
+            ChannelHandlerContext ctx = connection.context();
+            // the first frame is still to be written while nothing of the payload has been read
+            boolean first = payload.readerIndex() == 0;
+            while (payload.isReadable()) {
+                if (!window.canSend()) {
+                    return false;
+                }
+                TransferPerformative t = transfer(first);
                 ByteBuf head = ctx.alloc().ioBuffer(64);
                 int headLength = PerformativeCodec.writeFrame(head, AmqpFrame.TYPE_AMQP, channel, t, 0);
                 int chunk = Math.min(payload.readableBytes(), maxFrame - headLength);
@@ -181,18 +249,29 @@ final class DeliveryWriter {
      * publisher's bare message (not copied).
      */
     private final class DeliveryWrite extends FramedWrite {
-        private final OutgoingLink link;
-        private final QueueDelivery delivery;
+        private OutgoingLink link;
+        private QueueDelivery delivery;
         private boolean encoded;
 
-        DeliveryWrite(OutgoingLink link, QueueDelivery delivery) {
-            super(link, link.preSettled());
+        DeliveryWrite of(OutgoingLink link, QueueDelivery delivery) {
             this.link = link;
             this.delivery = delivery;
+            encoded = false;
+            return this;
         }
 
         @Override
-        CompositeByteBuf encode() {
+        Link link() {
+            return link;
+        }
+
+        @Override
+        boolean settled() {
+            return link.preSettled();
+        }
+
+        @Override
+        ByteBuf encode(ByteBuf frame) {
             Message message = delivery.message();
             encoded = true;
             try {
@@ -201,18 +280,12 @@ final class DeliveryWriter {
                 if (message.routingKey() != null) {
                     annotations.put("x-routing-key", message.routingKey());
                 }
-                ChannelHandlerContext ctx = connection.context();
-                ByteBuf prefix = ctx.alloc().ioBuffer(64);
                 // the publisher's bytes, or a 0-9-1 message converted once (owned by the message)
                 MessageSections sections = message.toAmqp10().sections();
-                DeliveryEncoder.writeAnnotations(prefix, sections, message.durable(), message.priority(),
+                DeliveryEncoder.writeAnnotations(frame, sections, message.durable(), message.priority(),
                     message.ttl(), delivery.firstAcquirer(), delivery.deliveryCount(), annotations);
-                ByteBuf bytes = sections.buffer();
                 int bare = sections.bareMessageStart();
-                CompositeByteBuf composite = ctx.alloc().compositeBuffer(2);
-                composite.addComponent(true, prefix);
-                composite.addComponent(true, bytes.retainedSlice(bare, sections.end() - bare));
-                return composite;
+                return sections.buffer().retainedSlice(bare, sections.end() - bare);
             } catch (AmqpDecodeException e) {
                 // accepted on the way in, so its bytes are sound: this cannot happen
                 throw new IllegalStateException("stored message no longer decodes", e);
@@ -235,20 +308,40 @@ final class DeliveryWriter {
                 delivery.message().release();
             }
         }
+
+        @Override
+        public void written() {
+            link = null;
+            delivery = null;
+            if (spareWrites.size() < MAX_SPARE_WRITES) {
+                spareWrites.add(this);
+            }
+        }
     }
 
     /** A pre-settled message the broker itself sends (a management response). */
     private final class SettledWrite extends FramedWrite {
+        private final Link link;
         private ByteBuf bytes;
 
         SettledWrite(Link link, ByteBuf bytes) {
-            super(link, true);
+            this.link = link;
             this.bytes = bytes;
         }
 
         @Override
-        CompositeByteBuf encode() {
-            CompositeByteBuf payload = connection.context().alloc().compositeBuffer(1).addComponent(true, bytes);
+        Link link() {
+            return link;
+        }
+
+        @Override
+        boolean settled() {
+            return true;
+        }
+
+        @Override
+        ByteBuf encode(ByteBuf frame) {
+            ByteBuf payload = bytes;
             bytes = null;
             return payload;
         }
