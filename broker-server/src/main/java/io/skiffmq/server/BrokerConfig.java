@@ -54,6 +54,8 @@ import java.util.Map;
  *       {@link MemoryWatermark}; 0 blocks them at once</td></tr>
  *   <tr><td>disk-free-limit</td><td>50MB</td><td>publishers are blocked while the data directory's disk has less
  *       free: bytes, or with a unit ({@code 50MB} = 50,000,000, {@code 1GiB}), see {@link ByteSize}; 0 never</td></tr>
+ *   <tr><td>event-loops</td><td>available processors</td><td>worker event loops: connections and queues share them
+ *       (docs/server.md, Threads); more loops than cores only adds handoffs between threads that take turns</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -61,7 +63,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
-        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit) {
+        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops) {
 
     public static final int DEFAULT_PORT = 5672;
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
@@ -91,6 +93,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(heartbeatSeconds >= 0 && heartbeatSeconds <= 65535, "heartbeat must be in [0, 65535]");
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
+        check(eventLoops > 0, "event-loops must be > 0");
     }
 
     private static void check(boolean ok, String message) {
@@ -110,7 +113,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
-            DEFAULT_DISK_FREE_LIMIT);
+            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors());
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -160,6 +163,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int heartbeat = heartbeatSeconds;
         MemoryWatermark watermark = memoryHighWatermark;
         long diskFree = diskFreeLimit;
+        int loops = eventLoops;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -192,13 +196,14 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "heartbeat" -> heartbeat = Integer.parseInt(value);
                 case "memory-high-watermark" -> watermark = MemoryWatermark.parse(value);
                 case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);
+                case "event-loops" -> loops = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("unknown setting " + name);
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree);
+            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

@@ -67,7 +67,7 @@ public final class AmqpListener implements AutoCloseable {
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, io);
-        this.workerGroup = new MultiThreadIoEventLoopGroup(0, io);
+        this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), io);
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         UserStore users = UserStore.withGuest();
         if (config.usersFile() != null) {
