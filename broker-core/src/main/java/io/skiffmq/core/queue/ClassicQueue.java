@@ -32,7 +32,9 @@ import java.util.function.Consumer;
  * a single active consumer, expiry of the unused queue, and confirms held until a consumer settles.
  *
  * <p>All state below is owned by {@link #executor()}'s thread; the public methods hop there, publishes from other
- * threads in batches (a {@link Handoff}: one task takes every message that arrived before it ran). The only field read
+ * threads in batches (a {@link Handoff}: one task takes every message that arrived before it ran). Publishes and
+ * settlements do not dispatch each: they ask for one dispatch after the executor's turn
+ * ({@link QueueExecutor#afterTurn}), so a burst of them costs one pass over the consumers. The only field read
  * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
  */
 public final class ClassicQueue implements Queue {
@@ -76,6 +78,9 @@ public final class ClassicQueue implements Queue {
     /** The broker is stopping: nothing more is taken, confirmed or written to the log. */
     private boolean closed;
     private final Handoff<Publish> publishes;
+    /** A dispatch is asked for after this turn ({@link #dispatchAfterTurn}). */
+    private boolean dispatchPending;
+    private final Runnable dispatchTask = this::dispatchAfterTurnRuns;
     private volatile int readyCount;
     private volatile long memoryBytesSeen;
     private volatile int consumerCount;
@@ -210,6 +215,9 @@ public final class ClassicQueue implements Queue {
             return;
         }
         int bodySize = arguments.maxLengthBytes() >= 0 ? message.bodySize() : 0;
+        if (dispatchPending && wouldOverflow(bodySize)) {
+            dispatch(); // consumers with room take what waits first, as they would have with a dispatch per publish
+        }
         if (arguments.overflow() != QueueArguments.Overflow.DROP_HEAD && wouldOverflow(bodySize)) {
             if (confirmed != null) {
                 confirmed.refused();
@@ -260,7 +268,13 @@ public final class ClassicQueue implements Queue {
         if (toTail && !waiting.page(entry)) {
             waiting.arrive(entry); // the page file failed (logged): it stays in memory, out of order
         }
-        dispatch();
+        if (hasMessageTtls || arguments.messageTtl() >= 0 || arguments.maxLength() >= 0
+                || arguments.maxLengthBytes() >= 0) {
+            // a TTL of 0 means "only if a consumer takes it now", and drop-head drops what no consumer took: now
+            dispatch();
+        } else {
+            dispatchAfterTurn();
+        }
         if (arguments.overflow() == QueueArguments.Overflow.DROP_HEAD) {
             while (overLimit()) {
                 die(waiting.removeHead(), DeadLetters.Reason.MAXLEN);
@@ -305,7 +319,7 @@ public final class ClassicQueue implements Queue {
      * the restart, so it is marked as acquired before.
      */
     public void restore(List<StoredMessage> messages) {
-        executor.run(() -> {
+        executor.runBeforeUse(() -> {
             // the time a message arrived is not logged: a TTL counts again from the restart
             long now = context.clock().millis();
             for (StoredMessage stored : messages) {
@@ -552,7 +566,7 @@ public final class ClassicQueue implements Queue {
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
                 releaseSlots(consumer, settled);
-                dispatch();
+                dispatchAfterTurn();
             }
         });
     }
@@ -852,9 +866,24 @@ public final class ClassicQueue implements Queue {
         }
     }
 
+    /** Asks for one {@link #dispatch} once the executor's current turn is done, however often this turn asks. */
+    private void dispatchAfterTurn() {
+        if (!dispatchPending) {
+            dispatchPending = true;
+            executor.afterTurn(dispatchTask);
+        }
+    }
+
+    private void dispatchAfterTurnRuns() {
+        if (dispatchPending) {
+            dispatch();
+        }
+    }
+
     /** Hands out messages while some consumer has room: by priority, round robin among equals. */
     private void dispatch() {
         assert executor.inExecutor();
+        dispatchPending = false;
         boolean more = true;
         while (more && !consumers.isEmpty() && !waiting.isEmpty()) {
             more = consumers.offer(offer) == ConsumerRing.Offer.DONE; // one message per offer

@@ -169,4 +169,70 @@ class ClassicQueueConsumerTest {
         assertThat(queue.readyCount()).isZero();
         pushed.releaseAll();
     }
+
+    /** The caller's thread, with turns: what is asked for after the turn waits until the test ends the turn. */
+    private static final class TurnExecutor implements QueueExecutor {
+        final java.util.ArrayDeque<Runnable> afterTurn = new java.util.ArrayDeque<>();
+
+        @Override
+        public boolean inExecutor() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+
+        @Override
+        public void afterTurn(Runnable task) {
+            afterTurn.add(task);
+        }
+
+        void endTurn() {
+            for (Runnable task; (task = afterTurn.poll()) != null; ) {
+                task.run();
+            }
+        }
+    }
+
+    @Test
+    void publishesAndSettlementsDispatchOnceAfterTheTurn() {
+        TurnExecutor turns = new TurnExecutor();
+        ClassicQueue batched = new ClassicQueue("batched", turns);
+        RecordingSink sink = new RecordingSink();
+        QueueConsumer consumer = batched.subscribe(sink, ConsumerFlow.prefetch(2, null), false);
+        for (int i = 0; i < 3; i++) {
+            batched.publish(text("m" + i, "batched"), null);
+        }
+        assertThat(sink.deliveries).as("no dispatch per publish").isEmpty();
+        assertThat(turns.afterTurn).as("one dispatch asked for the three").hasSize(1);
+        turns.endTurn();
+        assertThat(bodies(sink)).containsExactly("m0", "m1");
+
+        batched.settle(consumer, 0, 0, Outcome.ACCEPTED);
+        batched.settle(consumer, 1, 1, Outcome.ACCEPTED);
+        assertThat(turns.afterTurn).hasSize(1);
+        turns.endTurn();
+        assertThat(bodies(sink)).containsExactly("m0", "m1", "m2");
+        batched.unsubscribe(consumer, Outcome.ACCEPTED);
+        sink.releaseAll();
+    }
+
+    @Test
+    void creditDispatchesAtOnceSoDeliveriesPrecedeTheEchoTheyAccountFor() {
+        TurnExecutor turns = new TurnExecutor();
+        ClassicQueue batched = new ClassicQueue("batched", turns);
+        RecordingSink sink = new RecordingSink();
+        QueueConsumer consumer = batched.subscribe(sink, ConsumerFlow.credit(), false);
+        batched.publish(text("m0", "batched"), null);
+        batched.flow(consumer, 0, 5, false, true);
+        assertThat(bodies(sink)).as("delivered before the turn ends").containsExactly("m0");
+        assertThat(sink.creditStates).hasSize(1);
+        assertThat(sink.creditStates.get(0)[1]).as("the echo counts the delivery").isEqualTo(4);
+        turns.endTurn();
+        assertThat(sink.deliveries).hasSize(1);
+        batched.unsubscribe(consumer, Outcome.ACCEPTED);
+        sink.releaseAll();
+    }
 }
