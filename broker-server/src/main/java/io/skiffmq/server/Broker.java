@@ -4,7 +4,6 @@ import io.skiffmq.server.amqp10.ManagementNode;
 import io.skiffmq.server.auth.UserStore;
 
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.JvmReadings;
 import io.skiffmq.core.alarm.ResourceAlarms;
@@ -16,19 +15,17 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What all connections share: configuration, users, virtual hosts, and the registry of open connections (for
- * shutdown). Queues live on the worker event loops, handed out in turn when declared. Each virtual host keeps its
- * durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor, before any
- * listener can open; the data directory is locked against a second broker. Thread-safe.
+ * shutdown). Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual
+ * host keeps its durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor,
+ * before any listener can open; the data directory is locked against a second broker. Thread-safe.
  *
  * <p>Resource alarms: {@link #alarms()} are raised and cleared by a {@link ResourceMonitor} (memory against
  * {@code memory-high-watermark}, the data directory's disk against {@code disk-free-limit}), which runs once
@@ -47,6 +44,7 @@ public final class Broker implements AutoCloseable {
     private final FileChannel lockFile;
     private final ResourceAlarms alarms = new ResourceAlarms();
     private final ResourceMonitor resourceMonitor;
+    private final EventLoops loops;
     /** Runs management operations, which may wait for the disk, off the event loops. */
     private final java.util.concurrent.ExecutorService managementExecutor =
         java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
@@ -56,7 +54,7 @@ public final class Broker implements AutoCloseable {
         });
 
     /**
-     * @param queueExecutors hands out the executor each new queue lives on (see {@link #rotating})
+     * @param queueExecutors hands out the executor each new queue lives on
      * @throws IllegalStateException when another broker holds the data directory
      */
     public Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors) throws IOException {
@@ -66,6 +64,18 @@ public final class Broker implements AutoCloseable {
     /** @param clock what message TTLs and queue expiry run on (tests move a {@code ManualClock} by hand) */
     public Broker(BrokerConfig config, UserStore users, Supplier<QueueExecutor> queueExecutors,
             io.skiffmq.core.time.BrokerClock clock) throws IOException {
+        this(config, users, new EventLoops(null), queueExecutors, clock);
+    }
+
+    /** A broker whose queues run on {@code loops}, each on the loop of its first user ({@link EventLoops}). */
+    public Broker(BrokerConfig config, UserStore users, EventLoops loops, io.skiffmq.core.time.BrokerClock clock)
+            throws IOException {
+        this(config, users, loops, loops::placeQueue, clock);
+    }
+
+    private Broker(BrokerConfig config, UserStore users, EventLoops loops, Supplier<QueueExecutor> queueExecutors,
+            io.skiffmq.core.time.BrokerClock clock) throws IOException {
+        this.loops = loops;
         this.config = config;
         this.users = users;
         Files.createDirectories(config.dataDir());
@@ -134,21 +144,6 @@ public final class Broker implements AutoCloseable {
         lockFile.close();
     }
 
-    /** The event loops of {@code group}, in turn. */
-    public static Supplier<QueueExecutor> rotating(EventLoopGroup group) {
-        return new Supplier<>() {
-            private Iterator<EventExecutor> next = group.iterator();
-
-            @Override
-            public synchronized QueueExecutor get() {
-                if (!next.hasNext()) {
-                    next = group.iterator();
-                }
-                return executorOf((EventLoop) next.next());
-            }
-        };
-    }
-
     /** Where work that may wait for the disk runs (management operations): never an event loop. */
     public java.util.concurrent.Executor managementExecutor() {
         return managementExecutor;
@@ -194,17 +189,8 @@ public final class Broker implements AutoCloseable {
     }
 
 
-    public static QueueExecutor executorOf(EventLoop loop) {
-        return new QueueExecutor() {
-            @Override
-            public boolean inExecutor() {
-                return loop.inEventLoop();
-            }
-
-            @Override
-            public void execute(Runnable task) {
-                loop.execute(task);
-            }
-        };
+    /** How the core hands work to {@code loop} (a connection's): its mailbox, shared by all that run there. */
+    public QueueExecutor loopExecutor(EventLoop loop) {
+        return loops.mailbox(loop);
     }
 }

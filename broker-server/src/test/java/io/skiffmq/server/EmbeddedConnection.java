@@ -214,6 +214,15 @@ final class EmbeddedConnection implements AutoCloseable {
         return frames;
     }
 
+    /**
+     * As if the client stopped reading its socket ({@code false}: the channel turns unwritable) or started again,
+     * with the writability event the broker hears then.
+     */
+    void socketWritable(boolean writable) {
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, writable);
+        channel.runPendingTasks();
+    }
+
     /** The broker's default virtual host. */
     io.skiffmq.core.VirtualHost vhost() {
         return broker.vhost("/");

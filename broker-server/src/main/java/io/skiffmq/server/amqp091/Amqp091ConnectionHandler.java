@@ -87,7 +87,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
-        this.executor = Broker.executorOf(context.channel().eventLoop());
+        this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
         this.reading = new ReadSuspension(context.channel(), this::process);
         this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
@@ -240,16 +240,19 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         context.fireChannelWritabilityChanged();
     }
 
-    /** A flush once the tasks already queued on the event loop have run. */
+    /** A flush once this turn of the event loop is done (its reads and the mailbox's tasks). */
     void flushLater() {
         if (!flushScheduled) {
             flushScheduled = true;
-            ctx.executor().execute(() -> {
-                flushScheduled = false;
-                output.flush();
-            });
+            executor.afterTurn(flushTask);
         }
     }
+
+    private final Runnable flushTask = () -> {
+        flushScheduled = false;
+        output.flush();
+    };
+
 
     // ---- suspending for answers from off the loop ---------------------------------------------------------
 

@@ -9,20 +9,25 @@ import io.skiffmq.core.message.Amqp091Message;
 
 /**
  * The one writer of a 0-9-1 connection. Frames are appended to one buffer, which goes to the socket with one write
- * and one flush when the connection's current batch of work is done ({@link #flush}): a burst of small deliveries
- * costs one write, not one per frame. Bodies larger than {@link #COPY_LIMIT} are not copied: their body frames are
+ * and one flush when the connection's current batch of work is done ({@link #flush}), or sooner once
+ * {@link #FLUSH_THRESHOLD} bytes wait: a burst of small deliveries costs one write per 64 KiB, not one per frame. Bodies larger than {@link #COPY_LIMIT} are not copied: their body frames are
  * slices of the publisher's bytes. Owned by the connection's event loop.
  */
 final class FrameOutput {
     /** Bodies up to this size are copied into the buffer; larger ones are written as slices. */
     static final int COPY_LIMIT = 4096;
     private static final int BUFFER_SIZE = 16 * 1024;
-    /** Past this, the buffer is written (not flushed) and a new one started. */
-    private static final int WRITE_THRESHOLD = 64 * 1024;
+    /**
+     * Past this many bytes appended since the last flush, they are written and flushed: a long batch starts reaching
+     * the socket before it ends, and what waits unflushed stays under the channel's write-buffer high-water mark.
+     */
+    private static final int FLUSH_THRESHOLD = 64 * 1024;
 
     private final ChannelHandlerContext ctx;
     private ByteBuf buffer;
     private boolean flushPending;
+    /** Bytes written to the channel since the last flush (the buffer's not counted). */
+    private int unflushed;
     private int frameMax;
 
     FrameOutput(ChannelHandlerContext ctx, int frameMax) {
@@ -59,6 +64,10 @@ final class FrameOutput {
         writeBuffer();
         ctx.write(Amqp091FrameWriter.bodyFrames(ctx.alloc(), channel, body, frameMax), ctx.voidPromise());
         flushPending = true;
+        unflushed += size;
+        if (unflushed >= FLUSH_THRESHOLD) {
+            flush();
+        }
     }
 
     void heartbeat() {
@@ -71,6 +80,7 @@ final class FrameOutput {
         writeBuffer();
         if (flushPending) {
             flushPending = false;
+            unflushed = 0;
             ctx.flush();
         }
     }
@@ -95,13 +105,14 @@ final class FrameOutput {
     }
 
     private void afterAppend() {
-        if (buffer.readableBytes() >= WRITE_THRESHOLD) {
-            writeBuffer();
+        if (buffer.readableBytes() + unflushed >= FLUSH_THRESHOLD) {
+            flush();
         }
     }
 
     private void writeBuffer() {
         if (buffer != null && buffer.isReadable()) {
+            unflushed += buffer.readableBytes();
             ctx.write(buffer, ctx.voidPromise());
             buffer = null;
             flushPending = true;

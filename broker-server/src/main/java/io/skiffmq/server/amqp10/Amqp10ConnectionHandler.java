@@ -91,7 +91,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
         this.writer = new FrameWriter(context);
-        this.loopExecutor = Broker.executorOf(context.channel().eventLoop());
+        this.loopExecutor = broker.loopExecutor(context.channel().eventLoop());
     }
 
     /** Where management operations run: they may wait for the disk, so never on the event loop. */
@@ -177,19 +177,33 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     /**
-     * A flush once the tasks already queued on the event loop have run: work handed over from queues in a burst
-     * (deliveries, confirms) goes out with one flush.
+     * A flush once this turn of the event loop is done (its reads and the mailbox's tasks): work handed over from
+     * queues in a burst (deliveries, confirms) goes out with one flush.
      */
     void flushLater() {
         if (!flushScheduled) {
             flushScheduled = true;
-            ctx.executor().execute(() -> {
-                flushScheduled = false;
-                if (ctx.channel().isActive()) {
-                    flush();
-                }
-            });
+            loopExecutor.afterTurn(flushTask);
         }
+    }
+
+    private final Runnable flushTask = () -> {
+        flushScheduled = false;
+        if (ctx.channel().isActive()) {
+            flush();
+        }
+    };
+
+    /** The socket takes more again: deliveries held back while it did not go on ({@link DeliveryWriter#pump}). */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext context) {
+        if (context.channel().isWritable()) {
+            for (AmqpSession session : new ArrayList<>(sessions.values())) {
+                session.writableAgain();
+            }
+            flushLater();
+        }
+        context.fireChannelWritabilityChanged();
     }
 
     private void onHeader(ProtocolHeader header) {

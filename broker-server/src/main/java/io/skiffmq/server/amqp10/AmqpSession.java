@@ -280,6 +280,11 @@ final class AmqpSession {
         deliveries.pump();
     }
 
+    /** The connection's socket takes more again: deliveries waiting for it go on. */
+    void writableAgain() {
+        deliveries.pump();
+    }
+
     /**
      * A resource alarm rose ({@code up}) or every alarm cleared: a flow closes our incoming window, or opens it
      * again at its initial size and lets publisher links have credit again. Only inbound transfers stop; attaches,

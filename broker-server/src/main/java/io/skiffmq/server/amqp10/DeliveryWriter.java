@@ -18,7 +18,7 @@ import java.util.ArrayDeque;
 /**
  * What a session sends on its links, in order: deliveries, the credit replies that account for them, and the
  * broker's own pre-settled messages. Items wait in {@link #outbound} while the peer's incoming window is closed
- * [2.5.6]; a delivery larger than the peer's max-frame-size goes out as several transfer frames, and may pause
+ * [2.5.6] or the socket is not writable; a delivery larger than the peer's max-frame-size goes out as several transfer frames, and may pause
  * between them. Owned by the connection's event loop.
  */
 final class DeliveryWriter {
@@ -86,9 +86,17 @@ final class DeliveryWriter {
         pump();
     }
 
-    /** Writes what waits, in order, until the peer's window closes. */
+    /**
+     * Writes what waits, in order, until the peer's window closes or the socket takes no more
+     * ({@link FrameWriter#isWritable}): then it waits here, as the queue's messages it already holds (bounded by
+     * the link's credit), not as encoded frames, and goes on when the connection hears the socket is writable.
+     */
     void pump() {
         while (!outbound.isEmpty()) {
+            if (!writer.isWritable()) {
+                connection.flushLater(); // what was written must reach the socket for it to become writable again
+                return;
+            }
             if (!outbound.peek().write()) {
                 return;
             }

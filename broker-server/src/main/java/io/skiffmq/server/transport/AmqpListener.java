@@ -3,6 +3,7 @@ package io.skiffmq.server.transport;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.EventLoops;
 import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;
 import io.skiffmq.server.amqp091.Amqp091ConnectionHandler;
 import io.skiffmq.server.amqp091.DirectReplyTo;
@@ -17,6 +18,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -47,6 +49,15 @@ public final class AmqpListener implements AutoCloseable {
             io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
     }
 
+    /**
+     * A connection's outbound buffer bounds (bytes written, not yet taken by the socket). High is four flushes'
+     * worth ({@code FrameWriter.FLUSH_THRESHOLD}, 64 KiB), so a consumer that keeps up never pauses between them;
+     * a consumer that stops reading holds at most this much (plus one message) in the broker, the rest waits in
+     * its queue or link.
+     */
+    static final int WRITE_LOW = 64 * 1024;
+    static final int WRITE_HIGH = 256 * 1024;
+
     private final BrokerConfig config;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -74,7 +85,7 @@ public final class AmqpListener implements AutoCloseable {
             users.load(config.usersFile());
         }
         try {
-            this.broker = new Broker(config, users, Broker.rotating(workerGroup), clock);
+            this.broker = new Broker(config, users, new EventLoops(workerGroup), clock);
         } catch (java.io.IOException | RuntimeException e) {
             bossGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -122,6 +133,8 @@ public final class AmqpListener implements AutoCloseable {
             .channel(channelClass)
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
+            // writes past HIGH make the channel unwritable: consumers' deliveries wait until it drains under LOW
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW, WRITE_HIGH))
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {

@@ -1,0 +1,78 @@
+package io.skiffmq.server;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.SingleThreadEventLoop;
+import io.netty.util.internal.PlatformDependent;
+import io.skiffmq.core.queue.QueueExecutor;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The one way work reaches an event loop through the core: every queue, publisher and link on the loop hands its
+ * tasks to this multi-producer mailbox, and one loop task per turn runs all that arrived before it (a
+ * {@link io.skiffmq.core.queue.Handoff} adds one task per burst, whatever number of items it carries). So a loop
+ * fed by many queues wakes once per turn, not once per queue or link.
+ *
+ * <p>{@link #execute} is safe from any thread and FIFO per producer; tasks run on the loop's thread only. One per
+ * event loop and broker ({@link EventLoops#mailbox}).
+ */
+public final class LoopMailbox implements QueueExecutor {
+    private static final System.Logger LOG = System.getLogger(LoopMailbox.class.getName());
+    /**
+     * Tasks run per loop task before the rest waits for the next one: I/O and the loop's other tasks get their turn
+     * even while producers keep up (the order of the tasks does not change).
+     */
+    static final int DRAIN_LIMIT = 4096;
+    private final EventLoop loop;
+    private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue(1024, 1 << 30);
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final Runnable drain = this::drain;
+
+    LoopMailbox(EventLoop loop) {
+        this.loop = loop;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public boolean inExecutor() {
+        return loop.inEventLoop();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        tasks.offer(task);
+        if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
+            loop.execute(drain);
+        }
+    }
+
+    /** After this iteration of the loop (its I/O and tasks); a loop without iterations (a test's) runs it as a task. */
+    @Override
+    public void afterTurn(Runnable task) {
+        if (loop instanceof SingleThreadEventLoop iterating) {
+            iterating.executeAfterEventLoopIteration(task);
+        } else {
+            loop.execute(task);
+        }
+    }
+
+    private void drain() {
+        // cleared first: a task offered while we drain schedules another drain rather than being missed
+        scheduled.set(false);
+        Runnable task;
+        for (int n = 0; n < DRAIN_LIMIT && (task = tasks.poll()) != null; n++) {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                // as the loop itself treats a failed task: logged, and the others still run
+                LOG.log(System.Logger.Level.WARNING, "a task on " + loop + " failed", e);
+            }
+        }
+        if (!tasks.isEmpty() && !scheduled.get() && scheduled.compareAndSet(false, true)) {
+            loop.execute(drain);
+        }
+    }
+}
