@@ -6,7 +6,8 @@ import java.util.function.Consumer;
 
 /**
  * Hands items from any thread to one owner thread in batches: items wait in a multi-producer queue, and one task
- * drains everything that arrived before it ran, so a burst costs the owner one task, not one per item.
+ * drains everything that arrived before it ran, so a burst costs the owner one task, not one per item. In the
+ * broker that task goes through the owner loop's mailbox, shared with every other handoff to that loop.
  *
  * <p>{@link #offer} is safe from any thread. The handler runs on the owner's thread only, one item at a time in
  * the order each producer offered them, and {@code batchEnd} once after each drain.
