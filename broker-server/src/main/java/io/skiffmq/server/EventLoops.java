@@ -13,11 +13,12 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 /**
  * The broker's worker event loops as the core sees them: one {@link LoopMailbox} per loop, and where queues run.
  *
- * <p>A queue runs on the loop of its first user ({@link #placeQueue}): the connection that declares it, publishes
- * to it or consumes from it, whichever touches it first, so a queue used by one connection (or by connections
- * on one loop) never hands work across threads. Users on other loops reach it through its loop's mailbox, in
- * batches; placement is never moved later (a queue's state has one owner for its whole life, so nothing needs to be
- * handed over while work is in flight). A queue first touched off the worker loops (recovery's timers, a TTL
+ * <p>A queue runs on the loop of its first user ({@link #placeQueue}): the first connection that publishes to it or
+ * consumes from it (declaring alone does not place it, except with {@code x-expires}, whose timer needs its thread at
+ * once: then the declaring connection's loop), so a queue used by one connection (or by
+ * connections on one loop) never hands work across threads. Users on other loops reach it through its loop's
+ * mailbox, in batches; placement is never moved later (a queue's state has one owner for its whole life, so nothing
+ * needs to be handed over while work is in flight). A queue first touched off the worker loops (an expiry or TTL
  * timer, the management threads) takes the loops in turn. Thread-safe.
  */
 public final class EventLoops {

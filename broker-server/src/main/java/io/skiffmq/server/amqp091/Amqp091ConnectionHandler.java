@@ -253,7 +253,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         output.flush();
     };
 
-
     // ---- suspending for answers from off the loop ---------------------------------------------------------
 
     /** Stops reading until {@link #resume}: a method waits for an answer. Calls nest. */

@@ -10,8 +10,9 @@ import io.skiffmq.core.message.Amqp091Message;
 /**
  * The one writer of a 0-9-1 connection. Frames are appended to one buffer, which goes to the socket with one write
  * and one flush when the connection's current batch of work is done ({@link #flush}), or sooner once
- * {@link #FLUSH_THRESHOLD} bytes wait: a burst of small deliveries costs one write per 64 KiB, not one per frame. Bodies larger than {@link #COPY_LIMIT} are not copied: their body frames are
- * slices of the publisher's bytes. Owned by the connection's event loop.
+ * {@link #FLUSH_THRESHOLD} bytes wait: a burst of small deliveries costs one write per 64 KiB, not one per frame.
+ * Bodies larger than {@link #COPY_LIMIT} are not copied: their body frames are slices of the publisher's bytes.
+ * Owned by the connection's event loop.
  */
 final class FrameOutput {
     /** Bodies up to this size are copied into the buffer; larger ones are written as slices. */

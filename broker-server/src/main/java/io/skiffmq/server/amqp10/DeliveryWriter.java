@@ -18,8 +18,8 @@ import java.util.ArrayDeque;
 /**
  * What a session sends on its links, in order: deliveries, the credit replies that account for them, and the
  * broker's own pre-settled messages. Items wait in {@link #outbound} while the peer's incoming window is closed
- * [2.5.6] or the socket is not writable; a delivery larger than the peer's max-frame-size goes out as several transfer frames, and may pause
- * between them. Owned by the connection's event loop.
+ * [2.5.6] or the socket is not writable; a delivery larger than the peer's max-frame-size goes out as several
+ * transfer frames, and may pause between them. Owned by the connection's event loop.
  */
 final class DeliveryWriter {
     private final AmqpSession session;
