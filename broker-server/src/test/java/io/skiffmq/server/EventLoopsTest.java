@@ -30,7 +30,9 @@ class EventLoopsTest {
     @Test
     void aQueueRunsOnTheLoopOfItsFirstUserAndStaysThere() throws Exception {
         QueueExecutor queue = loops.placeQueue();
+        QueueExecutor another = loops.placeQueue();
         assertThat(second.submit(queue::inExecutor).get()).as("the first user's loop").isTrue();
+        assertThat(second.submit(another::inExecutor).get()).as("not the loops in turn").isTrue();
         assertThat(first.submit(queue::inExecutor).get()).as("a later user elsewhere crosses over").isFalse();
         CompletableFuture<Boolean> ranOnSecond = new CompletableFuture<>();
         first.execute(() -> queue.execute(() -> ranOnSecond.complete(second.inEventLoop())));
@@ -62,7 +64,7 @@ class EventLoopsTest {
         List<Thread> ran = new ArrayList<>();
         queue.runBeforeUse(() -> ran.add(Thread.currentThread()));
         assertThat(ran).containsExactly(Thread.currentThread());
-        assertThat(first.submit(queue::inExecutor).get()).as("placed by its first user, after").isTrue();
+        assertThat(second.submit(queue::inExecutor).get()).as("placed by its first user, after").isTrue();
     }
 
     @Test
