@@ -608,6 +608,9 @@ public final class ClassicQueue implements Queue {
     public CompletableFuture<QueueDelivery> get(QueueConsumer consumer) {
         CompletableFuture<QueueDelivery> got = new CompletableFuture<>();
         executor.run(() -> {
+            if (dispatchPending) {
+                dispatch(); // the push consumers with room come first, as if each publish had dispatched
+            }
             QueueDelivery delivery = null;
             if (!deleted && !closed) {
                 used();

@@ -96,13 +96,17 @@ final class AmqpSession {
         return state;
     }
 
-    /** Runs {@code task} on this connection's event loop (inline when already there), then flushes. */
+    /**
+     * Runs {@code task} on this connection's event loop (inline when already there), then flushes. From elsewhere it
+     * goes through the loop's mailbox, as the queues' handoffs do, so it keeps its order with what the same thread
+     * handed over before and after it.
+     */
     void onLoop(Runnable task) {
         if (loop.inEventLoop()) {
             task.run();
             connection.flushLater();
         } else {
-            loop.execute(() -> {
+            connection.loopExecutor().execute(() -> {
                 task.run();
                 connection.flushLater();
             });
