@@ -270,7 +270,8 @@ public final class ClassicQueue implements Queue {
         }
         if (hasMessageTtls || arguments.messageTtl() >= 0 || arguments.maxLength() >= 0
                 || arguments.maxLengthBytes() >= 0) {
-            // a TTL of 0 means "only if a consumer takes it now", and drop-head drops what no consumer took: now
+            // TTLs and length limits judge what no consumer took, so consumers take it first, now: a TTL of 0 means
+            // "only if a consumer takes it now", drop-head drops and reject-publish refuses by what still waits
             dispatch();
         } else {
             dispatchAfterTurn();
