@@ -5,11 +5,12 @@ import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.internal.PlatformDependent;
 import io.skiffmq.core.queue.QueueExecutor;
 import java.util.Queue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one way work reaches an event loop through the core: every queue, publisher and link on the loop hands its
- * tasks to this multi-producer mailbox, and one loop task per turn runs all that arrived before it (a
+ * tasks to this multi-producer mailbox, and one loop task per turn runs all that were there when it began (a
  * {@link io.skiffmq.core.queue.Handoff} adds one task per burst, whatever number of items it carries). So a loop
  * fed by many queues wakes once per turn, not once per queue or link.
  *
@@ -19,8 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class LoopMailbox implements QueueExecutor {
     private static final System.Logger LOG = System.getLogger(LoopMailbox.class.getName());
     /**
-     * Tasks run per loop task before the rest waits for the next one: I/O and the loop's other tasks get their turn
-     * even while producers keep up (the order of the tasks does not change).
+     * Tasks run per pass at most. A pass runs the tasks that were there when it began; the rest wait for the next
+     * pass, after the loop's I/O and after-turn work, so producers that keep up cannot hold the loop (the order of
+     * the tasks does not change).
      */
     static final int DRAIN_LIMIT = 4096;
     private final EventLoop loop;
@@ -62,8 +64,10 @@ public final class LoopMailbox implements QueueExecutor {
     private void drain() {
         // cleared first: a task offered while we drain schedules another drain rather than being missed
         scheduled.set(false);
-        Runnable task;
-        for (int n = 0; n < DRAIN_LIMIT && (task = tasks.poll()) != null; n++) {
+        // only what is here now: what these tasks hand over (a handoff's next batch among them) waits for the next
+        int count = Math.min(tasks.size(), DRAIN_LIMIT);
+        for (int n = 0; n < count; n++) {
+            Runnable task = tasks.poll();
             try {
                 task.run();
             } catch (Throwable e) {
@@ -72,7 +76,9 @@ public final class LoopMailbox implements QueueExecutor {
             }
         }
         if (!tasks.isEmpty() && !scheduled.get() && scheduled.compareAndSet(false, true)) {
-            loop.execute(drain);
+            // after the loop's I/O and after-turn work (dispatches, flushes): a task scheduled with no delay is
+            // taken at the start of the loop's next run of tasks, not in this one
+            loop.schedule(drain, 0, TimeUnit.NANOSECONDS);
         }
     }
 }

@@ -122,7 +122,8 @@ public final class ClassicQueue implements Queue {
         this.memoryLimit = memoryLimit;
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
-        this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), null);
+        // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
+        this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), this::dispatchAfterTurnRuns);
         this.lastUsed = context.clock().millis();
         if (arguments.expires() >= 0) {
             executor.execute(this::armUnusedTimer);
@@ -878,6 +879,7 @@ public final class ClassicQueue implements Queue {
         }
     }
 
+    /** The dispatch asked for, if it has not run yet (at the end of the turn, or of a batch of publishes). */
     private void dispatchAfterTurnRuns() {
         if (dispatchPending) {
             dispatch();

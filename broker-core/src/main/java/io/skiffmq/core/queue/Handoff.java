@@ -10,9 +10,16 @@ import java.util.function.Consumer;
  * broker that task goes through the owner loop's mailbox, shared with every other handoff to that loop.
  *
  * <p>{@link #offer} is safe from any thread. The handler runs on the owner's thread only, one item at a time in
- * the order each producer offered them, and {@code batchEnd} once after each drain.
+ * the order each producer offered them, and {@code batchEnd} once after each drain (of at most {@link #BATCH_LIMIT}
+ * items).
  */
 public final class Handoff<T> {
+    /**
+     * Items taken per drain, then {@code batchEnd}, and the rest in a drain of its own behind the owner's other
+     * tasks: a few milliseconds of publishes at most, so a producer as fast as the owner cannot keep it from its
+     * dispatching, flushing and I/O.
+     */
+    static final int BATCH_LIMIT = 4096;
     private final QueueExecutor owner;
     /** Chunks of 64 slots: an idle handoff (one per link) stays small, a burst adds a chunk per 64 items. */
     private final Queue<T> items = io.netty.util.internal.PlatformDependent.newMpscQueue(64, 1 << 30);
@@ -42,11 +49,15 @@ public final class Handoff<T> {
     private void drain() {
         // cleared first: an item offered while we drain schedules another drain rather than being missed
         scheduled.set(false);
-        for (T item; (item = items.poll()) != null; ) {
+        T item;
+        for (int n = 0; n < BATCH_LIMIT && (item = items.poll()) != null; n++) {
             handler.accept(item);
         }
         if (batchEnd != null) {
             batchEnd.run();
+        }
+        if (!items.isEmpty() && !scheduled.get() && scheduled.compareAndSet(false, true)) {
+            owner.execute(drain); // the rest after the owner's other work: a producer that keeps up cannot hold it
         }
     }
 }
