@@ -62,12 +62,11 @@ public final class LoopMailbox implements QueueExecutor {
     }
 
     private void drain() {
-        // cleared first: a task offered while we drain schedules another drain rather than being missed
-        scheduled.set(false);
-        // only what is here now: what these tasks hand over (a handoff's next batch among them) waits for the next
+        // the flag stays set while we run: what these tasks hand over (a handoff's next batch among them) waits for
+        // the next pass instead of starting one now
         int count = Math.min(tasks.size(), DRAIN_LIMIT);
-        for (int n = 0; n < count; n++) {
-            Runnable task = tasks.poll();
+        Runnable task;
+        for (int n = 0; n < count && (task = tasks.poll()) != null; n++) {
             try {
                 task.run();
             } catch (Throwable e) {
@@ -75,10 +74,15 @@ public final class LoopMailbox implements QueueExecutor {
                 LOG.log(System.Logger.Level.WARNING, "a task on " + loop + " failed", e);
             }
         }
-        if (!tasks.isEmpty() && !scheduled.get() && scheduled.compareAndSet(false, true)) {
+        if (!tasks.isEmpty()) {
             // after the loop's I/O and after-turn work (dispatches, flushes): a task scheduled with no delay is
             // taken at the start of the loop's next run of tasks, not in this one
             loop.schedule(drain, 0, TimeUnit.NANOSECONDS);
+            return;
+        }
+        scheduled.set(false);
+        if (!tasks.isEmpty() && scheduled.compareAndSet(false, true)) {
+            loop.execute(drain); // offered between our last look and the flag's clearing
         }
     }
 }

@@ -112,4 +112,25 @@ class EventLoopsTest {
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(first.submit(() -> inOrder[0]).get()).isTrue();
     }
+
+    @Test
+    void aProducerThatKeepsUpCannotHoldTheLoopFromItsAfterTurnWork() throws Exception {
+        LoopMailbox mailbox = loops.mailbox(first);
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        CompletableFuture<Integer> afterTurnRanAt = new CompletableFuture<>();
+        first.execute(() -> {
+            mailbox.afterTurn(() -> afterTurnRanAt.complete(runs.get()));
+            mailbox.execute(new Runnable() {
+                @Override
+                public void run() {
+                    // hands itself over again at once, as a publisher as fast as the loop does
+                    if (runs.incrementAndGet() < 1_000_000 && !afterTurnRanAt.isDone()) {
+                        mailbox.execute(this);
+                    }
+                }
+            });
+        });
+        assertThat(afterTurnRanAt.get(10, TimeUnit.SECONDS)).as("passes before the after-turn work ran")
+            .isLessThan(10);
+    }
 }

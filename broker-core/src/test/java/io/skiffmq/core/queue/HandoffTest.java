@@ -1,0 +1,49 @@
+package io.skiffmq.core.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link Handoff}: batches in order, each of bounded size, each followed by its {@code batchEnd}. */
+class HandoffTest {
+    /** An owner whose tasks wait until the test runs them, one at a time. */
+    private static final class QueuedOwner implements QueueExecutor {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
+        @Override
+        public boolean inExecutor() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+        }
+    }
+
+    @Test
+    void aLongBurstIsTakenInBoundedBatchesInOrderWithOneTaskEach() {
+        QueuedOwner owner = new QueuedOwner();
+        List<Integer> taken = new ArrayList<>();
+        List<Integer> batchEnds = new ArrayList<>();
+        Handoff<Integer> handoff = new Handoff<>(owner, taken::add, () -> batchEnds.add(taken.size()));
+        int total = 2 * Handoff.BATCH_LIMIT + 10;
+        for (int i = 0; i < total; i++) {
+            handoff.offer(i);
+        }
+        assertThat(owner.tasks).as("one task for the burst").hasSize(1);
+        owner.tasks.poll().run();
+        assertThat(taken).hasSize(Handoff.BATCH_LIMIT);
+        assertThat(owner.tasks).as("the rest behind the owner's other tasks").hasSize(1);
+        while (!owner.tasks.isEmpty()) {
+            owner.tasks.poll().run();
+        }
+        assertThat(batchEnds).containsExactly(Handoff.BATCH_LIMIT, 2 * Handoff.BATCH_LIMIT, total);
+        for (int i = 0; i < total; i++) {
+            assertThat(taken.get(i)).isEqualTo(i);
+        }
+    }
+}
