@@ -34,10 +34,6 @@ public final class LoopMailbox implements QueueExecutor {
         this.loop = loop;
     }
 
-    EventLoop loop() {
-        return loop;
-    }
-
     @Override
     public boolean inExecutor() {
         return loop.inEventLoop();
