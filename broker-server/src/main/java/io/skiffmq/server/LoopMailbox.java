@@ -21,14 +21,22 @@ public final class LoopMailbox implements QueueExecutor {
     private static final System.Logger LOG = System.getLogger(LoopMailbox.class.getName());
     /**
      * Tasks run per pass at most. A pass runs the tasks that were there when it began; the rest wait for the next
-     * pass, after the loop's I/O and after-turn work, so producers that keep up cannot hold the loop (the order of
-     * the tasks does not change).
+     * pass (the order of the tasks does not change).
      */
     static final int DRAIN_LIMIT = 4096;
+    /**
+     * Passes in one turn of the loop before the next waits for its I/O and after-turn work: a pass that hands work to
+     * the next (a queue on this loop delivering to a connection on it) goes on at once, a producer that keeps up
+     * cannot hold the loop for more than this many passes.
+     */
+    static final int PASSES_PER_TURN = 16;
     private final EventLoop loop;
     private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue(1024, 1 << 30);
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable drain = this::drain;
+    /** Passes since the loop last finished a turn (its after-turn work ran); owned by the loop. */
+    private int passesThisTurn;
+    private final Runnable turnEnded = () -> passesThisTurn = 0;
 
     LoopMailbox(EventLoop loop) {
         this.loop = loop;
@@ -71,9 +79,16 @@ public final class LoopMailbox implements QueueExecutor {
             }
         }
         if (!tasks.isEmpty()) {
-            // after the loop's I/O and after-turn work (dispatches, flushes): a task scheduled with no delay is
-            // taken at the start of the loop's next run of tasks, not in this one
-            loop.schedule(drain, 0, TimeUnit.NANOSECONDS);
+            if (++passesThisTurn == 1) {
+                afterTurn(turnEnded);
+            }
+            if (passesThisTurn < PASSES_PER_TURN) {
+                loop.execute(drain); // in this turn still: no wait for I/O when one pass hands work to the next
+            } else {
+                // after the loop's I/O and after-turn work (dispatches, flushes): a task scheduled with no delay is
+                // taken at the start of the loop's next run of tasks, not in this one (an object per yield)
+                loop.schedule(drain, 0, TimeUnit.NANOSECONDS);
+            }
             return;
         }
         scheduled.set(false);
