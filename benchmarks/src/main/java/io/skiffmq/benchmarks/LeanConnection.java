@@ -71,7 +71,9 @@ abstract class LeanConnection extends ByteToMessageDecoder {
     }
 
     final LoadCounters counters;
-    private final String name;
+    /** Errors a run describes on stderr, the first few: the rest are only counted. */
+    static final long REPORTED_ERRORS = 5;
+    final String name;
     final Endpoint endpoint;
     private final PerformativeCodec codec = new PerformativeCodec();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();

@@ -101,7 +101,11 @@ final class LeanReceiver extends LeanConnection {
         int start = (int) (data >>> 32);
         long id = data < 0 ? -1 : LoadBody.check(buf, start, (int) data, bodySize);
         if (id < 0 || !order.accept((int) id)) {
-            counters.errors.incrementAndGet();
+            if (counters.errors.getAndIncrement() < REPORTED_ERRORS) {
+                System.err.println(name + ": " + (id < 0 ? "a body of the wrong length or padding"
+                    : "sender " + LoadBody.sender((int) id) + "'s sequence " + LoadBody.sequence((int) id)
+                    + " out of order"));
+            }
             return;
         }
         counters.latencies.recordValue(Math.max(0, now - LoadBody.sentAt(buf, start)) / 1000);

@@ -163,8 +163,9 @@ final class LeanSender extends LeanConnection {
         long settling = last - first + 1;
         if (disposition.stateCode() == PerformativeCode.ACCEPTED) {
             counters.sent.addAndGet(settling);
-        } else {
-            counters.errors.addAndGet(settling);
+        } else if (counters.errors.getAndAdd(settling) < REPORTED_ERRORS) {
+            System.err.println(name + ": the broker settled deliveries " + first + ".." + last
+                + " with outcome code " + disposition.stateCode() + ", not accepted");
         }
         settled += settling;
     }
