@@ -70,10 +70,16 @@ public final class VirtualHost {
      * @param clock what message TTLs and queue expiry are measured with
      */
     public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store, BrokerClock clock) {
+        this(name, executors, store, clock, true);
+    }
+
+    /** @param publisherFlow its queues may hold their publishers back ({@link io.skiffmq.core.queue.PublisherFlow}) */
+    public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store, BrokerClock clock,
+            boolean publisherFlow) {
         this.name = name;
         this.executors = executors;
         this.store = store;
-        this.queueContext = new QueueContext(name, clock, new DeadLetterRouter(this, clock));
+        this.queueContext = new QueueContext(name, clock, new DeadLetterRouter(this, clock), publisherFlow);
         for (Exchange e : List.of(new Exchange("", Exchange.Type.DIRECT),
                 new Exchange("amq.direct", Exchange.Type.DIRECT), new Exchange("amq.fanout", Exchange.Type.FANOUT),
                 new Exchange("amq.topic", Exchange.Type.TOPIC), new Exchange("amq.headers", Exchange.Type.HEADERS),

@@ -89,7 +89,7 @@ public final class Broker implements AutoCloseable {
         String name = "/";
         DiskStore store = new DiskStore(config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name)),
             config.syncPolicy(), config.journalSegmentSize(), config.queueMemoryLimit());
-        VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock);
+        VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
         store.recover(vhost);
         stores.add(store);
         vhosts.put(name, vhost);

@@ -56,6 +56,10 @@ import java.util.Map;
  *       free: bytes, or with a unit ({@code 50MB} = 50,000,000, {@code 1GiB}), see {@link ByteSize}; 0 never</td></tr>
  *   <tr><td>event-loops</td><td>available processors</td><td>worker event loops: connections and queues share them
  *       (docs/server.md, Threads); more loops than cores only adds handoffs between threads that take turns</td></tr>
+ *   <tr><td>publisher-flow</td><td>true</td><td>a queue whose backlog passes half of {@code queue-memory-limit}
+ *       while its consumers would drain it within a second holds its publishers back to their pace instead of
+ *       paging ({@link io.skiffmq.core.queue.PublisherFlow}, docs/queues.md); false: only resource alarms hold
+ *       publishers, and queues page</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -63,7 +67,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
-        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops) {
+        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
+        boolean publisherFlow) {
 
     public static final int DEFAULT_PORT = 5672;
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
@@ -113,7 +118,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
-            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors());
+            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true);
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -164,6 +169,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         MemoryWatermark watermark = memoryHighWatermark;
         long diskFree = diskFreeLimit;
         int loops = eventLoops;
+        boolean flow = publisherFlow;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -197,13 +203,15 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "memory-high-watermark" -> watermark = MemoryWatermark.parse(value);
                 case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);
                 case "event-loops" -> loops = Integer.parseInt(value);
+                case "publisher-flow" -> flow = parseBoolean(name, value);
                 default -> throw new IllegalArgumentException("unknown setting " + name);
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops);
+            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
+            flow);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

@@ -25,6 +25,7 @@ import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.security.SaslInit;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
+import org.apache.qpid.proton.amqp.transport.Flow;
 import org.apache.qpid.proton.amqp.transport.Open;
 import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.amqp.transport.Transfer;
@@ -70,7 +71,7 @@ final class EmbeddedConnection implements AutoCloseable {
     private final java.nio.file.Path dataDir;
 
     EmbeddedConnection(String... settings) throws java.io.IOException {
-        this(null, settings);
+        this(null, io.skiffmq.core.time.BrokerClock.SYSTEM, settings);
     }
 
     /**
@@ -78,10 +79,17 @@ final class EmbeddedConnection implements AutoCloseable {
      * when a queue lives on its consumer's own event loop.
      */
     static EmbeddedConnection withQueuesInline(String... settings) throws java.io.IOException {
-        return new EmbeddedConnection(QueueExecutor.CALLER_THREAD, settings);
+        return new EmbeddedConnection(QueueExecutor.CALLER_THREAD, io.skiffmq.core.time.BrokerClock.SYSTEM, settings);
     }
 
-    private EmbeddedConnection(QueueExecutor queueExecutor, String... settings) throws java.io.IOException {
+    /** The same, with the broker's time on {@code clock}. */
+    static EmbeddedConnection withQueuesInline(io.skiffmq.core.time.BrokerClock clock, String... settings)
+            throws java.io.IOException {
+        return new EmbeddedConnection(QueueExecutor.CALLER_THREAD, clock, settings);
+    }
+
+    private EmbeddedConnection(QueueExecutor queueExecutor, io.skiffmq.core.time.BrokerClock clock,
+            String... settings) throws java.io.IOException {
         dataDir = java.nio.file.Files.createTempDirectory("skiffmq-embedded");
         BrokerConfig config = BrokerConfig.defaults().with("data-dir", dataDir.toString());
         for (String setting : settings) {
@@ -89,7 +97,7 @@ final class EmbeddedConnection implements AutoCloseable {
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
         }
         UserStore users = UserStore.withGuest();
-        broker = new Broker(config, users, () -> queueExecutor == null ? queues : queueExecutor);
+        broker = new Broker(config, users, () -> queueExecutor == null ? queues : queueExecutor, clock);
         channel = new EmbeddedChannel(
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
             new Amqp10ConnectionHandler(broker, new SaslAuthenticator(users, null)));
@@ -144,6 +152,19 @@ final class EmbeddedConnection implements AutoCloseable {
         attach.setSource(source);
         attach.setTarget(new Target());
         write(AmqpFrame.TYPE_AMQP, attach, null);
+    }
+
+    /** Grants link {@code handle} (ours receiving) {@code credit} from {@code deliveryCount}. */
+    void grant(int handle, long deliveryCount, int credit) {
+        Flow flow = new Flow();
+        flow.setHandle(UnsignedInteger.valueOf(handle));
+        flow.setNextIncomingId(UnsignedInteger.ZERO);
+        flow.setIncomingWindow(UnsignedInteger.valueOf(Integer.MAX_VALUE));
+        flow.setNextOutgoingId(UnsignedInteger.ZERO);
+        flow.setOutgoingWindow(UnsignedInteger.valueOf(1000));
+        flow.setDeliveryCount(UnsignedInteger.valueOf(deliveryCount));
+        flow.setLinkCredit(UnsignedInteger.valueOf(credit));
+        write(AmqpFrame.TYPE_AMQP, flow, null);
     }
 
     void transfer(int handle, long deliveryId, byte[] message) {

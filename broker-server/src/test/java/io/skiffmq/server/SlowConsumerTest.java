@@ -2,12 +2,10 @@ package io.skiffmq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.testing.LeakDetection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.transport.Flow;
 import org.apache.qpid.proton.amqp.transport.Transfer;
 import org.junit.jupiter.api.Test;
@@ -26,7 +24,7 @@ class SlowConsumerTest {
             c.attachSender(0, "slow");
             c.readUntil(Flow.class);
             c.attachReceiver(1, "slow");
-            grant(c, 100);
+            c.grant(1, 0, 100);
             c.drain();
 
             c.socketWritable(false);
@@ -40,18 +38,6 @@ class SlowConsumerTest {
             assertThat(deliveryIds(c.drain())).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L,
                 13L, 14L, 15L, 16L, 17L, 18L, 19L);
         }
-    }
-
-    private static void grant(EmbeddedConnection c, int credit) {
-        Flow flow = new Flow();
-        flow.setHandle(UnsignedInteger.ONE);
-        flow.setNextIncomingId(UnsignedInteger.ZERO);
-        flow.setIncomingWindow(UnsignedInteger.valueOf(1000));
-        flow.setNextOutgoingId(UnsignedInteger.ZERO);
-        flow.setOutgoingWindow(UnsignedInteger.valueOf(1000));
-        flow.setDeliveryCount(UnsignedInteger.ZERO);
-        flow.setLinkCredit(UnsignedInteger.valueOf(credit));
-        c.write(AmqpFrame.TYPE_AMQP, flow, null);
     }
 
     private static List<Long> deliveryIds(List<Object> frames) {

@@ -57,6 +57,8 @@ public final class Publisher {
     /** Tags confirmed, and refused, in the batch being drained. */
     private final TagBatch confirmedBatch = new TagBatch();
     private final TagBatch refusedBatch = new TagBatch();
+    /** The last queue seen holding its publishers back when this one published to it; null when none was. */
+    private Queue heldBy;
     private int unconfirmed;
     private boolean closed;
 
@@ -101,10 +103,31 @@ public final class Publisher {
             unconfirmed++;
         }
         for (int i = 0; i < queues.size(); i++) {
-            queues.get(i).publish(message.retain(), pending);
+            Queue queue = queues.get(i);
+            if (queue.holdsPublishers()) {
+                heldBy = queue;
+            }
+            queue.publish(message.retain(), pending);
         }
         message.release();
         return Routed.ROUTED;
+    }
+
+    /**
+     * True when a queue this publisher sent to holds its publishers back ({@link Queue#holdPublisher}): the
+     * protocol then takes nothing more (no link credit, no reads) until {@code resume} runs, once, on any thread.
+     * False when none does, and {@code resume} is dropped. Asked once per batch of credit, not per message.
+     */
+    public boolean heldBack(Runnable resume) {
+        Queue queue = heldBy;
+        if (queue == null) {
+            return false;
+        }
+        if (queue.holdPublisher(resume)) {
+            return true;
+        }
+        heldBy = null;
+        return false;
     }
 
     /** Messages published with a tag and not confirmed yet. */

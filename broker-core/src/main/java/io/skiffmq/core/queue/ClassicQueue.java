@@ -24,7 +24,8 @@ import java.util.function.Consumer;
  * transient and durable alike, keeping nothing in memory per message, and are read back in order as the head drains
  * (see {@link WaitingMessages}). Without pages, durable messages that arrive past the limit are paged out as soon as
  * the log has written them (only their entry stays), and read back from the log when they are dispatched. Messages
- * recovered at start are paged out from the first (an entry each).
+ * recovered at start are paged out from the first (an entry each). Before paging, a queue whose consumers keep up
+ * well holds its publishers back to their pace ({@link PublisherFlow}).
  *
  * <p>Its {@link QueueArguments} apply RabbitMQ's rules: length limits with their overflow behaviour, message TTL
  * (expired at the head, as RabbitMQ expires, and by a timer on the {@link QueueContext#clock()}, so an idle queue
@@ -81,6 +82,7 @@ public final class ClassicQueue implements Queue {
     /** A dispatch is asked for after this turn ({@link #dispatchAfterTurn}). */
     private boolean dispatchPending;
     private final Runnable dispatchTask = this::dispatchAfterTurnRuns;
+    private final PublisherFlow publisherFlow;
     private volatile int readyCount;
     private volatile long memoryBytesSeen;
     private volatile int consumerCount;
@@ -120,6 +122,7 @@ public final class ClassicQueue implements Queue {
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
+        this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow());
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
@@ -186,6 +189,16 @@ public final class ClassicQueue implements Queue {
     @Override
     public int consumerCount() {
         return consumerCount;
+    }
+
+    @Override
+    public boolean holdsPublishers() {
+        return publisherFlow.holding();
+    }
+
+    @Override
+    public boolean holdPublisher(Runnable resume) {
+        return publisherFlow.await(resume);
     }
 
     @Override
@@ -685,6 +698,7 @@ public final class ClassicQueue implements Queue {
                 return;
             }
             deleted = true;
+            publisherFlow.release();
             disarmTimers();
             int count = dropReady(); // ready ones only, as RabbitMQ counts them in delete-ok
             waiting.deletePages();
@@ -704,6 +718,7 @@ public final class ClassicQueue implements Queue {
         CompletableFuture<Void> done = new CompletableFuture<>();
         executor.run(() -> {
             closed = true;
+            publisherFlow.release();
             disarmTimers();
             dropReady();
             waiting.deletePages();
@@ -891,9 +906,14 @@ public final class ClassicQueue implements Queue {
         assert executor.inExecutor();
         dispatchPending = false;
         boolean more = true;
+        int taken = 0;
         while (more && !consumers.isEmpty() && !waiting.isEmpty()) {
             more = consumers.offer(offer) == ConsumerRing.Offer.DONE; // one message per offer
+            if (more) {
+                taken++;
+            }
         }
+        publisherFlow.dispatched(taken);
         expireHeads();
         waiting.readBack(memoryLimit);
         readyCount = waiting.size();
@@ -901,6 +921,7 @@ public final class ClassicQueue implements Queue {
             pageOut();
         }
         memoryBytesSeen = waiting.bytes();
+        publisherFlow.update(waiting.footprint(), waiting.size(), !consumers.isEmpty());
     }
 
     private final ConsumerRing.Offer offer = this::offer;

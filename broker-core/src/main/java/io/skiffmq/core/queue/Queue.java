@@ -40,6 +40,22 @@ public interface Queue {
      */
     void publish(Message message, PublishConfirm confirm);
 
+    /**
+     * True when this queue may be holding its publishers back ({@link PublisherFlow}); cheap enough to ask on every
+     * publish. A publisher then asks {@link #holdPublisher} before it takes more.
+     */
+    default boolean holdsPublishers() {
+        return false;
+    }
+
+    /**
+     * When this queue holds its publishers back now: keeps {@code resume}, run once on any thread when it no longer
+     * does, and returns true. Otherwise false, and {@code resume} is dropped.
+     */
+    default boolean holdPublisher(Runnable resume) {
+        return false;
+    }
+
     /** {@link #subscribe(ConsumerSink, ConsumerFlow, boolean, boolean)}, not exclusive. */
     default QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
         return subscribe(sink, flow, preSettled, false);

@@ -266,7 +266,7 @@ class ClassicQueuePagedTailTest {
     void messagesReadBackExpireAtTheHeadOnTheirOwnTime() {
         ManualClock clock = new ManualClock(0);
         ClassicQueue queue = queue(false, Map.of("x-message-ttl", 1000L), null,
-            new QueueContext("/", clock, DeadLetters.NONE));
+            new QueueContext("/", clock, DeadLetters.NONE, true));
         publish(queue, 0, 100);
         clock.advance(500);
         publish(queue, 100, 200);

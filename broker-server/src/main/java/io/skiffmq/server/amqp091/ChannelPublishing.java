@@ -26,12 +26,16 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private Publisher publisher;
     private PublisherConfirms confirms;
     private ChannelTransaction transaction;
+    /** A queue holds its publishers back: the connection is not read until it lets go ({@link #holdEnded}). */
+    private boolean held;
+    private final Runnable resumeFromHold;
 
     ChannelPublishing(Amqp091Channel channel, VirtualHost vhost) {
         this.channel = channel;
         this.connection = channel.connection();
         this.vhost = vhost;
         this.output = connection.output();
+        this.resumeFromHold = () -> connection.executor().execute(this::holdEnded);
     }
 
     /** True in a transaction: acks wait for the commit too. */
@@ -86,6 +90,10 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
                     : Publisher.Routed.UNROUTED;
             } else {
                 routed = publisher().publish(message, confirmTag);
+                if (!held && publisher.heldBack(resumeFromHold)) {
+                    held = true;
+                    connection.suspend(); // 0-9-1 has no credit: the socket is not read, as RabbitMQ's flow does
+                }
             }
         } catch (BrokerException e) {
             if (mandatory) {
@@ -117,6 +125,11 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             confirms.flush(this);
         }
         return confirmWillCome;
+    }
+
+    private void holdEnded() {
+        held = false;
+        connection.resume();
     }
 
     private Publisher publisher() {

@@ -60,6 +60,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
     /** False until the target queue exists (a durable one created on attach is being saved). */
     private boolean ready;
     private boolean closed;
+    /** A queue holds its publishers back: no credit until it lets go ({@link #holdEnded}). */
+    private boolean held;
+    private final Runnable resumeFromHold;
 
     // the delivery being received, when it spans several transfer frames
     private boolean inDelivery;
@@ -79,6 +82,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         this.durableIfNoHeader = config.durableIfNoHeader();
         this.maxMessageSize = config.maxMessageSize();
         this.publisher = new Publisher(session.vhost(), session.executor(), this);
+        this.resumeFromHold = () -> session.executor().execute(this::holdEnded);
     }
 
     static IncomingLink attach(AmqpSession session, Attach attach) {
@@ -367,13 +371,24 @@ final class IncomingLink implements Link, Publisher.Confirms {
         grantCredit();
     }
 
+    private void holdEnded() {
+        held = false;
+        grantCredit();
+        session.flushLater();
+    }
+
     /**
-     * Tops credit back up to a batch when it has run low and this link is not too far ahead of its confirms, and
-     * no resource alarm is up.
+     * Tops credit back up to a batch when it has run low and this link is not too far ahead of its confirms, no
+     * resource alarm is up, and no queue it publishes to holds its publishers back (then the credit it has runs
+     * out, and more comes once the queue lets go).
      */
     private void grantCredit() {
-        if (ready && !closed && credit <= creditBatch / 2 && publisher.unconfirmed() < maxUnconfirmed
+        if (ready && !closed && !held && credit <= creditBatch / 2 && publisher.unconfirmed() < maxUnconfirmed
                 && !session.alarmed()) {
+            if (publisher.heldBack(resumeFromHold)) {
+                held = true;
+                return;
+            }
             credit = creditBatch;
             session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
         }

@@ -1,0 +1,182 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DeliverCallback;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.qpid.jms.JmsConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Queues that hold their publishers back ({@link io.skiffmq.core.queue.PublisherFlow}) with real clients, on a
+ * broker whose queues keep 256 KiB in memory: a publisher far ahead of a consumer that keeps up loses nothing and
+ * is never stuck (AMQP 1.0 link credit, 0-9-1 socket reads), and a consumer that stops does not hold anyone: the
+ * queue buffers for it, as RabbitMQ's would.
+ */
+class PublisherFlowClientTest {
+    private static final int BODY = 1024;
+    private static RunningBroker broker;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = RunningBroker.start("queue-memory-limit=262144");
+    }
+
+    @AfterAll
+    static void stop() {
+        broker.close();
+    }
+
+    private static byte[] body(int sequence) {
+        return ByteBuffer.allocate(BODY).putInt(sequence).array();
+    }
+
+    // ---- AMQP 0-9-1 -------------------------------------------------------------------------------------------
+
+    private static com.rabbitmq.client.Connection connect091() throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setPort(broker.port());
+        return factory.newConnection();
+    }
+
+    @Test
+    void amqp091APublisherAheadOfItsConsumerLosesNothing() throws Exception {
+        int count = 10_000; // 10 MiB through a queue that keeps 256 KiB in memory
+        try (com.rabbitmq.client.Connection publishing = connect091();
+                com.rabbitmq.client.Connection consuming = connect091()) {
+            Channel consumer = consuming.createChannel();
+            String queue = consumer.queueDeclare("flow-091", false, false, false, null).getQueue();
+            consumer.basicQos(100);
+            AtomicInteger next = new AtomicInteger();
+            AtomicReference<String> wrong = new AtomicReference<>();
+            CountDownLatch all = new CountDownLatch(count);
+            DeliverCallback onDelivery = (tag, delivery) -> {
+                int sequence = ByteBuffer.wrap(delivery.getBody()).getInt();
+                if (sequence != next.getAndIncrement()) {
+                    wrong.compareAndSet(null, "got " + sequence + " where " + (next.get() - 1) + " was due");
+                }
+                consumer.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+                all.countDown();
+            };
+            consumer.basicConsume(queue, false, onDelivery, tag -> { });
+
+            Channel publisher = publishing.createChannel();
+            publisher.confirmSelect();
+            for (int i = 0; i < count; i++) {
+                publisher.basicPublish("", queue, null, body(i));
+                if (i % 1000 == 999) {
+                    publisher.waitForConfirmsOrDie(30_000);
+                }
+            }
+            publisher.waitForConfirmsOrDie(30_000);
+            assertThat(all.await(60, TimeUnit.SECONDS)).as("%d of %d delivered", count - all.getCount(), count)
+                .isTrue();
+            assertThat(wrong.get()).as("in order").isNull();
+        }
+    }
+
+    @Test
+    void amqp091AConsumerThatStopsHoldsNobody() throws Exception {
+        int count = 2_000; // 2 MiB: past the memory limit, paged
+        try (com.rabbitmq.client.Connection connection = connect091()) {
+            Channel consumer = connection.createChannel();
+            String queue = consumer.queueDeclare("flow-091-stalled", false, false, false, null).getQueue();
+            consumer.basicQos(10);
+            CountDownLatch tookItsPrefetch = new CountDownLatch(10);
+            consumer.basicConsume(queue, false, (tag, delivery) -> tookItsPrefetch.countDown(), tag -> { });
+
+            Channel publisher = connection.createChannel();
+            publisher.confirmSelect();
+            for (int i = 0; i < count; i++) {
+                publisher.basicPublish("", queue, null, body(i));
+                if (i % 100 == 99) {
+                    publisher.waitForConfirmsOrDie(30_000); // the consumer never acks: stalled after 10
+                }
+            }
+            publisher.waitForConfirmsOrDie(30_000);
+            assertThat(tookItsPrefetch.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(publisher.queueDeclarePassive(queue).getMessageCount()).isEqualTo(count - 10);
+        }
+    }
+
+    // ---- AMQP 1.0 ---------------------------------------------------------------------------------------------
+
+    private static jakarta.jms.Connection connectJms(String options) throws JMSException {
+        jakarta.jms.Connection connection = new JmsConnectionFactory("guest", "guest",
+            broker.amqpUri() + "?" + options).createConnection();
+        connection.start();
+        return connection;
+    }
+
+    @Test
+    void amqp10APublisherAheadOfItsConsumerLosesNothing() throws Exception {
+        int count = 10_000;
+        try (jakarta.jms.Connection publishing = connectJms("jms.forceAsyncSend=true");
+                jakarta.jms.Connection consuming = connectJms("jms.prefetchPolicy.all=100")) {
+            Session consumerSession = consuming.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = consumerSession.createConsumer(consumerSession.createQueue("flow-10"));
+            AtomicInteger next = new AtomicInteger();
+            AtomicReference<String> wrong = new AtomicReference<>();
+            CountDownLatch all = new CountDownLatch(count);
+            consumer.setMessageListener(message -> {
+                try {
+                    int sequence = ((BytesMessage) message).readInt();
+                    if (sequence != next.getAndIncrement()) {
+                        wrong.compareAndSet(null, "got " + sequence + " where " + (next.get() - 1) + " was due");
+                    }
+                } catch (JMSException e) {
+                    wrong.compareAndSet(null, e.toString());
+                }
+                all.countDown();
+            });
+
+            Session session = publishing.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("flow-10"));
+            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            for (int i = 0; i < count; i++) {
+                BytesMessage message = session.createBytesMessage();
+                message.writeBytes(body(i));
+                producer.send(message);
+            }
+            assertThat(all.await(60, TimeUnit.SECONDS)).as("%d of %d delivered", count - all.getCount(), count)
+                .isTrue();
+            assertThat(wrong.get()).as("in order").isNull();
+        }
+    }
+
+    @Test
+    void amqp10AConsumerThatStopsHoldsNobody() throws Exception {
+        int count = 2_000;
+        try (jakarta.jms.Connection connection = connectJms("jms.prefetchPolicy.all=10&jms.forceSyncSend=true")) {
+            Session consumerSession = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            MessageConsumer consumer = consumerSession.createConsumer(consumerSession.createQueue("flow-10-stalled"));
+            assertThat(consumer.receiveNoWait()).as("nothing yet").isNull(); // attached, with its credit
+
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("flow-10-stalled"));
+            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            for (int i = 0; i < count; i++) {
+                BytesMessage message = session.createBytesMessage();
+                message.writeBytes(body(i));
+                producer.send(message); // each send waits for the broker's outcome
+            }
+            // all taken; the consumer's prefetch of 10 went to it
+            Amqp091Support.await().atMost(Amqp091Support.TIMEOUT)
+                .until(() -> broker.vhost("/").queue("flow-10-stalled").readyCount() == count - 10);
+        }
+    }
+}
