@@ -147,6 +147,9 @@ class Amqp091FramingTest {
                 client.send(1, new AMQP.Basic.Qos.Builder().prefetchCount(1).build()); // a round trip after it
                 client.expect(AMQP.Basic.QosOk.class);
             }
+            // the publish reaches the queue's loop as a task, which may run after this connection's next read
+            Amqp091Support.await().atMost(Amqp091Support.TIMEOUT)
+                .until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 1);
             assertThat(channel.basicGet(queue, true).getBody()).hasSize(FRAME_MAX);
         }
     }
