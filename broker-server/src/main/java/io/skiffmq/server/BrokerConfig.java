@@ -1,6 +1,8 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.transport.TlsSettings;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.store.Journal;
@@ -56,6 +58,25 @@ import java.util.Map;
  *       free: bytes, or with a unit ({@code 50MB} = 50,000,000, {@code 1GiB}), see {@link ByteSize}; 0 never</td></tr>
  *   <tr><td>event-loops</td><td>available processors</td><td>worker event loops: connections and queues share them
  *       (docs/server.md, Threads); more loops than cores only adds handoffs between threads that take turns</td></tr>
+ *   <tr><td>auth-threads</td><td>cores / 2, in [2, 8]</td><td>threads that check logins, so that no event loop
+ *       hashes a password (docs/security.md)</td></tr>
+ *   <tr><td>auth-queue</td><td>1024</td><td>logins that may wait for an authentication thread; beyond, a login is
+ *       refused at once as busy (0-9-1: 320, AMQP 1.0: sasl-outcome sys-temp)</td></tr>
+ *   <tr><td>login-failure-rate</td><td>2</td><td>failed logins per second a source address earns back</td></tr>
+ *   <tr><td>login-failure-burst</td><td>20</td><td>failed logins a source address may have in a row; past them its
+ *       logins are refused unchecked until it earns some back; 0: no limit</td></tr>
+ *   <tr><td>external-user-from</td><td>cn</td><td>SASL EXTERNAL's user: the client certificate subject's {@code cn},
+ *       or the whole subject {@code dn} (RFC 2253)</td></tr>
+ *   <tr><td>amqps-port</td><td>none</td><td>a TLS port for both protocols (RabbitMQ's is 5671); 0 picks a free
+ *       one</td></tr>
+ *   <tr><td>tls-cert-file</td><td>none</td><td>the server's certificate chain, PEM (needed with amqps-port)</td></tr>
+ *   <tr><td>tls-key-file</td><td>none</td><td>its private key, PEM (needed with amqps-port)</td></tr>
+ *   <tr><td>tls-key-password</td><td>none</td><td>the key's password when it is encrypted</td></tr>
+ *   <tr><td>tls-ca-file</td><td>none</td><td>CA bundle, PEM, client certificates are checked against</td></tr>
+ *   <tr><td>tls-protocols</td><td>TLSv1.3,TLSv1.2</td><td>protocols offered</td></tr>
+ *   <tr><td>tls-ciphers</td><td>the provider's</td><td>cipher suites offered, comma-separated</td></tr>
+ *   <tr><td>tls-verify</td><td>none</td><td>client certificates: {@code none} (not asked for), {@code optional}
+ *       (checked when given), {@code required} (the handshake fails without a trusted one)</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -63,7 +84,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
-        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops) {
+        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
+        AuthSettings auth, TlsSettings tls) {
 
     public static final int DEFAULT_PORT = 5672;
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
@@ -94,6 +116,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
+        check(auth != null && tls != null, "auth and tls settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -113,7 +136,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
-            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors());
+            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), AuthSettings.defaults(),
+            TlsSettings.defaults());
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -164,6 +188,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         MemoryWatermark watermark = memoryHighWatermark;
         long diskFree = diskFreeLimit;
         int loops = eventLoops;
+        AuthSettings a = auth;
+        TlsSettings t = tls;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -197,13 +223,22 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "memory-high-watermark" -> watermark = MemoryWatermark.parse(value);
                 case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);
                 case "event-loops" -> loops = Integer.parseInt(value);
-                default -> throw new IllegalArgumentException("unknown setting " + name);
+                default -> {
+                    if (AuthSettings.has(name)) {
+                        a = a.with(name, value);
+                    } else if (TlsSettings.has(name)) {
+                        t = t.with(name, value);
+                    } else {
+                        throw new IllegalArgumentException("unknown setting " + name);
+                    }
+                }
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops);
+            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops, a,
+            t);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */
