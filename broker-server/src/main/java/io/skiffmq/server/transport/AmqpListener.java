@@ -103,6 +103,11 @@ public final class AmqpListener implements AutoCloseable {
         return broker;
     }
 
+    /** What checks this listener's logins. */
+    public SaslAuthenticator authenticator() {
+        return sasl;
+    }
+
     /** Binds and returns the bound address (the real port when the configured port is 0). */
     public InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
