@@ -60,6 +60,29 @@ class AuthenticationTest {
     }
 
     @Test
+    void framesPipelinedBehindSaslInitWaitForTheOutcomeInOrder() throws Exception {
+        try (RunningBroker broker = RunningBroker.start();
+             RawClient client = new RawClient(broker.port())) {
+            client.saslMechanisms();
+            org.apache.qpid.proton.amqp.security.SaslInit init = new org.apache.qpid.proton.amqp.security.SaslInit();
+            init.setMechanism(org.apache.qpid.proton.amqp.Symbol.valueOf("PLAIN"));
+            init.setInitialResponse(new org.apache.qpid.proton.amqp.Binary("\0guest\0guest".getBytes(
+                StandardCharsets.UTF_8)));
+            // sasl-init, the AMQP header and open, sent without waiting for the outcome (as some clients do)
+            client.write(io.skiffmq.codec.amqp10.AmqpFrame.TYPE_SASL, 0, init, null);
+            client.writeRaw(new byte[] {'A', 'M', 'Q', 'P', 0, 1, 0, 0});
+            org.apache.qpid.proton.amqp.transport.Open open = new org.apache.qpid.proton.amqp.transport.Open();
+            open.setContainerId("pipelining");
+            client.write(0, open);
+            assertThat(client.read().as(org.apache.qpid.proton.amqp.security.SaslOutcome.class).getCode())
+                .isEqualTo(org.apache.qpid.proton.amqp.security.SaslCode.OK);
+            client.expectBytes(new byte[] {'A', 'M', 'Q', 'P', 0, 1, 0, 0});
+            assertThat(client.read().as(org.apache.qpid.proton.amqp.transport.Open.class).getContainerId())
+                .isNotNull();
+        }
+    }
+
+    @Test
     void overTheRateLimitAnAddressIsRefusedWithoutHashing() throws Exception {
         try (RunningBroker broker = RunningBroker.start("login-failure-burst=3", "login-failure-rate=0.001")) {
             for (int i = 0; i < 3; i++) {
