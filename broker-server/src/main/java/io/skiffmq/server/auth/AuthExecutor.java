@@ -16,7 +16,17 @@ import java.util.function.Supplier;
  * but the refusals. Thread-safe.
  */
 final class AuthExecutor implements AutoCloseable {
+    /** Null when checks run on the calling thread ({@link #inline}). */
     private final ThreadPoolExecutor pool;
+
+    /** Checks on the calling thread: for a connection on an embedded channel in tests, never for a listener. */
+    static AuthExecutor inline() {
+        return new AuthExecutor();
+    }
+
+    private AuthExecutor() {
+        this.pool = null;
+    }
 
     AuthExecutor(int threads, int queue) {
         AtomicInteger next = new AtomicInteger();
@@ -32,7 +42,8 @@ final class AuthExecutor implements AutoCloseable {
     /** {@code work}'s value, computed on an authentication thread; failed at once when the queue is full. */
     <T> CompletableFuture<T> submit(Supplier<T> work) {
         try {
-            return CompletableFuture.supplyAsync(work, pool);
+            return pool == null ? CompletableFuture.completedFuture(work.get())
+                : CompletableFuture.supplyAsync(work, pool);
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -40,6 +51,8 @@ final class AuthExecutor implements AutoCloseable {
 
     @Override
     public void close() {
-        pool.shutdownNow();
+        if (pool != null) {
+            pool.shutdownNow();
+        }
     }
 }

@@ -40,10 +40,22 @@ public final class SaslAuthenticator implements AutoCloseable {
     }
 
     public SaslAuthenticator(UserStore users, String anonymousUser, AuthSettings settings) {
+        this(users, anonymousUser, settings, new AuthExecutor(settings.threads(), settings.queue()));
+    }
+
+    /**
+     * One that checks logins on the calling thread: for a connection on an embedded channel in tests, whose loop
+     * is the test's thread; never for a listener, whose loops must not hash.
+     */
+    public static SaslAuthenticator inline(UserStore users, String anonymousUser) {
+        return new SaslAuthenticator(users, anonymousUser, AuthSettings.defaults(), AuthExecutor.inline());
+    }
+
+    private SaslAuthenticator(UserStore users, String anonymousUser, AuthSettings settings, AuthExecutor executor) {
         this.users = users;
         this.anonymousUser = anonymousUser;
         this.settings = settings;
-        this.executor = new AuthExecutor(settings.threads(), settings.queue());
+        this.executor = executor;
         this.failures = new FailedLogins(settings.failureRate(), settings.failureBurst(), System::nanoTime);
         this.log = new LoginLog(System::nanoTime);
     }
