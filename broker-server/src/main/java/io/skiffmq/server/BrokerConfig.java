@@ -61,7 +61,7 @@ import java.util.Map;
  *   <tr><td>auth-threads</td><td>cores / 2, in [2, 8]</td><td>threads that check logins, so that no event loop
  *       hashes a password (docs/security.md)</td></tr>
  *   <tr><td>auth-queue</td><td>1024</td><td>logins that may wait for an authentication thread; beyond, a login is
- *       refused at once as busy (0-9-1: 320, AMQP 1.0: sasl-outcome sys-temp)</td></tr>
+ *       refused at once as busy (0-9-1: 403, AMQP 1.0: sasl-outcome sys-temp)</td></tr>
  *   <tr><td>login-failure-rate</td><td>2</td><td>failed logins per second a source address earns back</td></tr>
  *   <tr><td>login-failure-burst</td><td>20</td><td>failed logins a source address may have in a row; past them its
  *       logins are refused unchecked until it earns some back; 0: no limit</td></tr>

@@ -163,6 +163,52 @@ class AuthenticationTest {
         }
     }
 
+    /**
+     * One authentication thread, a queue of one: while a slow check runs, of two more logins one waits in the queue
+     * (then is refused as a bad password) and the other is refused at once as busy.
+     */
+    @Test
+    void whenEveryAuthenticationThreadIsBusyAndTheQueueFullALoginIsRefusedAtOnce() throws Exception {
+        Path users = dir.resolve("users");
+        Files.writeString(users, "slow:" + pbkdf2("right", 2_000_000) + "\n"); // a second or so of CPU per check
+        try (RunningBroker broker = RunningBroker.start("auth-threads=1", "auth-queue=1", "login-failure-burst=0",
+                "users-file=" + users)) {
+            ExecutorService first = Executors.newSingleThreadExecutor();
+            try {
+                Future<Throwable> running = first.submit(() -> {
+                    try (com.rabbitmq.client.Connection c = factory(broker, "slow", "wrong").newConnection()) {
+                        return null;
+                    } catch (Exception e) {
+                        return e;
+                    }
+                });
+                org.awaitility.Awaitility.await().until(() -> broker.authenticator().checks() == 1);
+                try (Raw091Client a = new Raw091Client("127.0.0.1", broker.port());
+                     Raw091Client b = new Raw091Client("127.0.0.1", broker.port())) {
+                    for (Raw091Client client : List.of(a, b)) {
+                        client.writeRaw(Raw091Client.HEADER_091);
+                        client.expect(com.rabbitmq.client.AMQP.Connection.Start.class);
+                        client.send(0, Raw091Client.startOk("PLAIN", com.rabbitmq.client.impl.LongStringHelper
+                            .asLongString("\0slow\0wrong")));
+                    }
+                    List<String> answers = new ArrayList<>();
+                    for (Raw091Client client : List.of(a, b)) {
+                        com.rabbitmq.client.AMQP.Connection.Close close = client.expect(
+                            com.rabbitmq.client.AMQP.Connection.Close.class);
+                        answers.add(close.getReplyCode() + " " + close.getReplyText());
+                    }
+                    assertThat(answers).containsExactlyInAnyOrder(
+                        "403 ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN: the broker's "
+                            + "authentication is busy, try again later.",
+                        "403 " + REFUSED);
+                }
+                assertThat(running.get()).isInstanceOf(AuthenticationFailureException.class).hasMessage(REFUSED);
+            } finally {
+                first.shutdownNow();
+            }
+        }
+    }
+
     /** A users-file hash in our earlier format, {@code pbkdf2-sha256$iterations$salt$key}. */
     private static String pbkdf2(String password, int iterations) throws Exception {
         byte[] salt = new byte[16];

@@ -378,7 +378,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         await(null, sasl.login(credentials, remoteAddress()), startOk, result -> onLogin(startOk, result));
     }
 
-    /** The login's outcome, on this loop: {@code tune}, or 403 ACCESS_REFUSED (320 when authentication is busy). */
+    /** The login's outcome, on this loop: {@code tune}, or 403 ACCESS_REFUSED saying why. */
     private void onLogin(ConnectionMethod.StartOk startOk, LoginResult result) {
         if (state != State.AWAIT_START_OK) {
             return; // closed meanwhile (handshake timeout, shutdown, the peer)
@@ -394,10 +394,12 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                 case RATE_LIMITED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
                     "Login was refused using authentication mechanism %s: too many failed logins from this address, "
                         + "try again later.", mechanism);
-                case BUSY -> Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, startOk,
-                    "Login could not be checked: the broker's authentication is busy, try again later.");
+                // 403 as every refusal: before tune-ok RabbitMQ (and so its clients) has no other close
+                case BUSY -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                    "Login was refused using authentication mechanism %s: the broker's authentication is busy, "
+                        + "try again later.", mechanism);
             };
-            if (clientCapability("authentication_failure_close") || result.refusal() == LoginResult.Refusal.BUSY) {
+            if (clientCapability("authentication_failure_close")) {
                 closeConnection(refused);
             } else {
                 // an older client takes a close as a hard error: the socket just closes, as the spec says
