@@ -77,6 +77,8 @@ import java.util.Map;
  *   <tr><td>tls-ciphers</td><td>the provider's</td><td>cipher suites offered, comma-separated</td></tr>
  *   <tr><td>tls-verify</td><td>none</td><td>client certificates: {@code none} (not asked for), {@code optional}
  *       (checked when given), {@code required} (the handshake fails without a trusted one)</td></tr>
+ *   <tr><td>tls-provider</td><td>auto</td><td>{@code auto}: OpenSSL when it loads, else the JDK's; {@code openssl};
+ *       {@code jdk}</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,

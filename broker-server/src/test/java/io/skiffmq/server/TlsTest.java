@@ -38,6 +38,7 @@ class TlsTest {
     private static TestCertificates.Issued rogue;
     private static RunningBroker required;
     private static RunningBroker optional;
+    private static RunningBroker jdk;
 
     @BeforeAll
     static void start() throws Exception {
@@ -51,18 +52,20 @@ class TlsTest {
         Files.writeString(dir.resolve("users"), "alice:" + UserStore.hash("alice-password") + "\n");
         required = start("required");
         optional = start("optional");
+        jdk = start("required", "tls-provider=jdk");
     }
 
-    private static RunningBroker start(String verify) throws Exception {
-        return RunningBroker.start("amqps-port=0", "tls-cert-file=" + dir.resolve("server.pem"),
+    private static RunningBroker start(String verify, String... more) throws Exception {
+        return RunningBroker.start(java.util.stream.Stream.concat(java.util.stream.Stream.of("amqps-port=0", "tls-cert-file=" + dir.resolve("server.pem"),
             "tls-key-file=" + dir.resolve("server.key"), "tls-ca-file=" + dir.resolve("ca.pem"), "tls-verify=" + verify,
-            "users-file=" + dir.resolve("users"));
+            "users-file=" + dir.resolve("users")), java.util.stream.Stream.of(more)).toArray(String[]::new));
     }
 
     @AfterAll
     static void stop() {
         required.close();
         optional.close();
+        jdk.close();
     }
 
     private static ConnectionFactory factory(RunningBroker broker, TestCertificates.Issued client) throws Exception {
@@ -147,8 +150,21 @@ class TlsTest {
 
     @Test
     void anUntrustedClientCertificateFailsTheHandshake() throws Exception {
-        ConnectionFactory factory = factory(required, rogue);
-        assertThatThrownBy(factory::newConnection).isInstanceOfAny(java.io.IOException.class,
+        for (RunningBroker broker : new RunningBroker[] {required, jdk}) {
+            ConnectionFactory factory = factory(broker, rogue);
+            assertThatThrownBy(factory::newConnection).isInstanceOfAny(java.io.IOException.class,
+                java.util.concurrent.TimeoutException.class);
+        }
+    }
+
+    @Test
+    void theJdkProviderServesTheSame() throws Exception {
+        ConnectionFactory factory = factory(jdk, alice);
+        factory.setSaslConfig(DefaultSaslConfig.EXTERNAL);
+        try (com.rabbitmq.client.Connection connection = factory.newConnection()) {
+            roundTrip(connection);
+        }
+        assertThatThrownBy(factory(jdk, null)::newConnection).isInstanceOfAny(java.io.IOException.class,
             java.util.concurrent.TimeoutException.class);
     }
 

@@ -14,7 +14,8 @@ import javax.net.ssl.SSLException;
 
 /**
  * The AMQPS listener's TLS: one {@link SslContext} built from {@link TlsSettings} at start, with OpenSSL
- * (BoringSSL, from {@code netty-tcnative-boringssl-static}) when it loads and the JDK's provider otherwise, and a
+ * (BoringSSL, from {@code netty-tcnative-boringssl-static}) when it loads and the JDK's provider otherwise (or as
+ * {@code tls-provider} says), and a
  * fresh {@link SslHandler} per connection. Immutable after construction; {@link #newHandler} is called on the
  * accepting connection's event loop.
  */
@@ -41,7 +42,11 @@ final class TlsContext {
             requireFile("tls-ca-file (needed with tls-verify=" + settings.verify().name().toLowerCase() + ")",
                 settings.caFile());
         }
-        SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+        if (settings.provider() == TlsSettings.Provider.OPENSSL && !OpenSsl.isAvailable()) {
+            throw new IOException("tls-provider=openssl, but OpenSSL does not load: " + OpenSsl.unavailabilityCause());
+        }
+        SslProvider provider = settings.provider() == TlsSettings.Provider.JDK || !OpenSsl.isAvailable()
+            ? SslProvider.JDK : SslProvider.OPENSSL;
         try {
             SslContextBuilder builder = SslContextBuilder.forServer(settings.certFile().toFile(),
                     settings.keyFile().toFile(), settings.keyPassword())

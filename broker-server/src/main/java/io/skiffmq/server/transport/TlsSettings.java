@@ -18,9 +18,11 @@ import java.util.List;
  * @param protocols {@code tls-protocols}, comma-separated
  * @param ciphers {@code tls-ciphers}, comma-separated; empty: the provider's defaults
  * @param verify {@code tls-verify}: {@code none}, {@code optional} or {@code required}
+ * @param provider {@code tls-provider}: {@code auto} (OpenSSL when it loads, else the JDK), {@code openssl},
+ *        {@code jdk}
  */
 public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassword, Path caFile,
-        List<String> protocols, List<String> ciphers, Verify verify) {
+        List<String> protocols, List<String> ciphers, Verify verify, Provider provider) {
     public static final int NO_PORT = -1;
     /** RabbitMQ's AMQPS port, the one to set when enabling it. */
     public static final int DEFAULT_AMQPS_PORT = 5671;
@@ -35,12 +37,18 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
         REQUIRED
     }
 
+    /** Which TLS implementation: {@code AUTO} picks OpenSSL when {@code OpenSsl.isAvailable()}. */
+    public enum Provider { AUTO, OPENSSL, JDK }
+
     public TlsSettings {
         if (port < NO_PORT || port > 65535) {
             throw new IllegalArgumentException("amqps-port must be in [0, 65535] or none");
         }
         protocols = List.copyOf(protocols);
         ciphers = List.copyOf(ciphers);
+        if (provider == null) {
+            throw new IllegalArgumentException("tls-provider must be auto, openssl or jdk");
+        }
         if (protocols.isEmpty()) {
             throw new IllegalArgumentException("tls-protocols must name at least one protocol");
         }
@@ -48,7 +56,7 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
 
     public static TlsSettings defaults() {
         return new TlsSettings(NO_PORT, null, null, null, null, List.of("TLSv1.3", "TLSv1.2"), List.of(),
-            Verify.NONE);
+            Verify.NONE, Provider.AUTO);
     }
 
     public boolean enabled() {
@@ -59,7 +67,7 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
     public static boolean has(String name) {
         return switch (name) {
             case "amqps-port", "tls-cert-file", "tls-key-file", "tls-key-password", "tls-ca-file", "tls-protocols",
-                "tls-ciphers", "tls-verify" -> true;
+                "tls-ciphers", "tls-verify", "tls-provider" -> true;
             default -> false;
         };
     }
@@ -72,25 +80,33 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
     public TlsSettings with(String name, String value) {
         return switch (name) {
             case "amqps-port" -> new TlsSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value), certFile,
-                keyFile, keyPassword, caFile, protocols, ciphers, verify);
+                keyFile, keyPassword, caFile, protocols, ciphers, verify, provider);
             case "tls-cert-file" -> new TlsSettings(port, path(value), keyFile, keyPassword, caFile, protocols, ciphers,
-                verify);
+                verify, provider);
             case "tls-key-file" -> new TlsSettings(port, certFile, path(value), keyPassword, caFile, protocols, ciphers,
-                verify);
+                verify, provider);
             case "tls-key-password" -> new TlsSettings(port, certFile, keyFile, value.isEmpty() ? null : value, caFile,
-                protocols, ciphers, verify);
+                protocols, ciphers, verify, provider);
             case "tls-ca-file" -> new TlsSettings(port, certFile, keyFile, keyPassword, path(value), protocols, ciphers,
-                verify);
+                verify, provider);
             case "tls-protocols" -> new TlsSettings(port, certFile, keyFile, keyPassword, caFile, list(value), ciphers,
-                verify);
+                verify, provider);
             case "tls-ciphers" -> new TlsSettings(port, certFile, keyFile, keyPassword, caFile, protocols, list(value),
-                verify);
+                verify, provider);
             case "tls-verify" -> new TlsSettings(port, certFile, keyFile, keyPassword, caFile, protocols, ciphers,
                 switch (value) {
                     case "none" -> Verify.NONE;
                     case "optional" -> Verify.OPTIONAL;
                     case "required" -> Verify.REQUIRED;
                     default -> throw new IllegalArgumentException("tls-verify must be none, optional or required, got "
+                        + value);
+                }, provider);
+            case "tls-provider" -> new TlsSettings(port, certFile, keyFile, keyPassword, caFile, protocols, ciphers,
+                verify, switch (value) {
+                    case "auto" -> Provider.AUTO;
+                    case "openssl" -> Provider.OPENSSL;
+                    case "jdk" -> Provider.JDK;
+                    default -> throw new IllegalArgumentException("tls-provider must be auto, openssl or jdk, got "
                         + value);
                 });
             default -> throw new IllegalArgumentException("unknown setting " + name);
