@@ -387,18 +387,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         if (!result.succeeded()) {
             LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1}): {2}", remote(), mechanism,
                 result.refusal());
-            Amqp091Exception refused = switch (result.refusal()) {
-                case CREDENTIALS -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
-                    "Login was refused using authentication mechanism %s. For details see the broker logfile.",
-                    mechanism);
-                case RATE_LIMITED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
-                    "Login was refused using authentication mechanism %s: too many failed logins from this address, "
-                        + "try again later.", mechanism);
-                // 403 as every refusal: before tune-ok RabbitMQ (and so its clients) has no other close
-                case BUSY -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
-                    "Login was refused using authentication mechanism %s: the broker's authentication is busy, "
-                        + "try again later.", mechanism);
-            };
+            Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
             if (clientCapability("authentication_failure_close")) {
                 closeConnection(refused);
             } else {

@@ -9,6 +9,7 @@ import io.skiffmq.codec.amqp091.FieldTable;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.auth.Credentials;
+import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
@@ -95,6 +96,25 @@ final class Negotiation {
         } finally {
             table.release();
         }
+    }
+
+    /**
+     * How a refused login is told: 403 ACCESS_REFUSED, whatever the reason, since before {@code tune-ok} RabbitMQ
+     * sends no other close; the text is RabbitMQ's for bad credentials, and says to try again later otherwise.
+     */
+    static Amqp091Exception refusal(ConnectionMethod.StartOk startOk, LoginResult.Refusal refusal) {
+        String mechanism = startOk.mechanism();
+        return switch (refusal) {
+            case CREDENTIALS -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s. For details see the broker logfile.",
+                mechanism);
+            case RATE_LIMITED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s: too many failed logins from this address, "
+                    + "try again later.", mechanism);
+            case BUSY -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s: the broker's authentication is busy, "
+                    + "try again later.", mechanism);
+        };
     }
 
     /** {@code connection.update-secret}: the new secret, to be checked as the user's password. */

@@ -4,9 +4,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
-import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
-import io.skiffmq.server.auth.PeerCertificate;
 import io.skiffmq.server.auth.SaslAuthenticator;
 
 import io.netty.buffer.ByteBuf;
@@ -27,20 +25,14 @@ import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.VirtualHost;
-import java.net.InetSocketAddress;
-import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.UnsignedShort;
-import org.apache.qpid.proton.amqp.security.SaslCode;
 import org.apache.qpid.proton.amqp.security.SaslInit;
-import org.apache.qpid.proton.amqp.security.SaslMechanisms;
-import org.apache.qpid.proton.amqp.security.SaslOutcome;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
@@ -76,8 +68,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private QueueExecutor loopExecutor;
     private FrameWriter writer;
     private HeldReads held;
-    /** The verified TLS client certificate, or null. */
-    private X509Certificate peer;
+    private SaslExchange saslExchange;
     private State state = State.AWAIT_HEADER;
     private String user;
     private String containerId;
@@ -101,6 +92,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         this.writer = new FrameWriter(context);
         this.held = new HeldReads(context.channel(), this::process);
         this.loopExecutor = broker.loopExecutor(context.channel().eventLoop());
+        this.saslExchange = new SaslExchange(sasl, context, loopExecutor, held);
     }
 
     /** Where management operations run: they may wait for the disk, so never on the event loop. */
@@ -227,10 +219,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         ByteBuf out = ctx.alloc().buffer(64);
         if (state == State.AWAIT_HEADER && header == ProtocolHeader.SASL) {
             header.writeTo(out);
-            SaslMechanisms mechanisms = new SaslMechanisms();
-            peer = PeerCertificate.of(ctx.channel());
-            mechanisms.setSaslServerMechanisms(sasl.mechanisms(peer));
-            PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, mechanisms, 0);
+            saslExchange.writeMechanisms(out);
             state = State.SASL;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
             header.writeTo(out);
@@ -251,73 +240,32 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         writer.write(out);
     }
 
-    /**
-     * {@code sasl-init}: the credentials are read here and checked off the loop ({@link SaslAuthenticator#login});
-     * reading is held meanwhile, and {@link #onLogin} goes on, on this loop.
-     */
+    /** {@code sasl-init}: checked off the loop ({@link SaslExchange}); {@link #onLogin} goes on, on this loop. */
     private void onSaslFrame(ByteBuf body) throws AmqpDecodeException {
         Object frame = codec.decodeSasl(body);
         if (state != State.SASL || !(frame instanceof SaslInit init)) {
             throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected SASL frame %s", frame);
         }
-        String mechanism = init.getMechanism() == null ? null : init.getMechanism().toString();
-        Binary response = init.getInitialResponse();
-        Credentials credentials = sasl.read(mechanism, response == null ? null : java.util.Arrays.copyOfRange(
-            response.getArray(), response.getArrayOffset(), response.getArrayOffset() + response.getLength()), peer);
-        if (credentials == null) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0}: mechanism {1} not offered", remote(),
-                mechanism);
-            saslOutcome(SaslCode.AUTH);
-            return;
-        }
-        held.hold();
-        sasl.login(credentials, remoteAddress()).whenComplete((result, failure) -> loopExecutor.execute(() -> {
-            if (failure != null) {
-                LOG.log(System.Logger.Level.ERROR, "checking the login of " + remote() + " failed", failure);
-            }
-            onLogin(failure != null ? null : result);
-            held.release();
-            flushLater();
-        }));
+        saslExchange.onInit(init, this::onLogin, this::flushLater);
     }
 
-    /** The login's outcome, on this loop; dropped when the connection closed meanwhile. */
+    /** The login's outcome (null: the check failed internally); dropped when the connection closed meanwhile. */
     private void onLogin(LoginResult result) {
         if (state != State.SASL || !ctx.channel().isActive()) {
             return;
         }
+        ByteBuf outcome = saslExchange.outcome(SaslExchange.code(result));
         if (result == null || !result.succeeded()) {
             LOG.log(System.Logger.Level.INFO, "authentication failed for {0}: {1}", remote(),
                 result == null ? "internal error" : result.refusal());
-            // [5.3.3.6] auth: the credentials; sys-temp: a temporary condition (rate limit, busy), try later
-            saslOutcome(result == null ? SaslCode.SYS
-                : result.refusal() == LoginResult.Refusal.CREDENTIALS ? SaslCode.AUTH : SaslCode.SYS_TEMP);
+            state = State.CLOSING; // SASL has no error frame: the outcome, then the socket closes
+            writer.flush();
+            ctx.writeAndFlush(outcome).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         user = result.user();
-        ByteBuf out = ctx.alloc().buffer(32);
-        SaslOutcome outcome = new SaslOutcome();
-        outcome.setCode(SaslCode.OK);
-        PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, outcome, 0);
-        writer.write(out);
+        writer.write(outcome);
         state = State.AWAIT_AMQP_HEADER;
-    }
-
-    /** A failed {@code sasl-outcome}, then the socket closes: SASL has no error frame. */
-    private void saslOutcome(SaslCode code) {
-        SaslOutcome outcome = new SaslOutcome();
-        outcome.setCode(code);
-        ByteBuf out = ctx.alloc().buffer(32);
-        PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, outcome, 0);
-        state = State.CLOSING;
-        writer.flush();
-        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    /** The peer's IP address; a channel without one (in-process) counts as loopback. */
-    private java.net.InetAddress remoteAddress() {
-        return ctx.channel().remoteAddress() instanceof InetSocketAddress remote
-            ? remote.getAddress() : java.net.InetAddress.getLoopbackAddress();
     }
 
     private void onAmqpFrame(int channel, ByteBuf body) throws AmqpDecodeException {
