@@ -209,6 +209,45 @@ class AuthenticationTest {
         }
     }
 
+    /**
+     * Connections that go away while their login is checked: the result is dropped, what they had pipelined is
+     * released (leak detection watches), and the broker goes on. One authentication thread and one event loop, so a
+     * login made afterwards is answered only after the dropped results have come back to the loop.
+     */
+    @Test
+    void aConnectionClosedWhileItsLoginIsCheckedJustDropsTheResult() throws Exception {
+        Path users = dir.resolve("users");
+        Files.writeString(users, "slow:" + pbkdf2("right", 300_000) + "\n");
+        try (RunningBroker broker = RunningBroker.start("auth-threads=1", "event-loops=1", "users-file=" + users)) {
+            try (Raw091Client gone = new Raw091Client("127.0.0.1", broker.port())) {
+                gone.writeRaw(Raw091Client.HEADER_091);
+                gone.expect(com.rabbitmq.client.AMQP.Connection.Start.class);
+                gone.send(0, Raw091Client.startOk("PLAIN", com.rabbitmq.client.impl.LongStringHelper
+                    .asLongString("\0slow\0right")));
+                gone.send(0, new com.rabbitmq.client.AMQP.Connection.TuneOk.Builder().channelMax(10)
+                    .frameMax(131072).heartbeat(0).build());
+            }
+            try (RawClient gone = new RawClient(broker.port())) {
+                gone.saslMechanisms();
+                org.apache.qpid.proton.amqp.security.SaslInit init =
+                    new org.apache.qpid.proton.amqp.security.SaslInit();
+                init.setMechanism(org.apache.qpid.proton.amqp.Symbol.valueOf("PLAIN"));
+                init.setInitialResponse(new org.apache.qpid.proton.amqp.Binary("\0slow\0right".getBytes(
+                    StandardCharsets.UTF_8)));
+                gone.write(io.skiffmq.codec.amqp10.AmqpFrame.TYPE_SASL, 0, init, null);
+                gone.writeRaw(new byte[] {'A', 'M', 'Q', 'P', 0, 1, 0, 0});
+                org.apache.qpid.proton.amqp.transport.Open open = new org.apache.qpid.proton.amqp.transport.Open();
+                open.setContainerId("gone");
+                gone.write(0, open);
+                gone.writeRaw(new byte[0]);
+            }
+            try (com.rabbitmq.client.Connection after = factory(broker, "slow", "right").newConnection()) {
+                assertThat(after.isOpen()).isTrue();
+            }
+            assertThat(broker.authenticator().checks()).isEqualTo(3);
+        }
+    }
+
     /** A users-file hash in our earlier format, {@code pbkdf2-sha256$iterations$salt$key}. */
     private static String pbkdf2(String password, int iterations) throws Exception {
         byte[] salt = new byte[16];
