@@ -67,6 +67,8 @@ import java.util.Map;
  *       logins are refused unchecked until it earns some back; 0: no limit</td></tr>
  *   <tr><td>external-user-from</td><td>cn</td><td>SASL EXTERNAL's user: the client certificate subject's {@code cn},
  *       or the whole subject {@code dn} (RFC 2253)</td></tr>
+ *   <tr><td>loopback-users</td><td>guest</td><td>users who may log in from loopback addresses only (RabbitMQ's
+ *       {@code loopback_users}), comma-separated; {@code none} lets everyone in from anywhere</td></tr>
  *   <tr><td>amqps-port</td><td>none</td><td>a TLS port for both protocols (RabbitMQ's is 5671); 0 picks a free
  *       one</td></tr>
  *   <tr><td>tls-cert-file</td><td>none</td><td>the server's certificate chain, PEM (needed with amqps-port)</td></tr>

@@ -23,8 +23,10 @@ class SecuritySettingsTest {
             "--login-failure-rate=0.5", "--login-failure-burst=0", "--external-user-from=dn", "--amqps-port=5671",
             "--tls-cert-file=/c.pem", "--tls-key-file=/k.pem", "--tls-ca-file=/ca.pem", "--tls-verify=optional",
             "--tls-protocols=TLSv1.3", "--tls-ciphers=TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384",
-            "--tls-provider=jdk"}, Map.of());
-        assertThat(config.auth()).isEqualTo(new AuthSettings(3, 10, 0.5, 0, AuthSettings.ExternalUserFrom.DN));
+            "--tls-provider=jdk", "--loopback-users=guest, ops"}, Map.of());
+        assertThat(config.auth()).isEqualTo(new AuthSettings(3, 10, 0.5, 0, AuthSettings.ExternalUserFrom.DN,
+            java.util.Set.of("guest", "ops")));
+        assertThat(config.with("loopback-users", "none").auth().loopbackUsers()).isEmpty();
         TlsSettings tls = config.tls();
         assertThat(tls.enabled()).isTrue();
         assertThat(tls.port()).isEqualTo(TlsSettings.DEFAULT_AMQPS_PORT);
@@ -45,6 +47,7 @@ class SecuritySettingsTest {
         assertThat(config.auth().threads()).isBetween(2, 8);
         assertThat(config.auth().failureBurst()).isPositive();
         assertThat(config.auth().externalUserFrom()).isEqualTo(AuthSettings.ExternalUserFrom.CN);
+        assertThat(config.auth().loopbackUsers()).containsExactly("guest");
     }
 
     @Test

@@ -54,6 +54,15 @@ public final class UserStore {
         }
     }
 
+    /**
+     * From now on exactly {@code users} may log in from loopback addresses only (RabbitMQ's {@code loopback_users},
+     * the {@code loopback-users} setting), whoever defined them.
+     */
+    public void restrictToLoopback(java.util.Collection<String> users) {
+        loopbackOnly.retainAll(users);
+        loopbackOnly.addAll(users);
+    }
+
     void add(String user, String hash) {
         hashes.put(user, PasswordHash.parse(hash));
     }

@@ -89,6 +89,7 @@ public final class AmqpListener implements AutoCloseable {
         if (config.usersFile() != null) {
             users.load(config.usersFile());
         }
+        users.restrictToLoopback(config.auth().loopbackUsers());
         try {
             this.broker = new Broker(config, users, new EventLoops(workerGroup), clock);
         } catch (java.io.IOException | RuntimeException e) {

@@ -58,4 +58,20 @@ class UserStoreTest {
         assertThat(users.authenticate("carol", "old", InetAddress.getByName("192.0.2.10"))).isTrue();
         assertThat(users.authenticate("carol", "new", InetAddress.getByName("192.0.2.10"))).isFalse();
     }
+
+    @Test
+    void loopbackUsersAreRestrictedWhoeverDefinedThem() throws Exception {
+        Path file = dir.resolve("users");
+        Files.writeString(file, "guest:" + UserStore.hash("guest2") + "\nalice:" + UserStore.hash("a") + "\n");
+        UserStore users = UserStore.withGuest();
+        users.load(file);
+        InetAddress remote = InetAddress.getByName("192.0.2.10");
+        users.restrictToLoopback(java.util.Set.of("guest", "alice"));
+        assertThat(users.authenticate("guest", "guest2", remote)).isFalse();
+        assertThat(users.authenticate("alice", "a", remote)).isFalse();
+        assertThat(users.authenticate("alice", "a", InetAddress.getLoopbackAddress())).isTrue();
+        users.restrictToLoopback(java.util.Set.of());
+        assertThat(users.authenticate("guest", "guest2", remote)).as("loopback-users=none").isTrue();
+        assertThat(users.permits("alice", remote)).isTrue();
+    }
 }
