@@ -56,9 +56,11 @@ class TlsTest {
     }
 
     private static RunningBroker start(String verify, String... more) throws Exception {
-        return RunningBroker.start(java.util.stream.Stream.concat(java.util.stream.Stream.of("amqps-port=0", "tls-cert-file=" + dir.resolve("server.pem"),
-            "tls-key-file=" + dir.resolve("server.key"), "tls-ca-file=" + dir.resolve("ca.pem"), "tls-verify=" + verify,
-            "users-file=" + dir.resolve("users")), java.util.stream.Stream.of(more)).toArray(String[]::new));
+        java.util.List<String> settings = new java.util.ArrayList<>(java.util.List.of("amqps-port=0",
+            "tls-cert-file=" + dir.resolve("server.pem"), "tls-key-file=" + dir.resolve("server.key"),
+            "tls-ca-file=" + dir.resolve("ca.pem"), "tls-verify=" + verify, "users-file=" + dir.resolve("users")));
+        settings.addAll(java.util.List.of(more));
+        return RunningBroker.start(settings.toArray(String[]::new));
     }
 
     @AfterAll

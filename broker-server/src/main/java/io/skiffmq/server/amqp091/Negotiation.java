@@ -19,7 +19,8 @@ import java.util.Map;
  * What the broker offers and accepts in a 0-9-1 handshake, as RabbitMQ does: {@code connection.start} (server
  * properties with RabbitMQ's capabilities table, the mechanisms), the login in {@code start-ok} (PLAIN, AMQPLAIN,
  * ANONYMOUS, EXTERNAL: read here, checked by the {@link SaslAuthenticator} off the loop), and
- * {@code tune}/{@code tune-ok} (channel-max, frame-max at least RabbitMQ 4.1's 8192, heartbeat). Rules only: the connection does the talking. Stateless after construction; one per connection.
+ * {@code tune}/{@code tune-ok} (channel-max, frame-max at least RabbitMQ 4.1's 8192, heartbeat). Rules only: the
+ * connection does the talking. Stateless after construction; one per connection.
  */
 final class Negotiation {
     /** RabbitMQ's frame-min-size (4.1 raised it from 4096): frame-max may not be lower. */

@@ -8,7 +8,8 @@ package io.skiffmq.server.auth;
  * @param threads threads that verify passwords ({@code auth-threads})
  * @param queue logins that may wait for one of them; beyond, a login is refused as busy ({@code auth-queue})
  * @param failureRate failed logins per second an address earns back ({@code login-failure-rate})
- * @param failureBurst failed logins an address may have in a row ({@code login-failure-burst}); 0 switches the limit off
+ * @param failureBurst failed logins an address may have in a row ({@code login-failure-burst}); 0 switches the
+ *        limit off
  * @param externalUserFrom {@code cn} (the certificate subject's common name) or {@code dn} (the whole subject)
  * @param loopbackUsers users who may log in from loopback addresses only ({@code loopback-users}, RabbitMQ's
  *        {@code loopback_users}: guest by default)

@@ -42,8 +42,9 @@ final class LoginLog {
         if (now - last >= SUMMARY_INTERVAL_NANOS && lastSummary.compareAndSet(last, now)) {
             long count = suppressed.getAndSet(0);
             LOG.log(System.Logger.Level.WARNING, "{0} login attempt(s) refused over the failed-login rate limit "
-                + "(login-failure-rate, login-failure-burst) in the last {1} s, the latest from {2}", count,
-                Math.min((now - last) / 1_000_000_000L, 3600), remote.getHostAddress());
+                + "(login-failure-rate, login-failure-burst) in the last {1} s, the latest from {2}",
+                Long.toString(count), Long.toString(Math.min((now - last) / 1_000_000_000L, 3600)),
+                remote.getHostAddress());
         }
     }
 

@@ -38,7 +38,8 @@ class UserStoreTest {
     void aMalformedUsersFileIsRefused() throws Exception {
         Path file = dir.resolve("bad");
         Files.writeString(file, "bob:plaintext-password\n");
-        assertThatThrownBy(() -> UserStore.withGuest().load(file)).hasMessageContaining("expected name:rabbit_password_hashing_sha256$");
+        assertThatThrownBy(() -> UserStore.withGuest().load(file))
+            .hasMessageContaining("expected name:rabbit_password_hashing_sha256$");
     }
 
     @Test
