@@ -54,22 +54,42 @@ class SaslAuthenticatorTest {
     }
 
     @Test
-    void plainChecksThePasswordOffTheCallingThread() {
+    void plainChecksThePasswordOnAnAuthenticationThread() {
         try (SaslAuthenticator sasl = new SaslAuthenticator(UserStore.withGuest(), null)) {
             Credentials credentials = sasl.read("PLAIN", plain("guest", "guest"), null);
             assertThat(credentials.toString()).doesNotContain("guest\0").isEqualTo("PLAIN user 'guest'");
-            String[] thread = new String[1];
-            LoginResult result = sasl.login(credentials, LOOPBACK)
-                .thenApply(r -> {
-                    thread[0] = Thread.currentThread().getName();
-                    return r;
-                }).join();
+            LoginResult result = sasl.login(credentials, LOOPBACK).join();
             assertThat(result.succeeded()).isTrue();
             assertThat(result.user()).isEqualTo("guest");
             assertThat(login(sasl, "PLAIN", plain("guest", "wrong"), LOOPBACK)).isNull();
             assertThat(login(sasl, "PLAIN", "no separators".getBytes(StandardCharsets.UTF_8), LOOPBACK)).isNull();
             assertThat(sasl.read("CRAM-MD5", new byte[0], null)).as("not offered").isNull();
             assertThat(sasl.read("EXTERNAL", new byte[0], null)).as("no certificate").isNull();
+        }
+    }
+
+    @Test
+    void theCheckRunsOnANamedAuthenticationThreadNotTheCaller(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // a slow hash (our earlier PBKDF2, 1,000,000 iterations): the caller is back long before the check is done
+        byte[] salt = new byte[16];
+        javax.crypto.spec.PBEKeySpec spec = new javax.crypto.spec.PBEKeySpec("pw".toCharArray(), salt, 1_000_000, 256);
+        byte[] key = javax.crypto.SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec)
+            .getEncoded();
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder().withoutPadding();
+        java.nio.file.Path file = dir.resolve("users");
+        java.nio.file.Files.writeString(file, "slow:pbkdf2-sha256$1000000$" + b64.encodeToString(salt) + "$"
+            + b64.encodeToString(key) + "\n");
+        UserStore users = UserStore.withGuest();
+        users.load(file);
+        try (SaslAuthenticator sasl = new SaslAuthenticator(users, null)) {
+            java.util.concurrent.CompletableFuture<LoginResult> login = sasl.login(
+                sasl.read("PLAIN", plain("slow", "pw"), null), LOOPBACK);
+            assertThat(login).as("returned before the check is done").isNotDone();
+            String[] thread = new String[1];
+            LoginResult result = login.whenComplete((r, e) -> thread[0] = Thread.currentThread().getName()).join();
+            assertThat(result.user()).isEqualTo("slow");
+            assertThat(thread[0]).startsWith("skiffmq-auth-");
         }
     }
 
