@@ -58,14 +58,21 @@ final class TestCertificates {
 
     static Issued server(Issued ca) throws Exception {
         KeyPair keys = keyPair();
-        return new Issued(keys, sign("CN=localhost,O=SkiffMQ test", keys, subject(ca), ca.keys().getPrivate(), false,
+        return new Issued(keys, sign("O=SkiffMQ test,CN=localhost", keys, subject(ca), ca.keys().getPrivate(), false,
             true), ca);
     }
 
     static Issued client(Issued ca, String commonName) throws Exception {
+        return issued(ca, "O=SkiffMQ test clients,CN=" + commonName);
+    }
+
+    /**
+     * A client certificate for {@code subject}, its RDNs in ASN.1 order, most significant first (so
+     * {@code O=x,CN=y} reads {@code CN=y,O=x} in RFC 2253).
+     */
+    static Issued issued(Issued ca, String subject) throws Exception {
         KeyPair keys = keyPair();
-        return new Issued(keys, sign("CN=" + commonName + ",O=SkiffMQ test clients", keys, subject(ca),
-            ca.keys().getPrivate(), false, false), ca);
+        return new Issued(keys, sign(subject, keys, subject(ca), ca.keys().getPrivate(), false, false), ca);
     }
 
     private static String subject(Issued ca) {
