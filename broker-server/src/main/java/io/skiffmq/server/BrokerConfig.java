@@ -1,6 +1,8 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.transport.TlsSettings;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.store.Journal;
@@ -60,6 +62,29 @@ import java.util.Map;
  *       while its consumers would drain it within a second holds its publishers back to their pace instead of
  *       paging ({@link io.skiffmq.core.queue.PublisherFlow}, docs/queues.md); false: only resource alarms hold
  *       publishers, and queues page</td></tr>
+ *   <tr><td>auth-threads</td><td>cores / 2, in [2, 8]</td><td>threads that check logins, so that no event loop
+ *       hashes a password (docs/security.md)</td></tr>
+ *   <tr><td>auth-queue</td><td>1024</td><td>logins that may wait for an authentication thread; beyond, a login is
+ *       refused at once as busy (0-9-1: 403, AMQP 1.0: sasl-outcome sys-temp)</td></tr>
+ *   <tr><td>login-failure-rate</td><td>2</td><td>failed logins per second a source address earns back</td></tr>
+ *   <tr><td>login-failure-burst</td><td>20</td><td>failed logins a source address may have in a row; past them its
+ *       logins are refused unchecked until it earns some back; 0: no limit</td></tr>
+ *   <tr><td>external-user-from</td><td>cn</td><td>SASL EXTERNAL's user: the client certificate subject's {@code cn},
+ *       or the whole subject {@code dn} (RFC 2253)</td></tr>
+ *   <tr><td>loopback-users</td><td>guest</td><td>users who may log in from loopback addresses only (RabbitMQ's
+ *       {@code loopback_users}), comma-separated; {@code none} lets everyone in from anywhere</td></tr>
+ *   <tr><td>amqps-port</td><td>none</td><td>a TLS port for both protocols (RabbitMQ's is 5671); 0 picks a free
+ *       one</td></tr>
+ *   <tr><td>tls-cert-file</td><td>none</td><td>the server's certificate chain, PEM (needed with amqps-port)</td></tr>
+ *   <tr><td>tls-key-file</td><td>none</td><td>its private key, PEM (needed with amqps-port)</td></tr>
+ *   <tr><td>tls-key-password</td><td>none</td><td>the key's password when it is encrypted</td></tr>
+ *   <tr><td>tls-ca-file</td><td>none</td><td>CA bundle, PEM, client certificates are checked against</td></tr>
+ *   <tr><td>tls-protocols</td><td>TLSv1.3,TLSv1.2</td><td>protocols offered</td></tr>
+ *   <tr><td>tls-ciphers</td><td>the provider's</td><td>cipher suites offered, comma-separated</td></tr>
+ *   <tr><td>tls-verify</td><td>none</td><td>client certificates: {@code none} (not asked for), {@code optional}
+ *       (checked when given), {@code required} (the handshake fails without a trusted one)</td></tr>
+ *   <tr><td>tls-provider</td><td>auto</td><td>{@code auto}: OpenSSL when it loads, else the JDK's; {@code openssl};
+ *       {@code jdk}</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -68,7 +93,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
-        boolean publisherFlow) {
+        boolean publisherFlow, AuthSettings auth, TlsSettings tls) {
 
     public static final int DEFAULT_PORT = 5672;
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
@@ -99,6 +124,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
+        check(auth != null && tls != null, "auth and tls settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -118,7 +144,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
-            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true);
+            DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
+            TlsSettings.defaults());
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -170,6 +197,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         long diskFree = diskFreeLimit;
         int loops = eventLoops;
         boolean flow = publisherFlow;
+        AuthSettings a = auth;
+        TlsSettings t = tls;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -204,14 +233,22 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);
                 case "event-loops" -> loops = Integer.parseInt(value);
                 case "publisher-flow" -> flow = parseBoolean(name, value);
-                default -> throw new IllegalArgumentException("unknown setting " + name);
+                default -> {
+                    if (AuthSettings.has(name)) {
+                        a = a.with(name, value);
+                    } else if (TlsSettings.has(name)) {
+                        t = t.with(name, value);
+                    } else {
+                        throw new IllegalArgumentException("unknown setting " + name);
+                    }
+                }
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
-            flow);
+            flow, a, t);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

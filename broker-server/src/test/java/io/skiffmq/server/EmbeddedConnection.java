@@ -100,7 +100,7 @@ final class EmbeddedConnection implements AutoCloseable {
         broker = new Broker(config, users, () -> queueExecutor == null ? queues : queueExecutor, clock);
         channel = new EmbeddedChannel(
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
-            new Amqp10ConnectionHandler(broker, new SaslAuthenticator(users, null)));
+            new Amqp10ConnectionHandler(broker, SaslAuthenticator.inline(users, null)));
     }
 
     /** SASL as guest, open, begin on channel 0. */

@@ -59,6 +59,16 @@ final class RunningBroker implements AutoCloseable {
         return java.util.Objects.requireNonNull(listener.amqp091Address(), "no amqp091-port").getPort();
     }
 
+    /** The AMQPS port ({@code amqps-port}); fails when none was asked for. */
+    int amqpsPort() {
+        return java.util.Objects.requireNonNull(listener.amqpsAddress(), "no amqps-port").getPort();
+    }
+
+    /** What checks the broker's logins (its count of credentials checked). */
+    io.skiffmq.server.auth.SaslAuthenticator authenticator() {
+        return listener.authenticator();
+    }
+
     /** The broker's virtual host, to set up state a test needs without a client. */
     io.skiffmq.core.VirtualHost vhost(String name) {
         return listener.broker().vhost(name);

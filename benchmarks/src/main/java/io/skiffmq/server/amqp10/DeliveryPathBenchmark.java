@@ -109,7 +109,7 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
         UserStore users = UserStore.withGuest();
         broker = new Broker(config, users, () -> QueueExecutor.CALLER_THREAD);
         broker.vhost("/").declareQueue(QueueDeclaration.of("q", false, Map.of()), null);
-        SaslAuthenticator sasl = new SaslAuthenticator(users, null);
+        SaslAuthenticator sasl = SaslAuthenticator.inline(users, null); // the login on this thread, as the rest
         publisher = connect(config, sasl);
         consumer = connect(config, sasl);
 

@@ -21,9 +21,13 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.auth.Credentials;
+import io.skiffmq.server.auth.LoginResult;
+import io.skiffmq.server.auth.PeerCertificate;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -61,6 +65,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private final Broker broker;
     private final BrokerConfig config;
     private final Negotiation negotiation;
+    private final SaslAuthenticator sasl;
     private final DirectReplyTo directReplyTo;
     private final IntObjectHashMap<Amqp091Channel> channels = new IntObjectHashMap<>();
     private ChannelHandlerContext ctx;
@@ -69,6 +74,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private State state = State.AWAIT_START_OK;
     private Map<String, Object> clientCapabilities = Map.of();
     private String user;
+    /** The verified TLS client certificate, or null. */
+    private X509Certificate peer;
     private VirtualHost vhost;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
@@ -82,6 +89,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.config = broker.config();
         this.channelMax = config.channelMax();
         this.negotiation = new Negotiation(config, sasl);
+        this.sasl = sasl;
     }
 
     @Override
@@ -107,7 +115,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                 ctx.close();
             }
         }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
-        output.method(0, negotiation.start());
+        peer = PeerCertificate.of(context.channel());
+        output.method(0, negotiation.start(peer));
         output.flush();
         context.fireChannelActive();
     }
@@ -355,18 +364,30 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             method.name());
     }
 
+    /**
+     * Reads the credentials here and has them checked off the loop ({@link SaslAuthenticator#login}), the
+     * connection suspended meanwhile (frames that arrive wait, in order); {@link #onLogin} goes on, on this loop.
+     */
     private void onStartOk(ConnectionMethod.StartOk startOk) {
         if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> capabilities) {
             @SuppressWarnings("unchecked")
             Map<String, Object> table = (Map<String, Object>) capabilities;
             clientCapabilities = table;
         }
+        Credentials credentials = negotiation.credentials(startOk, peer);
+        await(null, sasl.login(credentials, remoteAddress()), startOk, result -> onLogin(startOk, result));
+    }
+
+    /** The login's outcome, on this loop: {@code tune}, or 403 ACCESS_REFUSED saying why. */
+    private void onLogin(ConnectionMethod.StartOk startOk, LoginResult result) {
+        if (state != State.AWAIT_START_OK) {
+            return; // closed meanwhile (handshake timeout, shutdown, the peer)
+        }
         String mechanism = startOk.mechanism();
-        user = negotiation.authenticate(startOk, remoteAddress());
-        if (user == null) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1})", remote(), mechanism);
-            Amqp091Exception refused = Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
-                "Login was refused using authentication mechanism %s. For details see the broker logfile.", mechanism);
+        if (!result.succeeded()) {
+            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1}): {2}", remote(), mechanism,
+                result.refusal());
+            Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
             if (clientCapability("authentication_failure_close")) {
                 closeConnection(refused);
             } else {
@@ -377,6 +398,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             return;
         }
+        user = result.user();
         output.method(0, negotiation.tune());
         state = State.AWAIT_TUNE_OK;
     }
@@ -421,11 +443,17 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         ctx.close();
     }
 
+    /** The new secret is checked as the user's password, off the loop as every login. */
     private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
-        if (!negotiation.secretAccepted(user, update, remoteAddress())) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "new secret was refused");
-        }
-        output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
+        await(null, sasl.login(Negotiation.secret(user, update), remoteAddress()), update, result -> {
+            if (state != State.OPEN) {
+                return;
+            }
+            if (!result.succeeded()) {
+                throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "new secret was refused");
+            }
+            output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
+        });
     }
 
     /** The peer's IP address; a channel without one (in-process) counts as loopback. */

@@ -8,16 +8,19 @@ import io.skiffmq.codec.amqp091.ConnectionMethod;
 import io.skiffmq.codec.amqp091.FieldTable;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.auth.Credentials;
+import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import java.net.InetAddress;
+import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * What the broker offers and accepts in a 0-9-1 handshake, as RabbitMQ does: {@code connection.start} (server
  * properties with RabbitMQ's capabilities table, the mechanisms), the login in {@code start-ok} (PLAIN, AMQPLAIN,
- * ANONYMOUS), and {@code tune}/{@code tune-ok} (channel-max, frame-max at least RabbitMQ 4.1's 8192, heartbeat).
- * Rules only: the connection does the talking. Stateless after construction; one per connection.
+ * ANONYMOUS, EXTERNAL: read here, checked by the {@link SaslAuthenticator} off the loop), and
+ * {@code tune}/{@code tune-ok} (channel-max, frame-max at least RabbitMQ 4.1's 8192, heartbeat). Rules only: the
+ * connection does the talking. Stateless after construction; one per connection.
  */
 final class Negotiation {
     /** RabbitMQ's frame-min-size (4.1 raised it from 4096): frame-max may not be lower. */
@@ -37,7 +40,8 @@ final class Negotiation {
         this.frameMax = Math.max(FRAME_MIN, config.maxFrameSize());
     }
 
-    ConnectionMethod.Start start() {
+    /** @param peer the verified TLS client certificate, or null: EXTERNAL is offered only with one */
+    ConnectionMethod.Start start(X509Certificate peer) {
         Map<String, Object> capabilities = new LinkedHashMap<>();
         for (String capability : CAPABILITIES) {
             capabilities.put(capability, true);
@@ -50,48 +54,74 @@ final class Negotiation {
         properties.put("skiffmq-version", SKIFFMQ_VERSION);
         properties.put("platform", "Java " + Runtime.version().feature());
         properties.put("information", "Licensed under the Apache License 2.0");
-        String mechanisms = sasl.anonymousOffered() ? "PLAIN AMQPLAIN ANONYMOUS" : "PLAIN AMQPLAIN";
-        return new ConnectionMethod.Start(0, 9, properties, mechanisms, "en_US");
+        StringBuilder mechanisms = new StringBuilder("PLAIN AMQPLAIN");
+        if (sasl.anonymousOffered()) {
+            mechanisms.append(' ').append(SaslAuthenticator.ANONYMOUS);
+        }
+        if (peer != null) {
+            mechanisms.append(' ').append(SaslAuthenticator.EXTERNAL);
+        }
+        return new ConnectionMethod.Start(0, 9, properties, mechanisms.toString(), "en_US");
     }
 
     /**
-     * The user {@code start-ok} logs in as, or null when the login is refused.
+     * What {@code start-ok} claims, read on the loop; {@link SaslAuthenticator#login} checks it off the loop.
      *
+     * @param peer the verified TLS client certificate, or null
      * @throws Amqp091Exception 503 for a mechanism we do not offer
      */
-    String authenticate(ConnectionMethod.StartOk startOk, InetAddress remote) {
+    Credentials credentials(ConnectionMethod.StartOk startOk, X509Certificate peer) {
         String mechanism = startOk.mechanism();
         byte[] response = startOk.response() == null ? null : startOk.response().toArray();
-        return switch (mechanism) {
-            case "PLAIN" -> sasl.authenticate(mechanism, response, remote);
-            case "ANONYMOUS" -> sasl.anonymousOffered() ? sasl.authenticate(mechanism, response, remote) : null;
-            case "AMQPLAIN" -> amqplain(response, remote);
-            default -> throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, startOk,
+        Credentials credentials = "AMQPLAIN".equals(mechanism) ? amqplain(response)
+            : sasl.read(mechanism, response, peer);
+        if (credentials == null) {
+            throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, startOk,
                 "unknown authentication mechanism '%s'", mechanism);
-        };
+        }
+        return credentials;
     }
 
     /** AMQPLAIN's response is a field table without its length: {@code LOGIN} and {@code PASSWORD}. */
-    private String amqplain(byte[] response, InetAddress remote) {
+    private static Credentials amqplain(byte[] response) {
         if (response == null) {
-            return null;
+            return new Credentials("AMQPLAIN", null, null);
         }
         ByteBuf table = Unpooled.buffer(response.length + 4).writeInt(response.length).writeBytes(response);
         try {
             Map<String, Object> entries = FieldTable.readTable(table);
             return entries.get("LOGIN") instanceof String login && entries.get("PASSWORD") instanceof String password
-                ? sasl.password(login, password, remote) : null;
+                ? new Credentials("AMQPLAIN", login, password) : new Credentials("AMQPLAIN", null, null);
         } catch (Amqp091DecodeException e) {
-            return null;
+            return new Credentials("AMQPLAIN", null, null);
         } finally {
             table.release();
         }
     }
 
-    /** {@code connection.update-secret}: the new secret is checked as the user's password. */
-    boolean secretAccepted(String user, ConnectionMethod.UpdateSecret update, InetAddress remote) {
-        String secret = new String(update.newSecret().toArray(), java.nio.charset.StandardCharsets.UTF_8);
-        return sasl.password(user, secret, remote) != null;
+    /**
+     * How a refused login is told: 403 ACCESS_REFUSED, whatever the reason, since before {@code tune-ok} RabbitMQ
+     * sends no other close; the text is RabbitMQ's for bad credentials, and says to try again later otherwise.
+     */
+    static Amqp091Exception refusal(ConnectionMethod.StartOk startOk, LoginResult.Refusal refusal) {
+        String mechanism = startOk.mechanism();
+        return switch (refusal) {
+            case CREDENTIALS -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s. For details see the broker logfile.",
+                mechanism);
+            case RATE_LIMITED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s: too many failed logins from this address, "
+                    + "try again later.", mechanism);
+            case BUSY -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
+                "Login was refused using authentication mechanism %s: the broker's authentication is busy, "
+                    + "try again later.", mechanism);
+        };
+    }
+
+    /** {@code connection.update-secret}: the new secret, to be checked as the user's password. */
+    static Credentials secret(String user, ConnectionMethod.UpdateSecret update) {
+        return new Credentials(SaslAuthenticator.PLAIN, user,
+            new String(update.newSecret().toArray(), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     ConnectionMethod.Tune tune() {

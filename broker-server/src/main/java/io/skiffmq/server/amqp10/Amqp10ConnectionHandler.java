@@ -4,6 +4,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.SaslAuthenticator;
 
 import io.netty.buffer.ByteBuf;
@@ -24,7 +25,6 @@ import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.VirtualHost;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,10 +32,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.UnsignedShort;
-import org.apache.qpid.proton.amqp.security.SaslCode;
 import org.apache.qpid.proton.amqp.security.SaslInit;
-import org.apache.qpid.proton.amqp.security.SaslMechanisms;
-import org.apache.qpid.proton.amqp.security.SaslOutcome;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
@@ -70,6 +67,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private ChannelHandlerContext ctx;
     private QueueExecutor loopExecutor;
     private FrameWriter writer;
+    private HeldReads held;
+    private SaslExchange saslExchange;
     private State state = State.AWAIT_HEADER;
     private String user;
     private String containerId;
@@ -91,7 +90,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
         this.writer = new FrameWriter(context);
+        this.held = new HeldReads(context.channel(), this::process);
         this.loopExecutor = broker.loopExecutor(context.channel().eventLoop());
+        this.saslExchange = new SaslExchange(sasl, context, loopExecutor, held);
     }
 
     /** Where management operations run: they may wait for the disk, so never on the event loop. */
@@ -129,6 +130,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             session.closeAllLinks();
         }
         sessions.clear();
+        held.discard();
         if (vhost != null) {
             vhost.ownerClosed(this); // its exclusive queues go with it
         }
@@ -140,6 +142,13 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public void channelRead(ChannelHandlerContext context, Object msg) {
+        if (!held.hold(msg)) {
+            process(msg);
+        }
+    }
+
+    /** Handles one decoded message (a protocol header or a frame) and releases it. */
+    private void process(Object msg) {
         if (msg instanceof ProtocolHeader header) {
             onHeader(header);
             return;
@@ -210,9 +219,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         ByteBuf out = ctx.alloc().buffer(64);
         if (state == State.AWAIT_HEADER && header == ProtocolHeader.SASL) {
             header.writeTo(out);
-            SaslMechanisms mechanisms = new SaslMechanisms();
-            mechanisms.setSaslServerMechanisms(sasl.mechanisms());
-            PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, mechanisms, 0);
+            saslExchange.writeMechanisms(out);
             state = State.SASL;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
             header.writeTo(out);
@@ -233,25 +240,31 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         writer.write(out);
     }
 
+    /** {@code sasl-init}: checked off the loop ({@link SaslExchange}); {@link #onLogin} goes on, on this loop. */
     private void onSaslFrame(ByteBuf body) throws AmqpDecodeException {
         Object frame = codec.decodeSasl(body);
         if (state != State.SASL || !(frame instanceof SaslInit init)) {
             throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected SASL frame %s", frame);
         }
-        // a channel without an IP address (in-process) counts as loopback
-        user = sasl.authenticate(init, ctx.channel().remoteAddress() instanceof InetSocketAddress remote
-            ? remote.getAddress() : java.net.InetAddress.getLoopbackAddress());
-        SaslOutcome outcome = new SaslOutcome();
-        outcome.setCode(user == null ? SaslCode.AUTH : SaslCode.OK);
-        ByteBuf out = ctx.alloc().buffer(32);
-        PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, outcome, 0);
-        if (user == null) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1})", remote(), init.getMechanism());
-            state = State.CLOSING;
-            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+        saslExchange.onInit(init, this::onLogin, this::flushLater);
+    }
+
+    /** The login's outcome (null: the check failed internally); dropped when the connection closed meanwhile. */
+    private void onLogin(LoginResult result) {
+        if (state != State.SASL || !ctx.channel().isActive()) {
             return;
         }
-        writer.write(out);
+        ByteBuf outcome = saslExchange.outcome(SaslExchange.code(result));
+        if (result == null || !result.succeeded()) {
+            LOG.log(System.Logger.Level.INFO, "authentication failed for {0}: {1}", remote(),
+                result == null ? "internal error" : result.refusal());
+            state = State.CLOSING; // SASL has no error frame: the outcome, then the socket closes
+            writer.flush();
+            ctx.writeAndFlush(outcome).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        user = result.user();
+        writer.write(outcome);
         state = State.AWAIT_AMQP_HEADER;
     }
 

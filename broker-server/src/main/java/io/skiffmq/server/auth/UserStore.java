@@ -5,30 +5,22 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.crypto.SecretKeyFactory;
-import javax.crypto.spec.PBEKeySpec;
 
 /**
- * Users and their passwords, stored as salted PBKDF2-HMAC-SHA256 hashes, never in clear. {@code guest} (password
- * {@code guest}) exists by default and, as in RabbitMQ, is accepted from loopback addresses only.
+ * Users and their passwords, stored as salted hashes ({@link PasswordHash}: RabbitMQ's formats, salted SHA-256 by
+ * default), never in clear. {@code guest} (password {@code guest}) exists by default and, as in RabbitMQ, is
+ * accepted from loopback addresses only.
  *
- * <p>A users file has one {@code name:hash} line per user, where the hash is what {@link #hash} prints
- * ({@code pbkdf2-sha256$iterations$salt$key}, base64); make one with
- * {@code java -cp skiffmq.jar io.skiffmq.server.UserStore PASSWORD}. Thread-safe.
+ * <p>A users file has one {@code name:hash} line per user, where the hash is a {@link PasswordHash} in its
+ * users-file form ({@code rabbit_password_hashing_sha256$BASE64}; SHA-512, MD5 and our earlier
+ * {@code pbkdf2-sha256$…} are verified too); make one with
+ * {@code java -cp skiffmq.jar io.skiffmq.server.auth.UserStore PASSWORD}. Thread-safe.
  */
 public final class UserStore {
-    private static final String SCHEME = "pbkdf2-sha256";
-    private static final int ITERATIONS = 100_000;
-    private static final SecureRandom RANDOM = new SecureRandom();
-
-    private final Map<String, String> hashes = new ConcurrentHashMap<>();
+    private final Map<String, PasswordHash> hashes = new ConcurrentHashMap<>();
     private final Set<String> loopbackOnly = ConcurrentHashMap.newKeySet();
 
     /** A store with {@code guest}/{@code guest}, loopback only. */
@@ -47,17 +39,32 @@ public final class UserStore {
                 continue;
             }
             int colon = trimmed.indexOf(':');
-            if (colon <= 0 || !trimmed.startsWith(SCHEME + "$", colon + 1)) {
-                throw new IOException(file + ": expected name:" + SCHEME + "$…, got a line starting "
-                    + trimmed.substring(0, Math.min(8, trimmed.length())));
+            PasswordHash hash;
+            try {
+                hash = colon <= 0 ? null : PasswordHash.parse(trimmed.substring(colon + 1));
+            } catch (IllegalArgumentException e) {
+                hash = null;
             }
-            add(trimmed.substring(0, colon), trimmed.substring(colon + 1));
+            if (hash == null) {
+                throw new IOException(file + ": expected name:rabbit_password_hashing_sha256$… (or _sha512, _md5, "
+                    + "pbkdf2-sha256), got a line starting " + trimmed.substring(0, Math.min(8, trimmed.length())));
+            }
+            hashes.put(trimmed.substring(0, colon), hash);
             loopbackOnly.remove(trimmed.substring(0, colon));
         }
     }
 
+    /**
+     * From now on exactly {@code users} may log in from loopback addresses only (RabbitMQ's {@code loopback_users},
+     * the {@code loopback-users} setting), whoever defined them.
+     */
+    public void restrictToLoopback(java.util.Collection<String> users) {
+        loopbackOnly.retainAll(users);
+        loopbackOnly.addAll(users);
+    }
+
     void add(String user, String hash) {
-        hashes.put(user, hash);
+        hashes.put(user, PasswordHash.parse(hash));
     }
 
     /**
@@ -65,8 +72,8 @@ public final class UserStore {
      * not say which part was wrong, and takes the same work for an unknown user.
      */
     public boolean authenticate(String user, String password, InetAddress remote) {
-        String stored = hashes.get(user);
-        boolean matches = verify(password, stored == null ? DUMMY : stored) && stored != null;
+        PasswordHash stored = hashes.get(user);
+        boolean matches = (stored == null ? DUMMY : stored).matches(password) && stored != null;
         return matches && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
     }
 
@@ -75,34 +82,11 @@ public final class UserStore {
         return hashes.containsKey(user) && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
     }
 
-    private static final String DUMMY = hash("not a password anyone has");
+    private static final PasswordHash DUMMY = PasswordHash.of("not a password anyone has");
 
-    /** The stored form of {@code password}, with a fresh random salt. */
+    /** The users-file form of {@code password} hashed as RabbitMQ does by default (salted SHA-256). */
     public static String hash(String password) {
-        byte[] salt = new byte[16];
-        RANDOM.nextBytes(salt);
-        Base64.Encoder b64 = Base64.getEncoder().withoutPadding();
-        return SCHEME + "$" + ITERATIONS + "$" + b64.encodeToString(salt) + "$"
-            + b64.encodeToString(derive(password, salt, ITERATIONS));
-    }
-
-    private static boolean verify(String password, String stored) {
-        String[] parts = stored.split("\\$");
-        if (parts.length != 4 || !parts[0].equals(SCHEME)) {
-            return false;
-        }
-        Base64.Decoder b64 = Base64.getDecoder();
-        byte[] expected = b64.decode(parts[3]);
-        return MessageDigest.isEqual(expected, derive(password, b64.decode(parts[2]), Integer.parseInt(parts[1])));
-    }
-
-    private static byte[] derive(String password, byte[] salt, int iterations) {
-        try {
-            PBEKeySpec spec = new PBEKeySpec(password.toCharArray(), salt, iterations, 256);
-            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("PBKDF2WithHmacSHA256 is part of every JDK", e);
-        }
+        return PasswordHash.of(password).toString();
     }
 
     /** Prints the stored form of the password given as the only argument, for a users file. */

@@ -33,8 +33,9 @@ import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The TCP listener: one port for AMQP 1.0 and 0-9-1 (told apart by {@link ProtocolDetector}), and optionally a
- * second for 0-9-1 alone; epoll when the native transport loads and NIO otherwise. Each accepted
+ * The TCP listener: one port for AMQP 1.0 and 0-9-1 (told apart by {@link ProtocolDetector}), optionally a
+ * second for 0-9-1 alone, and optionally an AMQPS port for both over TLS ({@link TlsContext}: the protocol is told
+ * apart after the handshake); epoll when the native transport loads and NIO otherwise. Each accepted
  * connection lives on one event loop for its whole life.
  *
  * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
@@ -67,6 +68,9 @@ public final class AmqpListener implements AutoCloseable {
     private final DirectReplyTo directReplyTo = new DirectReplyTo();
     private Channel serverChannel;
     private Channel amqp091Channel;
+    private Channel amqpsChannel;
+    /** The AMQPS listener's TLS, or null when there is none. */
+    private final TlsContext tls;
 
     public AmqpListener(BrokerConfig config) throws java.io.IOException {
         this(config, io.skiffmq.core.time.BrokerClock.SYSTEM);
@@ -75,6 +79,7 @@ public final class AmqpListener implements AutoCloseable {
     /** @param clock what message TTLs and queue expiry run on */
     public AmqpListener(BrokerConfig config, io.skiffmq.core.time.BrokerClock clock) throws java.io.IOException {
         this.config = config;
+        this.tls = config.tls().enabled() ? TlsContext.of(config.tls()) : null;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, io);
@@ -84,6 +89,7 @@ public final class AmqpListener implements AutoCloseable {
         if (config.usersFile() != null) {
             users.load(config.usersFile());
         }
+        users.restrictToLoopback(config.auth().loopbackUsers());
         try {
             this.broker = new Broker(config, users, new EventLoops(workerGroup), clock);
         } catch (java.io.IOException | RuntimeException e) {
@@ -91,11 +97,16 @@ public final class AmqpListener implements AutoCloseable {
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
-        this.sasl = new SaslAuthenticator(users, config.anonymousUser());
+        this.sasl = new SaslAuthenticator(users, config.anonymousUser(), config.auth());
     }
 
     public Broker broker() {
         return broker;
+    }
+
+    /** What checks this listener's logins. */
+    public SaslAuthenticator authenticator() {
+        return sasl;
     }
 
     /** Binds and returns the bound address (the real port when the configured port is 0). */
@@ -108,15 +119,20 @@ public final class AmqpListener implements AutoCloseable {
         ProtocolDetector.Protocol amqp091 = detector -> detector.pipeline()
             .addAfter(detector.name(), "frames", new Amqp091FrameDecoder())
             .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo));
-        serverChannel = bind(config.port(), amqp10, amqp091);
+        serverChannel = bind(config.port(), amqp10, amqp091, null);
         broker.startResourceMonitor();
         InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
         // harnesses wait for this line, as it is (benchmarks, the crash test)
         LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 on {0} ({1})", address, channelClass.getSimpleName());
         LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0} too", address);
         if (config.amqp091Port() != BrokerConfig.NO_PORT) {
-            amqp091Channel = bind(config.amqp091Port(), null, amqp091);
+            amqp091Channel = bind(config.amqp091Port(), null, amqp091, null);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0}", amqp091Channel.localAddress());
+        }
+        if (tls != null) {
+            amqpsChannel = bind(config.tls().port(), amqp10, amqp091, tls);
+            LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 over TLS on {0}",
+                amqpsChannel.localAddress());
         }
         return address;
     }
@@ -126,8 +142,14 @@ public final class AmqpListener implements AutoCloseable {
         return amqp091Channel == null ? null : (InetSocketAddress) amqp091Channel.localAddress();
     }
 
-    private Channel bind(int port, ProtocolDetector.Protocol amqp10, ProtocolDetector.Protocol amqp091)
-            throws InterruptedException {
+    /** Where AMQP 1.0 and 0-9-1 are spoken over TLS ({@code amqps-port}), or null. */
+    public InetSocketAddress amqpsAddress() {
+        return amqpsChannel == null ? null : (InetSocketAddress) amqpsChannel.localAddress();
+    }
+
+    /** @param tls null for plain TCP; else each connection's TLS handshake comes before the protocol header */
+    private Channel bind(int port, ProtocolDetector.Protocol amqp10, ProtocolDetector.Protocol amqp091,
+            TlsContext tls) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
             .group(bossGroup, workerGroup)
             .channel(channelClass)
@@ -138,6 +160,9 @@ public final class AmqpListener implements AutoCloseable {
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    if (tls != null) {
+                        ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
                         config.handshakeTimeoutMillis()));
                 }
@@ -157,11 +182,15 @@ public final class AmqpListener implements AutoCloseable {
         if (amqp091Channel != null) {
             amqp091Channel.close().syncUninterruptibly();
         }
+        if (amqpsChannel != null) {
+            amqpsChannel.close().syncUninterruptibly();
+        }
         for (ClientConnection connection : broker.stopAccepting()) {
             connection.closeForShutdown().awaitUninterruptibly();
         }
         // queues let go of their messages and write nothing more; then the journal writes what is pending and
         // confirms it while the event loops still run to take the confirms; then the loops stop
+        sasl.close();
         broker.closeQueues();
         try {
             broker.close();

@@ -108,6 +108,16 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         ctx.pipeline().remove(this);
     }
 
+    /** Before a protocol is chosen, a failure (a TLS handshake that failed, a reset) just closes the connection. */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+            ? cause.getCause() : cause;
+        LOG.log(System.Logger.Level.INFO, "closing {0} before its protocol header: {1}", ctx.channel().remoteAddress(),
+            root.toString());
+        ctx.close();
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (timeout != null) {

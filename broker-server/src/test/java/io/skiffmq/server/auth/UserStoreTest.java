@@ -24,7 +24,7 @@ class UserStoreTest {
     @Test
     void usersFileHoldsSaltedHashesNeverPasswords() throws Exception {
         String hash = UserStore.hash("s3cret");
-        assertThat(hash).startsWith("pbkdf2-sha256$").doesNotContain("s3cret");
+        assertThat(hash).startsWith("rabbit_password_hashing_sha256$").doesNotContain("s3cret");
         assertThat(UserStore.hash("s3cret")).as("a fresh salt each time").isNotEqualTo(hash);
         Path file = dir.resolve("users");
         Files.writeString(file, "# users\nalice:" + hash + "\n");
@@ -38,6 +38,41 @@ class UserStoreTest {
     void aMalformedUsersFileIsRefused() throws Exception {
         Path file = dir.resolve("bad");
         Files.writeString(file, "bob:plaintext-password\n");
-        assertThatThrownBy(() -> UserStore.withGuest().load(file)).hasMessageContaining("expected name:pbkdf2-sha256");
+        assertThatThrownBy(() -> UserStore.withGuest().load(file))
+            .hasMessageContaining("expected name:rabbit_password_hashing_sha256$");
+    }
+
+    @Test
+    void earlierPbkdf2EntriesAreStillVerified() throws Exception {
+        // what UserStore.hash printed before RabbitMQ's formats: pbkdf2-sha256$iterations$salt$key
+        byte[] salt = new byte[16];
+        new java.security.SecureRandom().nextBytes(salt);
+        javax.crypto.spec.PBEKeySpec spec = new javax.crypto.spec.PBEKeySpec("old".toCharArray(), salt, 1000, 256);
+        byte[] key = javax.crypto.SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec)
+            .getEncoded();
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder().withoutPadding();
+        Path file = dir.resolve("users");
+        Files.writeString(file, "carol:pbkdf2-sha256$1000$" + b64.encodeToString(salt) + "$" + b64.encodeToString(key)
+            + "\n");
+        UserStore users = UserStore.withGuest();
+        users.load(file);
+        assertThat(users.authenticate("carol", "old", InetAddress.getByName("192.0.2.10"))).isTrue();
+        assertThat(users.authenticate("carol", "new", InetAddress.getByName("192.0.2.10"))).isFalse();
+    }
+
+    @Test
+    void loopbackUsersAreRestrictedWhoeverDefinedThem() throws Exception {
+        Path file = dir.resolve("users");
+        Files.writeString(file, "guest:" + UserStore.hash("guest2") + "\nalice:" + UserStore.hash("a") + "\n");
+        UserStore users = UserStore.withGuest();
+        users.load(file);
+        InetAddress remote = InetAddress.getByName("192.0.2.10");
+        users.restrictToLoopback(java.util.Set.of("guest", "alice"));
+        assertThat(users.authenticate("guest", "guest2", remote)).isFalse();
+        assertThat(users.authenticate("alice", "a", remote)).isFalse();
+        assertThat(users.authenticate("alice", "a", InetAddress.getLoopbackAddress())).isTrue();
+        users.restrictToLoopback(java.util.Set.of());
+        assertThat(users.authenticate("guest", "guest2", remote)).as("loopback-users=none").isTrue();
+        assertThat(users.permits("alice", remote)).isTrue();
     }
 }
