@@ -43,6 +43,7 @@ public final class VirtualHost {
     private final String name;
     private final Supplier<QueueExecutor> executors;
     private final VirtualHostStore store;
+    private volatile long maxQueues = -1;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
     private final Object writeLock = new Object();
@@ -80,6 +81,11 @@ public final class VirtualHost {
                 new Exchange("amq.match", Exchange.Type.HEADERS))) {
             exchanges.put(e.name(), e);
         }
+    }
+
+    /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
+    public void maxQueues(long limit) {
+        maxQueues = limit;
     }
 
     public String name() {
@@ -157,6 +163,10 @@ public final class VirtualHost {
             if (pending != null) {
                 checkEquivalent(pending.queue.declaration(), declaration, equivalent);
                 return pending.ready;
+            }
+            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() >= maxQueues) {
+                throw new BrokerException(Kind.RESOURCE_LIMIT, "cannot declare queue '" + queueName
+                    + "': queue limit in vhost '" + name + "' (" + maxQueues + ") is reached");
             }
             queue = store.createQueue(declaration, executors.get(), queueContext);
             if (!declaration.persistent()) {

@@ -1,7 +1,9 @@
 package io.skiffmq.server;
 
-import io.skiffmq.server.amqp10.ManagementNode;
 import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.store.BrokerDefinitions;
+import java.nio.file.Path;
 
 import io.netty.channel.EventLoop;
 import io.skiffmq.core.VirtualHost;
@@ -9,21 +11,20 @@ import io.skiffmq.core.alarm.JvmReadings;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceMonitor;
 import io.skiffmq.core.queue.QueueExecutor;
-import io.skiffmq.store.DiskStore;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What all connections share: configuration, users, virtual hosts, and the registry of open connections (for
- * shutdown). Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual
+ * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
+ * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.amqp}; on the
+ * first start: the virtual host {@code /}, {@code guest} and the users file's users with all permissions there),
+ * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user). Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual
  * host keeps its durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor,
  * before any listener can open; the data directory is locked against a second broker. Thread-safe.
  *
@@ -36,9 +37,10 @@ public final class Broker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Broker.class.getName());
     private final BrokerConfig config;
     private final UserStore users;
-    private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
+    private final VirtualHosts vhosts;
+    private final AccessControl access;
+    private final Admin admin;
     private final Set<ClientConnection> connections = ConcurrentHashMap.newKeySet();
-    private final List<DiskStore> stores = new ArrayList<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
     private final FileChannel lockFile;
@@ -86,13 +88,20 @@ public final class Broker implements AutoCloseable {
             throw new IllegalStateException("data directory " + config.dataDir().toAbsolutePath()
                 + " is in use by another broker");
         }
-        String name = "/";
-        DiskStore store = new DiskStore(config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name)),
-            config.syncPolicy(), config.journalSegmentSize(), config.queueMemoryLimit());
-        VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock);
-        store.recover(vhost);
-        stores.add(store);
-        vhosts.put(name, vhost);
+        this.vhosts = new VirtualHosts(config, queueExecutors, clock);
+        Path definitionsFile = config.dataDir().resolve("definitions.amqp");
+        BrokerDefinitions definitions = BrokerDefinitions.read(definitionsFile);
+        if (definitions == null) {
+            definitions = Admin.firstStart(users);
+            definitions.write(definitionsFile);
+        }
+        Admin.loadUsers(users, definitions);
+        this.access = new AccessControl(definitionsFile, definitions,
+            config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null);
+        for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {
+            vhosts.open(vhost.name(), vhost.maxQueues());
+        }
+        this.admin = new Admin(this, vhosts, access, users);
         alarms.onChange(active -> connections.forEach(connection -> {
             try {
                 connection.resourceAlarmsChanged();
@@ -123,16 +132,7 @@ public final class Broker implements AutoCloseable {
 
     /** Has every queue let go of its messages (see {@link io.skiffmq.core.queue.Queue#close}); waits for them. */
     public void closeQueues() {
-        List<java.util.concurrent.CompletableFuture<Void>> closed = new ArrayList<>();
-        for (VirtualHost vhost : vhosts.values()) {
-            vhost.queues().forEach(q -> closed.add(q.close()));
-        }
-        try {
-            java.util.concurrent.CompletableFuture.allOf(closed.toArray(java.util.concurrent.CompletableFuture[]::new))
-                .get(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.WARNING, "queues did not close in time", e);
-        }
+        VirtualHosts.closeQueues(vhosts.all());
     }
 
     /** Closes the stores (after {@link #closeQueues}: nothing writes to them any more) and releases the data directory. */
@@ -140,7 +140,7 @@ public final class Broker implements AutoCloseable {
     public void close() throws IOException {
         resourceMonitor.close();
         managementExecutor.shutdown();
-        stores.forEach(DiskStore::close);
+        vhosts.closeStores();
         lockFile.close();
     }
 
@@ -160,6 +160,24 @@ public final class Broker implements AutoCloseable {
     /** The virtual host, or null. */
     public VirtualHost vhost(String name) {
         return vhosts.get(name);
+    }
+
+    /** Who may do what, and the limits: checked by every protocol. */
+    public AccessControl accessControl() {
+        return access;
+    }
+
+    /**
+     * Administration without restart: virtual hosts, users, permissions and limits (for the HTTP API; RabbitMQ 4's
+     * {@code /management} AMQP node has no operation for them).
+     */
+    public Admin admin() {
+        return admin;
+    }
+
+    /** The open connections (registered, not yet unregistered). */
+    List<ClientConnection> connections() {
+        return List.copyOf(connections);
     }
 
     /** False once the broker is stopping ({@link #stopAccepting}): the connection must close at once. */

@@ -21,6 +21,8 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -70,6 +72,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private Map<String, Object> clientCapabilities = Map.of();
     private String user;
     private VirtualHost vhost;
+    /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
+    private Access access;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
@@ -123,6 +127,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         output.discard();
         if (vhost != null) {
             vhost.ownerClosed(this); // its exclusive queues go with it
+        }
+        if (access != null) {
+            broker.accessControl().connectionClosed(user, access.vhost());
         }
         broker.unregister(this);
         context.fireChannelInactive();
@@ -205,6 +212,10 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method,
                 "number of channels opened (%d) has reached the negotiated channel_max (%d)", channels.size(),
                 channelMax);
+        }
+        String overLimit = broker.accessControl().channelOpened(user);
+        if (overLimit != null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method, "%s", overLimit);
         }
         channels.put(number, new Amqp091Channel(this, number, vhost));
         output.method(number, ChannelMethod.OpenOk.INSTANCE);
@@ -398,10 +409,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void onOpen(ConnectionMethod.Open open) {
         String name = open.virtualHost();
-        vhost = broker.vhost(name);
-        if (vhost == null) {
+        AccessControl control = broker.accessControl();
+        VirtualHost found = control.vhost(name) == null ? null : broker.vhost(name);
+        if (found == null) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
         }
+        if (!control.mayAccess(user, name)) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "access to vhost '%s' refused for user '%s'", name,
+                user);
+        }
+        String overLimit = control.connectionOpened(user, name);
+        if (overLimit != null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit);
+        }
+        vhost = found;
+        access = control.access(user, name);
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
@@ -501,6 +523,17 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public io.netty.util.concurrent.Future<?> closeForced(String description) {
+        return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+            "%s", description)));
+    }
+
+    @Override
+    public String vhostName() {
+        return access == null ? null : access.vhost();
+    }
+
+    @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
         return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
             "broker forced connection closure with reason 'shutdown'")));
@@ -560,8 +593,19 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /** The authenticated user. */
-    String user() {
+    @Override
+    public String user() {
         return user;
+    }
+
+    /** The user's permission checks in the connection's virtual host; null before {@code connection.open}. */
+    Access access() {
+        return access;
+    }
+
+    /** A channel let go of everything: it no longer counts against the user's {@code max-channels}. */
+    void channelReleased() {
+        broker.accessControl().channelClosed(user);
     }
 
     String remote() {

@@ -1,5 +1,7 @@
 package io.skiffmq.server.amqp091;
 
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
 import io.skiffmq.codec.amqp091.BasicMethod;
 import io.skiffmq.codec.amqp091.ConfirmMethod;
 import io.skiffmq.codec.amqp091.Method;
@@ -39,6 +41,13 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         return transaction;
     }
 
+    /** The topic permission refusal for the message's routing key, when it goes to a topic exchange. */
+    private String topicRefusal(Amqp091Message message) {
+        io.skiffmq.core.Exchange exchange = vhost.exchange(message.exchange());
+        return exchange == null || exchange.type() != io.skiffmq.core.Exchange.Type.TOPIC ? null
+            : connection.access().topicRefusal(Permission.WRITE, message.exchange(), message.routingKey());
+    }
+
     /** A whole message from the client: checked, then routed (or held by the transaction). */
     void received(Amqp091Message message, BasicMethod.Publish publish) {
         String user = connection.user();
@@ -46,6 +55,14 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             String expiration = message.invalidExpiration();
             message.release();
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'", expiration);
+        }
+        String refusal = connection.access().refusal(Permission.WRITE, Access.Resource.EXCHANGE, message.exchange());
+        if (refusal == null && connection.access().hasTopicPermissions()) {
+            refusal = topicRefusal(message);
+        }
+        if (refusal != null) {
+            message.release();
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, publish, "%s", refusal);
         }
         if (message.userId() != null && !message.userId().equals(user)) {
             String userId = message.userId();

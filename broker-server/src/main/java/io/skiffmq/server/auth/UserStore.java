@@ -56,8 +56,19 @@ public final class UserStore {
         }
     }
 
-    void add(String user, String hash) {
+    /** Adds or replaces a user with its stored hash (the durable definitions hold the users; see {@code Admin}). */
+    public void add(String user, String hash) {
         hashes.put(user, hash);
+    }
+
+    /** Forgets a user: it can no longer log in. */
+    public void remove(String user) {
+        hashes.remove(user);
+    }
+
+    /** The users and their stored hashes, a copy: what a first start seeds the durable definitions with. */
+    public Map<String, String> storedHashes() {
+        return Map.copyOf(hashes);
     }
 
     /**

@@ -1,0 +1,248 @@
+package io.skiffmq.server;
+
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.store.BrokerDefinitions;
+import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.UserDefinition;
+import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Administration without restart: virtual hosts, users with tags, permissions, topic permissions and limits, as
+ * RabbitMQ's {@code rabbitmqctl} and HTTP API have them (RabbitMQ 4's {@code /management} AMQP node has no
+ * operation for these; the HTTP API of issue 15 calls this). Every change is durable before it returns
+ * ({@link AccessControl#update}) and applies to open connections at their next operation; deleting a virtual host
+ * or a user closes its connections first (320 CONNECTION_FORCED / {@code amqp:connection:forced}).
+ *
+ * <p>Thread-safe; changes are serialised on {@code this}. They wait for the disk and for connections to close:
+ * call them from a management or administration thread, never an event loop.
+ */
+public final class Admin {
+    /** The hashing algorithm name stored for hashes {@link UserStore#hash} makes (their scheme prefix). */
+    public static final String USER_STORE_ALGORITHM = "pbkdf2-sha256";
+    private static final String ALL = ".*";
+
+    private final Broker broker;
+    private final VirtualHosts vhosts;
+    private final AccessControl access;
+    private final UserStore users;
+
+    Admin(Broker broker, VirtualHosts vhosts, AccessControl access, UserStore users) {
+        this.broker = broker;
+        this.vhosts = vhosts;
+        this.access = access;
+        this.users = users;
+    }
+
+    /**
+     * The definitions of a first start: the virtual host {@code /}; every user the store holds ({@code guest},
+     * tagged {@code administrator} as in RabbitMQ, and the users file's) with all permissions on {@code /}.
+     */
+    static BrokerDefinitions firstStart(UserStore users) {
+        List<UserDefinition> seeded = new ArrayList<>();
+        List<PermissionDefinition> permissions = new ArrayList<>();
+        for (Map.Entry<String, String> user : users.storedHashes().entrySet()) {
+            List<String> tags = user.getKey().equals("guest") ? List.of("administrator") : List.of();
+            seeded.add(new UserDefinition(user.getKey(), user.getValue(), USER_STORE_ALGORITHM, tags, -1, -1));
+            permissions.add(new PermissionDefinition(user.getKey(), "/", ALL, ALL, ALL));
+        }
+        return new BrokerDefinitions(List.of(new VhostDefinition("/", -1, -1)), seeded, permissions, List.of());
+    }
+
+    /** Makes the user store hold exactly the definitions' users, for password checks. */
+    static void loadUsers(UserStore users, BrokerDefinitions definitions) {
+        List<String> names = new ArrayList<>();
+        for (UserDefinition user : definitions.users()) {
+            users.add(user.name(), user.passwordHash());
+            names.add(user.name());
+        }
+        for (String name : users.storedHashes().keySet()) {
+            if (!names.contains(name)) {
+                users.remove(name);
+            }
+        }
+    }
+
+    /** Everything: for an export, or to list vhosts, users and permissions. */
+    public BrokerDefinitions definitions() {
+        return access.definitions();
+    }
+
+    /** Names of the virtual hosts. */
+    public List<String> vhosts() {
+        return access.definitions().vhosts().stream().map(VhostDefinition::name).toList();
+    }
+
+    /** Creates a virtual host, empty; does nothing when it exists. */
+    public synchronized void createVhost(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a virtual host needs a name");
+        }
+        if (access.vhost(name) != null) {
+            return;
+        }
+        access.update(d -> with(d, append(d.vhosts(), new VhostDefinition(name, -1, -1)), d.users(),
+            d.permissions(), d.topicPermissions()));
+        vhosts.open(name, -1);
+    }
+
+    /**
+     * Deletes a virtual host: closes its connections, forgets its permissions, and removes its exchanges, queues,
+     * bindings and their messages from memory and disk.
+     *
+     * @return false when there was none
+     */
+    public synchronized boolean deleteVhost(String name) {
+        if (access.vhost(name) == null) {
+            return false;
+        }
+        access.update(d -> with(d, remove(d.vhosts(), v -> v.name().equals(name)), d.users(),
+            remove(d.permissions(), p -> p.vhost().equals(name)),
+            remove(d.topicPermissions(), p -> p.vhost().equals(name))));
+        closeConnections(c -> name.equals(c.vhostName()), "virtual host '" + name + "' is deleted");
+        vhosts.delete(name);
+        return true;
+    }
+
+    /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
+    public synchronized void setVhostLimits(String name, long maxConnections, long maxQueues) {
+        VhostDefinition old = require(access.vhost(name), "virtual host", name);
+        access.update(d -> with(d, replace(d.vhosts(), old, new VhostDefinition(name, maxConnections, maxQueues)),
+            d.users(), d.permissions(), d.topicPermissions()));
+        VirtualHost vhost = vhosts.get(name);
+        vhost.maxQueues(maxQueues);
+    }
+
+    /** Adds or replaces a user with a password, hashed the way the user store verifies. */
+    public void putUser(String name, String password, List<String> tags) {
+        putUser(name, UserStore.hash(password), USER_STORE_ALGORITHM, tags);
+    }
+
+    /**
+     * Adds or replaces a user with a stored hash (RabbitMQ's {@code password_hash} and {@code hashing_algorithm},
+     * kept as given); its limits and permissions stay when it existed. Tags are kept as given: RabbitMQ's
+     * {@code administrator}, {@code management}, {@code monitoring}, {@code policymaker} and any other.
+     */
+    public synchronized void putUser(String name, String passwordHash, String hashingAlgorithm, List<String> tags) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a user needs a name");
+        }
+        UserDefinition old = access.user(name);
+        UserDefinition user = new UserDefinition(name, passwordHash, hashingAlgorithm, tags,
+            old == null ? -1 : old.maxConnections(), old == null ? -1 : old.maxChannels());
+        access.update(d -> with(d, d.vhosts(), old == null ? append(d.users(), user) : replace(d.users(), old, user),
+            d.permissions(), d.topicPermissions()));
+        users.add(name, passwordHash);
+    }
+
+    /** Deletes a user, its permissions and its connections; false when there was none. */
+    public synchronized boolean deleteUser(String name) {
+        if (access.user(name) == null) {
+            return false;
+        }
+        access.update(d -> with(d, d.vhosts(), remove(d.users(), u -> u.name().equals(name)),
+            remove(d.permissions(), p -> p.user().equals(name)),
+            remove(d.topicPermissions(), p -> p.user().equals(name))));
+        users.remove(name);
+        closeConnections(c -> name.equals(c.user()), "user '" + name + "' is deleted");
+        return true;
+    }
+
+    /** Sets a user's {@code max-connections} and {@code max-channels} (channels or sessions; -1: none). */
+    public synchronized void setUserLimits(String name, long maxConnections, long maxChannels) {
+        UserDefinition old = require(access.user(name), "user", name);
+        UserDefinition user = new UserDefinition(name, old.passwordHash(), old.hashingAlgorithm(), old.tags(),
+            maxConnections, maxChannels);
+        access.update(d -> with(d, d.vhosts(), replace(d.users(), old, user), d.permissions(),
+            d.topicPermissions()));
+    }
+
+    /** Sets a user's configure, write and read regular expressions in a virtual host (RabbitMQ's set_permissions). */
+    public synchronized void setPermissions(String user, String vhost, String configure, String write, String read) {
+        require(access.user(user), "user", user);
+        require(access.vhost(vhost), "virtual host", vhost);
+        AccessControl.checkRegex(configure);
+        AccessControl.checkRegex(write);
+        AccessControl.checkRegex(read);
+        PermissionDefinition p = new PermissionDefinition(user, vhost, configure, write, read);
+        access.update(d -> with(d, d.vhosts(), d.users(), append(remove(d.permissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost)), p), d.topicPermissions()));
+    }
+
+    /** Takes a user's permissions in a virtual host away: it can no longer open connections there. */
+    public synchronized void clearPermissions(String user, String vhost) {
+        access.update(d -> with(d, d.vhosts(), d.users(), remove(d.permissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost)), d.topicPermissions()));
+    }
+
+    /** Sets a user's topic permissions for one exchange of a virtual host (RabbitMQ's set_topic_permissions). */
+    public synchronized void setTopicPermissions(String user, String vhost, String exchange, String write,
+            String read) {
+        require(access.user(user), "user", user);
+        require(access.vhost(vhost), "virtual host", vhost);
+        AccessControl.checkRegex(write);
+        AccessControl.checkRegex(read);
+        TopicPermissionDefinition p = new TopicPermissionDefinition(user, vhost, exchange, write, read);
+        access.update(d -> with(d, d.vhosts(), d.users(), d.permissions(), append(remove(d.topicPermissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost) && q.exchange().equals(exchange)), p)));
+    }
+
+    /** Takes all of a user's topic permissions in a virtual host away. */
+    public synchronized void clearTopicPermissions(String user, String vhost) {
+        access.update(d -> with(d, d.vhosts(), d.users(), d.permissions(), remove(d.topicPermissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost))));
+    }
+
+    private void closeConnections(Predicate<ClientConnection> which, String why) {
+        for (ClientConnection connection : broker.connections()) {
+            if (which.test(connection)) {
+                try {
+                    connection.closeForced(why).await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // its event loop has stopped: the connection is gone with it
+                }
+            }
+        }
+    }
+
+    private static <T> T require(T found, String kind, String name) {
+        if (found == null) {
+            throw new IllegalArgumentException("no " + kind + " '" + name + "'");
+        }
+        return found;
+    }
+
+    private static BrokerDefinitions with(BrokerDefinitions d, List<VhostDefinition> vhosts,
+            List<UserDefinition> users, List<PermissionDefinition> permissions,
+            List<TopicPermissionDefinition> topics) {
+        return new BrokerDefinitions(vhosts, users, permissions, topics);
+    }
+
+    private static <T> List<T> append(List<T> list, T item) {
+        List<T> copy = new ArrayList<>(list);
+        copy.add(item);
+        return copy;
+    }
+
+    private static <T> List<T> replace(List<T> list, T old, T item) {
+        List<T> copy = new ArrayList<>(list);
+        copy.set(copy.indexOf(old), item);
+        return copy;
+    }
+
+    private static <T> List<T> remove(List<T> list, Predicate<T> which) {
+        List<T> copy = new ArrayList<>(list);
+        copy.removeIf(which);
+        return copy;
+    }
+}
