@@ -164,13 +164,14 @@ public final class Admin {
             d.topicPermissions()));
     }
 
-    /** Sets a user's configure, write and read regular expressions in a virtual host (RabbitMQ's set_permissions). */
+    /**
+     * Sets a user's configure, write and read regular expressions in a virtual host (RabbitMQ's set_permissions).
+     *
+     * @throws IllegalArgumentException when one does not compile (nothing changes)
+     */
     public synchronized void setPermissions(String user, String vhost, String configure, String write, String read) {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
-        AccessControl.checkRegex(configure);
-        AccessControl.checkRegex(write);
-        AccessControl.checkRegex(read);
         PermissionDefinition p = new PermissionDefinition(user, vhost, configure, write, read);
         access.update(d -> with(d, d.vhosts(), d.users(), append(remove(d.permissions(),
             q -> q.user().equals(user) && q.vhost().equals(vhost)), p), d.topicPermissions()));
@@ -182,13 +183,16 @@ public final class Admin {
             q -> q.user().equals(user) && q.vhost().equals(vhost)), d.topicPermissions()));
     }
 
-    /** Sets a user's topic permissions for one exchange of a virtual host (RabbitMQ's set_topic_permissions). */
+    /**
+     * Sets a user's topic permissions for one exchange of a virtual host (RabbitMQ's set_topic_permissions);
+     * {@code {username}} and {@code {vhost}} in them stand for the user's and the virtual host's names.
+     *
+     * @throws IllegalArgumentException when one does not compile (nothing changes)
+     */
     public synchronized void setTopicPermissions(String user, String vhost, String exchange, String write,
             String read) {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
-        AccessControl.checkRegex(write);
-        AccessControl.checkRegex(read);
         TopicPermissionDefinition p = new TopicPermissionDefinition(user, vhost, exchange, write, read);
         access.update(d -> with(d, d.vhosts(), d.users(), d.permissions(), append(remove(d.topicPermissions(),
             q -> q.user().equals(user) && q.vhost().equals(vhost) && q.exchange().equals(exchange)), p)));

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
-import java.util.regex.Pattern;
 
 /**
  * Who may use which virtual host and resource, and how much: the durable {@link BrokerDefinitions} (written to
@@ -150,16 +149,6 @@ public final class AccessControl {
             if (count.compareAndSet(now, now + 1)) {
                 return true;
             }
-        }
-    }
-
-    /** Checks that {@code regex} compiles, for an administrator's input; throws IllegalArgumentException if not. */
-    public static void checkRegex(String regex) {
-        try {
-            Pattern.compile(regex);
-        } catch (java.util.regex.PatternSyntaxException e) {
-            throw new IllegalArgumentException("invalid regular expression '" + regex + "': " + e.getDescription(),
-                e);
         }
     }
 }
