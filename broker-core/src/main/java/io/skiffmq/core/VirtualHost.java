@@ -107,7 +107,8 @@ public final class VirtualHost {
     /** The queue, or a new durable classic queue without arguments when there is none. */
     public Queue declareQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        return queue != null ? queue : await(declare(QueueDeclaration.of(queueName, true, Map.of()), null, false));
+        return queue != null ? queue
+            : Futures.await(declare(QueueDeclaration.of(queueName, true, Map.of()), null, false));
     }
 
     /**
@@ -117,12 +118,12 @@ public final class VirtualHost {
      * @throws BrokerException PRECONDITION_FAILED when one of that name differs in durability or arguments
      */
     public Queue declareQueue(String queueName, boolean durable, Map<String, Object> arguments) {
-        return await(declare(QueueDeclaration.of(queueName, durable, arguments), null, true));
+        return Futures.await(declare(QueueDeclaration.of(queueName, durable, arguments), null, true));
     }
 
     /** {@link #declareQueueAsync}, waiting for it. */
     public Queue declareQueue(QueueDeclaration declaration, Object owner) {
-        return await(declareQueueAsync(declaration, owner));
+        return Futures.await(declareQueueAsync(declaration, owner));
     }
 
     /**
@@ -212,7 +213,7 @@ public final class VirtualHost {
     private static void checkEquivalent(QueueDeclaration existing, QueueDeclaration declared, boolean equivalent) {
         if (equivalent && !existing.equivalent(declared)) {
             throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + declared.name() + "' exists as "
-                + describe(existing));
+                + existing.describe());
         }
     }
 
@@ -229,23 +230,6 @@ public final class VirtualHost {
         }
         pendingDeclares.values().forEach(p -> persistent.add(p.queue));
         return persistent;
-    }
-
-    /** Waits for a save outside the write lock; a failure is rethrown as it was raised. */
-    private static <T> T await(CompletableFuture<T> future) {
-        try {
-            return future.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw e;
-        }
-    }
-
-    private static String describe(QueueDeclaration d) {
-        return (d.durable() ? "durable" : "transient") + (d.exclusive() ? ", exclusive" : "")
-            + (d.autoDelete() ? ", auto-delete" : "") + " with arguments " + d.arguments();
     }
 
     /**
@@ -272,7 +256,7 @@ public final class VirtualHost {
         if (deleted == null) {
             return false;
         }
-        await(deleted);
+        Futures.await(deleted);
         return true;
     }
 
@@ -357,7 +341,7 @@ public final class VirtualHost {
             saved = exchange.durable() ? store.definitionsChanged(this) : null;
         }
         if (saved != null) {
-            await(saved);
+            Futures.await(saved);
         }
         return exchange;
     }
@@ -380,7 +364,7 @@ public final class VirtualHost {
             saved = removed.durable() ? store.definitionsChanged(this) : null;
         }
         if (saved != null) {
-            await(saved);
+            Futures.await(saved);
         }
         deletions.deleted(Destination.exchange(exchangeName));
         deletions.announce();
@@ -399,7 +383,7 @@ public final class VirtualHost {
      * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange
      */
     public void bind(Binding binding) {
-        await(bindAsync(binding));
+        Futures.await(bindAsync(binding));
     }
 
     /**
@@ -439,7 +423,7 @@ public final class VirtualHost {
         }
         deletions.announce();
         if (saved != null) {
-            await(saved);
+            Futures.await(saved);
         }
         return true;
     }

@@ -24,8 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
  * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.amqp}; on the
  * first start: the virtual host {@code /}, {@code guest} and the users file's users with all permissions there),
- * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user). Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual
- * host keeps its durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor,
+ * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user).
+ * Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual host keeps its
+ * durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor,
  * before any listener can open; the data directory is locked against a second broker. Thread-safe.
  *
  * <p>Resource alarms: {@link #alarms()} are raised and cleared by a {@link ResourceMonitor} (memory against
