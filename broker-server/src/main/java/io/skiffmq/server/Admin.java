@@ -11,6 +11,7 @@ import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -25,6 +26,7 @@ import java.util.function.Predicate;
  * call them from a management or administration thread, never an event loop.
  */
 public final class Admin {
+    private static final System.Logger LOG = System.getLogger(Admin.class.getName());
     /** The hashing algorithm name stored for hashes {@link UserStore#hash} makes (their scheme prefix). */
     public static final String USER_STORE_ALGORITHM = "pbkdf2-sha256";
     private static final String ALL = ".*";
@@ -106,7 +108,7 @@ public final class Admin {
         access.update(d -> with(d, remove(d.vhosts(), v -> v.name().equals(name)), d.users(),
             remove(d.permissions(), p -> p.vhost().equals(name)),
             remove(d.topicPermissions(), p -> p.vhost().equals(name))));
-        closeConnections(c -> name.equals(c.vhostName()), "virtual host '" + name + "' is deleted");
+        closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()), "virtual host '" + name + "' is deleted");
         vhosts.delete(name);
         return true;
     }
@@ -151,7 +153,7 @@ public final class Admin {
             remove(d.permissions(), p -> p.user().equals(name)),
             remove(d.topicPermissions(), p -> p.user().equals(name))));
         users.remove(name);
-        closeConnections(c -> name.equals(c.user()), "user '" + name + "' is deleted");
+        closeConnections(c -> c.opened() != null && name.equals(c.opened().user()), "user '" + name + "' is deleted");
         return true;
     }
 
@@ -204,18 +206,28 @@ public final class Admin {
             q -> q.user().equals(user) && q.vhost().equals(vhost))));
     }
 
+    /**
+     * Closes the connections {@code which} selects and waits (up to 10 s) until each has let go of its channels,
+     * consumers and exclusive queues: a 0-9-1 client has 3 s to answer {@code close-ok}.
+     */
     private void closeConnections(Predicate<ClientConnection> which, String why) {
+        List<CompletableFuture<Void>> gone = new ArrayList<>();
         for (ClientConnection connection : broker.connections()) {
             if (which.test(connection)) {
                 try {
-                    connection.closeForced(why).await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
+                    connection.closeForced(why);
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     // its event loop has stopped: the connection is gone with it
                 }
+                gone.add(broker.whenUnregistered(connection));
             }
+        }
+        try {
+            CompletableFuture.allOf(gone.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "connections did not close in time: " + why, e);
         }
     }
 

@@ -18,6 +18,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -42,6 +43,8 @@ public final class Broker implements AutoCloseable {
     private final AccessControl access;
     private final Admin admin;
     private final Set<ClientConnection> connections = ConcurrentHashMap.newKeySet();
+    /** What waits for a connection to unregister ({@link #whenUnregistered}). */
+    private final java.util.Map<ClientConnection, CompletableFuture<Void>> unregistered = new ConcurrentHashMap<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
     private final FileChannel lockFile;
@@ -205,6 +208,23 @@ public final class Broker implements AutoCloseable {
 
     public void unregister(ClientConnection connection) {
         connections.remove(connection);
+        CompletableFuture<Void> waiting = unregistered.remove(connection);
+        if (waiting != null) {
+            waiting.complete(null);
+        }
+    }
+
+    /**
+     * Completes once {@code connection} has unregistered (its channels, sessions, consumers and exclusive queues
+     * released), at once when it is not registered.
+     */
+    CompletableFuture<Void> whenUnregistered(ClientConnection connection) {
+        CompletableFuture<Void> waiting = unregistered.computeIfAbsent(connection, c -> new CompletableFuture<>());
+        if (!connections.contains(connection)) {
+            unregistered.remove(connection);
+            waiting.complete(null);
+        }
+        return waiting;
     }
 
 

@@ -22,11 +22,11 @@ public interface ClientConnection {
      */
     void resourceAlarmsChanged();
 
-    /** The authenticated user; null before authentication. */
-    String user();
-
-    /** The name of the virtual host the connection opened; null before it did. */
-    String vhostName();
+    /**
+     * The user and virtual host the connection opened (its permission checks: read only their names here); null
+     * before it opened. Safe from any thread.
+     */
+    io.skiffmq.server.authz.Access opened();
 
     /**
      * Closes the connection because an administrator took its virtual host or user away (0-9-1: 320

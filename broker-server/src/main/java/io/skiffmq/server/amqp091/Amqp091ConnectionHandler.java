@@ -73,7 +73,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private String user;
     private VirtualHost vhost;
     /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
-    private Access access;
+    private volatile Access access;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
@@ -529,8 +529,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
-    public String vhostName() {
-        return access == null ? null : access.vhost();
+    public Access opened() {
+        return access;
     }
 
     @Override
@@ -593,8 +593,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /** The authenticated user. */
-    @Override
-    public String user() {
+    String user() {
         return user;
     }
 

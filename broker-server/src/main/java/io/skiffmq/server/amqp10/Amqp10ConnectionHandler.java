@@ -77,7 +77,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private String containerId;
     private VirtualHost vhost;
     /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
-    private Access access;
+    private volatile Access access;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
@@ -480,18 +480,18 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
-    public String user() {
-        return user;
-    }
-
-    @Override
-    public String vhostName() {
-        return access == null ? null : access.vhost();
+    public Access opened() {
+        return access;
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */
     Access access() {
         return access;
+    }
+
+    /** The authenticated user. */
+    String user() {
+        return user;
     }
 
     Broker broker() {

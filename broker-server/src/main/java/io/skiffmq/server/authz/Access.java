@@ -14,7 +14,8 @@ import java.util.Map;
  * <p>Refusals are RabbitMQ's texts ({@code "write access to exchange 'x' in vhost '/' refused for user 'u'"});
  * the protocol adapter turns them into its error (403 ACCESS_REFUSED, {@code amqp:unauthorized-access}).
  *
- * <p>Owned by the connection's thread (its event loop, or a management thread for one request).
+ * <p>Owned by the connection's thread (its event loop, or a management thread for one request); {@link #user} and
+ * {@link #vhost} are final and may be read from any thread (the administration API finds connections by them).
  */
 public final class Access {
     /** The name the default exchange has in permission checks. */
