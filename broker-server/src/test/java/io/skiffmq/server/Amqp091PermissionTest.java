@@ -109,6 +109,18 @@ class Amqp091PermissionTest {
     }
 
     @Test
+    void anAlternateExchangeNeedsWriteAndADeadLetterExchangeToo() throws Exception {
+        Channel channel = alice.createChannel();
+        channel.exchangeDeclare("ok-with-ae", "direct", false, true, java.util.Map.of("alternate-exchange", "wo-x"));
+        channel.queueDeclare("ok-with-dlx", false, false, true, java.util.Map.of("x-dead-letter-exchange", "wo-x"));
+        channelError(channel, 403, refused("write", "exchange", "ro-x"), () -> channel.exchangeDeclare("ok-ae-refused",
+            "direct", false, true, java.util.Map.of("alternate-exchange", "ro-x")));
+        Channel second = alice.createChannel();
+        channelError(second, 403, refused("write", "exchange", "ro-x"), () -> second.queueDeclare("ok-dlx-refused",
+            false, false, true, java.util.Map.of("x-dead-letter-exchange", "ro-x")));
+    }
+
+    @Test
     void queueBindAndUnbindNeedWriteOnTheQueueAndReadOnTheExchange() throws Exception {
         Channel channel = alice.createChannel();
         channel.queueBind("wo-q", "ro-x", "k");
