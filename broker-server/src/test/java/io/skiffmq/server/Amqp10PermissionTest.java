@@ -120,6 +120,19 @@ class Amqp10PermissionTest {
     }
 
     @Test
+    void aJmsTopicConsumerNeedsConfigureOnTheQueueItGets() throws Exception {
+        try (RawClient client = session("alice")) {
+            org.apache.qpid.proton.amqp.messaging.Source topic = RawClient.source("alice.news");
+            topic.setCapabilities(org.apache.qpid.proton.amqp.Symbol.valueOf("topic"));
+            assertThat(client.attachReceiver(0, topic, false).getSource()).isNull();
+            Detach detach = client.readUntil(Detach.class);
+            assertThat((Object) detach.getError().getCondition()).isEqualTo(AmqpError.UNAUTHORIZED_ACCESS.symbol());
+            assertThat(detach.getError().getDescription()).startsWith("configure access to queue 'amq.gen-")
+                .endsWith("' in vhost '/' refused for user 'alice'");
+        }
+    }
+
+    @Test
     void theAnonymousRelayChecksEachMessagesDestination() throws Exception {
         try (RawClient client = session("alice")) {
             client.attachSender(0, null);

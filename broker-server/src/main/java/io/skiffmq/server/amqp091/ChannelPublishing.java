@@ -25,6 +25,8 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private final Amqp091ConnectionHandler connection;
     private final VirtualHost vhost;
     private final FrameOutput output;
+    /** The connection's permission checks (channels open only after {@code connection.open}: never null). */
+    private final Access access;
     private Publisher publisher;
     private PublisherConfirms confirms;
     private ChannelTransaction transaction;
@@ -34,6 +36,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         this.connection = channel.connection();
         this.vhost = vhost;
         this.output = connection.output();
+        this.access = connection.access();
     }
 
     /** True in a transaction: acks wait for the commit too. */
@@ -45,7 +48,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private String topicRefusal(Amqp091Message message) {
         io.skiffmq.core.Exchange exchange = vhost.exchange(message.exchange());
         return exchange == null || exchange.type() != io.skiffmq.core.Exchange.Type.TOPIC ? null
-            : connection.access().topicRefusal(Permission.WRITE, message.exchange(), message.routingKey());
+            : access.topicRefusal(Permission.WRITE, message.exchange(), message.routingKey());
     }
 
     /** A whole message from the client: checked, then routed (or held by the transaction). */
@@ -56,8 +59,8 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             message.release();
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'", expiration);
         }
-        String refusal = connection.access().refusal(Permission.WRITE, Access.Resource.EXCHANGE, message.exchange());
-        if (refusal == null && connection.access().hasTopicPermissions()) {
+        String refusal = access.refusal(Permission.WRITE, Access.Resource.EXCHANGE, message.exchange());
+        if (refusal == null && access.hasTopicPermissions()) {
             refusal = topicRefusal(message);
         }
         if (refusal != null) {
