@@ -92,7 +92,7 @@ public final class Admin {
         }
         access.update(d -> with(d, append(d.vhosts(), new VhostDefinition(name, -1, -1)), d.users(),
             d.permissions(), d.topicPermissions()));
-        vhosts.open(name, -1);
+        vhosts.create(name);
     }
 
     /**

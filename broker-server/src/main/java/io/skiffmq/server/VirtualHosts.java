@@ -45,7 +45,7 @@ final class VirtualHosts {
         return config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name));
     }
 
-    /** Opens the virtual host, recovering what its directory holds (nothing for a new one). */
+    /** Opens the virtual host, recovering what its directory holds. */
     synchronized VirtualHost open(String name, long maxQueues) {
         VirtualHost existing = vhosts.get(name);
         if (existing != null) {
@@ -59,6 +59,17 @@ final class VirtualHosts {
         stores.put(name, store);
         vhosts.put(name, vhost);
         return vhost;
+    }
+
+    /**
+     * Opens a new, empty virtual host: a directory left by one of that name whose deletion a crash interrupted
+     * (gone from the definitions, not yet from the disk) is deleted first, so nothing of it comes back.
+     */
+    synchronized VirtualHost create(String name) {
+        if (!vhosts.containsKey(name) && Files.exists(directory(name))) {
+            deleteDirectory(name);
+        }
+        return open(name, -1);
     }
 
     VirtualHost get(String name) {
@@ -80,6 +91,11 @@ final class VirtualHosts {
         }
         closeQueues(List.of(vhost));
         stores.remove(name).close();
+        deleteDirectory(name);
+        LOG.log(System.Logger.Level.INFO, "virtual host {0} deleted", name);
+    }
+
+    private void deleteDirectory(String name) {
         try (Stream<Path> walk = Files.walk(directory(name))) {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
@@ -87,7 +103,6 @@ final class VirtualHosts {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete the directory of virtual host " + name, e);
         }
-        LOG.log(System.Logger.Level.INFO, "virtual host {0} deleted", name);
     }
 
     /** Has every queue of these virtual hosts let go of its messages; waits for them (up to 10 s). */

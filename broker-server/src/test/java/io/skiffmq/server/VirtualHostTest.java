@@ -213,6 +213,32 @@ class VirtualHostTest {
     }
 
     @Test
+    void aVirtualHostCreatedAgainAfterADeletionACrashInterruptedStartsEmpty() throws Exception {
+        String[] settings = {"data-dir=" + dir.resolve("data")};
+        try (RunningBroker broker = RunningBroker.start(settings)) {
+            broker.admin().createVhost("ghost");
+            broker.admin().setPermissions("guest", "ghost", ".*", ".*", ".*");
+            try (Connection connection = factory(broker, "ghost", "guest", "guest").newConnection()) {
+                Channel channel = connection.createChannel();
+                channel.queueDeclare("haunted", true, false, false, null);
+                publishConfirmed(channel, "haunted", "left behind");
+            }
+        }
+        // the crash came after the definitions lost the virtual host and before its directory went
+        Path file = dir.resolve("data").resolve("definitions.amqp");
+        BrokerDefinitions d = BrokerDefinitions.read(file);
+        new BrokerDefinitions(d.vhosts().stream().filter(v -> !v.name().equals("ghost")).toList(), d.users(),
+            d.permissions().stream().filter(p -> !p.vhost().equals("ghost")).toList(), d.topicPermissions())
+            .write(file);
+        assertThat(Files.exists(dir.resolve("data").resolve("vhosts").resolve("ghost"))).isTrue();
+        try (RunningBroker broker = RunningBroker.start(settings)) {
+            assertThat(broker.vhost("ghost")).isNull();
+            broker.admin().createVhost("ghost");
+            assertThat(broker.vhost("ghost").queue("haunted")).isNull();
+        }
+    }
+
+    @Test
     void definitionsSurviveARestart() throws Exception {
         Path users = dir.resolve("users");
         Files.writeString(users, "alice:" + UserStore.hash("s3cret") + "\n");
