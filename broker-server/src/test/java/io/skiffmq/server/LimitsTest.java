@@ -23,7 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Per virtual host {@code max-connections} and {@code max-queues}, per user {@code max-connections} and
- * {@code max-channels} (0-9-1 channels, AMQP 1.0 sessions), with RabbitMQ's texts: 530 NOT_ALLOWED over 0-9-1 for
+ * {@code max-channels} (0-9-1 channels, AMQP 1.0 sessions), with RabbitMQ's texts (its two readers word the
+ * connection limits differently): 530 NOT_ALLOWED over 0-9-1 for
  * connections and channels, 406 for queues; {@code amqp:resource-limit-exceeded} over AMQP 1.0. Closing frees the
  * place.
  */
@@ -61,7 +62,7 @@ class LimitsTest {
                 VirtualHostTest.factory(broker, "one-connection", "guest", "guest"));
             assertThat(refused.getReplyCode()).isEqualTo(530);
             assertThat(refused.getReplyText()).isEqualTo("NOT_ALLOWED - access to vhost 'one-connection' refused for "
-                + "user 'guest': vhost connection limit (1) is reached");
+                + "user 'guest': connection limit (1) is reached");
             try (RawClient client = new RawClient(broker.port())) {
                 client.sasl("guest", "guest");
                 client.open("vhost:one-connection");
@@ -88,7 +89,7 @@ class LimitsTest {
                 VirtualHostTest.factory(broker, "/", "single", "pw"));
             assertThat(refused.getReplyCode()).isEqualTo(530);
             assertThat(refused.getReplyText())
-                .isEqualTo("NOT_ALLOWED - connection refused for user 'single': user connection limit (1) is reached");
+                .isEqualTo("NOT_ALLOWED - Connection refused for user 'single': user connection limit (1) is reached");
         }
     }
 

@@ -23,6 +23,7 @@ import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -414,13 +415,15 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         if (found == null) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
         }
+        // rabbit_reader's order: the limits, then access to the virtual host
+        OverLimit overLimit = control.connectionOpened(user, name);
+        if (overLimit != null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit.amqp091());
+        }
         if (!control.mayAccess(user, name)) {
+            control.connectionClosed(user, name);
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "access to vhost '%s' refused for user '%s'", name,
                 user);
-        }
-        String overLimit = control.connectionOpened(user, name);
-        if (overLimit != null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit);
         }
         vhost = found;
         access = control.access(user, name);

@@ -6,6 +6,7 @@ import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
 
 import io.netty.buffer.ByteBuf;
@@ -365,9 +366,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 + user + "'");
             return;
         }
-        String overLimit = control.connectionOpened(user, vhostName);
+        OverLimit overLimit = control.connectionOpened(user, vhostName);
         if (overLimit != null) {
-            closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED, overLimit);
+            closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED, overLimit.amqp10());
             return;
         }
         vhost = found;

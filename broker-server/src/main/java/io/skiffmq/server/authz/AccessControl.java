@@ -88,22 +88,20 @@ public final class AccessControl {
 
     /**
      * Counts a new connection of {@code user} to {@code vhost} unless that would pass the virtual host's or the
-     * user's {@code max-connections}; the refusal's text (RabbitMQ's) otherwise, counting nothing. Every counted
-     * connection must be {@link #connectionClosed closed}.
+     * user's {@code max-connections}; which limit refused it otherwise, counting nothing. Every counted connection
+     * must be {@link #connectionClosed closed}.
      */
-    public String connectionOpened(String user, String vhost) {
+    public OverLimit connectionOpened(String user, String vhost) {
         VhostDefinition v = policy.vhost(vhost);
         AtomicInteger perVhost = vhostConnections.computeIfAbsent(vhost, k -> new AtomicInteger());
         if (v != null && !take(perVhost, v.maxConnections())) {
-            return "access to vhost '" + vhost + "' refused for user '" + user + "': vhost connection limit ("
-                + v.maxConnections() + ") is reached";
+            return new OverLimit(true, vhost, user, v.maxConnections());
         }
         UserDefinition u = policy.user(user);
         AtomicInteger perUser = userConnections.computeIfAbsent(user, k -> new AtomicInteger());
         if (u != null && !take(perUser, u.maxConnections())) {
             perVhost.decrementAndGet();
-            return "connection refused for user '" + user + "': user connection limit (" + u.maxConnections()
-                + ") is reached";
+            return new OverLimit(false, vhost, user, u.maxConnections());
         }
         if (u == null) {
             perUser.incrementAndGet();

@@ -93,7 +93,7 @@ class AccessTest {
         control.update(d -> new BrokerDefinitions(List.of(new VhostDefinition("/", 1, -1)), List.of(
             new UserDefinition("u", "hash", "algorithm", List.of(), -1, 1)), d.permissions(), d.topicPermissions()));
         assertThat(control.connectionOpened("u", "/")).isNull();
-        assertThat(control.connectionOpened("u", "/")).contains("vhost connection limit (1) is reached");
+        assertThat(control.connectionOpened("u", "/")).isEqualTo(new OverLimit(true, "/", "u", 1));
         control.connectionClosed("u", "/");
         assertThat(control.connectionOpened("u", "/")).isNull();
         assertThat(control.channelOpened("u")).isNull();
