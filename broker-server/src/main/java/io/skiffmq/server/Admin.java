@@ -90,7 +90,7 @@ public final class Admin {
         if (access.vhost(name) != null) {
             return;
         }
-        access.update(d -> with(d, append(d.vhosts(), new VhostDefinition(name, -1, -1)), d.users(),
+        access.update(d -> new BrokerDefinitions(append(d.vhosts(), new VhostDefinition(name, -1, -1)), d.users(),
             d.permissions(), d.topicPermissions()));
         vhosts.create(name);
     }
@@ -105,10 +105,11 @@ public final class Admin {
         if (access.vhost(name) == null) {
             return false;
         }
-        access.update(d -> with(d, remove(d.vhosts(), v -> v.name().equals(name)), d.users(),
+        access.update(d -> new BrokerDefinitions(remove(d.vhosts(), v -> v.name().equals(name)), d.users(),
             remove(d.permissions(), p -> p.vhost().equals(name)),
             remove(d.topicPermissions(), p -> p.vhost().equals(name))));
-        closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()), "virtual host '" + name + "' is deleted");
+        closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()),
+            "virtual host '" + name + "' is deleted");
         vhosts.delete(name);
         return true;
     }
@@ -116,8 +117,9 @@ public final class Admin {
     /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
     public synchronized void setVhostLimits(String name, long maxConnections, long maxQueues) {
         VhostDefinition old = require(access.vhost(name), "virtual host", name);
-        access.update(d -> with(d, replace(d.vhosts(), old, new VhostDefinition(name, maxConnections, maxQueues)),
-            d.users(), d.permissions(), d.topicPermissions()));
+        VhostDefinition limited = new VhostDefinition(name, maxConnections, maxQueues);
+        access.update(d -> new BrokerDefinitions(replace(d.vhosts(), old, limited), d.users(), d.permissions(),
+            d.topicPermissions()));
         VirtualHost vhost = vhosts.get(name);
         vhost.maxQueues(maxQueues);
     }
@@ -139,8 +141,9 @@ public final class Admin {
         UserDefinition old = access.user(name);
         UserDefinition user = new UserDefinition(name, passwordHash, hashingAlgorithm, tags,
             old == null ? -1 : old.maxConnections(), old == null ? -1 : old.maxChannels());
-        access.update(d -> with(d, d.vhosts(), old == null ? append(d.users(), user) : replace(d.users(), old, user),
-            d.permissions(), d.topicPermissions()));
+        access.update(d -> new BrokerDefinitions(d.vhosts(),
+            old == null ? append(d.users(), user) : replace(d.users(), old, user), d.permissions(),
+            d.topicPermissions()));
         users.add(name, passwordHash);
     }
 
@@ -149,7 +152,7 @@ public final class Admin {
         if (access.user(name) == null) {
             return false;
         }
-        access.update(d -> with(d, d.vhosts(), remove(d.users(), u -> u.name().equals(name)),
+        access.update(d -> new BrokerDefinitions(d.vhosts(), remove(d.users(), u -> u.name().equals(name)),
             remove(d.permissions(), p -> p.user().equals(name)),
             remove(d.topicPermissions(), p -> p.user().equals(name))));
         users.remove(name);
@@ -162,7 +165,7 @@ public final class Admin {
         UserDefinition old = require(access.user(name), "user", name);
         UserDefinition user = new UserDefinition(name, old.passwordHash(), old.hashingAlgorithm(), old.tags(),
             maxConnections, maxChannels);
-        access.update(d -> with(d, d.vhosts(), replace(d.users(), old, user), d.permissions(),
+        access.update(d -> new BrokerDefinitions(d.vhosts(), replace(d.users(), old, user), d.permissions(),
             d.topicPermissions()));
     }
 
@@ -175,13 +178,13 @@ public final class Admin {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
         PermissionDefinition p = new PermissionDefinition(user, vhost, configure, write, read);
-        access.update(d -> with(d, d.vhosts(), d.users(), append(remove(d.permissions(),
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), append(remove(d.permissions(),
             q -> q.user().equals(user) && q.vhost().equals(vhost)), p), d.topicPermissions()));
     }
 
     /** Takes a user's permissions in a virtual host away: it can no longer open connections there. */
     public synchronized void clearPermissions(String user, String vhost) {
-        access.update(d -> with(d, d.vhosts(), d.users(), remove(d.permissions(),
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), remove(d.permissions(),
             q -> q.user().equals(user) && q.vhost().equals(vhost)), d.topicPermissions()));
     }
 
@@ -196,13 +199,14 @@ public final class Admin {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
         TopicPermissionDefinition p = new TopicPermissionDefinition(user, vhost, exchange, write, read);
-        access.update(d -> with(d, d.vhosts(), d.users(), d.permissions(), append(remove(d.topicPermissions(),
-            q -> q.user().equals(user) && q.vhost().equals(vhost) && q.exchange().equals(exchange)), p)));
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(),
+            append(remove(d.topicPermissions(), q -> q.user().equals(user) && q.vhost().equals(vhost)
+                && q.exchange().equals(exchange)), p)));
     }
 
     /** Takes all of a user's topic permissions in a virtual host away. */
     public synchronized void clearTopicPermissions(String user, String vhost) {
-        access.update(d -> with(d, d.vhosts(), d.users(), d.permissions(), remove(d.topicPermissions(),
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(), remove(d.topicPermissions(),
             q -> q.user().equals(user) && q.vhost().equals(vhost))));
     }
 
@@ -236,12 +240,6 @@ public final class Admin {
             throw new IllegalArgumentException("no " + kind + " '" + name + "'");
         }
         return found;
-    }
-
-    private static BrokerDefinitions with(BrokerDefinitions d, List<VhostDefinition> vhosts,
-            List<UserDefinition> users, List<PermissionDefinition> permissions,
-            List<TopicPermissionDefinition> topics) {
-        return new BrokerDefinitions(vhosts, users, permissions, topics);
     }
 
     private static <T> List<T> append(List<T> list, T item) {

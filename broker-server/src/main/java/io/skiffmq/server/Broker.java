@@ -1,25 +1,25 @@
 package io.skiffmq.server;
 
-import io.skiffmq.server.auth.UserStore;
-import io.skiffmq.server.authz.AccessControl;
-import io.skiffmq.store.BrokerDefinitions;
-import java.nio.file.Path;
-
 import io.netty.channel.EventLoop;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.JvmReadings;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceMonitor;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.store.BrokerDefinitions;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
@@ -36,7 +36,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link ClientConnection#resourceAlarmsChanged}), on the monitor's thread; each applies it on its event loop.
  */
 public final class Broker implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Broker.class.getName());
     private final BrokerConfig config;
     private final UserStore users;
     private final VirtualHosts vhosts;
@@ -44,7 +43,7 @@ public final class Broker implements AutoCloseable {
     private final Admin admin;
     private final Set<ClientConnection> connections = ConcurrentHashMap.newKeySet();
     /** What waits for a connection to unregister ({@link #whenUnregistered}). */
-    private final java.util.Map<ClientConnection, CompletableFuture<Void>> unregistered = new ConcurrentHashMap<>();
+    private final Map<ClientConnection, CompletableFuture<Void>> unregistered = new ConcurrentHashMap<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
     private final FileChannel lockFile;
