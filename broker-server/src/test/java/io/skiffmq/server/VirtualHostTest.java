@@ -239,6 +239,28 @@ class VirtualHostTest {
     }
 
     @Test
+    void deletingAUserClosesItsConnectionsOnBothProtocolsAndItCannotLogInAgain() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            broker.admin().putUser("temp", "pw", List.of("management"));
+            broker.admin().setPermissions("temp", "/", ".*", ".*", ".*");
+            Connection connection = factory(broker, "/", "temp", "pw").newConnection();
+            try (RawClient client = new RawClient(broker.port())) {
+                assertThat(client.sasl("temp", "pw")).isZero();
+                client.open();
+                assertThat(broker.admin().deleteUser("temp")).isTrue();
+                Close close = client.readUntil(Close.class);
+                assertThat((Object) close.getError().getCondition()).isEqualTo(AmqpError.CONNECTION_FORCED.symbol());
+                assertThat(close.getError().getDescription()).isEqualTo("user 'temp' is deleted");
+            }
+            await().atMost(TIMEOUT).until(() -> !connection.isOpen());
+            assertThat(((AMQP.Connection.Close) connection.getCloseReason().getReason()).getReplyText())
+                .isEqualTo("CONNECTION_FORCED - user 'temp' is deleted");
+            assertThat(catchThrowable(() -> factory(broker, "/", "temp", "pw").newConnection())).isNotNull();
+            assertThat(broker.admin().definitions().permissions()).noneMatch(p -> p.user().equals("temp"));
+        }
+    }
+
+    @Test
     void definitionsSurviveARestart() throws Exception {
         Path users = dir.resolve("users");
         Files.writeString(users, "alice:" + UserStore.hash("s3cret") + "\n");
