@@ -18,6 +18,8 @@ public final class BrokerException extends RuntimeException {
         RESOURCE_LOCKED,
         /** A value the broker does not accept. */
         INVALID,
+        /** A limit would be passed (a virtual host's {@code max-queues}). */
+        RESOURCE_LIMIT,
         /** Something RabbitMQ has that SkiffMQ does not implement yet (quorum and stream queues). */
         NOT_IMPLEMENTED
     }

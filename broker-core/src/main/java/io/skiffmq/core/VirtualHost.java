@@ -43,6 +43,7 @@ public final class VirtualHost {
     private final String name;
     private final Supplier<QueueExecutor> executors;
     private final VirtualHostStore store;
+    private volatile long maxQueues = -1;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
     private final Object writeLock = new Object();
@@ -88,6 +89,11 @@ public final class VirtualHost {
         }
     }
 
+    /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
+    public void maxQueues(long limit) {
+        maxQueues = limit;
+    }
+
     public String name() {
         return name;
     }
@@ -107,7 +113,8 @@ public final class VirtualHost {
     /** The queue, or a new durable classic queue without arguments when there is none. */
     public Queue declareQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        return queue != null ? queue : await(declare(QueueDeclaration.of(queueName, true, Map.of()), null, false));
+        return queue != null ? queue
+            : Futures.await(declare(QueueDeclaration.of(queueName, true, Map.of()), null, false));
     }
 
     /**
@@ -117,12 +124,12 @@ public final class VirtualHost {
      * @throws BrokerException PRECONDITION_FAILED when one of that name differs in durability or arguments
      */
     public Queue declareQueue(String queueName, boolean durable, Map<String, Object> arguments) {
-        return await(declare(QueueDeclaration.of(queueName, durable, arguments), null, true));
+        return Futures.await(declare(QueueDeclaration.of(queueName, durable, arguments), null, true));
     }
 
     /** {@link #declareQueueAsync}, waiting for it. */
     public Queue declareQueue(QueueDeclaration declaration, Object owner) {
-        return await(declareQueueAsync(declaration, owner));
+        return Futures.await(declareQueueAsync(declaration, owner));
     }
 
     /**
@@ -163,6 +170,10 @@ public final class VirtualHost {
             if (pending != null) {
                 checkEquivalent(pending.queue.declaration(), declaration, equivalent);
                 return pending.ready;
+            }
+            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() >= maxQueues) {
+                throw new BrokerException(Kind.RESOURCE_LIMIT, "cannot declare queue '" + queueName
+                    + "': queue limit in vhost '" + name + "' (" + maxQueues + ") is reached");
             }
             queue = store.createQueue(declaration, executors.get(), queueContext);
             if (!declaration.persistent()) {
@@ -208,7 +219,7 @@ public final class VirtualHost {
     private static void checkEquivalent(QueueDeclaration existing, QueueDeclaration declared, boolean equivalent) {
         if (equivalent && !existing.equivalent(declared)) {
             throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + declared.name() + "' exists as "
-                + describe(existing));
+                + existing.describe());
         }
     }
 
@@ -225,23 +236,6 @@ public final class VirtualHost {
         }
         pendingDeclares.values().forEach(p -> persistent.add(p.queue));
         return persistent;
-    }
-
-    /** Waits for a save outside the write lock; a failure is rethrown as it was raised. */
-    private static <T> T await(CompletableFuture<T> future) {
-        try {
-            return future.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw e;
-        }
-    }
-
-    private static String describe(QueueDeclaration d) {
-        return (d.durable() ? "durable" : "transient") + (d.exclusive() ? ", exclusive" : "")
-            + (d.autoDelete() ? ", auto-delete" : "") + " with arguments " + d.arguments();
     }
 
     /**
@@ -268,7 +262,7 @@ public final class VirtualHost {
         if (deleted == null) {
             return false;
         }
-        await(deleted);
+        Futures.await(deleted);
         return true;
     }
 
@@ -353,7 +347,7 @@ public final class VirtualHost {
             saved = exchange.durable() ? store.definitionsChanged(this) : null;
         }
         if (saved != null) {
-            await(saved);
+            Futures.await(saved);
         }
         return exchange;
     }
@@ -376,7 +370,7 @@ public final class VirtualHost {
             saved = removed.durable() ? store.definitionsChanged(this) : null;
         }
         if (saved != null) {
-            await(saved);
+            Futures.await(saved);
         }
         deletions.deleted(Destination.exchange(exchangeName));
         deletions.announce();
@@ -395,7 +389,7 @@ public final class VirtualHost {
      * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange
      */
     public void bind(Binding binding) {
-        await(bindAsync(binding));
+        Futures.await(bindAsync(binding));
     }
 
     /**
@@ -435,7 +429,7 @@ public final class VirtualHost {
         }
         deletions.announce();
         if (saved != null) {
-            await(saved);
+            Futures.await(saved);
         }
         return true;
     }

@@ -1,30 +1,33 @@
 package io.skiffmq.server;
 
-import io.skiffmq.server.amqp10.ManagementNode;
-import io.skiffmq.server.auth.UserStore;
-
 import io.netty.channel.EventLoop;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.JvmReadings;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceMonitor;
 import io.skiffmq.core.queue.QueueExecutor;
-import io.skiffmq.store.DiskStore;
+import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.store.BrokerDefinitions;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
- * What all connections share: configuration, users, virtual hosts, and the registry of open connections (for
- * shutdown). Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual
- * host keeps its durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor,
+ * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
+ * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.amqp}; on the
+ * first start: the virtual host {@code /}, {@code guest} and the users file's users with all permissions there),
+ * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user).
+ * Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual host keeps its
+ * durable state in {@code data-dir/vhosts/<name, percent-encoded>/}, recovered in the constructor,
  * before any listener can open; the data directory is locked against a second broker. Thread-safe.
  *
  * <p>Resource alarms: {@link #alarms()} are raised and cleared by a {@link ResourceMonitor} (memory against
@@ -33,12 +36,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link ClientConnection#resourceAlarmsChanged}), on the monitor's thread; each applies it on its event loop.
  */
 public final class Broker implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Broker.class.getName());
     private final BrokerConfig config;
     private final UserStore users;
-    private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
+    private final VirtualHosts vhosts;
+    private final AccessControl access;
+    private final Admin admin;
     private final Set<ClientConnection> connections = ConcurrentHashMap.newKeySet();
-    private final List<DiskStore> stores = new ArrayList<>();
+    /** What waits for a connection to unregister ({@link #whenUnregistered}). */
+    private final Map<ClientConnection, CompletableFuture<Void>> unregistered = new ConcurrentHashMap<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
     private final FileChannel lockFile;
@@ -86,13 +91,20 @@ public final class Broker implements AutoCloseable {
             throw new IllegalStateException("data directory " + config.dataDir().toAbsolutePath()
                 + " is in use by another broker");
         }
-        String name = "/";
-        DiskStore store = new DiskStore(config.dataDir().resolve("vhosts").resolve(ManagementNode.encode(name)),
-            config.syncPolicy(), config.journalSegmentSize(), config.queueMemoryLimit());
-        VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
-        store.recover(vhost);
-        stores.add(store);
-        vhosts.put(name, vhost);
+        this.vhosts = new VirtualHosts(config, queueExecutors, clock);
+        Path definitionsFile = config.dataDir().resolve("definitions.amqp");
+        BrokerDefinitions definitions = BrokerDefinitions.read(definitionsFile);
+        if (definitions == null) {
+            definitions = Admin.firstStart(users);
+            definitions.write(definitionsFile);
+        }
+        Admin.loadUsers(users, definitions);
+        this.access = new AccessControl(definitionsFile, definitions,
+            config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null);
+        for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {
+            vhosts.open(vhost.name(), vhost.maxQueues());
+        }
+        this.admin = new Admin(this, vhosts, access, users);
         alarms.onChange(active -> connections.forEach(connection -> {
             try {
                 connection.resourceAlarmsChanged();
@@ -123,16 +135,7 @@ public final class Broker implements AutoCloseable {
 
     /** Has every queue let go of its messages (see {@link io.skiffmq.core.queue.Queue#close}); waits for them. */
     public void closeQueues() {
-        List<java.util.concurrent.CompletableFuture<Void>> closed = new ArrayList<>();
-        for (VirtualHost vhost : vhosts.values()) {
-            vhost.queues().forEach(q -> closed.add(q.close()));
-        }
-        try {
-            java.util.concurrent.CompletableFuture.allOf(closed.toArray(java.util.concurrent.CompletableFuture[]::new))
-                .get(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.WARNING, "queues did not close in time", e);
-        }
+        VirtualHosts.closeQueues(vhosts.all());
     }
 
     /** Closes the stores (after {@link #closeQueues}: nothing writes to them any more) and releases the data directory. */
@@ -140,7 +143,7 @@ public final class Broker implements AutoCloseable {
     public void close() throws IOException {
         resourceMonitor.close();
         managementExecutor.shutdown();
-        stores.forEach(DiskStore::close);
+        vhosts.closeStores();
         lockFile.close();
     }
 
@@ -160,6 +163,24 @@ public final class Broker implements AutoCloseable {
     /** The virtual host, or null. */
     public VirtualHost vhost(String name) {
         return vhosts.get(name);
+    }
+
+    /** Who may do what, and the limits: checked by every protocol. */
+    public AccessControl accessControl() {
+        return access;
+    }
+
+    /**
+     * Administration without restart: virtual hosts, users, permissions and limits (for the HTTP API; RabbitMQ 4's
+     * {@code /management} AMQP node has no operation for them).
+     */
+    public Admin admin() {
+        return admin;
+    }
+
+    /** The open connections (registered, not yet unregistered). */
+    List<ClientConnection> connections() {
+        return List.copyOf(connections);
     }
 
     /** False once the broker is stopping ({@link #stopAccepting}): the connection must close at once. */
@@ -186,6 +207,23 @@ public final class Broker implements AutoCloseable {
 
     public void unregister(ClientConnection connection) {
         connections.remove(connection);
+        CompletableFuture<Void> waiting = unregistered.remove(connection);
+        if (waiting != null) {
+            waiting.complete(null);
+        }
+    }
+
+    /**
+     * Completes once {@code connection} has unregistered (its channels, sessions, consumers and exclusive queues
+     * released), at once when it is not registered.
+     */
+    CompletableFuture<Void> whenUnregistered(ClientConnection connection) {
+        CompletableFuture<Void> waiting = unregistered.computeIfAbsent(connection, c -> new CompletableFuture<>());
+        if (!connections.contains(connection)) {
+            unregistered.remove(connection);
+            waiting.complete(null);
+        }
+        return waiting;
     }
 
 

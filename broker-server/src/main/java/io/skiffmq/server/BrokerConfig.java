@@ -31,7 +31,9 @@ import java.util.Map;
  *   <tr><td>allow-plain-amqp</td><td>false</td><td>accept {@code AMQP 0 1.0.0} without SASL (as user anonymous)</td></tr>
  *   <tr><td>anonymous-login-user</td><td>guest</td><td>SASL ANONYMOUS logs in as this user, subject to its
  *       restrictions (guest: loopback only), as in RabbitMQ 4; {@code none} stops offering ANONYMOUS</td></tr>
- *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore})</td></tr>
+ *   <tr><td>users-file</td><td>none</td><td>extra users, {@code name:hash} lines (see {@link UserStore}), added to
+ *       the durable definitions with all permissions on {@code /} on the first start only
+ *       (docs/access-control.md)</td></tr>
  *   <tr><td>initial-max-frame-size</td><td>4096</td><td>frame limit before {@code open}</td></tr>
  *   <tr><td>max-frame-size</td><td>131072</td><td>largest frame we accept, offered in {@code open} (AMQP 1.0) and
  *       as frame-max in {@code connection.tune} (AMQP 0-9-1, at least 8192 there)</td></tr>

@@ -4,7 +4,7 @@ import io.netty.util.concurrent.Future;
 
 /**
  * A client connection of any protocol, as the {@link Broker}'s registry of open connections sees it: enough to
- * close it when the broker stops.
+ * close it when the broker stops, or when its virtual host or user is deleted.
  */
 public interface ClientConnection {
     /**
@@ -21,4 +21,18 @@ public interface ClientConnection {
      * its event loop, so calls that cross each other do no harm.
      */
     void resourceAlarmsChanged();
+
+    /**
+     * The user and virtual host the connection opened (its permission checks: read only their names here); null
+     * before it opened. Safe from any thread.
+     */
+    io.skiffmq.server.authz.Access opened();
+
+    /**
+     * Closes the connection because an administrator took its virtual host or user away (0-9-1: 320
+     * CONNECTION_FORCED; AMQP 1.0: {@code amqp:connection:forced}). Called from any thread.
+     *
+     * @return done once the close is written
+     */
+    Future<?> closeForced(String description);
 }

@@ -76,8 +76,9 @@ class ConnectionTest {
         }
     }
 
+    /** As RabbitMQ 4's reader answers it (check_vhost_exists): unauthorized-access, not not-found. */
     @Test
-    void unknownVirtualHostIsClosedWithNotFound() throws Exception {
+    void unknownVirtualHostIsClosedWithUnauthorizedAccess() throws Exception {
         try (RawClient client = new RawClient(broker.port())) {
             client.sasl("guest", "guest");
             Open open = new Open();
@@ -86,7 +87,9 @@ class ConnectionTest {
             client.write(0, open);
             client.read().as(Open.class);
             Close close = client.read().as(Close.class);
-            assertThat((Object) close.getError().getCondition()).isEqualTo(AmqpError.NOT_FOUND.symbol());
+            assertThat((Object) close.getError().getCondition()).isEqualTo(AmqpError.UNAUTHORIZED_ACCESS.symbol());
+            assertThat(close.getError().getDescription())
+                .isEqualTo("AMQP 1.0 connection failed: virtual host 'nope' does not exist");
         }
     }
 

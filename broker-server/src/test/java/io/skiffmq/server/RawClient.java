@@ -126,8 +126,14 @@ final class RawClient implements AutoCloseable {
     }
 
     Open open() throws IOException {
+        return open(null);
+    }
+
+    /** Opens with {@code hostname} ({@code vhost:NAME} picks a virtual host); returns the broker's open. */
+    Open open(String hostname) throws IOException {
         Open open = new Open();
         open.setContainerId("raw-client");
+        open.setHostname(hostname);
         write(0, open);
         return read().as(Open.class);
     }

@@ -74,6 +74,21 @@ final class RunningBroker implements AutoCloseable {
         return listener.broker().vhost(name);
     }
 
+    /** Administration: virtual hosts, users, permissions, limits. */
+    Admin admin() {
+        return listener.broker().admin();
+    }
+
+    /** Who may do what: the definitions in force. */
+    io.skiffmq.server.authz.AccessControl accessControl() {
+        return listener.broker().accessControl();
+    }
+
+    /** Where the broker keeps its state. */
+    Path dataDir() {
+        return listener.broker().config().dataDir();
+    }
+
     /** Takes over the broker's resource readings: the test raises and clears the alarms from now on. */
     ForcedAlarms forceAlarms() {
         return new ForcedAlarms(listener.broker().resourceMonitor());

@@ -3,19 +3,11 @@ package io.skiffmq.store;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.qpid.proton.codec.Data;
 
 /**
  * A virtual host's durable definitions: exchanges, queues (with the id their journal records carry) and bindings,
@@ -38,16 +30,9 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
 
     /** Reads the file, or {@link #EMPTY} when there is none. */
     static Definitions read(Path file) {
-        if (!Files.exists(file)) {
-            return EMPTY;
-        }
+        Map<?, ?> map = EncodedMapFile.read(file);
         try {
-            byte[] bytes = Files.readAllBytes(file);
-            Data data = Data.Factory.create();
-            data.decode(ByteBuffer.wrap(bytes));
-            return fromMap((Map<?, ?>) data.getObject());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read definitions " + file, e);
+            return map == null ? EMPTY : fromMap(map);
         } catch (RuntimeException e) {
             throw new IllegalStateException("definitions file " + file + " is damaged: " + e, e);
         }
@@ -55,25 +40,7 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
 
     /** Replaces the file with these definitions, durably (see the class comment). */
     void write(Path file) {
-        Data data = Data.Factory.create();
-        data.putObject(toMap());
-        ByteBuffer bytes = data.encode().asByteBuffer();
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-        try {
-            try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                while (bytes.hasRemaining()) {
-                    out.write(bytes);
-                }
-                out.force(true);
-            }
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-                directory.force(true);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write definitions " + file, e);
-        }
+        EncodedMapFile.write(file, toMap());
     }
 
     private Map<String, Object> toMap() {
@@ -130,7 +97,7 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
         return arguments == null ? Map.of() : (Map<String, Object>) arguments;
     }
 
-    private static Map<String, Object> map(Object... keysAndValues) {
+    static Map<String, Object> map(Object... keysAndValues) {
         Map<String, Object> map = new LinkedHashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) {
             map.put((String) keysAndValues[i], keysAndValues[i + 1]);

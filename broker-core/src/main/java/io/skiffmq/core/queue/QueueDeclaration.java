@@ -103,4 +103,10 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
     private static boolean integral(Number n) {
         return n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte;
     }
+
+    /** As a refusal describes the existing queue: "durable, exclusive, auto-delete with arguments {…}". */
+    public String describe() {
+        return (durable ? "durable" : "transient") + (exclusive ? ", exclusive" : "")
+            + (autoDelete ? ", auto-delete" : "") + " with arguments " + arguments;
+    }
 }

@@ -12,6 +12,7 @@ import io.skiffmq.codec.amqp091.QueueMethod;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.codec.amqp091.TxMethod;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.authz.Permission;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ConsumerFlow;
@@ -300,6 +301,7 @@ final class Amqp091Channel {
             connection.directReplyTo().consume(this, consume);
             return;
         }
+        ChannelPermits.queue(connection.access(), Permission.READ, queueName, consume);
         Queue queue = topology.existingQueue(queueName, consume);
         String tag = consume.consumerTag().isEmpty() ? generateTag() : consume.consumerTag();
         if (hasConsumer(tag)) {
@@ -420,7 +422,9 @@ final class Amqp091Channel {
     // ---- basic.get ------------------------------------------------------------------------------------------
 
     private void onGet(BasicMethod.Get get) {
-        Queue queue = topology.existingQueue(topology.queueName(get.queue(), get), get);
+        String queueName = topology.queueName(get.queue(), get);
+        ChannelPermits.queue(connection.access(), Permission.READ, queueName, get);
+        Queue queue = topology.existingQueue(queueName, get);
         QueueGetter getter = getters.get(queue);
         if (getter == null || getter.deleted()) {
             getter = new QueueGetter(queue);
@@ -465,6 +469,7 @@ final class Amqp091Channel {
             return;
         }
         closing = true;
+        connection.channelReleased();
         for (ChannelConsumer consumer : consumers.values()) {
             consumer.close();
         }

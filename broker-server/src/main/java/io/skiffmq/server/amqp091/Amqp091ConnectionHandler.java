@@ -24,6 +24,9 @@ import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.PeerCertificate;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -77,6 +80,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     /** The verified TLS client certificate, or null. */
     private X509Certificate peer;
     private VirtualHost vhost;
+    /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
+    private volatile Access access;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
     private boolean flushScheduled;
@@ -132,6 +137,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         output.discard();
         if (vhost != null) {
             vhost.ownerClosed(this); // its exclusive queues go with it
+        }
+        if (access != null) {
+            broker.accessControl().connectionClosed(user, access.vhost());
         }
         broker.unregister(this);
         context.fireChannelInactive();
@@ -214,6 +222,10 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method,
                 "number of channels opened (%d) has reached the negotiated channel_max (%d)", channels.size(),
                 channelMax);
+        }
+        String overLimit = broker.accessControl().channelOpened(user);
+        if (overLimit != null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method, "%s", overLimit);
         }
         channels.put(number, new Amqp091Channel(this, number, vhost));
         output.method(number, ChannelMethod.OpenOk.INSTANCE);
@@ -420,10 +432,23 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void onOpen(ConnectionMethod.Open open) {
         String name = open.virtualHost();
-        vhost = broker.vhost(name);
-        if (vhost == null) {
+        AccessControl control = broker.accessControl();
+        VirtualHost found = control.vhost(name) == null ? null : broker.vhost(name);
+        if (found == null) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
         }
+        // rabbit_reader's order: the limits, then access to the virtual host
+        OverLimit overLimit = control.connectionOpened(user, name);
+        if (overLimit != null) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit.amqp091());
+        }
+        if (!control.mayAccess(user, name)) {
+            control.connectionClosed(user, name);
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "access to vhost '%s' refused for user '%s'", name,
+                user);
+        }
+        vhost = found;
+        access = control.access(user, name);
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
@@ -529,6 +554,17 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public io.netty.util.concurrent.Future<?> closeForced(String description) {
+        return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+            "%s", description)));
+    }
+
+    @Override
+    public Access opened() {
+        return access;
+    }
+
+    @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
         return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
             "broker forced connection closure with reason 'shutdown'")));
@@ -590,6 +626,16 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     /** The authenticated user. */
     String user() {
         return user;
+    }
+
+    /** The user's permission checks in the connection's virtual host; null before {@code connection.open}. */
+    Access access() {
+        return access;
+    }
+
+    /** A channel let go of everything: it no longer counts against the user's {@code max-channels}. */
+    void channelReleased() {
+        broker.accessControl().channelClosed(user);
     }
 
     String remote() {

@@ -35,7 +35,7 @@ final class Amqp091Exception extends RuntimeException {
             case NOT_FOUND -> ReplyCode.NOT_FOUND;
             case ACCESS_REFUSED -> ReplyCode.ACCESS_REFUSED;
             case RESOURCE_LOCKED -> ReplyCode.RESOURCE_LOCKED;
-            case PRECONDITION_FAILED, INVALID -> ReplyCode.PRECONDITION_FAILED;
+            case PRECONDITION_FAILED, INVALID, RESOURCE_LIMIT -> ReplyCode.PRECONDITION_FAILED;
             case NOT_IMPLEMENTED -> ReplyCode.NOT_IMPLEMENTED;
         };
         return of(code, cause, "%s", e.getMessage());

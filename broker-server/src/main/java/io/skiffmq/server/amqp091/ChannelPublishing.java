@@ -1,5 +1,7 @@
 package io.skiffmq.server.amqp091;
 
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
 import io.skiffmq.codec.amqp091.BasicMethod;
 import io.skiffmq.codec.amqp091.ConfirmMethod;
 import io.skiffmq.codec.amqp091.Method;
@@ -23,6 +25,8 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private final Amqp091ConnectionHandler connection;
     private final VirtualHost vhost;
     private final FrameOutput output;
+    /** The connection's permission checks (channels open only after {@code connection.open}: never null). */
+    private final Access access;
     private Publisher publisher;
     private PublisherConfirms confirms;
     private ChannelTransaction transaction;
@@ -36,11 +40,19 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         this.vhost = vhost;
         this.output = connection.output();
         this.resumeFromHold = () -> connection.executor().execute(this::holdEnded);
+        this.access = connection.access();
     }
 
     /** True in a transaction: acks wait for the commit too. */
     ChannelTransaction transaction() {
         return transaction;
+    }
+
+    /** The topic permission refusal for the message's routing key, when it goes to a topic exchange. */
+    private String topicRefusal(Amqp091Message message) {
+        io.skiffmq.core.Exchange exchange = vhost.exchange(message.exchange());
+        return exchange == null || exchange.type() != io.skiffmq.core.Exchange.Type.TOPIC ? null
+            : access.topicRefusal(Permission.WRITE, message.exchange(), message.routingKey());
     }
 
     /** A whole message from the client: checked, then routed (or held by the transaction). */
@@ -50,6 +62,14 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             String expiration = message.invalidExpiration();
             message.release();
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'", expiration);
+        }
+        String refusal = access.refusal(Permission.WRITE, Access.Resource.EXCHANGE, message.exchange());
+        if (refusal == null && access.hasTopicPermissions()) {
+            refusal = topicRefusal(message);
+        }
+        if (refusal != null) {
+            message.release();
+            throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, publish, "%s", refusal);
         }
         if (message.userId() != null && !message.userId().equals(user)) {
             String userId = message.userId();

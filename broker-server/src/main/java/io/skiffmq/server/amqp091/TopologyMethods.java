@@ -11,6 +11,8 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -39,10 +41,15 @@ final class TopologyMethods {
             queueBind(bind);
         } else if (method instanceof QueueMethod.Unbind unbind) {
             String queue = queueName(unbind.queue(), unbind);
+            ChannelPermits.queue(access(), Permission.WRITE, queue, unbind);
+            ChannelPermits.exchange(access(), Permission.READ, unbind.exchange(), unbind);
+            ChannelPermits.topic(access(), vhost, Permission.READ, unbind.exchange(), unbind.routingKey(), unbind);
             unbind(new Binding(unbind.exchange(), Destination.queue(queue), unbind.routingKey(), unbind.arguments()),
                 unbind, false, QueueMethod.UnbindOk.INSTANCE);
         } else if (method instanceof QueueMethod.Purge purge) {
-            Queue queue = existingQueue(queueName(purge.queue(), purge), purge);
+            String purged = queueName(purge.queue(), purge);
+            ChannelPermits.queue(access(), Permission.READ, purged, purge);
+            Queue queue = existingQueue(purged, purge);
             channel.await(queue.purge(), purge, count -> {
                 if (!purge.noWait()) {
                     channel.reply(new QueueMethod.PurgeOk(count));
@@ -57,17 +64,25 @@ final class TopologyMethods {
         } else if (method instanceof ExchangeMethod.Bind bind) {
             checkNotDefault(bind.source(), bind);
             checkNotDefault(bind.destination(), bind);
+            ChannelPermits.exchange(access(), Permission.WRITE, bind.destination(), bind);
+            ChannelPermits.exchange(access(), Permission.READ, bind.source(), bind);
             bind(new Binding(bind.source(), Destination.exchange(bind.destination()), bind.routingKey(),
                 bind.arguments()), bind, bind.noWait(), ExchangeMethod.BindOk.INSTANCE);
         } else if (method instanceof ExchangeMethod.Unbind unbind) {
             checkNotDefault(unbind.source(), unbind);
             checkNotDefault(unbind.destination(), unbind);
+            ChannelPermits.exchange(access(), Permission.WRITE, unbind.destination(), unbind);
+            ChannelPermits.exchange(access(), Permission.READ, unbind.source(), unbind);
             unbind(new Binding(unbind.source(), Destination.exchange(unbind.destination()), unbind.routingKey(),
                 unbind.arguments()), unbind, unbind.noWait(), ExchangeMethod.UnbindOk.INSTANCE);
         } else {
             throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "%s is not for a client to send",
                 method.name());
         }
+    }
+
+    private Access access() {
+        return channel.connection().access();
     }
 
     // ---- queues ---------------------------------------------------------------------------------------------
@@ -133,6 +148,11 @@ final class TopologyMethods {
         } else if (name.startsWith(RESERVED)) {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
                 "queue name '%s' contains reserved prefix 'amq.*'", name);
+        }
+        ChannelPermits.queue(access(), Permission.CONFIGURE, name, declare);
+        if (declare.arguments().get("x-dead-letter-exchange") instanceof String dlx) {
+            ChannelPermits.exchange(access(), Permission.WRITE, dlx, declare);
+            ChannelPermits.queue(access(), Permission.READ, name, declare);
         }
         QueueDeclaration wanted = new QueueDeclaration(name, declare.durable(), declare.exclusive(),
             declare.autoDelete(), declare.arguments());
@@ -206,6 +226,9 @@ final class TopologyMethods {
         // an empty routing key with the shortcut queue name means the queue's name (RabbitMQ)
         String key = bind.queue().isEmpty() && bind.routingKey().isEmpty() ? queue : bind.routingKey();
         checkNotDefault(bind.exchange(), bind);
+        ChannelPermits.queue(access(), Permission.WRITE, queue, bind);
+        ChannelPermits.exchange(access(), Permission.READ, bind.exchange(), bind);
+        ChannelPermits.topic(access(), vhost, Permission.READ, bind.exchange(), key, bind);
         Queue existing = vhost.queue(queue);
         if (existing == null) {
             throw notFound("queue", queue, bind);
@@ -217,6 +240,7 @@ final class TopologyMethods {
 
     private void queueDelete(QueueMethod.Delete delete) {
         String name = queueName(delete.queue(), delete);
+        ChannelPermits.queue(access(), Permission.CONFIGURE, name, delete);
         Queue queue = vhost.queue(name);
         if (queue == null) {
             // deleting what is not there is fine since RabbitMQ 3.2
@@ -270,6 +294,11 @@ final class TopologyMethods {
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
                 "invalid arg 'alternate-exchange' for exchange '%s' in vhost '%s': a string is required", name,
                 vhost.name());
+        }
+        ChannelPermits.exchange(access(), Permission.CONFIGURE, name, declare);
+        if (alternate != null) {
+            ChannelPermits.exchange(access(), Permission.WRITE, (String) alternate, declare);
+            ChannelPermits.exchange(access(), Permission.READ, name, declare);
         }
         Exchange wanted = new Exchange(name, type, declare.durable(), declare.autoDelete(), declare.internal(),
             declare.arguments());
@@ -329,6 +358,7 @@ final class TopologyMethods {
     private void exchangeDelete(ExchangeMethod.Delete delete) {
         String name = delete.exchange();
         checkNotDefault(name, delete);
+        ChannelPermits.exchange(access(), Permission.CONFIGURE, name, delete);
         if (name.startsWith(RESERVED)) {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, delete,
                 "deletion of system exchange '%s' in vhost '%s' not allowed", name, vhost.name());

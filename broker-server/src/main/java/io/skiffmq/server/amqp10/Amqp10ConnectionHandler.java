@@ -5,6 +5,9 @@ import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.auth.LoginResult;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
 
 import io.netty.buffer.ByteBuf;
@@ -73,6 +76,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private String user;
     private String containerId;
     private VirtualHost vhost;
+    /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
+    private volatile Access access;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
@@ -129,10 +134,13 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         for (AmqpSession session : new ArrayList<>(sessions.values())) {
             session.closeAllLinks();
         }
-        sessions.clear();
+        forgetAllSessions();
         held.discard();
         if (vhost != null) {
             vhost.ownerClosed(this); // its exclusive queues go with it
+        }
+        if (access != null) {
+            broker.accessControl().connectionClosed(user, access.vhost());
         }
         broker.unregister(this);
         context.fireChannelInactive();
@@ -312,7 +320,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 session.onDetach(detach);
             } else if (performative instanceof End end) {
                 session.onEnd(end);
-                sessions.remove(channel);
+                forgetSession(channel);
             } else {
                 throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected %s",
                     performative.getClass().getSimpleName());
@@ -335,8 +343,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private void onOpen(Open open) {
         containerId = open.getContainerId();
         String hostname = open.getHostname();
+        // RabbitMQ 4: "vhost:NAME" names the virtual host; any other hostname (or none) means the default one
         String vhostName = hostname != null && hostname.startsWith("vhost:") ? hostname.substring(6) : "/";
-        vhost = broker.vhost(vhostName);
+        AccessControl control = broker.accessControl();
+        VirtualHost found = control.vhost(vhostName) == null ? null : broker.vhost(vhostName);
         remoteMaxFrameSize = open.getMaxFrameSize() == null ? Integer.MAX_VALUE
             : (int) Math.min(Integer.MAX_VALUE, open.getMaxFrameSize().longValue());
         remoteMaxFrameSize = Math.max(Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, Math.min(remoteMaxFrameSize,
@@ -359,10 +369,23 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
-        if (vhost == null) {
-            closeConnection(AmqpError.NOT_FOUND, "no virtual host '" + vhostName + "'");
+        if (found == null) {
+            closeConnection(AmqpError.UNAUTHORIZED_ACCESS, "AMQP 1.0 connection failed: virtual host '" + vhostName
+                + "' does not exist");
             return;
         }
+        if (!control.mayAccess(user, vhostName)) {
+            closeConnection(AmqpError.UNAUTHORIZED_ACCESS, "access to vhost '" + vhostName + "' refused for user '"
+                + user + "'");
+            return;
+        }
+        OverLimit overLimit = control.connectionOpened(user, vhostName);
+        if (overLimit != null) {
+            closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED, overLimit.amqp10());
+            return;
+        }
+        vhost = found;
+        access = control.access(user, vhostName);
         // incoming frames may now be as large as we offered
         ctx.pipeline().get(Amqp10FrameDecoder.class).maxFrameSize(config.maxFrameSize());
         // [2.4.5] heartbeats at half the peer's timeout; close after our own timeout of silence
@@ -393,6 +416,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         }
         if (begin.getRemoteChannel() != null) {
             throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "begin answering a session we never began");
+        }
+        String overLimit = broker.accessControl().channelOpened(user);
+        if (overLimit != null) {
+            throw AmqpException.connectionError(AmqpError.RESOURCE_LIMIT_EXCEEDED, "%s", overLimit);
         }
         AmqpSession session = new AmqpSession(this, channel, vhost, user, containerId);
         sessions.put(channel, session);
@@ -448,6 +475,44 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
      * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
      */
     @Override
+    public io.netty.util.concurrent.Future<?> closeForced(String description) {
+        return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, description));
+    }
+
+    /** The session on {@code channel} is gone: it no longer counts against the user's {@code max-channels}. */
+    private void forgetSession(int channel) {
+        if (sessions.remove(channel) != null) {
+            broker.accessControl().channelClosed(user);
+        }
+    }
+
+    private void forgetAllSessions() {
+        for (int i = 0; i < sessions.size(); i++) {
+            broker.accessControl().channelClosed(user);
+        }
+        sessions.clear();
+    }
+
+    @Override
+    public Access opened() {
+        return access;
+    }
+
+    /** The user's permission checks in the connection's virtual host; null before {@code open}. */
+    Access access() {
+        return access;
+    }
+
+    /** The authenticated user. */
+    String user() {
+        return user;
+    }
+
+    Broker broker() {
+        return broker;
+    }
+
+    @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
         return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
     }
@@ -471,7 +536,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             for (AmqpSession session : new ArrayList<>(sessions.values())) {
                 session.closeAllLinks();
             }
-            sessions.clear();
+            forgetAllSessions();
         }
         // what was written before the error goes out first: a protocol header answering the client's, when the
         // garbage that failed arrived in the same read

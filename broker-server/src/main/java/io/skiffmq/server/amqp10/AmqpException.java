@@ -49,6 +49,7 @@ final class AmqpException extends RuntimeException {
             case RESOURCE_LOCKED -> AmqpError.RESOURCE_LOCKED;
             case INVALID -> AmqpError.INVALID_FIELD;
             case NOT_IMPLEMENTED -> AmqpError.NOT_IMPLEMENTED;
+            case RESOURCE_LIMIT -> AmqpError.RESOURCE_LIMIT_EXCEEDED;
         };
     }
 

@@ -1,5 +1,7 @@
 package io.skiffmq.server.amqp10;
 
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
 import io.skiffmq.server.BrokerConfig;
 
 import io.netty.buffer.ByteBuf;
@@ -92,18 +94,25 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 "target %s is not supported (transactions are not implemented)", attach.getTarget());
         }
         VirtualHost vhost = session.vhost();
+        Access access = session.connection().access();
         Address address = null;
         String dynamic = null;
         CompletableFuture<?> ready = CompletableFuture.completedFuture(null);
         if (Boolean.TRUE.equals(target.getDynamic())) {
             // [3.5.4] a dynamic node: a server-named queue of this connection's, gone with the link
             dynamic = QueueDeclaration.generateName();
+            LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, dynamic);
+            LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.EXCHANGE, "");
             vhost.declareQueue(new QueueDeclaration(dynamic, false, true, false, Map.of()), session.owner());
             target.setAddress("/queues/" + dynamic);
             address = new Address(dynamic, null, null, false);
         } else if (target.getAddress() != null) {
             address = hasCapability(target.getCapabilities(), "topic") ? Address.topic(target.getAddress())
                 : parse(handle, target.getAddress());
+            String refusal = LinkPermits.publishRefusal(access, address);
+            if (refusal != null) {
+                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
+            }
             ready = resolve(session, handle, address);
         }
         if (ready.isCompletedExceptionally()) {
@@ -147,6 +156,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                     throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
                 }
+                LinkPermits.require(session.connection().access(), handle, Permission.CONFIGURE,
+                    Access.Resource.QUEUE, address.queue());
                 return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), null);
             }
         } else if (vhost.exchange(address.exchange()) == null) {
@@ -282,6 +293,16 @@ final class IncomingLink implements Link, Publisher.Confirms {
             String key = address.isQueue() ? address.queue()
                 : address.routingKey() != null ? address.routingKey() : sections.subject();
             // last: once the message exists it owns the bytes
+            String refusal = target != null ? null : LinkPermits.publishRefusal(session.connection().access(),
+                address);
+            if (refusal == null) {
+                refusal = LinkPermits.topicRefusal(session.connection().access(), session.vhost(),
+                    Permission.WRITE, exchange, key);
+            }
+            if (refusal != null) {
+                bytes.release();
+                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
+            }
             message = Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange, key);
         } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();

@@ -19,6 +19,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 
@@ -49,17 +52,20 @@ public final class ManagementNode {
     /** The connection the requests come from: the owner of the exclusive queues they declare. */
     private final Object owner;
     private final Executor executor;
+    /** Each request's permission checks (a fresh {@link Access}: requests run on several threads); null: none. */
+    private final Supplier<Access> permits;
 
-    /** A node whose requests run on the calling thread, for a connection of its own. */
+    /** A node whose requests run on the calling thread, for a connection of its own, unrestricted. */
     ManagementNode(VirtualHost vhost, String node) {
-        this(vhost, node, new Object(), Runnable::run);
+        this(vhost, node, new Object(), Runnable::run, null);
     }
 
     /**
      * @param owner the requesting connection, owner of the exclusive queues it declares
      * @param executor runs each request: durable changes wait for the disk there, so never an event loop
      */
-    ManagementNode(VirtualHost vhost, String node, Object owner, Executor executor) {
+    ManagementNode(VirtualHost vhost, String node, Object owner, Executor executor, Supplier<Access> permits) {
+        this.permits = permits;
         this.vhost = vhost;
         this.node = node;
         this.owner = owner;
@@ -88,7 +94,7 @@ public final class ManagementNode {
     private static Response refusal(BrokerException e) {
         return Response.error(switch (e.kind()) {
             case NOT_FOUND -> 404;
-            case PRECONDITION_FAILED -> 409;
+            case PRECONDITION_FAILED, RESOURCE_LIMIT -> 409; // RabbitMQ's queue limit is a precondition_failed
             case ACCESS_REFUSED -> 403;
             case RESOURCE_LOCKED, INVALID -> 400;
             case NOT_IMPLEMENTED -> 501;
@@ -107,6 +113,9 @@ public final class ManagementNode {
         String resource = parts[0];
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
+            if (!method.equals("GET")) {
+                require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
+            }
             return switch (method) {
                 case "PUT" -> done(declareQueue(name, map(body, QUEUE_FIELDS)));
                 case "GET" -> done(queueInfo(name));
@@ -115,12 +124,14 @@ public final class ManagementNode {
             };
         }
         if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
+            require(Permission.READ, Access.Resource.QUEUE, Address.decode(parts[1]));
             Queue queue = existingQueue(Address.decode(parts[1]));
             vhost.checkAccess(queue, owner);
             return queue.purge().thenApply(n -> count(200, n));
         }
         if (resource.equals("exchanges") && parts.length == 2) {
             String name = Address.decode(parts[1]);
+            require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
             return switch (method) {
                 case "PUT" -> done(declareExchange(name, map(body, EXCHANGE_FIELDS)));
                 case "DELETE" -> {
@@ -132,7 +143,9 @@ public final class ManagementNode {
         }
         if (resource.equals("bindings")) {
             if (method.equals("POST") && parts.length == 1) {
-                vhost.bind(binding(map(body, BINDING_FIELDS)));
+                Binding binding = binding(map(body, BINDING_FIELDS));
+                requireBinding(binding);
+                vhost.bind(binding);
                 return done(Response.of(204, null));
             }
             if (method.equals("GET") && parts.length == 1) {
@@ -145,6 +158,26 @@ public final class ManagementNode {
             }
         }
         return done(Response.error(404, "no management resource " + method + " " + path));
+    }
+
+    /** RabbitMQ's checks: a refusal is 403 with its text. */
+    private void require(Permission permission, Access.Resource resource, String name) {
+        String refusal = permits == null ? null : permits.get().refusal(permission, resource, name);
+        if (refusal != null) {
+            throw new BrokerException(BrokerException.Kind.ACCESS_REFUSED, refusal);
+        }
+    }
+
+    /** Binding and unbinding: write on the destination, read on the source (and its topic permission). */
+    private void requireBinding(Binding binding) {
+        Destination d = binding.destination();
+        require(Permission.WRITE, d.isExchange() ? Access.Resource.EXCHANGE : Access.Resource.QUEUE, d.name());
+        require(Permission.READ, Access.Resource.EXCHANGE, binding.source());
+        String refusal = permits == null || d.isExchange() ? null : LinkPermits.topicRefusal(permits.get(), vhost,
+            Permission.READ, binding.source(), binding.key());
+        if (refusal != null) {
+            throw new BrokerException(BrokerException.Kind.ACCESS_REFUSED, refusal);
+        }
     }
 
     private static CompletableFuture<Response> done(Response response) {
@@ -314,6 +347,7 @@ public final class ManagementNode {
                 : b.destination().isExchange() && b.destination().name().equals(fields.get("dste"));
             if (destination && b.key().equals(fields.getOrDefault("key", ""))
                 && (args.isEmpty() ? b.arguments().isEmpty() : argumentsHash(b.arguments()).equals(args))) {
+                requireBinding(b);
                 vhost.unbind(b);
                 return;
             }

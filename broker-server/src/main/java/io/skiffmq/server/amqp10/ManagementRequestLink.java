@@ -36,7 +36,8 @@ final class ManagementRequestLink implements Link {
         this.handle = handle;
         this.name = name;
         this.node = new ManagementNode(session.vhost(), session.config().node(), session.owner(),
-            session.connection().managementExecutor());
+            session.connection().managementExecutor(), () -> session.connection().broker().accessControl()
+                .access(session.connection().user(), session.vhost().name()));
         this.deliveryCount = deliveryCount;
     }
 

@@ -1,5 +1,7 @@
 package io.skiffmq.server.amqp10;
 
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.core.BrokerException;
@@ -123,6 +125,8 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         if (Boolean.TRUE.equals(source.getDynamic())) {
             // [3.5.3] a dynamic node: a server-named queue of this connection's, gone with the link
             deleteOnClose = QueueDeclaration.generateName();
+            LinkPermits.require(session.connection().access(), handle, Permission.CONFIGURE, Access.Resource.QUEUE,
+                deleteOnClose);
             queue = vhost.declareQueueAsync(new QueueDeclaration(deleteOnClose, false, true, false, Map.of()),
                 session.owner());
             source.setAddress("/queues/" + deleteOnClose);
@@ -175,6 +179,12 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
         }
         VirtualHost vhost = session.vhost();
+        Access access = session.connection().access();
+        LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, name);
+        LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.QUEUE, name);
+        LinkPermits.require(access, handle, Permission.READ, Access.Resource.EXCHANGE, "amq.topic");
+        LinkPermits.requireTopic(access, vhost, handle, Permission.READ, "amq.topic", topic);
+        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, name);
         QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, Map.of())
             : new QueueDeclaration(name, false, true, false, Map.of());
         Binding binding = new Binding("amq.topic", Destination.queue(name), topic, Map.of());
@@ -215,11 +225,14 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
                 "consuming from exchange address '%s' is not supported: consume from a queue", text);
         }
         VirtualHost vhost = session.vhost();
+        Access access = session.connection().access();
+        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, address.queue());
         Queue queue = vhost.queue(address.queue());
         if (queue == null) {
             if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                 throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
             }
+            LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, address.queue());
             return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), session.owner());
         }
         try {

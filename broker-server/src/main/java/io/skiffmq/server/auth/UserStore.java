@@ -26,7 +26,7 @@ public final class UserStore {
     /** A store with {@code guest}/{@code guest}, loopback only. */
     public static UserStore withGuest() {
         UserStore store = new UserStore();
-        store.add("guest", hash("guest"));
+        store.add("guest", PasswordHash.of("guest"));
         store.loopbackOnly.add("guest");
         return store;
     }
@@ -63,8 +63,19 @@ public final class UserStore {
         loopbackOnly.addAll(users);
     }
 
-    void add(String user, String hash) {
-        hashes.put(user, PasswordHash.parse(hash));
+    /** Adds or replaces a user with its stored hash (the durable definitions hold the users; see {@code Admin}). */
+    public void add(String user, PasswordHash hash) {
+        hashes.put(user, hash);
+    }
+
+    /** Forgets a user: it can no longer log in. */
+    public void remove(String user) {
+        hashes.remove(user);
+    }
+
+    /** The users and their stored hashes, a copy: what a first start seeds the durable definitions with. */
+    public Map<String, PasswordHash> storedHashes() {
+        return Map.copyOf(hashes);
     }
 
     /**

@@ -32,7 +32,7 @@ class SaslAuthenticatorTest {
     @Test
     void anonymousAsAnOrdinaryUserIsAcceptedFromAnywhere() throws Exception {
         UserStore users = UserStore.withGuest();
-        users.add("visitor", UserStore.hash("x"));
+        users.add("visitor", PasswordHash.of("x"));
         try (SaslAuthenticator sasl = new SaslAuthenticator(users, "visitor")) {
             assertThat(login(sasl, "ANONYMOUS", null, InetAddress.getByName("192.0.2.10"))).isEqualTo("visitor");
         }

@@ -1,0 +1,278 @@
+package io.skiffmq.server;
+
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.auth.PasswordHash;
+import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.store.BrokerDefinitions;
+import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.UserDefinition;
+import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Administration without restart: virtual hosts, users with tags, permissions, topic permissions and limits, as
+ * RabbitMQ's {@code rabbitmqctl} and HTTP API have them (RabbitMQ 4's {@code /management} AMQP node has no
+ * operation for these; the HTTP API of issue 15 calls this). Every change is durable before it returns
+ * ({@link AccessControl#update}) and applies to open connections at their next operation; deleting a virtual host
+ * or a user closes its connections first (320 CONNECTION_FORCED / {@code amqp:connection:forced}).
+ *
+ * <p>Thread-safe; changes are serialised on {@code this}. They wait for the disk and for connections to close:
+ * call them from a management or administration thread, never an event loop.
+ */
+public final class Admin {
+    private static final System.Logger LOG = System.getLogger(Admin.class.getName());
+    private static final String ALL = ".*";
+
+    private final Broker broker;
+    private final VirtualHosts vhosts;
+    private final AccessControl access;
+    private final UserStore users;
+
+    Admin(Broker broker, VirtualHosts vhosts, AccessControl access, UserStore users) {
+        this.broker = broker;
+        this.vhosts = vhosts;
+        this.access = access;
+        this.users = users;
+    }
+
+    /**
+     * The definitions of a first start: the virtual host {@code /}; every user the store holds ({@code guest},
+     * tagged {@code administrator} as in RabbitMQ, and the users file's) with all permissions on {@code /}.
+     */
+    static BrokerDefinitions firstStart(UserStore users) {
+        List<UserDefinition> seeded = new ArrayList<>();
+        List<PermissionDefinition> permissions = new ArrayList<>();
+        for (Map.Entry<String, PasswordHash> user : users.storedHashes().entrySet()) {
+            List<String> tags = user.getKey().equals("guest") ? List.of("administrator") : List.of();
+            PasswordHash hash = user.getValue();
+            seeded.add(new UserDefinition(user.getKey(), hash.value(), hash.algorithm().moduleName(), tags, -1, -1));
+            permissions.add(new PermissionDefinition(user.getKey(), "/", ALL, ALL, ALL));
+        }
+        return new BrokerDefinitions(List.of(new VhostDefinition("/", -1, -1)), seeded, permissions, List.of());
+    }
+
+    /** Makes the user store hold exactly the definitions' users, for password checks. */
+    static void loadUsers(UserStore users, BrokerDefinitions definitions) {
+        List<String> names = new ArrayList<>();
+        for (UserDefinition user : definitions.users()) {
+            users.add(user.name(), hashOf(user.passwordHash(), user.hashingAlgorithm()));
+            names.add(user.name());
+        }
+        for (String name : users.storedHashes().keySet()) {
+            if (!names.contains(name)) {
+                users.remove(name);
+            }
+        }
+    }
+
+    /** Everything: for an export, or to list vhosts, users and permissions. */
+    public BrokerDefinitions definitions() {
+        return access.definitions();
+    }
+
+    /** Names of the virtual hosts. */
+    public List<String> vhosts() {
+        return access.definitions().vhosts().stream().map(VhostDefinition::name).toList();
+    }
+
+    /** Creates a virtual host, empty; does nothing when it exists. */
+    public synchronized void createVhost(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a virtual host needs a name");
+        }
+        if (access.vhost(name) != null) {
+            return;
+        }
+        access.update(d -> new BrokerDefinitions(append(d.vhosts(), new VhostDefinition(name, -1, -1)), d.users(),
+            d.permissions(), d.topicPermissions()));
+        vhosts.create(name);
+    }
+
+    /**
+     * Deletes a virtual host: closes its connections, forgets its permissions, and removes its exchanges, queues,
+     * bindings and their messages from memory and disk.
+     *
+     * @return false when there was none
+     */
+    public synchronized boolean deleteVhost(String name) {
+        if (access.vhost(name) == null) {
+            return false;
+        }
+        access.update(d -> new BrokerDefinitions(remove(d.vhosts(), v -> v.name().equals(name)), d.users(),
+            remove(d.permissions(), p -> p.vhost().equals(name)),
+            remove(d.topicPermissions(), p -> p.vhost().equals(name))));
+        closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()),
+            "virtual host '" + name + "' is deleted");
+        vhosts.delete(name);
+        return true;
+    }
+
+    /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
+    public synchronized void setVhostLimits(String name, long maxConnections, long maxQueues) {
+        VhostDefinition old = require(access.vhost(name), "virtual host", name);
+        VhostDefinition limited = new VhostDefinition(name, maxConnections, maxQueues);
+        access.update(d -> new BrokerDefinitions(replace(d.vhosts(), old, limited), d.users(), d.permissions(),
+            d.topicPermissions()));
+        VirtualHost vhost = vhosts.get(name);
+        vhost.maxQueues(maxQueues);
+    }
+
+    /** Adds or replaces a user with a password, hashed as RabbitMQ hashes by default (salted SHA-256). */
+    public void putUser(String name, String password, List<String> tags) {
+        PasswordHash hash = PasswordHash.of(password);
+        putUser(name, hash.value(), hash.algorithm().moduleName(), tags);
+    }
+
+    /**
+     * RabbitMQ's {@code password_hash} and {@code hashing_algorithm} as a hash the user store verifies.
+     *
+     * @throws IllegalArgumentException for an algorithm we do not verify
+     */
+    private static PasswordHash hashOf(String passwordHash, String hashingAlgorithm) {
+        PasswordHash.Algorithm algorithm = PasswordHash.Algorithm.named(hashingAlgorithm);
+        if (algorithm == null) {
+            throw new IllegalArgumentException("unknown hashing_algorithm '" + hashingAlgorithm
+                + "': rabbit_password_hashing_sha256, rabbit_password_hashing_sha512 or rabbit_password_hashing_md5");
+        }
+        return new PasswordHash(algorithm, passwordHash);
+    }
+
+    /**
+     * Adds or replaces a user with a stored hash (RabbitMQ's {@code password_hash} and {@code hashing_algorithm},
+     * kept as given); its limits and permissions stay when it existed. Tags are kept as given: RabbitMQ's
+     * {@code administrator}, {@code management}, {@code monitoring}, {@code policymaker} and any other.
+     */
+    public synchronized void putUser(String name, String passwordHash, String hashingAlgorithm, List<String> tags) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a user needs a name");
+        }
+        PasswordHash hash = hashOf(passwordHash, hashingAlgorithm);
+        UserDefinition old = access.user(name);
+        UserDefinition user = new UserDefinition(name, passwordHash, hashingAlgorithm, tags,
+            old == null ? -1 : old.maxConnections(), old == null ? -1 : old.maxChannels());
+        access.update(d -> new BrokerDefinitions(d.vhosts(),
+            old == null ? append(d.users(), user) : replace(d.users(), old, user), d.permissions(),
+            d.topicPermissions()));
+        users.add(name, hash);
+    }
+
+    /** Deletes a user, its permissions and its connections; false when there was none. */
+    public synchronized boolean deleteUser(String name) {
+        if (access.user(name) == null) {
+            return false;
+        }
+        access.update(d -> new BrokerDefinitions(d.vhosts(), remove(d.users(), u -> u.name().equals(name)),
+            remove(d.permissions(), p -> p.user().equals(name)),
+            remove(d.topicPermissions(), p -> p.user().equals(name))));
+        users.remove(name);
+        closeConnections(c -> c.opened() != null && name.equals(c.opened().user()), "user '" + name + "' is deleted");
+        return true;
+    }
+
+    /** Sets a user's {@code max-connections} and {@code max-channels} (channels or sessions; -1: none). */
+    public synchronized void setUserLimits(String name, long maxConnections, long maxChannels) {
+        UserDefinition old = require(access.user(name), "user", name);
+        UserDefinition user = new UserDefinition(name, old.passwordHash(), old.hashingAlgorithm(), old.tags(),
+            maxConnections, maxChannels);
+        access.update(d -> new BrokerDefinitions(d.vhosts(), replace(d.users(), old, user), d.permissions(),
+            d.topicPermissions()));
+    }
+
+    /**
+     * Sets a user's configure, write and read regular expressions in a virtual host (RabbitMQ's set_permissions).
+     *
+     * @throws IllegalArgumentException when one does not compile (nothing changes)
+     */
+    public synchronized void setPermissions(String user, String vhost, String configure, String write, String read) {
+        require(access.user(user), "user", user);
+        require(access.vhost(vhost), "virtual host", vhost);
+        PermissionDefinition p = new PermissionDefinition(user, vhost, configure, write, read);
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), append(remove(d.permissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost)), p), d.topicPermissions()));
+    }
+
+    /** Takes a user's permissions in a virtual host away: it can no longer open connections there. */
+    public synchronized void clearPermissions(String user, String vhost) {
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), remove(d.permissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost)), d.topicPermissions()));
+    }
+
+    /**
+     * Sets a user's topic permissions for one exchange of a virtual host (RabbitMQ's set_topic_permissions);
+     * {@code {username}} and {@code {vhost}} in them stand for the user's and the virtual host's names.
+     *
+     * @throws IllegalArgumentException when one does not compile (nothing changes)
+     */
+    public synchronized void setTopicPermissions(String user, String vhost, String exchange, String write,
+            String read) {
+        require(access.user(user), "user", user);
+        require(access.vhost(vhost), "virtual host", vhost);
+        TopicPermissionDefinition p = new TopicPermissionDefinition(user, vhost, exchange, write, read);
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(),
+            append(remove(d.topicPermissions(), q -> q.user().equals(user) && q.vhost().equals(vhost)
+                && q.exchange().equals(exchange)), p)));
+    }
+
+    /** Takes all of a user's topic permissions in a virtual host away. */
+    public synchronized void clearTopicPermissions(String user, String vhost) {
+        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(), remove(d.topicPermissions(),
+            q -> q.user().equals(user) && q.vhost().equals(vhost))));
+    }
+
+    /**
+     * Closes the connections {@code which} selects and waits (up to 10 s) until each has let go of its channels,
+     * consumers and exclusive queues: a 0-9-1 client has 3 s to answer {@code close-ok}.
+     */
+    private void closeConnections(Predicate<ClientConnection> which, String why) {
+        List<CompletableFuture<Void>> gone = new ArrayList<>();
+        for (ClientConnection connection : broker.connections()) {
+            if (which.test(connection)) {
+                try {
+                    connection.closeForced(why);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // its event loop has stopped: the connection is gone with it
+                }
+                gone.add(broker.whenUnregistered(connection));
+            }
+        }
+        try {
+            CompletableFuture.allOf(gone.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "connections did not close in time: " + why, e);
+        }
+    }
+
+    private static <T> T require(T found, String kind, String name) {
+        if (found == null) {
+            throw new IllegalArgumentException("no " + kind + " '" + name + "'");
+        }
+        return found;
+    }
+
+    private static <T> List<T> append(List<T> list, T item) {
+        List<T> copy = new ArrayList<>(list);
+        copy.add(item);
+        return copy;
+    }
+
+    private static <T> List<T> replace(List<T> list, T old, T item) {
+        List<T> copy = new ArrayList<>(list);
+        copy.set(copy.indexOf(old), item);
+        return copy;
+    }
+
+    private static <T> List<T> remove(List<T> list, Predicate<T> which) {
+        List<T> copy = new ArrayList<>(list);
+        copy.removeIf(which);
+        return copy;
+    }
+}

@@ -1,0 +1,152 @@
+package io.skiffmq.server.authz;
+
+import io.skiffmq.store.BrokerDefinitions;
+import io.skiffmq.store.BrokerDefinitions.UserDefinition;
+import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+
+/**
+ * Who may use which virtual host and resource, and how much: the durable {@link BrokerDefinitions} (written to
+ * {@code data-dir/definitions.amqp} before a change takes effect), compiled into the {@link Policy} in force, and
+ * the counts the limits are checked against (connections per virtual host and per user, channels or sessions per
+ * user).
+ *
+ * <p>Thread-safe: changes are serialised on {@code this} and publish a new immutable {@link Policy} through a
+ * volatile field; checks read whichever policy is current, without locking. Counts are atomic.
+ */
+public final class AccessControl {
+    private final Path file;
+    /** The user a connection without SASL runs as ({@code allow-plain-amqp}); it may do anything. Null: none. */
+    private final String unrestrictedUser;
+    private volatile Policy policy;
+    private final Map<String, AtomicInteger> vhostConnections = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> userConnections = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> userChannels = new ConcurrentHashMap<>();
+
+    public AccessControl(Path file, BrokerDefinitions definitions, String unrestrictedUser) {
+        this.file = file;
+        this.unrestrictedUser = unrestrictedUser;
+        this.policy = new Policy(1, definitions);
+    }
+
+    /** The definitions in force. */
+    public BrokerDefinitions definitions() {
+        return policy.definitions();
+    }
+
+    /**
+     * Applies a change: computes the new definitions, checks their regular expressions compile, writes them
+     * durably, then puts them in force. Waits for the disk: never call from an event loop.
+     *
+     * @throws IllegalArgumentException when an expression does not compile (nothing changes)
+     */
+    public synchronized BrokerDefinitions update(UnaryOperator<BrokerDefinitions> change) {
+        BrokerDefinitions next = change.apply(policy.definitions());
+        Policy compiled;
+        try {
+            compiled = new Policy(policy.version() + 1, next);
+        } catch (java.util.regex.PatternSyntaxException e) {
+            throw new IllegalArgumentException("invalid regular expression: " + e.getDescription() + " in '"
+                + e.getPattern() + "'", e);
+        }
+        next.write(file);
+        policy = compiled;
+        return next;
+    }
+
+    Policy policy() {
+        return policy;
+    }
+
+    /** The user's definition, or null. */
+    public UserDefinition user(String name) {
+        return policy.user(name);
+    }
+
+    /** The virtual host's definition, or null when it does not exist. */
+    public VhostDefinition vhost(String name) {
+        return policy.vhost(name);
+    }
+
+    /** True when {@code user} has permissions in {@code vhost} (any, even ones that match nothing), as RabbitMQ. */
+    public boolean mayAccess(String user, String vhost) {
+        return user.equals(unrestrictedUser) || policy.grant(user, vhost) != null;
+    }
+
+    boolean unrestricted(String user) {
+        return user.equals(unrestrictedUser);
+    }
+
+    /** A connection's checker for {@code user} in {@code vhost}; owned by the connection's thread. */
+    public Access access(String user, String vhost) {
+        return new Access(this, user, vhost);
+    }
+
+    /**
+     * Counts a new connection of {@code user} to {@code vhost} unless that would pass the virtual host's or the
+     * user's {@code max-connections}; which limit refused it otherwise, counting nothing. Every counted connection
+     * must be {@link #connectionClosed closed}.
+     */
+    public OverLimit connectionOpened(String user, String vhost) {
+        VhostDefinition v = policy.vhost(vhost);
+        AtomicInteger perVhost = vhostConnections.computeIfAbsent(vhost, k -> new AtomicInteger());
+        if (v != null && !take(perVhost, v.maxConnections())) {
+            return new OverLimit(true, vhost, user, v.maxConnections());
+        }
+        UserDefinition u = policy.user(user);
+        AtomicInteger perUser = userConnections.computeIfAbsent(user, k -> new AtomicInteger());
+        if (u != null && !take(perUser, u.maxConnections())) {
+            perVhost.decrementAndGet();
+            return new OverLimit(false, vhost, user, u.maxConnections());
+        }
+        if (u == null) {
+            perUser.incrementAndGet();
+        }
+        if (v == null) {
+            perVhost.incrementAndGet();
+        }
+        return null;
+    }
+
+    public void connectionClosed(String user, String vhost) {
+        vhostConnections.get(vhost).decrementAndGet();
+        userConnections.get(user).decrementAndGet();
+    }
+
+    /**
+     * Counts a new channel (0-9-1) or session (AMQP 1.0) of {@code user} unless that would pass its
+     * {@code max-channels}: then the refusal's text (RabbitMQ's), counting nothing. Every counted one must be
+     * {@link #channelClosed closed}.
+     */
+    public String channelOpened(String user) {
+        UserDefinition u = policy.user(user);
+        AtomicInteger count = userChannels.computeIfAbsent(user, k -> new AtomicInteger());
+        if (u == null) {
+            count.incrementAndGet();
+            return null;
+        }
+        return take(count, u.maxChannels()) ? null : "number of channels opened for user '" + user
+            + "' has reached the maximum allowed user limit of (" + u.maxChannels() + ")";
+    }
+
+    public void channelClosed(String user) {
+        userChannels.get(user).decrementAndGet();
+    }
+
+    /** Adds one to {@code count} unless it is at {@code limit} already (-1: no limit). */
+    private static boolean take(AtomicInteger count, long limit) {
+        for (;;) {
+            int now = count.get();
+            if (limit >= 0 && now >= limit) {
+                return false;
+            }
+            if (count.compareAndSet(now, now + 1)) {
+                return true;
+            }
+        }
+    }
+}
