@@ -61,7 +61,7 @@ import java.util.Map;
  *   <tr><td>event-loops</td><td>available processors</td><td>worker event loops: connections and queues share them
  *       (docs/server.md, Threads); more loops than cores only adds handoffs between threads that take turns</td></tr>
  *   <tr><td>publisher-flow</td><td>true</td><td>a queue whose backlog passes half of {@code queue-memory-limit}
- *       while its consumers would drain it within a second holds its publishers back to their pace instead of
+ *       while its consumers would drain it within two seconds holds its publishers back to their pace instead of
  *       paging ({@link io.skiffmq.core.queue.PublisherFlow}, docs/queues.md); false: only resource alarms hold
  *       publishers, and queues page</td></tr>
  *   <tr><td>auth-threads</td><td>cores / 2, in [2, 8]</td><td>threads that check logins, so that no event loop

@@ -8,15 +8,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A queue's hold on its publishers (as RabbitMQ calls it, "flow"): when publishers outrun consumers that keep up
  * well, they are paced to the consumers' rate instead of filling the queue's memory and making it page to disk.
  *
- * <p>A backlog that fast consumers would drain within a second is a pipeline's publishers running ahead; paging it
+ * <p>A backlog that fast consumers would drain within seconds is a pipeline's publishers running ahead; paging it
  * costs the queue's loop more than the messages themselves (measured: docs/benchmarks.md), which slows delivery
  * further. A backlog that slow consumers work through for longer is what a queue is for, and it is kept (paged when
  * it outgrows memory) while publishers go on at their own pace, as in RabbitMQ. So the queue holds publishers when
  * <ul>
  *   <li>its in-memory backlog has passed half its memory limit, until it is back under a quarter;</li>
  *   <li>its consumers took a message in the last {@link #STALL_MILLIS} (stopped consumers hold nobody);</li>
- *   <li>at the rate they took messages over the last {@link #RATE_WINDOW_MILLIS}, they would drain every waiting
- *       message within {@link #DRAIN_MILLIS} (until it would take twice that).</li>
+ *   <li>at the best rate they took messages in the last second, they would drain every waiting message (paged ones
+ *       too) within {@link #DRAIN_MILLIS}, until it would take twice that. The best rate, because a queue that
+ *       pages delivers more slowly than its consumers can take: the rate at hand would keep it paging.</li>
  * </ul>
  * The broker setting {@code publisher-flow=false} switches this off; see docs/queues.md.
  *
@@ -28,19 +29,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class PublisherFlow {
     /** Consumers that took nothing for this long have stalled: nobody is held for them. */
     static final long STALL_MILLIS = 100;
-    /** The consumers' rate is measured over windows of this length. */
+    /** The consumers' rate is measured over windows of this length, and the best of the last {@link #WINDOWS}. */
     static final long RATE_WINDOW_MILLIS = 100;
+    static final int WINDOWS = 10;
     /** Consumers that would drain the backlog within this are keeping up; twice this, and they are not. */
-    static final long DRAIN_MILLIS = 1000;
+    static final long DRAIN_MILLIS = 2000;
     /** How often held publishers are looked at again while the queue holds them. */
     static final long RECHECK_MILLIS = 5;
     private final QueueExecutor executor;
     private final BrokerClock clock;
     private final long high;
     private final long low;
-    // the consumers' rate, on the queue's executor
-    private long windowStart;
+    // the consumers' rate, on the queue's executor: no window until they first take a message
+    private long windowStart = Long.MIN_VALUE;
     private long windowTaken;
+    private final long[] windowRates = new long[WINDOWS];
+    private int nextWindow;
     private long takenPerSecond;
     private volatile boolean holding;
     private volatile long takenAt = Long.MIN_VALUE / 2;
@@ -59,7 +63,6 @@ public final class PublisherFlow {
         boolean never = !enabled || memoryLimit == Long.MAX_VALUE;
         this.high = never ? Long.MAX_VALUE : memoryLimit / 2;
         this.low = never ? Long.MAX_VALUE : memoryLimit / 4;
-        this.windowStart = clock.millis();
     }
 
     /** After each dispatch, on the queue's executor: {@code taken} messages went to consumers in it. */
@@ -68,10 +71,19 @@ public final class PublisherFlow {
         if (taken > 0) {
             takenAt = now;
             windowTaken += taken;
+            if (windowStart == Long.MIN_VALUE) {
+                windowStart = now;
+            }
         }
-        long window = now - windowStart;
-        if (window >= RATE_WINDOW_MILLIS) {
-            takenPerSecond = windowTaken * 1000 / window;
+        long window = now - windowStart; // overflows with no window yet, and is not used then
+        if (windowStart != Long.MIN_VALUE && window >= RATE_WINDOW_MILLIS) {
+            windowRates[nextWindow] = windowTaken * 1000 / window;
+            nextWindow = (nextWindow + 1) % WINDOWS;
+            long best = 0;
+            for (long rate : windowRates) {
+                best = Math.max(best, rate);
+            }
+            takenPerSecond = best;
             windowStart = now;
             windowTaken = 0;
         }

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * When a queue holds its publishers back ({@link PublisherFlow}): only while consumers that keep taking would drain
- * its backlog within a second, never for stalled or slow consumers, and every waiting publisher is let go.
+ * its backlog within two seconds at their best rate of the last one, never for stalled or slow consumers, and every
+ * waiting publisher is let go.
  */
 @ExtendWith(LeakDetection.class)
 class PublisherFlowTest {
@@ -21,8 +22,11 @@ class PublisherFlowTest {
     private final AtomicInteger resumed = new AtomicInteger();
     private final Runnable resume = resumed::incrementAndGet;
 
+    /** A queue's flow whose consumers took their first message just now (so a rate window is open). */
     private PublisherFlow flow(boolean enabled) {
-        return new PublisherFlow(QueueExecutor.CALLER_THREAD, clock, LIMIT, enabled);
+        PublisherFlow flow = new PublisherFlow(QueueExecutor.CALLER_THREAD, clock, LIMIT, enabled);
+        flow.dispatched(1);
+        return flow;
     }
 
     /** Consumers take {@code perWindow} messages in each of the next {@code windows} rate windows. */
@@ -68,13 +72,16 @@ class PublisherFlowTest {
     void consumersThatSlowDownWhileHoldingLetPublishersGoOnceTheBacklogWouldTakeTwiceTheDrainTime() {
         PublisherFlow flow = flow(true);
         taking(flow, 1000, 1);
-        flow.update(LIMIT, 9000, true); // 0.9 s
+        flow.update(LIMIT, 19_000, true); // 1.9 s at 10,000 a second
         assertThat(flow.await(resume)).isTrue();
-        taking(flow, 500, 1); // 5,000 a second now: 1.8 s
-        flow.update(LIMIT, 9000, true);
+        taking(flow, 300, PublisherFlow.WINDOWS - 1); // 3,000 a second now, but the best of the last second is kept
+        flow.update(LIMIT, 19_000, true);
         assertThat(flow.holding()).isTrue();
-        taking(flow, 400, 1); // 4,000 a second: 2.25 s
-        flow.update(LIMIT, 9000, true);
+        taking(flow, 500, 1); // the 10,000 is over a second old: 5,000 a second is the best, 3.8 s
+        flow.update(LIMIT, 19_000, true);
+        assertThat(flow.holding()).isTrue();
+        taking(flow, 400, PublisherFlow.WINDOWS); // 4,000 a second at best: 4.75 s
+        flow.update(LIMIT, 19_000, true);
         assertThat(flow.holding()).isFalse();
         assertThat(resumed).hasValue(1);
     }
