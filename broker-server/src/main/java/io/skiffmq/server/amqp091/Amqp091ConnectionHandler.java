@@ -5,36 +5,31 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.skiffmq.codec.amqp091.Amqp091DecodeException;
 import io.skiffmq.codec.amqp091.Amqp091Frame;
 import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
-import io.skiffmq.codec.amqp091.ChannelMethod;
 import io.skiffmq.codec.amqp091.ConnectionMethod;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.ReplyCode;
-import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.FlushAfterTurn;
 import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
+import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.auth.PeerCertificate;
 import io.skiffmq.server.authz.Access;
-import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -70,21 +65,18 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private final Negotiation negotiation;
     private final SaslAuthenticator sasl;
     private final DirectReplyTo directReplyTo;
-    private final IntObjectHashMap<Amqp091Channel> channels = new IntObjectHashMap<>();
+    private final ConnectionAdmission admission;
+    private final ChannelTable channels;
+    private final OffLoopAnswers answers;
     private ChannelHandlerContext ctx;
     private QueueExecutor executor;
     private FrameOutput output;
+    private FlushAfterTurn flushes;
     private State state = State.AWAIT_START_OK;
     private Map<String, Object> clientCapabilities = Map.of();
-    private String user;
     /** The verified TLS client certificate, or null. */
     private X509Certificate peer;
-    private VirtualHost vhost;
-    /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
-    private volatile Access access;
-    private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
-    private boolean flushScheduled;
     private ReadSuspension reading;
     private PublisherBlock publisherBlock;
 
@@ -92,7 +84,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.broker = broker;
         this.directReplyTo = directReplyTo;
         this.config = broker.config();
-        this.channelMax = config.channelMax();
+        this.admission = new ConnectionAdmission(broker);
+        this.channels = new ChannelTable(this, admission, config.channelMax());
+        this.answers = new OffLoopAnswers(this, broker.managementExecutor());
         this.negotiation = new Negotiation(config, sasl);
         this.sasl = sasl;
     }
@@ -102,6 +96,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.ctx = context;
         this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
+        this.flushes = new FlushAfterTurn(executor, output::flush);
         this.reading = new ReadSuspension(context.channel(), this::process);
         this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
     }
@@ -132,24 +127,12 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             handshakeTimeout.cancel(false);
         }
         state = State.CLOSING;
-        releaseChannels();
+        channels.releaseAll();
         reading.discard();
         output.discard();
-        if (vhost != null) {
-            vhost.ownerClosed(this); // its exclusive queues go with it
-        }
-        if (access != null) {
-            broker.accessControl().connectionClosed(user, access.vhost());
-        }
+        admission.closed(this);
         broker.unregister(this);
         context.fireChannelInactive();
-    }
-
-    private void releaseChannels() {
-        for (Amqp091Channel channel : new ArrayList<>(channels.values())) {
-            channel.release();
-        }
-        channels.clear();
     }
 
     // ---- reading ------------------------------------------------------------------------------------------
@@ -188,7 +171,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             channel = channels.get(frame.channel());
             if (channel == null) {
-                openChannel(frame);
+                channels.open(frame);
                 return;
             }
             channel.onFrame(frame);
@@ -204,31 +187,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         } finally {
             frame.release();
         }
-    }
-
-    private void openChannel(Amqp091Frame frame) throws Amqp091DecodeException {
-        int number = frame.channel();
-        if (frame.type() != Amqp091Frame.TYPE_METHOD) {
-            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, null, "content frame on channel %d, which is not open",
-                number);
-        }
-        Method method = MethodCodec.decode(frame.payload());
-        if (!(method instanceof ChannelMethod.Open)) {
-            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "expected 'channel.open' on channel %d, got %s",
-                number, method.name());
-        }
-        if (channelMax != 0 && channels.size() >= channelMax) {
-            // RabbitMQ counts the channels open, whatever their numbers
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method,
-                "number of channels opened (%d) has reached the negotiated channel_max (%d)", channels.size(),
-                channelMax);
-        }
-        String overLimit = broker.accessControl().channelOpened(user);
-        if (overLimit != null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method, "%s", overLimit);
-        }
-        channels.put(number, new Amqp091Channel(this, number, vhost));
-        output.method(number, ChannelMethod.OpenOk.INSTANCE);
     }
 
     /** A soft error closes its channel; a hard one, or one outside a channel, the connection. */
@@ -254,25 +212,15 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext context) {
         if (context.channel().isWritable()) {
-            for (Amqp091Channel channel : channels.values()) {
-                channel.writableAgain();
-            }
+            channels.writableAgain();
         }
         context.fireChannelWritabilityChanged();
     }
 
     /** A flush once this turn of the event loop is done (its reads and the mailbox's tasks). */
     void flushLater() {
-        if (!flushScheduled) {
-            flushScheduled = true;
-            executor.afterTurn(flushTask);
-        }
+        flushes.request();
     }
-
-    private final Runnable flushTask = () -> {
-        flushScheduled = false;
-        output.flush();
-    };
 
     // ---- suspending for answers from off the loop ---------------------------------------------------------
 
@@ -287,52 +235,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         flushLater();
     }
 
-    /**
-     * Runs {@code then} with the future's value on the event loop, the connection suspended meanwhile; a failure
-     * closes the channel (or the connection) as its error says.
-     */
+    /** {@link OffLoopAnswers#await}: {@code then} runs on this loop, the connection suspended meanwhile. */
     <T> void await(Amqp091Channel channel, CompletableFuture<T> future, Method cause, Consumer<T> then) {
-        if (future.isDone()) {
-            T value;
-            try {
-                value = future.join();
-            } catch (CompletionException e) {
-                throw translate(e.getCause(), cause);
-            }
-            then.accept(value);
-            return;
-        }
-        suspend();
-        future.whenComplete((value, failure) -> executor.execute(() -> {
-            try {
-                if (failure != null) {
-                    throw translate(failure instanceof CompletionException c ? c.getCause() : failure, cause);
-                }
-                then.accept(value);
-            } catch (Amqp091Exception e) {
-                handleError(channel, e);
-            } catch (RuntimeException e) {
-                internalError(e, cause);
-            } finally {
-                resume();
-            }
-        }));
+        answers.await(channel, future, cause, then);
     }
 
-    /** {@link #await} for work that may wait for the disk: it runs on the broker's management threads. */
+    /** {@link OffLoopAnswers#offload}: work that may wait for the disk, on the broker's management threads. */
     <T> void offload(Amqp091Channel channel, Supplier<T> work, Method cause, Consumer<T> then) {
-        await(channel, CompletableFuture.supplyAsync(work, broker.managementExecutor()), cause, then);
-    }
-
-    private Amqp091Exception translate(Throwable failure, Method cause) {
-        if (failure instanceof Amqp091Exception e) {
-            return e;
-        }
-        if (failure instanceof BrokerException e) {
-            return Amqp091Exception.of(e, cause);
-        }
-        LOG.log(System.Logger.Level.ERROR, "internal error for " + remote(), failure);
-        return Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", failure);
+        answers.offload(channel, work, cause, then);
     }
 
     // ---- connection methods -------------------------------------------------------------------------------
@@ -387,7 +297,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             clientCapabilities = table;
         }
         Credentials credentials = negotiation.credentials(startOk, peer);
-        await(null, sasl.login(credentials, remoteAddress()), startOk, result -> onLogin(startOk, result));
+        await(null, sasl.login(credentials, PeerAddress.of(ctx.channel())), startOk, result -> onLogin(startOk, result));
     }
 
     /** The login's outcome, on this loop: {@code tune}, or 403 ACCESS_REFUSED saying why. */
@@ -410,14 +320,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             return;
         }
-        user = result.user();
+        admission.loggedIn(result.user());
         output.method(0, negotiation.tune());
         state = State.AWAIT_TUNE_OK;
     }
 
     private void onTuneOk(ConnectionMethod.TuneOk tuneOk) {
         negotiation.checkTuneOk(tuneOk);
-        channelMax = tuneOk.channelMax();
+        channels.channelMax(tuneOk.channelMax());
         int frameMax = (int) tuneOk.frameMax();
         ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
         output.frameMax(frameMax);
@@ -432,23 +342,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void onOpen(ConnectionMethod.Open open) {
         String name = open.virtualHost();
-        AccessControl control = broker.accessControl();
-        VirtualHost found = control.vhost(name) == null ? null : broker.vhost(name);
+        VirtualHost found = admission.find(name);
         if (found == null) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
         }
         // rabbit_reader's order: the limits, then access to the virtual host
-        OverLimit overLimit = control.connectionOpened(user, name);
+        OverLimit overLimit = admission.count(name);
         if (overLimit != null) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit.amqp091());
         }
-        if (!control.mayAccess(user, name)) {
-            control.connectionClosed(user, name);
+        if (!admission.mayAccess(name)) {
+            admission.uncount(name);
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "access to vhost '%s' refused for user '%s'", name,
-                user);
+                admission.user());
         }
-        vhost = found;
-        access = control.access(user, name);
+        admission.admitted(found, name);
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
@@ -462,7 +370,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                 close.replyText());
         }
         state = State.CLOSING;
-        releaseChannels();
+        channels.releaseAll();
         output.method(0, ConnectionMethod.CloseOk.INSTANCE);
         output.flush();
         ctx.close();
@@ -470,7 +378,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** The new secret is checked as the user's password, off the loop as every login. */
     private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
-        await(null, sasl.login(Negotiation.secret(user, update), remoteAddress()), update, result -> {
+        await(null, sasl.login(Negotiation.secret(admission.user(), update),
+            PeerAddress.of(ctx.channel())), update, result -> {
             if (state != State.OPEN) {
                 return;
             }
@@ -479,12 +388,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
         });
-    }
-
-    /** The peer's IP address; a channel without one (in-process) counts as loopback. */
-    private InetAddress remoteAddress() {
-        return ctx.channel().remoteAddress() instanceof InetSocketAddress address
-            ? address.getAddress() : InetAddress.getLoopbackAddress();
     }
 
     /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */
@@ -540,7 +443,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /** A bug of ours: logged loudly, and the connection closes with 541; the broker goes on. */
-    private void internalError(Throwable e, Method cause) {
+    void internalError(Throwable e, Method cause) {
         LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
         closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
     }
@@ -561,7 +464,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public Access opened() {
-        return access;
+        return admission.access();
     }
 
     @Override
@@ -587,7 +490,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             ctx.close();
             return;
         }
-        releaseChannels();
+        channels.releaseAll();
         output.method(0, new ConnectionMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
         output.flush();
         ctx.executor().schedule(() -> {
@@ -599,7 +502,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** The channel's close handshake is over: its number is free. */
     void channelGone(Amqp091Channel channel) {
-        channels.remove(channel.number());
+        channels.remove(channel);
     }
 
     FrameOutput output() {
@@ -625,17 +528,17 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** The authenticated user. */
     String user() {
-        return user;
+        return admission.user();
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code connection.open}. */
     Access access() {
-        return access;
+        return admission.access();
     }
 
     /** A channel let go of everything: it no longer counts against the user's {@code max-channels}. */
     void channelReleased() {
-        broker.accessControl().channelClosed(user);
+        admission.channelClosed();
     }
 
     String remote() {
