@@ -4,65 +4,55 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.skiffmq.codec.amqp091.Amqp091DecodeException;
 import io.skiffmq.codec.amqp091.Amqp091Frame;
-import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
 import io.skiffmq.codec.amqp091.ConnectionMethod;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.ReplyCode;
-import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.ConnectionAdmission;
 import io.skiffmq.server.FlushAfterTurn;
-import io.skiffmq.server.auth.Credentials;
-import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.PeerAddress;
-import io.skiffmq.server.auth.PeerCertificate;
 import io.skiffmq.server.authz.Access;
-import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import java.security.cert.X509Certificate;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * An AMQP 0-9-1 connection after its protocol header: the handshake ({@code start}/{@code start-ok},
- * {@code tune}/{@code tune-ok}, {@code open}), heartbeats, {@code close} both ways, and the table of channels, to
- * which every other frame goes.
+ * An AMQP 0-9-1 connection after its protocol header: the handshake ({@link Handshake}: {@code start}/{@code start-ok},
+ * {@code tune}/{@code tune-ok}, {@code open}), heartbeats, {@code close} both ways, and the {@link ChannelTable}, to
+ * which every other frame goes. Who the connection is and where it was let in is its {@link ConnectionAdmission}.
  *
- * <p>States: {@code AWAIT_START_OK} → {@code AWAIT_TUNE_OK} → {@code AWAIT_OPEN} → {@code OPEN} → {@code CLOSING}
- * (we sent {@code connection.close}: only {@code close-ok} or a crossing {@code close} counts) → closed. Errors are
- * RabbitMQ's: a soft one closes its channel, a hard one the connection, after which the socket closes on
- * {@code close-ok} or after {@link #CLOSE_OK_TIMEOUT_MILLIS}.
+ * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSING} (we sent {@code connection.close}: only
+ * {@code close-ok} or a crossing {@code close} counts) → closed. Errors are RabbitMQ's: a soft one closes its
+ * channel, a hard one the connection, after which the socket closes on {@code close-ok} or after
+ * {@link #CLOSE_OK_TIMEOUT_MILLIS}.
  *
  * <p>Methods that wait for something off the event loop (the disk, a queue's answer) <em>suspend</em> the
- * connection: it stops reading, and frames already read wait, in order, until the answer is written. So every
- * method sees the effect of those before it, as RabbitMQ guarantees per channel.
+ * connection ({@link OffLoopAnswers}): it stops reading, and frames already read wait, in order, until the answer
+ * is written. So every method sees the effect of those before it, as RabbitMQ guarantees per channel.
  *
  * <p>While a resource alarm is up, a connection that publishes is blocked as RabbitMQ blocks it
  * ({@link PublisherBlock}): reading stops (composing with the suspensions above) and the client hears
  * {@code connection.blocked}; its heartbeats cannot be read meanwhile, so missing them does not close it.
  *
- * <p>Owned by the channel's event loop, as are all its channels and their consumers.
+ * <p>Owned by the channel's event loop, as are all its channels and their consumers; {@link #opened} alone is safe
+ * from any thread.
  */
 public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
     static final long CLOSE_OK_TIMEOUT_MILLIS = 3_000;
 
-    private enum State { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, OPEN, CLOSING }
+    private enum State { HANDSHAKE, OPEN, CLOSING }
 
     private final Broker broker;
     private final BrokerConfig config;
-    private final Negotiation negotiation;
     private final SaslAuthenticator sasl;
     private final DirectReplyTo directReplyTo;
     private final ConnectionAdmission admission;
@@ -72,11 +62,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private QueueExecutor executor;
     private FrameOutput output;
     private FlushAfterTurn flushes;
-    private State state = State.AWAIT_START_OK;
-    private Map<String, Object> clientCapabilities = Map.of();
-    /** The verified TLS client certificate, or null. */
-    private X509Certificate peer;
-    private ScheduledFuture<?> handshakeTimeout;
+    private Handshake handshake;
+    private State state = State.HANDSHAKE;
     private ReadSuspension reading;
     private PublisherBlock publisherBlock;
 
@@ -87,7 +74,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.admission = new ConnectionAdmission(broker);
         this.channels = new ChannelTable(this, admission, config.channelMax());
         this.answers = new OffLoopAnswers(this, broker.managementExecutor());
-        this.negotiation = new Negotiation(config, sasl);
         this.sasl = sasl;
     }
 
@@ -99,6 +85,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.flushes = new FlushAfterTurn(executor, output::flush);
         this.reading = new ReadSuspension(context.channel(), this::process);
         this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
+        this.handshake = new Handshake(this, context, sasl, admission, channels);
     }
 
     @Override
@@ -107,25 +94,13 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             context.close(); // accepted as the broker began to stop
             return;
         }
-        handshakeTimeout = context.executor().schedule(() -> {
-            if (state != State.OPEN && state != State.CLOSING) {
-                LOG.log(System.Logger.Level.INFO, "closing {0}: handshake not done within {1} ms", remote(),
-                    config.handshakeTimeoutMillis());
-                state = State.CLOSING;
-                ctx.close();
-            }
-        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
-        peer = PeerCertificate.of(context.channel());
-        output.method(0, negotiation.start(peer));
-        output.flush();
+        handshake.start();
         context.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext context) {
-        if (handshakeTimeout != null) {
-            handshakeTimeout.cancel(false);
-        }
+        handshake.cancelTimeout();
         state = State.CLOSING;
         channels.releaseAll();
         reading.discard();
@@ -249,24 +224,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void onConnectionMethod(Method method) {
         switch (state) {
-            case AWAIT_START_OK -> {
-                if (!(method instanceof ConnectionMethod.StartOk startOk)) {
-                    throw unexpected(method, "connection.start-ok");
-                }
-                onStartOk(startOk);
-            }
-            case AWAIT_TUNE_OK -> {
-                if (!(method instanceof ConnectionMethod.TuneOk tuneOk)) {
-                    throw unexpected(method, "connection.tune-ok");
-                }
-                onTuneOk(tuneOk);
-            }
-            case AWAIT_OPEN -> {
-                if (!(method instanceof ConnectionMethod.Open open)) {
-                    throw unexpected(method, "connection.open");
-                }
-                onOpen(open);
-            }
+            case HANDSHAKE -> handshake.onMethod(method);
             case OPEN -> {
                 if (method instanceof ConnectionMethod.Close close) {
                     onClose(close);
@@ -279,89 +237,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             default -> throw new IllegalStateException(state.toString());
         }
-    }
-
-    private static Amqp091Exception unexpected(Method method, String expected) {
-        return Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "expected '%s', got '%s'", expected,
-            method.name());
-    }
-
-    /**
-     * Reads the credentials here and has them checked off the loop ({@link SaslAuthenticator#login}), the
-     * connection suspended meanwhile (frames that arrive wait, in order); {@link #onLogin} goes on, on this loop.
-     */
-    private void onStartOk(ConnectionMethod.StartOk startOk) {
-        if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> capabilities) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> table = (Map<String, Object>) capabilities;
-            clientCapabilities = table;
-        }
-        Credentials credentials = negotiation.credentials(startOk, peer);
-        await(null, sasl.login(credentials, PeerAddress.of(ctx.channel())), startOk, result -> onLogin(startOk, result));
-    }
-
-    /** The login's outcome, on this loop: {@code tune}, or 403 ACCESS_REFUSED saying why. */
-    private void onLogin(ConnectionMethod.StartOk startOk, LoginResult result) {
-        if (state != State.AWAIT_START_OK) {
-            return; // closed meanwhile (handshake timeout, shutdown, the peer)
-        }
-        String mechanism = startOk.mechanism();
-        if (!result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1}): {2}", remote(), mechanism,
-                result.refusal());
-            Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
-            if (clientCapability("authentication_failure_close")) {
-                closeConnection(refused);
-            } else {
-                // an older client takes a close as a hard error: the socket just closes, as the spec says
-                state = State.CLOSING;
-                output.flush();
-                ctx.close();
-            }
-            return;
-        }
-        admission.loggedIn(result.user());
-        output.method(0, negotiation.tune());
-        state = State.AWAIT_TUNE_OK;
-    }
-
-    private void onTuneOk(ConnectionMethod.TuneOk tuneOk) {
-        negotiation.checkTuneOk(tuneOk);
-        channels.channelMax(tuneOk.channelMax());
-        int frameMax = (int) tuneOk.frameMax();
-        ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
-        output.frameMax(frameMax);
-        int heartbeat = tuneOk.heartbeat();
-        if (heartbeat > 0) {
-            // a heartbeat every half interval; a peer silent for two intervals is gone (RabbitMQ's reading)
-            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(heartbeat * 2L * 1000,
-                heartbeat * 1000L / 2, 0, TimeUnit.MILLISECONDS));
-        }
-        state = State.AWAIT_OPEN;
-    }
-
-    private void onOpen(ConnectionMethod.Open open) {
-        String name = open.virtualHost();
-        VirtualHost found = admission.find(name);
-        if (found == null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
-        }
-        // rabbit_reader's order: the limits, then access to the virtual host
-        OverLimit overLimit = admission.count(name);
-        if (overLimit != null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit.amqp091());
-        }
-        if (!admission.mayAccess(name)) {
-            admission.uncount(name);
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "access to vhost '%s' refused for user '%s'", name,
-                admission.user());
-        }
-        admission.admitted(found, name);
-        if (handshakeTimeout != null) {
-            handshakeTimeout.cancel(false);
-        }
-        output.method(0, ConnectionMethod.OpenOk.INSTANCE);
-        state = State.OPEN;
     }
 
     private void onClose(ConnectionMethod.Close close) {
@@ -412,8 +287,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                         return; // we do not read: RabbitMQ pauses its heartbeat monitor too
                     }
                     LOG.log(System.Logger.Level.INFO, "closing {0}: missed heartbeats", remote());
-                    state = State.CLOSING;
-                    ctx.close();
+                    closeSocket();
                 }
                 case WRITER_IDLE -> {
                     output.heartbeat();
@@ -484,8 +358,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), e.replyText());
         State previous = state;
         state = State.CLOSING;
-        if (previous == State.AWAIT_TUNE_OK || previous == State.AWAIT_START_OK && e.code() != ReplyCode.ACCESS_REFUSED) {
-            // before tune-ok RabbitMQ does not trust the client with a close: the socket just closes
+        if (previous == State.HANDSHAKE && handshake.closesSilently(e)) {
             output.flush();
             ctx.close();
             return;
@@ -496,6 +369,22 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         ctx.executor().schedule(() -> {
             ctx.close();
         }, CLOSE_OK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Closes the socket without {@code connection.close} (a handshake gone wrong, a silent peer). */
+    void closeSocket() {
+        state = State.CLOSING;
+        ctx.close();
+    }
+
+    /** True once the connection is going: nothing but the close handshake counts any longer. */
+    boolean closing() {
+        return state == State.CLOSING;
+    }
+
+    /** The {@link Handshake} sent {@code open-ok}: channels may open. */
+    void handshakeDone() {
+        state = State.OPEN;
     }
 
     // ---- for channels -------------------------------------------------------------------------------------
@@ -523,7 +412,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** True when the client's {@code start-ok} says it has {@code capability} (e.g. consumer_cancel_notify). */
     boolean clientCapability(String capability) {
-        return Boolean.TRUE.equals(clientCapabilities.get(capability));
+        return handshake.clientCapability(capability);
     }
 
     /** The authenticated user. */
