@@ -26,11 +26,7 @@ import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.core.VirtualHost;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.qpid.proton.amqp.Symbol;
-import org.apache.qpid.proton.amqp.UnsignedInteger;
-import org.apache.qpid.proton.amqp.UnsignedShort;
 import org.apache.qpid.proton.amqp.security.SaslInit;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
@@ -38,20 +34,18 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.Open;
 
 /**
- * An AMQP 1.0 connection [2.4]: protocol headers, SASL [5.3], {@code open}/{@code close}, the idle timeout, and
- * the table of sessions by channel, to which every other frame goes. It knows no links.
+ * An AMQP 1.0 connection [2.4]: protocol headers, SASL [5.3] ({@link SaslExchange}), {@code open}
+ * ({@link OpenNegotiation}, and admission to the virtual host by its {@link ConnectionAdmission}), {@code close},
+ * the idle timeout, and the {@link SessionTable}, to which every other frame goes. It knows no links.
  *
  * <p>States, in order: {@code AWAIT_HEADER} → ({@code SASL} → {@code AWAIT_AMQP_HEADER}) → {@code AWAIT_OPEN} →
  * {@code OPEN} → {@code CLOSING}; any error jumps to {@code CLOSING}. A session keeps its channel until the end
  * exchange completes ({@link SessionState}): after our error {@code end}, frames on the channel are dropped until
- * the peer's {@code end}. Owned by the channel's event loop, as are all its sessions and links.
+ * the peer's {@code end}. Owned by the channel's event loop, as are all its sessions and links; {@link #opened}
+ * alone is safe from any thread.
  */
 public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
-    private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
-    /** The management node's link pair (RabbitMQ's capability name). */
-    private static final Symbol LINK_PAIR = Symbol.valueOf("LINK_PAIR_V1_0");
-    private static final String SKIFFMQ_VERSION = "0.1.0";
 
     private enum State { AWAIT_HEADER, SASL, AWAIT_AMQP_HEADER, AWAIT_OPEN, OPEN, CLOSING }
 
@@ -59,6 +53,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private final BrokerConfig config;
     private final SaslAuthenticator sasl;
     private final PerformativeCodec codec = new PerformativeCodec();
+    private final OpenNegotiation negotiation;
     private final ConnectionAdmission admission;
     private final SessionTable sessions;
     private ChannelHandlerContext ctx;
@@ -71,8 +66,6 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private String containerId;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ScheduledFuture<?> handshakeTimeout;
-    /** The broker's resource alarms as last applied to the sessions: any up. */
-    private boolean alarmed;
 
     public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
         this.broker = broker;
@@ -80,6 +73,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         this.sasl = sasl;
         this.admission = new ConnectionAdmission(broker);
         this.sessions = new SessionTable(this, admission);
+        this.negotiation = new OpenNegotiation(config);
     }
 
     @Override
@@ -112,7 +106,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             context.close(); // accepted as the broker began to stop
             return;
         }
-        alarmed = broker.alarms().any();
+        sessions.resourceAlarm(broker.alarms().any(), false);
         handshakeTimeout = context.executor().schedule(() -> {
             if (state != State.OPEN && state != State.CLOSING) {
                 closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
@@ -276,30 +270,12 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     private void onOpen(Open open) {
         containerId = open.getContainerId();
-        String hostname = open.getHostname();
-        // RabbitMQ 4: "vhost:NAME" names the virtual host; any other hostname (or none) means the default one
-        String vhostName = hostname != null && hostname.startsWith("vhost:") ? hostname.substring(6) : "/";
+        String vhostName = OpenNegotiation.vhostName(open);
         VirtualHost found = admission.find(vhostName);
-        remoteMaxFrameSize = open.getMaxFrameSize() == null ? Integer.MAX_VALUE
-            : (int) Math.min(Integer.MAX_VALUE, open.getMaxFrameSize().longValue());
-        remoteMaxFrameSize = Math.max(Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, Math.min(remoteMaxFrameSize,
-            config.maxFrameSize()));
-        int channelMax = Math.min(config.channelMax(), open.getChannelMax() == null ? 65535
-            : open.getChannelMax().intValue());
+        remoteMaxFrameSize = negotiation.remoteMaxFrameSize(open);
+        int channelMax = negotiation.channelMax(open);
         sessions.channelMax(channelMax);
-
-        Open ours = new Open();
-        ours.setContainerId(config.node());
-        ours.setMaxFrameSize(UnsignedInteger.valueOf(config.maxFrameSize()));
-        ours.setChannelMax(UnsignedShort.valueOf((short) channelMax));
-        if (config.idleTimeoutMillis() > 0) {
-            ours.setIdleTimeOut(UnsignedInteger.valueOf(config.idleTimeoutMillis()));
-        }
-        ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR);
-        ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
-            config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), SKIFFMQ_VERSION, Symbol.valueOf("node"),
-            config.node()));
-        writer.writeFrame(0, ours);
+        writer.writeFrame(0, negotiation.ours(channelMax));
         state = State.OPEN;
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
@@ -322,11 +298,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         admission.admitted(found, vhostName);
         // incoming frames may now be as large as we offered
         ctx.pipeline().get(Amqp10FrameDecoder.class).maxFrameSize(config.maxFrameSize());
-        // [2.4.5] heartbeats at half the peer's timeout; close after our own timeout of silence
-        long peerTimeout = open.getIdleTimeOut() == null ? 0 : open.getIdleTimeOut().longValue();
-        if (peerTimeout > 0 || config.idleTimeoutMillis() > 0) {
-            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(config.idleTimeoutMillis(),
-                peerTimeout / 2, 0, TimeUnit.MILLISECONDS));
+        IdleStateHandler idle = negotiation.idleHandler(open);
+        if (idle != null) {
+            ctx.pipeline().addBefore(ctx.name(), "idle", idle);
         }
     }
 
@@ -384,10 +358,6 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         closeConnection(e.condition(), e.getMessage());
     }
 
-    /**
-     * Closes with {@code condition}: with a {@code close} frame once AMQP is spoken (sending our {@code open} first
-     * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
-     */
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, description));
@@ -417,6 +387,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
     }
 
+    /**
+     * Closes with {@code condition}: with a {@code close} frame once AMQP is spoken (sending our {@code open} first
+     * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
+     */
     void closeConnection(AmqpError condition, String description) {
         if (state == State.CLOSING) {
             return;
@@ -426,9 +400,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         state = State.CLOSING;
         if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
             if (previous == State.AWAIT_OPEN) {
-                Open open = new Open();
-                open.setContainerId(config.node());
-                writer.writeFrame(0, open);
+                writer.writeFrame(0, negotiation.beforeClose());
             }
             Close close = new Close();
             close.setError(new ErrorCondition(condition.symbol(), description));
@@ -449,24 +421,18 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     /**
-     * Applies the alarms up now: when that changes whether publishers are held back, every session says so with a
-     * flow (incoming-window 0, or its initial window again). Sessions begun later start as {@link #alarmed} says.
+     * Applies the alarms up now ({@link SessionTable#resourceAlarm}): sessions that told their publishers so with a
+     * flow have it written at once. Sessions begun later start as {@link #alarmed} says.
      */
     private void applyAlarms() {
-        boolean up = broker.alarms().any();
-        if (up == alarmed) {
-            return;
-        }
-        alarmed = up;
-        if (state == State.OPEN) {
-            sessions.resourceAlarm(up);
+        if (sessions.resourceAlarm(broker.alarms().any(), state == State.OPEN)) {
             flush();
         }
     }
 
     /** True while a resource alarm holds publishers back. */
     boolean alarmed() {
-        return alarmed;
+        return sessions.alarmed();
     }
 
     // ---- for sessions -------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ final class SessionTable {
     private final ConnectionAdmission admission;
     private final Map<Integer, AmqpSession> sessions = new HashMap<>();
     private int channelMax;
+    /** The broker's resource alarms as last applied to the sessions: any up. */
+    private boolean alarmed;
 
     SessionTable(Amqp10ConnectionHandler connection, ConnectionAdmission admission) {
         this.connection = connection;
@@ -144,10 +146,29 @@ final class SessionTable {
         }
     }
 
-    /** Whether publishers are held back changed: every session says so with a flow. */
-    void resourceAlarm(boolean up) {
+    /**
+     * The broker's resource alarms, any up: when that changes whether publishers are held back and {@code tell}, every
+     * session says so with a flow (incoming-window 0, or its initial window again). Sessions begun later start as
+     * {@link #alarmed} says.
+     *
+     * @return true when sessions were told (frames to flush)
+     */
+    boolean resourceAlarm(boolean up, boolean tell) {
+        if (up == alarmed) {
+            return false;
+        }
+        alarmed = up;
+        if (!tell) {
+            return false;
+        }
         for (AmqpSession session : sessions.values()) {
             session.resourceAlarm(up);
         }
+        return true;
+    }
+
+    /** True while a resource alarm holds publishers back. */
+    boolean alarmed() {
+        return alarmed;
     }
 }
