@@ -20,7 +20,6 @@ final class OpenNegotiation {
     private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
     /** The management node's link pair (RabbitMQ's capability name). */
     private static final Symbol LINK_PAIR = Symbol.valueOf("LINK_PAIR_V1_0");
-    private static final String SKIFFMQ_VERSION = "0.1.0";
 
     private final BrokerConfig config;
 
@@ -57,8 +56,8 @@ final class OpenNegotiation {
         }
         ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR);
         ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
-            config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), SKIFFMQ_VERSION, Symbol.valueOf("node"),
-            config.node()));
+            config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), BrokerConfig.SKIFFMQ_VERSION,
+            Symbol.valueOf("node"), config.node()));
         return ours;
     }
 
