@@ -98,6 +98,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean publisherFlow, AuthSettings auth, TlsSettings tls) {
 
     public static final int DEFAULT_PORT = 5672;
+    /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
+    public static final String SKIFFMQ_VERSION = "0.1.0";
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
     public static final String NO_ANONYMOUS_LOGIN = "none";
     /** An optional port that is not set. */

@@ -4,87 +4,66 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.skiffmq.codec.amqp091.Amqp091DecodeException;
 import io.skiffmq.codec.amqp091.Amqp091Frame;
-import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
-import io.skiffmq.codec.amqp091.ChannelMethod;
 import io.skiffmq.codec.amqp091.ConnectionMethod;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.ReplyCode;
-import io.skiffmq.core.BrokerException;
-import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
-import io.skiffmq.server.auth.Credentials;
-import io.skiffmq.server.auth.LoginResult;
-import io.skiffmq.server.auth.PeerCertificate;
+import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.FlushAfterTurn;
+import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.authz.Access;
-import io.skiffmq.server.authz.AccessControl;
-import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.security.cert.X509Certificate;
-import java.util.ArrayList;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * An AMQP 0-9-1 connection after its protocol header: the handshake ({@code start}/{@code start-ok},
- * {@code tune}/{@code tune-ok}, {@code open}), heartbeats, {@code close} both ways, and the table of channels, to
- * which every other frame goes.
+ * An AMQP 0-9-1 connection after its protocol header: the handshake ({@link Handshake}: {@code start}/{@code start-ok},
+ * {@code tune}/{@code tune-ok}, {@code open}), heartbeats, {@code close} both ways, and the {@link ChannelTable}, to
+ * which every other frame goes. Who the connection is and where it was let in is its {@link ConnectionAdmission}.
  *
- * <p>States: {@code AWAIT_START_OK} → {@code AWAIT_TUNE_OK} → {@code AWAIT_OPEN} → {@code OPEN} → {@code CLOSING}
- * (we sent {@code connection.close}: only {@code close-ok} or a crossing {@code close} counts) → closed. Errors are
- * RabbitMQ's: a soft one closes its channel, a hard one the connection, after which the socket closes on
- * {@code close-ok} or after {@link #CLOSE_OK_TIMEOUT_MILLIS}.
+ * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSING} (we sent {@code connection.close}: only
+ * {@code close-ok} or a crossing {@code close} counts) → closed. Errors are RabbitMQ's: a soft one closes its
+ * channel, a hard one the connection, after which the socket closes on {@code close-ok} or after
+ * {@link #CLOSE_OK_TIMEOUT_MILLIS}.
  *
  * <p>Methods that wait for something off the event loop (the disk, a queue's answer) <em>suspend</em> the
- * connection: it stops reading, and frames already read wait, in order, until the answer is written. So every
- * method sees the effect of those before it, as RabbitMQ guarantees per channel.
+ * connection ({@link OffLoopAnswers}): it stops reading, and frames already read wait, in order, until the answer
+ * is written. So every method sees the effect of those before it, as RabbitMQ guarantees per channel.
  *
  * <p>While a resource alarm is up, a connection that publishes is blocked as RabbitMQ blocks it
  * ({@link PublisherBlock}): reading stops (composing with the suspensions above) and the client hears
  * {@code connection.blocked}; its heartbeats cannot be read meanwhile, so missing them does not close it.
  *
- * <p>Owned by the channel's event loop, as are all its channels and their consumers.
+ * <p>Owned by the channel's event loop, as are all its channels and their consumers; {@link #opened} alone is safe
+ * from any thread.
  */
 public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
     static final long CLOSE_OK_TIMEOUT_MILLIS = 3_000;
 
-    private enum State { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, OPEN, CLOSING }
+    private enum State { HANDSHAKE, OPEN, CLOSING }
 
     private final Broker broker;
     private final BrokerConfig config;
-    private final Negotiation negotiation;
     private final SaslAuthenticator sasl;
     private final DirectReplyTo directReplyTo;
-    private final IntObjectHashMap<Amqp091Channel> channels = new IntObjectHashMap<>();
+    private final ConnectionAdmission admission;
+    private final ChannelTable channels;
+    private final OffLoopAnswers answers;
     private ChannelHandlerContext ctx;
     private QueueExecutor executor;
     private FrameOutput output;
-    private State state = State.AWAIT_START_OK;
-    private Map<String, Object> clientCapabilities = Map.of();
-    private String user;
-    /** The verified TLS client certificate, or null. */
-    private X509Certificate peer;
-    private VirtualHost vhost;
-    /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
-    private volatile Access access;
-    private int channelMax;
-    private ScheduledFuture<?> handshakeTimeout;
-    private boolean flushScheduled;
+    private FlushAfterTurn flushes;
+    private Handshake handshake;
+    private State state = State.HANDSHAKE;
     private ReadSuspension reading;
     private PublisherBlock publisherBlock;
 
@@ -92,8 +71,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.broker = broker;
         this.directReplyTo = directReplyTo;
         this.config = broker.config();
-        this.channelMax = config.channelMax();
-        this.negotiation = new Negotiation(config, sasl);
+        this.admission = new ConnectionAdmission(broker);
+        this.channels = new ChannelTable(this, admission, config.channelMax());
+        this.answers = new OffLoopAnswers(this, broker.managementExecutor());
         this.sasl = sasl;
     }
 
@@ -102,8 +82,10 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.ctx = context;
         this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
+        this.flushes = new FlushAfterTurn(executor, output::flush);
         this.reading = new ReadSuspension(context.channel(), this::process);
         this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
+        this.handshake = new Handshake(this, context, sasl, admission, channels);
     }
 
     @Override
@@ -112,44 +94,20 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             context.close(); // accepted as the broker began to stop
             return;
         }
-        handshakeTimeout = context.executor().schedule(() -> {
-            if (state != State.OPEN && state != State.CLOSING) {
-                LOG.log(System.Logger.Level.INFO, "closing {0}: handshake not done within {1} ms", remote(),
-                    config.handshakeTimeoutMillis());
-                state = State.CLOSING;
-                ctx.close();
-            }
-        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
-        peer = PeerCertificate.of(context.channel());
-        output.method(0, negotiation.start(peer));
-        output.flush();
+        handshake.start();
         context.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext context) {
-        if (handshakeTimeout != null) {
-            handshakeTimeout.cancel(false);
-        }
+        handshake.cancelTimeout();
         state = State.CLOSING;
-        releaseChannels();
+        channels.releaseAll();
         reading.discard();
         output.discard();
-        if (vhost != null) {
-            vhost.ownerClosed(this); // its exclusive queues go with it
-        }
-        if (access != null) {
-            broker.accessControl().connectionClosed(user, access.vhost());
-        }
+        admission.closed(this);
         broker.unregister(this);
         context.fireChannelInactive();
-    }
-
-    private void releaseChannels() {
-        for (Amqp091Channel channel : new ArrayList<>(channels.values())) {
-            channel.release();
-        }
-        channels.clear();
     }
 
     // ---- reading ------------------------------------------------------------------------------------------
@@ -188,7 +146,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             channel = channels.get(frame.channel());
             if (channel == null) {
-                openChannel(frame);
+                channels.open(frame);
                 return;
             }
             channel.onFrame(frame);
@@ -204,31 +162,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         } finally {
             frame.release();
         }
-    }
-
-    private void openChannel(Amqp091Frame frame) throws Amqp091DecodeException {
-        int number = frame.channel();
-        if (frame.type() != Amqp091Frame.TYPE_METHOD) {
-            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, null, "content frame on channel %d, which is not open",
-                number);
-        }
-        Method method = MethodCodec.decode(frame.payload());
-        if (!(method instanceof ChannelMethod.Open)) {
-            throw Amqp091Exception.of(ReplyCode.CHANNEL_ERROR, method, "expected 'channel.open' on channel %d, got %s",
-                number, method.name());
-        }
-        if (channelMax != 0 && channels.size() >= channelMax) {
-            // RabbitMQ counts the channels open, whatever their numbers
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method,
-                "number of channels opened (%d) has reached the negotiated channel_max (%d)", channels.size(),
-                channelMax);
-        }
-        String overLimit = broker.accessControl().channelOpened(user);
-        if (overLimit != null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, method, "%s", overLimit);
-        }
-        channels.put(number, new Amqp091Channel(this, number, vhost));
-        output.method(number, ChannelMethod.OpenOk.INSTANCE);
     }
 
     /** A soft error closes its channel; a hard one, or one outside a channel, the connection. */
@@ -254,25 +187,15 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext context) {
         if (context.channel().isWritable()) {
-            for (Amqp091Channel channel : channels.values()) {
-                channel.writableAgain();
-            }
+            channels.writableAgain();
         }
         context.fireChannelWritabilityChanged();
     }
 
     /** A flush once this turn of the event loop is done (its reads and the mailbox's tasks). */
     void flushLater() {
-        if (!flushScheduled) {
-            flushScheduled = true;
-            executor.afterTurn(flushTask);
-        }
+        flushes.request();
     }
-
-    private final Runnable flushTask = () -> {
-        flushScheduled = false;
-        output.flush();
-    };
 
     // ---- suspending for answers from off the loop ---------------------------------------------------------
 
@@ -287,76 +210,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         flushLater();
     }
 
-    /**
-     * Runs {@code then} with the future's value on the event loop, the connection suspended meanwhile; a failure
-     * closes the channel (or the connection) as its error says.
-     */
+    /** {@link OffLoopAnswers#await}: {@code then} runs on this loop, the connection suspended meanwhile. */
     <T> void await(Amqp091Channel channel, CompletableFuture<T> future, Method cause, Consumer<T> then) {
-        if (future.isDone()) {
-            T value;
-            try {
-                value = future.join();
-            } catch (CompletionException e) {
-                throw translate(e.getCause(), cause);
-            }
-            then.accept(value);
-            return;
-        }
-        suspend();
-        future.whenComplete((value, failure) -> executor.execute(() -> {
-            try {
-                if (failure != null) {
-                    throw translate(failure instanceof CompletionException c ? c.getCause() : failure, cause);
-                }
-                then.accept(value);
-            } catch (Amqp091Exception e) {
-                handleError(channel, e);
-            } catch (RuntimeException e) {
-                internalError(e, cause);
-            } finally {
-                resume();
-            }
-        }));
+        answers.await(channel, future, cause, then);
     }
 
-    /** {@link #await} for work that may wait for the disk: it runs on the broker's management threads. */
+    /** {@link OffLoopAnswers#offload}: work that may wait for the disk, on the broker's management threads. */
     <T> void offload(Amqp091Channel channel, Supplier<T> work, Method cause, Consumer<T> then) {
-        await(channel, CompletableFuture.supplyAsync(work, broker.managementExecutor()), cause, then);
-    }
-
-    private Amqp091Exception translate(Throwable failure, Method cause) {
-        if (failure instanceof Amqp091Exception e) {
-            return e;
-        }
-        if (failure instanceof BrokerException e) {
-            return Amqp091Exception.of(e, cause);
-        }
-        LOG.log(System.Logger.Level.ERROR, "internal error for " + remote(), failure);
-        return Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", failure);
+        answers.offload(channel, work, cause, then);
     }
 
     // ---- connection methods -------------------------------------------------------------------------------
 
     private void onConnectionMethod(Method method) {
         switch (state) {
-            case AWAIT_START_OK -> {
-                if (!(method instanceof ConnectionMethod.StartOk startOk)) {
-                    throw unexpected(method, "connection.start-ok");
-                }
-                onStartOk(startOk);
-            }
-            case AWAIT_TUNE_OK -> {
-                if (!(method instanceof ConnectionMethod.TuneOk tuneOk)) {
-                    throw unexpected(method, "connection.tune-ok");
-                }
-                onTuneOk(tuneOk);
-            }
-            case AWAIT_OPEN -> {
-                if (!(method instanceof ConnectionMethod.Open open)) {
-                    throw unexpected(method, "connection.open");
-                }
-                onOpen(open);
-            }
+            case HANDSHAKE -> handshake.onMethod(method);
             case OPEN -> {
                 if (method instanceof ConnectionMethod.Close close) {
                     onClose(close);
@@ -371,98 +239,13 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         }
     }
 
-    private static Amqp091Exception unexpected(Method method, String expected) {
-        return Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "expected '%s', got '%s'", expected,
-            method.name());
-    }
-
-    /**
-     * Reads the credentials here and has them checked off the loop ({@link SaslAuthenticator#login}), the
-     * connection suspended meanwhile (frames that arrive wait, in order); {@link #onLogin} goes on, on this loop.
-     */
-    private void onStartOk(ConnectionMethod.StartOk startOk) {
-        if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> capabilities) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> table = (Map<String, Object>) capabilities;
-            clientCapabilities = table;
-        }
-        Credentials credentials = negotiation.credentials(startOk, peer);
-        await(null, sasl.login(credentials, remoteAddress()), startOk, result -> onLogin(startOk, result));
-    }
-
-    /** The login's outcome, on this loop: {@code tune}, or 403 ACCESS_REFUSED saying why. */
-    private void onLogin(ConnectionMethod.StartOk startOk, LoginResult result) {
-        if (state != State.AWAIT_START_OK) {
-            return; // closed meanwhile (handshake timeout, shutdown, the peer)
-        }
-        String mechanism = startOk.mechanism();
-        if (!result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1}): {2}", remote(), mechanism,
-                result.refusal());
-            Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
-            if (clientCapability("authentication_failure_close")) {
-                closeConnection(refused);
-            } else {
-                // an older client takes a close as a hard error: the socket just closes, as the spec says
-                state = State.CLOSING;
-                output.flush();
-                ctx.close();
-            }
-            return;
-        }
-        user = result.user();
-        output.method(0, negotiation.tune());
-        state = State.AWAIT_TUNE_OK;
-    }
-
-    private void onTuneOk(ConnectionMethod.TuneOk tuneOk) {
-        negotiation.checkTuneOk(tuneOk);
-        channelMax = tuneOk.channelMax();
-        int frameMax = (int) tuneOk.frameMax();
-        ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
-        output.frameMax(frameMax);
-        int heartbeat = tuneOk.heartbeat();
-        if (heartbeat > 0) {
-            // a heartbeat every half interval; a peer silent for two intervals is gone (RabbitMQ's reading)
-            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(heartbeat * 2L * 1000,
-                heartbeat * 1000L / 2, 0, TimeUnit.MILLISECONDS));
-        }
-        state = State.AWAIT_OPEN;
-    }
-
-    private void onOpen(ConnectionMethod.Open open) {
-        String name = open.virtualHost();
-        AccessControl control = broker.accessControl();
-        VirtualHost found = control.vhost(name) == null ? null : broker.vhost(name);
-        if (found == null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "vhost %s not found", name);
-        }
-        // rabbit_reader's order: the limits, then access to the virtual host
-        OverLimit overLimit = control.connectionOpened(user, name);
-        if (overLimit != null) {
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "%s", overLimit.amqp091());
-        }
-        if (!control.mayAccess(user, name)) {
-            control.connectionClosed(user, name);
-            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, open, "access to vhost '%s' refused for user '%s'", name,
-                user);
-        }
-        vhost = found;
-        access = control.access(user, name);
-        if (handshakeTimeout != null) {
-            handshakeTimeout.cancel(false);
-        }
-        output.method(0, ConnectionMethod.OpenOk.INSTANCE);
-        state = State.OPEN;
-    }
-
     private void onClose(ConnectionMethod.Close close) {
         if (close.replyCode() != ReplyCode.REPLY_SUCCESS.code()) {
             LOG.log(System.Logger.Level.INFO, "{0} closed with {1} {2}", remote(), close.replyCode(),
                 close.replyText());
         }
         state = State.CLOSING;
-        releaseChannels();
+        channels.releaseAll();
         output.method(0, ConnectionMethod.CloseOk.INSTANCE);
         output.flush();
         ctx.close();
@@ -470,7 +253,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** The new secret is checked as the user's password, off the loop as every login. */
     private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
-        await(null, sasl.login(Negotiation.secret(user, update), remoteAddress()), update, result -> {
+        await(null, sasl.login(Negotiation.secret(admission.user(), update),
+            PeerAddress.of(ctx.channel())), update, result -> {
             if (state != State.OPEN) {
                 return;
             }
@@ -479,12 +263,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
         });
-    }
-
-    /** The peer's IP address; a channel without one (in-process) counts as loopback. */
-    private InetAddress remoteAddress() {
-        return ctx.channel().remoteAddress() instanceof InetSocketAddress address
-            ? address.getAddress() : InetAddress.getLoopbackAddress();
     }
 
     /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */
@@ -509,8 +287,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                         return; // we do not read: RabbitMQ pauses its heartbeat monitor too
                     }
                     LOG.log(System.Logger.Level.INFO, "closing {0}: missed heartbeats", remote());
-                    state = State.CLOSING;
-                    ctx.close();
+                    closeSocket();
                 }
                 case WRITER_IDLE -> {
                     output.heartbeat();
@@ -540,7 +317,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /** A bug of ours: logged loudly, and the connection closes with 541; the broker goes on. */
-    private void internalError(Throwable e, Method cause) {
+    void internalError(Throwable e, Method cause) {
         LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
         closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
     }
@@ -561,7 +338,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public Access opened() {
-        return access;
+        return admission.access();
     }
 
     @Override
@@ -581,13 +358,12 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), e.replyText());
         State previous = state;
         state = State.CLOSING;
-        if (previous == State.AWAIT_TUNE_OK || previous == State.AWAIT_START_OK && e.code() != ReplyCode.ACCESS_REFUSED) {
-            // before tune-ok RabbitMQ does not trust the client with a close: the socket just closes
+        if (previous == State.HANDSHAKE && handshake.closesSilently(e)) {
             output.flush();
             ctx.close();
             return;
         }
-        releaseChannels();
+        channels.releaseAll();
         output.method(0, new ConnectionMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
         output.flush();
         ctx.executor().schedule(() -> {
@@ -595,11 +371,27 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         }, CLOSE_OK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
+    /** Closes the socket without {@code connection.close} (a handshake gone wrong, a silent peer). */
+    void closeSocket() {
+        state = State.CLOSING;
+        ctx.close();
+    }
+
+    /** True once the connection is going: nothing but the close handshake counts any longer. */
+    boolean closing() {
+        return state == State.CLOSING;
+    }
+
+    /** The {@link Handshake} sent {@code open-ok}: channels may open. */
+    void handshakeDone() {
+        state = State.OPEN;
+    }
+
     // ---- for channels -------------------------------------------------------------------------------------
 
     /** The channel's close handshake is over: its number is free. */
     void channelGone(Amqp091Channel channel) {
-        channels.remove(channel.number());
+        channels.remove(channel);
     }
 
     FrameOutput output() {
@@ -620,22 +412,22 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** True when the client's {@code start-ok} says it has {@code capability} (e.g. consumer_cancel_notify). */
     boolean clientCapability(String capability) {
-        return Boolean.TRUE.equals(clientCapabilities.get(capability));
+        return handshake.clientCapability(capability);
     }
 
     /** The authenticated user. */
     String user() {
-        return user;
+        return admission.user();
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code connection.open}. */
     Access access() {
-        return access;
+        return admission.access();
     }
 
     /** A channel let go of everything: it no longer counts against the user's {@code max-channels}. */
     void channelReleased() {
-        broker.accessControl().channelClosed(user);
+        admission.channelClosed();
     }
 
     String remote() {

@@ -25,7 +25,6 @@ import java.util.Map;
 final class Negotiation {
     /** RabbitMQ's frame-min-size (4.1 raised it from 4096): frame-max may not be lower. */
     static final int FRAME_MIN = Amqp091FrameDecoder.DEFAULT_FRAME_MAX;
-    private static final String SKIFFMQ_VERSION = "0.1.0";
     private static final String[] CAPABILITIES = {"publisher_confirms", "exchange_exchange_bindings", "basic.nack",
         "consumer_cancel_notify", "connection.blocked", "consumer_priorities", "authentication_failure_close",
         "per_consumer_qos", "direct_reply_to"};
@@ -51,7 +50,7 @@ final class Negotiation {
         properties.put("cluster_name", config.node());
         properties.put("product", "SkiffMQ");
         properties.put("version", config.rabbitmqVersion());
-        properties.put("skiffmq-version", SKIFFMQ_VERSION);
+        properties.put("skiffmq-version", BrokerConfig.SKIFFMQ_VERSION);
         properties.put("platform", "Java " + Runtime.version().feature());
         properties.put("information", "Licensed under the Apache License 2.0");
         StringBuilder mechanisms = new StringBuilder("PLAIN AMQPLAIN");

@@ -4,9 +4,10 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.FlushAfterTurn;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.authz.Access;
-import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.auth.SaslAuthenticator;
 
@@ -22,43 +23,29 @@ import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.AmqpFrame;
-import io.skiffmq.codec.amqp10.DispositionPerformative;
-import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
-import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.VirtualHost;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.qpid.proton.amqp.Symbol;
-import org.apache.qpid.proton.amqp.UnsignedInteger;
-import org.apache.qpid.proton.amqp.UnsignedShort;
 import org.apache.qpid.proton.amqp.security.SaslInit;
-import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
-import org.apache.qpid.proton.amqp.transport.Detach;
-import org.apache.qpid.proton.amqp.transport.End;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.Open;
 
 /**
- * An AMQP 1.0 connection [2.4]: protocol headers, SASL [5.3], {@code open}/{@code close}, the idle timeout, and
- * the table of sessions by channel, to which every other frame goes. It knows no links.
+ * An AMQP 1.0 connection [2.4]: protocol headers, SASL [5.3] ({@link SaslExchange}), {@code open}
+ * ({@link OpenNegotiation}, and admission to the virtual host by its {@link ConnectionAdmission}), {@code close},
+ * the idle timeout, and the {@link SessionTable}, to which every other frame goes. It knows no links.
  *
  * <p>States, in order: {@code AWAIT_HEADER} → ({@code SASL} → {@code AWAIT_AMQP_HEADER}) → {@code AWAIT_OPEN} →
  * {@code OPEN} → {@code CLOSING}; any error jumps to {@code CLOSING}. A session keeps its channel until the end
  * exchange completes ({@link SessionState}): after our error {@code end}, frames on the channel are dropped until
- * the peer's {@code end}. Owned by the channel's event loop, as are all its sessions and links.
+ * the peer's {@code end}. Owned by the channel's event loop, as are all its sessions and links; {@link #opened}
+ * alone is safe from any thread.
  */
 public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
     private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
-    private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
-    /** The management node's link pair (RabbitMQ's capability name). */
-    private static final Symbol LINK_PAIR = Symbol.valueOf("LINK_PAIR_V1_0");
-    private static final String SKIFFMQ_VERSION = "0.1.0";
 
     private enum State { AWAIT_HEADER, SASL, AWAIT_AMQP_HEADER, AWAIT_OPEN, OPEN, CLOSING }
 
@@ -66,29 +53,27 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private final BrokerConfig config;
     private final SaslAuthenticator sasl;
     private final PerformativeCodec codec = new PerformativeCodec();
-    private final Map<Integer, AmqpSession> sessions = new HashMap<>();
+    private final OpenNegotiation negotiation;
+    private final ConnectionAdmission admission;
+    private final SessionTable sessions;
     private ChannelHandlerContext ctx;
     private QueueExecutor loopExecutor;
     private FrameWriter writer;
+    private FlushAfterTurn flushes;
     private HeldReads held;
     private SaslExchange saslExchange;
     private State state = State.AWAIT_HEADER;
-    private String user;
     private String containerId;
-    private VirtualHost vhost;
-    /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
-    private volatile Access access;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
-    private int channelMax;
     private ScheduledFuture<?> handshakeTimeout;
-    private boolean flushScheduled;
-    /** The broker's resource alarms as last applied to the sessions: any up. */
-    private boolean alarmed;
 
     public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
         this.broker = broker;
         this.config = broker.config();
         this.sasl = sasl;
+        this.admission = new ConnectionAdmission(broker);
+        this.sessions = new SessionTable(this, admission);
+        this.negotiation = new OpenNegotiation(config);
     }
 
     @Override
@@ -97,6 +82,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         this.writer = new FrameWriter(context);
         this.held = new HeldReads(context.channel(), this::process);
         this.loopExecutor = broker.loopExecutor(context.channel().eventLoop());
+        this.flushes = new FlushAfterTurn(loopExecutor, () -> {
+            if (ctx.channel().isActive()) {
+                flush();
+            }
+        });
         this.saslExchange = new SaslExchange(sasl, context, loopExecutor, held);
     }
 
@@ -116,7 +106,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             context.close(); // accepted as the broker began to stop
             return;
         }
-        alarmed = broker.alarms().any();
+        sessions.resourceAlarm(broker.alarms().any(), false);
         handshakeTimeout = context.executor().schedule(() -> {
             if (state != State.OPEN && state != State.CLOSING) {
                 closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
@@ -131,17 +121,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
-        for (AmqpSession session : new ArrayList<>(sessions.values())) {
-            session.closeAllLinks();
-        }
-        forgetAllSessions();
+        sessions.closeAll();
         held.discard();
-        if (vhost != null) {
-            vhost.ownerClosed(this); // its exclusive queues go with it
-        }
-        if (access != null) {
-            broker.accessControl().connectionClosed(user, access.vhost());
-        }
+        admission.closed(this);
         broker.unregister(this);
         context.fireChannelInactive();
     }
@@ -187,9 +169,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     /** Writes what the sessions hold back (batched dispositions), then flushes. */
     void flush() {
-        for (AmqpSession session : sessions.values()) {
-            session.writePendingDispositions();
-        }
+        sessions.writePendingDispositions();
         writer.flush();
     }
 
@@ -198,26 +178,14 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
      * queues in a burst (deliveries, confirms) goes out with one flush.
      */
     void flushLater() {
-        if (!flushScheduled) {
-            flushScheduled = true;
-            loopExecutor.afterTurn(flushTask);
-        }
+        flushes.request();
     }
-
-    private final Runnable flushTask = () -> {
-        flushScheduled = false;
-        if (ctx.channel().isActive()) {
-            flush();
-        }
-    };
 
     /** The socket takes more again: deliveries held back while it did not go on ({@link DeliveryWriter#pump}). */
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext context) {
         if (context.channel().isWritable()) {
-            for (AmqpSession session : new ArrayList<>(sessions.values())) {
-                session.writableAgain();
-            }
+            sessions.writableAgain();
             flushLater();
         }
         context.fireChannelWritabilityChanged();
@@ -231,7 +199,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             state = State.SASL;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
             header.writeTo(out);
-            user = SaslAuthenticator.ANONYMOUS_USER;
+            admission.loggedIn(SaslAuthenticator.ANONYMOUS_USER);
             state = State.AWAIT_OPEN;
         } else if (state == State.AWAIT_AMQP_HEADER && header == ProtocolHeader.AMQP) {
             header.writeTo(out);
@@ -271,7 +239,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             ctx.writeAndFlush(outcome).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        user = result.user();
+        admission.loggedIn(result.user());
         writer.write(outcome);
         state = State.AWAIT_AMQP_HEADER;
     }
@@ -294,77 +262,20 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             return;
         }
         if (performative instanceof Begin begin) {
-            onBegin(channel, begin);
+            sessions.begin(channel, begin, containerId);
             return;
         }
-        AmqpSession session = sessions.get(channel);
-        if (session == null) {
-            // [2.5.1] frames on a channel without a session are a connection error
-            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "%s on channel %d, which has no session",
-                performative.getClass().getSimpleName(), channel);
-        }
-        if (session.state() == SessionState.END_SENT && !(performative instanceof End)) {
-            // [2.5.5] after our end, frames still in flight are ignored until the peer's end
-            return;
-        }
-        try {
-            if (performative instanceof TransferPerformative transfer) {
-                session.onTransfer(transfer, body);
-            } else if (performative instanceof FlowPerformative flow) {
-                session.onFlow(flow);
-            } else if (performative instanceof DispositionPerformative disposition) {
-                session.onDisposition(disposition);
-            } else if (performative instanceof Attach attach) {
-                session.onAttach(attach);
-            } else if (performative instanceof Detach detach) {
-                session.onDetach(detach);
-            } else if (performative instanceof End end) {
-                session.onEnd(end);
-                forgetSession(channel);
-            } else {
-                throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "unexpected %s",
-                    performative.getClass().getSimpleName());
-            }
-        } catch (AmqpException e) {
-            if (e.scope() == AmqpException.Scope.SESSION) {
-                LOG.log(System.Logger.Level.INFO, "ending session {0} of {1}: {2} {3}", channel, remote(),
-                    e.condition(), e.getMessage());
-                session.end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
-            } else if (e.scope() == AmqpException.Scope.LINK) {
-                LOG.log(System.Logger.Level.INFO, "detaching link {0} of {1}: {2} {3}", e.handle(), remote(),
-                    e.condition(), e.getMessage());
-                session.detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()));
-            } else {
-                throw e;
-            }
-        }
+        sessions.onFrame(channel, performative, body);
     }
 
     private void onOpen(Open open) {
         containerId = open.getContainerId();
-        String hostname = open.getHostname();
-        // RabbitMQ 4: "vhost:NAME" names the virtual host; any other hostname (or none) means the default one
-        String vhostName = hostname != null && hostname.startsWith("vhost:") ? hostname.substring(6) : "/";
-        AccessControl control = broker.accessControl();
-        VirtualHost found = control.vhost(vhostName) == null ? null : broker.vhost(vhostName);
-        remoteMaxFrameSize = open.getMaxFrameSize() == null ? Integer.MAX_VALUE
-            : (int) Math.min(Integer.MAX_VALUE, open.getMaxFrameSize().longValue());
-        remoteMaxFrameSize = Math.max(Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, Math.min(remoteMaxFrameSize,
-            config.maxFrameSize()));
-        channelMax = Math.min(config.channelMax(), open.getChannelMax() == null ? 65535 : open.getChannelMax().intValue());
-
-        Open ours = new Open();
-        ours.setContainerId(config.node());
-        ours.setMaxFrameSize(UnsignedInteger.valueOf(config.maxFrameSize()));
-        ours.setChannelMax(UnsignedShort.valueOf((short) channelMax));
-        if (config.idleTimeoutMillis() > 0) {
-            ours.setIdleTimeOut(UnsignedInteger.valueOf(config.idleTimeoutMillis()));
-        }
-        ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR);
-        ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
-            config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), SKIFFMQ_VERSION, Symbol.valueOf("node"),
-            config.node()));
-        writer.writeFrame(0, ours);
+        String vhostName = OpenNegotiation.vhostName(open);
+        VirtualHost found = admission.find(vhostName);
+        remoteMaxFrameSize = negotiation.remoteMaxFrameSize(open);
+        int channelMax = negotiation.channelMax(open);
+        sessions.channelMax(channelMax);
+        writer.writeFrame(0, negotiation.ours(channelMax));
         state = State.OPEN;
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
@@ -374,25 +285,22 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 + "' does not exist");
             return;
         }
-        if (!control.mayAccess(user, vhostName)) {
+        if (!admission.mayAccess(vhostName)) {
             closeConnection(AmqpError.UNAUTHORIZED_ACCESS, "access to vhost '" + vhostName + "' refused for user '"
-                + user + "'");
+                + admission.user() + "'");
             return;
         }
-        OverLimit overLimit = control.connectionOpened(user, vhostName);
+        OverLimit overLimit = admission.count(vhostName);
         if (overLimit != null) {
             closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED, overLimit.amqp10());
             return;
         }
-        vhost = found;
-        access = control.access(user, vhostName);
+        admission.admitted(found, vhostName);
         // incoming frames may now be as large as we offered
         ctx.pipeline().get(Amqp10FrameDecoder.class).maxFrameSize(config.maxFrameSize());
-        // [2.4.5] heartbeats at half the peer's timeout; close after our own timeout of silence
-        long peerTimeout = open.getIdleTimeOut() == null ? 0 : open.getIdleTimeOut().longValue();
-        if (peerTimeout > 0 || config.idleTimeoutMillis() > 0) {
-            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(config.idleTimeoutMillis(),
-                peerTimeout / 2, 0, TimeUnit.MILLISECONDS));
+        IdleStateHandler idle = negotiation.idleHandler(open);
+        if (idle != null) {
+            ctx.pipeline().addBefore(ctx.name(), "idle", idle);
         }
     }
 
@@ -404,26 +312,6 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         ByteBuf out = ctx.alloc().buffer(16);
         PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, new Close(), 0);
         ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    private void onBegin(int channel, Begin begin) {
-        if (sessions.containsKey(channel)) {
-            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "channel %d already has a session", channel);
-        }
-        if (channel > channelMax) {
-            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "channel %d above channel-max %d", channel,
-                channelMax);
-        }
-        if (begin.getRemoteChannel() != null) {
-            throw AmqpException.connectionError(AmqpError.NOT_ALLOWED, "begin answering a session we never began");
-        }
-        String overLimit = broker.accessControl().channelOpened(user);
-        if (overLimit != null) {
-            throw AmqpException.connectionError(AmqpError.RESOURCE_LIMIT_EXCEEDED, "%s", overLimit);
-        }
-        AmqpSession session = new AmqpSession(this, channel, vhost, user, containerId);
-        sessions.put(channel, session);
-        session.onBegin(begin);
     }
 
     @Override
@@ -470,42 +358,24 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         closeConnection(e.condition(), e.getMessage());
     }
 
-    /**
-     * Closes with {@code condition}: with a {@code close} frame once AMQP is spoken (sending our {@code open} first
-     * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
-     */
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, description));
     }
 
-    /** The session on {@code channel} is gone: it no longer counts against the user's {@code max-channels}. */
-    private void forgetSession(int channel) {
-        if (sessions.remove(channel) != null) {
-            broker.accessControl().channelClosed(user);
-        }
-    }
-
-    private void forgetAllSessions() {
-        for (int i = 0; i < sessions.size(); i++) {
-            broker.accessControl().channelClosed(user);
-        }
-        sessions.clear();
-    }
-
     @Override
     public Access opened() {
-        return access;
+        return admission.access();
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */
     Access access() {
-        return access;
+        return admission.access();
     }
 
     /** The authenticated user. */
     String user() {
-        return user;
+        return admission.user();
     }
 
     Broker broker() {
@@ -517,6 +387,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
     }
 
+    /**
+     * Closes with {@code condition}: with a {@code close} frame once AMQP is spoken (sending our {@code open} first
+     * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
+     */
     void closeConnection(AmqpError condition, String description) {
         if (state == State.CLOSING) {
             return;
@@ -526,17 +400,12 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         state = State.CLOSING;
         if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
             if (previous == State.AWAIT_OPEN) {
-                Open open = new Open();
-                open.setContainerId(config.node());
-                writer.writeFrame(0, open);
+                writer.writeFrame(0, negotiation.beforeClose());
             }
             Close close = new Close();
             close.setError(new ErrorCondition(condition.symbol(), description));
             writer.writeFrame(0, close);
-            for (AmqpSession session : new ArrayList<>(sessions.values())) {
-                session.closeAllLinks();
-            }
-            forgetAllSessions();
+            sessions.closeAll();
         }
         // what was written before the error goes out first: a protocol header answering the client's, when the
         // garbage that failed arrived in the same read
@@ -552,26 +421,18 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     /**
-     * Applies the alarms up now: when that changes whether publishers are held back, every session says so with a
-     * flow (incoming-window 0, or its initial window again). Sessions begun later start as {@link #alarmed} says.
+     * Applies the alarms up now ({@link SessionTable#resourceAlarm}): sessions that told their publishers so with a
+     * flow have it written at once. Sessions begun later start as {@link #alarmed} says.
      */
     private void applyAlarms() {
-        boolean up = broker.alarms().any();
-        if (up == alarmed) {
-            return;
-        }
-        alarmed = up;
-        if (state == State.OPEN) {
-            for (AmqpSession session : sessions.values()) {
-                session.resourceAlarm(up);
-            }
+        if (sessions.resourceAlarm(broker.alarms().any(), state == State.OPEN)) {
             flush();
         }
     }
 
     /** True while a resource alarm holds publishers back. */
     boolean alarmed() {
-        return alarmed;
+        return sessions.alarmed();
     }
 
     // ---- for sessions -------------------------------------------------------------------------------------

@@ -7,10 +7,9 @@ import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
+import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.auth.PeerCertificate;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
 import java.util.function.Consumer;
 import org.apache.qpid.proton.amqp.Binary;
@@ -65,7 +64,7 @@ final class SaslExchange {
             return;
         }
         held.hold();
-        sasl.login(credentials, remoteAddress()).whenComplete((result, failure) -> loop.execute(() -> {
+        sasl.login(credentials, PeerAddress.of(ctx.channel())).whenComplete((result, failure) -> loop.execute(() -> {
             then.accept(failure != null ? null : result);
             held.release();
             afterwards.run();
@@ -94,11 +93,5 @@ final class SaslExchange {
         ByteBuf out = ctx.alloc().buffer(32);
         PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, outcome, 0);
         return out;
-    }
-
-    /** The peer's IP address; a channel without one (in-process) counts as loopback. */
-    private InetAddress remoteAddress() {
-        return ctx.channel().remoteAddress() instanceof InetSocketAddress remote
-            ? remote.getAddress() : InetAddress.getLoopbackAddress();
     }
 }
