@@ -63,18 +63,14 @@ public final class VirtualHost {
 
     /** A virtual host on the system clock. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store) {
-        this(name, executors, store, BrokerClock.SYSTEM);
+        this(name, executors, store, BrokerClock.SYSTEM, true);
     }
 
     /**
      * @param executors hands out the executor each new queue will live on (e.g. event loops in turn)
      * @param clock what message TTLs and queue expiry are measured with
+     * @param publisherFlow its queues may hold their publishers back ({@link io.skiffmq.core.queue.PublisherFlow})
      */
-    public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store, BrokerClock clock) {
-        this(name, executors, store, clock, true);
-    }
-
-    /** @param publisherFlow its queues may hold their publishers back ({@link io.skiffmq.core.queue.PublisherFlow}) */
     public VirtualHost(String name, Supplier<QueueExecutor> executors, VirtualHostStore store, BrokerClock clock,
             boolean publisherFlow) {
         this.name = name;

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class QueueArgumentsBehaviourTest {
     private static final long START = 1_700_000_000_000L;
     private final ManualClock clock = new ManualClock(START);
-    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, store(), clock);
+    private final VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, store(), clock, true);
     private final List<RecordingSink> sinks = new ArrayList<>();
 
     @AfterEach
