@@ -31,8 +31,17 @@ class Amqp091PermissionTest {
     @BeforeAll
     static void start() throws Exception {
         broker = RunningBroker.start();
+        grantsAndResources(broker, List.of("management"));
+    }
+
+    /**
+     * The grants both protocols' permission tests use: alice configures {@code ok-*}, writes {@code ok-*} and
+     * {@code wo-*}, reads {@code ok-*} and {@code ro-*}; mute may write nothing. And the queues and exchanges
+     * {@code ro-}, {@code wo-} and {@code no-} they are tried on, declared by guest.
+     */
+    static void grantsAndResources(RunningBroker broker, List<String> aliceTags) throws Exception {
         Admin admin = broker.admin();
-        admin.putUser("alice", "pw", List.of("management"));
+        admin.putUser("alice", "pw", aliceTags);
         admin.setPermissions("alice", "/", "^ok-", "^(ok|wo)-|^amq\\.(default|topic)$", "^(ok|ro)-|^amq\\.topic$");
         admin.putUser("mute", "pw", List.of());
         admin.setPermissions("mute", "/", ".*", "^$", ".*");

@@ -3,7 +3,6 @@ package io.skiffmq.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.Management;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
@@ -35,22 +34,8 @@ class Amqp10PermissionTest {
     @BeforeAll
     static void start() throws Exception {
         broker = RunningBroker.start();
-        Admin admin = broker.admin();
-        admin.putUser("alice", "pw", List.of());
-        admin.setPermissions("alice", "/", "^ok-", "^(ok|wo)-|^amq\\.(default|topic)$", "^(ok|ro)-|^amq\\.topic$");
-        admin.setTopicPermissions("alice", "/", "amq.topic", "^{username}\\.", ".*");
-        admin.putUser("mute", "pw", List.of());
-        admin.setPermissions("mute", "/", ".*", "^$", ".*");
-        try (com.rabbitmq.client.Connection guest = VirtualHostTest.factory(broker, "/", "guest", "guest")
-                .newConnection()) {
-            Channel channel = guest.createChannel();
-            for (String queue : List.of("ro-q", "wo-q", "no-q")) {
-                channel.queueDeclare(queue, false, false, false, null);
-            }
-            for (String exchange : List.of("ro-x", "wo-x", "no-x")) {
-                channel.exchangeDeclare(exchange, "direct");
-            }
-        }
+        Amqp091PermissionTest.grantsAndResources(broker, List.of());
+        broker.admin().setTopicPermissions("alice", "/", "amq.topic", "^{username}\\.", ".*");
     }
 
     @AfterAll
