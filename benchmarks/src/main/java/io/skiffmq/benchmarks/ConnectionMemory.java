@@ -205,14 +205,8 @@ public final class ConnectionMemory {
                 return;
             }
             ByteBuf all = Unpooled.wrappedBuffer(pending, in);
-            while (all.readableBytes() >= 8) {
-                int length = all.getByte(all.readerIndex()) == 'A' ? 8 : all.getInt(all.readerIndex());
-                if (all.readableBytes() < length) {
-                    break;
-                }
-                boolean header = length == 8 && all.getByte(all.readerIndex()) == 'A';
-                all.skipBytes(length);
-                if (!header) {
+            for (int kind; (kind = HandshakeFrames.skip(all)) != HandshakeFrames.INCOMPLETE; ) {
+                if (kind == HandshakeFrames.FRAME) {
                     frames++;
                     if (frames == 2) {
                         ctx.writeAndFlush(Unpooled.wrappedBuffer(amqp)); // after mechanisms and outcome

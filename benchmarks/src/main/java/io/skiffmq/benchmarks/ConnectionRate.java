@@ -143,14 +143,8 @@ public final class ConnectionRate {
                 return;
             }
             ByteBuf all = Unpooled.wrappedBuffer(pending, in);
-            while (!done && all.readableBytes() >= 8) {
-                boolean header = all.getByte(all.readerIndex()) == 'A';
-                int length = header ? 8 : all.getInt(all.readerIndex());
-                if (all.readableBytes() < length) {
-                    break;
-                }
-                all.skipBytes(length);
-                if (!header && ++frames == 3) {
+            for (int kind; !done && (kind = HandshakeFrames.skip(all)) != HandshakeFrames.INCOMPLETE; ) {
+                if (kind == HandshakeFrames.FRAME && ++frames == 3) {
                     done = true; // mechanisms, outcome, open
                     ctx.writeAndFlush(Unpooled.wrappedBuffer(CLOSE)).addListener(ChannelFutureListener.CLOSE);
                 }
