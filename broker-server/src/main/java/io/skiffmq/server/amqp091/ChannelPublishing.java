@@ -132,6 +132,9 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             }
             throw Amqp091Exception.of(ReplyCode.SYNTAX_ERROR, cause, "%s", e.getMessage());
         }
+        if (routed == Publisher.Routed.UNROUTED) {
+            connection.counters().unroutable(mandatory);
+        }
         if (routed == Publisher.Routed.UNROUTED && mandatory) {
             output.content(channel.number(), new BasicMethod.Return(ReplyCode.NO_ROUTE.code(),
                 ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), message.toAmqp091());
@@ -154,7 +157,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
 
     private Publisher publisher() {
         if (publisher == null) {
-            publisher = new Publisher(vhost, connection.executor(), this);
+            publisher = new Publisher(vhost, connection.executor(), this, connection.counters());
         }
         return publisher;
     }

@@ -1,5 +1,8 @@
 package io.skiffmq.server.transport;
 
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.ConnectionCounters;
+
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
@@ -113,12 +116,20 @@ public final class AmqpListener implements AutoCloseable {
     public InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
             ? EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP) : EnumSet.of(ProtocolHeader.SASL);
-        ProtocolDetector.Protocol amqp10 = detector -> detector.pipeline()
-            .addAfter(detector.name(), "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
-            .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl));
-        ProtocolDetector.Protocol amqp091 = detector -> detector.pipeline()
-            .addAfter(detector.name(), "frames", new Amqp091FrameDecoder())
-            .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo));
+        ProtocolDetector.Protocol amqp10 = detector -> {
+            ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
+            detector.pipeline()
+                .addAfter(detector.name(), "bytes", new ByteCounter(counters))
+                .addAfter("bytes", "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
+                .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl, counters));
+        };
+        ProtocolDetector.Protocol amqp091 = detector -> {
+            ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
+            detector.pipeline()
+                .addAfter(detector.name(), "bytes", new ByteCounter(counters))
+                .addAfter("bytes", "frames", new Amqp091FrameDecoder())
+                .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo, counters));
+        };
         serverChannel = bind(config.port(), amqp10, amqp091, null);
         broker.startResourceMonitor();
         InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
