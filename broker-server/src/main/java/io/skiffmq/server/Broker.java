@@ -161,6 +161,16 @@ public final class Broker implements AutoCloseable {
         return users;
     }
 
+    /** The open virtual hosts. */
+    public java.util.Collection<VirtualHost> virtualHosts() {
+        return vhosts.all();
+    }
+
+    /** Each open virtual host's journal, by virtual host name (for metrics). */
+    public Map<String, io.skiffmq.store.Journal> journals() {
+        return vhosts.journals();
+    }
+
     /** The virtual host, or null. */
     public VirtualHost vhost(String name) {
         return vhosts.get(name);
