@@ -258,7 +258,7 @@ public final class ClassicQueue implements Queue {
             }
             return;
         }
-        counters.published(message.bodySize());
+        counters.countPublished();
         long now = context.clock().millis();
         QueueEntry entry = new QueueEntry(nextSequence++, message, lane(message.priority()), bodySize,
             expiresAt(now, message.ttl()));
