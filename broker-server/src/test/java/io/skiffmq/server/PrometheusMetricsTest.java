@@ -60,6 +60,7 @@ class PrometheusMetricsTest {
                 Map<String, Double> published = scrape(broker, "/metrics");
                 assertThat(published)
                     .containsEntry("rabbitmq_connections{}", 1.0)
+                    .containsEntry("rabbitmq_channels{}", 1.0)
                     .containsEntry("rabbitmq_global_messages_received_total{protocol=amqp091}", 6.0)
                     .containsEntry("rabbitmq_global_messages_received_confirm_total{protocol=amqp091}", 6.0)
                     .containsEntry("rabbitmq_global_messages_routed_total{protocol=amqp091}", 5.0)
@@ -140,6 +141,7 @@ class PrometheusMetricsTest {
             // a closed connection's counts stay in the totals
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(scrape(broker, "/metrics"))
                 .containsEntry("rabbitmq_connections{}", 0.0)
+                .containsEntry("rabbitmq_channels{}", 0.0)
                 .containsEntry("rabbitmq_global_messages_received_total{protocol=amqp091}", 6.0)
                 .containsEntry("rabbitmq_global_messages_received_total{protocol=amqp10}", 3.0));
         }

@@ -39,7 +39,9 @@ public final class BrokerCounters {
         }
         LongAdder[] totals = closed[index(counters.protocol())];
         for (int i = 0; i < ConnectionCounters.COUNT; i++) {
-            totals[i].add(counters.value(i));
+            if (i != ConnectionCounters.CHANNELS) {
+                totals[i].add(counters.value(i));
+            }
         }
         open.remove(counters);
     }
@@ -140,6 +142,11 @@ public final class BrokerCounters {
 
         public long bytesOut() {
             return values[ConnectionCounters.BYTES_OUT];
+        }
+
+        /** Channels (0-9-1) or sessions (AMQP 1.0) open now, on open connections. */
+        public long channels() {
+            return values[ConnectionCounters.CHANNELS];
         }
     }
 }

@@ -23,7 +23,9 @@ public final class ConnectionCounters extends OwnedCounters {
     static final int ACKNOWLEDGED = 12;
     static final int BYTES_IN = 13;
     static final int BYTES_OUT = 14;
-    static final int COUNT = 15;
+    /** A gauge, not a counter: channels (0-9-1) or sessions (AMQP 1.0) open now; left out of closed totals. */
+    static final int CHANNELS = 15;
+    static final int COUNT = 16;
 
     private final String protocol;
 
@@ -80,6 +82,16 @@ public final class ConnectionCounters extends OwnedCounters {
         add(ACKNOWLEDGED, n);
     }
 
+    /** A channel (0-9-1) or session (AMQP 1.0) opened. */
+    public void channelOpened() {
+        add(CHANNELS, 1);
+    }
+
+    /** One closed. */
+    public void channelClosed() {
+        add(CHANNELS, -1);
+    }
+
     public void bytesIn(long n) {
         add(BYTES_IN, n);
     }
@@ -117,6 +129,11 @@ public final class ConnectionCounters extends OwnedCounters {
 
     public long redeliveredCount() {
         return get(REDELIVERED);
+    }
+
+    /** Channels or sessions open now. */
+    public long channels() {
+        return get(CHANNELS);
     }
 
     public long bytesInCount() {

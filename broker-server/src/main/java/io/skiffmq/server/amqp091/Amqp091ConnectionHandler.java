@@ -87,7 +87,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.broker = broker;
         this.directReplyTo = directReplyTo;
         this.config = broker.config();
-        this.admission = new ConnectionAdmission(broker);
+        this.admission = new ConnectionAdmission(broker, counters);
         this.channels = new ChannelTable(this, admission, config.channelMax());
         this.answers = new OffLoopAnswers(this, broker.managementExecutor());
         this.sasl = sasl;

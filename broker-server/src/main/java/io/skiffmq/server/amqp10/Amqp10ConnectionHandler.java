@@ -86,7 +86,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         this.broker = broker;
         this.config = broker.config();
         this.sasl = sasl;
-        this.admission = new ConnectionAdmission(broker);
+        this.admission = new ConnectionAdmission(broker, counters);
         this.sessions = new SessionTable(this, admission);
         this.negotiation = new OpenNegotiation(config);
     }

@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * connection to create and remove): RabbitMQ's names where RabbitMQ has the metric, {@code skiffmq_*} otherwise.
  *
  * <ul>
- *   <li>{@code rabbitmq_connections}, {@code rabbitmq_queues}, {@code rabbitmq_consumers};
+ *   <li>{@code rabbitmq_connections}, {@code rabbitmq_channels} (0-9-1 channels and AMQP 1.0 sessions),
+ *       {@code rabbitmq_queues}, {@code rabbitmq_consumers};
  *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}), as RabbitMQ's
  *       global counters; those of deliveries also by {@code queue_type} (always {@code rabbit_classic_queue});
  *   <li>{@code rabbitmq_queue_messages_ready}, {@code _unacked}, {@code rabbitmq_queue_messages},
@@ -72,9 +73,11 @@ final class BrokerCollector implements MultiCollector {
     private void protocolCounters(Families f) {
         long in = 0;
         long out = 0;
+        long channels = 0;
         for (String protocol : PROTOCOLS) {
             BrokerCounters.Totals t = broker.counters().totals(protocol);
             in += t.bytesIn();
+            channels += t.channels();
             out += t.bytesOut();
             String[] p = {"protocol", protocol};
             f.counter("rabbitmq_global_messages_received", "Total number of messages received from publishers",
@@ -107,6 +110,7 @@ final class BrokerCollector implements MultiCollector {
             f.counter("rabbitmq_global_messages_acknowledged", "Total number of messages acknowledged by consumers",
                 t.acknowledged(), pq);
         }
+        f.gauge("rabbitmq_channels", "Channels (AMQP 0-9-1) and sessions (AMQP 1.0) currently open", channels);
         f.counter("rabbitmq_connection_incoming_bytes", "Total number of bytes received on connections", in);
         f.counter("rabbitmq_connection_outgoing_bytes", "Total number of bytes sent on connections", out);
     }
