@@ -68,6 +68,8 @@ class PrometheusMetricsTest {
                     .containsEntry("rabbitmq_queue_messages_ready{queue=metered,vhost=/}", 5.0)
                     .containsEntry("rabbitmq_queue_messages{queue=metered,vhost=/}", 5.0)
                     .containsEntry("skiffmq_queue_messages_published_total{queue=metered,vhost=/}", 5.0);
+                assertThat(published.get("skiffmq_queue_messages_published_bytes_total{queue=metered,vhost=/}"))
+                    .isGreaterThanOrEqualTo(10);
                 // confirms reach the counters on the connection's loop as they are sent: the client saw them all
                 assertThat(published.get("rabbitmq_global_messages_confirmed_total{protocol=amqp091}")).isEqualTo(5.0);
                 assertThat(published.get("skiffmq_journal_records_written_total{vhost=/}")).isGreaterThanOrEqualTo(5);

@@ -14,19 +14,22 @@ public final class QueueCounters extends OwnedCounters {
     private static final int GET_EMPTY = 5;
     private static final int REDELIVERED = 6;
     private static final int ACKNOWLEDGED = 7;
+    private static final int PUBLISHED_BYTES = 8;
+    private static final int DELIVERED_BYTES = 9;
 
     public QueueCounters() {
-        super(8);
+        super(10);
     }
 
     // ---- the queue's thread ---------------------------------------------------------------------------------
 
     /**
-     * A message entered the queue. (Not its size: an AMQP 1.0 message's body size is found by walking its sections,
-     * which costs more than the rest of the counting together.)
+     * A message of {@code size} bytes ({@link io.skiffmq.core.message.Message#size()}, its encoded form: not the
+     * body size, which for AMQP 1.0 means walking the sections, costing more than all the counting) entered the queue.
      */
-    public void countPublished() {
+    public void countPublished(int size) {
         add(PUBLISHED, 1);
+        add(PUBLISHED_BYTES, size);
     }
 
     /**
@@ -35,8 +38,10 @@ public final class QueueCounters extends OwnedCounters {
      * @param get by a pull ({@code basic.get}) rather than a subscription
      * @param autoAck the consumer settled it as sent (no acknowledgement will come)
      * @param redelivery it had been handed out before
+     * @param size its {@link io.skiffmq.core.message.Message#size()}
      */
-    public void delivered(boolean get, boolean autoAck, boolean redelivery) {
+    public void delivered(boolean get, boolean autoAck, boolean redelivery, int size) {
+        add(DELIVERED_BYTES, size);
         add(get ? (autoAck ? GET_AUTO_ACK : GET_MANUAL_ACK) : (autoAck ? CONSUME_AUTO_ACK : CONSUME_MANUAL_ACK), 1);
         if (redelivery) {
             add(REDELIVERED, 1);
@@ -57,6 +62,16 @@ public final class QueueCounters extends OwnedCounters {
 
     public long published() {
         return get(PUBLISHED);
+    }
+
+    /** Bytes of the messages that entered the queue (as {@link #countPublished} counts them). */
+    public long publishedBytes() {
+        return get(PUBLISHED_BYTES);
+    }
+
+    /** Bytes of the messages the queue delivered. */
+    public long deliveredBytes() {
+        return get(DELIVERED_BYTES);
     }
 
     /** Every delivery: to subscriptions and to pulls, acknowledged or not. */

@@ -258,7 +258,7 @@ public final class ClassicQueue implements Queue {
             }
             return;
         }
-        counters.countPublished();
+        counters.countPublished(message.size());
         long now = context.clock().millis();
         QueueEntry entry = new QueueEntry(nextSequence++, message, lane(message.priority()), bodySize,
             expiresAt(now, message.ttl()));
@@ -992,7 +992,8 @@ public final class ClassicQueue implements Queue {
         entry.acquiredBefore = true;
         Message message = entry.message;
         int remaining = waiting.size();
-        counters.delivered(consumer.flow.kind() == ConsumerFlow.Kind.PULL, consumer.preSettled, !first);
+        counters.delivered(consumer.flow.kind() == ConsumerFlow.Kind.PULL, consumer.preSettled, !first,
+            message.size());
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
             if (entry.location >= 0) {

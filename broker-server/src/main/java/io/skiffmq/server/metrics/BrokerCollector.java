@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  *       global counters; those of deliveries also by {@code queue_type} (always {@code rabbit_classic_queue});
  *   <li>{@code rabbitmq_queue_messages_ready}, {@code _unacked}, {@code rabbitmq_queue_messages},
  *       {@code rabbitmq_queue_consumers} and {@code skiffmq_queue_messages_{published,delivered,redelivered,
- *       acknowledged}_total}: by {@code vhost} and {@code queue} when the scrape is per object, else summed over all
+ *       acknowledged,published_bytes,delivered_bytes}_total}: by {@code vhost} and {@code queue} when the scrape is per object, else summed over all
  *       queues with no label (as RabbitMQ's aggregated {@code /metrics});
  *   <li>{@code rabbitmq_connection_incoming_bytes_total}, {@code _outgoing_bytes_total}: all connections;
  *   <li>{@code skiffmq_journal_*} by {@code vhost}: records, bytes, syncs, segments on disk.
@@ -158,6 +158,8 @@ final class BrokerCollector implements MultiCollector {
         long delivered;
         long redelivered;
         long acknowledged;
+        long publishedBytes;
+        long deliveredBytes;
 
         void add(Queue queue) {
             QueueCounters c = queue.counters();
@@ -168,6 +170,8 @@ final class BrokerCollector implements MultiCollector {
             delivered += c.delivered();
             redelivered += c.redelivered();
             acknowledged += c.acknowledged();
+            publishedBytes += c.publishedBytes();
+            deliveredBytes += c.deliveredBytes();
         }
 
         void write(Families f, String... labels) {
@@ -184,6 +188,10 @@ final class BrokerCollector implements MultiCollector {
                 labels);
             f.counter("skiffmq_queue_messages_acknowledged", "Messages consumers of a queue acknowledged",
                 acknowledged, labels);
+            f.counter("skiffmq_queue_messages_published_bytes", "Bytes of the messages that entered a queue (as "
+                + "stored: AMQP 1.0 bytes, or 0-9-1 properties and body)", publishedBytes, labels);
+            f.counter("skiffmq_queue_messages_delivered_bytes", "Bytes of the messages a queue delivered",
+                deliveredBytes, labels);
         }
     }
 }
