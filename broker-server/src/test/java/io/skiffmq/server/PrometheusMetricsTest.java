@@ -43,7 +43,10 @@ class PrometheusMetricsTest {
             assertThat(before).containsKey("process_uptime_seconds{}");
             assertThat(before.keySet()).anyMatch(k -> k.startsWith("netty_allocator_memory_used{"));
             assertThat(before.keySet()).anyMatch(k -> k.startsWith("jvm_memory_used_bytes{"));
-            assertThat(before).containsEntry("rabbitmq_global_messages_received_total{protocol=amqp091}", 0.0);
+            assertThat(before).containsEntry("rabbitmq_global_messages_received_total{protocol=amqp091}", 0.0)
+                .containsEntry("rabbitmq_alarms_memory_used_watermark{}", 0.0)
+                .containsEntry("rabbitmq_alarms_free_disk_space_watermark{}", 0.0);
+            assertThat(before.keySet()).anyMatch(k -> k.startsWith("rabbitmq_identity_info{rabbitmq_cluster=skiffmq@"));
 
             ConnectionFactory factory = new ConnectionFactory();
             factory.setPort(broker.port());

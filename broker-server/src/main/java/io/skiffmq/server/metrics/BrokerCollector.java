@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.metrics.BrokerCounters;
 import io.skiffmq.core.metrics.QueueCounters;
 import io.skiffmq.core.queue.Queue;
@@ -18,6 +19,9 @@ import java.util.function.Consumer;
  * connection to create and remove): RabbitMQ's names where RabbitMQ has the metric, {@code skiffmq_*} otherwise.
  *
  * <ul>
+ *   <li>{@code rabbitmq_identity_info} (node and cluster: ours is the node name), {@code
+ *       rabbitmq_alarms_memory_used_watermark} and {@code rabbitmq_alarms_free_disk_space_watermark} (1 while the
+ *       alarm is up);
  *   <li>{@code rabbitmq_connections}, {@code rabbitmq_channels} (0-9-1 channels and AMQP 1.0 sessions),
  *       {@code rabbitmq_queues}, {@code rabbitmq_consumers};
  *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}), as RabbitMQ's
@@ -63,6 +67,14 @@ final class BrokerCollector implements MultiCollector {
 
     MetricSnapshots collect(boolean perQueue) {
         Families f = new Families();
+        String node = broker.config().node();
+        f.gauge("rabbitmq_identity_info", "RabbitMQ node & cluster identity info", 1, "rabbitmq_node", node,
+            "rabbitmq_cluster", node);
+        java.util.Set<ResourceAlarms.Resource> alarms = broker.alarms().active();
+        f.gauge("rabbitmq_alarms_memory_used_watermark", "is the memory alarm in effect",
+            alarms.contains(ResourceAlarms.Resource.MEMORY) ? 1 : 0);
+        f.gauge("rabbitmq_alarms_free_disk_space_watermark", "is the disk free space alarm in effect",
+            alarms.contains(ResourceAlarms.Resource.DISK) ? 1 : 0);
         f.gauge("rabbitmq_connections", "Connections currently open", broker.connectionCount());
         protocolCounters(f);
         queues(f, perQueue);
