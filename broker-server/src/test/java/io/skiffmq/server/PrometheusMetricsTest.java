@@ -185,6 +185,19 @@ class PrometheusMetricsTest {
     }
 
     @Test
+    void alarmGaugesFollowTheAlarms() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            ForcedAlarms alarms = broker.forceAlarms();
+            alarms.raise(io.skiffmq.core.alarm.ResourceAlarms.Resource.DISK);
+            assertThat(scrape(broker, "/metrics"))
+                .containsEntry("rabbitmq_alarms_free_disk_space_watermark{}", 1.0)
+                .containsEntry("rabbitmq_alarms_memory_used_watermark{}", 0.0);
+            alarms.clear(io.skiffmq.core.alarm.ResourceAlarms.Resource.DISK);
+            assertThat(scrape(broker, "/metrics")).containsEntry("rabbitmq_alarms_free_disk_space_watermark{}", 0.0);
+        }
+    }
+
+    @Test
     void noneServesNoMetrics() throws Exception {
         try (RunningBroker broker = RunningBroker.start("prometheus-port=none")) {
             org.assertj.core.api.Assertions.assertThatThrownBy(broker::metricsPort)
