@@ -108,6 +108,10 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             if (direct) {
                 routed = connection.directReplyTo().deliver(message) ? Publisher.Routed.ROUTED
                     : Publisher.Routed.UNROUTED;
+                connection.counters().received(confirmTag >= 0); // the Publisher counts the others
+                if (routed == Publisher.Routed.ROUTED) {
+                    connection.counters().routed();
+                }
             } else {
                 routed = publisher().publish(message, confirmTag);
                 if (!held && publisher.heldBack(resumeFromHold)) {
@@ -144,6 +148,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         }
         boolean confirmWillCome = routed == Publisher.Routed.ROUTED && !direct;
         if (!confirmWillCome && confirmTag >= 0 && confirms != null) {
+            connection.counters().confirmed(1); // as RabbitMQ counts it: a confirm sent
             confirms.confirmed(confirmTag, confirmTag);
             confirms.flush(this);
         }

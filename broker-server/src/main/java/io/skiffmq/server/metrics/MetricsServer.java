@@ -86,7 +86,7 @@ public final class MetricsServer implements AutoCloseable {
                 .description("Time a journal sync (fsync of a batch) took")
                 .tags(Tags.of("vhost", journal.getKey()))
                 .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
+                .minimumExpectedValue(Duration.ofNanos(50_000))
                 .maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
             journal.getValue().counters().onSync(nanos -> timer.record(nanos, TimeUnit.NANOSECONDS));
