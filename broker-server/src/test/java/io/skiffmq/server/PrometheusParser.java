@@ -25,6 +25,7 @@ final class PrometheusParser {
     /** The samples of {@code scrape}, keyed {@code name{k=v,...}} with labels sorted by name. */
     static synchronized Map<String, Double> parse(String scrape) throws IOException, InterruptedException {
         prepare();
+        Files.writeString(Path.of("target", "last-scrape.prom"), scrape); // kept, to read by eye
         Process python = new ProcessBuilder("python3", script.toString())
             .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (var in = python.getOutputStream()) {
