@@ -50,6 +50,7 @@ public final class Broker implements AutoCloseable {
     private final ResourceAlarms alarms = new ResourceAlarms();
     private final ResourceMonitor resourceMonitor;
     private final EventLoops loops;
+    private final io.skiffmq.core.metrics.BrokerCounters counters = new io.skiffmq.core.metrics.BrokerCounters();
     /** Runs management operations, which may wait for the disk, off the event loops. */
     private final java.util.concurrent.ExecutorService managementExecutor =
         java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
@@ -160,6 +161,16 @@ public final class Broker implements AutoCloseable {
         return users;
     }
 
+    /** The open virtual hosts. */
+    public java.util.Collection<VirtualHost> virtualHosts() {
+        return vhosts.all();
+    }
+
+    /** Each open virtual host's journal, by virtual host name (for metrics). */
+    public Map<String, io.skiffmq.store.Journal> journals() {
+        return vhosts.journals();
+    }
+
     /** The virtual host, or null. */
     public VirtualHost vhost(String name) {
         return vhosts.get(name);
@@ -178,6 +189,16 @@ public final class Broker implements AutoCloseable {
         return admin;
     }
 
+    /** The totals by protocol of what every connection, open or closed, counted. */
+    public io.skiffmq.core.metrics.BrokerCounters counters() {
+        return counters;
+    }
+
+    /** How many connections are open (registered, not yet unregistered). */
+    public int connectionCount() {
+        return connections.size();
+    }
+
     /** The open connections (registered, not yet unregistered). */
     List<ClientConnection> connections() {
         return List.copyOf(connections);
@@ -190,6 +211,7 @@ public final class Broker implements AutoCloseable {
                 return false;
             }
             connections.add(connection);
+            counters.opened(connection.counters());
             return true;
         }
     }
@@ -206,6 +228,7 @@ public final class Broker implements AutoCloseable {
     }
 
     public void unregister(ClientConnection connection) {
+        counters.closed(connection.counters());
         connections.remove(connection);
         CompletableFuture<Void> waiting = unregistered.remove(connection);
         if (waiting != null) {

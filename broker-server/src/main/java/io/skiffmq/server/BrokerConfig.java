@@ -2,6 +2,7 @@ package io.skiffmq.server;
 
 import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.metrics.PrometheusSettings;
 import io.skiffmq.server.transport.TlsSettings;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
@@ -87,6 +88,10 @@ import java.util.Map;
  *       (checked when given), {@code required} (the handshake fails without a trusted one)</td></tr>
  *   <tr><td>tls-provider</td><td>auto</td><td>{@code auto}: OpenSSL when it loads, else the JDK's; {@code openssl};
  *       {@code jdk}</td></tr>
+ *   <tr><td>prometheus-port</td><td>15692</td><td>HTTP port of the Prometheus endpoint {@code /metrics} (RabbitMQ's);
+ *       0 picks a free one; {@code none} serves no metrics (docs/metrics.md)</td></tr>
+ *   <tr><td>prometheus-per-queue-metrics</td><td>true</td><td>{@code /metrics} has series per queue; false: only
+ *       sums over all queues, for brokers with very many ({@code /metrics/per-object} always has them)</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -95,7 +100,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
-        boolean publisherFlow, AuthSettings auth, TlsSettings tls) {
+        boolean publisherFlow, AuthSettings auth, TlsSettings tls, PrometheusSettings prometheus) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -128,7 +133,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
-        check(auth != null && tls != null, "auth and tls settings must be set");
+        check(auth != null && tls != null && prometheus != null, "auth, tls and prometheus settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -149,7 +154,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
-            TlsSettings.defaults());
+            TlsSettings.defaults(), PrometheusSettings.defaults());
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -203,6 +208,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean flow = publisherFlow;
         AuthSettings a = auth;
         TlsSettings t = tls;
+        PrometheusSettings metrics = prometheus;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -242,6 +248,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         a = a.with(name, value);
                     } else if (TlsSettings.has(name)) {
                         t = t.with(name, value);
+                    } else if (PrometheusSettings.has(name)) {
+                        metrics = metrics.with(name, value);
                     } else {
                         throw new IllegalArgumentException("unknown setting " + name);
                     }
@@ -252,7 +260,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
-            flow, a, t);
+            flow, a, t, metrics);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

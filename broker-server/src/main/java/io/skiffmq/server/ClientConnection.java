@@ -35,4 +35,7 @@ public interface ClientConnection {
      * @return done once the close is written
      */
     Future<?> closeForced(String description);
+
+    /** What the connection counted (messages published and delivered, bytes); written on its event loop. */
+    io.skiffmq.core.metrics.ConnectionCounters counters();
 }

@@ -22,7 +22,11 @@ public final class ConnectionAdmission {
     /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
     private volatile Access access;
 
-    public ConnectionAdmission(Broker broker) {
+    /** Where the connection counts its open channels or sessions ({@code rabbitmq_channels}). */
+    private final io.skiffmq.core.metrics.ConnectionCounters counters;
+
+    public ConnectionAdmission(Broker broker, io.skiffmq.core.metrics.ConnectionCounters counters) {
+        this.counters = counters;
         this.broker = broker;
         this.control = broker.accessControl();
     }
@@ -81,11 +85,16 @@ public final class ConnectionAdmission {
      * refusal's text (and it is not counted). {@link #channelClosed} takes it back.
      */
     public String channelOpened() {
-        return control.channelOpened(user);
+        String refusal = control.channelOpened(user);
+        if (refusal == null) {
+            counters.channelOpened();
+        }
+        return refusal;
     }
 
     /** A channel or session counted by {@link #channelOpened} is gone. */
     public void channelClosed() {
+        counters.channelClosed();
         control.channelClosed(user);
     }
 

@@ -72,6 +72,13 @@ final class VirtualHosts {
         return open(name, -1);
     }
 
+    /** Each open virtual host's journal, by virtual host name. */
+    Map<String, io.skiffmq.store.Journal> journals() {
+        Map<String, io.skiffmq.store.Journal> journals = new java.util.TreeMap<>();
+        stores.forEach((name, store) -> journals.put(name, store.messages().journal()));
+        return journals;
+    }
+
     VirtualHost get(String name) {
         return vhosts.get(name);
     }

@@ -36,7 +36,7 @@ final class RunningBroker implements AutoCloseable {
             throws IOException, InterruptedException {
         Path temporary = Files.createTempDirectory("skiffmq-test");
         BrokerConfig config = BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
-            .with("data-dir", temporary.toString());
+            .with("data-dir", temporary.toString()).with("prometheus-port", "0");
         for (String setting : settings) {
             int eq = setting.indexOf('=');
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
@@ -57,6 +57,11 @@ final class RunningBroker implements AutoCloseable {
     /** The port that speaks AMQP 0-9-1 only ({@code amqp091-port}); fails when none was asked for. */
     int amqp091Port() {
         return java.util.Objects.requireNonNull(listener.amqp091Address(), "no amqp091-port").getPort();
+    }
+
+    /** The Prometheus port ({@code prometheus-port}); fails when it is none. */
+    int metricsPort() {
+        return java.util.Objects.requireNonNull(listener.metricsAddress(), "no prometheus-port").getPort();
     }
 
     /** The AMQPS port ({@code amqps-port}); fails when none was asked for. */

@@ -91,6 +91,7 @@ public final class Journal implements AutoCloseable {
     private final AppendRing ring;
     private final JournalReader reader;
     private final AtomicLong syncs = new AtomicLong();
+    private final JournalCounters counters = new JournalCounters();
     /** Records written; the writer thread's. */
     private long written;
     /** Points at the record being written, when it is off-heap; the writer thread's. */
@@ -289,6 +290,11 @@ public final class Journal implements AutoCloseable {
         return syncs.get();
     }
 
+    /** What the writer counted (records, bytes, syncs and their time); read from any thread. */
+    public JournalCounters counters() {
+        return counters;
+    }
+
     /** The segment being written; every older one is closed. */
     public long writerSegment() {
         return writerSegment;
@@ -378,6 +384,7 @@ public final class Journal implements AutoCloseable {
                     }
                     ByteBuf record = ring.takeRecord(taken + done);
                     try {
+                        counters.written(record.readableBytes());
                         write(appender, record);
                     } finally {
                         record.release();
@@ -462,7 +469,9 @@ public final class Journal implements AutoCloseable {
 
     private void sync(ExcerptAppender appender) {
         if (policy == SyncPolicy.SYNC) {
+            long start = System.nanoTime();
             appender.sync();
+            counters.synced(System.nanoTime() - start);
             syncs.incrementAndGet();
         }
     }

@@ -57,6 +57,11 @@ public final class MessageStore implements AutoCloseable {
         return t;
     });
 
+    /** The journal every durable queue of this store writes to (its counters, for metrics). */
+    public Journal journal() {
+        return journal;
+    }
+
     public MessageStore(Path directory, Journal.SyncPolicy policy, long segmentBytes) {
         this.journal = new Journal(directory, policy, segmentBytes);
     }

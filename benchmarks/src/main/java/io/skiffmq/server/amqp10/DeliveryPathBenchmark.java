@@ -124,9 +124,13 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
 
     /** A connection through SASL PLAIN as guest, open and begin on channel 0 (our incoming window: the largest). */
     private EmbeddedChannel connect(BrokerConfig config, SaslAuthenticator sasl) {
+        // as the listener builds it: the byte counter first, counting into the connection's counters
+        io.skiffmq.core.metrics.ConnectionCounters counters =
+            new io.skiffmq.core.metrics.ConnectionCounters(io.skiffmq.core.metrics.BrokerCounters.AMQP10);
         EmbeddedChannel channel = new EmbeddedChannel(
+            new io.skiffmq.server.transport.ByteCounter(counters),
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
-            new Amqp10ConnectionHandler(broker, sasl));
+            new Amqp10ConnectionHandler(broker, sasl, counters));
         channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'A', 'M', 'Q', 'P', 3, 1, 0, 0}));
         SaslInit init = new SaslInit();
         init.setMechanism(Symbol.valueOf("PLAIN"));

@@ -4,6 +4,8 @@ import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.ConnectionCounters;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.Handoff;
 import io.skiffmq.core.queue.PublishConfirm;
@@ -61,10 +63,20 @@ public final class Publisher {
     private Queue heldBy;
     private int unconfirmed;
     private boolean closed;
+    private final ConnectionCounters counters;
 
     public Publisher(VirtualHost vhost, QueueExecutor owner, Confirms confirms) {
+        this(vhost, owner, confirms, new ConnectionCounters(BrokerCounters.AMQP10));
+    }
+
+    /**
+     * @param counters the publishing connection's: messages received, routed and confirmed are counted there (the
+     *        caller counts the unroutable ones, as it decides whether they are returned)
+     */
+    public Publisher(VirtualHost vhost, QueueExecutor owner, Confirms confirms, ConnectionCounters counters) {
         this.vhost = vhost;
         this.confirms = confirms;
+        this.counters = counters;
         this.handoff = new Handoff<>(owner, this::queueConfirmed, this::endBatch);
     }
 
@@ -78,6 +90,7 @@ public final class Publisher {
      * @throws IllegalArgumentException when a headers exchange meets headers that do not decode
      */
     public Routed publish(Message message, long tag) {
+        counters.received(tag >= 0);
         List<Queue> queues;
         try {
             Exchange exchange = vhost.exchange(message.exchange());
@@ -97,6 +110,7 @@ public final class Publisher {
             message.release();
             return Routed.UNROUTED;
         }
+        counters.routed();
         Pending pending = null;
         if (tag >= 0) {
             pending = new Pending(this, tag, queues.size());
@@ -145,6 +159,9 @@ public final class Publisher {
             return;
         }
         unconfirmed--;
+        if (!pending.refused) {
+            counters.confirmed(1);
+        }
         // refused by any of its queues: refused, as RabbitMQ nacks it
         (pending.refused ? refusedBatch : confirmedBatch).add(pending.tag);
     }

@@ -2,6 +2,7 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.core.message.Message;
+import io.skiffmq.core.metrics.QueueCounters;
 import io.skiffmq.core.time.BrokerClock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,7 +37,8 @@ import java.util.function.Consumer;
  * threads in batches (a {@link Handoff}: one task takes every message that arrived before it ran). Publishes and
  * settlements do not dispatch each: they ask for one dispatch after the executor's turn
  * ({@link QueueExecutor#afterTurn}), so a burst of them costs one pass over the consumers. The only field read
- * elsewhere is {@link #readyCount}, a volatile copy for monitoring.
+ * elsewhere are {@link #readyCount} and {@link #unackedCount}, volatile copies for monitoring, and its
+ * {@link #counters()}, written here and read anywhere.
  */
 public final class ClassicQueue implements Queue {
     private static final System.Logger LOG = System.getLogger(ClassicQueue.class.getName());
@@ -86,6 +88,9 @@ public final class ClassicQueue implements Queue {
     private volatile int readyCount;
     private volatile long memoryBytesSeen;
     private volatile int consumerCount;
+    /** Deliveries handed out and not yet settled, all consumers together; written here, read anywhere. */
+    private volatile int unackedCount;
+    private final QueueCounters counters = new QueueCounters();
 
     /** A transient queue. */
     public ClassicQueue(String name, QueueExecutor executor) {
@@ -192,6 +197,16 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
+    public int unackedCount() {
+        return unackedCount;
+    }
+
+    @Override
+    public QueueCounters counters() {
+        return counters;
+    }
+
+    @Override
     public boolean holdsPublishers() {
         return publisherFlow.holding();
     }
@@ -243,6 +258,7 @@ public final class ClassicQueue implements Queue {
             }
             return;
         }
+        counters.countPublished(message.size());
         long now = context.clock().millis();
         QueueEntry entry = new QueueEntry(nextSequence++, message, lane(message.priority()), bodySize,
             expiresAt(now, message.ttl()));
@@ -580,6 +596,7 @@ public final class ClassicQueue implements Queue {
             consumer.unsettled.removeRange(firstTag, lastTag, entry -> settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
+                unackedCount -= settled;
                 releaseSlots(consumer, settled);
                 dispatchAfterTurn();
             }
@@ -594,6 +611,9 @@ public final class ClassicQueue implements Queue {
     }
 
     private void settle(QueueEntry entry, Outcome outcome) {
+        if (outcome.kind() == Outcome.Kind.ACCEPTED) {
+            counters.countAcknowledged();
+        }
         if (!outcome.requeues() || deleted || closed) {
             if (outcome.kind() == Outcome.Kind.ACCEPTED && entry.confirmWhenConsumed != null) {
                 entry.confirmWhenConsumed.run();
@@ -648,6 +668,9 @@ public final class ClassicQueue implements Queue {
                     delivery = deliver(consumer, entry);
                 }
             }
+            if (delivery == null && !consumer.removed) {
+                counters.foundEmpty();
+            }
             expireHeads();
             waiting.readBack(memoryLimit);
             readyCount = waiting.size();
@@ -667,6 +690,7 @@ public final class ClassicQueue implements Queue {
             stopPushing(consumer);
             int unsettled = consumer.unsettled.size();
             consumer.unsettled.removeAll(entry -> settle(entry, unsettledOutcome));
+            unackedCount -= unsettled;
             releaseSlots(consumer, unsettled);
             dispatch();
             unusedCheck();
@@ -725,6 +749,7 @@ public final class ClassicQueue implements Queue {
             for (QueueConsumer consumer : allConsumers) {
                 consumer.unsettled.removeAll(entry -> entry.message.release());
             }
+            unackedCount = 0;
             done.complete(null);
         });
         return done;
@@ -967,6 +992,8 @@ public final class ClassicQueue implements Queue {
         entry.acquiredBefore = true;
         Message message = entry.message;
         int remaining = waiting.size();
+        counters.delivered(consumer.flow.kind() == ConsumerFlow.Kind.PULL, consumer.preSettled, !first,
+            message.size());
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
             if (entry.location >= 0) {
@@ -979,6 +1006,7 @@ public final class ClassicQueue implements Queue {
             return new QueueDelivery(message, tag, entry.deliveryCount, first, remaining);
         }
         consumer.unsettled.add(tag, entry);
+        unackedCount++;
         return new QueueDelivery(message.retain(), tag, entry.deliveryCount, first, remaining);
     }
 }

@@ -114,6 +114,12 @@ public interface Queue {
     /** Consumers subscribed now. Approximate off-thread. */
     int consumerCount();
 
+    /** Messages delivered and not yet settled, all consumers together. Approximate off-thread. */
+    int unackedCount();
+
+    /** What the queue counted since it was created (messages in, deliveries, acknowledgements); read anywhere. */
+    io.skiffmq.core.metrics.QueueCounters counters();
+
     /**
      * Ready messages and consumers, read on the queue's thread after every publish made before this call from the
      * calling thread: exact for that caller (0-9-1 {@code declare-ok}).

@@ -389,6 +389,7 @@ final class Amqp091Channel {
         }
         Message message = delivery.message();
         try {
+            connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
             long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
             output.content(number, new BasicMethod.Deliver(consumer.tag(), tag, !delivery.firstAcquirer(),
                 message.exchange(), message.routingKey()), message.toAmqp091());
@@ -427,12 +428,13 @@ final class Amqp091Channel {
         Queue queue = topology.existingQueue(queueName, get);
         QueueGetter getter = getters.get(queue);
         if (getter == null || getter.deleted()) {
-            getter = new QueueGetter(queue);
+            getter = new QueueGetter(queue, connection.counters());
             getters.put(queue, getter);
         }
         QueueGetter source = getter;
         await(queue.get(getter.subscription(get.noAck())), get, delivery -> {
             if (delivery == null) {
+                connection.counters().foundEmpty();
                 reply(BasicMethod.GetEmpty.INSTANCE);
                 return;
             }
@@ -441,6 +443,7 @@ final class Amqp091Channel {
                 if (closing) {
                     return; // the getter's unsubscribe puts it back
                 }
+                connection.counters().delivered(true, get.noAck(), !delivery.firstAcquirer());
                 long tag = deliveryTags.add(get.noAck() ? null : source, delivery.tag());
                 output.content(number, new BasicMethod.GetOk(tag, !delivery.firstAcquirer(), message.exchange(),
                     message.routingKey(), delivery.remaining()), message.toAmqp091());

@@ -1,5 +1,8 @@
 package io.skiffmq.server.amqp091;
 
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.ConnectionCounters;
+
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -46,6 +49,12 @@ import java.util.function.Supplier;
  * from any thread.
  */
 public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+    private final ConnectionCounters counters;
+
+    @Override
+    public ConnectionCounters counters() {
+        return counters;
+    }
     private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
     static final long CLOSE_OK_TIMEOUT_MILLIS = 3_000;
 
@@ -68,10 +77,17 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private PublisherBlock publisherBlock;
 
     public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
+        this(broker, sasl, directReplyTo, new ConnectionCounters(BrokerCounters.AMQP091));
+    }
+
+    /** @param counters where this connection counts (its {@link io.skiffmq.server.transport.ByteCounter}'s too) */
+    public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo,
+            ConnectionCounters counters) {
+        this.counters = counters;
         this.broker = broker;
         this.directReplyTo = directReplyTo;
         this.config = broker.config();
-        this.admission = new ConnectionAdmission(broker);
+        this.admission = new ConnectionAdmission(broker, counters);
         this.channels = new ChannelTable(this, admission, config.channelMax());
         this.answers = new OffLoopAnswers(this, broker.managementExecutor());
         this.sasl = sasl;

@@ -154,6 +154,9 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
 
     @Override
     public void settle(long first, long last, Outcome outcome, int count) {
+        if (outcome.kind() == Outcome.Kind.ACCEPTED) {
+            channel.connection().counters().acknowledged(count);
+        }
         unacked -= count;
         queue.settle(subscription, first, last, outcome);
         if (cancelled && unacked == 0) {

@@ -108,6 +108,10 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             if (direct) {
                 routed = connection.directReplyTo().deliver(message) ? Publisher.Routed.ROUTED
                     : Publisher.Routed.UNROUTED;
+                connection.counters().received(confirmTag >= 0); // the Publisher counts the others
+                if (routed == Publisher.Routed.ROUTED) {
+                    connection.counters().routed();
+                }
             } else {
                 routed = publisher().publish(message, confirmTag);
                 if (!held && publisher.heldBack(resumeFromHold)) {
@@ -132,6 +136,9 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             }
             throw Amqp091Exception.of(ReplyCode.SYNTAX_ERROR, cause, "%s", e.getMessage());
         }
+        if (routed == Publisher.Routed.UNROUTED) {
+            connection.counters().unroutable(mandatory);
+        }
         if (routed == Publisher.Routed.UNROUTED && mandatory) {
             output.content(channel.number(), new BasicMethod.Return(ReplyCode.NO_ROUTE.code(),
                 ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), message.toAmqp091());
@@ -141,6 +148,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         }
         boolean confirmWillCome = routed == Publisher.Routed.ROUTED && !direct;
         if (!confirmWillCome && confirmTag >= 0 && confirms != null) {
+            connection.counters().confirmed(1); // as RabbitMQ counts it: a confirm sent
             confirms.confirmed(confirmTag, confirmTag);
             confirms.flush(this);
         }
@@ -154,7 +162,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
 
     private Publisher publisher() {
         if (publisher == null) {
-            publisher = new Publisher(vhost, connection.executor(), this);
+            publisher = new Publisher(vhost, connection.executor(), this, connection.counters());
         }
         return publisher;
     }

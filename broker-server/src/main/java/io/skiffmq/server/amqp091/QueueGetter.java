@@ -18,8 +18,11 @@ final class QueueGetter implements DeliveryTags.Source, ConsumerSink {
     private QueueConsumer noAck;
     private volatile boolean deleted;
 
-    QueueGetter(Queue queue) {
+    private final io.skiffmq.core.metrics.ConnectionCounters counters;
+
+    QueueGetter(Queue queue, io.skiffmq.core.metrics.ConnectionCounters counters) {
         this.queue = queue;
+        this.counters = counters;
     }
 
     QueueConsumer subscription(boolean preSettled) {
@@ -42,6 +45,9 @@ final class QueueGetter implements DeliveryTags.Source, ConsumerSink {
 
     @Override
     public void settle(long first, long last, Outcome outcome, int count) {
+        if (outcome.kind() == Outcome.Kind.ACCEPTED) {
+            counters.acknowledged(count);
+        }
         queue.settle(acked, first, last, outcome);
     }
 

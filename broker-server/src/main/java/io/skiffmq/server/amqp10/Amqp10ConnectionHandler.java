@@ -1,5 +1,8 @@
 package io.skiffmq.server.amqp10;
 
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.ConnectionCounters;
+
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
@@ -45,6 +48,12 @@ import org.apache.qpid.proton.amqp.transport.Open;
  * alone is safe from any thread.
  */
 public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter implements ClientConnection {
+    private final ConnectionCounters counters;
+
+    @Override
+    public ConnectionCounters counters() {
+        return counters;
+    }
     private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
 
     private enum State { AWAIT_HEADER, SASL, AWAIT_AMQP_HEADER, AWAIT_OPEN, OPEN, CLOSING }
@@ -68,10 +77,16 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private ScheduledFuture<?> handshakeTimeout;
 
     public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
+        this(broker, sasl, new ConnectionCounters(BrokerCounters.AMQP10));
+    }
+
+    /** @param counters where this connection counts (its {@link io.skiffmq.server.transport.ByteCounter}'s too) */
+    public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl, ConnectionCounters counters) {
+        this.counters = counters;
         this.broker = broker;
         this.config = broker.config();
         this.sasl = sasl;
-        this.admission = new ConnectionAdmission(broker);
+        this.admission = new ConnectionAdmission(broker, counters);
         this.sessions = new SessionTable(this, admission);
         this.negotiation = new OpenNegotiation(config);
     }

@@ -83,7 +83,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         this.maxUnconfirmed = config.maxUnconfirmed();
         this.durableIfNoHeader = config.durableIfNoHeader();
         this.maxMessageSize = config.maxMessageSize();
-        this.publisher = new Publisher(session.vhost(), session.executor(), this);
+        this.publisher = new Publisher(session.vhost(), session.executor(), this, session.connection().counters());
         this.resumeFromHold = () -> session.executor().execute(this::holdEnded);
     }
 
@@ -319,6 +319,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
             // a headers exchange met application-properties that do not decode
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
+        }
+        if (routed == Publisher.Routed.UNROUTED) {
+            session.connection().counters().unroutable(false);
         }
         if (routed == Publisher.Routed.UNROUTED && !deliverySettled) {
             if (address.topic()) {

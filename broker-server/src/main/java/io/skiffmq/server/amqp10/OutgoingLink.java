@@ -318,6 +318,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     /** Settles the deliveries with queue tags {@code firstTag..lastTag} (those of one disposition). */
     @Override
     public void settle(long firstTag, long lastTag, Outcome outcome) {
+        if (outcome.kind() == Outcome.Kind.ACCEPTED) {
+            session.connection().counters().acknowledged(lastTag - firstTag + 1);
+        }
         queue.settle(consumer, firstTag, lastTag, outcome);
     }
 
@@ -344,6 +347,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     /** What the queue handed over, on the event loop, in the order the queue said it. */
     private void fromQueue(Object item) {
         if (item instanceof QueueDelivery delivery) {
+            session.connection().counters().delivered(false, preSettled, !delivery.firstAcquirer());
             session.send(this, delivery); // written, or released when the link is closed
         } else if (item instanceof Refusal refusal && !closed) {
             // a 0-9-1 consumer has the queue exclusively

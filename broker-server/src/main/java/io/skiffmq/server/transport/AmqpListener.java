@@ -1,5 +1,8 @@
 package io.skiffmq.server.transport;
 
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.ConnectionCounters;
+
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
@@ -69,6 +72,9 @@ public final class AmqpListener implements AutoCloseable {
     private Channel serverChannel;
     private Channel amqp091Channel;
     private Channel amqpsChannel;
+    /** The Prometheus endpoint, or null when {@code prometheus-port} is none or before {@link #start()}. */
+    private io.skiffmq.server.metrics.MetricsServer metrics;
+    private InetSocketAddress metricsAddress;
     /** The AMQPS listener's TLS, or null when there is none. */
     private final TlsContext tls;
 
@@ -113,12 +119,20 @@ public final class AmqpListener implements AutoCloseable {
     public InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
             ? EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP) : EnumSet.of(ProtocolHeader.SASL);
-        ProtocolDetector.Protocol amqp10 = detector -> detector.pipeline()
-            .addAfter(detector.name(), "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
-            .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl));
-        ProtocolDetector.Protocol amqp091 = detector -> detector.pipeline()
-            .addAfter(detector.name(), "frames", new Amqp091FrameDecoder())
-            .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo));
+        ProtocolDetector.Protocol amqp10 = detector -> {
+            ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
+            detector.pipeline()
+                .addAfter(detector.name(), "bytes", new ByteCounter(counters))
+                .addAfter("bytes", "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
+                .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl, counters));
+        };
+        ProtocolDetector.Protocol amqp091 = detector -> {
+            ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
+            detector.pipeline()
+                .addAfter(detector.name(), "bytes", new ByteCounter(counters))
+                .addAfter("bytes", "frames", new Amqp091FrameDecoder())
+                .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo, counters));
+        };
         serverChannel = bind(config.port(), amqp10, amqp091, null);
         broker.startResourceMonitor();
         InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
@@ -129,12 +143,21 @@ public final class AmqpListener implements AutoCloseable {
             amqp091Channel = bind(config.amqp091Port(), null, amqp091, null);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0}", amqp091Channel.localAddress());
         }
+        if (config.prometheus().enabled()) {
+            metrics = new io.skiffmq.server.metrics.MetricsServer(broker, config.prometheus(), config.bindAddress());
+            metricsAddress = metrics.start();
+        }
         if (tls != null) {
             amqpsChannel = bind(config.tls().port(), amqp10, amqp091, tls);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 over TLS on {0}",
                 amqpsChannel.localAddress());
         }
         return address;
+    }
+
+    /** Where Prometheus metrics are served ({@code prometheus-port}), or null. */
+    public InetSocketAddress metricsAddress() {
+        return metricsAddress;
     }
 
     /** Where AMQP 0-9-1 alone is spoken ({@code amqp091-port}), or null. */
@@ -184,6 +207,9 @@ public final class AmqpListener implements AutoCloseable {
         }
         if (amqpsChannel != null) {
             amqpsChannel.close().syncUninterruptibly();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         for (ClientConnection connection : broker.stopAccepting()) {
             connection.closeForShutdown().awaitUninterruptibly();

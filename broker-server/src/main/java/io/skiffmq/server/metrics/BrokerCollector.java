@@ -1,0 +1,209 @@
+package io.skiffmq.server.metrics;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.alarm.ResourceAlarms;
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.QueueCounters;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.server.Broker;
+import io.skiffmq.store.Journal;
+import io.skiffmq.store.JournalCounters;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The broker's own metrics, read at each scrape from the counters the broker keeps anyway (no meter per queue or
+ * connection to create and remove): RabbitMQ's names where RabbitMQ has the metric, {@code skiffmq_*} otherwise.
+ *
+ * <ul>
+ *   <li>{@code rabbitmq_identity_info} (node and cluster: ours is the node name), {@code
+ *       rabbitmq_alarms_memory_used_watermark} and {@code rabbitmq_alarms_free_disk_space_watermark} (1 while the
+ *       alarm is up);
+ *   <li>{@code rabbitmq_connections}, {@code rabbitmq_channels} (0-9-1 channels and AMQP 1.0 sessions),
+ *       {@code rabbitmq_queues}, {@code rabbitmq_consumers};
+ *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}), as RabbitMQ's
+ *       global counters; those of deliveries also by {@code queue_type} (always {@code rabbit_classic_queue});
+ *   <li>{@code rabbitmq_queue_messages_ready}, {@code _unacked}, {@code rabbitmq_queue_messages},
+ *       {@code rabbitmq_queue_consumers} and {@code skiffmq_queue_messages_{published,delivered,redelivered,
+ *       acknowledged,published_bytes,delivered_bytes}_total}: by {@code vhost} and {@code queue} when the scrape is per object, else summed over all
+ *       queues with no label (as RabbitMQ's aggregated {@code /metrics});
+ *   <li>{@code rabbitmq_connection_incoming_bytes_total}, {@code _outgoing_bytes_total}: all connections;
+ *   <li>{@code skiffmq_journal_*} by {@code vhost}: records, bytes, syncs, segments on disk.
+ * </ul>
+ *
+ * <p>A scrape is per object when its path is {@code /metrics/per-object}, or when it is {@code /metrics} and
+ * {@code prometheus-per-queue-metrics} is on. Called on the metrics server's thread; everything it reads is safe
+ * to read from any thread.
+ */
+final class BrokerCollector implements MultiCollector {
+    static final String PER_OBJECT_PATH = "/metrics/per-object";
+    private static final String[] PROTOCOLS = {BrokerCounters.AMQP091, BrokerCounters.AMQP10};
+    private static final String CLASSIC = "rabbit_classic_queue";
+
+    private final Broker broker;
+    private final boolean perQueueByDefault;
+    /** Told of each journal at each scrape, so that one opened later (a new virtual host) is hooked up too. */
+    private final Consumer<Map.Entry<String, Journal>> journalSeen;
+
+    BrokerCollector(Broker broker, boolean perQueueByDefault, Consumer<Map.Entry<String, Journal>> journalSeen) {
+        this.broker = broker;
+        this.perQueueByDefault = perQueueByDefault;
+        this.journalSeen = journalSeen;
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        return collect(perQueueByDefault);
+    }
+
+    @Override
+    public MetricSnapshots collect(PrometheusScrapeRequest request) {
+        boolean perObject = request != null && PER_OBJECT_PATH.equals(request.getRequestPath());
+        return collect(perObject || perQueueByDefault);
+    }
+
+    MetricSnapshots collect(boolean perQueue) {
+        Families f = new Families();
+        String node = broker.config().node();
+        f.gauge("rabbitmq_identity_info", "RabbitMQ node & cluster identity info", 1, "rabbitmq_node", node,
+            "rabbitmq_cluster", node);
+        java.util.Set<ResourceAlarms.Resource> alarms = broker.alarms().active();
+        f.gauge("rabbitmq_alarms_memory_used_watermark", "is the memory alarm in effect",
+            alarms.contains(ResourceAlarms.Resource.MEMORY) ? 1 : 0);
+        f.gauge("rabbitmq_alarms_free_disk_space_watermark", "is the disk free space alarm in effect",
+            alarms.contains(ResourceAlarms.Resource.DISK) ? 1 : 0);
+        f.gauge("rabbitmq_connections", "Connections currently open", broker.connectionCount());
+        protocolCounters(f);
+        queues(f, perQueue);
+        journals(f);
+        return f.build();
+    }
+
+    private void protocolCounters(Families f) {
+        long in = 0;
+        long out = 0;
+        long channels = 0;
+        for (String protocol : PROTOCOLS) {
+            BrokerCounters.Totals t = broker.counters().totals(protocol);
+            in += t.bytesIn();
+            channels += t.channels();
+            out += t.bytesOut();
+            String[] p = {"protocol", protocol};
+            f.counter("rabbitmq_global_messages_received", "Total number of messages received from publishers",
+                t.received(), p);
+            f.counter("rabbitmq_global_messages_received_confirm",
+                "Total number of messages received from publishers expecting confirmations", t.receivedConfirm(), p);
+            f.counter("rabbitmq_global_messages_routed", "Total number of messages routed to queues or streams",
+                t.routed(), p);
+            f.counter("rabbitmq_global_messages_unroutable_dropped", "Total number of messages published as "
+                + "non-mandatory into an exchange and dropped as unroutable", t.unroutableDropped(), p);
+            f.counter("rabbitmq_global_messages_unroutable_returned", "Total number of messages published as "
+                + "mandatory into an exchange and returned to the publisher as unroutable", t.unroutableReturned(), p);
+            f.counter("rabbitmq_global_messages_confirmed", "Total number of messages confirmed to publishers",
+                t.confirmed(), p);
+            String[] pq = {"protocol", protocol, "queue_type", CLASSIC};
+            f.counter("rabbitmq_global_messages_delivered", "Total number of messages delivered to consumers",
+                t.delivered(), pq);
+            f.counter("rabbitmq_global_messages_delivered_consume_manual_ack", "Total number of messages delivered "
+                + "to consumers using basic.consume with manual acknowledgment", t.deliveredConsumeManualAck(), pq);
+            f.counter("rabbitmq_global_messages_delivered_consume_auto_ack", "Total number of messages delivered "
+                + "to consumers using basic.consume with automatic acknowledgment", t.deliveredConsumeAutoAck(), pq);
+            f.counter("rabbitmq_global_messages_delivered_get_manual_ack", "Total number of messages delivered "
+                + "to consumers using basic.get with manual acknowledgment", t.deliveredGetManualAck(), pq);
+            f.counter("rabbitmq_global_messages_delivered_get_auto_ack", "Total number of messages delivered "
+                + "to consumers using basic.get with automatic acknowledgment", t.deliveredGetAutoAck(), pq);
+            f.counter("rabbitmq_global_messages_get_empty",
+                "Total number of times basic.get operations fetched no message", t.getEmpty(), pq);
+            f.counter("rabbitmq_global_messages_redelivered", "Total number of messages redelivered to consumers",
+                t.redelivered(), pq);
+            f.counter("rabbitmq_global_messages_acknowledged", "Total number of messages acknowledged by consumers",
+                t.acknowledged(), pq);
+        }
+        f.gauge("rabbitmq_channels", "Channels (AMQP 0-9-1) and sessions (AMQP 1.0) currently open", channels);
+        f.counter("rabbitmq_connection_incoming_bytes", "Total number of bytes received on connections", in);
+        f.counter("rabbitmq_connection_outgoing_bytes", "Total number of bytes sent on connections", out);
+    }
+
+    private void queues(Families f, boolean perQueue) {
+        QueueTotals all = new QueueTotals();
+        int queues = 0;
+        for (VirtualHost vhost : broker.virtualHosts()) {
+            for (Queue queue : vhost.queues()) {
+                queues++;
+                if (perQueue) {
+                    QueueTotals one = new QueueTotals();
+                    one.add(queue);
+                    one.write(f, "vhost", vhost.name(), "queue", queue.name());
+                }
+                all.add(queue);
+            }
+        }
+        f.gauge("rabbitmq_queues", "Queues available", queues);
+        f.gauge("rabbitmq_consumers", "Consumers currently connected", all.consumers);
+        if (!perQueue) {
+            all.write(f);
+        }
+    }
+
+    private void journals(Families f) {
+        for (Map.Entry<String, Journal> e : broker.journals().entrySet()) {
+            journalSeen.accept(e);
+            JournalCounters c = e.getValue().counters();
+            String[] v = {"vhost", e.getKey()};
+            f.counter("skiffmq_journal_records_written", "Records written to the journal", c.records(), v);
+            f.counter("skiffmq_journal_written_bytes", "Bytes of records written to the journal", c.bytes(), v);
+            f.counter("skiffmq_journal_syncs", "Syncs (fsync) of the journal", c.syncs(), v);
+            f.counter("skiffmq_journal_sync_time_seconds", "Time spent syncing the journal", c.syncNanos() / 1e9, v);
+            f.gauge("skiffmq_journal_segments", "Journal segments on disk", e.getValue().segments().size(), v);
+        }
+    }
+
+    /** One queue's numbers, or their sum over many. */
+    private static final class QueueTotals {
+        long ready;
+        long unacked;
+        long consumers;
+        long published;
+        long delivered;
+        long redelivered;
+        long acknowledged;
+        long publishedBytes;
+        long deliveredBytes;
+
+        void add(Queue queue) {
+            QueueCounters c = queue.counters();
+            ready += queue.readyCount();
+            unacked += queue.unackedCount();
+            consumers += queue.consumerCount();
+            published += c.published();
+            delivered += c.delivered();
+            redelivered += c.redelivered();
+            acknowledged += c.acknowledged();
+            publishedBytes += c.publishedBytes();
+            deliveredBytes += c.deliveredBytes();
+        }
+
+        void write(Families f, String... labels) {
+            f.gauge("rabbitmq_queue_messages_ready", "Messages ready to be delivered to consumers", ready, labels);
+            f.gauge("rabbitmq_queue_messages_unacked", "Messages delivered to consumers but not yet acknowledged",
+                unacked, labels);
+            f.gauge("rabbitmq_queue_messages", "Sum of ready and unacknowledged messages - total queue depth",
+                ready + unacked, labels);
+            f.gauge("rabbitmq_queue_consumers", "Consumers on a queue", consumers, labels);
+            f.counter("skiffmq_queue_messages_published", "Messages that entered a queue", published, labels);
+            f.counter("skiffmq_queue_messages_delivered", "Messages a queue delivered, acknowledged or not",
+                delivered, labels);
+            f.counter("skiffmq_queue_messages_redelivered", "Messages a queue delivered again", redelivered,
+                labels);
+            f.counter("skiffmq_queue_messages_acknowledged", "Messages consumers of a queue acknowledged",
+                acknowledged, labels);
+            f.counter("skiffmq_queue_messages_published_bytes", "Bytes of the messages that entered a queue (as "
+                + "stored: AMQP 1.0 bytes, or 0-9-1 properties and body)", publishedBytes, labels);
+            f.counter("skiffmq_queue_messages_delivered_bytes", "Bytes of the messages a queue delivered",
+                deliveredBytes, labels);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.skiffmq.server.metrics;
+
+/**
+ * The Prometheus endpoint's settings. Parsed by {@code BrokerConfig} (its table lists them). Immutable.
+ *
+ * @param port the HTTP port of {@code /metrics} ({@code prometheus-port}, RabbitMQ's 15692); 0 picks a free one,
+ *        {@link #NO_PORT} ({@code none}) serves no metrics
+ * @param perQueue {@code /metrics} carries a series per queue ({@code prometheus-per-queue-metrics}); false keeps
+ *        it to aggregates over all queues, for brokers with very many queues ({@code /metrics/per-object} always
+ *        has them)
+ */
+public record PrometheusSettings(int port, boolean perQueue) {
+    public static final int DEFAULT_PORT = 15692;
+    public static final int NO_PORT = -1;
+
+    public PrometheusSettings {
+        if (port < NO_PORT || port > 65535) {
+            throw new IllegalArgumentException("prometheus-port must be in [0, 65535] or none");
+        }
+    }
+
+    public static PrometheusSettings defaults() {
+        return new PrometheusSettings(DEFAULT_PORT, true);
+    }
+
+    /** True when the endpoint is served. */
+    public boolean enabled() {
+        return port != NO_PORT;
+    }
+
+    /** True when {@code name} is one of these settings. */
+    public static boolean has(String name) {
+        return name.equals("prometheus-port") || name.equals("prometheus-per-queue-metrics");
+    }
+
+    /**
+     * These settings with one changed.
+     *
+     * @throws NumberFormatException for a port that is not a number
+     */
+    public PrometheusSettings with(String name, String value) {
+        return switch (name) {
+            case "prometheus-port" -> new PrometheusSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value),
+                perQueue);
+            case "prometheus-per-queue-metrics" -> {
+                if (!value.equals("true") && !value.equals("false")) {
+                    throw new IllegalArgumentException(name + " must be true or false, got " + value);
+                }
+                yield new PrometheusSettings(port, Boolean.parseBoolean(value));
+            }
+            default -> throw new IllegalArgumentException("unknown setting " + name);
+        };
+    }
+}

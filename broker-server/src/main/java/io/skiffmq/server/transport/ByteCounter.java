@@ -1,0 +1,36 @@
+package io.skiffmq.server.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.skiffmq.core.metrics.ConnectionCounters;
+
+/**
+ * Counts the AMQP bytes a connection reads and writes (after TLS, so TLS's own overhead is not counted) into its
+ * {@link ConnectionCounters}. It sits before the frame decoder; it only looks at buffer sizes and passes everything
+ * on untouched. Runs on the connection's event loop, like the counters' other writers.
+ */
+public final class ByteCounter extends ChannelDuplexHandler {
+    private final ConnectionCounters counters;
+
+    public ByteCounter(ConnectionCounters counters) {
+        this.counters = counters;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ByteBuf buf) {
+            counters.bytesIn(buf.readableBytes());
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof ByteBuf buf) {
+            counters.bytesOut(buf.readableBytes());
+        }
+        ctx.write(msg, promise);
+    }
+}
