@@ -43,13 +43,6 @@ import java.util.concurrent.TimeUnit;
 public final class AmqpListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AmqpListener.class.getName());
 
-    static {
-        // Chronicle brings slf4j-api without a provider, which would silence Netty's own warnings (a failed
-        // event-loop task among them); the broker logs through the JDK's logging, and so does Netty.
-        io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(
-            io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
-    }
-
     /**
      * A connection's outbound buffer bounds (bytes written, not yet taken by the socket). High is four flushes'
      * worth ({@code FrameWriter.FLUSH_THRESHOLD}, 64 KiB), so a consumer that keeps up never pauses between them;
