@@ -41,6 +41,8 @@ final class LogSetup {
         if (settings.format() == LogSettings.Format.JSON) {
             JsonEncoder json = new JsonEncoder();
             json.setContext(context);
+            // the message with its arguments in place, beside the pattern ("message") log tools group by
+            json.setWithFormattedMessage(true);
             json.start();
             encoder = json;
         } else {
@@ -56,8 +58,14 @@ final class LogSetup {
         console.setEncoder(encoder);
         console.start();
         Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.toLevel(settings.level(), Level.INFO));
+        Level level = Level.toLevel(settings.level(), Level.INFO);
+        root.setLevel(level);
         root.addAppender(console);
+        if (level.isGreaterOrEqual(Level.INFO)) {
+            // Chronicle tells at INFO how long each mapping and sync took, and asks for an e-mail address: its
+            // warnings and errors are what an operator needs; log-level=debug brings the rest back
+            context.getLogger("net.openhft").setLevel(Level.WARN);
+        }
 
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
