@@ -4,8 +4,8 @@ import io.skiffmq.server.config.Setting;
 
 /**
  * How logins are checked: the authentication threads and their queue, the failed-login rate limit per source
- * address, and where SASL EXTERNAL takes the user name from. Parsed by {@code BrokerConfig} (its table lists them).
- * Immutable.
+ * address, and where SASL EXTERNAL takes the user name from. Listed in {@link #SETTINGS} (joined into
+ * {@code Settings.ALL}), parsed by {@link #with}. Immutable.
  *
  * @param threads threads that verify passwords ({@code auth-threads})
  * @param queue logins that may wait for one of them; beyond, a login is refused as busy ({@code auth-queue})

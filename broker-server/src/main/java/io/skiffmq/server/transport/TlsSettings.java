@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The AMQPS listener's settings: its port (none by default; RabbitMQ's is 5671), the PEM certificate chain and
  * private key, the PEM CA bundle client certificates are checked against, the protocols and ciphers, and whether a
- * client certificate is asked for. Parsed by {@code BrokerConfig} (its table lists them); checked as a whole when
+ * client certificate is asked for. Listed in {@link #SETTINGS}, parsed by {@link #with}; checked as a whole when
  * the listener starts ({@link TlsContext}). Immutable.
  *
  * @param port {@code amqps-port}; {@link #NO_PORT} when there is no AMQPS listener, 0 picks a free one
