@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How the broker logs: the level of the root logger and the layout of each line (docs/logging.md). Applied once
+ * How the broker logs: the level of the root logger and the layout of each line (docs/configuration.md). Applied once
  * by {@link LogSetup} when {@link SkiffMq} starts; a broker embedded in tests keeps the logging its host set up.
  * Immutable.
  *
@@ -21,7 +21,7 @@ public record LogSettings(String level, Format format) {
         Setting.of("log-level", "error|warn|info|debug|trace", "info", "the lowest level logged, for our logs,"
             + " Netty's and Chronicle's alike"),
         Setting.of("log-format", "text|json", "text", "`text`: one line per event (time, level, logger, message);"
-            + " `json`: one JSON object per line for log pipelines (docs/logging.md)"));
+            + " `json`: one JSON object per line for log pipelines (docs/configuration.md)"));
 
     private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
 
