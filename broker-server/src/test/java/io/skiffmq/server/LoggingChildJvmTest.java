@@ -58,4 +58,22 @@ class LoggingChildJvmTest {
             "connection " + name + ": user 'guest' authenticated and granted access to vhost '/'",
             "connection " + name + ": closed");
     }
+
+    @Test
+    void textLinesHaveTimeLevelThreadLoggerAndMessage() throws Exception {
+        ChildBroker broker = ChildBroker.start(dataDir, "logging-text", List.of(), List.of());
+        try (broker) {
+            broker.stop();
+            await().atMost(Duration.ofSeconds(30))
+                .until(() -> Files.readString(broker.log).contains("SkiffMQ stopped"));
+        }
+        List<String> lines = Files.readAllLines(broker.log);
+        assertThat(lines).isNotEmpty().allMatch(line -> line.matches(
+            "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d)"
+                + " (ERROR|WARN |INFO ) \\[[^]]+] \\S+ - .+"));
+        assertThat(lines).anyMatch(line -> line.contains(" INFO  [main] i.s.server.transport.AmqpListener - listening"
+            + " for AMQP 1.0 on /127.0.0.1:" + broker.port + " "));
+        assertThat(lines).as("Chronicle's INFO chatter is held back at log-level info")
+            .noneMatch(line -> line.contains(" INFO ") && line.contains(" n.o.c."));
+    }
 }
