@@ -123,7 +123,8 @@ class GracefulShutdownChildJvmTest {
                 }
                 sent.add(id);
                 unconfirmed.put(channel.getNextPublishSeqNo(), id);
-                channel.basicPublish("", QUEUE, MessageProperties.PERSISTENT_BASIC, id.getBytes(StandardCharsets.UTF_8));
+                channel.basicPublish("", QUEUE, MessageProperties.PERSISTENT_BASIC,
+                    id.getBytes(StandardCharsets.UTF_8));
             }
         } catch (Exception e) {
             // closed by the broker's shutdown: done
