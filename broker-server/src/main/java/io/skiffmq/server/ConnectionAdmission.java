@@ -21,6 +21,9 @@ public final class ConnectionAdmission {
     private VirtualHost vhost;
     /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
     private volatile Access access;
+    /** {@link ConnectionName}, for the log; set when the connection becomes active. */
+    private String connectionName = "?";
+    private static final System.Logger LOG = System.getLogger(ConnectionAdmission.class.getName());
 
     /** Where the connection counts its open channels or sessions ({@code rabbitmq_channels}). */
     private final io.skiffmq.core.metrics.ConnectionCounters counters;
@@ -29,6 +32,11 @@ public final class ConnectionAdmission {
         this.counters = counters;
         this.broker = broker;
         this.control = broker.accessControl();
+    }
+
+    /** The connection's {@link ConnectionName}, which the admission's log line starts with. */
+    public void named(String name) {
+        this.connectionName = name;
     }
 
     /** The login succeeded (or, for plain AMQP 1.0, was not asked for) as {@code user}. */
@@ -78,6 +86,8 @@ public final class ConnectionAdmission {
     public void admitted(VirtualHost found, String name) {
         vhost = found;
         access = control.access(user, name);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: user ''{1}'' authenticated and granted access to vhost"
+            + " ''{2}''", connectionName, user, name);
     }
 
     /**

@@ -1,28 +1,47 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.config.CommandLineFlags;
+import io.skiffmq.server.config.ConfigLoader;
 import io.skiffmq.server.transport.AmqpListener;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 
-/** The broker's entry point: reads the configuration, prepares the data directory and starts the listener. */
+/**
+ * The broker's entry point: reads the configuration ({@link ConfigLoader}), sets logging up ({@link LogSetup}),
+ * prepares the data directory and starts the listener. On SIGTERM or SIGINT its shutdown hook stops the broker
+ * gracefully ({@link AmqpListener#close}: no new connections, every connection closed as forced, the journal
+ * flushed and closed) before the JVM exits.
+ */
 public final class SkiffMq {
 
     private SkiffMq() {
     }
 
     public static void main(String[] args) throws IOException, InterruptedException {
-        // before anything logs: keep logging alive until the shutdown hook below is done
-        System.setProperty("java.util.logging.manager", BrokerLogManager.class.getName());
-        System.Logger log = System.getLogger(SkiffMq.class.getName());
-        BrokerConfig config;
+        ConfigLoader.Loaded loaded;
         try {
-            config = BrokerConfig.from(args, System.getProperties());
+            loaded = ConfigLoader.load(args, System.getenv(), System.getProperties(), ConfigLoader.DEFAULT_FILES);
         } catch (IllegalArgumentException e) {
             System.err.println("skiffmq: " + e.getMessage());
+            System.err.println("skiffmq: --help lists the settings");
             System.exit(2);
             return;
+        }
+        if (loaded.flags().help()) {
+            System.out.print(CommandLineFlags.usage());
+            return;
+        }
+        if (loaded.flags().version()) {
+            System.out.println("SkiffMQ " + BrokerConfig.SKIFFMQ_VERSION);
+            return;
+        }
+        BrokerConfig config = loaded.config();
+        LogSetup.apply(config.log());
+        System.Logger log = System.getLogger(SkiffMq.class.getName());
+        if (loaded.configFile() != null) {
+            log.log(System.Logger.Level.INFO, "settings from {0}", loaded.configFile().toAbsolutePath());
         }
         Files.createDirectories(config.dataDir());
         AmqpListener listener;
@@ -35,11 +54,11 @@ public final class SkiffMq {
             return;
         }
         InetSocketAddress address = listener.start();
-        // SIGTERM and SIGINT: stop accepting, close connections, let the event loops finish
+        // SIGTERM and SIGINT: stop accepting, close connections as forced, flush and close the journal
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.log(System.Logger.Level.INFO, "SkiffMQ stopping");
             listener.close();
             log.log(System.Logger.Level.INFO, "SkiffMQ stopped");
-            BrokerLogManager.resetAtLast();
         }, "skiffmq-shutdown"));
         log.log(System.Logger.Level.INFO, "SkiffMQ started on {0}, data in {1}", address,
             config.dataDir().toAbsolutePath());

@@ -460,7 +460,7 @@ final class Amqp091Channel {
         if (closing) {
             return;
         }
-        LOG.log(System.Logger.Level.INFO, "closing channel {0} of {1}: {2}", number, connection.remote(),
+        LOG.log(System.Logger.Level.INFO, "connection {1}: closing channel {0}: {2}", number, connection.remote(),
             e.replyText());
         output.method(number, new ChannelMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
         release();

@@ -110,6 +110,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             context.close(); // accepted as the broker began to stop
             return;
         }
+        String name = io.skiffmq.server.ConnectionName.of(context.channel());
+        admission.named(name);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: accepted (AMQP 0-9-1)", name);
         handshake.start();
         context.fireChannelActive();
     }
@@ -123,6 +126,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         output.discard();
         admission.closed(this);
         broker.unregister(this);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: closed", remote());
         context.fireChannelInactive();
     }
 
@@ -257,7 +261,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void onClose(ConnectionMethod.Close close) {
         if (close.replyCode() != ReplyCode.REPLY_SUCCESS.code()) {
-            LOG.log(System.Logger.Level.INFO, "{0} closed with {1} {2}", remote(), close.replyCode(),
+            LOG.log(System.Logger.Level.INFO, "connection {0}: closed by the client with {1} {2}", remote(),
+                close.replyCode(),
                 close.replyText());
         }
         state = State.CLOSING;
@@ -302,7 +307,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                     if (publisherBlock.blocked()) {
                         return; // we do not read: RabbitMQ pauses its heartbeat monitor too
                     }
-                    LOG.log(System.Logger.Level.INFO, "closing {0}: missed heartbeats", remote());
+                    LOG.log(System.Logger.Level.INFO, "connection {0}: closing: missed heartbeats", remote());
                     closeSocket();
                 }
                 case WRITER_IDLE -> {
@@ -325,7 +330,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             return;
         }
         if (root instanceof java.io.IOException) {
-            LOG.log(System.Logger.Level.DEBUG, "{0}: {1}", remote(), root.toString());
+            LOG.log(System.Logger.Level.DEBUG, "connection {0}: {1}", remote(), root.toString());
             ctx.close();
             return;
         }
@@ -334,7 +339,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** A bug of ours: logged loudly, and the connection closes with 541; the broker goes on. */
     void internalError(Throwable e, Method cause) {
-        LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", e);
+        LOG.log(System.Logger.Level.ERROR, "connection " + remote() + ": closing after an internal error", e);
         closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
     }
 
@@ -371,7 +376,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         if (state == State.CLOSING) {
             return;
         }
-        LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), e.replyText());
+        LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1}", remote(), e.replyText());
         State previous = state;
         state = State.CLOSING;
         if (previous == State.HANDSHAKE && handshake.closesSilently(e)) {
@@ -446,7 +451,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         admission.channelClosed();
     }
 
+    /** The connection's name ({@link io.skiffmq.server.ConnectionName}): its log lines start with it. */
     String remote() {
-        return String.valueOf(ctx.channel().remoteAddress());
+        return io.skiffmq.server.ConnectionName.of(ctx.channel());
     }
 }

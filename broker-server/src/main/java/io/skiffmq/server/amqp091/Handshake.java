@@ -61,7 +61,8 @@ final class Handshake {
         BrokerConfig config = connection.config();
         timeout = ctx.executor().schedule(() -> {
             if (stage != Stage.DONE && !connection.closing()) {
-                LOG.log(System.Logger.Level.INFO, "closing {0}: handshake not done within {1} ms", connection.remote(),
+                LOG.log(System.Logger.Level.INFO, "connection {0}: closing: handshake not done within {1} ms",
+                    connection.remote(),
                     config.handshakeTimeoutMillis());
                 connection.closeSocket();
             }
@@ -144,7 +145,7 @@ final class Handshake {
         }
         String mechanism = startOk.mechanism();
         if (!result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0} ({1}): {2}", connection.remote(),
+            LOG.log(System.Logger.Level.INFO, "connection {0}: authentication failed ({1}): {2}", connection.remote(),
                 mechanism, result.refusal());
             Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
             if (clientCapability("authentication_failure_close")) {

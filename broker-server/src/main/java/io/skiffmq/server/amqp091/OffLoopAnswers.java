@@ -73,7 +73,7 @@ final class OffLoopAnswers {
         if (failure instanceof BrokerException e) {
             return Amqp091Exception.of(e, cause);
         }
-        LOG.log(System.Logger.Level.ERROR, "internal error for " + connection.remote(), failure);
+        LOG.log(System.Logger.Level.ERROR, "connection " + connection.remote() + ": internal error", failure);
         return Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", failure);
     }
 }

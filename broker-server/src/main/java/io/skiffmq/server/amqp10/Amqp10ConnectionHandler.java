@@ -121,6 +121,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             context.close(); // accepted as the broker began to stop
             return;
         }
+        String name = io.skiffmq.server.ConnectionName.of(context.channel());
+        admission.named(name);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: accepted (AMQP 1.0)", name);
         sessions.resourceAlarm(broker.alarms().any(), false);
         handshakeTimeout = context.executor().schedule(() -> {
             if (state != State.OPEN && state != State.CLOSING) {
@@ -140,6 +143,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         held.discard();
         admission.closed(this);
         broker.unregister(this);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: closed", remote());
         context.fireChannelInactive();
     }
 
@@ -222,7 +226,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         } else {
             // [5.3.2] the AMQP header comes after a successful outcome only
             out.release();
-            LOG.log(System.Logger.Level.INFO, "closing {0}: {1} header in state {2}", remote(), header, state);
+            LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1} header in state {2}", remote(), header,
+                state);
             state = State.CLOSING;
             writer.flush();
             ctx.close();
@@ -247,7 +252,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         }
         ByteBuf outcome = saslExchange.outcome(SaslExchange.code(result));
         if (result == null || !result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "authentication failed for {0}: {1}", remote(),
+            LOG.log(System.Logger.Level.INFO, "connection {0}: authentication failed: {1}", remote(),
                 result == null ? "internal error" : result.refusal());
             state = State.CLOSING; // SASL has no error frame: the outcome, then the socket closes
             writer.flush();
@@ -321,7 +326,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     private void onClose(Close close) {
         if (close.getError() != null) {
-            LOG.log(System.Logger.Level.INFO, "{0} closed with {1}", remote(), close.getError());
+            LOG.log(System.Logger.Level.INFO, "connection {0}: closed by the client with {1}", remote(),
+                close.getError());
         }
         state = State.CLOSING;
         ByteBuf out = ctx.alloc().buffer(16);
@@ -355,7 +361,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             switch (decode.failure()) {
                 case BAD_PROTOCOL_HEADER, UNSUPPORTED_PROTOCOL -> {
                     // [2.2] answer with the header we support, then close
-                    LOG.log(System.Logger.Level.INFO, "closing {0}: {1}", remote(), decode.getMessage());
+                    LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1}", remote(), decode.getMessage());
                     state = State.CLOSING;
                     ByteBuf out = ctx.alloc().buffer(8);
                     ProtocolHeader.SASL.writeTo(out);
@@ -365,7 +371,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             }
             return;
         }
-        LOG.log(System.Logger.Level.ERROR, "closing " + remote() + " after an internal error", root);
+        LOG.log(System.Logger.Level.ERROR, "connection " + remote() + ": closing after an internal error", root);
         fail(AmqpException.connectionError(AmqpError.INTERNAL_ERROR, "internal error: %s", root));
     }
 
@@ -410,7 +416,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         if (state == State.CLOSING) {
             return;
         }
-        LOG.log(System.Logger.Level.INFO, "closing {0}: {1} {2}", remote(), condition, description);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1} {2}", remote(), condition, description);
         State previous = state;
         state = State.CLOSING;
         if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
@@ -469,7 +475,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         return remoteMaxFrameSize;
     }
 
+    /** The connection's name ({@link io.skiffmq.server.ConnectionName}): its log lines start with it. */
     String remote() {
-        return String.valueOf(ctx.channel().remoteAddress());
+        return io.skiffmq.server.ConnectionName.of(ctx.channel());
     }
 }

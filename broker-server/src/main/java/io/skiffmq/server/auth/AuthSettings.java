@@ -1,9 +1,11 @@
 package io.skiffmq.server.auth;
 
+import io.skiffmq.server.config.Setting;
+
 /**
  * How logins are checked: the authentication threads and their queue, the failed-login rate limit per source
- * address, and where SASL EXTERNAL takes the user name from. Parsed by {@code BrokerConfig} (its table lists them).
- * Immutable.
+ * address, and where SASL EXTERNAL takes the user name from. Listed in {@link #SETTINGS} (joined into
+ * {@code Settings.ALL}), parsed by {@link #with}. Immutable.
  *
  * @param threads threads that verify passwords ({@code auth-threads})
  * @param queue logins that may wait for one of them; beyond, a login is refused as busy ({@code auth-queue})
@@ -34,13 +36,23 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
         return new AuthSettings(threads, 1024, 2, 20, ExternalUserFrom.CN, java.util.Set.of("guest"));
     }
 
+    /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
+    public static final java.util.List<Setting> SETTINGS = java.util.List.of(
+        Setting.described("auth-threads", "int", "cores / 2, in [2, 8]",
+            "threads that check passwords, so no event loop hashes one (docs/security.md)"),
+        Setting.of("auth-queue", "int", "1024",
+            "logins that may wait for those threads; beyond, a login is refused at once as busy"),
+        Setting.of("login-failure-rate", "number", "2", "failed logins per second a source address earns back"),
+        Setting.of("login-failure-burst", "int", "20", "failed logins a source address may have in a row before its"
+            + " logins are refused unchecked; 0: no limit"),
+        Setting.of("external-user-from", "cn|dn", "cn",
+            "SASL EXTERNAL's user: the client certificate subject's `cn`, or the whole `dn` (RFC 2253)"),
+        Setting.of("loopback-users", "users|none", "guest", "users who may log in from loopback addresses only"
+            + " (RabbitMQ's `loopback_users`), comma-separated; `none` for nobody"));
+
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
-        return switch (name) {
-            case "auth-threads", "auth-queue", "login-failure-rate", "login-failure-burst", "external-user-from",
-                "loopback-users" -> true;
-            default -> false;
-        };
+        return SETTINGS.stream().anyMatch(s -> s.name().equals(name));
     }
 
     /**

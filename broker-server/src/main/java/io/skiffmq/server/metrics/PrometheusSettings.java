@@ -1,7 +1,9 @@
 package io.skiffmq.server.metrics;
 
+import io.skiffmq.server.config.Setting;
+
 /**
- * The Prometheus endpoint's settings. Parsed by {@code BrokerConfig} (its table lists them). Immutable.
+ * The Prometheus endpoint's settings, listed in {@link #SETTINGS} (joined into {@code Settings.ALL}). Immutable.
  *
  * @param port the HTTP port of {@code /metrics} ({@code prometheus-port}, RabbitMQ's 15692); 0 picks a free one,
  *        {@link #NO_PORT} ({@code none}) serves no metrics
@@ -28,9 +30,16 @@ public record PrometheusSettings(int port, boolean perQueue) {
         return port != NO_PORT;
     }
 
+    /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
+    public static final java.util.List<Setting> SETTINGS = java.util.List.of(
+        Setting.of("prometheus-port", "port|none", "15692", "HTTP port of the Prometheus endpoint `/metrics`"
+            + " (RabbitMQ's); 0 picks a free one, `none` serves no metrics (`docs/metrics.md`)"),
+        Setting.of("prometheus-per-queue-metrics", "boolean", "true", "`/metrics` has series per queue; false:"
+            + " sums over all queues only, for brokers with very many (`/metrics/per-object` always has them)"));
+
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
-        return name.equals("prometheus-port") || name.equals("prometheus-per-queue-metrics");
+        return SETTINGS.stream().anyMatch(s -> s.name().equals(name));
     }
 
     /**

@@ -32,7 +32,9 @@ import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,13 +48,6 @@ import java.util.concurrent.TimeUnit;
 public final class AmqpListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AmqpListener.class.getName());
 
-    static {
-        // Chronicle brings slf4j-api without a provider, which would silence Netty's own warnings (a failed
-        // event-loop task among them); the broker logs through the JDK's logging, and so does Netty.
-        io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(
-            io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
-    }
-
     /**
      * A connection's outbound buffer bounds (bytes written, not yet taken by the socket). High is four flushes'
      * worth ({@code FrameWriter.FLUSH_THRESHOLD}, 64 KiB), so a consumer that keeps up never pauses between them;
@@ -61,6 +56,11 @@ public final class AmqpListener implements AutoCloseable {
      */
     static final int WRITE_LOW = 64 * 1024;
     static final int WRITE_HIGH = 256 * 1024;
+    /**
+     * How long a stopping broker waits for its connections' forced closes to be written: ample for a peer that
+     * reads (one frame each), short enough for a service manager's stop timeout (systemd's default is 90 s).
+     */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final BrokerConfig config;
     private final EventLoopGroup bossGroup;
@@ -211,8 +211,15 @@ public final class AmqpListener implements AutoCloseable {
         if (metrics != null) {
             metrics.close();
         }
+        // all closes at once, each on its connection's loop; a peer that reads nothing (its socket buffer full)
+        // would hold its close back forever, so the wait is bounded: such a connection is cut when its loop stops
+        List<io.netty.util.concurrent.Future<?>> closes = new ArrayList<>();
         for (ClientConnection connection : broker.stopAccepting()) {
-            connection.closeForShutdown().awaitUninterruptibly();
+            closes.add(connection.closeForShutdown());
+        }
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        for (io.netty.util.concurrent.Future<?> close : closes) {
+            close.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         // queues let go of their messages and write nothing more; then the journal writes what is pending and
         // confirms it while the event loops still run to take the confirms; then the loops stop

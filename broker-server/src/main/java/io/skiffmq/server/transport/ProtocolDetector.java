@@ -48,8 +48,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         timeout = ctx.executor().schedule(() -> {
-            LOG.log(System.Logger.Level.INFO, "closing {0}: no protocol header within {1} ms",
-                ctx.channel().remoteAddress(), handshakeTimeoutMillis);
+            LOG.log(System.Logger.Level.INFO, "connection {0}: closing: no protocol header within {1} ms",
+                io.skiffmq.server.ConnectionName.of(ctx.channel()), handshakeTimeoutMillis);
             ctx.close();
         }, handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
         // the protocol's handlers hear of the channel once they are installed
@@ -95,7 +95,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         if (protocol == null) {
             ByteBuf in = internalBuffer();
             in.skipBytes(in.readableBytes());
-            LOG.log(System.Logger.Level.INFO, "closing {0}: unsupported protocol header", ctx.channel().remoteAddress());
+            LOG.log(System.Logger.Level.INFO, "connection {0}: closing: unsupported protocol header",
+                io.skiffmq.server.ConnectionName.of(ctx.channel()));
             ByteBuf header = ctx.alloc().buffer(Amqp091ProtocolHeader.LENGTH);
             Amqp091ProtocolHeader.write(header);
             ctx.writeAndFlush(header).addListener(ChannelFutureListener.CLOSE);
@@ -113,7 +114,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
             ? cause.getCause() : cause;
-        LOG.log(System.Logger.Level.INFO, "closing {0} before its protocol header: {1}", ctx.channel().remoteAddress(),
+        LOG.log(System.Logger.Level.INFO, "connection {0}: closing before its protocol header: {1}",
+            io.skiffmq.server.ConnectionName.of(ctx.channel()),
             root.toString());
         ctx.close();
     }

@@ -1,5 +1,7 @@
 package io.skiffmq.server.transport;
 
+import io.skiffmq.server.config.Setting;
+
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -7,7 +9,7 @@ import java.util.List;
 /**
  * The AMQPS listener's settings: its port (none by default; RabbitMQ's is 5671), the PEM certificate chain and
  * private key, the PEM CA bundle client certificates are checked against, the protocols and ciphers, and whether a
- * client certificate is asked for. Parsed by {@code BrokerConfig} (its table lists them); checked as a whole when
+ * client certificate is asked for. Listed in {@link #SETTINGS}, parsed by {@link #with}; checked as a whole when
  * the listener starts ({@link TlsContext}). Immutable.
  *
  * @param port {@code amqps-port}; {@link #NO_PORT} when there is no AMQPS listener, 0 picks a free one
@@ -63,13 +65,25 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
         return port != NO_PORT;
     }
 
+    /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
+    public static final List<Setting> SETTINGS = List.of(
+        Setting.of("amqps-port", "int|none", "none", "a TLS port for both protocols (RabbitMQ's is 5671); 0 picks a"
+            + " free one"),
+        Setting.of("tls-cert-file", "path|none", "none",
+            "the server's certificate chain, PEM, its own first (needed with `amqps-port`)"),
+        Setting.of("tls-key-file", "path|none", "none", "its private key, PEM (needed with `amqps-port`)"),
+        Setting.described("tls-key-password", "text", "none", "the key's password when it is encrypted"),
+        Setting.of("tls-ca-file", "path|none", "none", "the PEM CA bundle client certificates are checked against"),
+        Setting.of("tls-protocols", "list", "TLSv1.3,TLSv1.2", "protocols offered, comma-separated"),
+        Setting.described("tls-ciphers", "list", "the provider's", "cipher suites offered, comma-separated"),
+        Setting.of("tls-verify", "none|optional|required", "none", "client certificates: `none` (not asked for),"
+            + " `optional` (checked when given) or `required` (the handshake fails without a trusted one)"),
+        Setting.of("tls-provider", "auto|openssl|jdk", "auto",
+            "`auto` (OpenSSL when it loads, else the JDK's), `openssl` or `jdk`"));
+
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
-        return switch (name) {
-            case "amqps-port", "tls-cert-file", "tls-key-file", "tls-key-password", "tls-ca-file", "tls-protocols",
-                "tls-ciphers", "tls-verify", "tls-provider" -> true;
-            default -> false;
-        };
+        return SETTINGS.stream().anyMatch(s -> s.name().equals(name));
     }
 
     /**

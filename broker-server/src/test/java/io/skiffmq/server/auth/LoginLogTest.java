@@ -4,41 +4,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.util.AbstractList;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class LoginLogTest {
-    private final Logger logger = Logger.getLogger(LoginLog.class.getName());
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
+    /** Our System.Logger calls reach Logback through SLF4J: what LoginLog logs is read back from there. */
+    private final Logger logger = (Logger) LoggerFactory.getLogger(LoginLog.class);
+    private final ListAppender<ILoggingEvent> capture = new ListAppender<>();
+    private final List<String> lines = new AbstractList<>() {
         @Override
-        public void publish(LogRecord record) {
-            lines.add(java.text.MessageFormat.format(record.getMessage(), record.getParameters()));
+        public String get(int index) {
+            return capture.list.get(index).getFormattedMessage();
         }
 
         @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
+        public int size() {
+            return capture.list.size();
         }
     };
     private long now;
 
     @BeforeEach
     void listen() {
-        logger.addHandler(capture);
+        capture.start();
+        logger.addAppender(capture);
     }
 
     @AfterEach
     void stop() {
-        logger.removeHandler(capture);
+        logger.detachAppender(capture);
     }
 
     @Test

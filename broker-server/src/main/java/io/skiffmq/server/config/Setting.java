@@ -1,0 +1,46 @@
+package io.skiffmq.server.config;
+
+import java.util.Locale;
+
+/**
+ * One broker setting as every source and every document sees it: its name (as in {@code skiffmq.conf}, on the
+ * command line as {@code --name=value}, as system property {@code skiffmq.name} and environment variable
+ * {@code SKIFFMQ_NAME}), the type of its value, its default and what it means. The value is parsed and checked by
+ * {@code BrokerConfig.with} (and the record it belongs to); {@code SettingsTest} holds the two together: every
+ * setting listed is parsed, and a literal default parses to the default the broker runs with. Immutable.
+ *
+ * @param name lower case words joined by {@code -}
+ * @param type what the value is, for {@code --help}: {@code int}, {@code bytes}, {@code true|false}, ...
+ * @param defaultValue the default as a value the setting accepts, or as words ({@code available processors}) when
+ *        {@code literalDefault} is false
+ * @param literalDefault true when {@code defaultValue} parses to the default
+ * @param meaning one or two sentences; Markdown code spans allowed
+ */
+public record Setting(String name, String type, String defaultValue, boolean literalDefault, String meaning) {
+
+    public Setting {
+        if (!name.matches("[a-z0-9]+(-[a-z0-9]+)*")) {
+            throw new IllegalArgumentException("a setting name is lower case words joined by '-': " + name);
+        }
+    }
+
+    /** A setting whose default is written as a value it accepts. */
+    public static Setting of(String name, String type, String defaultValue, String meaning) {
+        return new Setting(name, type, defaultValue, true, meaning);
+    }
+
+    /** A setting whose default depends on the machine or means "not set": described in words. */
+    public static Setting described(String name, String type, String defaultText, String meaning) {
+        return new Setting(name, type, defaultText, false, meaning);
+    }
+
+    /** {@code SKIFFMQ_QUEUE_MEMORY_LIMIT} for {@code queue-memory-limit}. */
+    public String environmentName() {
+        return "SKIFFMQ_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
+    /** {@code skiffmq.queue-memory-limit} for {@code queue-memory-limit}. */
+    public String propertyName() {
+        return "skiffmq." + name;
+    }
+}
