@@ -53,7 +53,7 @@ final class BrokerProcess implements AutoCloseable {
         switch (kind) {
             case "skiffmq" -> {
                 command.addAll(List.of(Files.readString(Path.of(SKIFFMQ_JVM_OPTIONS)).trim().split("\\s+")));
-                command.addAll(List.of("-jar", SKIFFMQ_JAR, "--bind=127.0.0.1"));
+                command.addAll(List.of("-jar", SKIFFMQ_JAR, "--bind=127.0.0.1", "--management-port=0"));
             }
             case "artemis" -> command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 ArtemisBroker.class.getName()));

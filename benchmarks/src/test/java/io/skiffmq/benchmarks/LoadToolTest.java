@@ -25,7 +25,7 @@ class LoadToolTest {
     @BeforeAll
     static void start() throws Exception {
         broker = new AmqpListener(BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
-            .with("data-dir", data.toString()).with("sync-policy", "os"));
+            .with("data-dir", data.toString()).with("sync-policy", "os").with("management-port", "0"));
         port = broker.start().getPort();
     }
 

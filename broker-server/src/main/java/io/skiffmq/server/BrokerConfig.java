@@ -2,6 +2,7 @@ package io.skiffmq.server;
 
 import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.http.ManagementSettings;
 import io.skiffmq.server.transport.TlsSettings;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
@@ -87,6 +88,8 @@ import java.util.Map;
  *       (checked when given), {@code required} (the handshake fails without a trusted one)</td></tr>
  *   <tr><td>tls-provider</td><td>auto</td><td>{@code auto}: OpenSSL when it loads, else the JDK's; {@code openssl};
  *       {@code jdk}</td></tr>
+ *   <tr><td>management-port</td><td>15672</td><td>the RabbitMQ-compatible HTTP API (docs/http-api.md); 0 picks a
+ *       free one; {@code none} switches it off</td></tr>
  * </table>
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -95,7 +98,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
-        boolean publisherFlow, AuthSettings auth, TlsSettings tls) {
+        boolean publisherFlow, AuthSettings auth, TlsSettings tls, ManagementSettings management) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -128,7 +131,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
-        check(auth != null && tls != null, "auth and tls settings must be set");
+        check(auth != null && tls != null && management != null, "auth, tls and management settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -149,7 +152,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
-            TlsSettings.defaults());
+            TlsSettings.defaults(), ManagementSettings.defaults());
     }
 
     /** Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments. */
@@ -203,6 +206,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean flow = publisherFlow;
         AuthSettings a = auth;
         TlsSettings t = tls;
+        ManagementSettings m = management;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -242,6 +246,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         a = a.with(name, value);
                     } else if (TlsSettings.has(name)) {
                         t = t.with(name, value);
+                    } else if (ManagementSettings.has(name)) {
+                        m = m.with(name, value);
                     } else {
                         throw new IllegalArgumentException("unknown setting " + name);
                     }
@@ -252,7 +258,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
-            flow, a, t);
+            flow, a, t, m);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

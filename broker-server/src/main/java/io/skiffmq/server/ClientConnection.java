@@ -35,4 +35,13 @@ public interface ClientConnection {
      * @return done once the close is written
      */
     Future<?> closeForced(String description);
+
+    /** The client's address (the HTTP API's {@code peer_host}, {@code peer_port}); null once closed. Any thread. */
+    java.net.SocketAddress remoteAddress();
+
+    /** Our end's address ({@code host}, {@code port}); null once closed. Any thread. */
+    java.net.SocketAddress localAddress();
+
+    /** The protocol as RabbitMQ names it: {@code AMQP 0-9-1} or {@code AMQP 1.0}. */
+    String protocol();
 }

@@ -342,6 +342,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public java.net.SocketAddress remoteAddress() {
+        return ctx == null ? null : ctx.channel().remoteAddress();
+    }
+
+    @Override
+    public java.net.SocketAddress localAddress() {
+        return ctx == null ? null : ctx.channel().localAddress();
+    }
+
+    @Override
+    public String protocol() {
+        return "AMQP 0-9-1";
+    }
+
+    @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
         return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
             "broker forced connection closure with reason 'shutdown'")));

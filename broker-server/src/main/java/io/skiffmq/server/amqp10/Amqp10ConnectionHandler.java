@@ -368,6 +368,21 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         return admission.access();
     }
 
+    @Override
+    public java.net.SocketAddress remoteAddress() {
+        return ctx == null ? null : ctx.channel().remoteAddress();
+    }
+
+    @Override
+    public java.net.SocketAddress localAddress() {
+        return ctx == null ? null : ctx.channel().localAddress();
+    }
+
+    @Override
+    public String protocol() {
+        return "AMQP 1.0";
+    }
+
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */
     Access access() {
         return admission.access();
