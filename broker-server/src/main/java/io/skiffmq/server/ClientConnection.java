@@ -44,4 +44,10 @@ public interface ClientConnection {
 
     /** The protocol as RabbitMQ names it: {@code AMQP 0-9-1} or {@code AMQP 1.0}. */
     String protocol();
+
+    /**
+     * Its channels (AMQP 1.0: sessions) and their consumers, read on the connection's event loop; an empty list when
+     * the loop is gone. Called from any thread.
+     */
+    java.util.concurrent.CompletableFuture<java.util.List<ChannelInfo>> channels();
 }

@@ -352,6 +352,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.ChannelInfo>> channels() {
+        return io.skiffmq.server.OnLoop.read(ctx, channels::describe);
+    }
+
+    @Override
     public String protocol() {
         return "AMQP 0-9-1";
     }

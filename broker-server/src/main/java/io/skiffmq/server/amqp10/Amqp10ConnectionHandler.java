@@ -379,6 +379,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.ChannelInfo>> channels() {
+        return io.skiffmq.server.OnLoop.read(ctx, sessions::describe);
+    }
+
+    @Override
     public String protocol() {
         return "AMQP 1.0";
     }

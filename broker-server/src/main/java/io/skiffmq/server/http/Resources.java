@@ -15,6 +15,7 @@ final class Resources {
         new NodeResources(lookups, listeners).register(router);
         new HealthChecks(broker, listeners).register(router);
         new ConnectionResources(lookups).register(router);
+        new ChannelResources(lookups).register(router);
         new QueueResources(lookups, mapper).register(router);
         new ExchangeResources(lookups, mapper).register(router);
         new BindingResources(lookups, mapper).register(router);
