@@ -110,7 +110,6 @@ final class DefinitionsExport {
             for (Exchange exchange : vhost.exchanges()) {
                 if (!exchange.isDefault() && !exchange.name().startsWith("amq.")) {
                     Map<String, Object> e = Shapes.exchange(vhost.name(), exchange);
-                    e.remove("user_who_performed_action");
                     exchanges.add(e);
                 }
             }

@@ -50,7 +50,6 @@ final class Shapes {
         e.put("auto_delete", exchange.autoDelete());
         e.put("internal", exchange.internal());
         e.put("arguments", JsonValues.of(exchange.arguments()));
-        e.put("user_who_performed_action", "rmq-internal");
         return e;
     }
 
@@ -83,7 +82,6 @@ final class Shapes {
         m.put("vhost", opened == null ? null : opened.vhost());
         putAddress(m, "host", "port", c.localAddress());
         putAddress(m, "peer_host", "peer_port", c.remoteAddress());
-        m.put("ssl", false);
         return m;
     }
 
