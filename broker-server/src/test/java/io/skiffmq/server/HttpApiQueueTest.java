@@ -77,6 +77,25 @@ class HttpApiQueueTest {
     }
 
     @Test
+    void unacknowledgedDeliveriesAreCounted() throws Exception {
+        channel.queueDeclare("held", false, false, false, null);
+        publish("held", "a", "b", "c");
+        try (Connection other = VirtualHostTest.factory(broker, "/", "guest", "guest").newConnection()) {
+            Channel consumer = other.createChannel();
+            consumer.basicQos(2);
+            consumer.basicConsume("held", false, new com.rabbitmq.client.DefaultConsumer(consumer));
+            await().atMost(TIMEOUT).until(() -> ((Number) api.get("/api/queues/%2F/held").map()
+                .get("messages_unacknowledged")).intValue() == 2);
+            assertThat(api.get("/api/queues/%2F/held").map()).containsEntry("messages", 3)
+                .containsEntry("messages_ready", 1).containsEntry("consumers", 1);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> totals = (Map<String, Object>) api.get("/api/overview").map().get("queue_totals");
+            assertThat(((Number) totals.get("messages_unacknowledged")).intValue()).isGreaterThanOrEqualTo(2);
+        }
+        await().atMost(TIMEOUT).until(() -> ready("held") == 3);
+    }
+
+    @Test
     void purgeEmptiesTheQueue() throws Exception {
         channel.queueDeclare("to-purge", false, false, false, null);
         publish("to-purge", "a", "b", "c");

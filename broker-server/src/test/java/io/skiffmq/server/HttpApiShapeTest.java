@@ -100,7 +100,7 @@ class HttpApiShapeTest {
         assertShape(queue, "name", String.class, "vhost", String.class, "durable", Boolean.class,
             "auto_delete", Boolean.class, "exclusive", Boolean.class, "arguments", Map.class, "node", String.class,
             "type", String.class, "state", String.class, "messages", Number.class, "messages_ready", Number.class,
-            "consumers", Number.class);
+            "messages_unacknowledged", Number.class, "consumers", Number.class);
         assertThat(queue).containsEntry("vhost", "/").containsEntry("durable", true)
             .containsEntry("arguments", Map.of("x-max-length", 10)).containsEntry("messages_ready", 1);
         assertThat(api.get("/api/queues/%2F").list()).hasSize(1);

@@ -5,6 +5,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.JvmReadings;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueCounts;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
@@ -14,6 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -37,7 +40,7 @@ final class NodeResources {
     }
 
     void register(Router router) {
-        router.sync("GET", "/api/overview", this::overview)
+        router.add("GET", "/api/overview", this::overview)
             .sync("GET", "/api/whoami", this::whoami)
             .sync("GET", "/api/nodes", r -> {
                 r.caller().requireMonitoring();
@@ -59,42 +62,47 @@ final class NodeResources {
         return ApiResponse.ok(me);
     }
 
-    private ApiResponse overview(ApiRequest request) {
-        Broker broker = lookups.broker();
-        BrokerConfig config = broker.config();
+    /** Queue counts are read on each queue's thread; the answer waits for all of them. */
+    private CompletableFuture<ApiResponse> overview(ApiRequest request) {
         Caller caller = request.caller();
-        long queues = 0;
         long exchanges = 0;
-        long consumers = 0;
-        long messages = 0;
+        List<CompletableFuture<QueueCounts>> counts = new ArrayList<>();
         for (VirtualHost vhost : lookups.visibleVhosts(caller)) {
             for (Queue queue : vhost.queues()) {
-                queues++;
-                consumers += queue.consumerCount();
-                messages += queue.readyCount();
+                counts.add(queue.counts().orTimeout(QueueResources.COUNTS_WAIT_SECONDS, TimeUnit.SECONDS));
             }
             exchanges += vhost.exchanges().size();
         }
-        long connections = 0;
-        for (ClientConnection c : broker.connections()) {
-            if (ConnectionResources.sees(caller, c)) {
-                connections++;
+        long connections = lookups.broker().connections().stream()
+            .filter(c -> ConnectionResources.sees(caller, c)).count();
+        long exchangeCount = exchanges;
+        return CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            long consumers = 0;
+            long ready = 0;
+            long unacknowledged = 0;
+            for (CompletableFuture<QueueCounts> c : counts) {
+                QueueCounts q = c.join();
+                consumers += q.consumers();
+                ready += q.ready();
+                unacknowledged += q.unacknowledged();
             }
-        }
-        Map<String, Object> o = new LinkedHashMap<>();
-        o.put("management_version", BrokerConfig.SKIFFMQ_VERSION);
-        o.put("rates_mode", "none");
-        o.put("exchange_types", exchangeTypes());
-        o.put("product_version", BrokerConfig.SKIFFMQ_VERSION);
-        o.put("product_name", "SkiffMQ");
-        o.put("rabbitmq_version", config.rabbitmqVersion());
-        o.put("cluster_name", config.node());
-        o.put("node", config.node());
-        o.put("object_totals", Map.of("connections", connections, "exchanges", exchanges, "queues", queues,
-            "consumers", consumers));
-        o.put("queue_totals", Map.of("messages", messages, "messages_ready", messages));
-        o.put("listeners", listenerList());
-        return ApiResponse.ok(o);
+            BrokerConfig config = lookups.broker().config();
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("management_version", BrokerConfig.SKIFFMQ_VERSION);
+            o.put("rates_mode", "none");
+            o.put("exchange_types", exchangeTypes());
+            o.put("product_version", BrokerConfig.SKIFFMQ_VERSION);
+            o.put("product_name", "SkiffMQ");
+            o.put("rabbitmq_version", config.rabbitmqVersion());
+            o.put("cluster_name", config.node());
+            o.put("node", config.node());
+            o.put("object_totals", Map.of("connections", connections, "exchanges", exchangeCount,
+                "queues", counts.size(), "consumers", consumers));
+            o.put("queue_totals", Map.of("messages", ready + unacknowledged, "messages_ready", ready,
+                "messages_unacknowledged", unacknowledged));
+            o.put("listeners", listenerList());
+            return ApiResponse.ok(o);
+        });
     }
 
     private static List<Map<String, Object>> exchangeTypes() {

@@ -22,6 +22,9 @@ final class QueueResources {
     private static final Set<String> DECLARE_FIELDS = Set.of("durable", "auto_delete", "exclusive", "arguments",
         "node", "vhost", "name", "type");
 
+    /** How long a listing waits for a queue's thread to count (a stopping broker's queues may not answer). */
+    static final int COUNTS_WAIT_SECONDS = 5;
+
     private final Lookups lookups;
     private final tools.jackson.databind.ObjectMapper mapper;
 
@@ -31,9 +34,9 @@ final class QueueResources {
     }
 
     void register(Router router) {
-        router.sync("GET", "/api/queues", this::list)
-            .sync("GET", "/api/queues/{vhost}", this::list)
-            .sync("GET", "/api/queues/{vhost}/{name}", this::one)
+        router.add("GET", "/api/queues", this::list)
+            .add("GET", "/api/queues/{vhost}", this::list)
+            .add("GET", "/api/queues/{vhost}/{name}", this::one)
             .sync("PUT", "/api/queues/{vhost}/{name}", this::declare)
             .add("DELETE", "/api/queues/{vhost}/{name}", this::delete)
             .add("DELETE", "/api/queues/{vhost}/{name}/contents", this::purge)
@@ -41,20 +44,26 @@ final class QueueResources {
             .sync("GET", "/api/queues/{vhost}/{name}/bindings", this::bindings);
     }
 
-    private ApiResponse list(ApiRequest request) {
-        List<Map<String, Object>> items = new ArrayList<>();
+    /** Each queue's counts are read on its own thread; the answer waits for all of them. */
+    private CompletableFuture<ApiResponse> list(ApiRequest request) {
+        List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
         for (VirtualHost vhost : lookups.vhosts(request)) {
             for (Queue queue : vhost.queues()) {
-                items.add(Shapes.queue(vhost.name(), queue, lookups.node()));
+                items.add(describe(vhost, queue));
             }
         }
-        return Paging.list(items, request.query());
+        return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new))
+            .thenApply(done -> Paging.list(items.stream().map(CompletableFuture::join).toList(), request.query()));
     }
 
-    private ApiResponse one(ApiRequest request) {
+    private CompletableFuture<ApiResponse> one(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
-        return ApiResponse.ok(Shapes.queue(vhost.name(), lookups.queue(vhost, request.variable("name")),
-            lookups.node()));
+        return describe(vhost, lookups.queue(vhost, request.variable("name"))).thenApply(ApiResponse::ok);
+    }
+
+    private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue) {
+        return queue.counts().orTimeout(COUNTS_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+            .thenApply(counts -> Shapes.queue(vhost.name(), queue, counts, lookups.node()));
     }
 
     private ApiResponse declare(ApiRequest request) {

@@ -2,6 +2,7 @@ package io.skiffmq.server.http;
 
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueCounts;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.authz.Access;
@@ -17,13 +18,15 @@ import java.util.Map;
 
 /**
  * The JSON objects of the API, field for field as RabbitMQ's management API names them, from what the broker
- * knows (no lookups here). Rates ({@code message_stats}) are left out. Stateless.
+ * knows (no lookups here, but for addresses the connections hold). Rates ({@code message_stats}) are left out.
+ * Stateless.
  */
 final class Shapes {
     private Shapes() {
     }
 
-    static Map<String, Object> queue(String vhost, Queue queue, String node) {
+    /** @param counts the queue's counts, read on its thread ({@link Queue#counts}) */
+    static Map<String, Object> queue(String vhost, Queue queue, QueueCounts counts, String node) {
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("name", queue.name());
         q.put("vhost", vhost);
@@ -34,10 +37,10 @@ final class Shapes {
         q.put("arguments", JsonValues.of(queue.arguments()));
         q.put("node", node);
         q.put("state", "running");
-        int ready = queue.readyCount();
-        q.put("messages", ready);
-        q.put("messages_ready", ready);
-        q.put("consumers", queue.consumerCount());
+        q.put("messages", counts.ready() + counts.unacknowledged());
+        q.put("messages_ready", counts.ready());
+        q.put("messages_unacknowledged", counts.unacknowledged());
+        q.put("consumers", counts.consumers());
         return q;
     }
 
