@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.alarm.ResourceAlarms.Resource;
 import java.util.List;
