@@ -204,6 +204,26 @@ class HttpApiShapeTest {
     }
 
     @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        String auth = "Authorization: Basic " + java.util.Base64.getEncoder()
+            .encodeToString("guest:guest".getBytes(java.nio.charset.StandardCharsets.US_ASCII)) + "\r\n";
+        String requests = "GET /api/overview HTTP/1.1\r\nHost: test\r\n" + auth + "\r\n"
+            + "GET /api/nothing HTTP/1.1\r\nHost: test\r\n" + auth + "\r\n"
+            + "GET /api/whoami HTTP/1.1\r\nHost: test\r\nConnection: close\r\n" + auth + "\r\n";
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", broker.managementPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(requests.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String answers = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            // each body ends without a line break: the next status line follows it directly
+            List<String> statuses = java.util.regex.Pattern.compile("HTTP/1\\.1 \\d{3}").matcher(answers).results()
+                .map(java.util.regex.MatchResult::group).toList();
+            assertThat(statuses).containsExactly("HTTP/1.1 200", "HTTP/1.1 404", "HTTP/1.1 200");
+            assertThat(answers.indexOf("management_version")).isLessThan(answers.indexOf("Object Not Found"));
+            assertThat(answers.indexOf("Object Not Found")).isLessThan(answers.indexOf("\"name\":\"guest\""));
+        }
+    }
+
+    @Test
     void unknownPathsAndMethods() throws Exception {
         assertThat(api.get("/api/nothing").status()).isEqualTo(404);
         assertThat(api.get("/api/nothing").map()).containsKeys("error", "reason");

@@ -23,12 +23,18 @@ import java.util.Map;
 /**
  * One HTTP connection of the API: reads each aggregated request on its event loop (copies what it needs, so the
  * request's buffer is released at once), hands it to {@link HttpApi}, which answers on other threads, and writes
- * the answer as JSON. Requests on one connection are answered one at a time: Netty's HTTP/1.1 has no pipelining
- * here, clients wait for each answer. Owned by the channel's event loop; the answer is written from whichever
- * thread completes it (Netty hands the write to the loop).
+ * the answer as JSON back on the loop. Requests on one connection are answered one at a time, in order: a request
+ * pipelined behind one in progress waits (at most {@value #MAX_WAITING}; more closes the connection). Owned by the
+ * channel's event loop.
  */
 final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    static final int MAX_WAITING = 16;
+    private static final System.Logger LOG = System.getLogger(HttpApiHandler.class.getName());
+
     private final HttpApi api;
+    /** Requests pipelined behind the one in progress, each retained until it starts. */
+    private final java.util.ArrayDeque<FullHttpRequest> waiting = new java.util.ArrayDeque<>();
+    private boolean busy;
 
     HttpApiHandler(HttpApi api) {
         this.api = api;
@@ -36,9 +42,23 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (busy) {
+            if (waiting.size() >= MAX_WAITING) {
+                ctx.close();
+                return;
+            }
+            waiting.add(request.retain());
+            return;
+        }
+        start(ctx, request);
+    }
+
+    /** Copies what the request holds and asks the API; the answer is written on the loop, then the next starts. */
+    private void start(ChannelHandlerContext ctx, FullHttpRequest request) {
+        busy = true;
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         if (!request.decoderResult().isSuccess()) {
-            write(ctx, api.error(new ApiException(400, "bad_request", "malformed HTTP request")), false);
+            answered(ctx, api.error(new ApiException(400, "bad_request", "malformed HTTP request")), false);
             return;
         }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
@@ -53,8 +73,31 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         byte[] body = ByteBufUtil.getBytes(request.content());
         InetAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         api.serve(request.method().name(), uri.rawPath(), query, body, headers, remote)
-            .whenComplete((response, failure) -> write(ctx, failure == null ? response : api.error(failure),
-                keepAlive));
+            .whenComplete((response, failure) -> ctx.executor().execute(() -> answered(ctx,
+                failure == null ? response : api.error(failure), keepAlive)));
+    }
+
+    /** On the loop: writes the answer and starts the next waiting request, if any. */
+    private void answered(ChannelHandlerContext ctx, ApiResponse response, boolean keepAlive) {
+        write(ctx, response, keepAlive);
+        busy = false;
+        FullHttpRequest next = waiting.poll();
+        if (next != null) {
+            try {
+                start(ctx, next);
+            } finally {
+                next.release();
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        FullHttpRequest request;
+        while ((request = waiting.poll()) != null) {
+            request.release();
+        }
+        super.channelInactive(ctx);
     }
 
     private void write(ChannelHandlerContext ctx, ApiResponse response, boolean keepAlive) {
@@ -77,6 +120,7 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(System.Logger.Level.WARNING, "HTTP API connection failed, closing it", cause);
         ctx.close();
     }
 }
