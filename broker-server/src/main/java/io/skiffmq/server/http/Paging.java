@@ -9,8 +9,8 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * RabbitMQ's listing parameters: {@code sort} (a field name, dotted for nested ones) and {@code sort_reverse} on
- * every list; with {@code page}, also {@code page_size} (default 100, at most 500), {@code name} (a substring, or
+ * RabbitMQ's listing parameters: {@code columns} (the fields to keep, comma-separated, dotted for nested ones),
+ * {@code sort} (a field name, dotted for nested ones) and {@code sort_reverse} on every list; with {@code page}, also {@code page_size} (default 100, at most 500), {@code name} (a substring, or
  * a regular expression with {@code use_regex=true}), answered as
  * {@code {filtered_count, item_count, items, page, page_count, page_size, total_count}}. Stateless.
  */
@@ -28,7 +28,7 @@ final class Paging {
             Paging::compare);
         sorted.sort(Boolean.parseBoolean(query.get("sort_reverse")) ? order.reversed() : order);
         if (!query.containsKey("page")) {
-            return ApiResponse.ok(sorted);
+            return ApiResponse.ok(columns(sorted, query.get("columns")));
         }
         int page = number(query.get("page"), "page");
         int size = query.containsKey("page_size") ? number(query.get("page_size"), "page_size") : DEFAULT_PAGE_SIZE;
@@ -46,12 +46,40 @@ final class Paging {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("filtered_count", filtered.size());
         answer.put("item_count", slice.size());
-        answer.put("items", slice);
+        answer.put("items", columns(slice, query.get("columns")));
         answer.put("page", page);
         answer.put("page_count", pageCount);
         answer.put("page_size", size);
         answer.put("total_count", items.size());
         return ApiResponse.ok(answer);
+    }
+
+    /** The items with only the columns asked for (all of them when {@code columns} is null); sorted and filtered first. */
+    private static List<Map<String, Object>> columns(List<Map<String, Object>> items, String columns) {
+        if (columns == null) {
+            return items;
+        }
+        String[] names = columns.split(",");
+        return items.stream().map(item -> columns(item, names)).toList();
+    }
+
+    /** RabbitMQ's {@code columns}: only the fields named (dotted for nested ones), in the same nesting. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> columns(Map<String, Object> item, String[] columns) {
+        Map<String, Object> kept = new LinkedHashMap<>();
+        for (String column : columns) {
+            String[] path = column.strip().split("\\.");
+            Object value = sortKey(item, column.strip());
+            if (value == null && !item.containsKey(path[0])) {
+                continue;
+            }
+            Map<String, Object> into = kept;
+            for (int i = 0; i < path.length - 1; i++) {
+                into = (Map<String, Object>) into.computeIfAbsent(path[i], k -> new LinkedHashMap<String, Object>());
+            }
+            into.put(path[path.length - 1], value);
+        }
+        return kept;
     }
 
     private static List<Map<String, Object>> filter(List<Map<String, Object>> items, String name, boolean regex) {

@@ -60,6 +60,9 @@ class RouterTest {
         Map<String, Object> empty = (Map<String, Object>) Paging.list(List.of(), Map.of("page", "1")).body();
         assertThat(empty).containsEntry("page_count", 0).containsEntry("item_count", 0);
         assertThatThrownBy(() -> Paging.list(items(5), Map.of("page", "0"))).isInstanceOf(ApiException.class);
+        assertThat(Paging.list(List.of(Map.of("name", "q", "messages", 3, "queue", Map.of("vhost", "/", "x", 1))),
+            Map.of("columns", "name,queue.vhost")).body())
+            .isEqualTo(List.of(Map.of("name", "q", "queue", Map.of("vhost", "/"))));
         assertThatThrownBy(() -> Paging.list(items(5), Map.of("page", "1", "name", "(", "use_regex", "true")))
             .isInstanceOf(ApiException.class);
     }
