@@ -45,6 +45,7 @@ class HttpApiChannelsTest {
             assertThat(api.get("/api/channels/" + seg(channelName)).map()).containsEntry("number", 1);
             String connectionName = (String) api.get("/api/connections").list().get(0).get("name");
             assertThat(api.get("/api/connections/" + seg(connectionName) + "/channels").list()).hasSize(1);
+            assertThat(api.get("/api/connections/" + seg(connectionName)).map()).containsEntry("channels", 1);
             assertThat(api.get("/api/vhosts/%2F/channels").list()).hasSize(1);
 
             List<Map<String, Object>> consumers = api.get("/api/consumers").list();

@@ -137,8 +137,9 @@ class HttpApiShapeTest {
         Map<String, Object> c = connections.get(0);
         assertShape(c, "name", String.class, "node", String.class, "state", String.class,
             "protocol", String.class, "user", String.class, "vhost", String.class, "host", String.class,
-            "port", Number.class, "peer_host", String.class, "peer_port", Number.class, "type", String.class);
-        assertThat(c).containsEntry("protocol", "AMQP 0-9-1").containsEntry("user", "guest")
+            "port", Number.class, "peer_host", String.class, "peer_port", Number.class, "type", String.class,
+            "channels", Number.class);
+        assertThat(c).containsEntry("protocol", "AMQP 0-9-1").containsEntry("user", "guest").containsEntry("channels", 0)
             .containsEntry("vhost", "/").containsEntry("port", broker.port());
         assertThat((String) c.get("name")).endsWith(" -> 127.0.0.1:" + broker.port());
         assertThat(api.get("/api/connections/" + seg((String) c.get("name"))).map()).isEqualTo(c);

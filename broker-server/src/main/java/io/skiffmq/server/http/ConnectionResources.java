@@ -5,6 +5,8 @@ import io.skiffmq.server.authz.Access;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code /api/connections}: list (all, per virtual host, paged), one by name, and close one ({@code DELETE}, with
@@ -23,10 +25,9 @@ final class ConnectionResources {
     }
 
     void register(Router router) {
-        router.sync("GET", "/api/connections", this::list)
-            .sync("GET", "/api/vhosts/{vhost}/connections", this::list)
-            .sync("GET", "/api/connections/{name}", r -> ApiResponse.ok(Shapes.connection(find(r, false),
-                lookups.node())))
+        router.add("GET", "/api/connections", this::list)
+            .add("GET", "/api/vhosts/{vhost}/connections", this::list)
+            .add("GET", "/api/connections/{name}", r -> describe(find(r, false)).thenApply(ApiResponse::ok))
             .sync("DELETE", "/api/connections/{name}", this::close);
     }
 
@@ -35,19 +36,31 @@ final class ConnectionResources {
         return caller.monitoring() || opened != null && opened.user().equals(caller.user());
     }
 
-    private ApiResponse list(ApiRequest request) {
+    /** Each connection's channels are counted on its own event loop; the answer waits for all of them. */
+    private CompletableFuture<ApiResponse> list(ApiRequest request) {
         String vhost = request.variable("vhost");
         if (vhost != null) {
             lookups.vhost(request.caller(), vhost);
         }
-        List<Map<String, Object>> items = new ArrayList<>();
+        List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
         for (ClientConnection connection : lookups.broker().connections()) {
             Access opened = connection.opened();
             if (sees(request.caller(), connection) && (vhost == null || opened != null && opened.vhost().equals(vhost))) {
-                items.add(Shapes.connection(connection, lookups.node()));
+                items.add(describe(connection));
             }
         }
-        return Paging.list(items, request.query());
+        return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new))
+            .thenApply(done -> Paging.list(items.stream().map(CompletableFuture::join).toList(), request.query()));
+    }
+
+    /** The connection's JSON with its {@code channels} count, read on its loop (0 when it does not answer). */
+    private CompletableFuture<Map<String, Object>> describe(ClientConnection connection) {
+        return connection.channels().orTimeout(ChannelResources.WAIT_SECONDS, TimeUnit.SECONDS)
+            .exceptionally(e -> List.of()).thenApply(channels -> {
+                Map<String, Object> shape = Shapes.connection(connection, lookups.node());
+                shape.put("channels", channels.size());
+                return shape;
+            });
     }
 
     private ClientConnection find(ApiRequest request, boolean toClose) {
