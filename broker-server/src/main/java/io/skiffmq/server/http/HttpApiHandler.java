@@ -91,6 +91,18 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
     }
 
+    /** A connection idle for {@link HttpApiServer#IDLE_SECONDS} with no request in progress is closed. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof io.netty.handler.timeout.IdleStateEvent) {
+            if (!busy) {
+                ctx.close();
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         FullHttpRequest request;

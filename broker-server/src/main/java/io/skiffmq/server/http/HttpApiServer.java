@@ -8,6 +8,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.net.InetSocketAddress;
@@ -16,13 +17,16 @@ import java.util.function.Supplier;
 
 /**
  * The HTTP listener of the RabbitMQ-compatible management API ({@code management-port}): Netty's HTTP/1.1 codec,
- * requests aggregated up to {@value #MAX_REQUEST_BYTES} bytes (a definitions import), each connection on
+ * requests aggregated up to {@value #MAX_REQUEST_BYTES} bytes (a definitions import), idle connections closed
+ * after {@value #IDLE_SECONDS} s, each connection on
  * {@code group}'s loops (the broker's boss group: the loops only parse and write, the work runs elsewhere).
  *
  * <p>{@link #start} and {@link #close} are called by one thread (the listener's owner).
  */
 public final class HttpApiServer implements AutoCloseable {
     static final int MAX_REQUEST_BYTES = 64 << 20;
+    /** Seconds without a read after which an HTTP connection with no request in progress is closed. */
+    static final int IDLE_SECONDS = 60;
 
     private final EventLoopGroup group;
     private final Class<? extends ServerChannel> channelClass;
@@ -58,7 +62,8 @@ public final class HttpApiServer implements AutoCloseable {
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast("http", new HttpServerCodec())
+                    ch.pipeline().addLast("idle", new IdleStateHandler(IDLE_SECONDS, 0, 0))
+                        .addLast("http", new HttpServerCodec())
                         .addLast("aggregate", new HttpObjectAggregator(MAX_REQUEST_BYTES))
                         .addLast("api", new HttpApiHandler(api));
                 }
