@@ -81,6 +81,9 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private void answered(ChannelHandlerContext ctx, ApiResponse response, boolean keepAlive) {
         write(ctx, response, keepAlive);
         busy = false;
+        if (!keepAlive) {
+            return; // the connection closes: what waits is released when it is inactive
+        }
         FullHttpRequest next = waiting.poll();
         if (next != null) {
             try {
