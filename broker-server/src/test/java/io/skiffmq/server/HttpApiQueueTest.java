@@ -96,6 +96,42 @@ class HttpApiQueueTest {
     }
 
     @Test
+    void publishThroughAnExchange() throws Exception {
+        channel.queueDeclare("published", true, false, false, null);
+        Map<String, Object> message = Map.of("routing_key", "published", "payload", "hello", "payload_encoding",
+            "string", "properties", Map.of("content_type", "text/plain", "delivery_mode", 2,
+                "headers", Map.of("k", "v"), "message_id", "m-1"));
+        HttpApiClient.Answer answer = api.post("/api/exchanges/%2F/amq.default/publish", message);
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.map()).isEqualTo(Map.of("routed", true));
+        GetResponse got = channel.basicGet("published", true);
+        assertThat(new String(got.getBody(), StandardCharsets.UTF_8)).isEqualTo("hello");
+        assertThat(got.getProps().getContentType()).isEqualTo("text/plain");
+        assertThat(got.getProps().getDeliveryMode()).isEqualTo(2);
+        assertThat(got.getProps().getMessageId()).isEqualTo("m-1");
+        assertThat(got.getProps().getHeaders().get("k").toString()).isEqualTo("v");
+
+        assertThat(api.post("/api/exchanges/%2F/amq.direct/publish", Map.of("routing_key", "nowhere",
+            "payload", "aGk=", "payload_encoding", "base64", "properties", Map.of())).map())
+            .isEqualTo(Map.of("routed", false));
+        assertThat(api.post("/api/exchanges/%2F/amq.direct/publish", Map.of("routing_key", "x",
+            "payload", "hi", "payload_encoding", "rot13", "properties", Map.of())).status()).isEqualTo(400);
+        assertThat(api.post("/api/exchanges/%2F/amq.direct/publish", Map.of("routing_key", "x",
+            "payload", "hi", "payload_encoding", "string", "properties", Map.of("user_id", "mallory")))
+            .status()).isEqualTo(400);
+        assertThat(api.post("/api/exchanges/%2F/missing/publish", message).status()).isEqualTo(404);
+
+        channel.queueDeclare("full", false, false, false, Map.of("x-max-length", 1, "x-overflow",
+            "reject-publish"));
+        Map<String, Object> toFull = Map.of("routing_key", "full", "payload", "x", "payload_encoding", "string",
+            "properties", Map.of());
+        assertThat(api.post("/api/exchanges/%2F/amq.default/publish", toFull).map()).containsEntry("routed", true);
+        HttpApiClient.Answer rejected = api.post("/api/exchanges/%2F/amq.default/publish", toFull);
+        assertThat(rejected.status()).isEqualTo(400);
+        assertThat(rejected.map()).containsEntry("reason", "Unable to publish message. Check queue limits.");
+    }
+
+    @Test
     void purgeEmptiesTheQueue() throws Exception {
         channel.queueDeclare("to-purge", false, false, false, null);
         publish("to-purge", "a", "b", "c");

@@ -200,6 +200,8 @@ class HttpApiShapeTest {
         assertThat(alarmed.status()).isEqualTo(503);
         assertThat(alarmed.map()).containsEntry("status", "failed")
             .containsEntry("alarms", List.of(Map.of("node", BrokerConfig.defaults().node(), "resource", "memory")));
+        assertThat(api.post("/api/exchanges/%2F/amq.default/publish", Map.of("routing_key", "shapes", "payload", "x",
+            "payload_encoding", "string", "properties", Map.of())).status()).isEqualTo(503);
         alarms.clear(Resource.MEMORY);
         assertThat(api.get("/api/health/checks/local-alarms").status()).isEqualTo(200);
     }

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code /api/exchanges}: list (all, per virtual host, paged), one, declare ({@code PUT}), delete, and an
- * exchange's bindings as source or destination. The default exchange is {@code amq.default} in paths and
+ * {@code /api/exchanges}: list (all, per virtual host, paged), one, declare ({@code PUT}), delete, publish
+ * ({@link ExchangePublish}), and an exchange's bindings as source or destination. The default exchange is {@code amq.default} in paths and
  * {@code ""} in bodies, as in RabbitMQ. Declaring and deleting need the caller's configure permission. Stateless;
  * safe from any thread.
  */
@@ -30,6 +30,7 @@ final class ExchangeResources {
             .sync("GET", "/api/exchanges/{vhost}/{name}", this::one)
             .sync("PUT", "/api/exchanges/{vhost}/{name}", this::declare)
             .sync("DELETE", "/api/exchanges/{vhost}/{name}", this::delete)
+            .add("POST", "/api/exchanges/{vhost}/{name}/publish", new ExchangePublish(lookups, mapper)::publish)
             .sync("GET", "/api/exchanges/{vhost}/{name}/bindings/source", r -> bindings(r, true))
             .sync("GET", "/api/exchanges/{vhost}/{name}/bindings/destination", r -> bindings(r, false));
     }
