@@ -200,7 +200,7 @@ public final class Broker implements AutoCloseable {
     }
 
     /** The open connections (registered, not yet unregistered). */
-    List<ClientConnection> connections() {
+    public List<ClientConnection> connections() {
         return List.copyOf(connections);
     }
 

@@ -4,6 +4,7 @@ import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.config.ConfigLoader;
 import io.skiffmq.server.config.Settings;
 import io.skiffmq.server.metrics.PrometheusSettings;
+import io.skiffmq.server.http.ManagementSettings;
 import io.skiffmq.server.transport.TlsSettings;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
@@ -19,7 +20,8 @@ import java.util.Map;
  * values and {@link #with} parses and checks them. {@link ConfigLoader} reads them from their sources: defaults,
  * {@code skiffmq.conf}, {@code SKIFFMQ_*} environment variables, {@code skiffmq.*} system properties and
  * {@code --name=value} flags (docs/configuration.md). Groups of settings live in small records of their own
- * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings}, {@link PrometheusSettings}), each with {@code SETTINGS}, {@code has},
+ * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings},
+ * {@link PrometheusSettings}, {@link ManagementSettings}), each with {@code SETTINGS}, {@code has},
  * {@code with} and {@code defaults}. Immutable.
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -28,7 +30,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
-        boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus) {
+        boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
+        ManagementSettings management) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -61,8 +64,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
-        check(auth != null && tls != null && log != null && prometheus != null,
-            "auth, tls, log and prometheus settings must be set");
+        check(auth != null && tls != null && log != null && prometheus != null && management != null,
+            "auth, tls, log, prometheus and management settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -83,7 +86,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
-            TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults());
+            TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults());
     }
 
     /**
@@ -137,6 +140,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         TlsSettings t = tls;
         PrometheusSettings metrics = prometheus;
         LogSettings l = log;
+        ManagementSettings m = management;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -180,6 +184,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         metrics = metrics.with(name, value);
                     } else if (LogSettings.has(name)) {
                         l = l.with(name, value);
+                    } else if (ManagementSettings.has(name)) {
+                        m = m.with(name, value);
                     } else {
                         throw new IllegalStateException("setting " + name + " is listed but not parsed");
                     }
@@ -190,7 +196,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
-            flow, a, t, l, metrics);
+            flow, a, t, l, metrics, m);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

@@ -38,4 +38,28 @@ public interface ClientConnection {
 
     /** What the connection counted (messages published and delivered, bytes); written on its event loop. */
     io.skiffmq.core.metrics.ConnectionCounters counters();
+
+    /** The connection's socket; null before it is active. Any thread. */
+    io.netty.channel.Channel socket();
+
+    /** The client's address (the HTTP API's {@code peer_host}, {@code peer_port}); null once closed. Any thread. */
+    default java.net.SocketAddress remoteAddress() {
+        io.netty.channel.Channel socket = socket();
+        return socket == null ? null : socket.remoteAddress();
+    }
+
+    /** Our end's address ({@code host}, {@code port}); null once closed. Any thread. */
+    default java.net.SocketAddress localAddress() {
+        io.netty.channel.Channel socket = socket();
+        return socket == null ? null : socket.localAddress();
+    }
+
+    /** The protocol as RabbitMQ names it: {@code AMQP 0-9-1} or {@code AMQP 1.0}. */
+    String protocol();
+
+    /**
+     * Its channels (AMQP 1.0: sessions) and their consumers, read on the connection's event loop; an empty list when
+     * the loop is gone. Called from any thread.
+     */
+    java.util.concurrent.CompletableFuture<java.util.List<ChannelInfo>> channels();
 }

@@ -49,7 +49,8 @@ final class ChildBroker implements AutoCloseable {
         }
         command.addAll(jvmFlags);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
-            "--prometheus-port=0", "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker")));
+            "--prometheus-port=0", "--management-port=0",
+            "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker")));
         command.addAll(settings);
         Path log = Path.of("target", "child-brokers", name + ".log");
         Files.createDirectories(log.getParent());

@@ -36,7 +36,8 @@ final class RunningBroker implements AutoCloseable {
             throws IOException, InterruptedException {
         Path temporary = Files.createTempDirectory("skiffmq-test");
         BrokerConfig config = BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
-            .with("data-dir", temporary.toString()).with("prometheus-port", "0");
+            .with("data-dir", temporary.toString()).with("prometheus-port", "0")
+            .with("management-port", "0");
         for (String setting : settings) {
             int eq = setting.indexOf('=');
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
@@ -52,6 +53,11 @@ final class RunningBroker implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** The HTTP API's port ({@code management-port}, ephemeral here); fails when it is off. */
+    int managementPort() {
+        return java.util.Objects.requireNonNull(listener.managementAddress(), "management-port is none").getPort();
     }
 
     /** The port that speaks AMQP 0-9-1 only ({@code amqp091-port}); fails when none was asked for. */

@@ -557,7 +557,11 @@ public final class ClassicQueue implements Queue {
         // a publish from this thread went through the handoff, whose drain was scheduled before this task
         executor.run(() -> {
             expireHeads();
-            counts.complete(new QueueCounts(waiting.size(), consumers.size() + standby.size()));
+            int unacknowledged = 0;
+            for (QueueConsumer consumer : allConsumers) {
+                unacknowledged += consumer.unsettled.size();
+            }
+            counts.complete(new QueueCounts(waiting.size(), consumers.size() + standby.size(), unacknowledged));
         });
         return counts;
     }

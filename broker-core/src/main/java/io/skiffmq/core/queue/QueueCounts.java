@@ -5,6 +5,7 @@ package io.skiffmq.core.queue;
  *
  * @param ready messages waiting for a consumer (not those delivered and unsettled)
  * @param consumers consumers messages are pushed to (pull and cancelled consumers do not count)
+ * @param unacknowledged deliveries handed to consumers (pull ones too) and not settled yet
  */
-public record QueueCounts(int ready, int consumers) {
+public record QueueCounts(int ready, int consumers, int unacknowledged) {
 }

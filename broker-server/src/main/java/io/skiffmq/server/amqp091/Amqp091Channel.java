@@ -67,6 +67,14 @@ final class Amqp091Channel {
         this.publishing = new ChannelPublishing(this, vhost);
     }
 
+    /** What the HTTP API shows of the channel. */
+    io.skiffmq.server.ChannelInfo describe() {
+        return new io.skiffmq.server.ChannelInfo(number, prefetch, deliveryTags.outstanding(),
+            publishing.confirming(), publishing.transaction() != null, consumers.values().stream()
+                .map(c -> new io.skiffmq.server.ChannelInfo.Consumer(c.tag(), c.queue().name(), !c.noAck(), prefetch))
+                .toList());
+    }
+
     int number() {
         return number;
     }

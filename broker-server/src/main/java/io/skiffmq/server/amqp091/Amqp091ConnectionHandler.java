@@ -363,6 +363,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public io.netty.channel.Channel socket() {
+        return ctx == null ? null : ctx.channel();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.ChannelInfo>> channels() {
+        return io.skiffmq.server.OnLoop.read(ctx, channels::describe);
+    }
+
+    @Override
+    public String protocol() {
+        return "AMQP 0-9-1";
+    }
+
+    @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
         return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
             "broker forced connection closure with reason 'shutdown'")));

@@ -43,6 +43,11 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         this.access = connection.access();
     }
 
+    /** True in confirm mode ({@code confirm.select}). */
+    boolean confirming() {
+        return confirms != null;
+    }
+
     /** True in a transaction: acks wait for the commit too. */
     ChannelTransaction transaction() {
         return transaction;

@@ -77,6 +77,16 @@ final class ChannelTable {
         channels.clear();
     }
 
+    /** What the HTTP API shows of the channels, by number. */
+    java.util.List<io.skiffmq.server.ChannelInfo> describe() {
+        java.util.List<io.skiffmq.server.ChannelInfo> described = new ArrayList<>();
+        for (Amqp091Channel channel : channels.values()) {
+            described.add(channel.describe());
+        }
+        described.sort(java.util.Comparator.comparingInt(io.skiffmq.server.ChannelInfo::number));
+        return described;
+    }
+
     /** The socket takes more again: consumers held back go on. */
     void writableAgain() {
         for (Amqp091Channel channel : channels.values()) {

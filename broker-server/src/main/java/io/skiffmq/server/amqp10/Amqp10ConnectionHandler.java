@@ -389,6 +389,21 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         return admission.access();
     }
 
+    @Override
+    public io.netty.channel.Channel socket() {
+        return ctx == null ? null : ctx.channel();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.ChannelInfo>> channels() {
+        return io.skiffmq.server.OnLoop.read(ctx, sessions::describe);
+    }
+
+    @Override
+    public String protocol() {
+        return "AMQP 1.0";
+    }
+
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */
     Access access() {
         return admission.access();

@@ -61,6 +61,18 @@ final class AmqpSession {
         this.deliveries = new DeliveryWriter(this, connection, window, unsettled, channel);
     }
 
+    /** What the HTTP API shows of the session: its sending links are its consumers. */
+    io.skiffmq.server.ChannelInfo describe(int number) {
+        java.util.List<io.skiffmq.server.ChannelInfo.Consumer> consumers = new java.util.ArrayList<>();
+        links.forEachAttached(link -> {
+            if (link instanceof OutgoingLink out && out.queueName() != null) {
+                consumers.add(new io.skiffmq.server.ChannelInfo.Consumer("ctag-" + out.handle(), out.queueName(),
+                    !out.preSettled(), 0));
+            }
+        });
+        return new io.skiffmq.server.ChannelInfo(number, 0, unsettled.size(), false, false, consumers);
+    }
+
     VirtualHost vhost() {
         return vhost;
     }

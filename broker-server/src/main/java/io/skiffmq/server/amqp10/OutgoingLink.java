@@ -291,6 +291,12 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         return handle;
     }
 
+    /** The queue it consumes from; null until it is ready. */
+    String queueName() {
+        Queue q = queue;
+        return q == null ? null : q.name();
+    }
+
     boolean preSettled() {
         return preSettled;
     }

@@ -9,6 +9,7 @@ import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.server.ConnectionAdmission;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
@@ -122,6 +123,14 @@ final class SessionTable {
     }
 
     /** The connection is going: every session's links close, and no session counts any longer. */
+    /** What the HTTP API shows of the sessions, as channels, by channel number. */
+    List<io.skiffmq.server.ChannelInfo> describe() {
+        List<io.skiffmq.server.ChannelInfo> described = new ArrayList<>();
+        sessions.forEach((channel, session) -> described.add(session.describe(channel)));
+        described.sort(java.util.Comparator.comparingInt(io.skiffmq.server.ChannelInfo::number));
+        return described;
+    }
+
     void closeAll() {
         for (AmqpSession session : new ArrayList<>(sessions.values())) {
             session.closeAllLinks();

@@ -31,8 +31,11 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
+import io.skiffmq.server.http.HttpApiServer;
+import io.skiffmq.server.http.Listener;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +43,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The TCP listener: one port for AMQP 1.0 and 0-9-1 (told apart by {@link ProtocolDetector}), optionally a
  * second for 0-9-1 alone, and optionally an AMQPS port for both over TLS ({@link TlsContext}: the protocol is told
- * apart after the handshake); epoll when the native transport loads and NIO otherwise. Each accepted
+ * apart after the handshake), and the HTTP API ({@link HttpApiServer}, on the boss group); epoll when the native transport loads and NIO otherwise. Each accepted
  * connection lives on one event loop for its whole life.
  *
  * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
@@ -69,12 +72,16 @@ public final class AmqpListener implements AutoCloseable {
     private final Broker broker;
     private final SaslAuthenticator sasl;
     private final DirectReplyTo directReplyTo = new DirectReplyTo();
-    private Channel serverChannel;
-    private Channel amqp091Channel;
-    private Channel amqpsChannel;
+    /** Written by start(), read by the HTTP API's threads too. */
+    private volatile Channel serverChannel;
+    private volatile Channel amqp091Channel;
+    private volatile Channel amqpsChannel;
     /** The Prometheus endpoint, or null when {@code prometheus-port} is none or before {@link #start()}. */
     private io.skiffmq.server.metrics.MetricsServer metrics;
     private InetSocketAddress metricsAddress;
+    /** The HTTP API ({@code management-port}), or null when it is off. */
+    private HttpApiServer httpApi;
+    private InetSocketAddress httpApiAddress;
     /** The AMQPS listener's TLS, or null when there is none. */
     private final TlsContext tls;
 
@@ -152,12 +159,37 @@ public final class AmqpListener implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 over TLS on {0}",
                 amqpsChannel.localAddress());
         }
+        if (config.management().enabled()) {
+            // on the boss group's loop: the HTTP loop only parses and writes, the work runs on other threads
+            httpApi = new HttpApiServer(broker, sasl, bossGroup, channelClass, this::listeners);
+            httpApiAddress = httpApi.start(config.bindAddress(), config.management().port());
+            LOG.log(System.Logger.Level.INFO, "listening for HTTP API requests on {0}", httpApiAddress);
+        }
         return address;
     }
 
     /** Where Prometheus metrics are served ({@code prometheus-port}), or null. */
     public InetSocketAddress metricsAddress() {
         return metricsAddress;
+    }
+
+    /** Where the HTTP API listens ({@code management-port}), or null. */
+    public InetSocketAddress managementAddress() {
+        return httpApiAddress;
+    }
+
+    /** The bound AMQP listeners, as the HTTP API's overview and port-listener health check name them. */
+    private List<Listener> listeners() {
+        List<Listener> bound = new ArrayList<>();
+        for (Channel channel : new Channel[] {serverChannel, amqp091Channel}) {
+            if (channel != null && channel.isActive()) {
+                bound.add(new Listener("amqp", (InetSocketAddress) channel.localAddress()));
+            }
+        }
+        if (amqpsChannel != null && amqpsChannel.isActive()) {
+            bound.add(new Listener("amqp/ssl", (InetSocketAddress) amqpsChannel.localAddress()));
+        }
+        return bound;
     }
 
     /** Where AMQP 0-9-1 alone is spoken ({@code amqp091-port}), or null. */
@@ -199,6 +231,9 @@ public final class AmqpListener implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (httpApi != null) {
+            httpApi.close();
+        }
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }

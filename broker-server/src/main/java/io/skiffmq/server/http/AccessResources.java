@@ -1,0 +1,180 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.server.Admin;
+import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.store.BrokerDefinitions;
+import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.UserDefinition;
+import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * {@code /api/vhosts}, {@code /api/users} and {@code /api/permissions}, through {@link Admin}. Listing virtual
+ * hosts is for every management user (those it may see); everything about users and permissions, and changing
+ * virtual hosts, is for administrators, as in RabbitMQ. Stateless; safe from any thread (Admin serialises).
+ */
+final class AccessResources {
+    private final Lookups lookups;
+    private final tools.jackson.databind.ObjectMapper mapper;
+
+    AccessResources(Lookups lookups, tools.jackson.databind.ObjectMapper mapper) {
+        this.lookups = lookups;
+        this.mapper = mapper;
+    }
+
+    private Admin admin() {
+        return lookups.broker().admin();
+    }
+
+    private AccessControl access() {
+        return lookups.broker().accessControl();
+    }
+
+    void register(Router router) {
+        router.sync("GET", "/api/vhosts", this::vhosts)
+            .sync("GET", "/api/vhosts/{vhost}", r -> {
+                lookups.vhost(r.caller(), r.variable("vhost"));
+                return ApiResponse.ok(Shapes.vhost(access().vhost(r.variable("vhost")), lookups.node()));
+            })
+            .sync("PUT", "/api/vhosts/{vhost}", this::putVhost)
+            .sync("DELETE", "/api/vhosts/{vhost}", this::deleteVhost)
+            .sync("GET", "/api/vhosts/{vhost}/permissions", r -> permissions(r,
+                p -> p.vhost().equals(r.variable("vhost")), true))
+            .sync("GET", "/api/users", r -> {
+                r.caller().requireAdministrator();
+                List<Map<String, Object>> users = new ArrayList<>();
+                admin().definitions().users().forEach(u -> users.add(Shapes.user(u)));
+                return Paging.list(users, r.query());
+            })
+            .sync("GET", "/api/users/{user}", r -> {
+                r.caller().requireAdministrator();
+                return ApiResponse.ok(Shapes.user(user(r.variable("user"))));
+            })
+            .sync("PUT", "/api/users/{user}", this::putUser)
+            .sync("DELETE", "/api/users/{user}", r -> {
+                r.caller().requireAdministrator();
+                return admin().deleteUser(r.variable("user")) ? ApiResponse.noContent() : notFound();
+            })
+            .sync("GET", "/api/users/{user}/permissions", r -> permissions(r,
+                p -> p.user().equals(user(r.variable("user")).name()), false))
+            .sync("GET", "/api/permissions", r -> permissions(r, p -> true, false))
+            .sync("GET", "/api/permissions/{vhost}/{user}", r -> {
+                r.caller().requireAdministrator();
+                return ApiResponse.ok(Shapes.permission(permission(r.variable("vhost"), r.variable("user"))));
+            })
+            .sync("PUT", "/api/permissions/{vhost}/{user}", this::putPermission)
+            .sync("DELETE", "/api/permissions/{vhost}/{user}", r -> {
+                r.caller().requireAdministrator();
+                PermissionDefinition p = permission(r.variable("vhost"), r.variable("user"));
+                admin().clearPermissions(p.user(), p.vhost());
+                return ApiResponse.noContent();
+            });
+    }
+
+    private static ApiResponse notFound() {
+        throw ApiException.notFound();
+    }
+
+    private ApiResponse vhosts(ApiRequest request) {
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (VhostDefinition vhost : admin().definitions().vhosts()) {
+            if (request.caller().sees(access(), vhost.name())) {
+                items.add(Shapes.vhost(vhost, lookups.node()));
+            }
+        }
+        return Paging.list(items, request.query());
+    }
+
+    private ApiResponse putVhost(ApiRequest request) {
+        request.caller().requireAdministrator();
+        request.json(mapper);
+        String name = request.variable("vhost");
+        boolean existed = access().vhost(name) != null;
+        admin().createVhost(name);
+        return ApiResponse.createdOr(existed);
+    }
+
+    private ApiResponse deleteVhost(ApiRequest request) {
+        request.caller().requireAdministrator();
+        return admin().deleteVhost(request.variable("vhost")) ? ApiResponse.noContent() : notFound();
+    }
+
+    private UserDefinition user(String name) {
+        UserDefinition user = access().user(name);
+        if (user == null) {
+            throw ApiException.notFound();
+        }
+        return user;
+    }
+
+    private ApiResponse putUser(ApiRequest request) {
+        request.caller().requireAdministrator();
+        String name = request.variable("user");
+        Map<String, Object> body = request.json(mapper);
+        List<String> tags = tags(body.get("tags"));
+        boolean existed = access().user(name) != null;
+        if (body.get("password") != null) {
+            admin().putUser(name, body.get("password").toString(), tags);
+        } else if (body.get("password_hash") != null) {
+            admin().putUser(name, body.get("password_hash").toString(),
+                Bodies.string(body, "hashing_algorithm", "rabbit_password_hashing_sha256"), tags);
+        } else {
+            throw ApiException.badRequest("password or password_hash must be set");
+        }
+        return ApiResponse.createdOr(existed);
+    }
+
+    /** Tags as a list or, as RabbitMQ also takes them, one comma-separated string. */
+    static List<String> tags(Object tags) {
+        if (tags == null) {
+            return List.of();
+        }
+        if (tags instanceof List<?> list) {
+            return list.stream().map(String::valueOf).map(String::strip).filter(t -> !t.isEmpty()).toList();
+        }
+        return Arrays.stream(tags.toString().split(",")).map(String::strip).filter(t -> !t.isEmpty()).toList();
+    }
+
+    private PermissionDefinition permission(String vhost, String user) {
+        for (PermissionDefinition p : admin().definitions().permissions()) {
+            if (p.vhost().equals(vhost) && p.user().equals(user)) {
+                return p;
+            }
+        }
+        throw ApiException.notFound();
+    }
+
+    private ApiResponse putPermission(ApiRequest request) {
+        request.caller().requireAdministrator();
+        String vhost = request.variable("vhost");
+        String user = request.variable("user");
+        if (access().vhost(vhost) == null || access().user(user) == null) {
+            throw ApiException.badRequest("vhost_or_user_not_found");
+        }
+        Map<String, Object> body = request.json(mapper);
+        boolean existed = admin().definitions().permissions().stream()
+            .anyMatch(p -> p.vhost().equals(vhost) && p.user().equals(user));
+        admin().setPermissions(user, vhost, Bodies.required(body, "configure"), Bodies.required(body, "write"),
+            Bodies.required(body, "read"));
+        return ApiResponse.createdOr(existed);
+    }
+
+    private ApiResponse permissions(ApiRequest request, Predicate<PermissionDefinition> which, boolean inVhost) {
+        request.caller().requireAdministrator();
+        if (inVhost && access().vhost(request.variable("vhost")) == null) {
+            throw ApiException.notFound();
+        }
+        BrokerDefinitions definitions = admin().definitions();
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (PermissionDefinition p : definitions.permissions()) {
+            if (which.test(p)) {
+                items.add(Shapes.permission(p));
+            }
+        }
+        return ApiResponse.ok(items);
+    }
+}

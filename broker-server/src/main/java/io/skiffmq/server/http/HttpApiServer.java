@@ -1,0 +1,81 @@
+package io.skiffmq.server.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.skiffmq.server.Broker;
+import io.skiffmq.server.auth.SaslAuthenticator;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The HTTP listener of the RabbitMQ-compatible management API ({@code management-port}): Netty's HTTP/1.1 codec,
+ * requests aggregated up to {@value #MAX_REQUEST_BYTES} bytes (a definitions import), idle connections closed
+ * after {@value #IDLE_SECONDS} s, each connection on
+ * {@code group}'s loops (the broker's boss group: the loops only parse and write, the work runs elsewhere).
+ *
+ * <p>{@link #start} and {@link #close} are called by one thread (the listener's owner).
+ */
+public final class HttpApiServer implements AutoCloseable {
+    static final int MAX_REQUEST_BYTES = 64 << 20;
+    /** Seconds without a read after which an HTTP connection with no request in progress is closed. */
+    static final int IDLE_SECONDS = 60;
+
+    private final EventLoopGroup group;
+    private final Class<? extends ServerChannel> channelClass;
+    private final HttpApi api;
+    /** Set by {@link #start}; read by the overview and health checks on management threads. */
+    private volatile Channel serverChannel;
+
+    /**
+     * @param listeners the broker's bound AMQP addresses, for the port-listener health check
+     */
+    public HttpApiServer(Broker broker, SaslAuthenticator sasl, EventLoopGroup group,
+            Class<? extends ServerChannel> channelClass, Supplier<List<Listener>> listeners) {
+        this.group = group;
+        this.channelClass = channelClass;
+        Router router = new Router();
+        this.api = new HttpApi(broker, sasl, router);
+        Supplier<List<Listener>> all = () -> {
+            List<Listener> bound = new java.util.ArrayList<>(listeners.get());
+            Channel http = serverChannel;
+            if (http != null) {
+                bound.add(new Listener("http", (InetSocketAddress) http.localAddress()));
+            }
+            return bound;
+        };
+        Resources.register(router, broker, api.mapper(), all);
+    }
+
+    /** Binds and returns the bound address. */
+    public InetSocketAddress start(String bindAddress, int port) throws InterruptedException {
+        serverChannel = new ServerBootstrap()
+            .group(group, group)
+            .channel(channelClass)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast("idle", new IdleStateHandler(IDLE_SECONDS, 0, 0))
+                        .addLast("http", new HttpServerCodec())
+                        .addLast("aggregate", new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                        .addLast("api", new HttpApiHandler(api));
+                }
+            })
+            .bind(bindAddress, port).sync().channel();
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    @Override
+    public void close() {
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+    }
+}

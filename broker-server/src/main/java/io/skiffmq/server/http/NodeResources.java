@@ -1,0 +1,151 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.alarm.JvmReadings;
+import io.skiffmq.core.alarm.ResourceAlarms;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueCounts;
+import io.skiffmq.server.Broker;
+import io.skiffmq.server.BrokerConfig;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The node as a whole: {@code /api/overview}, {@code /api/nodes}, {@code /api/whoami}. The overview counts only
+ * what the caller may see; nodes are for monitoring users, as in RabbitMQ. Stateless apart from the readings;
+ * safe from any thread.
+ */
+final class NodeResources {
+    private final Lookups lookups;
+    private final Supplier<List<Listener>> listeners;
+    private final JvmReadings readings;
+
+    NodeResources(Lookups lookups, Supplier<List<Listener>> listeners) {
+        this.lookups = lookups;
+        this.listeners = listeners;
+        try {
+            this.readings = new JvmReadings(lookups.broker().config().dataDir());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    void register(Router router) {
+        router.add("GET", "/api/overview", this::overview)
+            .sync("GET", "/api/whoami", this::whoami)
+            .sync("GET", "/api/nodes", r -> {
+                r.caller().requireMonitoring();
+                return ApiResponse.ok(List.of(node()));
+            })
+            .sync("GET", "/api/nodes/{node}", r -> {
+                r.caller().requireMonitoring();
+                if (!r.variable("node").equals(lookups.node())) {
+                    throw ApiException.notFound();
+                }
+                return ApiResponse.ok(node());
+            });
+    }
+
+    private ApiResponse whoami(ApiRequest request) {
+        Map<String, Object> me = new LinkedHashMap<>();
+        me.put("name", request.caller().user());
+        me.put("tags", request.caller().tags());
+        return ApiResponse.ok(me);
+    }
+
+    /** Queue counts are read on each queue's thread; the answer waits for all of them. */
+    private CompletableFuture<ApiResponse> overview(ApiRequest request) {
+        Caller caller = request.caller();
+        long exchanges = 0;
+        List<CompletableFuture<QueueCounts>> counts = new ArrayList<>();
+        for (VirtualHost vhost : lookups.visibleVhosts(caller)) {
+            for (Queue queue : vhost.queues()) {
+                counts.add(queue.counts().orTimeout(QueueResources.COUNTS_WAIT_SECONDS, TimeUnit.SECONDS));
+            }
+            exchanges += vhost.exchanges().size();
+        }
+        long connections = lookups.broker().connections().stream()
+            .filter(c -> ConnectionResources.sees(caller, c)).count();
+        long exchangeCount = exchanges;
+        return CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            long consumers = 0;
+            long ready = 0;
+            long unacknowledged = 0;
+            for (CompletableFuture<QueueCounts> c : counts) {
+                QueueCounts q = c.join();
+                consumers += q.consumers();
+                ready += q.ready();
+                unacknowledged += q.unacknowledged();
+            }
+            BrokerConfig config = lookups.broker().config();
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("management_version", BrokerConfig.SKIFFMQ_VERSION);
+            o.put("rates_mode", "none");
+            o.put("exchange_types", exchangeTypes());
+            o.put("product_version", BrokerConfig.SKIFFMQ_VERSION);
+            o.put("product_name", "SkiffMQ");
+            o.put("rabbitmq_version", config.rabbitmqVersion());
+            o.put("cluster_name", config.node());
+            o.put("node", config.node());
+            o.put("object_totals", Map.of("connections", connections, "exchanges", exchangeCount,
+                "queues", counts.size(), "consumers", consumers));
+            o.put("queue_totals", Map.of("messages", ready + unacknowledged, "messages_ready", ready,
+                "messages_unacknowledged", unacknowledged));
+            o.put("listeners", listenerList());
+            return ApiResponse.ok(o);
+        });
+    }
+
+    private static List<Map<String, Object>> exchangeTypes() {
+        List<Map<String, Object>> types = new ArrayList<>();
+        for (Exchange.Type type : Exchange.Type.values()) {
+            String name = type.name().toLowerCase(java.util.Locale.ROOT);
+            types.add(Map.of("name", name, "description", "AMQP " + name + " exchange", "enabled", true));
+        }
+        return types;
+    }
+
+    private List<Map<String, Object>> listenerList() {
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (Listener listener : listeners.get()) {
+            InetSocketAddress address = listener.address();
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("node", lookups.node());
+            l.put("protocol", listener.protocol());
+            l.put("ip_address", address.getAddress().getHostAddress());
+            l.put("port", address.getPort());
+            list.add(l);
+        }
+        return list;
+    }
+
+    private Map<String, Object> node() {
+        Broker broker = lookups.broker();
+        var alarms = broker.alarms().active();
+        Map<String, Object> n = new LinkedHashMap<>();
+        n.put("name", lookups.node());
+        n.put("type", "disc");
+        n.put("running", true);
+        n.put("being_drained", false);
+        n.put("mem_used", readings.memoryUsed());
+        n.put("mem_limit", broker.resourceMonitor().memoryLimit());
+        n.put("mem_alarm", alarms.contains(ResourceAlarms.Resource.MEMORY));
+        n.put("disk_free", readings.diskFree());
+        n.put("disk_free_limit", broker.resourceMonitor().diskFreeLimit());
+        n.put("disk_free_alarm", alarms.contains(ResourceAlarms.Resource.DISK));
+        n.put("processors", Runtime.getRuntime().availableProcessors());
+        n.put("uptime", ManagementFactory.getRuntimeMXBean().getUptime());
+        n.put("os_pid", String.valueOf(ProcessHandle.current().pid()));
+        n.put("partitions", List.of());
+        n.put("rates_mode", "none");
+        return n;
+    }
+}

@@ -1,0 +1,139 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.authz.Permission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code /api/queues}: list (all, per virtual host, paged), one, declare ({@code PUT}), delete, purge
+ * ({@code DELETE .../contents}), get ({@code POST .../get}, {@link QueuePeek}) and a queue's bindings. Declaring
+ * and deleting need the caller's configure permission, purge and get its read permission, as in RabbitMQ.
+ * Stateless; safe from any thread.
+ */
+final class QueueResources {
+    /** The fields a declaration may hold (RabbitMQ also takes {@code node}, which one node can ignore). */
+    private static final Set<String> DECLARE_FIELDS = Set.of("durable", "auto_delete", "exclusive", "arguments",
+        "node", "vhost", "name", "type");
+
+    /** How long a listing waits for a queue's thread to count (a stopping broker's queues may not answer). */
+    static final int COUNTS_WAIT_SECONDS = 5;
+
+    private final Lookups lookups;
+    private final tools.jackson.databind.ObjectMapper mapper;
+
+    QueueResources(Lookups lookups, tools.jackson.databind.ObjectMapper mapper) {
+        this.lookups = lookups;
+        this.mapper = mapper;
+    }
+
+    void register(Router router) {
+        router.add("GET", "/api/queues", this::list)
+            .add("GET", "/api/queues/{vhost}", this::list)
+            .add("GET", "/api/queues/{vhost}/{name}", this::one)
+            .sync("PUT", "/api/queues/{vhost}/{name}", this::declare)
+            .add("DELETE", "/api/queues/{vhost}/{name}", this::delete)
+            .add("DELETE", "/api/queues/{vhost}/{name}/contents", this::purge)
+            .add("POST", "/api/queues/{vhost}/{name}/get", this::get)
+            .sync("GET", "/api/queues/{vhost}/{name}/bindings", this::bindings);
+    }
+
+    /** Each queue's counts are read on its own thread; the answer waits for all of them. */
+    private CompletableFuture<ApiResponse> list(ApiRequest request) {
+        List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
+        for (VirtualHost vhost : lookups.vhosts(request)) {
+            for (Queue queue : vhost.queues()) {
+                items.add(describe(vhost, queue));
+            }
+        }
+        return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new))
+            .thenApply(done -> Paging.list(items.stream().map(CompletableFuture::join).toList(), request.query()));
+    }
+
+    private CompletableFuture<ApiResponse> one(ApiRequest request) {
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        return describe(vhost, lookups.queue(vhost, request.variable("name"))).thenApply(ApiResponse::ok);
+    }
+
+    private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue) {
+        return queue.counts().orTimeout(COUNTS_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+            .thenApply(counts -> Shapes.queue(vhost.name(), queue, counts, lookups.node()));
+    }
+
+    private ApiResponse declare(ApiRequest request) {
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        String name = request.variable("name");
+        Map<String, Object> body = request.json(mapper);
+        for (String field : body.keySet()) {
+            if (!DECLARE_FIELDS.contains(field)) {
+                throw ApiException.badRequest("unknown field '" + field + "'");
+            }
+        }
+        if (name.isEmpty()) {
+            throw ApiException.badRequest("declare queue with empty name not allowed");
+        }
+        lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, name);
+        if (Boolean.TRUE.equals(body.get("exclusive"))) {
+            // an exclusive queue would belong to the HTTP request, which ends at once
+            throw ApiException.badRequest("exclusive queues cannot be declared through the HTTP API");
+        }
+        boolean existed = vhost.queue(name) != null;
+        vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), false,
+            flag(body, "auto_delete", false), Bodies.arguments(body)), this);
+        return ApiResponse.createdOr(existed);
+    }
+
+    private CompletableFuture<ApiResponse> delete(ApiRequest request) {
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        Queue queue = lookups.queue(vhost, request.variable("name"));
+        lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, queue.name());
+        if (Boolean.parseBoolean(request.query().get("if-empty")) && queue.readyCount() > 0
+            || Boolean.parseBoolean(request.query().get("if-unused")) && queue.consumerCount() > 0) {
+            throw ApiException.badRequest("queue '" + queue.name() + "' in vhost '" + vhost.name()
+                + "' is in use or not empty");
+        }
+        CompletableFuture<Integer> deleted = vhost.deleteQueue(queue);
+        return deleted == null ? CompletableFuture.completedFuture(ApiResponse.noContent())
+            : deleted.thenApply(n -> ApiResponse.noContent());
+    }
+
+    private CompletableFuture<ApiResponse> purge(ApiRequest request) {
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        Queue queue = lookups.queue(vhost, request.variable("name"));
+        lookups.require(request.caller(), vhost.name(), Permission.READ, Access.Resource.QUEUE, queue.name());
+        vhost.checkAccess(queue, this);
+        return queue.purge().thenApply(n -> ApiResponse.noContent());
+    }
+
+    private CompletableFuture<ApiResponse> get(ApiRequest request) {
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        Queue queue = lookups.queue(vhost, request.variable("name"));
+        lookups.require(request.caller(), vhost.name(), Permission.READ, Access.Resource.QUEUE, queue.name());
+        vhost.checkAccess(queue, this);
+        Map<String, Object> body = request.json(mapper);
+        QueuePeek peek = QueuePeek.of(body);
+        return peek.run(queue).thenApply(ApiResponse::ok);
+    }
+
+    private ApiResponse bindings(ApiRequest request) {
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        Queue queue = lookups.queue(vhost, request.variable("name"));
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (var binding : BindingResources.all(vhost)) {
+            if (!binding.destination().isExchange() && binding.destination().name().equals(queue.name())) {
+                items.add(Shapes.binding(vhost.name(), binding));
+            }
+        }
+        return ApiResponse.ok(items);
+    }
+
+    private static boolean flag(Map<String, Object> body, String name, boolean otherwise) {
+        return Bodies.flag(body, name, otherwise);
+    }
+}

@@ -1,0 +1,25 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.server.Broker;
+import java.util.List;
+import java.util.function.Supplier;
+import tools.jackson.databind.ObjectMapper;
+
+/** Fills the routing table with every resource family of the API. */
+final class Resources {
+    private Resources() {
+    }
+
+    static void register(Router router, Broker broker, ObjectMapper mapper, Supplier<List<Listener>> listeners) {
+        Lookups lookups = new Lookups(broker);
+        new NodeResources(lookups, listeners).register(router);
+        new HealthChecks(broker, listeners).register(router);
+        new ConnectionResources(lookups).register(router);
+        new ChannelResources(lookups).register(router);
+        new QueueResources(lookups, mapper).register(router);
+        new ExchangeResources(lookups, mapper).register(router);
+        new BindingResources(lookups, mapper).register(router);
+        new AccessResources(lookups, mapper).register(router);
+        new DefinitionsResources(lookups, mapper).register(router);
+    }
+}

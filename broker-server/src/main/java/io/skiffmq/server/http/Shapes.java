@@ -1,0 +1,166 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueCounts;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.authz.Access;
+import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.UserDefinition;
+import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON objects of the API, field for field as RabbitMQ's management API names them, from what the broker
+ * knows (no lookups here, but for addresses the connections hold). Rates ({@code message_stats}) are left out.
+ * Stateless.
+ */
+final class Shapes {
+    private Shapes() {
+    }
+
+    /** @param counts the queue's counts, read on its thread ({@link Queue#counts}) */
+    static Map<String, Object> queue(String vhost, Queue queue, QueueCounts counts, String node) {
+        Map<String, Object> q = new LinkedHashMap<>();
+        q.put("name", queue.name());
+        q.put("vhost", vhost);
+        q.put("type", "classic");
+        q.put("durable", queue.durable());
+        q.put("auto_delete", queue.declaration().autoDelete());
+        q.put("exclusive", queue.declaration().exclusive());
+        q.put("arguments", JsonValues.of(queue.arguments()));
+        q.put("node", node);
+        q.put("state", "running");
+        q.put("messages", counts.ready() + counts.unacknowledged());
+        q.put("messages_ready", counts.ready());
+        q.put("messages_unacknowledged", counts.unacknowledged());
+        q.put("consumers", counts.consumers());
+        return q;
+    }
+
+    static Map<String, Object> exchange(String vhost, Exchange exchange) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("name", exchange.name());
+        e.put("vhost", vhost);
+        e.put("type", exchange.type().name().toLowerCase(java.util.Locale.ROOT));
+        e.put("durable", exchange.durable());
+        e.put("auto_delete", exchange.autoDelete());
+        e.put("internal", exchange.internal());
+        e.put("arguments", JsonValues.of(exchange.arguments()));
+        return e;
+    }
+
+    static Map<String, Object> binding(String vhost, Binding binding) {
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("source", binding.source());
+        b.put("vhost", vhost);
+        b.put("destination", binding.destination().name());
+        b.put("destination_type", binding.destination().isExchange() ? "exchange" : "queue");
+        b.put("routing_key", binding.key());
+        b.put("arguments", JsonValues.of(binding.arguments()));
+        b.put("properties_key", BindingKeys.propertiesKey(binding));
+        return b;
+    }
+
+    /** RabbitMQ's connection name: {@code peer_host:peer_port -> host:port}. */
+    static String connectionName(ClientConnection c) {
+        return address(c.remoteAddress()) + " -> " + address(c.localAddress());
+    }
+
+    static Map<String, Object> connection(ClientConnection c, String node) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        Access opened = c.opened();
+        m.put("name", connectionName(c));
+        m.put("node", node);
+        m.put("type", "network");
+        m.put("state", opened == null ? "starting" : "running");
+        m.put("protocol", c.protocol());
+        m.put("user", opened == null ? null : opened.user());
+        m.put("vhost", opened == null ? null : opened.vhost());
+        putAddress(m, "host", "port", c.localAddress());
+        putAddress(m, "peer_host", "peer_port", c.remoteAddress());
+        return m;
+    }
+
+    private static void putAddress(Map<String, Object> m, String host, String port, SocketAddress address) {
+        if (address instanceof InetSocketAddress a) {
+            m.put(host, a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress());
+            m.put(port, a.getPort());
+        } else {
+            m.put(host, null);
+            m.put(port, null);
+        }
+    }
+
+    private static String address(SocketAddress address) {
+        if (address instanceof InetSocketAddress a) {
+            return (a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress()) + ":" + a.getPort();
+        }
+        return String.valueOf(address);
+    }
+
+    static Map<String, Object> vhost(VhostDefinition vhost, String node) {
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("name", vhost.name());
+        v.put("description", "");
+        v.put("tags", List.of());
+        v.put("default_queue_type", "classic");
+        v.put("tracing", false);
+        v.put("cluster_state", Map.of(node, "running"));
+        return v;
+    }
+
+    static Map<String, Object> user(UserDefinition user) {
+        Map<String, Object> u = new LinkedHashMap<>();
+        u.put("name", user.name());
+        u.put("password_hash", user.passwordHash());
+        u.put("hashing_algorithm", user.hashingAlgorithm());
+        u.put("tags", user.tags());
+        u.put("limits", userLimits(user));
+        return u;
+    }
+
+    static Map<String, Object> userLimits(UserDefinition user) {
+        Map<String, Object> limits = new LinkedHashMap<>();
+        if (user.maxConnections() >= 0) {
+            limits.put("max-connections", user.maxConnections());
+        }
+        if (user.maxChannels() >= 0) {
+            limits.put("max-channels", user.maxChannels());
+        }
+        return limits;
+    }
+
+    static Map<String, Object> permission(PermissionDefinition p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("user", p.user());
+        m.put("vhost", p.vhost());
+        m.put("configure", p.configure());
+        m.put("write", p.write());
+        m.put("read", p.read());
+        return m;
+    }
+
+    static Map<String, Object> topicPermission(TopicPermissionDefinition p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("user", p.user());
+        m.put("vhost", p.vhost());
+        m.put("exchange", p.exchange());
+        m.put("write", p.write());
+        m.put("read", p.read());
+        return m;
+    }
+
+    static Map<String, Object> error(String error, String reason) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("error", error);
+        m.put("reason", reason);
+        return m;
+    }
+}

@@ -1,0 +1,206 @@
+package io.skiffmq.server;
+
+import static io.skiffmq.server.Amqp091Support.TIMEOUT;
+import static io.skiffmq.server.Amqp091Support.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import io.skiffmq.codec.testing.LeakDetection;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Declaring, deleting, purging and peeking at queues, declaring exchanges and binding through the HTTP API, each
+ * seen from an AMQP 0-9-1 client.
+ */
+@ExtendWith(LeakDetection.class)
+class HttpApiQueueTest {
+    private static RunningBroker broker;
+    private static HttpApiClient api;
+    private static Connection connection;
+    private static Channel channel;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = RunningBroker.start();
+        api = HttpApiClient.guest(broker);
+        connection = VirtualHostTest.factory(broker, "/", "guest", "guest").newConnection();
+        channel = connection.createChannel();
+        channel.confirmSelect();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        connection.close();
+        broker.close();
+    }
+
+    private static void publish(String queue, String... bodies) throws Exception {
+        for (String body : bodies) {
+            channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().contentType("text/plain")
+                .headers(Map.of("h", "v")).deliveryMode(2).build(), body.getBytes(StandardCharsets.UTF_8));
+        }
+        channel.waitForConfirmsOrDie(5_000);
+    }
+
+    private static int ready(String queue) throws Exception {
+        return ((Number) api.get("/api/queues/%2F/" + queue).map().get("messages_ready")).intValue();
+    }
+
+    @Test
+    void declareAndDeleteAQueue() throws Exception {
+        assertThat(api.put("/api/queues/%2F/made", Map.of("durable", true, "arguments",
+            Map.of("x-max-length", 3))).status()).isEqualTo(201);
+        assertThat(api.put("/api/queues/%2F/made", Map.of("durable", true, "arguments",
+            Map.of("x-max-length", 3))).status()).isEqualTo(204);
+        AMQP.Queue.DeclareOk ok = channel.queueDeclarePassive("made");
+        assertThat(ok.getQueue()).isEqualTo("made");
+        HttpApiClient.Answer different = api.put("/api/queues/%2F/made", Map.of("durable", false));
+        assertThat(different.status()).isEqualTo(400);
+        assertThat(different.map()).containsKeys("error", "reason");
+        assertThat(api.put("/api/queues/%2F/bad", Map.of("colour", "red")).status()).isEqualTo(400);
+        assertThat(api.put("/api/queues/%2F/bad", "{not json").status()).isEqualTo(400);
+
+        publish("made", "x");
+        assertThat(api.delete("/api/queues/%2F/made?if-empty=true").status()).isEqualTo(400);
+        assertThat(api.delete("/api/queues/%2F/made").status()).isEqualTo(204);
+        assertThat(api.get("/api/queues/%2F/made").status()).isEqualTo(404);
+        assertThat(api.delete("/api/queues/%2F/made").status()).isEqualTo(404);
+    }
+
+    @Test
+    void unacknowledgedDeliveriesAreCounted() throws Exception {
+        channel.queueDeclare("held", false, false, false, null);
+        publish("held", "a", "b", "c");
+        try (Connection other = VirtualHostTest.factory(broker, "/", "guest", "guest").newConnection()) {
+            Channel consumer = other.createChannel();
+            consumer.basicQos(2);
+            consumer.basicConsume("held", false, new com.rabbitmq.client.DefaultConsumer(consumer));
+            await().atMost(TIMEOUT).until(() -> ((Number) api.get("/api/queues/%2F/held").map()
+                .get("messages_unacknowledged")).intValue() == 2);
+            assertThat(api.get("/api/queues/%2F/held").map()).containsEntry("messages", 3)
+                .containsEntry("messages_ready", 1).containsEntry("consumers", 1);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> totals = (Map<String, Object>) api.get("/api/overview").map().get("queue_totals");
+            assertThat(((Number) totals.get("messages_unacknowledged")).intValue()).isGreaterThanOrEqualTo(2);
+        }
+        await().atMost(TIMEOUT).until(() -> ready("held") == 3);
+    }
+
+    @Test
+    void publishThroughAnExchange() throws Exception {
+        channel.queueDeclare("published", true, false, false, null);
+        Map<String, Object> message = Map.of("routing_key", "published", "payload", "hello", "payload_encoding",
+            "string", "properties", Map.of("content_type", "text/plain", "delivery_mode", 2,
+                "headers", Map.of("k", "v"), "message_id", "m-1"));
+        HttpApiClient.Answer answer = api.post("/api/exchanges/%2F/amq.default/publish", message);
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.map()).isEqualTo(Map.of("routed", true));
+        GetResponse got = channel.basicGet("published", true);
+        assertThat(new String(got.getBody(), StandardCharsets.UTF_8)).isEqualTo("hello");
+        assertThat(got.getProps().getContentType()).isEqualTo("text/plain");
+        assertThat(got.getProps().getDeliveryMode()).isEqualTo(2);
+        assertThat(got.getProps().getMessageId()).isEqualTo("m-1");
+        assertThat(got.getProps().getHeaders().get("k").toString()).isEqualTo("v");
+
+        assertThat(api.post("/api/exchanges/%2F/amq.direct/publish", Map.of("routing_key", "nowhere",
+            "payload", "aGk=", "payload_encoding", "base64", "properties", Map.of())).map())
+            .isEqualTo(Map.of("routed", false));
+        assertThat(api.post("/api/exchanges/%2F/amq.direct/publish", Map.of("routing_key", "x",
+            "payload", "hi", "payload_encoding", "rot13", "properties", Map.of())).status()).isEqualTo(400);
+        assertThat(api.post("/api/exchanges/%2F/amq.direct/publish", Map.of("routing_key", "x",
+            "payload", "hi", "payload_encoding", "string", "properties", Map.of("user_id", "mallory")))
+            .status()).isEqualTo(400);
+        assertThat(api.post("/api/exchanges/%2F/missing/publish", message).status()).isEqualTo(404);
+
+        channel.queueDeclare("full", false, false, false, Map.of("x-max-length", 1, "x-overflow",
+            "reject-publish"));
+        Map<String, Object> toFull = Map.of("routing_key", "full", "payload", "x", "payload_encoding", "string",
+            "properties", Map.of());
+        assertThat(api.post("/api/exchanges/%2F/amq.default/publish", toFull).map()).containsEntry("routed", true);
+        HttpApiClient.Answer rejected = api.post("/api/exchanges/%2F/amq.default/publish", toFull);
+        assertThat(rejected.status()).isEqualTo(400);
+        assertThat(rejected.map()).containsEntry("reason", "Unable to publish message. Check queue limits.");
+    }
+
+    @Test
+    void purgeEmptiesTheQueue() throws Exception {
+        channel.queueDeclare("to-purge", false, false, false, null);
+        publish("to-purge", "a", "b", "c");
+        await().atMost(TIMEOUT).until(() -> ready("to-purge") == 3);
+        assertThat(api.delete("/api/queues/%2F/to-purge/contents").status()).isEqualTo(204);
+        assertThat(ready("to-purge")).isZero();
+        assertThat(channel.basicGet("to-purge", true)).isNull();
+    }
+
+    @Test
+    void getWithRequeueLeavesTheMessagesRedelivered() throws Exception {
+        channel.queueDeclare("to-peek", false, false, false, null);
+        publish("to-peek", "first", "second", "third");
+        HttpApiClient.Answer answer = api.post("/api/queues/%2F/to-peek/get", Map.of("count", 2,
+            "ackmode", "ack_requeue_true", "encoding", "auto", "truncate", 50000));
+        assertThat(answer.status()).isEqualTo(200);
+        List<Map<String, Object>> messages = answer.list();
+        assertThat(messages).extracting(m -> m.get("payload")).containsExactly("first", "second");
+        Map<String, Object> first = messages.get(0);
+        assertThat(first.keySet()).containsExactlyInAnyOrder("payload_bytes", "redelivered", "exchange",
+            "routing_key", "message_count", "properties", "payload", "payload_encoding");
+        assertThat(first).containsEntry("payload_bytes", 5).containsEntry("redelivered", false)
+            .containsEntry("exchange", "").containsEntry("routing_key", "to-peek")
+            .containsEntry("message_count", 2).containsEntry("payload_encoding", "string")
+            .containsEntry("properties", Map.of("content_type", "text/plain", "delivery_mode", 2,
+                "headers", Map.of("h", "v")));
+        assertThat(ready("to-peek")).isEqualTo(3);
+
+        GetResponse again = channel.basicGet("to-peek", true);
+        assertThat(new String(again.getBody(), StandardCharsets.UTF_8)).isEqualTo("first");
+        assertThat(again.getEnvelope().isRedeliver()).isTrue();
+    }
+
+    @Test
+    void getWithoutRequeueTakesTheMessages() throws Exception {
+        channel.queueDeclare("to-take", false, false, false, null);
+        publish("to-take", "one", "two");
+        List<Map<String, Object>> taken = api.post("/api/queues/%2F/to-take/get", Map.of("count", 5,
+            "ackmode", "ack_requeue_false", "encoding", "base64")).list();
+        assertThat(taken).extracting(m -> m.get("payload")).containsExactly("b25l", "dHdv");
+        assertThat(taken).extracting(m -> m.get("payload_encoding")).containsOnly("base64");
+        assertThat(ready("to-take")).isZero();
+        assertThat(api.post("/api/queues/%2F/to-take/get", Map.of("count", 1, "ackmode", "ack_requeue_false",
+            "encoding", "auto")).list()).isEmpty();
+        assertThat(api.post("/api/queues/%2F/to-take/get", Map.of("count", 1, "ackmode", "sideways",
+            "encoding", "auto")).status()).isEqualTo(400);
+    }
+
+    @Test
+    void exchangesAndBindingsThroughTheApi() throws Exception {
+        channel.queueDeclare("bound", false, false, false, null);
+        assertThat(api.put("/api/exchanges/%2F/api.x", Map.of("type", "direct", "durable", false)).status())
+            .isEqualTo(201);
+        assertThat(api.put("/api/exchanges/%2F/api.x", Map.of("type", "direct", "durable", false)).status())
+            .isEqualTo(204);
+        assertThat(api.put("/api/exchanges/%2F/api.bad", Map.of("type", "sideways")).status()).isEqualTo(400);
+        HttpApiClient.Answer created = api.post("/api/bindings/%2F/e/api.x/q/bound", Map.of("routing_key", "rk"));
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.raw().headers().firstValue("location")).hasValue("rk");
+
+        channel.basicPublish("api.x", "rk", null, "routed".getBytes(StandardCharsets.UTF_8));
+        channel.waitForConfirmsOrDie(5_000);
+        await().atMost(TIMEOUT).until(() -> ready("bound") == 1);
+
+        assertThat(api.get("/api/bindings/%2F/e/api.x/q/bound/rk").map()).containsEntry("destination", "bound");
+        assertThat(api.delete("/api/bindings/%2F/e/api.x/q/bound/rk").status()).isEqualTo(204);
+        assertThat(api.get("/api/bindings/%2F/e/api.x/q/bound").list()).isEmpty();
+        assertThat(api.delete("/api/exchanges/%2F/api.x").status()).isEqualTo(204);
+        assertThat(api.get("/api/exchanges/%2F/api.x").status()).isEqualTo(404);
+        assertThat(api.delete("/api/exchanges/%2F/amq.default").status()).isEqualTo(403);
+    }
+}
