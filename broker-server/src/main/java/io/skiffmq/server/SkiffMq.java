@@ -53,13 +53,15 @@ public final class SkiffMq {
             System.exit(1);
             return;
         }
-        InetSocketAddress address = listener.start();
-        // SIGTERM and SIGINT: stop accepting, close connections as forced, flush and close the journal
+        // SIGTERM and SIGINT: stop accepting, close connections as forced, flush and close the journal. Hooked
+        // before the ports open: a signal while the later listeners (metrics, HTTP) still bind waits for them
+        // (start and close are serialised), then closes all
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.log(System.Logger.Level.INFO, "SkiffMQ stopping");
             listener.close();
             log.log(System.Logger.Level.INFO, "SkiffMQ stopped");
         }, "skiffmq-shutdown"));
+        InetSocketAddress address = listener.start();
         log.log(System.Logger.Level.INFO, "SkiffMQ started on {0}, data in {1}", address,
             config.dataDir().toAbsolutePath());
         Thread.currentThread().join();

@@ -123,7 +123,7 @@ public final class AmqpListener implements AutoCloseable {
     }
 
     /** Binds and returns the bound address (the real port when the configured port is 0). */
-    public InetSocketAddress start() throws InterruptedException {
+    public synchronized InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
             ? EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP) : EnumSet.of(ProtocolHeader.SASL);
         ProtocolDetector.Protocol amqp10 = detector -> {
@@ -230,7 +230,7 @@ public final class AmqpListener implements AutoCloseable {
      * event loops to finish.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (httpApi != null) {
             httpApi.close();
         }
