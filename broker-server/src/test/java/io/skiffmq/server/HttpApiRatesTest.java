@@ -63,6 +63,15 @@ class HttpApiRatesTest {
                 assertThat(c).containsKeys("recv_oct_details", "send_oct_details");
             });
 
+            // the counters are broker-wide: a user who sees only its own virtual hosts gets no overview stats
+            assertThat(api.put("/api/users/manager", Map.of("password", "pw", "tags", "management")).status())
+                .isEqualTo(201);
+            assertThat(api.put("/api/permissions/%2F/manager", Map.of("configure", ".*", "write", ".*", "read",
+                ".*")).status()).isEqualTo(201);
+            Map<String, Object> managers = new HttpApiClient(broker.managementPort(), "manager", "pw")
+                .get("/api/overview").map();
+            assertThat(managers).containsKey("queue_totals").doesNotContainKey("message_stats");
+
             // a message per poll, so that every sample interval sees some
             await().atMost(TIMEOUT).until(() -> {
                 publish(channel);
