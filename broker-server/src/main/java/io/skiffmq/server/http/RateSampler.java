@@ -158,9 +158,13 @@ final class RateSampler implements AutoCloseable {
     }
 
     static long[] queueValues(QueueCounters c) {
-        return new long[] {c.published(), c.deliveredConsumeManualAck(), c.deliveredConsumeAutoAck(),
-            c.deliveredGetManualAck(), c.deliveredGetAutoAck(), c.delivered(), c.getEmpty(), c.redelivered(),
-            c.acknowledged()};
+        long deliver = c.deliveredConsumeManualAck();
+        long deliverNoAck = c.deliveredConsumeAutoAck();
+        long get = c.deliveredGetManualAck();
+        long getNoAck = c.deliveredGetAutoAck();
+        // deliver_get from the same readings as its parts, so the four always add up to it
+        return new long[] {c.published(), deliver, deliverNoAck, get, getNoAck, deliver + deliverNoAck + get + getNoAck,
+            c.getEmpty(), c.redelivered(), c.acknowledged()};
     }
 
     static long[] connectionValues(ConnectionCounters c) {
