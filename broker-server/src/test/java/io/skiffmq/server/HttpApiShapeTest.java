@@ -72,7 +72,11 @@ class HttpApiShapeTest {
                 "port", Number.class);
             assertThat(l.get("port")).isEqualTo(broker.port());
         });
-        assertThat(answer.map()).doesNotContainKey("message_stats");
+        assertThat(answer.map()).containsEntry("rates_mode", "basic");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> stats = (Map<String, Object>) answer.map().get("message_stats");
+        assertShape(stats, "publish", Number.class, "publish_details", Map.class, "deliver_get", Number.class,
+            "ack", Number.class, "ack_details", Map.class);
     }
 
     @Test

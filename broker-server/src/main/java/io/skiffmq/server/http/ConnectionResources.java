@@ -19,9 +19,11 @@ final class ConnectionResources {
     static final String DEFAULT_REASON = "Closed via management plugin";
 
     private final Lookups lookups;
+    private final RateSampler rates;
 
-    ConnectionResources(Lookups lookups) {
+    ConnectionResources(Lookups lookups, RateSampler rates) {
         this.lookups = lookups;
+        this.rates = rates;
     }
 
     void register(Router router) {
@@ -59,6 +61,7 @@ final class ConnectionResources {
             .exceptionally(e -> List.of()).thenApply(channels -> {
                 Map<String, Object> shape = Shapes.connection(connection, lookups.node());
                 shape.put("channels", channels.size());
+                shape.putAll(rates.connection(connection));
                 return shape;
             });
     }

@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * after {@value #IDLE_SECONDS} s, each connection on
  * {@code group}'s loops (the broker's boss group: the loops only parse and write, the work runs elsewhere).
  *
- * <p>{@link #start} and {@link #close} are called by one thread (the listener's owner).
+ * <p>{@link #start} and {@link #close} are called by one thread (the listener's owner); they start and stop the
+ * {@link RateSampler}, which has a thread of its own.
  */
 public final class HttpApiServer implements AutoCloseable {
     static final int MAX_REQUEST_BYTES = 64 << 20;
@@ -31,14 +32,17 @@ public final class HttpApiServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Class<? extends ServerChannel> channelClass;
     private final HttpApi api;
+    private final RateSampler rates;
     /** Set by {@link #start}; read by the overview and health checks on management threads. */
     private volatile Channel serverChannel;
 
     /**
      * @param listeners the broker's bound AMQP addresses, for the port-listener health check
+     * @param statisticsIntervalMillis how often the message rates' counters are sampled
      */
     public HttpApiServer(Broker broker, SaslAuthenticator sasl, EventLoopGroup group,
-            Class<? extends ServerChannel> channelClass, Supplier<List<Listener>> listeners) {
+            Class<? extends ServerChannel> channelClass, Supplier<List<Listener>> listeners,
+            long statisticsIntervalMillis) {
         this.group = group;
         this.channelClass = channelClass;
         Router router = new Router();
@@ -51,7 +55,8 @@ public final class HttpApiServer implements AutoCloseable {
             }
             return bound;
         };
-        Resources.register(router, broker, api.mapper(), all);
+        this.rates = new RateSampler(broker, statisticsIntervalMillis);
+        Resources.register(router, broker, api.mapper(), all, rates);
     }
 
     /** Binds and returns the bound address. */
@@ -69,11 +74,13 @@ public final class HttpApiServer implements AutoCloseable {
                 }
             })
             .bind(bindAddress, port).sync().channel();
+        rates.start();
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
     @Override
     public void close() {
+        rates.close();
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }

@@ -4,12 +4,16 @@ import io.skiffmq.server.config.Setting;
 
 /**
  * Where the RabbitMQ-compatible HTTP API listens ({@code management-port}; RabbitMQ's management listener is on
- * 15672). Listed in {@link #SETTINGS} (joined into {@code Settings.ALL}). Immutable.
+ * 15672) and how often its message rates are sampled ({@code collect-statistics-interval}, RabbitMQ's setting of
+ * that name). Listed in {@link #SETTINGS} (joined into {@code Settings.ALL}). Immutable.
  *
  * @param port the TCP port; 0 picks a free one; {@link #NO_PORT} switches the API off ({@code none})
+ * @param statisticsIntervalMillis milliseconds between two samples of the counters the rates come from
  */
-public record ManagementSettings(int port) {
+public record ManagementSettings(int port, long statisticsIntervalMillis) {
     public static final int DEFAULT_PORT = 15672;
+    /** RabbitMQ's default {@code collect_statistics_interval}. */
+    public static final long DEFAULT_STATISTICS_INTERVAL_MILLIS = 5000;
     /** {@code management-port = none}: no HTTP API. */
     public static final int NO_PORT = -1;
 
@@ -17,10 +21,13 @@ public record ManagementSettings(int port) {
         if (port < NO_PORT || port > 65535) {
             throw new IllegalArgumentException("management-port must be in [0, 65535] or none");
         }
+        if (statisticsIntervalMillis <= 0) {
+            throw new IllegalArgumentException("collect-statistics-interval must be positive");
+        }
     }
 
     public static ManagementSettings defaults() {
-        return new ManagementSettings(DEFAULT_PORT);
+        return new ManagementSettings(DEFAULT_PORT, DEFAULT_STATISTICS_INTERVAL_MILLIS);
     }
 
     /** True when the HTTP API is to listen. */
@@ -31,7 +38,9 @@ public record ManagementSettings(int port) {
     /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
     public static final java.util.List<Setting> SETTINGS = java.util.List.of(
         Setting.of("management-port", "port|none", "15672", "the RabbitMQ-compatible HTTP API"
-            + " (`docs/http-api.md`); 0 picks a free one; `none` switches it off"));
+            + " (`docs/http-api.md`); 0 picks a free one; `none` switches it off"),
+        Setting.of("collect-statistics-interval", "ms", "5000", "how often the HTTP API samples the counters its"
+            + " message rates come from (RabbitMQ's setting of that name)"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -41,12 +50,16 @@ public record ManagementSettings(int port) {
     /**
      * These settings with one changed.
      *
-     * @throws NumberFormatException for a port that is not a number
+     * @throws NumberFormatException for a port or an interval that is not a number
      */
     public ManagementSettings with(String name, String value) {
         if (!has(name)) {
             throw new IllegalArgumentException("unknown setting " + name);
         }
-        return new ManagementSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value));
+        if (name.equals("collect-statistics-interval")) {
+            return new ManagementSettings(port, Long.parseLong(value));
+        }
+        return new ManagementSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value),
+            statisticsIntervalMillis);
     }
 }

@@ -27,9 +27,11 @@ final class NodeResources {
     private final Lookups lookups;
     private final Supplier<List<Listener>> listeners;
     private final JvmReadings readings;
+    private final RateSampler rates;
 
-    NodeResources(Lookups lookups, Supplier<List<Listener>> listeners) {
+    NodeResources(Lookups lookups, Supplier<List<Listener>> listeners, RateSampler rates) {
         this.lookups = lookups;
+        this.rates = rates;
         this.listeners = listeners;
         try {
             this.readings = new JvmReadings(lookups.broker().config().dataDir());
@@ -88,13 +90,17 @@ final class NodeResources {
             BrokerConfig config = lookups.broker().config();
             Map<String, Object> o = new LinkedHashMap<>();
             o.put("management_version", BrokerConfig.SKIFFMQ_VERSION);
-            o.put("rates_mode", "none");
+            o.put("rates_mode", "basic");
             o.put("exchange_types", exchangeTypes());
             o.put("product_version", BrokerConfig.SKIFFMQ_VERSION);
             o.put("product_name", "SkiffMQ");
             o.put("rabbitmq_version", config.rabbitmqVersion());
             o.put("cluster_name", config.node());
             o.put("node", config.node());
+            if (caller.monitoring()) {
+                // the counters are broker-wide, not per virtual host: only for those who see every one
+                o.put("message_stats", rates.overview());
+            }
             o.put("object_totals", Map.of("connections", connections, "exchanges", exchangeCount,
                 "queues", counts.size(), "consumers", consumers));
             o.put("queue_totals", Map.of("messages", ready + unacknowledged, "messages_ready", ready,
@@ -145,7 +151,7 @@ final class NodeResources {
         n.put("uptime", ManagementFactory.getRuntimeMXBean().getUptime());
         n.put("os_pid", String.valueOf(ProcessHandle.current().pid()));
         n.put("partitions", List.of());
-        n.put("rates_mode", "none");
+        n.put("rates_mode", "basic");
         return n;
     }
 }

@@ -27,9 +27,11 @@ final class QueueResources {
 
     private final Lookups lookups;
     private final tools.jackson.databind.ObjectMapper mapper;
+    private final RateSampler rates;
 
-    QueueResources(Lookups lookups, tools.jackson.databind.ObjectMapper mapper) {
+    QueueResources(Lookups lookups, tools.jackson.databind.ObjectMapper mapper, RateSampler rates) {
         this.lookups = lookups;
+        this.rates = rates;
         this.mapper = mapper;
     }
 
@@ -63,7 +65,11 @@ final class QueueResources {
 
     private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue) {
         return queue.counts().orTimeout(COUNTS_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
-            .thenApply(counts -> Shapes.queue(vhost.name(), queue, counts, lookups.node()));
+            .thenApply(counts -> {
+                Map<String, Object> shape = Shapes.queue(vhost.name(), queue, counts, lookups.node());
+                shape.put("message_stats", rates.queue(queue));
+                return shape;
+            });
     }
 
     private ApiResponse declare(ApiRequest request) {

@@ -10,13 +10,14 @@ final class Resources {
     private Resources() {
     }
 
-    static void register(Router router, Broker broker, ObjectMapper mapper, Supplier<List<Listener>> listeners) {
+    static void register(Router router, Broker broker, ObjectMapper mapper, Supplier<List<Listener>> listeners,
+            RateSampler rates) {
         Lookups lookups = new Lookups(broker);
-        new NodeResources(lookups, listeners).register(router);
+        new NodeResources(lookups, listeners, rates).register(router);
         new HealthChecks(broker, listeners).register(router);
-        new ConnectionResources(lookups).register(router);
+        new ConnectionResources(lookups, rates).register(router);
         new ChannelResources(lookups).register(router);
-        new QueueResources(lookups, mapper).register(router);
+        new QueueResources(lookups, mapper, rates).register(router);
         new ExchangeResources(lookups, mapper).register(router);
         new BindingResources(lookups, mapper).register(router);
         new AccessResources(lookups, mapper).register(router);

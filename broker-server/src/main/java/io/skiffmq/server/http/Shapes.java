@@ -18,8 +18,8 @@ import java.util.Map;
 
 /**
  * The JSON objects of the API, field for field as RabbitMQ's management API names them, from what the broker
- * knows (no lookups here, but for addresses the connections hold). Rates ({@code message_stats}) are left out.
- * Stateless.
+ * knows (no lookups here, but for addresses the connections hold). Rates ({@code message_stats}) are added by
+ * the resources ({@link RateSampler}). Stateless.
  */
 final class Shapes {
     private Shapes() {

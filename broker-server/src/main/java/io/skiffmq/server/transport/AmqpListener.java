@@ -161,7 +161,8 @@ public final class AmqpListener implements AutoCloseable {
         }
         if (config.management().enabled()) {
             // on the boss group's loop: the HTTP loop only parses and writes, the work runs on other threads
-            httpApi = new HttpApiServer(broker, sasl, bossGroup, channelClass, this::listeners);
+            httpApi = new HttpApiServer(broker, sasl, bossGroup, channelClass, this::listeners,
+                config.management().statisticsIntervalMillis());
             httpApiAddress = httpApi.start(config.bindAddress(), config.management().port());
             LOG.log(System.Logger.Level.INFO, "listening for HTTP API requests on {0}", httpApiAddress);
         }

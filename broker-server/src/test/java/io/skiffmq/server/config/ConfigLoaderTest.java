@@ -38,7 +38,8 @@ class ConfigLoaderTest {
             "loopback-users", "none", "amqps-port", "5671", "tls-cert-file", "/c.pem", "tls-key-file", "/k.pem",
             "tls-key-password", "s3cret#1", "tls-ca-file", "/ca.pem", "tls-protocols", "TLSv1.3",
             "tls-ciphers", "TLS_AES_128_GCM_SHA256", "tls-verify", "required", "tls-provider", "jdk",
-            "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673"};
+            "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
+            "collect-statistics-interval", "1000"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }

@@ -1,0 +1,173 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.metrics.BrokerCounters;
+import io.skiffmq.core.metrics.ConnectionCounters;
+import io.skiffmq.core.metrics.QueueCounters;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.server.Broker;
+import io.skiffmq.server.ClientConnection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * RabbitMQ's {@code message_stats} in {@code basic} rates mode, from the same counters as the Prometheus metrics
+ * ({@code docs/metrics.md}): every {@code collect-statistics-interval} the sampler reads the counters of the broker,
+ * of each queue and of each connection, and the rate of each count is the difference to the previous reading
+ * divided by the seconds between them. Objects no longer there are forgotten at the next sample. Counts in an
+ * answer are read when the answer is made; rates are those of the last two samples (0.0 until there are two).
+ *
+ * <p>Threads: {@link #sample} runs on the sampler's own scheduled thread, which alone owns {@code previous};
+ * it publishes each object's rates as a fresh array in the concurrent map {@code rates}, which management threads
+ * read ({@link #stats}). The counters are read opaquely, as {@code OwnedCounters} allows any thread to.
+ */
+final class RateSampler implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RateSampler.class.getName());
+
+    /** The overview's fields, in the order of {@link #overviewValues}. */
+    static final List<String> OVERVIEW_FIELDS = List.of("publish", "confirm", "deliver", "deliver_no_ack", "get",
+        "get_no_ack", "deliver_get", "get_empty", "redeliver", "ack", "return_unroutable", "drop_unroutable");
+    /** A queue's fields, in the order of {@link #queueValues}. */
+    static final List<String> QUEUE_FIELDS = List.of("publish", "deliver", "deliver_no_ack", "get", "get_no_ack",
+        "deliver_get", "get_empty", "redeliver", "ack");
+    /** A connection's byte counts (top-level fields of a connection, as in RabbitMQ). */
+    static final List<String> CONNECTION_FIELDS = List.of("recv_oct", "send_oct");
+
+    /** The key of the broker-wide totals. */
+    private static final Object OVERVIEW = new Object();
+
+    private final Broker broker;
+    private final long intervalMillis;
+    private final ScheduledExecutorService timer;
+    /** The sampler thread's: each object's last reading. */
+    private final Map<Object, Reading> previous = new HashMap<>();
+    /** Written by the sampler thread, read by management threads: each object's rates per second. */
+    private final Map<Object, double[]> rates = new ConcurrentHashMap<>();
+
+    private record Reading(long[] values, long nanos) {
+    }
+
+    RateSampler(Broker broker, long intervalMillis) {
+        if (intervalMillis <= 0) {
+            throw new IllegalArgumentException("collect-statistics-interval must be positive");
+        }
+        this.broker = broker;
+        this.intervalMillis = intervalMillis;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "skiffmq-rate-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void start() {
+        timer.scheduleAtFixedRate(this::sample, 0, intervalMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+
+    /** One sample of every object (on the sampler thread). */
+    private void sample() {
+        try {
+            long now = System.nanoTime();
+            Set<Object> seen = new HashSet<>();
+            record(OVERVIEW, overviewValues(broker.counters()), now, seen);
+            for (String name : broker.admin().vhosts()) {
+                VirtualHost vhost = broker.vhost(name);
+                if (vhost != null) {
+                    for (Queue queue : vhost.queues()) {
+                        record(queue, queueValues(queue.counters()), now, seen);
+                    }
+                }
+            }
+            for (ClientConnection connection : broker.connections()) {
+                record(connection.counters(), connectionValues(connection.counters()), now, seen);
+            }
+            previous.keySet().retainAll(seen);
+            rates.keySet().retainAll(seen);
+        } catch (RuntimeException e) {
+            // a failed sample must not end the schedule
+            LOG.log(System.Logger.Level.WARNING, "sampling message rates failed", e);
+        }
+    }
+
+    private void record(Object key, long[] values, long now, Set<Object> seen) {
+        seen.add(key);
+        Reading before = previous.put(key, new Reading(values, now));
+        if (before == null || now <= before.nanos()) {
+            return;
+        }
+        double seconds = (now - before.nanos()) / 1e9;
+        double[] perSecond = new double[values.length];
+        for (int i = 0; i < values.length; i++) {
+            perSecond[i] = Math.max(0, values[i] - before.values()[i]) / seconds;
+        }
+        rates.put(key, perSecond);
+    }
+
+    /** The overview's {@code message_stats}: counts read now, rates of the last samples. */
+    Map<String, Object> overview() {
+        return stats(OVERVIEW, OVERVIEW_FIELDS, overviewValues(broker.counters()));
+    }
+
+    /** A queue's {@code message_stats}. */
+    Map<String, Object> queue(Queue queue) {
+        return stats(queue, QUEUE_FIELDS, queueValues(queue.counters()));
+    }
+
+    /** A connection's {@code recv_oct}, {@code send_oct} and their details, to put in its JSON object. */
+    Map<String, Object> connection(ClientConnection connection) {
+        ConnectionCounters counters = connection.counters();
+        return stats(counters, CONNECTION_FIELDS, connectionValues(counters));
+    }
+
+    /** Each field's count and, as RabbitMQ shows it, {@code field_details: {"rate": r}}. */
+    private Map<String, Object> stats(Object key, List<String> fields, long[] values) {
+        double[] perSecond = rates.get(key);
+        Map<String, Object> stats = new LinkedHashMap<>();
+        for (int i = 0; i < fields.size(); i++) {
+            stats.put(fields.get(i), values[i]);
+            stats.put(fields.get(i) + "_details", Map.of("rate", perSecond == null ? 0.0 : perSecond[i]));
+        }
+        return stats;
+    }
+
+    static long[] overviewValues(BrokerCounters counters) {
+        long[] sum = new long[OVERVIEW_FIELDS.size()];
+        for (String protocol : List.of(BrokerCounters.AMQP091, BrokerCounters.AMQP10)) {
+            BrokerCounters.Totals t = counters.totals(protocol);
+            long[] one = {t.received(), t.confirmed(), t.deliveredConsumeManualAck(), t.deliveredConsumeAutoAck(),
+                t.deliveredGetManualAck(), t.deliveredGetAutoAck(), t.delivered(), t.getEmpty(), t.redelivered(),
+                t.acknowledged(), t.unroutableReturned(), t.unroutableDropped()};
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] += one[i];
+            }
+        }
+        return sum;
+    }
+
+    static long[] queueValues(QueueCounters c) {
+        long deliver = c.deliveredConsumeManualAck();
+        long deliverNoAck = c.deliveredConsumeAutoAck();
+        long get = c.deliveredGetManualAck();
+        long getNoAck = c.deliveredGetAutoAck();
+        // deliver_get from the same readings as its parts, so the four always add up to it
+        return new long[] {c.published(), deliver, deliverNoAck, get, getNoAck, deliver + deliverNoAck + get + getNoAck,
+            c.getEmpty(), c.redelivered(), c.acknowledged()};
+    }
+
+    static long[] connectionValues(ConnectionCounters c) {
+        return new long[] {c.bytesInCount(), c.bytesOutCount()};
+    }
+}
