@@ -2,6 +2,7 @@ package io.skiffmq.server;
 
 import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.config.ConfigLoader;
+import io.skiffmq.server.config.Setting;
 import io.skiffmq.server.config.Settings;
 import io.skiffmq.server.metrics.PrometheusSettings;
 import io.skiffmq.server.http.ManagementSettings;
@@ -39,7 +40,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
     public static final String NO_ANONYMOUS_LOGIN = "none";
     /** An optional port that is not set. */
-    public static final int NO_PORT = -1;
+    public static final int NO_PORT = Setting.NO_PORT;
     /** RabbitMQ's {@code disk_free_limit} default, 50MB. */
     public static final long DEFAULT_DISK_FREE_LIMIT = 50_000_000;
 
@@ -59,7 +60,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(sessionWindow > 0, "session-window must be > 0");
         check(publisherCredit > 0, "publisher-credit must be > 0");
         check(maxUnconfirmed > 0, "max-unconfirmed must be > 0");
-        check(amqp091Port >= NO_PORT && amqp091Port <= 65535, "amqp091-port must be in [0, 65535] or none");
+        Setting.checkPort("amqp091-port", amqp091Port);
         check(heartbeatSeconds >= 0 && heartbeatSeconds <= 65535, "heartbeat must be in [0, 65535]");
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
@@ -169,7 +170,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "durable-if-no-header" -> noHeaderDurable = parseBoolean(name, value);
                 case "rabbitmq-version" -> version = value;
                 case "node" -> n = value;
-                case "amqp091-port" -> port091 = value.equals("none") ? NO_PORT : Integer.parseInt(value);
+                case "amqp091-port" -> port091 = Setting.port(name, value);
                 case "heartbeat" -> heartbeat = Integer.parseInt(value);
                 case "memory-high-watermark" -> watermark = MemoryWatermark.parse(value);
                 case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);

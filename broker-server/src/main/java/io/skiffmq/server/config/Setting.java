@@ -17,6 +17,8 @@ import java.util.Locale;
  * @param meaning one or two sentences; Markdown code spans allowed
  */
 public record Setting(String name, String type, String defaultValue, boolean literalDefault, String meaning) {
+    /** An optional port that is not set: {@code none}. */
+    public static final int NO_PORT = -1;
 
     public Setting {
         if (!name.matches("[a-z0-9]+(-[a-z0-9]+)*")) {
@@ -32,6 +34,25 @@ public record Setting(String name, String type, String defaultValue, boolean lit
     /** A setting whose default depends on the machine or means "not set": described in words. */
     public static Setting described(String name, String type, String defaultText, String meaning) {
         return new Setting(name, type, defaultText, false, meaning);
+    }
+
+    /**
+     * A {@code port|none} setting's value: the port, 0 (a free one is picked) or {@link #NO_PORT}.
+     *
+     * @throws NumberFormatException when it is not a number
+     * @throws IllegalArgumentException when it is out of range
+     */
+    public static int port(String name, String value) {
+        int port = value.equals("none") ? NO_PORT : Integer.parseInt(value);
+        checkPort(name, port);
+        return port;
+    }
+
+    /** @throws IllegalArgumentException unless {@code port} is a TCP port, 0 or {@link #NO_PORT} */
+    public static void checkPort(String name, int port) {
+        if (port < NO_PORT || port > 65535) {
+            throw new IllegalArgumentException(name + " must be in [0, 65535] or none");
+        }
     }
 
     /** {@code SKIFFMQ_QUEUE_MEMORY_LIMIT} for {@code queue-memory-limit}. */

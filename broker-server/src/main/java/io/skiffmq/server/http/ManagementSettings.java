@@ -15,12 +15,10 @@ public record ManagementSettings(int port, long statisticsIntervalMillis) {
     /** RabbitMQ's default {@code collect_statistics_interval}. */
     public static final long DEFAULT_STATISTICS_INTERVAL_MILLIS = 5000;
     /** {@code management-port = none}: no HTTP API. */
-    public static final int NO_PORT = -1;
+    public static final int NO_PORT = Setting.NO_PORT;
 
     public ManagementSettings {
-        if (port < NO_PORT || port > 65535) {
-            throw new IllegalArgumentException("management-port must be in [0, 65535] or none");
-        }
+        Setting.checkPort("management-port", port);
         if (statisticsIntervalMillis <= 0) {
             throw new IllegalArgumentException("collect-statistics-interval must be positive");
         }
@@ -59,7 +57,7 @@ public record ManagementSettings(int port, long statisticsIntervalMillis) {
         if (name.equals("collect-statistics-interval")) {
             return new ManagementSettings(port, Long.parseLong(value));
         }
-        return new ManagementSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value),
+        return new ManagementSettings(Setting.port(name, value),
             statisticsIntervalMillis);
     }
 }

@@ -13,12 +13,10 @@ import io.skiffmq.server.config.Setting;
  */
 public record PrometheusSettings(int port, boolean perQueue) {
     public static final int DEFAULT_PORT = 15692;
-    public static final int NO_PORT = -1;
+    public static final int NO_PORT = Setting.NO_PORT;
 
     public PrometheusSettings {
-        if (port < NO_PORT || port > 65535) {
-            throw new IllegalArgumentException("prometheus-port must be in [0, 65535] or none");
-        }
+        Setting.checkPort("prometheus-port", port);
     }
 
     public static PrometheusSettings defaults() {
@@ -49,7 +47,7 @@ public record PrometheusSettings(int port, boolean perQueue) {
      */
     public PrometheusSettings with(String name, String value) {
         return switch (name) {
-            case "prometheus-port" -> new PrometheusSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value),
+            case "prometheus-port" -> new PrometheusSettings(Setting.port(name, value),
                 perQueue);
             case "prometheus-per-queue-metrics" -> {
                 if (!value.equals("true") && !value.equals("false")) {

@@ -25,7 +25,7 @@ import java.util.List;
  */
 public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassword, Path caFile,
         List<String> protocols, List<String> ciphers, Verify verify, Provider provider) {
-    public static final int NO_PORT = -1;
+    public static final int NO_PORT = Setting.NO_PORT;
     /** RabbitMQ's AMQPS port, the one to set when enabling it. */
     public static final int DEFAULT_AMQPS_PORT = 5671;
 
@@ -43,9 +43,7 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
     public enum Provider { AUTO, OPENSSL, JDK }
 
     public TlsSettings {
-        if (port < NO_PORT || port > 65535) {
-            throw new IllegalArgumentException("amqps-port must be in [0, 65535] or none");
-        }
+        Setting.checkPort("amqps-port", port);
         protocols = List.copyOf(protocols);
         ciphers = List.copyOf(ciphers);
         if (provider == null) {
@@ -93,7 +91,7 @@ public record TlsSettings(int port, Path certFile, Path keyFile, String keyPassw
      */
     public TlsSettings with(String name, String value) {
         return switch (name) {
-            case "amqps-port" -> new TlsSettings(value.equals("none") ? NO_PORT : Integer.parseInt(value), certFile,
+            case "amqps-port" -> new TlsSettings(Setting.port(name, value), certFile,
                 keyFile, keyPassword, caFile, protocols, ciphers, verify, provider);
             case "tls-cert-file" -> new TlsSettings(port, path(value), keyFile, keyPassword, caFile, protocols, ciphers,
                 verify, provider);
