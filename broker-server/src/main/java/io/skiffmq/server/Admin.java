@@ -111,6 +111,7 @@ public final class Admin {
         closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()),
             "virtual host '" + name + "' is deleted");
         vhosts.delete(name);
+        broker.counters().forgetVhost(name);
         return true;
     }
 

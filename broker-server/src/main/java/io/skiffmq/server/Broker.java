@@ -7,6 +7,7 @@ import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceMonitor;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.auth.UserStore;
+import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.store.BrokerDefinitions;
 import java.io.IOException;
@@ -228,7 +229,8 @@ public final class Broker implements AutoCloseable {
     }
 
     public void unregister(ClientConnection connection) {
-        counters.closed(connection.counters());
+        Access opened = connection.opened();
+        counters.closed(connection.counters(), opened == null ? null : opened.vhost());
         connections.remove(connection);
         CompletableFuture<Void> waiting = unregistered.remove(connection);
         if (waiting != null) {

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@code message_stats} of the overview and of a queue, and a connection's byte counts, from the metrics counters:
+ * {@code message_stats} of the overview, a virtual host, a queue and a connection, and a connection's and a virtual
+ * host's byte counts, from the metrics counters:
  * counts move as an AMQP 0-9-1 client publishes and consumes, and rates appear once the sampler (every 100 ms
  * here, {@code collect-statistics-interval}) has seen two readings apart.
  */
@@ -61,6 +62,13 @@ class HttpApiRatesTest {
                 assertThat(number(c, "recv_oct")).isPositive();
                 assertThat(number(c, "send_oct")).isPositive();
                 assertThat(c).containsKeys("recv_oct_details", "send_oct_details");
+                assertThat(stats(c)).containsEntry("publish", 3).containsEntry("confirm", 3)
+                    .containsEntry("deliver_get", 3).containsEntry("ack", 1).containsKey("publish_details");
+                Map<String, Object> vhost = api.get("/api/vhosts/%2F").map();
+                assertThat(stats(vhost)).containsEntry("publish", 3).containsEntry("deliver_get", 3)
+                    .containsEntry("get_empty", 1).containsKey("ack_details");
+                assertThat(number(vhost, "recv_oct")).isPositive();
+                assertThat(vhost).containsKeys("recv_oct_details", "send_oct_details");
             });
 
             // the counters are broker-wide: a user who sees only its own virtual hosts gets no overview stats
@@ -79,8 +87,26 @@ class HttpApiRatesTest {
                 return rate(stats(api.get("/api/overview").map()), "publish") > 0
                     && rate(stats(api.get("/api/overview").map()), "confirm") > 0
                     && rate(stats(api.get("/api/queues/%2F/rated").map()), "publish") > 0
+                    && rate(stats(c), "publish") > 0 && rate(stats(api.get("/api/vhosts/%2F").map()), "publish") > 0
                     && rate(c, "recv_oct") > 0 && rate(c, "send_oct") > 0;
             });
+        }
+    }
+
+    @Test
+    void aVhostKeepsTheCountsOfItsClosedConnections() throws Exception {
+        try (RunningBroker broker = RunningBroker.start("collect-statistics-interval=100")) {
+            HttpApiClient api = HttpApiClient.guest(broker);
+            try (Connection connection = VirtualHostTest.factory(broker, "/", "guest", "guest").newConnection()) {
+                Channel channel = connection.createChannel();
+                channel.confirmSelect();
+                channel.queueDeclare("rated", false, false, false, null);
+                publish(channel);
+                publish(channel);
+            }
+            await().atMost(TIMEOUT).until(() -> api.get("/api/connections").list().isEmpty());
+            assertThat(stats(api.get("/api/vhosts/%2F").map())).containsEntry("publish", 2)
+                .containsEntry("confirm", 2);
         }
     }
 

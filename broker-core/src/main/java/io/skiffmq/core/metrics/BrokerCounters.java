@@ -1,5 +1,6 @@
 package io.skiffmq.core.metrics;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -9,7 +10,8 @@ import java.util.concurrent.atomic.LongAdder;
  * message path: each open connection counts in its own {@link ConnectionCounters}; when it closes, its counts are
  * added to the totals of closed connections here. A reading sums the closed totals and the open connections
  * (a scrape's cost grows with the connections, a message's does not). {@link #closed} adds before it removes, so
- * a reading that meets a connection in that instant counts it twice, never not at all. Thread-safe.
+ * a reading that meets a connection in that instant counts it twice, never not at all. The closed totals are kept
+ * by virtual host too ({@link #vhostTotals}), for the HTTP API's per-vhost {@code message_stats}. Thread-safe.
  */
 public final class BrokerCounters {
     /** RabbitMQ's protocol labels, in the order {@link #totals} is indexed. */
@@ -17,14 +19,16 @@ public final class BrokerCounters {
     public static final String AMQP10 = "amqp10";
 
     private final Set<ConnectionCounters> open = ConcurrentHashMap.newKeySet();
-    private final LongAdder[][] closed = new LongAdder[2][ConnectionCounters.COUNT];
+    private final LongAdder[][] closed = {adders(), adders()};
+    /** Closed connections' totals (both protocols) by the virtual host they had opened. */
+    private final Map<String, LongAdder[]> closedByVhost = new ConcurrentHashMap<>();
 
-    public BrokerCounters() {
-        for (LongAdder[] protocol : closed) {
-            for (int i = 0; i < protocol.length; i++) {
-                protocol[i] = new LongAdder();
-            }
+    private static LongAdder[] adders() {
+        LongAdder[] adders = new LongAdder[ConnectionCounters.COUNT];
+        for (int i = 0; i < adders.length; i++) {
+            adders[i] = new LongAdder();
         }
+        return adders;
     }
 
     /** A connection opened: its counts belong to the totals from now on. */
@@ -32,18 +36,61 @@ public final class BrokerCounters {
         open.add(counters);
     }
 
-    /** A connection closed: its counts move to the closed totals. Call once its loop counts no more for it. */
-    public void closed(ConnectionCounters counters) {
+    /**
+     * A connection closed: its counts move to the closed totals (and those of {@code vhost}, the virtual host it
+     * had opened, or null). Call once its loop counts no more for it.
+     */
+    public void closed(ConnectionCounters counters, String vhost) {
         if (!open.contains(counters)) {
             return;
         }
-        LongAdder[] totals = closed[index(counters.protocol())];
+        add(closed[index(counters.protocol())], counters);
+        if (vhost != null) {
+            add(closedByVhost.computeIfAbsent(vhost, v -> adders()), counters);
+        }
+        open.remove(counters);
+    }
+
+    private static void add(LongAdder[] totals, ConnectionCounters counters) {
         for (int i = 0; i < ConnectionCounters.COUNT; i++) {
             if (i != ConnectionCounters.CHANNELS) {
                 totals[i].add(counters.value(i));
             }
         }
-        open.remove(counters);
+    }
+
+    /** A virtual host was deleted: one made again by that name starts from zero. */
+    public void forgetVhost(String vhost) {
+        closedByVhost.remove(vhost);
+    }
+
+    /**
+     * The totals (both protocols) of {@code vhost}: its closed connections' and those of {@code openInVhost}, the
+     * open connections that opened it (the caller knows which, this class does not).
+     */
+    public Totals vhostTotals(String vhost, Iterable<ConnectionCounters> openInVhost) {
+        long[] sum = new long[ConnectionCounters.COUNT];
+        LongAdder[] totals = closedByVhost.get(vhost);
+        if (totals != null) {
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] = totals[i].sum();
+            }
+        }
+        for (ConnectionCounters counters : openInVhost) {
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] += counters.value(i);
+            }
+        }
+        return new Totals(sum);
+    }
+
+    /** One connection's counts, read now, in the shape of totals. */
+    public static Totals of(ConnectionCounters counters) {
+        long[] values = new long[ConnectionCounters.COUNT];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = counters.value(i);
+        }
+        return new Totals(values);
     }
 
     /** The totals of one protocol, read now. */

@@ -20,10 +20,12 @@ import java.util.function.Predicate;
 final class AccessResources {
     private final Lookups lookups;
     private final tools.jackson.databind.ObjectMapper mapper;
+    private final RateSampler rates;
 
-    AccessResources(Lookups lookups, tools.jackson.databind.ObjectMapper mapper) {
+    AccessResources(Lookups lookups, tools.jackson.databind.ObjectMapper mapper, RateSampler rates) {
         this.lookups = lookups;
         this.mapper = mapper;
+        this.rates = rates;
     }
 
     private Admin admin() {
@@ -38,7 +40,7 @@ final class AccessResources {
         router.sync("GET", "/api/vhosts", this::vhosts)
             .sync("GET", "/api/vhosts/{vhost}", r -> {
                 lookups.vhost(r.caller(), r.variable("vhost"));
-                return ApiResponse.ok(Shapes.vhost(access().vhost(r.variable("vhost")), lookups.node()));
+                return ApiResponse.ok(vhost(access().vhost(r.variable("vhost"))));
             })
             .sync("PUT", "/api/vhosts/{vhost}", this::putVhost)
             .sync("DELETE", "/api/vhosts/{vhost}", this::deleteVhost)
@@ -79,11 +81,17 @@ final class AccessResources {
         throw ApiException.notFound();
     }
 
+    private Map<String, Object> vhost(VhostDefinition vhost) {
+        Map<String, Object> shape = Shapes.vhost(vhost, lookups.node());
+        shape.putAll(rates.vhost(vhost.name()));
+        return shape;
+    }
+
     private ApiResponse vhosts(ApiRequest request) {
         List<Map<String, Object>> items = new ArrayList<>();
         for (VhostDefinition vhost : admin().definitions().vhosts()) {
             if (request.caller().sees(access(), vhost.name())) {
-                items.add(Shapes.vhost(vhost, lookups.node()));
+                items.add(vhost(vhost));
             }
         }
         return Paging.list(items, request.query());

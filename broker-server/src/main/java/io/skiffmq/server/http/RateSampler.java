@@ -7,6 +7,8 @@ import io.skiffmq.core.metrics.QueueCounters;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.authz.Access;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -21,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * RabbitMQ's {@code message_stats} in {@code basic} rates mode, from the same counters as the Prometheus metrics
  * ({@code docs/metrics.md}): every {@code collect-statistics-interval} the sampler reads the counters of the broker,
- * of each queue and of each connection, and the rate of each count is the difference to the previous reading
+ * of each virtual host, of each queue and of each connection, and the rate of each count is the difference to the previous reading
  * divided by the seconds between them. Objects no longer there are forgotten at the next sample. Counts in an
  * answer are read when the answer is made; rates are those of the last two samples (0.0 until there are two).
  *
@@ -40,9 +42,19 @@ final class RateSampler implements AutoCloseable {
         "deliver_get", "get_empty", "redeliver", "ack");
     /** A connection's byte counts (top-level fields of a connection, as in RabbitMQ). */
     static final List<String> CONNECTION_FIELDS = List.of("recv_oct", "send_oct");
+    /** A virtual host's: the overview's, then the byte counts. */
+    private static final List<String> VHOST_FIELDS = concat(OVERVIEW_FIELDS, CONNECTION_FIELDS);
 
     /** The key of the broker-wide totals. */
     private static final Object OVERVIEW = new Object();
+
+    /** The key of a virtual host's totals. */
+    private record VhostKey(String name) {
+    }
+
+    /** The key of a connection's message counts (its byte counts are keyed by its counters). */
+    private record ConnectionMessages(ConnectionCounters counters) {
+    }
 
     private final Broker broker;
     private final long intervalMillis;
@@ -84,6 +96,7 @@ final class RateSampler implements AutoCloseable {
             Set<Object> seen = new HashSet<>();
             record(OVERVIEW, overviewValues(broker.counters()), now, seen);
             for (String name : broker.admin().vhosts()) {
+                record(new VhostKey(name), vhostValues(name), now, seen);
                 VirtualHost vhost = broker.vhost(name);
                 if (vhost != null) {
                     for (Queue queue : vhost.queues()) {
@@ -93,6 +106,8 @@ final class RateSampler implements AutoCloseable {
             }
             for (ClientConnection connection : broker.connections()) {
                 record(connection.counters(), connectionValues(connection.counters()), now, seen);
+                record(new ConnectionMessages(connection.counters()),
+                    messageValues(BrokerCounters.of(connection.counters())), now, seen);
             }
             previous.keySet().retainAll(seen);
             rates.keySet().retainAll(seen);
@@ -126,10 +141,50 @@ final class RateSampler implements AutoCloseable {
         return stats(queue, QUEUE_FIELDS, queueValues(queue.counters()));
     }
 
-    /** A connection's {@code recv_oct}, {@code send_oct} and their details, to put in its JSON object. */
+    /**
+     * A connection's {@code recv_oct}, {@code send_oct} and their details, to put in its JSON object, and its
+     * {@code message_stats} (the overview's fields, counted by its publishers and consumers; RabbitMQ shows these
+     * per channel only).
+     */
     Map<String, Object> connection(ClientConnection connection) {
         ConnectionCounters counters = connection.counters();
-        return stats(counters, CONNECTION_FIELDS, connectionValues(counters));
+        Map<String, Object> fields = stats(counters, CONNECTION_FIELDS, connectionValues(counters));
+        fields.put("message_stats", stats(new ConnectionMessages(counters), OVERVIEW_FIELDS,
+            messageValues(BrokerCounters.of(counters))));
+        return fields;
+    }
+
+    /**
+     * A virtual host's {@code message_stats} (what connections to it counted, open or closed) and its
+     * {@code recv_oct}, {@code send_oct} with their details, to put in its JSON object.
+     */
+    Map<String, Object> vhost(String name) {
+        long[] values = vhostValues(name);
+        Map<String, Object> fields = new LinkedHashMap<>();
+        Map<String, Object> all = stats(new VhostKey(name), VHOST_FIELDS, values);
+        Map<String, Object> messages = new LinkedHashMap<>(all);
+        for (String bytes : CONNECTION_FIELDS) {
+            fields.put(bytes, messages.remove(bytes));
+            fields.put(bytes + "_details", messages.remove(bytes + "_details"));
+        }
+        fields.put("message_stats", messages);
+        return fields;
+    }
+
+    private long[] vhostValues(String name) {
+        List<ConnectionCounters> open = new ArrayList<>();
+        for (ClientConnection connection : broker.connections()) {
+            Access opened = connection.opened();
+            if (opened != null && name.equals(opened.vhost())) {
+                open.add(connection.counters());
+            }
+        }
+        BrokerCounters.Totals t = broker.counters().vhostTotals(name, open);
+        long[] messages = messageValues(t);
+        long[] values = java.util.Arrays.copyOf(messages, messages.length + 2);
+        values[messages.length] = t.bytesIn();
+        values[messages.length + 1] = t.bytesOut();
+        return values;
     }
 
     /** Each field's count and, as RabbitMQ shows it, {@code field_details: {"rate": r}}. */
@@ -146,15 +201,19 @@ final class RateSampler implements AutoCloseable {
     static long[] overviewValues(BrokerCounters counters) {
         long[] sum = new long[OVERVIEW_FIELDS.size()];
         for (String protocol : List.of(BrokerCounters.AMQP091, BrokerCounters.AMQP10)) {
-            BrokerCounters.Totals t = counters.totals(protocol);
-            long[] one = {t.received(), t.confirmed(), t.deliveredConsumeManualAck(), t.deliveredConsumeAutoAck(),
-                t.deliveredGetManualAck(), t.deliveredGetAutoAck(), t.delivered(), t.getEmpty(), t.redelivered(),
-                t.acknowledged(), t.unroutableReturned(), t.unroutableDropped()};
+            long[] one = messageValues(counters.totals(protocol));
             for (int i = 0; i < sum.length; i++) {
                 sum[i] += one[i];
             }
         }
         return sum;
+    }
+
+    /** {@code t}'s counts of {@link #OVERVIEW_FIELDS}, in their order. */
+    static long[] messageValues(BrokerCounters.Totals t) {
+        return new long[] {t.received(), t.confirmed(), t.deliveredConsumeManualAck(), t.deliveredConsumeAutoAck(),
+            t.deliveredGetManualAck(), t.deliveredGetAutoAck(), t.delivered(), t.getEmpty(), t.redelivered(),
+            t.acknowledged(), t.unroutableReturned(), t.unroutableDropped()};
     }
 
     static long[] queueValues(QueueCounters c) {
@@ -165,6 +224,12 @@ final class RateSampler implements AutoCloseable {
         // deliver_get from the same readings as its parts, so the four always add up to it
         return new long[] {c.published(), deliver, deliverNoAck, get, getNoAck, deliver + deliverNoAck + get + getNoAck,
             c.getEmpty(), c.redelivered(), c.acknowledged()};
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> both = new ArrayList<>(a);
+        both.addAll(b);
+        return List.copyOf(both);
     }
 
     static long[] connectionValues(ConnectionCounters c) {
