@@ -71,14 +71,21 @@ class HttpApiRatesTest {
                 assertThat(vhost).containsKeys("recv_oct_details", "send_oct_details");
             });
 
-            // the counters are broker-wide: a user who sees only its own virtual hosts gets no overview stats
+            // a user who sees only some virtual hosts gets theirs summed
             assertThat(api.put("/api/users/manager", Map.of("password", "pw", "tags", "management")).status())
                 .isEqualTo(201);
             assertThat(api.put("/api/permissions/%2F/manager", Map.of("configure", ".*", "write", ".*", "read",
                 ".*")).status()).isEqualTo(201);
             Map<String, Object> managers = new HttpApiClient(broker.managementPort(), "manager", "pw")
                 .get("/api/overview").map();
-            assertThat(managers).containsKey("queue_totals").doesNotContainKey("message_stats");
+            assertThat(stats(managers)).containsEntry("publish", 3).containsEntry("deliver_get", 3);
+            assertThat(api.put("/api/vhosts/other", Map.of()).status()).isEqualTo(201);
+            assertThat(api.put("/api/users/elsewhere", Map.of("password", "pw", "tags", "management")).status())
+                .isEqualTo(201);
+            assertThat(api.put("/api/permissions/other/elsewhere", Map.of("configure", ".*", "write", ".*",
+                "read", ".*")).status()).isEqualTo(201);
+            assertThat(stats(new HttpApiClient(broker.managementPort(), "elsewhere", "pw").get("/api/overview")
+                .map())).as("another vhost's counts").containsEntry("publish", 0);
 
             // a message per poll, so that every sample interval sees some
             await().atMost(TIMEOUT).until(() -> {

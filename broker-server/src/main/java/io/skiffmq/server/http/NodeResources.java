@@ -68,7 +68,9 @@ final class NodeResources {
         Caller caller = request.caller();
         long exchanges = 0;
         List<CompletableFuture<QueueCounts>> counts = new ArrayList<>();
+        List<String> visible = new ArrayList<>();
         for (VirtualHost vhost : lookups.visibleVhosts(caller)) {
+            visible.add(vhost.name());
             for (Queue queue : vhost.queues()) {
                 counts.add(queue.counts().orTimeout(QueueResources.COUNTS_WAIT_SECONDS, TimeUnit.SECONDS));
             }
@@ -97,10 +99,8 @@ final class NodeResources {
             o.put("rabbitmq_version", config.rabbitmqVersion());
             o.put("cluster_name", config.node());
             o.put("node", config.node());
-            if (caller.monitoring()) {
-                // the counters are broker-wide, not per virtual host: only for those who see every one
-                o.put("message_stats", rates.overview());
-            }
+            // a user who sees only some virtual hosts gets theirs summed, as in RabbitMQ
+            o.put("message_stats", caller.monitoring() ? rates.overview() : rates.overviewOf(visible));
             o.put("object_totals", Map.of("connections", connections, "exchanges", exchangeCount,
                 "queues", counts.size(), "consumers", consumers));
             o.put("queue_totals", Map.of("messages", ready + unacknowledged, "messages_ready", ready,

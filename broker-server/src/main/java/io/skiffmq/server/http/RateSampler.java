@@ -187,9 +187,27 @@ final class RateSampler implements AutoCloseable {
         return values;
     }
 
-    /** Each field's count and, as RabbitMQ shows it, {@code field_details: {"rate": r}}. */
+    /** The overview's {@code message_stats} summed over {@code vhosts}, for a user who sees only those. */
+    Map<String, Object> overviewOf(java.util.Collection<String> vhosts) {
+        long[] counts = new long[OVERVIEW_FIELDS.size()];
+        double[] perSecond = new double[counts.length];
+        for (String name : vhosts) {
+            long[] values = vhostValues(name);
+            double[] rated = rates.get(new VhostKey(name));
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] += values[i];
+                perSecond[i] += rated == null ? 0.0 : rated[i];
+            }
+        }
+        return stats(OVERVIEW_FIELDS, counts, perSecond);
+    }
+
     private Map<String, Object> stats(Object key, List<String> fields, long[] values) {
-        double[] perSecond = rates.get(key);
+        return stats(fields, values, rates.get(key));
+    }
+
+    /** Each field's count and, as RabbitMQ shows it, {@code field_details: {"rate": r}}. */
+    private static Map<String, Object> stats(List<String> fields, long[] values, double[] perSecond) {
         Map<String, Object> stats = new LinkedHashMap<>();
         for (int i = 0; i < fields.size(); i++) {
             stats.put(fields.get(i), values[i]);
