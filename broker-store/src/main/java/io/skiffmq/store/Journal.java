@@ -4,25 +4,17 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.PointerBytesStore;
-import net.openhft.chronicle.bytes.SyncMode;
-import net.openhft.chronicle.core.time.SetTimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 
 /**
@@ -30,7 +22,7 @@ import net.openhft.chronicle.wire.DocumentContext;
  * a callback; one writer thread drains what is pending, appends it all, makes it durable once per batch, then runs
  * every callback of the batch. A batch ends when nothing more is pending or it reaches {@link #MAX_BATCH} records.
  *
- * <p>The journal is a run of numbered segments, each a Chronicle queue in its own directory
+ * <p>The journal is a run of numbered segments ({@link JournalSegments}), each a Chronicle queue in its own directory
  * ({@code segment-000000001}, …). Writing moves to a new segment once the current one holds {@code segmentBytes},
  * and every start opens a fresh segment, so nothing is ever appended after a record a crash may have torn. A
  * segment whose records are all dead is {@link #deleteSegment deleted} whole: that is how space comes back. To
@@ -64,7 +56,6 @@ public final class Journal implements AutoCloseable {
     /** Records per batch at most, so callbacks of early records are not held back by an endless stream. */
     public static final int MAX_BATCH = 4096;
     public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
-    private static final String SEGMENT_PREFIX = "segment-";
 
     public enum SyncPolicy { SYNC, OS }
 
@@ -85,7 +76,7 @@ public final class Journal implements AutoCloseable {
     private record Flush(long through, CompletableFuture<Void> flushed) {
     }
 
-    private final Path directory;
+    private final JournalSegments files;
     private final SyncPolicy policy;
     private final Thread writer;
     private final AppendRing ring;
@@ -122,19 +113,14 @@ public final class Journal implements AutoCloseable {
         if (segmentBytes <= 0) {
             throw new IllegalArgumentException("segment size must be > 0");
         }
-        this.directory = directory;
+        this.files = new JournalSegments(directory, policy);
         this.policy = policy;
         // a Netty thread, as the event loops are: the records it releases go back to the pool through its
         // thread cache, whose entries Netty's recycler reuses only on such threads
         this.writer = new FastThreadLocalThread(this::writeLoop, "skiffmq-journal-" + directory.getFileName());
         this.writer.setDaemon(true);
         this.ring = new AppendRing(ringSize, segmentBytes, writer, this::occupancyOf);
-        this.reader = new JournalReader(this::open);
-        try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create journal directory " + directory, e);
-        }
+        this.reader = new JournalReader(files::open);
     }
 
     /** Starts writing, into a segment newer than any on disk; call after {@link #replay}. */
@@ -302,16 +288,7 @@ public final class Journal implements AutoCloseable {
 
     /** The segments on disk, oldest first. */
     public List<Long> segments() {
-        try (Stream<Path> files = Files.list(directory)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(SEGMENT_PREFIX))
-                .map(n -> Long.parseLong(n.substring(SEGMENT_PREFIX.length()))).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list journal directory " + directory, e);
-        }
-    }
-
-    private Path segmentDirectory(long segment) {
-        return directory.resolve(String.format("%s%09d", SEGMENT_PREFIX, segment));
+        return files.list();
     }
 
     /**
@@ -324,22 +301,7 @@ public final class Journal implements AutoCloseable {
         }
         occupancy.remove(segment);
         reader.close(segment);
-        try (Stream<Path> walk = Files.walk(segmentDirectory(segment))) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-            // deletions reach the disk in order, so a later segment never goes while an earlier one comes back
-            syncDirectory();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete journal segment " + segment, e);
-        }
-    }
-
-    private SingleChronicleQueue open(long segment) {
-        return SingleChronicleQueueBuilder.binary(segmentDirectory(segment))
-            .syncMode(policy == SyncPolicy.SYNC ? SyncMode.SYNC : SyncMode.NONE)
-            // one cycle per segment: a frozen clock never rolls it, so ordinals are Chronicle sequence numbers
-            .timeProvider(new SetTimeProvider(Instant.now())).build();
+        files.delete(segment);
     }
 
     private void writeLoop() {
@@ -352,8 +314,8 @@ public final class Journal implements AutoCloseable {
         int count = 0;
         int done = 0;
         try {
-            queue = open(open);
-            syncDirectory();
+            queue = files.open(open);
+            files.syncDirectory();
             appender = queue.createAppender();
             while (true) {
                 done = 0;
@@ -420,7 +382,7 @@ public final class Journal implements AutoCloseable {
             writerDone = true;
             completeFlushes();
             LOG.log(System.Logger.Level.INFO, "journal {0} closed: {1} records written in {2} syncs since the start",
-                directory, written, syncs.get());
+                files.directory(), written, syncs.get());
         }
     }
 
@@ -440,8 +402,8 @@ public final class Journal implements AutoCloseable {
         sync(appender);
         appender.close();
         queue.close();
-        SingleChronicleQueue opened = open(segment);
-        syncDirectory(); // the new segment's directory entry survives a power cut too
+        SingleChronicleQueue opened = files.open(segment);
+        files.syncDirectory(); // the new segment's directory entry survives a power cut too
         writerSegment = segment;
         return opened;
     }
@@ -454,17 +416,10 @@ public final class Journal implements AutoCloseable {
      * @see AppendRing#discard
      */
     private void fail(Throwable cause, long taken, int count, int done) {
-        LOG.log(System.Logger.Level.ERROR, "journal " + directory + " failed: durable messages are no longer "
+        LOG.log(System.Logger.Level.ERROR, "journal " + files.directory() + " failed: durable messages are no longer "
             + "confirmed; restart the broker once the cause is fixed", cause);
         failure = cause;
         ring.discard(taken, count, done);
-    }
-
-    private void syncDirectory() throws IOException {
-        try (java.nio.channels.FileChannel dir = java.nio.channels.FileChannel.open(directory,
-                java.nio.file.StandardOpenOption.READ)) {
-            dir.force(true);
-        }
     }
 
     private void sync(ExcerptAppender appender) {
@@ -486,7 +441,7 @@ public final class Journal implements AutoCloseable {
     public long replay(RecordHandler records) {
         long count = 0;
         for (long segment : segments()) {
-            try (SingleChronicleQueue queue = open(segment); ExcerptTailer tailer = queue.createTailer().toStart()) {
+            try (SingleChronicleQueue queue = files.open(segment); ExcerptTailer tailer = queue.createTailer().toStart()) {
                 count += replay(segment, tailer, records);
             }
         }
