@@ -287,5 +287,12 @@ class ConsoleBrowserTest {
         assertThat(text("#login-error")).isEqualTo("Login failed: Not_Authorized");
         assertThat(chromium.evaluate("sessionStorage.length")).isEqualTo(0);
         screenshot("login");
+
+        // right password, but no management tag: the API's reason
+        broker.admin().putUser("console-nobody", "pw", List.of());
+        logIn("console-nobody", "pw");
+        awaitTrue("the tag refusal", "document.getElementById('login-error').textContent"
+            + " === 'Login failed: Not management user'");
+        assertThat(chromium.evaluate("document.getElementById('page').hidden")).isEqualTo(true);
     }
 }
