@@ -201,6 +201,20 @@ class ConsoleBrowserTest {
         assertThat(api.get("/api/queues/%2F/" + seg(name)).status()).isEqualTo(404);
     }
 
+    @Test
+    void anApiErrorIsShownToTheUser() throws Exception {
+        assertThat(api.put("/api/queues/%2F/console-gone", Map.of("durable", false)).status()).isEqualTo(201);
+        open("#/queues/%2F/console-gone");
+        awaitTrue("the queue's details", "document.getElementById('queue-total') !== null");
+        assertThat(api.delete("/api/queues/%2F/console-gone").status()).isEqualTo(204);
+        chromium.click("#get");
+        awaitTrue("the API's error", "document.getElementById('message').className === 'error'"
+            + " && !document.getElementById('message').hidden");
+        assertThat(text("#message")).isEqualTo("404 Object Not Found: Not Found");
+        // still logged in
+        assertThat(chromium.evaluate("document.getElementById('login').hidden")).isEqualTo(true);
+    }
+
     private static long queueMessages(String name) throws Exception {
         return ((Number) api.get("/api/queues/%2F/" + seg(name)).map().get("messages")).longValue();
     }

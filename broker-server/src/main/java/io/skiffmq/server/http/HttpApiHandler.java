@@ -22,11 +22,11 @@ import java.util.Map;
 
 /**
  * One HTTP connection of the API and the web console: a path under {@code /api} goes to the API, any other is one
- * of the {@link ConsoleFiles}, answered at once from memory. Reads each aggregated request on its event loop (copies what it needs, so the
- * request's buffer is released at once), hands it to {@link HttpApi}, which answers on other threads, and writes
- * the answer as JSON back on the loop. Requests on one connection are answered one at a time, in order: a request
- * pipelined behind one in progress waits (at most {@value #MAX_WAITING}; more closes the connection). Owned by the
- * channel's event loop.
+ * of the {@link ConsoleFiles}, answered at once from memory. Reads each aggregated request on its event loop
+ * (copies what it needs, so the request's buffer is released at once), hands an API request to {@link HttpApi},
+ * which answers on other threads, and writes the answer as JSON back on the loop. Requests on one connection are
+ * answered one at a time, in order: a request pipelined behind one in progress waits (at most
+ * {@value #MAX_WAITING}; more closes the connection). Owned by the channel's event loop.
  */
 final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     static final int MAX_WAITING = 16;
