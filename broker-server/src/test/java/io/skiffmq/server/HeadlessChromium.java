@@ -53,12 +53,23 @@ final class HeadlessChromium implements AutoCloseable {
     /** What the page logged and threw, for failure messages. */
     private final List<String> log = Collections.synchronizedList(new ArrayList<>());
     private final String session;
+    /** Ends the browser if the test JVM is stopped before {@link #close} runs. */
+    private final Thread shutdownHook;
 
     private HeadlessChromium(Process process, Path profile, WebSocket socket, Listener listener)
             throws IOException {
         this.process = process;
         this.profile = profile;
         this.socket = socket;
+        this.shutdownHook = new Thread(() -> {
+            kill(process);
+            try {
+                RunningBroker.delete(profile);
+            } catch (IOException e) {
+                System.err.println("could not delete Chromium's profile " + profile + ": " + e);
+            }
+        }, "chromium-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
         listener.owner = this;
         String target = command(null, "Target.createTarget", Map.of("url", "about:blank")).get("targetId")
             .asString();
@@ -279,6 +290,7 @@ final class HeadlessChromium implements AutoCloseable {
             socket.abort();
             kill(process);
             RunningBroker.delete(profile);
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
         }
     }
 
