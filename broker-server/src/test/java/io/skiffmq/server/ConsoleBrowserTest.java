@@ -76,8 +76,12 @@ class ConsoleBrowserTest {
         return "http://127.0.0.1:" + broker.managementPort() + "/";
     }
 
-    /** Opens a page of the console, logging in as guest first when the login form shows. */
+    /**
+     * Opens a page of the console, logging in as guest first when the login form shows. Always a fresh load (a
+     * hash change alone would keep the previous page's state until the new route ran).
+     */
     private static void open(String hash) {
+        chromium.navigate("about:blank");
         chromium.navigate(base() + hash);
         awaitTrue("the login form or the page", "!document.getElementById('login').hidden"
             + " || !document.getElementById('page').hidden");
