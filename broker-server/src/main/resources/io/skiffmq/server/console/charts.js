@@ -38,6 +38,8 @@ export class LineChart {
     this.series = series;
     this.spanMillis = spanMillis;
     this.samples = [];
+    // redrawn at the new size when the window or layout changes; the observer goes with the canvas
+    new ResizeObserver(() => this.draw()).observe(canvas);
   }
 
   /** Adds a sample: values by series key; drops samples older than the span. */

@@ -12,6 +12,9 @@ const $ = (id) => document.getElementById(id);
 /** Bumped on every navigation and logout: a refresh of an older page drops its result. */
 let generation = 0;
 let timer = null;
+/** The shown page's poll, and whether it stopped because the tab was hidden (it runs again when shown). */
+let poll = null;
+let paused = false;
 /** A notice to show on the next page (an action that navigates, such as deleting a queue). */
 let carried = null;
 
@@ -152,6 +155,10 @@ function route() {
   main.dataset.page = nav || 'none';
   const shown = build(main);
   const tick = async () => {
+    if (document.hidden) {
+      paused = mine === generation;
+      return;
+    }
     try {
       await shown.refresh();
       if (mine === generation) {
@@ -166,6 +173,8 @@ function route() {
       timer = setTimeout(tick, refreshMillis());
     }
   };
+  poll = tick;
+  paused = false;
   tick();
 }
 
@@ -207,6 +216,12 @@ async function init() {
   $('logout').addEventListener('click', () => {
     forget();
     showLogin(null);
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && paused && !$('page').hidden) {
+      paused = false;
+      poll();
+    }
   });
   window.addEventListener('hashchange', () => {
     if (!$('page').hidden) {
