@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -21,8 +21,8 @@ import java.util.Map;
  * {@code /api} is one of them. The files are read from the class path once, at start, into memory; a request can
  * only name one of {@link #FILES} (a map lookup, so no path ever reaches a file system). Each answer carries an
  * ETag (a digest of the content) and {@code Cache-Control: no-cache}, so a browser revalidates and gets 304 while
- * the file is unchanged; a Content-Security-Policy that allows scripts and styles from the console's own files
- * only; and {@code nosniff}. Only GET and HEAD; anything else is 405. Immutable, thread-safe.
+ * the file is unchanged; a Content-Security-Policy that allows scripts, styles and requests to the console's own
+ * origin only (no inline script); and {@code nosniff}. Only GET and HEAD; anything else is 405. Immutable, thread-safe.
  */
 final class ConsoleFiles {
     /** Where the files are on the class path. */
@@ -46,15 +46,18 @@ final class ConsoleFiles {
     private record File(byte[] content, String contentType, String etag) {
     }
 
-    private final Map<String, File> files = new LinkedHashMap<>();
+    /** By path: {@code /} and {@code /} + each name. */
+    private final Map<String, File> files;
 
     /** Reads every file of {@link #FILES}; fails when one is missing from the class path. */
     ConsoleFiles() {
+        Map<String, File> read = new HashMap<>();
         for (Map.Entry<String, String> f : FILES.entrySet()) {
             byte[] content = read(f.getKey());
-            files.put("/" + f.getKey(), new File(content, f.getValue(), etag(content)));
+            read.put("/" + f.getKey(), new File(content, f.getValue(), etag(content)));
         }
-        files.put("/", files.get("/index.html"));
+        read.put("/", read.get("/index.html"));
+        this.files = Map.copyOf(read);
     }
 
     /** Whether the path (raw, without the query) is the console's rather than the API's. */
