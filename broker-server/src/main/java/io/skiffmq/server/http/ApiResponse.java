@@ -23,4 +23,14 @@ record ApiResponse(int status, Object body, Map<String, String> headers) {
     static ApiResponse createdOr(boolean existed) {
         return existed ? noContent() : created();
     }
+
+    /** This answer without its {@code WWW-Authenticate} challenge, if it has one. */
+    ApiResponse withoutChallenge() {
+        if (!headers.containsKey("WWW-Authenticate")) {
+            return this;
+        }
+        Map<String, String> rest = new java.util.HashMap<>(headers);
+        rest.remove("WWW-Authenticate");
+        return new ApiResponse(status, body, Map.copyOf(rest));
+    }
 }

@@ -45,6 +45,14 @@ final class HttpApi {
     /** Answers one request; the future never fails (a failure is an error answer). */
     CompletableFuture<ApiResponse> serve(String method, String rawPath, Map<String, String> query, byte[] body,
             Map<String, String> headers, InetAddress remote) {
+        CompletableFuture<ApiResponse> answer = authenticated(method, rawPath, query, body, headers, remote);
+        // a script's request (the web console's) gets no challenge: a browser would open its own login dialog
+        return "XMLHttpRequest".equalsIgnoreCase(headers.get("x-requested-with"))
+            ? answer.thenApply(ApiResponse::withoutChallenge) : answer;
+    }
+
+    private CompletableFuture<ApiResponse> authenticated(String method, String rawPath, Map<String, String> query,
+            byte[] body, Map<String, String> headers, InetAddress remote) {
         Credentials credentials = basic(headers.get("authorization"));
         if (credentials == null) {
             return CompletableFuture.completedFuture(error(ApiException.notAuthenticated()));

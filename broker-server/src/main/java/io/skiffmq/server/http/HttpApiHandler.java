@@ -21,23 +21,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One HTTP connection of the API: reads each aggregated request on its event loop (copies what it needs, so the
- * request's buffer is released at once), hands it to {@link HttpApi}, which answers on other threads, and writes
- * the answer as JSON back on the loop. Requests on one connection are answered one at a time, in order: a request
- * pipelined behind one in progress waits (at most {@value #MAX_WAITING}; more closes the connection). Owned by the
- * channel's event loop.
+ * One HTTP connection of the API and the web console: a path under {@code /api} goes to the API, any other is one
+ * of the {@link ConsoleFiles}, answered at once from memory. Reads each aggregated request on its event loop
+ * (copies what it needs, so the request's buffer is released at once), hands an API request to {@link HttpApi},
+ * which answers on other threads, and writes the answer as JSON back on the loop. Requests on one connection are
+ * answered one at a time, in order: a request pipelined behind one in progress waits (at most
+ * {@value #MAX_WAITING}; more closes the connection). Owned by the channel's event loop.
  */
 final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     static final int MAX_WAITING = 16;
     private static final System.Logger LOG = System.getLogger(HttpApiHandler.class.getName());
 
     private final HttpApi api;
+    private final ConsoleFiles console;
     /** Requests pipelined behind the one in progress, each retained until it starts. */
     private final java.util.ArrayDeque<FullHttpRequest> waiting = new java.util.ArrayDeque<>();
     private boolean busy;
 
-    HttpApiHandler(HttpApi api) {
+    HttpApiHandler(HttpApi api, ConsoleFiles console) {
         this.api = api;
+        this.console = console;
     }
 
     @Override
@@ -62,6 +65,11 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        if (ConsoleFiles.serves(uri.rawPath())) {
+            answered(ctx, console.answer(request.method().name(), uri.rawPath(),
+                request.headers().get(HttpHeaderNames.IF_NONE_MATCH)), keepAlive);
+            return;
+        }
         Map<String, String> query = new HashMap<>();
         for (Map.Entry<String, List<String>> parameter : uri.parameters().entrySet()) {
             query.put(parameter.getKey(), parameter.getValue().get(0));
@@ -79,6 +87,11 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     /** On the loop: writes the answer and starts the next waiting request, if any. */
     private void answered(ChannelHandlerContext ctx, ApiResponse response, boolean keepAlive) {
+        answered(ctx, http(response), keepAlive);
+    }
+
+    /** On the loop: writes the answer (which this releases) and starts the next waiting request, if any. */
+    private void answered(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
         write(ctx, response, keepAlive);
         busy = false;
         if (!keepAlive) {
@@ -115,7 +128,7 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         super.channelInactive(ctx);
     }
 
-    private void write(ChannelHandlerContext ctx, ApiResponse response, boolean keepAlive) {
+    private FullHttpResponse http(ApiResponse response) {
         byte[] json = response.body() == null ? new byte[0] : api.json(response.body());
         FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
             HttpResponseStatus.valueOf(response.status()), Unpooled.wrappedBuffer(json));
@@ -125,6 +138,10 @@ final class HttpApiHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         http.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, json.length);
         http.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
         response.headers().forEach(http.headers()::set);
+        return http;
+    }
+
+    private static void write(ChannelHandlerContext ctx, FullHttpResponse http, boolean keepAlive) {
         if (keepAlive) {
             http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
             ctx.writeAndFlush(http);

@@ -16,10 +16,10 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The HTTP listener of the RabbitMQ-compatible management API ({@code management-port}): Netty's HTTP/1.1 codec,
- * requests aggregated up to {@value #MAX_REQUEST_BYTES} bytes (a definitions import), idle connections closed
- * after {@value #IDLE_SECONDS} s, each connection on
- * {@code group}'s loops (the broker's boss group: the loops only parse and write, the work runs elsewhere).
+ * The HTTP listener of the RabbitMQ-compatible management API and the web console ({@code management-port}):
+ * Netty's HTTP/1.1 codec, requests aggregated up to {@value #MAX_REQUEST_BYTES} bytes (a definitions import), idle
+ * connections closed after {@value #IDLE_SECONDS} s, each connection on {@code group}'s loops (the broker's boss
+ * group: the loops only parse and write, and read the console's files from memory; the work runs elsewhere).
  *
  * <p>{@link #start} and {@link #close} are called by one thread (the listener's owner); they start and stop the
  * {@link RateSampler}, which has a thread of its own.
@@ -32,6 +32,7 @@ public final class HttpApiServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Class<? extends ServerChannel> channelClass;
     private final HttpApi api;
+    private final ConsoleFiles console = new ConsoleFiles();
     private final RateSampler rates;
     /** Set by {@link #start}; read by the overview and health checks on management threads. */
     private volatile Channel serverChannel;
@@ -70,7 +71,7 @@ public final class HttpApiServer implements AutoCloseable {
                     ch.pipeline().addLast("idle", new IdleStateHandler(IDLE_SECONDS, 0, 0))
                         .addLast("http", new HttpServerCodec())
                         .addLast("aggregate", new HttpObjectAggregator(MAX_REQUEST_BYTES))
-                        .addLast("api", new HttpApiHandler(api));
+                        .addLast("api", new HttpApiHandler(api, console));
                 }
             })
             .bind(bindAddress, port).sync().channel();
