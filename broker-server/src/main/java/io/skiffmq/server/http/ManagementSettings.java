@@ -36,7 +36,8 @@ public record ManagementSettings(int port, long statisticsIntervalMillis) {
     /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
     public static final java.util.List<Setting> SETTINGS = java.util.List.of(
         Setting.of("management-port", "port|none", "15672", "the RabbitMQ-compatible HTTP API"
-            + " (`docs/http-api.md`); 0 picks a free one; `none` switches it off"),
+            + " (`docs/http-api.md`) and the web console at `/` (`docs/console.md`); 0 picks a free one; `none`"
+            + " switches both off"),
         Setting.of("collect-statistics-interval", "ms", "5000", "how often the HTTP API samples the counters its"
             + " message rates come from (RabbitMQ's setting of that name)"));
 
