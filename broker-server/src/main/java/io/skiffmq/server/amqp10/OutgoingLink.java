@@ -51,7 +51,10 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private final Outcome defaultOutcome;
     /** A queue that lives as long as the link (dynamic node, non-durable topic subscription), or null. */
     private final String deleteOnClose;
-    /** A durable subscription's queue, deleted only when the peer detaches with closed=true; or null. */
+    /**
+     * A durable subscription's queue, deleted only when the peer detaches with closed=true and no other consumer
+     * uses it; or null.
+     */
     private final String durableSubscription;
     private final Handoff<Object> fromQueue;
     /** The consumer's priority among the queue's consumers ({@value #PRIORITY_PROPERTY}). */
@@ -97,9 +100,11 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         long handle = attach.getHandle().longValue();
         VirtualHost vhost = session.vhost();
         Source source;
+        TopicSubscriptions.Subscription subscription = null;
         if (attach.getSource() == null) {
             // Qpid JMS unsubscribe: attach by subscription name with no source, then detach closed=true
-            source = TopicSubscriptions.existingSource(session, attach);
+            subscription = TopicSubscriptions.unsubscribing(session, attach);
+            source = subscription.source();
         } else if (attach.getSource() instanceof Source s) {
             source = s;
         } else {
@@ -118,9 +123,11 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             queue = vhost.declareQueueAsync(new QueueDeclaration(deleteOnClose, false, true, false, Map.of()),
                 session.owner());
             source.setAddress("/queues/" + deleteOnClose);
-        } else if (TopicSubscriptions.isTopic(source)) {
-            TopicSubscriptions.Subscription subscription = TopicSubscriptions.subscribe(session, handle, attach,
-                source);
+        } else if (subscription != null || TopicSubscriptions.isTopic(source)) {
+            if (subscription == null) {
+                // the selector is not passed yet: filters are not implemented (above)
+                subscription = TopicSubscriptions.subscribe(session, handle, attach, source, null);
+            }
             queue = subscription.queue();
             deleteOnClose = subscription.deleteOnClose();
             durableSubscription = subscription.durable();
@@ -325,7 +332,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             session.vhost().deleteQueue(deleteOnClose);
         }
         if (durableSubscription != null && detachClosed) {
-            session.vhost().deleteQueue(queue); // its deletion is saved later: the event loop does not wait
+            TopicSubscriptions.closed(session.vhost(), queue);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.skiffmq.server.amqp10;
 
+import io.skiffmq.codec.amqp10.AmqpError;
+import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
@@ -7,9 +9,11 @@ import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
-import io.skiffmq.codec.amqp10.AmqpError;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
@@ -18,25 +22,46 @@ import org.apache.qpid.proton.amqp.transport.Attach;
 
 /**
  * JMS topic subscriptions over AMQP 1.0, as Qpid JMS asks for them: a consumer link whose source has the
- * {@code topic} capability gets a queue bound to {@code amq.topic} for the source address. A durable subscription
- * is a durable queue named from the container-id and the link name; a non-durable one is a queue of the link's
- * own, deleted with it. Qpid JMS unsubscribes by attaching with the subscription's link name and no source, then
- * detaching with closed=true.
+ * {@code topic} capability consumes from a queue bound to {@code amq.topic} for the source address.
+ * <ul>
+ * <li>non-durable, not shared: a queue of the link's own, deleted with it;
+ * <li>durable (shared or not): a durable queue named by {@link SubscriptionName}, kept until unsubscribed;
+ * <li>shared non-durable: an auto-delete queue named by {@link SubscriptionName}, deleted when its last consumer
+ * leaves (detach, or its connection closing).
+ * </ul>
+ * Every link of one subscription consumes from its one queue, so they share its messages.
  *
- * <p>Rules only: stateless, called on the connection's event loop by {@link OutgoingLink}.
+ * <p>A subscription is its topic and filter (the selector, which the caller passes in and this class only
+ * compares; kept in the binding's {@value #FILTER_ARGUMENT} argument so that it survives a restart). Attaching to an
+ * existing subscription with another topic or filter replaces it (its messages are dropped) when it has no
+ * consumer, and is refused with {@code amqp:resource-locked} when it has, as JMS 2.0 says for durable
+ * subscriptions.
+ *
+ * <p>Qpid JMS unsubscribes by attaching with the subscription's first link name and no source, then detaching with
+ * closed=true: the attach is refused with {@code amqp:resource-locked} while the subscription has consumers, and
+ * the queue is deleted on the detach. A consumer's detach with closed=true deletes a durable subscription only when
+ * it was its last consumer.
+ *
+ * <p>Rules only: stateless, called on the connection's event loop by {@link OutgoingLink}; what it waits for
+ * (declarations, consumer counts) completes on other threads.
  */
 final class TopicSubscriptions {
+    /** The binding argument that keeps a subscription's filter, compared when the subscription is attached again. */
+    static final String FILTER_ARGUMENT = "x-subscription-filter";
+    private static final String TOPIC_EXCHANGE = "amq.topic";
+
     private TopicSubscriptions() {
     }
 
     /**
      * The queue a topic-source link consumes from.
      *
+     * @param source the link's source, as answered
      * @param queue completes once the queue exists and is bound
      * @param deleteOnClose the queue's name when it lives as long as the link, or null
      * @param durable the queue's name when it is a durable subscription's, deleted only by an unsubscribe; or null
      */
-    record Subscription(CompletableFuture<Queue> queue, String deleteOnClose, String durable) {
+    record Subscription(Source source, CompletableFuture<Queue> queue, String deleteOnClose, String durable) {
     }
 
     static boolean isTopic(Source source) {
@@ -44,72 +69,142 @@ final class TopicSubscriptions {
     }
 
     /**
-     * Qpid JMS's unsubscribe attaches by subscription name with no source: the source of that durable
-     * subscription, to attach to it as it was.
+     * Qpid JMS's unsubscribe: an attach by subscription name with no source, to the durable subscription as it is.
+     * Refused with {@code amqp:not-found} when there is none, and {@code amqp:resource-locked} (in the future) while
+     * it has consumers: JMS forbids deleting a subscription in use.
      */
-    static Source existingSource(AmqpSession session, Attach attach) {
+    static Subscription unsubscribing(AmqpSession session, Attach attach) {
         long handle = attach.getHandle().longValue();
         VirtualHost vhost = session.vhost();
-        String subscription = durableQueue(session, attach.getName());
-        Queue existing = vhost.queue(subscription);
-        String topic = existing == null ? null : subscribedTopic(vhost, subscription);
-        if (topic == null) {
-            throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no durable subscription '%s'",
-                attach.getName());
+        SubscriptionName name = SubscriptionName.unsubscribing(session.containerId(), attach.getName(),
+            attach.getDesiredCapabilities());
+        Queue existing = vhost.queue(name.queue());
+        List<Binding> bindings = existing == null ? List.of() : bindings(vhost, existing.name());
+        if (bindings.isEmpty()) {
+            throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no durable subscription '%s'", name.name());
         }
-        return durableTopicSource(topic);
-    }
-
-    /** The subscription for a link whose source has the {@code topic} capability. */
-    static Subscription subscribe(AmqpSession session, long handle, Attach attach, Source source) {
-        boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
-            && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
-        String name = durable ? durableQueue(session, attach.getName()) : QueueDeclaration.generateName();
-        CompletableFuture<Queue> queue = declareAndBind(session, handle, name, source.getAddress(), durable);
-        return durable ? new Subscription(queue, null, name) : new Subscription(queue, name, null);
-    }
-
-    /** The queue of a durable subscription: one per (container-id, subscription name), as JMS defines them. */
-    private static String durableQueue(AmqpSession session, String linkName) {
-        return "jms-subscription:" + session.containerId() + ":" + linkName;
+        Binding binding = bindings.get(0);
+        requirePermits(session, handle, existing.name(), binding.key());
+        try {
+            vhost.checkAccess(existing, session.owner());
+        } catch (BrokerException e) {
+            throw AmqpException.linkError(handle, e);
+        }
+        CompletableFuture<Queue> unused = existing.counts().thenApply(counts -> {
+            if (counts.consumers() > 0) {
+                throw new CompletionException(inUse(name, counts.consumers()));
+            }
+            return existing;
+        });
+        return new Subscription(durableSource(binding.key(), name), unused, null, existing.name());
     }
 
     /**
-     * Declares {@code name} (if missing) and binds it to {@code amq.topic} for {@code topic}; the queue of a durable
-     * subscription is durable, that of any other subscription this connection's, in memory.
+     * The subscription for a link whose source has the {@code topic} capability.
+     *
+     * @param filter the subscription's filter (a selector), compared for equality with an existing one's; or null
      */
-    private static CompletableFuture<Queue> declareAndBind(AmqpSession session, long handle, String name,
-            String topic, boolean durable) {
+    static Subscription subscribe(AmqpSession session, long handle, Attach attach, Source source, String filter) {
+        String topic = source.getAddress();
         if (topic == null) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
         }
+        boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
+            && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
+        if (!durable && !IncomingLink.hasCapability(source.getCapabilities(), SubscriptionName.SHARED)) {
+            String own = QueueDeclaration.generateName();
+            requirePermits(session, handle, own, topic);
+            QueueDeclaration exclusive = new QueueDeclaration(own, false, true, false, Map.of());
+            return new Subscription(source, declareAndBind(session, exclusive, topic, filter), own, null);
+        }
+        SubscriptionName name = SubscriptionName.of(session.containerId(), attach.getName(), source.getCapabilities(),
+            durable);
+        requirePermits(session, handle, name.queue(), topic);
+        CompletableFuture<Queue> queue = open(session, name, topic, filter);
+        return new Subscription(source, queue, null, durable ? name.queue() : null);
+    }
+
+    /**
+     * A consumer of the durable subscription {@code queue} detached with closed=true (after leaving the queue, from
+     * this same thread): the subscription goes unless another consumer still uses it.
+     */
+    static void closed(VirtualHost vhost, Queue queue) {
+        queue.counts().thenAccept(counts -> {
+            if (counts.consumers() == 0) {
+                vhost.deleteQueue(queue); // its deletion is saved later: nobody waits
+            }
+        });
+    }
+
+    /** The subscription's queue, declared and bound; an existing one with another topic or filter replaced. */
+    private static CompletableFuture<Queue> open(AmqpSession session, SubscriptionName name, String topic,
+            String filter) {
+        QueueDeclaration declaration = name.durable() ? QueueDeclaration.of(name.queue(), true, Map.of())
+            : new QueueDeclaration(name.queue(), false, false, true, Map.of());
         VirtualHost vhost = session.vhost();
-        Access access = session.connection().access();
-        LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, name);
-        LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.QUEUE, name);
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.EXCHANGE, "amq.topic");
-        LinkPermits.requireTopic(access, vhost, handle, Permission.READ, "amq.topic", topic);
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, name);
-        QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, Map.of())
-            : new QueueDeclaration(name, false, true, false, Map.of());
-        Binding binding = new Binding("amq.topic", Destination.queue(name), topic, Map.of());
+        Queue existing = vhost.queue(name.queue());
+        if (existing == null || bindings(vhost, existing.name()).equals(List.of(binding(name.queue(), topic, filter)))) {
+            return declareAndBind(session, declaration, topic, filter);
+        }
+        return existing.counts().thenCompose(counts -> {
+            if (counts.consumers() > 0) {
+                throw new CompletionException(new BrokerException(BrokerException.Kind.RESOURCE_LOCKED,
+                    "subscription '" + name.name() + "' has " + counts.consumers()
+                        + " consumer(s) on another topic or selector: it cannot be changed while in use"));
+            }
+            CompletableFuture<Integer> deleted = vhost.deleteQueue(existing);
+            return (deleted == null ? CompletableFuture.completedFuture(0) : deleted)
+                .thenCompose(dropped -> declareAndBind(session, declaration, topic, filter));
+        });
+    }
+
+    /** Declares the queue (or finds it) and binds it to {@code amq.topic} for {@code topic}. */
+    private static CompletableFuture<Queue> declareAndBind(AmqpSession session, QueueDeclaration declaration,
+            String topic, String filter) {
+        VirtualHost vhost = session.vhost();
+        Binding binding = binding(declaration.name(), topic, filter);
         return vhost.declareQueueAsync(declaration, session.owner())
             .thenCompose(queue -> vhost.bindAsync(binding).thenApply(bound -> queue));
     }
 
-    private static String subscribedTopic(VirtualHost vhost, String queueName) {
-        for (Binding b : vhost.bindings().bindingsFrom("amq.topic")) {
-            if (b.destination().equals(Destination.queue(queueName))) {
-                return b.key();
-            }
-        }
-        return null;
+    private static Binding binding(String queue, String topic, String filter) {
+        return new Binding(TOPIC_EXCHANGE, Destination.queue(queue), topic,
+            filter == null ? Map.of() : Map.of(FILTER_ARGUMENT, filter));
     }
 
-    private static Source durableTopicSource(String topic) {
+    /** What a subscriber needs: configure, write and read the queue; read {@code amq.topic} for the topic. */
+    private static void requirePermits(AmqpSession session, long handle, String queue, String topic) {
+        Access access = session.connection().access();
+        LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, queue);
+        LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.QUEUE, queue);
+        LinkPermits.require(access, handle, Permission.READ, Access.Resource.EXCHANGE, TOPIC_EXCHANGE);
+        LinkPermits.requireTopic(access, session.vhost(), handle, Permission.READ, TOPIC_EXCHANGE, topic);
+        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, queue);
+    }
+
+    private static List<Binding> bindings(VirtualHost vhost, String queueName) {
+        List<Binding> found = new ArrayList<>();
+        for (Binding b : vhost.bindings().bindingsFrom(TOPIC_EXCHANGE)) {
+            if (b.destination().equals(Destination.queue(queueName))) {
+                found.add(b);
+            }
+        }
+        return found;
+    }
+
+    private static BrokerException inUse(SubscriptionName name, int consumers) {
+        return new BrokerException(BrokerException.Kind.RESOURCE_LOCKED, "subscription '" + name.name() + "' has "
+            + consumers + " active consumer(s): close them before unsubscribing");
+    }
+
+    /** The source of an existing durable subscription, answering an attach that named none. */
+    private static Source durableSource(String topic, SubscriptionName name) {
         Source source = new Source();
         source.setAddress(topic);
-        source.setCapabilities(Symbol.valueOf("topic"));
+        source.setCapabilities(name.shared() && name.global()
+            ? new Symbol[] {Symbol.valueOf("topic"), Symbol.valueOf(SubscriptionName.SHARED),
+                Symbol.valueOf(SubscriptionName.GLOBAL)}
+            : new Symbol[] {Symbol.valueOf("topic")});
         source.setDurable(TerminusDurability.UNSETTLED_STATE);
         source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
         return source;
