@@ -229,6 +229,27 @@ class SharedSubscriptionTest {
     }
 
     @Test
+    void aSharedSubscriberNeedsTheSamePermissionsAsAnyTopicSubscriber() throws Exception {
+        broker.admin().putUser("dora", "pw", List.of());
+        broker.admin().setPermissions("dora", "/", "^jms-subscription-global:", "^jms-subscription-global:",
+            "^jms-subscription-global:|^amq\\.topic$");
+        broker.admin().setTopicPermissions("dora", "/", "amq.topic", ".*", "^dora\\.");
+        String uri = broker.amqpUri() + "?jms.prefetchPolicy.all=10";
+        try (Connection dora = new JmsConnectionFactory("dora", "pw", uri).createConnection()) {
+            dora.start();
+            Session session = dora.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            session.createSharedDurableConsumer(session.createTopic("dora.news"), "allowed").close();
+            assertThatThrownBy(() -> session.createSharedDurableConsumer(session.createTopic("eve.news"), "theirs"))
+                .isInstanceOf(jakarta.jms.JMSSecurityException.class)
+                .hasMessageContaining("read access to topic 'eve.news'");
+            assertThatThrownBy(() -> session.createSharedConsumer(session.createTopic("dora.news"), "volatile"))
+                .isInstanceOf(jakarta.jms.JMSSecurityException.class)
+                .hasMessageContaining("configure access to queue 'jms-shared-subscription-global:volatile'");
+            session.unsubscribe("allowed");
+        }
+    }
+
+    @Test
     void openOffersSharedSubs() throws Exception {
         try (RawClient client = new RawClient(broker.port())) {
             assertThat(client.sasl("guest", "guest")).isZero();
