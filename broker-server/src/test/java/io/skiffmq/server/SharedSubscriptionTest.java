@@ -229,6 +229,33 @@ class SharedSubscriptionTest {
     }
 
     @Test
+    void anUnsharedDurableSubscriptionIsOneWithASharedOneOfItsNameAndIsReplacedOnAnotherTopic() throws Exception {
+        try (Connection one = connect("plain"); Connection two = connect("plain")) {
+            Session s1 = one.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Session s2 = two.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic first = s1.createTopic("plain.first");
+            MessageConsumer unshared = s1.createDurableConsumer(first, "plain-sub");
+            assertThatThrownBy(() -> s2.unsubscribe("plain-sub")).as("in use on the other connection")
+                .isInstanceOf(JMSException.class).hasMessageContaining("active consumer");
+            MessageConsumer shared = s2.createSharedDurableConsumer(first, "plain-sub");
+            assertThat(queue("jms-subscription:plain:plain-sub").consumerCount()).isEqualTo(2);
+            unshared.close();
+            shared.close();
+            publish(s1, first, "first", 1);
+            Topic second = s1.createTopic("plain.second");
+            MessageConsumer moved = s1.createDurableConsumer(second, "plain-sub");
+            publish(s1, first, "first-again", 1);
+            publish(s1, second, "second", 1);
+            assertThat(((TextMessage) moved.receive(WAIT.toMillis())).getText()).isEqualTo("second0");
+            assertThat(moved.receiveNoWait()).as("one binding, to the new topic; the old messages dropped").isNull();
+            assertThat(broker.vhost("/").bindings().bindingsFrom("amq.topic").stream()
+                .filter(b -> b.destination().name().equals("jms-subscription:plain:plain-sub")).count()).isEqualTo(1);
+            moved.close();
+            s1.unsubscribe("plain-sub");
+        }
+    }
+
+    @Test
     void aSharedSubscriberNeedsTheSamePermissionsAsAnyTopicSubscriber() throws Exception {
         broker.admin().putUser("dora", "pw", List.of());
         broker.admin().setPermissions("dora", "/", "^jms-subscription-global:", "^jms-subscription-global:",
