@@ -7,7 +7,10 @@ import static org.awaitility.Awaitility.await;
 import io.skiffmq.codec.testing.LeakDetection;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
+import jakarta.jms.JMSProducer;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
@@ -186,6 +189,35 @@ class SharedSubscriptionTest {
             assertThat(queue("jms-shared-subscription:volatile-client:mine")).isNotNull();
         }
         await().atMost(WAIT).until(() -> queue("jms-shared-subscription:volatile-client:mine") == null);
+    }
+
+    @Test
+    void theJmsContextApiSharesToo() throws Exception {
+        String uri = broker.amqpUri() + "?jms.prefetchPolicy.all=1";
+        JmsConnectionFactory factory = new JmsConnectionFactory("guest", "guest", uri);
+        try (JMSContext first = factory.createContext(); JMSContext second = factory.createContext()) {
+            Topic topic = first.createTopic("context.topic");
+            JMSConsumer a = first.createSharedDurableConsumer(topic, "ctx");
+            JMSConsumer b = second.createSharedDurableConsumer(topic, "ctx");
+            JMSProducer producer = first.createProducer().setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            for (int i = 0; i < 4; i++) {
+                producer.send(topic, "c" + i);
+            }
+            List<String> received = new ArrayList<>();
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (received.size() < 4 && System.nanoTime() < deadline) {
+                for (JMSConsumer consumer : List.of(a, b)) {
+                    String body = consumer.receiveBody(String.class, 100);
+                    if (body != null) {
+                        received.add(body);
+                    }
+                }
+            }
+            assertThat(received).containsExactlyInAnyOrder("c0", "c1", "c2", "c3");
+            a.close();
+            b.close();
+            first.unsubscribe("ctx");
+        }
     }
 
     @Test
