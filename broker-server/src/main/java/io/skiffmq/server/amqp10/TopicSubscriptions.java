@@ -90,9 +90,9 @@ final class TopicSubscriptions {
         } catch (BrokerException e) {
             throw AmqpException.linkError(handle, e);
         }
-        CompletableFuture<Queue> unused = existing.counts().thenApply(counts -> {
-            if (counts.consumers() > 0) {
-                throw new CompletionException(inUse(name, counts.consumers()));
+        CompletableFuture<Queue> unused = consumersAfterPendingWork(existing).thenApply(consumers -> {
+            if (consumers > 0) {
+                throw new CompletionException(inUse(name, consumers));
             }
             return existing;
         });
@@ -129,11 +129,28 @@ final class TopicSubscriptions {
      * this same thread): the subscription goes unless another consumer still uses it.
      */
     static void closed(VirtualHost vhost, Queue queue) {
-        queue.counts().thenAccept(counts -> {
-            if (counts.consumers() == 0) {
+        consumersAfterPendingWork(queue).thenAccept(consumers -> {
+            if (consumers == 0) {
                 vhost.deleteQueue(queue); // its deletion is saved later: nobody waits
             }
         });
+    }
+
+    /**
+     * The queue's consumers once the work already handed to it is done: a consumer that left before the caller
+     * heard of it (its detach answered on another connection) is not counted. {@link Queue#counts} alone runs
+     * inline when the caller is on the queue's thread, ahead of tasks other connections queued there first.
+     */
+    private static CompletableFuture<Integer> consumersAfterPendingWork(Queue queue) {
+        CompletableFuture<Integer> consumers = new CompletableFuture<>();
+        queue.executor().execute(() -> queue.counts().whenComplete((counts, failure) -> {
+            if (failure != null) {
+                consumers.completeExceptionally(failure);
+            } else {
+                consumers.complete(counts.consumers());
+            }
+        }));
+        return consumers;
     }
 
     /** The subscription's queue, declared and bound; an existing one with another topic or filter replaced. */
@@ -146,10 +163,10 @@ final class TopicSubscriptions {
         if (existing == null || bindings(vhost, existing.name()).equals(List.of(binding(name.queue(), topic, filter)))) {
             return declareAndBind(session, declaration, topic, filter);
         }
-        return existing.counts().thenCompose(counts -> {
-            if (counts.consumers() > 0) {
+        return consumersAfterPendingWork(existing).thenCompose(consumers -> {
+            if (consumers > 0) {
                 throw new CompletionException(new BrokerException(BrokerException.Kind.RESOURCE_LOCKED,
-                    "subscription '" + name.name() + "' has " + counts.consumers()
+                    "subscription '" + name.name() + "' has " + consumers
                         + " consumer(s) on another topic or selector: it cannot be changed while in use"));
             }
             CompletableFuture<Integer> deleted = vhost.deleteQueue(existing);
