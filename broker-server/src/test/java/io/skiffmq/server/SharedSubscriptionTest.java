@@ -221,6 +221,28 @@ class SharedSubscriptionTest {
     }
 
     @Test
+    void aSharedNonDurableSubscriptionReopenedAsItsLastConsumerLeavesWorks() throws Exception {
+        try (Connection one = connect(null); Connection two = connect(null)) {
+            Session s1 = one.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Session s2 = two.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic topic = s1.createTopic("churn");
+            for (int i = 0; i < 10; i++) {
+                // the queue belongs to the first connection's event loop; the last consumer leaves from the
+                // second, which subscribes again at once: it must not get the queue being deleted
+                MessageConsumer creator = s1.createSharedConsumer(topic, "churning");
+                MessageConsumer last = s2.createSharedConsumer(topic, "churning");
+                creator.close();
+                last.close();
+                MessageConsumer next = s2.createSharedConsumer(topic, "churning");
+                publish(s1, topic, "round" + i + "-", 1);
+                assertThat(((TextMessage) next.receive(WAIT.toMillis())).getText()).isEqualTo("round" + i + "-0");
+                next.close();
+            }
+        }
+        await().atMost(WAIT).until(() -> queue("jms-shared-subscription-global:churning") == null);
+    }
+
+    @Test
     void unsubscribeFailsWhileAConsumerIsActiveAndSucceedsAfter() throws Exception {
         try (Connection busy = connect(null); Connection other = connect(null)) {
             Session session = busy.createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -153,17 +153,28 @@ final class TopicSubscriptions {
         return consumers;
     }
 
-    /** The subscription's queue, declared and bound; an existing one with another topic or filter replaced. */
+    /**
+     * The subscription's queue, declared and bound; an existing one with another topic or filter replaced. A
+     * non-durable one may be going with its last consumer, and a changed one is replaced only when unused: both are
+     * decided once the work already handed to the queue is done.
+     */
     private static CompletableFuture<Queue> open(AmqpSession session, SubscriptionName name, String topic,
             String filter) {
         QueueDeclaration declaration = name.durable() ? QueueDeclaration.of(name.queue(), true, Map.of())
             : new QueueDeclaration(name.queue(), false, false, true, Map.of());
         VirtualHost vhost = session.vhost();
         Queue existing = vhost.queue(name.queue());
-        if (existing == null || bindings(vhost, existing.name()).equals(List.of(binding(name.queue(), topic, filter)))) {
+        boolean same = existing != null && sameSubscription(vhost, existing, topic, filter);
+        if (existing == null || (same && name.durable())) {
             return declareAndBind(session, declaration, topic, filter);
         }
         return consumersAfterPendingWork(existing).thenCompose(consumers -> {
+            if (vhost.queue(name.queue()) != existing) {
+                return open(session, name, topic, filter); // deleted meanwhile (auto-delete)
+            }
+            if (same) {
+                return declareAndBind(session, declaration, topic, filter);
+            }
             if (consumers > 0) {
                 throw new CompletionException(new BrokerException(BrokerException.Kind.RESOURCE_LOCKED,
                     "subscription '" + name.name() + "' has " + consumers
@@ -173,6 +184,11 @@ final class TopicSubscriptions {
             return (deleted == null ? CompletableFuture.completedFuture(0) : deleted)
                 .thenCompose(dropped -> declareAndBind(session, declaration, topic, filter));
         });
+    }
+
+    /** The queue is bound to {@code amq.topic} once, for that topic and filter. */
+    private static boolean sameSubscription(VirtualHost vhost, Queue queue, String topic, String filter) {
+        return bindings(vhost, queue.name()).equals(List.of(binding(queue.name(), topic, filter)));
     }
 
     /** Declares the queue (or finds it) and binds it to {@code amq.topic} for {@code topic}. */
