@@ -70,8 +70,8 @@ final class TopicSubscriptions {
 
     /**
      * Qpid JMS's unsubscribe: an attach by subscription name with no source, to the durable subscription as it is.
-     * Refused with {@code amqp:not-found} when there is none, and {@code amqp:resource-locked} (in the future) while
-     * it has consumers: JMS forbids deleting a subscription in use.
+     * Refused with {@code amqp:not-found} when there is none, and with {@code amqp:resource-locked} (through the
+     * returned queue future) while it has consumers: JMS forbids deleting a subscription in use.
      */
     static Subscription unsubscribing(AmqpSession session, Attach attach) {
         long handle = attach.getHandle().longValue();
