@@ -13,13 +13,16 @@ import org.apache.qpid.proton.amqp.transport.Open;
 /**
  * What the broker offers and accepts in an AMQP 1.0 {@code open} [2.7.1], as RabbitMQ 4 does: the virtual host
  * named by the hostname, the frame size and channel-max agreed from both sides' limits, the idle timeouts [2.4.5],
- * and our {@code open} (container, limits, {@code ANONYMOUS-RELAY} and the management link pair, product
- * properties). Rules only: the connection does the talking. Stateless after construction; one per connection.
+ * and our {@code open} (container, limits, {@code ANONYMOUS-RELAY}, the management link pair and
+ * {@code SHARED-SUBS}, product properties). Rules only: the connection does the talking. Stateless after
+ * construction; one per connection.
  */
 final class OpenNegotiation {
     private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
     /** The management node's link pair (RabbitMQ's capability name). */
     private static final Symbol LINK_PAIR = Symbol.valueOf("LINK_PAIR_V1_0");
+    /** JMS 2.0 shared subscriptions ({@link TopicSubscriptions}): Qpid JMS refuses to create one without it. */
+    static final Symbol SHARED_SUBS = Symbol.valueOf("SHARED-SUBS");
 
     private final BrokerConfig config;
 
@@ -54,7 +57,7 @@ final class OpenNegotiation {
         if (config.idleTimeoutMillis() > 0) {
             ours.setIdleTimeOut(UnsignedInteger.valueOf(config.idleTimeoutMillis()));
         }
-        ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR);
+        ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR, SHARED_SUBS);
         ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
             config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), BrokerConfig.SKIFFMQ_VERSION,
             Symbol.valueOf("node"), config.node()));

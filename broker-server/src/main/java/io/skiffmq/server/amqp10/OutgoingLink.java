@@ -14,11 +14,8 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueDelivery;
-import io.skiffmq.core.routing.Binding;
-import io.skiffmq.core.routing.Destination;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Modified;
@@ -27,8 +24,6 @@ import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
-import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
-import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
 
 /**
  * A consumer's link: we are the sender, for one queue. The queue owns the link's credit; this link forwards the
@@ -56,7 +51,10 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private final Outcome defaultOutcome;
     /** A queue that lives as long as the link (dynamic node, non-durable topic subscription), or null. */
     private final String deleteOnClose;
-    /** A durable subscription's queue, deleted only when the peer detaches with closed=true; or null. */
+    /**
+     * A durable subscription's queue, deleted only when the peer detaches with closed=true and no other consumer
+     * uses it; or null.
+     */
     private final String durableSubscription;
     private final Handoff<Object> fromQueue;
     /** The consumer's priority among the queue's consumers ({@value #PRIORITY_PROPERTY}). */
@@ -101,17 +99,12 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     static OutgoingLink attach(AmqpSession session, Attach attach) {
         long handle = attach.getHandle().longValue();
         VirtualHost vhost = session.vhost();
-        String subscription = subscriptionQueue(session, attach.getName());
         Source source;
+        TopicSubscriptions.Subscription subscription = null;
         if (attach.getSource() == null) {
             // Qpid JMS unsubscribe: attach by subscription name with no source, then detach closed=true
-            Queue existing = vhost.queue(subscription);
-            String topic = existing == null ? null : subscribedTopic(vhost, subscription);
-            if (topic == null) {
-                throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no durable subscription '%s'",
-                    attach.getName());
-            }
-            source = durableTopicSource(topic);
+            subscription = TopicSubscriptions.unsubscribing(session, attach);
+            source = subscription.source();
         } else if (attach.getSource() instanceof Source s) {
             source = s;
         } else {
@@ -130,16 +123,14 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             queue = vhost.declareQueueAsync(new QueueDeclaration(deleteOnClose, false, true, false, Map.of()),
                 session.owner());
             source.setAddress("/queues/" + deleteOnClose);
-        } else if (IncomingLink.hasCapability(source.getCapabilities(), "topic")) {
-            boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
-                && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
-            String name = durable ? subscription : QueueDeclaration.generateName();
-            queue = subscribe(session, handle, name, source.getAddress(), durable);
-            if (durable) {
-                durableSubscription = name;
-            } else {
-                deleteOnClose = name;
+        } else if (subscription != null || TopicSubscriptions.isTopic(source)) {
+            if (subscription == null) {
+                // the selector is not passed yet: filters are not implemented (above)
+                subscription = TopicSubscriptions.subscribe(session, handle, attach, source, null);
             }
+            queue = subscription.queue();
+            deleteOnClose = subscription.deleteOnClose();
+            durableSubscription = subscription.durable();
         } else {
             queue = resolve(session, handle, source.getAddress());
         }
@@ -163,52 +154,6 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         return link;
     }
 
-
-    /** The queue of a durable subscription: one per (container-id, subscription name), as JMS defines them. */
-    private static String subscriptionQueue(AmqpSession session, String linkName) {
-        return "jms-subscription:" + session.containerId() + ":" + linkName;
-    }
-
-    /**
-     * Declares {@code name} (if missing) and binds it to {@code amq.topic} for {@code topic}; the queue of a durable
-     * subscription is durable, that of any other subscription this connection's, in memory.
-     */
-    private static CompletableFuture<Queue> subscribe(AmqpSession session, long handle, String name, String topic,
-            boolean durable) {
-        if (topic == null) {
-            throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
-        }
-        VirtualHost vhost = session.vhost();
-        Access access = session.connection().access();
-        LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, name);
-        LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.QUEUE, name);
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.EXCHANGE, "amq.topic");
-        LinkPermits.requireTopic(access, vhost, handle, Permission.READ, "amq.topic", topic);
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, name);
-        QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, Map.of())
-            : new QueueDeclaration(name, false, true, false, Map.of());
-        Binding binding = new Binding("amq.topic", Destination.queue(name), topic, Map.of());
-        return vhost.declareQueueAsync(declaration, session.owner())
-            .thenCompose(queue -> vhost.bindAsync(binding).thenApply(bound -> queue));
-    }
-
-    private static String subscribedTopic(VirtualHost vhost, String queueName) {
-        for (Binding b : vhost.bindings().bindingsFrom("amq.topic")) {
-            if (b.destination().equals(Destination.queue(queueName))) {
-                return b.key();
-            }
-        }
-        return null;
-    }
-
-    private static Source durableTopicSource(String topic) {
-        Source source = new Source();
-        source.setAddress(topic);
-        source.setCapabilities(Symbol.valueOf("topic"));
-        source.setDurable(TerminusDurability.UNSETTLED_STATE);
-        source.setExpiryPolicy(TerminusExpiryPolicy.NEVER);
-        return source;
-    }
 
     private static CompletableFuture<Queue> resolve(AmqpSession session, long handle, String text) {
         if (text == null) {
@@ -387,7 +332,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             session.vhost().deleteQueue(deleteOnClose);
         }
         if (durableSubscription != null && detachClosed) {
-            session.vhost().deleteQueue(queue); // its deletion is saved later: the event loop does not wait
+            TopicSubscriptions.closed(session.vhost(), queue);
         }
     }
 }
