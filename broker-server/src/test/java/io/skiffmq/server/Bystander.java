@@ -27,6 +27,9 @@ final class Bystander implements AutoCloseable {
         void once(String body) throws Exception;
     }
 
+    /** Numbers each bystander's queue: a bystander has a queue of its own. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT = new java.util.concurrent.atomic.AtomicInteger();
+
     private final RoundTrip roundTrip;
     private final Thread thread;
     private final AtomicLong done = new AtomicLong();
@@ -48,7 +51,7 @@ final class Bystander implements AutoCloseable {
             .createConnection();
         connection.start();
         Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-        jakarta.jms.Queue queue = session.createQueue("bystander-amqp10");
+        jakarta.jms.Queue queue = session.createQueue("bystander-amqp10-" + NEXT.incrementAndGet());
         MessageProducer producer = session.createProducer(queue);
         MessageConsumer consumer = session.createConsumer(queue);
         return new Bystander("amqp10", new RoundTrip() {
@@ -75,7 +78,8 @@ final class Bystander implements AutoCloseable {
         factory.setAutomaticRecoveryEnabled(false);
         com.rabbitmq.client.Connection connection = factory.newConnection("bystander");
         Channel channel = connection.createChannel();
-        String queue = channel.queueDeclare("bystander-amqp091", false, false, false, null).getQueue();
+        String queue = channel.queueDeclare("bystander-amqp091-" + NEXT.incrementAndGet(), false, false, false,
+            null).getQueue();
         java.util.concurrent.BlockingQueue<String> received = new java.util.concurrent.LinkedBlockingQueue<>();
         channel.basicConsume(queue, true, (tag, delivery) ->
             received.add(new String(delivery.getBody(), StandardCharsets.UTF_8)), tag -> { });
@@ -110,6 +114,11 @@ final class Bystander implements AutoCloseable {
         }
     }
 
+    /** Its first error, or null. */
+    Throwable error() {
+        return error.get();
+    }
+
     /** Round trips done so far. */
     long roundTrips() {
         return done.get();
@@ -120,7 +129,9 @@ final class Bystander implements AutoCloseable {
      * than {@code maxGapMillis} for one (up to now).
      */
     void assertHealthy(long atLeast, long maxGapMillis) {
-        assertThat(error.get()).as("the bystander's error").isNull();
+        if (error.get() != null) {
+            throw new AssertionError("the bystander failed after " + done.get() + " round trips", error.get());
+        }
         assertThat(done.get()).as("the bystander's round trips").isGreaterThanOrEqualTo(atLeast);
         long gap = Math.max(longestGapNanos.get(), System.nanoTime() - lastNanos);
         assertThat(TimeUnit.NANOSECONDS.toMillis(gap)).as("the bystander's longest wait for a round trip, ms")
