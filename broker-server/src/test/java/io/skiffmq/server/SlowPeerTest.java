@@ -25,10 +25,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class SlowPeerTest {
     private static final int TIMEOUT_MILLIS = 1000;
     /**
-     * The longest a trickling peer may last: the header's timeout, then the protocol's own (each runs for
-     * {@code handshake-timeout}), plus room for a busy machine.
+     * The longest a trickling peer may last: the handshake timeout (from the accept, through the header and the
+     * protocol's handshake: {@link HandshakeDeadline}), plus room for a busy machine.
      */
-    private static final long CLOSED_WITHIN_MILLIS = 2L * TIMEOUT_MILLIS + 3000;
+    private static final long CLOSED_WITHIN_MILLIS = TIMEOUT_MILLIS + 1500;
     private static final long BYTE_EVERY_MILLIS = 50;
     private static RunningBroker broker;
 

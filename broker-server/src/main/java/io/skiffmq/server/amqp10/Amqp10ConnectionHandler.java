@@ -130,7 +130,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
                     "no open within " + config.handshakeTimeoutMillis() + " ms");
             }
-        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(context.channel(), config.handshakeTimeoutMillis()),
+            TimeUnit.MILLISECONDS);
         context.fireChannelActive();
     }
 

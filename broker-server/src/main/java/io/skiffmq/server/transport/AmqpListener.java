@@ -222,6 +222,7 @@ public final class AmqpListener implements AutoCloseable {
                         ch.close();
                         return;
                     }
+                    io.skiffmq.server.HandshakeDeadline.accepted(ch);
                     if (tls != null) {
                         ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     }
