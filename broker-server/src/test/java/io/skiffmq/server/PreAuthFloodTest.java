@@ -11,6 +11,15 @@ import ch.qos.logback.core.read.ListAppender;
 import com.rabbitmq.client.ConnectionFactory;
 import io.skiffmq.codec.testing.LeakDetection;
 import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.io.TempDir;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -87,6 +96,8 @@ class PreAuthFloodTest {
             }
             assertThat(ended).hasSize(PEERS - LIMIT);
             assertThat(broker.preAuth().count()).isEqualTo(LIMIT);
+            assertThat(metric(broker, "skiffmq_connections_refused_preauth_total")).isEqualTo(PEERS - LIMIT);
+            assertThat(metric(broker, "skiffmq_connections_preauth")).isEqualTo(LIMIT);
 
             // a legitimate client is refused too while the slots are taken
             ConnectionFactory factory = new ConnectionFactory();
@@ -122,5 +133,40 @@ class PreAuthFloodTest {
                 peer.close();
             }
         }
+    }
+
+    /** On the AMQPS port the limit applies before the TLS handshake: a peer over it gets no byte of one. */
+    @Test
+    void overTheLimitATlsPeerIsClosedBeforeItsHandshake(@TempDir Path dir) throws Exception {
+        TestCertificates.Issued ca = TestCertificates.ca("SkiffMQ test CA");
+        TestCertificates.writePem(TestCertificates.server(ca), dir.resolve("server.pem"), dir.resolve("server.key"));
+        try (RunningBroker broker = RunningBroker.start("max-preauth-connections=2", "amqps-port=0",
+                "tls-cert-file=" + dir.resolve("server.pem"), "tls-key-file=" + dir.resolve("server.key"));
+                Socket first = new Socket("127.0.0.1", broker.amqpsPort());
+                Socket second = new Socket("127.0.0.1", broker.amqpsPort());
+                Socket third = new Socket("127.0.0.1", broker.amqpsPort())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> broker.preAuth().refused() == 1);
+            third.setSoTimeout(10_000);
+            // a TLS ClientHello's first bytes: a broker that began the handshake would answer them
+            third.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00});
+            int read;
+            try {
+                read = third.getInputStream().read();
+            } catch (IOException reset) {
+                read = -1;
+            }
+            assertThat(read).as("what the refused TLS peer read").isEqualTo(-1);
+            assertThat(broker.preAuth().count()).isEqualTo(2);
+        }
+    }
+
+    /** One unlabelled series of the broker's Prometheus scrape. */
+    private static long metric(RunningBroker broker, String name) throws Exception {
+        HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + broker.metricsPort() + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        Matcher line = Pattern.compile("(?m)^" + name + " ([0-9.eE+]+)$").matcher(scrape.body());
+        assertThat(line.find()).as("%s in the scrape", name).isTrue();
+        return (long) Double.parseDouble(line.group(1));
     }
 }
