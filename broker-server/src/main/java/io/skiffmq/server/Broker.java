@@ -38,6 +38,7 @@ import java.util.function.Supplier;
  */
 public final class Broker implements AutoCloseable {
     private final BrokerConfig config;
+    private final PreAuthLimit preAuth;
     private final UserStore users;
     private final VirtualHosts vhosts;
     private final AccessControl access;
@@ -84,6 +85,7 @@ public final class Broker implements AutoCloseable {
             io.skiffmq.core.time.BrokerClock clock) throws IOException {
         this.loops = loops;
         this.config = config;
+        this.preAuth = new PreAuthLimit(config.auth().maxPreauthConnections());
         this.users = users;
         Files.createDirectories(config.dataDir());
         this.lockFile = FileChannel.open(config.dataDir().resolve(".lock"), StandardOpenOption.CREATE,
@@ -152,6 +154,11 @@ public final class Broker implements AutoCloseable {
     /** Where work that may wait for the disk runs (management operations): never an event loop. */
     public java.util.concurrent.Executor managementExecutor() {
         return managementExecutor;
+    }
+
+    /** The connections not yet open ({@code max-preauth-connections}). */
+    public PreAuthLimit preAuth() {
+        return preAuth;
     }
 
     public BrokerConfig config() {

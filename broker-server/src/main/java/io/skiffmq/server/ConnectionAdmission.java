@@ -23,6 +23,8 @@ public final class ConnectionAdmission {
     private volatile Access access;
     /** {@link ConnectionName}, for the log; set when the connection becomes active. */
     private String connectionName = "?";
+    /** The connection's socket, set with its name. */
+    private io.netty.channel.Channel socket;
     private static final System.Logger LOG = System.getLogger(ConnectionAdmission.class.getName());
 
     /** Where the connection counts its open channels or sessions ({@code rabbitmq_channels}). */
@@ -34,9 +36,13 @@ public final class ConnectionAdmission {
         this.control = broker.accessControl();
     }
 
-    /** The connection's {@link ConnectionName}, which the admission's log line starts with. */
-    public void named(String name) {
+    /**
+     * The connection's {@link ConnectionName}, which the admission's log line starts with, and its socket, which
+     * leaves the {@link PreAuthLimit} once admitted.
+     */
+    public void named(String name, io.netty.channel.Channel socket) {
         this.connectionName = name;
+        this.socket = socket;
     }
 
     /** The login succeeded (or, for plain AMQP 1.0, was not asked for) as {@code user}. */
@@ -86,6 +92,7 @@ public final class ConnectionAdmission {
     public void admitted(VirtualHost found, String name) {
         vhost = found;
         access = control.access(user, name);
+        PreAuthLimit.opened(socket);
         LOG.log(System.Logger.Level.INFO, "connection {0}: user ''{1}'' authenticated and granted access to vhost"
             + " ''{2}''", connectionName, user, name);
     }

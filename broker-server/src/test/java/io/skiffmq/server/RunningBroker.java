@@ -105,6 +105,11 @@ final class RunningBroker implements AutoCloseable {
         return new ForcedAlarms(listener.broker().resourceMonitor());
     }
 
+    /** The count of connections not yet open, and of those refused over {@code max-preauth-connections}. */
+    PreAuthLimit preAuth() {
+        return listener.broker().preAuth();
+    }
+
     /** The broker's resource alarms. */
     io.skiffmq.core.alarm.ResourceAlarms alarms() {
         return listener.broker().alarms();

@@ -111,7 +111,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             return;
         }
         String name = io.skiffmq.server.ConnectionName.of(context.channel());
-        admission.named(name);
+        admission.named(name, context.channel());
         LOG.log(System.Logger.Level.INFO, "connection {0}: accepted (AMQP 0-9-1)", name);
         handshake.start();
         context.fireChannelActive();

@@ -66,7 +66,8 @@ final class Handshake {
                     config.handshakeTimeoutMillis());
                 connection.closeSocket();
             }
-        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(ctx.channel(), config.handshakeTimeoutMillis()),
+            TimeUnit.MILLISECONDS);
         peer = PeerCertificate.of(ctx.channel());
         connection.output().method(0, negotiation.start(peer));
         connection.output().flush();

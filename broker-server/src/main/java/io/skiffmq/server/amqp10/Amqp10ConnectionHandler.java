@@ -122,7 +122,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             return;
         }
         String name = io.skiffmq.server.ConnectionName.of(context.channel());
-        admission.named(name);
+        admission.named(name, context.channel());
         LOG.log(System.Logger.Level.INFO, "connection {0}: accepted (AMQP 1.0)", name);
         sessions.resourceAlarm(broker.alarms().any(), false);
         handshakeTimeout = context.executor().schedule(() -> {
@@ -130,7 +130,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
                     "no open within " + config.handshakeTimeoutMillis() + " ms");
             }
-        }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(context.channel(), config.handshakeTimeoutMillis()),
+            TimeUnit.MILLISECONDS);
         context.fireChannelActive();
     }
 

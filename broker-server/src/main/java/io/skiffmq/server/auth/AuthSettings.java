@@ -15,9 +15,22 @@ import io.skiffmq.server.config.Setting;
  * @param externalUserFrom {@code cn} (the certificate subject's common name) or {@code dn} (the whole subject)
  * @param loopbackUsers users who may log in from loopback addresses only ({@code loopback-users}, RabbitMQ's
  *        {@code loopback_users}: guest by default)
+ * @param maxPreauthConnections connections that may be open at once before their {@code open} (TCP accepted,
+ *        before or in the protocol header, SASL, 0-9-1's start/tune); beyond, a new one is closed at once
+ *        ({@code max-preauth-connections}, {@link #NO_PREAUTH_LIMIT} for no limit)
  */
 public record AuthSettings(int threads, int queue, double failureRate, int failureBurst,
-        ExternalUserFrom externalUserFrom, java.util.Set<String> loopbackUsers) {
+        ExternalUserFrom externalUserFrom, java.util.Set<String> loopbackUsers, int maxPreauthConnections) {
+
+    /** {@code max-preauth-connections = none} (or 0): no limit. */
+    public static final int NO_PREAUTH_LIMIT = 0;
+    /**
+     * {@code max-preauth-connections}' default: well above what a busy broker's legitimate clients have in their
+     * handshakes at once (a handshake takes milliseconds; 1,000 concurrent ones is a reconnect storm of thousands
+     * of clients), low enough that silent peers holding their handshake-timeout slots cost little memory (a
+     * connection before open holds a few KiB).
+     */
+    public static final int DEFAULT_MAX_PREAUTH_CONNECTIONS = 1000;
 
     /** Where SASL EXTERNAL's user name comes from. */
     public enum ExternalUserFrom { CN, DN }
@@ -28,12 +41,14 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
         check(failureRate > 0, "login-failure-rate must be > 0");
         check(failureBurst >= 0, "login-failure-burst must be >= 0");
         check(externalUserFrom != null, "external-user-from must be cn or dn");
+        check(maxPreauthConnections >= 0, "max-preauth-connections must be >= 0 or none");
         loopbackUsers = java.util.Set.copyOf(loopbackUsers);
     }
 
     public static AuthSettings defaults() {
         int threads = Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
-        return new AuthSettings(threads, 1024, 2, 20, ExternalUserFrom.CN, java.util.Set.of("guest"));
+        return new AuthSettings(threads, 1024, 2, 20, ExternalUserFrom.CN, java.util.Set.of("guest"),
+            DEFAULT_MAX_PREAUTH_CONNECTIONS);
     }
 
     /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
@@ -48,7 +63,10 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
         Setting.of("external-user-from", "cn|dn", "cn",
             "SASL EXTERNAL's user: the client certificate subject's `cn`, or the whole `dn` (RFC 2253)"),
         Setting.of("loopback-users", "users|none", "guest", "users who may log in from loopback addresses only"
-            + " (RabbitMQ's `loopback_users`), comma-separated; `none` for nobody"));
+            + " (RabbitMQ's `loopback_users`), comma-separated; `none` for nobody"),
+        Setting.of("max-preauth-connections", "int|none", "1000", "connections open at once that have not finished"
+            + " their handshake (`open`); beyond, a new one is closed at once, before anything is read (docs/security.md);"
+            + " `none` or 0: no limit"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -63,21 +81,24 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
     public AuthSettings with(String name, String value) {
         return switch (name) {
             case "auth-threads" -> new AuthSettings(Integer.parseInt(value), queue, failureRate, failureBurst,
-                externalUserFrom, loopbackUsers);
+                externalUserFrom, loopbackUsers, maxPreauthConnections);
             case "auth-queue" -> new AuthSettings(threads, Integer.parseInt(value), failureRate, failureBurst,
-                externalUserFrom, loopbackUsers);
+                externalUserFrom, loopbackUsers, maxPreauthConnections);
             case "login-failure-rate" -> new AuthSettings(threads, queue, Double.parseDouble(value), failureBurst,
-                externalUserFrom, loopbackUsers);
+                externalUserFrom, loopbackUsers, maxPreauthConnections);
             case "login-failure-burst" -> new AuthSettings(threads, queue, failureRate, Integer.parseInt(value),
-                externalUserFrom, loopbackUsers);
+                externalUserFrom, loopbackUsers, maxPreauthConnections);
             case "external-user-from" -> new AuthSettings(threads, queue, failureRate, failureBurst, switch (value) {
                 case "cn" -> ExternalUserFrom.CN;
                 case "dn" -> ExternalUserFrom.DN;
                 default -> throw new IllegalArgumentException("external-user-from must be cn or dn, got " + value);
-            }, loopbackUsers);
+            }, loopbackUsers, maxPreauthConnections);
             case "loopback-users" -> new AuthSettings(threads, queue, failureRate, failureBurst, externalUserFrom,
                 value.equals("none") ? java.util.Set.of() : java.util.Arrays.stream(value.split(","))
-                    .map(String::strip).filter(u -> !u.isEmpty()).collect(java.util.stream.Collectors.toSet()));
+                    .map(String::strip).filter(u -> !u.isEmpty()).collect(java.util.stream.Collectors.toSet()),
+                maxPreauthConnections);
+            case "max-preauth-connections" -> new AuthSettings(threads, queue, failureRate, failureBurst,
+                externalUserFrom, loopbackUsers, value.equals("none") ? NO_PREAUTH_LIMIT : Integer.parseInt(value));
             default -> throw new IllegalArgumentException("unknown setting " + name);
         };
     }

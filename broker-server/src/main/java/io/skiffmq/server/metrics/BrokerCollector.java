@@ -76,6 +76,10 @@ final class BrokerCollector implements MultiCollector {
         f.gauge("rabbitmq_alarms_free_disk_space_watermark", "is the disk free space alarm in effect",
             alarms.contains(ResourceAlarms.Resource.DISK) ? 1 : 0);
         f.gauge("rabbitmq_connections", "Connections currently open", broker.connectionCount());
+        f.gauge("skiffmq_connections_preauth", "Connections accepted that have not finished their handshake",
+            broker.preAuth().count());
+        f.counter("skiffmq_connections_refused_preauth", "Connections closed at once because "
+            + "max-preauth-connections had not finished their handshake", broker.preAuth().refused());
         protocolCounters(f);
         queues(f, perQueue);
         journals(f);

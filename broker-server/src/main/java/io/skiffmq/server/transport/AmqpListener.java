@@ -216,6 +216,13 @@ public final class AmqpListener implements AutoCloseable {
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    if (!broker.preAuth().enter(ch)) {
+                        // over max-preauth-connections: closed before any read (and before a TLS handshake)
+                        ch.config().setAutoRead(false);
+                        ch.close();
+                        return;
+                    }
+                    io.skiffmq.server.HandshakeDeadline.accepted(ch);
                     if (tls != null) {
                         ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     }

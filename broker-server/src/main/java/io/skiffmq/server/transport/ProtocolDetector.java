@@ -51,7 +51,8 @@ final class ProtocolDetector extends ByteToMessageDecoder {
             LOG.log(System.Logger.Level.INFO, "connection {0}: closing: no protocol header within {1} ms",
                 io.skiffmq.server.ConnectionName.of(ctx.channel()), handshakeTimeoutMillis);
             ctx.close();
-        }, handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(ctx.channel(), handshakeTimeoutMillis),
+            TimeUnit.MILLISECONDS);
         // the protocol's handlers hear of the channel once they are installed
     }
 
