@@ -97,6 +97,8 @@ final class NodeResources {
             o.put("rabbitmq_version", config.rabbitmqVersion());
             o.put("cluster_name", config.node());
             o.put("node", config.node());
+            // ours: RabbitMQ's overview has no node state; as /api/nodes' running, false once the node is stopping
+            o.put("running", !lookups.broker().isStopping());
             if (caller.monitoring()) {
                 // the counters are broker-wide, not per virtual host: only for those who see every one
                 o.put("message_stats", rates.overview());
@@ -139,7 +141,8 @@ final class NodeResources {
         Map<String, Object> n = new LinkedHashMap<>();
         n.put("name", lookups.node());
         n.put("type", "disc");
-        n.put("running", true);
+        // false from the start of a graceful shutdown (the HTTP API is the last to close)
+        n.put("running", !broker.isStopping());
         n.put("being_drained", false);
         n.put("mem_used", readings.memoryUsed());
         n.put("mem_limit", broker.resourceMonitor().memoryLimit());
