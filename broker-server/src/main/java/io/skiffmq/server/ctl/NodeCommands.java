@@ -122,7 +122,7 @@ final class NodeCommands {
         public Integer call() throws InterruptedException {
             ApiClient api = ctl.api();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            String last;
+            String last = "";
             while (true) {
                 ApiClient.Answer answer;
                 try {

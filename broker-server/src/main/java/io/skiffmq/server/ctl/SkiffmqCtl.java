@@ -84,8 +84,12 @@ public final class SkiffmqCtl implements Callable<Integer> {
         System.exit(code);
     }
 
-    /** Runs one command line; returns its exit code ({@link ExitCodes}). */
-    static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> environment) {
+    /**
+     * Runs one command line; returns its exit code ({@link ExitCodes}). Public for tests that run it in-process.
+     *
+     * @param environment where {@code SKIFFMQ_*} settings are read from ({@code System.getenv()})
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> environment) {
         CommandLine commandLine = new CommandLine(new SkiffmqCtl(out, err, environment))
             .setOut(out).setErr(err)
             .setCaseInsensitiveEnumValuesAllowed(true)
