@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The Docker image's entrypoint, {@code docker/entrypoint.sh}, run outside a container (no Docker engine here) on
  * the packaged broker ({@code broker-server/target}, as {@code SKIFFMQ_HOME}): it honours {@code JAVA_OPTS}, passes
  * its arguments to the broker, and execs java, so that the container's SIGTERM reaches the JVM; the image's
- * HEALTHCHECK command ({@code HealthProbe}) passes against it; SIGTERM stops it cleanly (status 143, 128 + SIGTERM,
- * as every JVM that shuts down on the signal exits).
+ * HEALTHCHECK command ({@code HealthProbe}) passes against it, and so does {@code bin/skiffmqctl}; SIGTERM stops it
+ * cleanly (status 143, 128 + SIGTERM, as every JVM that shuts down on the signal exits).
  *
  * <p>In the benchmarks module because it needs {@code skiffmq.jar}, which broker-server's package phase makes:
  * in {@code mvn verify} this module's tests run after it. Skipped when the jar is not there (a targeted run
@@ -73,6 +73,17 @@ class EntrypointScriptTest {
             assertThat(probe.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(probe.exitValue()).as(said).isZero();
 
+            if (!stale(root, jar)) {
+                // bin/skiffmqctl on the same jar (when the jar is older than a source, the wrapper would rebuild it)
+                Process ctl = new ProcessBuilder("bash", root.resolve("bin/skiffmqctl").toString(), "--port",
+                    String.valueOf(management), "-q", "list_exchanges", "name", "type").redirectErrorStream(true)
+                    .start();
+                String listed = new String(ctl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(ctl.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(ctl.exitValue()).as(listed).isZero();
+                assertThat(listed.split("\n")).contains("name\ttype", "amq.fanout\tfanout");
+            }
+
             broker.toHandle().destroy(); // SIGTERM
             assertThat(broker.waitFor(60, TimeUnit.SECONDS)).as("stopped on SIGTERM").isTrue();
             assertThat(broker.exitValue()).isEqualTo(143);
@@ -80,6 +91,16 @@ class EntrypointScriptTest {
             assertThat(output).anyMatch(line -> line.contains("SkiffMQ stopped"));
         } finally {
             broker.destroyForcibly().waitFor();
+        }
+    }
+
+    /** True when a source is newer than the jar: bin/skiffmqctl would build it (bin/skiffmq's rule). */
+    private static boolean stale(Path root, Path jar) throws IOException {
+        long built = Files.getLastModifiedTime(jar).toMillis();
+        try (var files = Files.walk(root)) {
+            return files.filter(f -> f.toString().contains("/src/main/") && Files.isRegularFile(f))
+                .anyMatch(f -> f.toFile().lastModified() > built)
+                || root.resolve("pom.xml").toFile().lastModified() > built;
         }
     }
 
