@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * without {@code package}).
  */
 class EntrypointScriptTest {
-    private static final Pattern HTTP_API = Pattern.compile("listening for HTTP API requests on /127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern HTTP_API =
+        Pattern.compile("listening for HTTP API requests on /127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern AMQP = Pattern.compile("listening for AMQP 1\\.0 on /127\\.0\\.0\\.1:(\\d+) ");
 
     @TempDir

@@ -76,10 +76,36 @@ class SkiffmqCtlTest {
     }
 
     static Result run(String... args) {
+        return runWith(Map.of(), args);
+    }
+
+    /** @param environment what the command sees as its environment ({@code SKIFFMQ_*} settings) */
+    static Result runWith(Map<String, String> environment, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = SkiffmqCtl.run(args, new PrintWriter(out), new PrintWriter(err), Map.of());
+        int code = SkiffmqCtl.run(args, new PrintWriter(out), new PrintWriter(err), environment);
         return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void theNodeIsFoundThroughTheBrokersOwnSettings() throws Exception {
+        String port = String.valueOf(broker.managementPort());
+        Result fromEnvironment = runWith(Map.of("SKIFFMQ_MANAGEMENT_PORT", port, "SKIFFMQ_BIND", "127.0.0.1"),
+            "list_exchanges", "-s", "name");
+        assertThat(fromEnvironment.code()).as(fromEnvironment.err()).isZero();
+        assertThat(fromEnvironment.lines()).contains("amq.direct");
+
+        Path conf = Files.writeString(dir.resolve("skiffmq.conf"), "# the node's file\nmanagement-port = " + port
+            + "\nbind = 127.0.0.1\n");
+        Result fromFile = runWith(Map.of("SKIFFMQ_CONFIG_FILE", conf.toString()), "await_startup");
+        assertThat(fromFile.code()).as(fromFile.err()).isZero();
+
+        Result none = runWith(Map.of("SKIFFMQ_MANAGEMENT_PORT", "none"), "status");
+        assertThat(none.code()).isEqualTo(78);
+        assertThat(none.err()).contains("management-port is none");
+        Result invalid = runWith(Map.of("SKIFFMQ_MANAGEMENT_PORT", "soon"), "status");
+        assertThat(invalid.code()).isEqualTo(78);
+        assertThat(invalid.err()).contains("SKIFFMQ_MANAGEMENT_PORT");
     }
 
     @Test

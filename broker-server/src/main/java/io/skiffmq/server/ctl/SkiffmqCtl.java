@@ -150,6 +150,10 @@ public final class SkiffmqCtl implements Callable<Integer> {
         if (host != null) {
             return host;
         }
+        if (port != null && !settingsReadable()) {
+            // the port was given: the host need not come from settings the node may not even share
+            return "127.0.0.1";
+        }
         String bind = settings().bindAddress();
         return bind.equals(WILDCARD_V4) || bind.equals("::") || bind.equals("[::]") ? "127.0.0.1" : bind;
     }
@@ -168,6 +172,15 @@ public final class SkiffmqCtl implements Callable<Integer> {
                 + " give --port");
         }
         return configured;
+    }
+
+    private boolean settingsReadable() {
+        try {
+            settings();
+            return true;
+        } catch (CtlException e) {
+            return false;
+        }
     }
 
     /** The broker's settings from its defaults, config file, environment and system properties (no command line). */
