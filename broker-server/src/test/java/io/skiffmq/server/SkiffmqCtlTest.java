@@ -271,7 +271,8 @@ class SkiffmqCtlTest {
 
         Result unavailable = ctl(closed, "list_queues");
         assertThat(unavailable.code()).isEqualTo(69);
-        assertThat(unavailable.err()).contains("unable to connect to the HTTP API at http://127.0.0.1:" + closed);
+        assertThat(unavailable.err())
+            .contains("unable to connect to the HTTP API at http://127.0.0.1:" + closed + ": connection refused");
     }
 
     @Test

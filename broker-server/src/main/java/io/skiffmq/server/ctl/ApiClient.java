@@ -120,7 +120,9 @@ final class ApiClient {
     }
 
     private CtlException unavailable(IOException e) {
-        String cause = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        // the JDK's ConnectException for a refused connection has no message
+        String cause = e.getMessage() != null ? e.getMessage()
+            : e instanceof ConnectException ? "connection refused" : e.getClass().getSimpleName();
         return new CtlException(ExitCodes.UNAVAILABLE, "unable to connect to the HTTP API at " + base + ": " + cause
             + " (is the node running, with management-port " + base.getPort() + "?)");
     }
