@@ -6,9 +6,11 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.ConnectionFactory;
 import io.skiffmq.server.ctl.SkiffmqCtl;
+import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,9 +83,15 @@ class SkiffmqCtlTest {
 
     /** @param environment what the command sees as its environment ({@code SKIFFMQ_*} settings) */
     static Result runWith(Map<String, String> environment, String... args) {
+        return piped(environment, "", args);
+    }
+
+    /** @param stdin what the command reads from standard input */
+    static Result piped(Map<String, String> environment, String stdin, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = SkiffmqCtl.run(args, new PrintWriter(out), new PrintWriter(err), environment);
+        int code = SkiffmqCtl.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+            new PrintWriter(out), new PrintWriter(err), environment);
         return new Result(code, out.toString(), err.toString());
     }
 
@@ -236,6 +244,16 @@ class SkiffmqCtlTest {
             assertThat(ctl(other.managementPort(), "list_queues", "-s", "-p", "exported", "name").lines())
                 .containsExactly("kept");
         }
+
+        // from standard input: a document of RabbitMQ's shape, as an operator would pipe it
+        String piped = "{\"vhosts\":[{\"name\":\"piped\"}],\"queues\":[{\"name\":\"from-stdin\","
+            + "\"vhost\":\"piped\",\"durable\":true,\"auto_delete\":false,\"arguments\":{}}],"
+            + "\"permissions\":[{\"user\":\"guest\",\"vhost\":\"piped\",\"configure\":\".*\","
+            + "\"write\":\".*\",\"read\":\".*\"}]}";
+        Result stdin = piped(Map.of(), piped, "import_definitions", "-", "--host", "127.0.0.1", "--port",
+            String.valueOf(broker.managementPort()));
+        assertThat(stdin.code()).as(stdin.err()).isZero();
+        assertThat(ctl("list_queues", "-s", "-p", "piped", "name").lines()).containsExactly("from-stdin");
 
         Path garbage = Files.writeString(dir.resolve("garbage.json"), "{not json");
         Result bad = ctl("import_definitions", garbage.toString());

@@ -63,7 +63,7 @@ final class DefinitionsCommands {
         public Integer call() {
             String text;
             try {
-                text = source.equals("-") ? read(System.in) : Files.readString(Path.of(source), StandardCharsets.UTF_8);
+                text = source.equals("-") ? read(ctl.in()) : Files.readString(Path.of(source), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw new CtlException(ExitCodes.DATA_ERROR, "cannot read " + source + ": " + e);
             }

@@ -3,6 +3,7 @@ package io.skiffmq.server.ctl;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.config.ConfigLoader;
 import io.skiffmq.server.http.ManagementSettings;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -64,12 +65,14 @@ public final class SkiffmqCtl implements Callable<Integer> {
     /** How lists and the status are printed. */
     enum Formatter { table, json }
 
+    private final InputStream in;
     private final PrintWriter out;
     private final PrintWriter err;
     private final Map<String, String> environment;
     private BrokerConfig settings;
 
-    SkiffmqCtl(PrintWriter out, PrintWriter err, Map<String, String> environment) {
+    SkiffmqCtl(InputStream in, PrintWriter out, PrintWriter err, Map<String, String> environment) {
+        this.in = in;
         this.out = out;
         this.err = err;
         this.environment = environment;
@@ -78,7 +81,7 @@ public final class SkiffmqCtl implements Callable<Integer> {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
-        int code = run(args, out, err, System.getenv());
+        int code = run(args, System.in, out, err, System.getenv());
         out.flush();
         err.flush();
         System.exit(code);
@@ -87,10 +90,12 @@ public final class SkiffmqCtl implements Callable<Integer> {
     /**
      * Runs one command line; returns its exit code ({@link ExitCodes}). Public for tests that run it in-process.
      *
+     * @param in what {@code import_definitions -} reads
      * @param environment where {@code SKIFFMQ_*} settings are read from ({@code System.getenv()})
      */
-    public static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> environment) {
-        CommandLine commandLine = new CommandLine(new SkiffmqCtl(out, err, environment))
+    public static int run(String[] args, InputStream in, PrintWriter out, PrintWriter err,
+            Map<String, String> environment) {
+        CommandLine commandLine = new CommandLine(new SkiffmqCtl(in, out, err, environment))
             .setOut(out).setErr(err)
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setParameterExceptionHandler((e, given) -> {
@@ -120,6 +125,11 @@ public final class SkiffmqCtl implements Callable<Integer> {
         err.println("Error: a command is needed");
         new CommandLine(this).usage(err);
         return ExitCodes.USAGE;
+    }
+
+    /** Standard input ({@code import_definitions -}). */
+    InputStream in() {
+        return in;
     }
 
     PrintWriter out() {
