@@ -48,6 +48,8 @@ public final class Broker implements AutoCloseable {
     private final Map<ClientConnection, CompletableFuture<Void>> unregistered = new ConcurrentHashMap<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
+    /** Set once by {@link #beginStopping}, read by the HTTP API's health checks and node view from any thread. */
+    private volatile boolean nodeStopping;
     private final FileChannel lockFile;
     private final ResourceAlarms alarms = new ResourceAlarms();
     private final ResourceMonitor resourceMonitor;
@@ -210,6 +212,20 @@ public final class Broker implements AutoCloseable {
     /** The open connections (registered, not yet unregistered). */
     public List<ClientConnection> connections() {
         return List.copyOf(connections);
+    }
+
+    /**
+     * The node is stopping (the first step of a graceful shutdown, before its listeners close): the HTTP API, which
+     * stays up longest, answers its health checks with 503 "node is stopping" and shows the node as not running.
+     * Never undone.
+     */
+    public void beginStopping() {
+        nodeStopping = true;
+    }
+
+    /** True once {@link #beginStopping} was called. Any thread. */
+    public boolean isStopping() {
+        return nodeStopping;
     }
 
     /** False once the broker is stopping ({@link #stopAccepting}): the connection must close at once. */

@@ -11,7 +11,8 @@ public interface ClientConnection {
      * Closes the connection because the broker is stopping, telling the peer so in its protocol's terms. Called from
      * any thread; the work runs on the connection's event loop.
      *
-     * @return done once the close is written
+     * @return done once the socket is closed: at once over AMQP 1.0 (the close frame is written, then the socket
+     *     closes), on the client's {@code close-ok} or its timeout over 0-9-1
      */
     Future<?> closeForShutdown();
 

@@ -11,8 +11,8 @@ import java.nio.file.Files;
 /**
  * The broker's entry point: reads the configuration ({@link ConfigLoader}), sets logging up ({@link LogSetup}),
  * prepares the data directory and starts the listener. On SIGTERM or SIGINT its shutdown hook stops the broker
- * gracefully ({@link AmqpListener#close}: no new connections, every connection closed as forced, the journal
- * flushed and closed) before the JVM exits.
+ * gracefully ({@link AmqpListener#close}: the node shown as stopping by the HTTP API, no new connections, every
+ * connection closed as forced, the journal flushed and closed) before the JVM exits.
  */
 public final class SkiffMq {
 

@@ -22,16 +22,25 @@ import java.util.regex.Pattern;
  */
 final class ChildBroker implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
+    private static final Pattern HTTP_API = Pattern.compile("listening for HTTP API requests on .*:(\\d+)");
 
     final Process process;
     final int port;
     /** Where its output goes. */
     final Path log;
+    /** The HTTP API's port, once the child logged it (it binds last). */
+    private final CompletableFuture<Integer> managementPort;
 
-    private ChildBroker(Process process, int port, Path log) {
+    private ChildBroker(Process process, int port, Path log, CompletableFuture<Integer> managementPort) {
         this.process = process;
         this.port = port;
         this.log = log;
+        this.managementPort = managementPort;
+    }
+
+    /** The HTTP API's port ({@code management-port=0}), waiting for the child to bind it. */
+    int managementPort() throws Exception {
+        return managementPort.get(60, TimeUnit.SECONDS);
     }
 
     /**
@@ -56,11 +65,12 @@ final class ChildBroker implements AutoCloseable {
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread pump = new Thread(() -> pump(process, log, port), "child-broker-log-" + name);
+        CompletableFuture<Integer> managementPort = new CompletableFuture<>();
+        Thread pump = new Thread(() -> pump(process, log, port, managementPort), "child-broker-log-" + name);
         pump.setDaemon(true);
         pump.start();
         try {
-            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log);
+            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log, managementPort);
         } catch (Exception e) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
@@ -68,7 +78,8 @@ final class ChildBroker implements AutoCloseable {
     }
 
     /** Copies the child's output to its log file, and finds the port it listens on. */
-    private static void pump(Process process, Path log, CompletableFuture<Integer> port) {
+    private static void pump(Process process, Path log, CompletableFuture<Integer> port,
+            CompletableFuture<Integer> managementPort) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
             for (String line; (line = in.readLine()) != null; ) {
@@ -79,11 +90,17 @@ final class ChildBroker implements AutoCloseable {
                 if (m.find()) {
                     port.complete(Integer.parseInt(m.group(1)));
                 }
+                Matcher http = HTTP_API.matcher(line);
+                if (http.find()) {
+                    managementPort.complete(Integer.parseInt(http.group(1)));
+                }
             }
         } catch (IOException e) {
             port.completeExceptionally(e);
+            managementPort.completeExceptionally(e);
         }
         port.completeExceptionally(new IllegalStateException("the child broker exited"));
+        managementPort.completeExceptionally(new IllegalStateException("the child broker exited"));
     }
 
     /** SIGKILL: no shutdown hook runs. */

@@ -100,6 +100,11 @@ final class RunningBroker implements AutoCloseable {
         return listener.broker().config().dataDir();
     }
 
+    /** Enters the stopping state, as a graceful shutdown does first ({@code Broker.beginStopping}). */
+    void beginStopping() {
+        listener.broker().beginStopping();
+    }
+
     /** Takes over the broker's resource readings: the test raises and clears the alarms from now on. */
     ForcedAlarms forceAlarms() {
         return new ForcedAlarms(listener.broker().resourceMonitor());

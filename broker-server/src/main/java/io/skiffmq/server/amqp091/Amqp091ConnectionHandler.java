@@ -379,8 +379,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
-        return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+        ctx.executor().execute(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
             "broker forced connection closure with reason 'shutdown'")));
+        return ctx.channel().closeFuture();
     }
 
     /**

@@ -421,7 +421,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
-        return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
+        ctx.executor().execute(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
+        return ctx.channel().closeFuture();
     }
 
     /**

@@ -23,8 +23,12 @@ public final class ConfigLoader {
     /** Where the config file is looked for when none is named: the working directory's first. */
     public static final List<Path> DEFAULT_FILES = List.of(Path.of("skiffmq.conf"),
         Path.of("/etc/skiffmq/skiffmq.conf"));
-    /** {@code SKIFFMQ_*} variables that are not settings: the config file, and the fuzzer's corpus (fuzz.sh). */
-    private static final Set<String> NOT_SETTINGS = Set.of(CONFIG_FILE_VARIABLE, "SKIFFMQ_CORPUS_DIR");
+    /**
+     * {@code SKIFFMQ_*} variables that are not settings: the config file, the fuzzer's corpus (fuzz.sh), and where
+     * docker/entrypoint.sh finds the jar.
+     */
+    private static final Set<String> NOT_SETTINGS = Set.of(CONFIG_FILE_VARIABLE, "SKIFFMQ_CORPUS_DIR",
+        "SKIFFMQ_HOME");
 
     /**
      * What was loaded.

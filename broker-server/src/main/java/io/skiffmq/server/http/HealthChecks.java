@@ -10,11 +10,14 @@ import java.util.function.Supplier;
 
 /**
  * RabbitMQ's health checks: {@code {"status":"ok"}} with 200, or {@code {"status":"failed","reason":...}} with
- * 503. One node, so {@code alarms} (cluster-wide) and {@code local-alarms} look at the same alarms. Stateless;
+ * 503. One node, so {@code alarms} (cluster-wide) and {@code local-alarms} look at the same alarms. A stopping
+ * node fails them all with "node is stopping". Stateless;
  * safe from any thread.
  */
 final class HealthChecks {
     private static final int FAILED = 503;
+    /** The reason a stopping node gives. */
+    static final String STOPPING = "node is stopping";
 
     private final Broker broker;
     private final Supplier<List<Listener>> listeners;
@@ -25,10 +28,23 @@ final class HealthChecks {
     }
 
     void register(Router router) {
-        router.sync("GET", "/api/health/checks/alarms", r -> alarms("There are alarms in effect in the cluster"))
-            .sync("GET", "/api/health/checks/local-alarms", r -> alarms("There are alarms in effect on the node"))
-            .sync("GET", "/api/health/checks/port-listener/{port}", this::portListener)
-            .sync("GET", "/api/health/checks/virtual-hosts", r -> virtualHosts());
+        router.sync("GET", "/api/health/checks/alarms",
+                r -> unlessStopping(() -> alarms("There are alarms in effect in the cluster")))
+            .sync("GET", "/api/health/checks/local-alarms",
+                r -> unlessStopping(() -> alarms("There are alarms in effect on the node")))
+            .sync("GET", "/api/health/checks/port-listener/{port}", r -> unlessStopping(() -> portListener(r)))
+            .sync("GET", "/api/health/checks/virtual-hosts", r -> unlessStopping(this::virtualHosts));
+    }
+
+    /**
+     * A stopping node ({@link Broker#isStopping}) fails every check, whatever it would say otherwise: its listeners
+     * are closing and its connections are being closed, so nothing should be sent its way.
+     */
+    private ApiResponse unlessStopping(Supplier<ApiResponse> check) {
+        if (broker.isStopping()) {
+            return new ApiResponse(FAILED, failed(STOPPING), Map.of());
+        }
+        return check.get();
     }
 
     private ApiResponse alarms(String reason) {

@@ -99,6 +99,8 @@ final class NodeResources {
             o.put("rabbitmq_version", config.rabbitmqVersion());
             o.put("cluster_name", config.node());
             o.put("node", config.node());
+            // ours: RabbitMQ's overview has no node state; as /api/nodes' running, false once the node is stopping
+            o.put("running", !lookups.broker().isStopping());
             // a user who sees only some virtual hosts gets theirs summed, as in RabbitMQ
             o.put("message_stats", caller.monitoring() ? rates.overview() : rates.overviewOf(visible));
             o.put("object_totals", Map.of("connections", connections, "exchanges", exchangeCount,
@@ -139,7 +141,8 @@ final class NodeResources {
         Map<String, Object> n = new LinkedHashMap<>();
         n.put("name", lookups.node());
         n.put("type", "disc");
-        n.put("running", true);
+        // false from the start of a graceful shutdown (the HTTP API is the last to close)
+        n.put("running", !broker.isStopping());
         n.put("being_drained", false);
         n.put("mem_used", readings.memoryUsed());
         n.put("mem_limit", broker.resourceMonitor().memoryLimit());

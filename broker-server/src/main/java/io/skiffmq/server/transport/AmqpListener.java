@@ -60,8 +60,9 @@ public final class AmqpListener implements AutoCloseable {
     static final int WRITE_LOW = 64 * 1024;
     static final int WRITE_HIGH = 256 * 1024;
     /**
-     * How long a stopping broker waits for its connections' forced closes to be written: ample for a peer that
-     * reads (one frame each), short enough for a service manager's stop timeout (systemd's default is 90 s).
+     * How long a stopping broker waits for its connections' sockets to close after their forced closes: ample for
+     * a peer that reads (one frame each) and answers (0-9-1's close-ok), short enough for a service manager's stop
+     * timeout (systemd's default is 90 s).
      */
     static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -234,14 +235,14 @@ public final class AmqpListener implements AutoCloseable {
     }
 
     /**
-     * Stops accepting, closes every connection with {@code amqp:connection:forced} (flushed), and waits for the
-     * event loops to finish.
+     * Enters the stopping state ({@link Broker#beginStopping}: the HTTP API's health checks fail with "node is
+     * stopping"), stops accepting, closes every connection as forced and waits (at most {@link #CLOSE_WAIT_NANOS})
+     * for their sockets to close, closes the HTTP API, which stayed up to show all this, then the queues and the
+     * journal, and waits for the event loops to finish.
      */
     @Override
     public synchronized void close() {
-        if (httpApi != null) {
-            httpApi.close();
-        }
+        broker.beginStopping();
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
@@ -254,8 +255,9 @@ public final class AmqpListener implements AutoCloseable {
         if (metrics != null) {
             metrics.close();
         }
-        // all closes at once, each on its connection's loop; a peer that reads nothing (its socket buffer full)
-        // would hold its close back forever, so the wait is bounded: such a connection is cut when its loop stops
+        // all closes at once, each on its connection's loop; a peer that reads nothing (its socket buffer full) or
+        // never answers would hold its close back forever, so the wait is bounded: such a connection is cut when its
+        // loop stops (0-9-1 cuts one that sends no close-ok sooner, Amqp091ConnectionHandler.CLOSE_OK_TIMEOUT_MILLIS)
         List<io.netty.util.concurrent.Future<?>> closes = new ArrayList<>();
         for (ClientConnection connection : broker.stopAccepting()) {
             closes.add(connection.closeForShutdown());
@@ -263,6 +265,9 @@ public final class AmqpListener implements AutoCloseable {
         long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
         for (io.netty.util.concurrent.Future<?> close : closes) {
             close.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        if (httpApi != null) {
+            httpApi.close();
         }
         // queues let go of their messages and write nothing more; then the journal writes what is pending and
         // confirms it while the event loops still run to take the confirms; then the loops stop

@@ -1,0 +1,159 @@
+package io.skiffmq.server.ctl;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * The node as a whole: rabbitmqctl's {@code status} (from {@code /api/overview} and {@code /api/nodes/{node}}) and
+ * {@code await_startup} (on the virtual-hosts health check). A stopping node shows as such in both: {@code status}
+ * prints "State: stopping", and {@code await_startup} fails at once with {@link ExitCodes#UNAVAILABLE}.
+ */
+final class NodeCommands {
+    /** The health check's reason on a stopping node (the HTTP API's {@code HealthChecks}). */
+    static final String STOPPING = "node is stopping";
+
+    private NodeCommands() {
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Shows the node's state, versions, alarms, memory, disk and listeners.")
+    static final class Status implements Callable<Integer> {
+        @ParentCommand
+        SkiffmqCtl ctl;
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public Integer call() {
+            ApiClient api = ctl.api();
+            Map<String, Object> overview = (Map<String, Object>) api.get("/api/overview");
+            String node = String.valueOf(overview.get("node"));
+            Map<String, Object> details = (Map<String, Object>) api.get("/api/nodes/" + ApiClient.segment(node));
+            if (ctl.json()) {
+                Map<String, Object> both = new LinkedHashMap<>(details);
+                both.put("overview", overview);
+                ctl.out().println(ApiClient.JSON.writeValueAsString(both));
+                return ExitCodes.OK;
+            }
+            ctl.info("Status of node " + node + " ...");
+            print(ctl.out(), overview, details);
+            return ExitCodes.OK;
+        }
+
+        private static void print(PrintWriter out, Map<String, Object> overview, Map<String, Object> node) {
+            boolean running = !Boolean.FALSE.equals(node.get("running"));
+            out.println("Runtime");
+            out.println();
+            out.println("OS PID: " + node.get("os_pid"));
+            out.println("Uptime (seconds): " + number(node.get("uptime")) / 1000);
+            out.println("State: " + (running ? "running" : "stopping"));
+            out.println("Product name: " + overview.get("product_name"));
+            out.println("Product version: " + overview.get("product_version"));
+            out.println("RabbitMQ version: " + overview.get("rabbitmq_version"));
+            out.println();
+            out.println("Alarms");
+            out.println();
+            boolean memory = Boolean.TRUE.equals(node.get("mem_alarm"));
+            boolean disk = Boolean.TRUE.equals(node.get("disk_free_alarm"));
+            if (!memory && !disk) {
+                out.println("(none)");
+            }
+            if (memory) {
+                out.println("Memory alarm on node " + node.get("name"));
+            }
+            if (disk) {
+                out.println("Free disk space alarm on node " + node.get("name"));
+            }
+            out.println();
+            out.println("Memory");
+            out.println();
+            out.println("Total memory used: " + gigabytes(node.get("mem_used")) + " gb");
+            out.println("Memory high watermark: " + gigabytes(node.get("mem_limit")) + " gb");
+            out.println();
+            out.println("Free Disk Space");
+            out.println();
+            out.println("Low free disk space watermark: " + gigabytes(node.get("disk_free_limit")) + " gb");
+            out.println("Free disk space: " + gigabytes(node.get("disk_free")) + " gb");
+            out.println();
+            out.println("Listeners");
+            out.println();
+            Object listeners = overview.get("listeners");
+            if (listeners instanceof List<?> list && !list.isEmpty()) {
+                for (Object l : list) {
+                    Map<?, ?> listener = (Map<?, ?>) l;
+                    out.println("Interface: " + listener.get("ip_address") + ", port: " + listener.get("port")
+                        + ", protocol: " + listener.get("protocol"));
+                }
+            } else {
+                out.println("(none)");
+            }
+        }
+
+        private static long number(Object value) {
+            return value instanceof Number n ? n.longValue() : 0;
+        }
+
+        private static String gigabytes(Object bytes) {
+            return String.format(java.util.Locale.ROOT, "%.4f", number(bytes) / 1e9);
+        }
+    }
+
+    @Command(name = "await_startup", mixinStandardHelpOptions = true, description = "Waits until the node has"
+        + " started (its virtual-hosts health check passes): exit 0; 75 when the timeout runs out first; 69 at once"
+        + " when the node is stopping.")
+    static final class AwaitStartup implements Callable<Integer> {
+        /** Between two tries: a starting node recovers its journal before its HTTP API binds. */
+        private static final long RETRY_MILLIS = 200;
+
+        @ParentCommand
+        SkiffmqCtl ctl;
+
+        @Option(names = {"-t", "--timeout"}, defaultValue = "300", paramLabel = "SECONDS",
+            description = "how long to wait (default: ${DEFAULT-VALUE} s)")
+        long timeoutSeconds;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            ApiClient api = ctl.api();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            String last = "";
+            while (true) {
+                ApiClient.Answer answer;
+                try {
+                    answer = api.send("GET", "/api/health/checks/virtual-hosts", null, Map.of());
+                } catch (CtlException unreachable) {
+                    // not listening yet (or the network is slow): try again until the deadline
+                    answer = null;
+                    last = unreachable.getMessage();
+                }
+                if (answer != null) {
+                    if (answer.status() == 200) {
+                        return ExitCodes.OK;
+                    }
+                    if (STOPPING.equals(answer.reason())) {
+                        throw new CtlException(ExitCodes.UNAVAILABLE, "the node at " + api.base() + " is stopping");
+                    }
+                    if (answer.status() != 503) {
+                        // 401 and the like: waiting will not change them
+                        throw new CtlException(ExitCodes.SOFTWARE, "the HTTP API at " + api.base() + " answered HTTP "
+                            + answer.status() + ": " + answer.reason());
+                    }
+                    last = "HTTP 503: " + answer.reason();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new CtlException(ExitCodes.TEMPFAIL, "the node did not start within " + timeoutSeconds
+                        + " seconds; last: " + last);
+                }
+                // polling, as rabbitmqctl's await_startup does: there is nothing to wait on across the network
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS)));
+            }
+        }
+    }
+}
