@@ -10,6 +10,7 @@ import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.ConnectionEnd;
 import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.PeerAddress;
@@ -30,8 +31,6 @@ import java.util.concurrent.TimeUnit;
  * turn is 503 COMMAND_INVALID. Owned by the connection's event loop; not thread-safe.
  */
 final class Handshake {
-    private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
-
     private enum Stage { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, DONE }
 
     private final Amqp091ConnectionHandler connection;
@@ -60,10 +59,8 @@ final class Handshake {
     void start() {
         BrokerConfig config = connection.config();
         timeout = ctx.executor().schedule(() -> {
-            if (stage != Stage.DONE && !connection.closing()) {
-                LOG.log(System.Logger.Level.INFO, "connection {0}: closing: handshake not done within {1} ms",
-                    connection.remote(),
-                    config.handshakeTimeoutMillis());
+            if (stage != Stage.DONE && !connection.closing() && connection.end(ConnectionEnd.HANDSHAKE_TIMEOUT,
+                    "handshake not done within " + config.handshakeTimeoutMillis() + " ms")) {
                 connection.closeSocket();
             }
         }, config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
@@ -145,12 +142,11 @@ final class Handshake {
         }
         String mechanism = startOk.mechanism();
         if (!result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "connection {0}: authentication failed ({1}): {2}", connection.remote(),
-                mechanism, result.refusal());
             Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
             if (clientCapability("authentication_failure_close")) {
-                connection.closeConnection(refused);
-            } else {
+                connection.closeConnection(ConnectionEnd.AUTH_FAILURE, refused);
+            } else if (connection.end(ConnectionEnd.AUTH_FAILURE, "authentication failed (" + mechanism + "): "
+                    + result.refusal())) {
                 // an older client takes a close as a hard error: the socket just closes, as the spec says
                 connection.output().flush();
                 connection.closeSocket();
