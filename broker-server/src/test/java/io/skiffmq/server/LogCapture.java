@@ -46,6 +46,11 @@ final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoClosea
             .filter(matching).toList();
     }
 
+    /** The events at {@code level}. */
+    List<ILoggingEvent> events(Level level) {
+        return events.stream().filter(e -> e.getLevel() == level).toList();
+    }
+
     /** Every event at ERROR, with its message. */
     List<String> errors() {
         return lines(Level.ERROR, m -> true);

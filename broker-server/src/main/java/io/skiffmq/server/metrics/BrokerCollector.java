@@ -76,10 +76,21 @@ final class BrokerCollector implements MultiCollector {
         f.gauge("rabbitmq_alarms_free_disk_space_watermark", "is the disk free space alarm in effect",
             alarms.contains(ResourceAlarms.Resource.DISK) ? 1 : 0);
         f.gauge("rabbitmq_connections", "Connections currently open", broker.connectionCount());
+        connectionEnds(f);
         protocolCounters(f);
         queues(f, perQueue);
         journals(f);
         return f.build();
+    }
+
+    /** How connections ended: RabbitMQ's total, and ours by {@link io.skiffmq.server.ConnectionEnd}. */
+    private void connectionEnds(Families f) {
+        io.skiffmq.server.ConnectionEnds ends = broker.ends();
+        f.counter("rabbitmq_connections_closed", "Total number of connections closed or terminated", ends.total());
+        for (io.skiffmq.server.ConnectionEnd end : io.skiffmq.server.ConnectionEnd.values()) {
+            f.counter("skiffmq_connection_ends", "Connections that ended, by how they ended (ERROR-level "
+                + "internal_error is a broker bug)", ends.count(end), "reason", end.label());
+        }
     }
 
     private void protocolCounters(Families f) {
