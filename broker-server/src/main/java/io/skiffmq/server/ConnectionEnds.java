@@ -3,6 +3,7 @@ package io.skiffmq.server;
 import java.lang.System.Logger.Level;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -55,7 +56,11 @@ public final class ConnectionEnds {
         if (end.limited()) {
             switch (limiters.get(end).acquire()) {
                 case SUPPRESS_FIRST -> {
-                    scheduler.schedule(() -> summarize(end), SUMMARY_DELAY_NANOS, TimeUnit.NANOSECONDS);
+                    try {
+                        scheduler.schedule(() -> summarize(end), SUMMARY_DELAY_NANOS, TimeUnit.NANOSECONDS);
+                    } catch (RejectedExecutionException e) {
+                        summarize(end); // the loop is stopping with the broker: no window to wait for
+                    }
                     return;
                 }
                 case SUPPRESS -> {
