@@ -74,6 +74,44 @@ class HostilePeersTest {
     }
 
     @Test
+    void anAmqpHeaderDuringSaslIsOneProtocolErrorAndNothingAfterIt() throws Exception {
+        // the corpus replay's most common case: the broker closed, then wrote to the closed socket (issue 17)
+        try (RawClient client = new RawClient(broker.port())) {
+            byte[] garbage = new byte[200];
+            java.util.Arrays.fill(garbage, (byte) 0x53);
+            client.writeRaw(concat(new byte[] {'A', 'M', 'Q', 'P', 3, 1, 0, 0}, new byte[] {'A', 'M', 'Q', 'P', 0, 1,
+                0, 0}, garbage));
+            assertThat(client.closedByBroker()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> ends().total() == 1);
+            assertThat(ends().count(ConnectionEnd.PROTOCOL_ERROR)).isEqualTo(1);
+            assertThat(endLines(Level.INFO, client)).containsExactly(
+                "connection " + client.name() + ": closed (protocol_error): AMQP header in state SASL");
+        }
+    }
+
+    @Test
+    void amqp091GarbageAfterTheHandshakeIsOneInfoLineAnd501() throws Exception {
+        try (Raw091Client client = new Raw091Client("127.0.0.1", broker.port())) {
+            com.rabbitmq.client.AMQP.Connection.Tune tune = client.start();
+            client.tuneOk(tune.getChannelMax(), tune.getFrameMax(), 0);
+            client.writeFrame(1, 0, new byte[] {0, 10, 0, 40}, 0x00); // frame-end 0x00, not 0xCE
+            client.expectConnectionClose(501, "FRAME_ERROR");
+            await().atMost(Duration.ofSeconds(5)).until(() -> ends().total() == 1);
+            List<String> lines = log.lines(Level.INFO, m -> m.startsWith("connection " + client.name() + ": closed ("));
+            assertThat(lines).hasSize(1);
+            assertThat(lines.get(0)).startsWith("connection " + client.name() + ": closed (protocol_error): 501 ");
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            all.writeBytes(part);
+        }
+        return all.toByteArray();
+    }
+
+    @Test
     void aResetMidSessionIsANetworkEndNeverAnInternalError() throws Exception {
         RawClient client = RawClient.openSession(broker.port());
         client.attachSender(0, "reset-q");

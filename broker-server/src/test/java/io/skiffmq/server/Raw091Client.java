@@ -184,6 +184,11 @@ final class Raw091Client implements AutoCloseable {
         }
     }
 
+    /** The connection's name as the broker logs it ({@link ConnectionName}): our address, then the broker's. */
+    String name() {
+        return "127.0.0.1:" + socket.getLocalPort() + " -> 127.0.0.1:" + socket.getPort();
+    }
+
     void soTimeout(int millis) throws IOException {
         socket.setSoTimeout(millis);
     }
