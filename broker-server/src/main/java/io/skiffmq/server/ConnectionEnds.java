@@ -1,6 +1,5 @@
 package io.skiffmq.server;
 
-import java.lang.System.Logger.Level;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
