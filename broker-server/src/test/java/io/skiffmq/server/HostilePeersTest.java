@@ -124,6 +124,18 @@ class HostilePeersTest {
     }
 
     @Test
+    void anAmqp091ResetIsANetworkEndNeverAnInternalError() throws Exception {
+        Raw091Client client = new Raw091Client("127.0.0.1", broker.port());
+        com.rabbitmq.client.AMQP.Connection.Tune tune = client.start();
+        client.tuneOk(tune.getChannelMax(), tune.getFrameMax(), 0);
+        client.send(0, new com.rabbitmq.client.AMQP.Connection.Open.Builder().virtualHost("/").build());
+        assertThat(client.read().method()).isInstanceOf(com.rabbitmq.client.AMQP.Connection.OpenOk.class);
+        client.reset();
+        await().atMost(Duration.ofSeconds(5)).until(() -> ends().total() == 1);
+        assertThat(ends().count(ConnectionEnd.RESET) + ends().count(ConnectionEnd.EOF)).isEqualTo(1);
+    }
+
+    @Test
     void aProperCloseIsOneDebugLine() throws Exception {
         RawClient client = RawClient.openSession(broker.port());
         client.write(0, new Close());
