@@ -55,6 +55,7 @@ public final class Broker implements AutoCloseable {
     private final ResourceMonitor resourceMonitor;
     private final EventLoops loops;
     private final io.skiffmq.core.metrics.BrokerCounters counters = new io.skiffmq.core.metrics.BrokerCounters();
+    private final ConnectionEnds ends = new ConnectionEnds();
     /** Runs management operations, which may wait for the disk, off the event loops. */
     private final java.util.concurrent.ExecutorService managementExecutor =
         java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
@@ -202,6 +203,11 @@ public final class Broker implements AutoCloseable {
     /** The totals by protocol of what every connection, open or closed, counted. */
     public io.skiffmq.core.metrics.BrokerCounters counters() {
         return counters;
+    }
+
+    /** How connections ended, counted and logged ({@link ConnectionEnding}). */
+    public ConnectionEnds ends() {
+        return ends;
     }
 
     /** How many connections are open (registered, not yet unregistered). */

@@ -2,6 +2,7 @@ package io.skiffmq.server;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,5 +34,10 @@ public final class HandshakeDeadline {
         }
         long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - accepted);
         return Math.max(1, timeoutMillis - elapsed);
+    }
+
+    /** Runs {@code expired} on the channel's event loop when what is left of {@code timeoutMillis} has passed. */
+    public static ScheduledFuture<?> schedule(Channel channel, long timeoutMillis, Runnable expired) {
+        return channel.eventLoop().schedule(expired, remainingMillis(channel, timeoutMillis), TimeUnit.MILLISECONDS);
     }
 }

@@ -56,7 +56,7 @@ class LoggingChildJvmTest {
         assertThat(messages).containsSubsequence(
             "connection " + name + ": accepted (AMQP 0-9-1)",
             "connection " + name + ": user 'guest' authenticated and granted access to vhost '/'",
-            "connection " + name + ": closed");
+            "connection " + name + ": closed (client_close): the client closed with 200 OK");
     }
 
     @Test

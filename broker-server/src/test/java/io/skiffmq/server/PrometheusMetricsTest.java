@@ -199,6 +199,25 @@ class PrometheusMetricsTest {
     }
 
     @Test
+    void connectionEndsAreCountedByReason() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            try (RawClient garbage = new RawClient(broker.port())) {
+                garbage.writeRaw("GET / HTTP/1.1\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                garbage.readRaw(8); // the AMQP 1.0 header we speak, then the close
+            }
+            RawClient client = RawClient.openSession(broker.port());
+            client.write(0, new org.apache.qpid.proton.amqp.transport.Close());
+            client.readUntil(org.apache.qpid.proton.amqp.transport.Close.class);
+            client.close();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(scrape(broker, "/metrics"))
+                .containsEntry("rabbitmq_connections_closed_total{}", 2.0)
+                .containsEntry("skiffmq_connection_ends_total{reason=protocol_error}", 1.0)
+                .containsEntry("skiffmq_connection_ends_total{reason=client_close}", 1.0)
+                .containsEntry("skiffmq_connection_ends_total{reason=internal_error}", 0.0));
+        }
+    }
+
+    @Test
     void noneServesNoMetrics() throws Exception {
         try (RunningBroker broker = RunningBroker.start("prometheus-port=none")) {
             org.assertj.core.api.Assertions.assertThatThrownBy(broker::metricsPort)

@@ -184,6 +184,17 @@ final class Raw091Client implements AutoCloseable {
         }
     }
 
+    /** Resets the connection: SO_LINGER 0 makes the close send an RST instead of a FIN. */
+    void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
+    /** The connection's name as the broker logs it ({@link ConnectionName}): our address, then the broker's. */
+    String name() {
+        return "127.0.0.1:" + socket.getLocalPort() + " -> 127.0.0.1:" + socket.getPort();
+    }
+
     void soTimeout(int millis) throws IOException {
         socket.setSoTimeout(millis);
     }

@@ -344,6 +344,17 @@ final class RawClient implements AutoCloseable {
         socket.close();
     }
 
+    /** Resets the connection: SO_LINGER 0 makes the close send an RST instead of a FIN. */
+    void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
+    /** The connection's name as the broker logs it ({@link ConnectionName}): our address, then the broker's. */
+    String name() {
+        return "127.0.0.1:" + socket.getLocalPort() + " -> 127.0.0.1:" + socket.getPort();
+    }
+
     static Detach detach(int handle, boolean closed) {
         Detach detach = new Detach();
         detach.setHandle(UnsignedInteger.valueOf(handle));

@@ -86,6 +86,11 @@ final class RunningBroker implements AutoCloseable {
     }
 
     /** Administration: virtual hosts, users, permissions, limits. */
+    /** How connections ended, counted and logged. */
+    ConnectionEnds ends() {
+        return listener.broker().ends();
+    }
+
     Admin admin() {
         return listener.broker().admin();
     }

@@ -1,7 +1,9 @@
 package io.skiffmq.codec.amqp10;
 
 import io.netty.buffer.ByteBuf;
+import org.apache.qpid.proton.ProtonException;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
+import org.apache.qpid.proton.codec.DecodeException;
 import org.apache.qpid.proton.codec.DecoderImpl;
 import org.apache.qpid.proton.codec.EncoderImpl;
 import org.apache.qpid.proton.codec.ReadableBuffer;
@@ -14,7 +16,13 @@ import org.apache.qpid.proton.codec.ReadableBuffer;
  * <p>proton-j's decoder and encoder are not thread-safe and each costs a few KB of type tables, so there is
  * one pair per thread (in the broker: per event loop), not per connection. Everything handed to proton-j has
  * passed {@link TypeReader#validate} first, so it never recurses deeper than {@link TypeReader#MAX_NESTING}
- * or reads past its range; whatever it still rejects becomes {@link DecodeFailure#MALFORMED}.
+ * or reads past its range, and {@link CompositeShapes#check}, so every described type AMQP defines has its
+ * mandatory fields and the field types proton-j casts to. What proton-j still rejects (its
+ * {@code DecodeException}, or an {@code IllegalArgumentException} such as a string that is not UTF-8) becomes
+ * {@link DecodeFailure#MALFORMED} naming the type. A {@code NullPointerException}, {@code ClassCastException} or
+ * index exception from proton-j is never caught as a decode failure: it would mean the checks above missed a
+ * case, a bug, and it escapes (proton-j wraps a {@code NullPointerException} in its {@code DecodeException}:
+ * that one is unwrapped and escapes too).
  */
 public final class ProtonCodec {
     private static final ThreadLocal<ProtonCodec> CURRENT = ThreadLocal.withInitial(ProtonCodec::new);
@@ -42,11 +50,17 @@ public final class ProtonCodec {
             throw AmqpDecodeException.of(DecodeFailure.TRAILING_BYTES, "%d bytes after the value at %d",
                 end - valueEnd, index);
         }
+        String type = CompositeShapes.check(buf, index, end);
         decoder.setBuffer(ReadableBuffer.ByteBufferReader.wrap(buf.nioBuffer(index, end - index)));
         try {
             return decoder.readObject();
-        } catch (RuntimeException e) {
-            throw AmqpDecodeException.of(DecodeFailure.MALFORMED, "value at %d: %s", index, e.getMessage());
+        } catch (DecodeException | ProtonException | IllegalArgumentException e) {
+            if (e.getCause() instanceof RuntimeException unchecked && !(unchecked instanceof DecodeException)
+                    && !(unchecked instanceof ProtonException) && !(unchecked instanceof IllegalArgumentException)) {
+                throw new IllegalStateException("proton-j failed on a value our checks passed", unchecked);
+            }
+            throw AmqpDecodeException.of(DecodeFailure.MALFORMED, "%s at %d: %s", type == null ? "value" : type,
+                index, e.getMessage());
         } finally {
             decoder.setBuffer(null);
         }

@@ -279,7 +279,7 @@ class PerformativeCodecTest {
         assertFailure("00 53 14 45", DecodeFailure.MISSING_FIELD);                 // transfer without handle
         assertFailure("00 53 13 c0 02 01 40", DecodeFailure.MISSING_FIELD);        // flow without incoming-window
         assertFailure("00 53 15 c0 03 02 40 43", DecodeFailure.MISSING_FIELD);     // disposition without role
-        assertFailure("00 53 10 45", DecodeFailure.MALFORMED);                     // open without container-id
+        assertFailure("00 53 10 45", DecodeFailure.MISSING_FIELD);                 // open without container-id
     }
 
     @Test

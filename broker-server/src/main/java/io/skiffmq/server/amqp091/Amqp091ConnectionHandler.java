@@ -18,6 +18,8 @@ import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.ConnectionEnd;
+import io.skiffmq.server.ConnectionEnding;
 import io.skiffmq.server.FlushAfterTurn;
 import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.authz.Access;
@@ -75,6 +77,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private State state = State.HANDSHAKE;
     private ReadSuspension reading;
     private PublisherBlock publisherBlock;
+    /** How the connection ends, decided once: the guard that makes every later close a no-op. */
+    private ConnectionEnding ending;
 
     public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         this(broker, sasl, directReplyTo, new ConnectionCounters(BrokerCounters.AMQP091));
@@ -96,6 +100,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
+        this.ending = ConnectionEnding.of(context.channel(), broker.ends());
         this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
         this.flushes = new FlushAfterTurn(executor, output::flush);
@@ -107,12 +112,13 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(ChannelHandlerContext context) {
         if (!broker.register(this)) {
-            context.close(); // accepted as the broker began to stop
+            ending.end(ConnectionEnd.SERVER_SHUTDOWN, "accepted as the broker began to stop");
+            context.close();
             return;
         }
         String name = io.skiffmq.server.ConnectionName.of(context.channel());
         admission.named(name, context.channel());
-        LOG.log(System.Logger.Level.INFO, "connection {0}: accepted (AMQP 0-9-1)", name);
+        LOG.log(System.Logger.Level.DEBUG, "connection {0}: accepted (AMQP 0-9-1)", name);
         handshake.start();
         context.fireChannelActive();
     }
@@ -126,7 +132,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         output.discard();
         admission.closed(this);
         broker.unregister(this);
-        LOG.log(System.Logger.Level.INFO, "connection {0}: closed", remote());
+        ending.inactive();
         context.fireChannelInactive();
     }
 
@@ -260,11 +266,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     private void onClose(ConnectionMethod.Close close) {
-        if (close.replyCode() != ReplyCode.REPLY_SUCCESS.code()) {
-            LOG.log(System.Logger.Level.INFO, "connection {0}: closed by the client with {1} {2}", remote(),
-                close.replyCode(),
-                close.replyText());
-        }
+        boolean success = close.replyCode() == ReplyCode.REPLY_SUCCESS.code();
+        ending.end(success ? ConnectionEnd.CLIENT_CLOSE : ConnectionEnd.CLIENT_ERROR,
+            "the client closed with " + close.replyCode() + " " + close.replyText());
         state = State.CLOSING;
         channels.releaseAll();
         output.method(0, ConnectionMethod.CloseOk.INSTANCE);
@@ -307,8 +311,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                     if (publisherBlock.blocked()) {
                         return; // we do not read: RabbitMQ pauses its heartbeat monitor too
                     }
-                    LOG.log(System.Logger.Level.INFO, "connection {0}: closing: missed heartbeats", remote());
-                    closeSocket();
+                    if (ending.end(ConnectionEnd.IDLE_TIMEOUT, "missed heartbeats")) {
+                        closeSocket();
+                    }
                 }
                 case WRITER_IDLE -> {
                     output.heartbeat();
@@ -329,18 +334,20 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             closeConnection(Amqp091Exception.of(decode.replyCode(), null, "%s", decode.detail()));
             return;
         }
-        if (root instanceof java.io.IOException) {
-            LOG.log(System.Logger.Level.DEBUG, "connection {0}: {1}", remote(), root.toString());
-            ctx.close();
-            return;
-        }
-        internalError(root, null);
+        internalError(cause, null);
     }
 
-    /** A bug of ours: logged loudly, and the connection closes with 541; the broker goes on. */
+    /**
+     * An exception nothing caught: a bug of ours is logged loudly (with its stack, once) and the connection closes
+     * with 541, the broker going on; a network failure closes the socket; after the end, either is a no-op.
+     */
     void internalError(Throwable e, Method cause) {
-        LOG.log(System.Logger.Level.ERROR, "connection " + remote() + ": closing after an internal error", e);
-        closeConnection(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
+        ConnectionEnd how = ending.failed(e);
+        if (how == ConnectionEnd.INTERNAL_ERROR) {
+            sendClose(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
+        } else if (how != null) {
+            closeSocket();
+        }
     }
 
     @Override
@@ -353,8 +360,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
-        return ctx.executor().submit(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
-            "%s", description)));
+        return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE,
+            Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description)));
     }
 
     @Override
@@ -379,8 +386,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
-        ctx.executor().execute(() -> closeConnection(Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
-            "broker forced connection closure with reason 'shutdown'")));
+        ctx.executor().execute(() -> closeConnection(ConnectionEnd.SERVER_SHUTDOWN,
+            Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+                "broker forced connection closure with reason 'shutdown'")));
         return ctx.channel().closeFuture();
     }
 
@@ -389,10 +397,17 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
      * after a timeout.
      */
     void closeConnection(Amqp091Exception e) {
-        if (state == State.CLOSING) {
-            return;
+        closeConnection(Amqp091Ends.of(e.code()), e);
+    }
+
+    /** The same, saying how the connection ends; a no-op once it has. */
+    void closeConnection(ConnectionEnd how, Amqp091Exception e) {
+        if (ending.end(how, e.code().code() + " " + e.replyText())) {
+            sendClose(e);
         }
-        LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1}", remote(), e.replyText());
+    }
+
+    private void sendClose(Amqp091Exception e) {
         State previous = state;
         state = State.CLOSING;
         if (previous == State.HANDSHAKE && handshake.closesSilently(e)) {
@@ -408,10 +423,18 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         }, CLOSE_OK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Closes the socket without {@code connection.close} (a handshake gone wrong, a silent peer). */
+    /**
+     * Closes the socket without {@code connection.close} (a handshake gone wrong, a silent peer); the caller decided
+     * the end ({@link #end}).
+     */
     void closeSocket() {
         state = State.CLOSING;
         ctx.close();
+    }
+
+    /** Decides how the connection ends, if nothing did: true when this call did (the caller closes). */
+    boolean end(ConnectionEnd how, String detail) {
+        return ending.end(how, detail);
     }
 
     /** True once the connection is going: nothing but the close handshake counts any longer. */

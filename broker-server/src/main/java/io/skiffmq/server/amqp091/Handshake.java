@@ -10,6 +10,8 @@ import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.ConnectionEnd;
+import io.skiffmq.server.HandshakeDeadline;
 import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.PeerAddress;
@@ -30,8 +32,6 @@ import java.util.concurrent.TimeUnit;
  * turn is 503 COMMAND_INVALID. Owned by the connection's event loop; not thread-safe.
  */
 final class Handshake {
-    private static final System.Logger LOG = System.getLogger(Amqp091ConnectionHandler.class.getName());
-
     private enum Stage { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, DONE }
 
     private final Amqp091ConnectionHandler connection;
@@ -59,15 +59,12 @@ final class Handshake {
     /** Sends {@code connection.start}; a handshake not done within the timeout closes the socket. */
     void start() {
         BrokerConfig config = connection.config();
-        timeout = ctx.executor().schedule(() -> {
-            if (stage != Stage.DONE && !connection.closing()) {
-                LOG.log(System.Logger.Level.INFO, "connection {0}: closing: handshake not done within {1} ms",
-                    connection.remote(),
-                    config.handshakeTimeoutMillis());
+        timeout = HandshakeDeadline.schedule(ctx.channel(), config.handshakeTimeoutMillis(), () -> {
+            if (stage != Stage.DONE && !connection.closing() && connection.end(ConnectionEnd.HANDSHAKE_TIMEOUT,
+                    "handshake not done within " + config.handshakeTimeoutMillis() + " ms")) {
                 connection.closeSocket();
             }
-        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(ctx.channel(), config.handshakeTimeoutMillis()),
-            TimeUnit.MILLISECONDS);
+        });
         peer = PeerCertificate.of(ctx.channel());
         connection.output().method(0, negotiation.start(peer));
         connection.output().flush();
@@ -146,12 +143,11 @@ final class Handshake {
         }
         String mechanism = startOk.mechanism();
         if (!result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "connection {0}: authentication failed ({1}): {2}", connection.remote(),
-                mechanism, result.refusal());
             Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
             if (clientCapability("authentication_failure_close")) {
-                connection.closeConnection(refused);
-            } else {
+                connection.closeConnection(ConnectionEnd.AUTH_FAILURE, refused);
+            } else if (connection.end(ConnectionEnd.AUTH_FAILURE, "authentication failed (" + mechanism + "): "
+                    + result.refusal())) {
                 // an older client takes a close as a hard error: the socket just closes, as the spec says
                 connection.output().flush();
                 connection.closeSocket();

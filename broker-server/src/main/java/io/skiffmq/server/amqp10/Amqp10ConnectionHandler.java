@@ -8,7 +8,10 @@ import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.ConnectionEnd;
+import io.skiffmq.server.ConnectionEnding;
 import io.skiffmq.server.FlushAfterTurn;
+import io.skiffmq.server.HandshakeDeadline;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.OverLimit;
@@ -19,8 +22,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
@@ -29,7 +32,6 @@ import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.core.VirtualHost;
-import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.security.SaslInit;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
@@ -75,6 +77,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private String containerId;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ScheduledFuture<?> handshakeTimeout;
+    /** How the connection ends, decided once: the guard that makes every later close a no-op. */
+    private ConnectionEnding ending;
 
     public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl) {
         this(broker, sasl, new ConnectionCounters(BrokerCounters.AMQP10));
@@ -94,6 +98,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public void handlerAdded(ChannelHandlerContext context) {
         this.ctx = context;
+        this.ending = ConnectionEnding.of(context.channel(), broker.ends());
         this.writer = new FrameWriter(context);
         this.held = new HeldReads(context.channel(), this::process);
         this.loopExecutor = broker.loopExecutor(context.channel().eventLoop());
@@ -118,20 +123,20 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public void channelActive(ChannelHandlerContext context) {
         if (!broker.register(this)) {
-            context.close(); // accepted as the broker began to stop
+            ending.end(ConnectionEnd.SERVER_SHUTDOWN, "accepted as the broker began to stop");
+            context.close();
             return;
         }
         String name = io.skiffmq.server.ConnectionName.of(context.channel());
         admission.named(name, context.channel());
-        LOG.log(System.Logger.Level.INFO, "connection {0}: accepted (AMQP 1.0)", name);
+        LOG.log(System.Logger.Level.DEBUG, "connection {0}: accepted (AMQP 1.0)", name);
         sessions.resourceAlarm(broker.alarms().any(), false);
-        handshakeTimeout = context.executor().schedule(() -> {
+        handshakeTimeout = HandshakeDeadline.schedule(context.channel(), config.handshakeTimeoutMillis(), () -> {
             if (state != State.OPEN && state != State.CLOSING) {
-                closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
+                closeConnection(ConnectionEnd.HANDSHAKE_TIMEOUT, AmqpError.RESOURCE_LIMIT_EXCEEDED,
                     "no open within " + config.handshakeTimeoutMillis() + " ms");
             }
-        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(context.channel(), config.handshakeTimeoutMillis()),
-            TimeUnit.MILLISECONDS);
+        });
         context.fireChannelActive();
     }
 
@@ -144,7 +149,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         held.discard();
         admission.closed(this);
         broker.unregister(this);
-        LOG.log(System.Logger.Level.INFO, "connection {0}: closed", remote());
+        ending.inactive();
         context.fireChannelInactive();
     }
 
@@ -174,9 +179,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
                 onAmqpFrame(frame.channel(), frame.content());
             }
         } catch (AmqpDecodeException e) {
-            fail(AmqpException.connectionError(e.condition(), "%s", e.getMessage()));
+            closeConnection(e.condition(), e.getMessage());
         } catch (AmqpException e) {
-            fail(e);
+            closeConnection(e.condition(), e.getMessage());
         } finally {
             frame.release();
         }
@@ -227,8 +232,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         } else {
             // [5.3.2] the AMQP header comes after a successful outcome only
             out.release();
-            LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1} header in state {2}", remote(), header,
-                state);
+            ending.end(ConnectionEnd.PROTOCOL_ERROR, header + " header in state " + state);
             state = State.CLOSING;
             writer.flush();
             ctx.close();
@@ -253,8 +257,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         }
         ByteBuf outcome = saslExchange.outcome(SaslExchange.code(result));
         if (result == null || !result.succeeded()) {
-            LOG.log(System.Logger.Level.INFO, "connection {0}: authentication failed: {1}", remote(),
-                result == null ? "internal error" : result.refusal());
+            ending.end(ConnectionEnd.AUTH_FAILURE, "authentication failed: "
+                + (result == null ? "internal error" : result.refusal()));
             state = State.CLOSING; // SASL has no error frame: the outcome, then the socket closes
             writer.flush();
             ctx.writeAndFlush(outcome).addListener(ChannelFutureListener.CLOSE);
@@ -319,17 +323,15 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         admission.admitted(found, vhostName);
         // incoming frames may now be as large as we offered
         ctx.pipeline().get(Amqp10FrameDecoder.class).maxFrameSize(config.maxFrameSize());
-        IdleStateHandler idle = negotiation.idleHandler(open);
+        var idle = negotiation.idleHandler(open);
         if (idle != null) {
             ctx.pipeline().addBefore(ctx.name(), "idle", idle);
         }
     }
 
     private void onClose(Close close) {
-        if (close.getError() != null) {
-            LOG.log(System.Logger.Level.INFO, "connection {0}: closed by the client with {1}", remote(),
-                close.getError());
-        }
+        ending.end(close.getError() == null ? ConnectionEnd.CLIENT_CLOSE : ConnectionEnd.CLIENT_ERROR,
+            close.getError() == null ? "the client closed" : "the client closed with " + close.getError());
         state = State.CLOSING;
         ByteBuf out = ctx.alloc().buffer(16);
         PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_AMQP, 0, new Close(), 0);
@@ -338,18 +340,9 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
-        if (event instanceof IdleStateEvent idle) {
-            switch (idle.state()) {
-                case READER_IDLE -> closeConnection(AmqpError.RESOURCE_LIMIT_EXCEEDED,
-                    "no frame for " + config.idleTimeoutMillis() + " ms");
-                case WRITER_IDLE -> {
-                    ByteBuf empty = ctx.alloc().buffer(8);
-                    PerformativeCodec.writeEmptyFrame(empty);
-                    ctx.writeAndFlush(empty, ctx.voidPromise());
-                }
-                default -> {
-                }
-            }
+        if (event instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) { // from Heartbeats
+            closeConnection(ConnectionEnd.IDLE_TIMEOUT, AmqpError.RESOURCE_LIMIT_EXCEEDED,
+                "no frame for " + config.idleTimeoutMillis() + " ms");
             return;
         }
         context.fireUserEventTriggered(event);
@@ -362,27 +355,31 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             switch (decode.failure()) {
                 case BAD_PROTOCOL_HEADER, UNSUPPORTED_PROTOCOL -> {
                     // [2.2] answer with the header we support, then close
-                    LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1}", remote(), decode.getMessage());
+                    if (!ending.end(ConnectionEnd.PROTOCOL_ERROR, decode.getMessage())) {
+                        return;
+                    }
                     state = State.CLOSING;
                     ByteBuf out = ctx.alloc().buffer(8);
                     ProtocolHeader.SASL.writeTo(out);
                     ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
                 }
-                default -> fail(AmqpException.connectionError(decode.condition(), "%s", decode.getMessage()));
+                default -> closeConnection(decode.condition(), decode.getMessage());
             }
             return;
         }
-        LOG.log(System.Logger.Level.ERROR, "connection " + remote() + ": closing after an internal error", root);
-        fail(AmqpException.connectionError(AmqpError.INTERNAL_ERROR, "internal error: %s", root));
-    }
-
-    private void fail(AmqpException e) {
-        closeConnection(e.condition(), e.getMessage());
+        ConnectionEnd how = ending.failed(cause);
+        if (how == ConnectionEnd.INTERNAL_ERROR) {
+            sendClose(AmqpError.INTERNAL_ERROR, "internal error: " + root);
+        } else if (how != null) {
+            state = State.CLOSING; // the network failed: nothing can be said any more
+            ctx.close();
+        }
     }
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
-        return ctx.executor().submit(() -> closeConnection(AmqpError.CONNECTION_FORCED, description));
+        return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE, AmqpError.CONNECTION_FORCED,
+            description));
     }
 
     @Override
@@ -421,7 +418,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
-        ctx.executor().execute(() -> closeConnection(AmqpError.CONNECTION_FORCED, "broker is shutting down"));
+        ctx.executor().execute(() -> closeConnection(ConnectionEnd.SERVER_SHUTDOWN, AmqpError.CONNECTION_FORCED,
+            "broker is shutting down"));
         return ctx.channel().closeFuture();
     }
 
@@ -430,10 +428,17 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
      * if we have not [2.4.2]), by closing the socket in the SASL phase, which has no error frame.
      */
     void closeConnection(AmqpError condition, String description) {
-        if (state == State.CLOSING) {
-            return;
+        closeConnection(Amqp10Ends.of(condition), condition, description);
+    }
+
+    /** The same, saying how the connection ends; a no-op once it has. */
+    private void closeConnection(ConnectionEnd how, AmqpError condition, String description) {
+        if (ending.end(how, condition.symbol() + " " + description)) {
+            sendClose(condition, description);
         }
-        LOG.log(System.Logger.Level.INFO, "connection {0}: closing: {1} {2}", remote(), condition, description);
+    }
+
+    private void sendClose(AmqpError condition, String description) {
         State previous = state;
         state = State.CLOSING;
         if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
@@ -451,21 +456,17 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         ctx.channel().close();
     }
 
-    // ---- resource alarms ----------------------------------------------------------------------------------
-
-    @Override
-    public void resourceAlarmsChanged() {
-        ctx.executor().execute(this::applyAlarms);
-    }
-
     /**
      * Applies the alarms up now ({@link SessionTable#resourceAlarm}): sessions that told their publishers so with a
      * flow have it written at once. Sessions begun later start as {@link #alarmed} says.
      */
-    private void applyAlarms() {
-        if (sessions.resourceAlarm(broker.alarms().any(), state == State.OPEN)) {
-            flush();
-        }
+    @Override
+    public void resourceAlarmsChanged() {
+        ctx.executor().execute(() -> {
+            if (sessions.resourceAlarm(broker.alarms().any(), state == State.OPEN)) {
+                flush();
+            }
+        });
     }
 
     /** True while a resource alarm holds publishers back. */

@@ -1,10 +1,8 @@
 package io.skiffmq.server.amqp10;
 
-import io.netty.handler.timeout.IdleStateHandler;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.server.BrokerConfig;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.UnsignedShort;
@@ -75,10 +73,10 @@ final class OpenNegotiation {
      * [2.4.5] heartbeats at half the peer's timeout; close after our own timeout of silence. Null when neither side
      * has a timeout.
      */
-    IdleStateHandler idleHandler(Open open) {
+    Heartbeats idleHandler(Open open) {
         long peerTimeout = open.getIdleTimeOut() == null ? 0 : open.getIdleTimeOut().longValue();
         if (peerTimeout > 0 || config.idleTimeoutMillis() > 0) {
-            return new IdleStateHandler(config.idleTimeoutMillis(), peerTimeout / 2, 0, TimeUnit.MILLISECONDS);
+            return new Heartbeats(config.idleTimeoutMillis(), peerTimeout / 2);
         }
         return null;
     }

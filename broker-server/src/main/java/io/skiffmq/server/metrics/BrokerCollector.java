@@ -80,10 +80,21 @@ final class BrokerCollector implements MultiCollector {
             broker.preAuth().count());
         f.counter("skiffmq_connections_refused_preauth", "Connections closed at once because "
             + "max-preauth-connections had not finished their handshake", broker.preAuth().refused());
+        connectionEnds(f);
         protocolCounters(f);
         queues(f, perQueue);
         journals(f);
         return f.build();
+    }
+
+    /** How connections ended: RabbitMQ's total, and ours by {@link io.skiffmq.server.ConnectionEnd}. */
+    private void connectionEnds(Families f) {
+        io.skiffmq.server.ConnectionEnds ends = broker.ends();
+        f.counter("rabbitmq_connections_closed", "Total number of connections closed or terminated", ends.total());
+        for (io.skiffmq.server.ConnectionEnd end : io.skiffmq.server.ConnectionEnd.values()) {
+            f.counter("skiffmq_connection_ends", "Connections that ended, by how they ended (ERROR-level "
+                + "internal_error is a broker bug)", ends.count(end), "reason", end.label());
+        }
     }
 
     private void protocolCounters(Families f) {

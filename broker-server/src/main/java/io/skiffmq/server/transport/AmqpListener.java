@@ -228,7 +228,7 @@ public final class AmqpListener implements AutoCloseable {
                         ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     }
                     ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
-                        config.handshakeTimeoutMillis()));
+                        config.handshakeTimeoutMillis(), broker.ends()));
                 }
             });
         return bootstrap.bind(config.bindAddress(), port).sync().channel();

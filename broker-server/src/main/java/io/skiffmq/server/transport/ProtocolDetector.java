@@ -6,8 +6,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.skiffmq.codec.amqp091.Amqp091ProtocolHeader;
+import io.skiffmq.server.ConnectionEnd;
+import io.skiffmq.server.ConnectionEnding;
+import io.skiffmq.server.ConnectionEnds;
+import io.skiffmq.server.HandshakeDeadline;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Tells the protocols sharing a port apart by the 8-byte protocol header the client sends first, then replaces
@@ -25,7 +28,6 @@ import java.util.concurrent.TimeUnit;
  * A client that sends fewer than 8 bytes is closed after the handshake timeout. Owned by the channel's event loop.
  */
 final class ProtocolDetector extends ByteToMessageDecoder {
-    private static final System.Logger LOG = System.getLogger(ProtocolDetector.class.getName());
     private static final byte[] AMQP = {'A', 'M', 'Q', 'P'};
 
     /** Installs one protocol's handlers after the detector. */
@@ -36,23 +38,28 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     private final Protocol amqp10;
     private final Protocol amqp091;
     private final long handshakeTimeoutMillis;
+    private final ConnectionEnds ends;
     private ScheduledFuture<?> timeout;
 
-    /** @param amqp10 null on a port that speaks AMQP 0-9-1 only */
-    ProtocolDetector(Protocol amqp10, Protocol amqp091, long handshakeTimeoutMillis) {
+    /**
+     * @param amqp10 null on a port that speaks AMQP 0-9-1 only
+     * @param ends where a connection that ends here (no header, a bad one, a failed TLS handshake) is recorded
+     */
+    ProtocolDetector(Protocol amqp10, Protocol amqp091, long handshakeTimeoutMillis, ConnectionEnds ends) {
         this.amqp10 = amqp10;
         this.amqp091 = amqp091;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        this.ends = ends;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        timeout = ctx.executor().schedule(() -> {
-            LOG.log(System.Logger.Level.INFO, "connection {0}: closing: no protocol header within {1} ms",
-                io.skiffmq.server.ConnectionName.of(ctx.channel()), handshakeTimeoutMillis);
-            ctx.close();
-        }, io.skiffmq.server.HandshakeDeadline.remainingMillis(ctx.channel(), handshakeTimeoutMillis),
-            TimeUnit.MILLISECONDS);
+        timeout = HandshakeDeadline.schedule(ctx.channel(), handshakeTimeoutMillis, () -> {
+            if (ending(ctx).end(ConnectionEnd.HANDSHAKE_TIMEOUT,
+                    "no protocol header within " + handshakeTimeoutMillis + " ms")) {
+                ctx.close();
+            }
+        });
         // the protocol's handlers hear of the channel once they are installed
     }
 
@@ -96,8 +103,7 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         if (protocol == null) {
             ByteBuf in = internalBuffer();
             in.skipBytes(in.readableBytes());
-            LOG.log(System.Logger.Level.INFO, "connection {0}: closing: unsupported protocol header",
-                io.skiffmq.server.ConnectionName.of(ctx.channel()));
+            ending(ctx).end(ConnectionEnd.PROTOCOL_ERROR, "unsupported protocol header");
             ByteBuf header = ctx.alloc().buffer(Amqp091ProtocolHeader.LENGTH);
             Amqp091ProtocolHeader.write(header);
             ctx.writeAndFlush(header).addListener(ChannelFutureListener.CLOSE);
@@ -110,15 +116,15 @@ final class ProtocolDetector extends ByteToMessageDecoder {
         ctx.pipeline().remove(this);
     }
 
-    /** Before a protocol is chosen, a failure (a TLS handshake that failed, a reset) just closes the connection. */
+    /**
+     * Before a protocol is chosen, a failure (a TLS handshake that failed, a reset) just closes the connection, as
+     * its {@link ConnectionEnd} says.
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
-            ? cause.getCause() : cause;
-        LOG.log(System.Logger.Level.INFO, "connection {0}: closing before its protocol header: {1}",
-            io.skiffmq.server.ConnectionName.of(ctx.channel()),
-            root.toString());
-        ctx.close();
+        if (ending(ctx).failed(cause) != null) {
+            ctx.close();
+        }
     }
 
     @Override
@@ -127,5 +133,10 @@ final class ProtocolDetector extends ByteToMessageDecoder {
             timeout.cancel(false);
         }
         super.channelInactive(ctx);
+        ending(ctx).inactive();
+    }
+
+    private ConnectionEnding ending(ChannelHandlerContext ctx) {
+        return ConnectionEnding.of(ctx.channel(), ends);
     }
 }
