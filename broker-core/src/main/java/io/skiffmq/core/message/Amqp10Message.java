@@ -146,6 +146,24 @@ public final class Amqp10Message extends Message {
         return h;
     }
 
+    /**
+     * One application property, read in place (no map is built) unless {@link #headers()} was decoded already: what
+     * a selector asks of each message.
+     */
+    @Override
+    public Object header(String name) {
+        Map<String, Object> h = headers;
+        if (h != null) {
+            return h.get(name);
+        }
+        try {
+            Object value = HeaderValues.normalise(sections.applicationProperty(name));
+            return value == HeaderValues.UNSUPPORTED ? null : value;
+        } catch (AmqpDecodeException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
     @Override
     public Amqp10Message toAmqp10() {
         return this;
