@@ -74,6 +74,22 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
     private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced");
 
     /**
+     * The declaration's arguments, for a queue being made. A new declaration was checked by its virtual host
+     * already; one recovered from an older broker that did not check them (0-9-1 kept every argument unread) keeps
+     * its queue, without them.
+     */
+    static QueueArguments orNone(String vhost, QueueDeclaration declaration) {
+        try {
+            return of(vhost, declaration.name(), declaration.arguments());
+        } catch (BrokerException e) {
+            System.getLogger(ClassicQueue.class.getName()).log(System.Logger.Level.WARNING, "queue ''{0}'' in vhost "
+                + "''{1}'' has arguments this broker refuses ({2}): it runs without any of them; delete and declare "
+                + "it again to use them", declaration.name(), vhost, e.getMessage());
+            return NONE;
+        }
+    }
+
+    /**
      * Checks and reads a declaration's arguments.
      *
      * @throws BrokerException PRECONDITION_FAILED for a bad value or an argument of another queue type,

@@ -210,6 +210,49 @@ final class WaitingMessages {
     }
 
     /**
+     * Removes and returns the first waiting entry, in the order they go out, that {@code scan} wants (a selector
+     * consumer's next message), leaving the others in place and in order. Per lane, given-back entries are all
+     * looked at (there are few), arrivals from just after the consumer's cursor ({@link SelectiveDispatch}): those up
+     * to it were looked at before and are not wanted. Only entries in memory are looked at: a lane's scan ends at
+     * an arrival paged out to the log, and paged tails are not read (they come back as the head drains).
+     *
+     * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
+     */
+    QueueEntry removeFirstWanted(SelectiveDispatch.Scan scan) {
+        for (int i = lanes.length - 1; i >= 0 && !scan.exhausted(); i--) {
+            Lane lane = lanes[i];
+            QueueEntry back = null;
+            for (QueueEntry e : lane.returned) {
+                if ((back == null || e.sequence < back.sequence) && scan.wants(e)) {
+                    back = e;
+                }
+            }
+            long cursor = scan.cursor(i);
+            for (java.util.Iterator<QueueEntry> it = lane.arrived.iterator(); it.hasNext() && !scan.exhausted(); ) {
+                QueueEntry e = it.next();
+                if (back != null && e.sequence > back.sequence || e.message == null) {
+                    break;
+                }
+                if (e.sequence <= cursor) {
+                    continue;
+                }
+                if (scan.wants(e)) {
+                    it.remove();
+                    count(e, -1);
+                    return e;
+                }
+                scan.advance(i, e.sequence);
+            }
+            if (back != null) {
+                lane.returned.remove(back);
+                count(back, -1);
+                return back;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Removes the entries at the head of each lane that expired by {@code now} (RabbitMQ expires at the head only:
      * a message behind one that lives longer waits for it), handing each to {@code expired}.
      */

@@ -1,0 +1,137 @@
+package io.skiffmq.core.queue;
+
+import io.skiffmq.core.filter.Selector;
+import io.skiffmq.core.time.BrokerClock;
+import java.util.Arrays;
+import java.util.function.BiFunction;
+
+/**
+ * Dispatch to consumers with a selector (JMS message selectors on queue consumers, Artemis' semantics): such a
+ * consumer gets the first waiting message its selector matches; the messages it skips stay where they are, in
+ * order, for other consumers. Consumers without a selector never come here: their path (the head) is unchanged.
+ *
+ * <p>Costs and bounds. A skipped message is not looked at again by the same consumer: each consumer keeps, per
+ * priority lane, a cursor (the highest arrival sequence it looked at and did not want; arrivals are in sequence
+ * order within a lane), so its selector is evaluated once per message; given-back messages (released, modified)
+ * are looked at each time. The entries before the cursor are still walked (no evaluation). A dispatch evaluates at
+ * most {@link #EVALUATIONS_PER_DISPATCH} selectors per consumer; a consumer that ran out has another dispatch asked
+ * for after the turn, so a long backlog is scanned across turns and the event loop stays responsive.
+ *
+ * <p>Paging: only messages in memory are looked at. A lane's scan stops at a message paged out to the log, and
+ * paged tails ({@link PagedTail}) are read back only as the head drains, as for every consumer; so a selector
+ * consumer sees the in-memory part of the backlog (see docs/selectors.md).
+ *
+ * <p>Owned by the queue's thread.
+ */
+final class SelectiveDispatch {
+    /**
+     * Selector evaluations per consumer per dispatch. Evaluating a selector on an AMQP 1.0 message reads a property
+     * or two in place (a few hundred nanoseconds), so 4096 keep one consumer's share of a turn near a millisecond,
+     * the scale of the loop's other work per turn.
+     */
+    static final int EVALUATIONS_PER_DISPATCH = 4096;
+
+    private final WaitingMessages waiting;
+    private final BrokerClock clock;
+    private final BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver;
+    private final Runnable dispatchAgain;
+    /** Counts dispatches: a consumer's budget is renewed on the first offer of each. */
+    private long dispatch;
+    /** A consumer ran out of budget in this dispatch: another is asked for when it ends. */
+    private boolean again;
+    private final Scan scan = new Scan();
+
+    /**
+     * @param deliver hands an entry to a consumer (the queue's own delivery: credit, tags, unsettled)
+     * @param dispatchAgain asks for one more dispatch after the queue's turn
+     */
+    SelectiveDispatch(WaitingMessages waiting, BrokerClock clock,
+            BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver, Runnable dispatchAgain) {
+        this.waiting = waiting;
+        this.clock = clock;
+        this.deliver = deliver;
+        this.dispatchAgain = dispatchAgain;
+    }
+
+    /**
+     * A dispatch ended: budgets are renewed for the next one, which is asked for now if a consumer ran out of its
+     * budget in this one (not from inside the dispatch: an executor without turns would run it there and then).
+     */
+    void dispatched() {
+        dispatch++;
+        if (again) {
+            again = false;
+            dispatchAgain.run();
+        }
+    }
+
+    /** Offers a selector consumer (that has room) the first waiting message it wants; a {@link ConsumerRing.Offer}. */
+    int offer(QueueConsumer consumer) {
+        PrefetchLimit limit = consumer.channelLimit();
+        if (limit != null && !limit.tryAcquire(consumer)) {
+            return ConsumerRing.Offer.NONE; // the channel is at its limit: this consumer waits to be resumed
+        }
+        QueueEntry entry = scan.start(consumer).run();
+        if (entry == null) {
+            if (limit != null) {
+                limit.release(1);
+            }
+            again |= scan.exhausted(); // the rest of the backlog in a later turn
+            return ConsumerRing.Offer.NONE;
+        }
+        consumer.sink.deliver(deliver.apply(consumer, entry));
+        return ConsumerRing.Offer.DONE;
+    }
+
+    /** One consumer's look through the waiting messages. */
+    final class Scan {
+        private QueueConsumer consumer;
+        private Selector selector;
+        private long now;
+
+        Scan start(QueueConsumer c) {
+            consumer = c;
+            selector = c.selector;
+            now = clock.millis();
+            if (c.budgetDispatch != dispatch) {
+                c.budgetDispatch = dispatch;
+                c.budget = EVALUATIONS_PER_DISPATCH;
+            }
+            return this;
+        }
+
+        QueueEntry run() {
+            return waiting.removeFirstWanted(this);
+        }
+
+        boolean exhausted() {
+            return consumer.budget <= 0;
+        }
+
+        /** True when the consumer wants the entry: in memory, not expired, and its selector matches. */
+        boolean wants(QueueEntry entry) {
+            if (entry.message == null || entry.expiresAt != Long.MAX_VALUE && entry.expiresAt < now) {
+                return false;
+            }
+            consumer.budget--;
+            return selector.matches(entry.message);
+        }
+
+        /** Arrivals of lane {@code lane} up to this sequence were looked at and are not wanted. */
+        long cursor(int lane) {
+            long[] cursors = consumer.cursors;
+            return cursors == null || lane >= cursors.length ? -1 : cursors[lane];
+        }
+
+        void advance(int lane, long sequence) {
+            long[] cursors = consumer.cursors;
+            if (cursors == null || lane >= cursors.length) {
+                int old = cursors == null ? 0 : cursors.length;
+                cursors = cursors == null ? new long[lane + 1] : Arrays.copyOf(cursors, lane + 1);
+                Arrays.fill(cursors, old, cursors.length, -1);
+                consumer.cursors = cursors;
+            }
+            cursors[lane] = sequence;
+        }
+    }
+}
