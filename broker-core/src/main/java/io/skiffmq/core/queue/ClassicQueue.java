@@ -58,6 +58,8 @@ public final class ClassicQueue implements Queue {
     private final ArrayDeque<QueueEntry> pageOutCandidates = new ArrayDeque<>();
 
     private final WaitingMessages waiting;
+    /** A topic subscription's filter, checked by publishers; null for none. */
+    private final io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter;
     /** Dispatch to consumers with a selector; those without one never use it. */
     private final SelectiveDispatch selective;
     /** Consumers messages are pushed to (not pull consumers); with a single active consumer, that one only. */
@@ -132,6 +134,7 @@ public final class ClassicQueue implements Queue {
         this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow());
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
+        this.subscriptionFilter = arguments.subscriptionFilter();
         this.selective = new SelectiveDispatch(waiting, context.clock(), this::deliver, this::dispatchAfterTurn);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), this::dispatchAfterTurnRuns);
@@ -192,6 +195,11 @@ public final class ClassicQueue implements Queue {
     @Override
     public QueueCounters counters() {
         return counters;
+    }
+
+    @Override
+    public io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter() {
+        return subscriptionFilter;
     }
 
     @Override

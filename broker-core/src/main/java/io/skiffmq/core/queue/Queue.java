@@ -41,6 +41,14 @@ public interface Queue {
     void publish(Message message, PublishConfirm confirm);
 
     /**
+     * What a publisher checks before handing this queue a message (a topic subscription's selector and no-local,
+     * from its arguments); null when the queue takes every message routed to it.
+     */
+    default io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter() {
+        return null;
+    }
+
+        /**
      * True when this queue may be holding its publishers back ({@link PublisherFlow}); cheap enough to ask on every
      * publish. A publisher then asks {@link #holdPublisher} before it takes more.
      */

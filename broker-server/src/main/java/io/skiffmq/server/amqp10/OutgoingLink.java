@@ -61,6 +61,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private final Handoff<Object> fromQueue;
     /** The consumer's priority among the queue's consumers ({@value #PRIORITY_PROPERTY}). */
     private final int priority;
+    private final LinkFilters filters;
     /** Null until the queue is ready. */
     private Queue queue;
     private QueueConsumer consumer;
@@ -69,8 +70,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private FlowPerformative earlyFlow;
 
     private OutgoingLink(AmqpSession session, long handle, boolean preSettled, Outcome defaultOutcome,
-            String deleteOnClose, String durableSubscription, int priority) {
+            String deleteOnClose, String durableSubscription, int priority, LinkFilters filters) {
         this.session = session;
+        this.filters = filters;
         this.priority = priority;
         this.handle = handle;
         this.preSettled = preSettled;
@@ -103,6 +105,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         VirtualHost vhost = session.vhost();
         String subscription = subscriptionQueue(session, attach.getName());
         Source source;
+        LinkFilters filters = LinkFilters.KEEP_SUBSCRIPTION;
         if (attach.getSource() == null) {
             // Qpid JMS unsubscribe: attach by subscription name with no source, then detach closed=true
             Queue existing = vhost.queue(subscription);
@@ -114,11 +117,13 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             source = durableTopicSource(topic);
         } else if (attach.getSource() instanceof Source s) {
             source = s;
+            filters = LinkFilters.of(handle, s.getFilter(), !Boolean.TRUE.equals(s.getDynamic())
+                && IncomingLink.hasCapability(s.getCapabilities(), "topic"));
         } else {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "a consumer link needs a source");
         }
-        // filters (JMS selectors, no-local) are not implemented: not echoing them tells the client so [3.5.3]
-        source.setFilter(null);
+        // [3.5.3] the filters honoured are echoed; the others are left out, which tells the client so
+        source.setFilter(filters.echoed());
         CompletableFuture<Queue> queue;
         String deleteOnClose = null;
         String durableSubscription = null;
@@ -134,7 +139,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
                 && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
             String name = durable ? subscription : QueueDeclaration.generateName();
-            queue = subscribe(session, handle, name, source.getAddress(), durable);
+            queue = subscribe(session, handle, name, source.getAddress(), durable, filters);
             if (durable) {
                 durableSubscription = name;
             } else {
@@ -148,7 +153,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
         OutgoingLink link = new OutgoingLink(session, handle, preSettled, defaultOutcome(source), deleteOnClose,
-            durableSubscription, priority(handle, attach));
+            durableSubscription, priority(handle, attach), filters);
 
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
@@ -174,7 +179,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
      * subscription is durable, that of any other subscription this connection's, in memory.
      */
     private static CompletableFuture<Queue> subscribe(AmqpSession session, long handle, String name, String topic,
-            boolean durable) {
+            boolean durable, LinkFilters filters) {
         if (topic == null) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
         }
@@ -185,8 +190,12 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         LinkPermits.require(access, handle, Permission.READ, Access.Resource.EXCHANGE, "amq.topic");
         LinkPermits.requireTopic(access, vhost, handle, Permission.READ, "amq.topic", topic);
         LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, name);
-        QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, Map.of())
-            : new QueueDeclaration(name, false, true, false, Map.of());
+        Map<String, Object> arguments = filters.subscriptionArguments();
+        QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, arguments)
+            : new QueueDeclaration(name, false, true, false, arguments);
+        if (durable) {
+            filters.replaceChangedSubscription(vhost, name);
+        }
         Binding binding = new Binding("amq.topic", Destination.queue(name), topic, Map.of());
         return vhost.declareQueueAsync(declaration, session.owner())
             .thenCompose(queue -> vhost.bindAsync(binding).thenApply(bound -> queue));
@@ -279,7 +288,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         session.writeFrame(reply);
         queue = ready;
-        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority);
+        filters.attached(ready, session.owner());
+        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority,
+            filters.consumerSelector());
         if (earlyFlow != null) {
             onFlow(earlyFlow);
             earlyFlow = null;
@@ -383,6 +394,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             return; // the queue is not ready yet: queueReady cleans up
         }
         queue.unsubscribe(consumer, defaultOutcome);
+        filters.detached(queue, session.owner());
         if (deleteOnClose != null) {
             session.vhost().deleteQueue(deleteOnClose);
         }
