@@ -203,6 +203,29 @@ class JmsSelectorTest {
     }
 
     @Test
+    void aSelectorConsumerSeesMessagesRecoveredAfterARestart(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        String dataDir = "data-dir=" + dir.resolve("data");
+        try (RunningBroker first = RunningBroker.start(dataDir); Connection connection = connect(first, "")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("selector-recovered"));
+            for (int i = 0; i < COLORS.length; i++) {
+                send(session, producer, i);
+            }
+        }
+        try (RunningBroker second = RunningBroker.start(dataDir); Connection connection = connect(second, "")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue("selector-recovered");
+            MessageConsumer red = session.createConsumer(queue, "color = 'red'");
+            assertThat(receiveAll(red, 3)).as("recovered messages are read back from the log to be looked at")
+                .containsExactly("m0", "m3", "m6");
+            assertThat(red.receive(200)).isNull();
+            red.close();
+            assertThat(receiveAll(session.createConsumer(queue), 5)).containsExactly("m1", "m2", "m4", "m5", "m7");
+        }
+    }
+
+    @Test
     void aMessagePublishedOverAmqp091IsMatchedByItsHeaders() throws Exception {
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
         factory.setPort(broker.port());

@@ -58,8 +58,7 @@ public final class ClassicQueue implements Queue {
     private final ArrayDeque<QueueEntry> pageOutCandidates = new ArrayDeque<>();
 
     private final WaitingMessages waiting;
-    /** A topic subscription's filter, checked by publishers; null for none. */
-    private final io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter;
+    private final io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter; // checked by publishers
     /** Dispatch to consumers with a selector; those without one never use it. */
     private final SelectiveDispatch selective;
     /** Consumers messages are pushed to (not pull consumers); with a single active consumer, that one only. */
@@ -135,7 +134,8 @@ public final class ClassicQueue implements Queue {
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
         this.subscriptionFilter = arguments.subscriptionFilter();
-        this.selective = new SelectiveDispatch(waiting, context.clock(), this::deliver, this::dispatchAfterTurn);
+        this.selective = new SelectiveDispatch(waiting, context.clock(), this::deliver,
+            e -> log.read(e.sequence, e.location), this::dispatchAfterTurn);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), this::dispatchAfterTurnRuns);
         this.lastUsed = context.clock().millis();

@@ -1,9 +1,11 @@
 package io.skiffmq.core.queue;
 
 import io.skiffmq.core.filter.Selector;
+import io.skiffmq.core.message.Message;
 import io.skiffmq.core.time.BrokerClock;
 import java.util.Arrays;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Dispatch to consumers with a selector (JMS message selectors on queue consumers, Artemis' semantics): such a
@@ -17,9 +19,10 @@ import java.util.function.BiFunction;
  * most {@link #EVALUATIONS_PER_DISPATCH} selectors per consumer; a consumer that ran out has another dispatch asked
  * for after the turn, so a long backlog is scanned across turns and the event loop stays responsive.
  *
- * <p>Paging: only messages in memory are looked at. A lane's scan stops at a message paged out to the log, and
- * paged tails ({@link PagedTail}) are read back only as the head drains, as for every consumer; so a selector
- * consumer sees the in-memory part of the backlog (see docs/selectors.md).
+ * <p>Paging: a waiting message paged out to the log (over the memory limit without page files, or recovered at
+ * start) is read back to be looked at, and let go again unless wanted; each consumer reads it once. Paged tails
+ * ({@link PagedTail}) are not read: they come back in memory as the head drains, as for every consumer, so a selector
+ * consumer sees the part of the backlog in memory and in the log, not what waits in page files (docs/selectors.md).
  *
  * <p>Owned by the queue's thread.
  */
@@ -34,6 +37,7 @@ final class SelectiveDispatch {
     private final WaitingMessages waiting;
     private final BrokerClock clock;
     private final BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver;
+    private final Function<QueueEntry, Message> readBack;
     private final Runnable dispatchAgain;
     /** Counts dispatches: a consumer's budget is renewed on the first offer of each. */
     private long dispatch;
@@ -43,11 +47,14 @@ final class SelectiveDispatch {
 
     /**
      * @param deliver hands an entry to a consumer (the queue's own delivery: credit, tags, unsettled)
+     * @param readBack reads a paged-out entry's message back from the log (a new reference; throws when it cannot)
      * @param dispatchAgain asks for one more dispatch after the queue's turn
      */
     SelectiveDispatch(WaitingMessages waiting, BrokerClock clock,
-            BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver, Runnable dispatchAgain) {
+            BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver, Function<QueueEntry, Message> readBack,
+            Runnable dispatchAgain) {
         this.waiting = waiting;
+        this.readBack = readBack;
         this.clock = clock;
         this.deliver = deliver;
         this.dispatchAgain = dispatchAgain;
@@ -79,6 +86,9 @@ final class SelectiveDispatch {
             again |= scan.exhausted(); // the rest of the backlog in a later turn
             return ConsumerRing.Offer.NONE;
         }
+        if (entry.message == null) {
+            entry.message = scan.takeLoaded(); // read back to be looked at: it goes out now
+        }
         consumer.sink.deliver(deliver.apply(consumer, entry));
         return ConsumerRing.Offer.DONE;
     }
@@ -88,6 +98,8 @@ final class SelectiveDispatch {
         private QueueConsumer consumer;
         private Selector selector;
         private long now;
+        /** The message of the paged-out entry wanted last, read back; null when none. */
+        private Message loaded;
 
         Scan start(QueueConsumer c) {
             consumer = c;
@@ -108,13 +120,37 @@ final class SelectiveDispatch {
             return consumer.budget <= 0;
         }
 
-        /** True when the consumer wants the entry: in memory, not expired, and its selector matches. */
+        /**
+         * True when the consumer wants the entry: not expired, and its selector matches. A paged-out entry's message
+         * is read back to be looked at, kept for {@link #takeLoaded} when wanted and let go otherwise; one that
+         * cannot be read is not wanted (it is dealt with when it reaches the head).
+         */
         boolean wants(QueueEntry entry) {
-            if (entry.message == null || entry.expiresAt != Long.MAX_VALUE && entry.expiresAt < now) {
+            if (entry.expiresAt != Long.MAX_VALUE && entry.expiresAt < now) {
                 return false;
             }
             consumer.budget--;
-            return selector.matches(entry.message);
+            if (entry.message != null) {
+                return selector.matches(entry.message);
+            }
+            Message message;
+            try {
+                message = readBack.apply(entry);
+            } catch (RuntimeException e) {
+                return false;
+            }
+            if (selector.matches(message)) {
+                loaded = message;
+                return true;
+            }
+            message.release();
+            return false;
+        }
+
+        Message takeLoaded() {
+            Message m = loaded;
+            loaded = null;
+            return m;
         }
 
         /** Arrivals of lane {@code lane} up to this sequence were looked at and are not wanted. */

@@ -213,8 +213,9 @@ final class WaitingMessages {
      * Removes and returns the first waiting entry, in the order they go out, that {@code scan} wants (a selector
      * consumer's next message), leaving the others in place and in order. Per lane, given-back entries are all
      * looked at (there are few), arrivals from just after the consumer's cursor ({@link SelectiveDispatch}): those up
-     * to it were looked at before and are not wanted. Only entries in memory are looked at: a lane's scan ends at
-     * an arrival paged out to the log, and paged tails are not read (they come back as the head drains).
+     * to it were looked at before and are not wanted. An arrival paged out to the log is read back to be looked at
+     * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read (they
+     * come back as the head drains).
      *
      * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
      */
@@ -223,14 +224,14 @@ final class WaitingMessages {
             Lane lane = lanes[i];
             QueueEntry back = null;
             for (QueueEntry e : lane.returned) {
-                if ((back == null || e.sequence < back.sequence) && scan.wants(e)) {
+                if ((back == null || e.sequence < back.sequence) && e.message != null && scan.wants(e)) {
                     back = e;
                 }
             }
             long cursor = scan.cursor(i);
             for (java.util.Iterator<QueueEntry> it = lane.arrived.iterator(); it.hasNext() && !scan.exhausted(); ) {
                 QueueEntry e = it.next();
-                if (back != null && e.sequence > back.sequence || e.message == null) {
+                if (back != null && e.sequence > back.sequence) {
                     break;
                 }
                 if (e.sequence <= cursor) {
