@@ -15,7 +15,7 @@ import java.util.function.Function;
  * <p>Costs and bounds. A skipped message is not looked at again by the same consumer: each consumer keeps, per
  * priority lane, a cursor (the highest arrival sequence it looked at and did not want; arrivals are in sequence
  * order within a lane), so its selector is evaluated once per message; given-back messages (released, modified)
- * are looked at each time. The entries before the cursor are still walked (no evaluation). A dispatch evaluates at
+ * are looked at again only when more were given back since it last wanted none of them. The entries before the cursor are still walked (no evaluation). A dispatch evaluates at
  * most {@link #EVALUATIONS_PER_DISPATCH} selectors per consumer; a consumer that ran out has another dispatch asked
  * for after the turn, so a long backlog is scanned across turns and the event loop stays responsive.
  *
@@ -151,6 +151,15 @@ final class SelectiveDispatch {
             Message m = loaded;
             loaded = null;
             return m;
+        }
+
+        /** How many entries had been given back when the consumer last found none it wanted among them. */
+        long returnedSeen() {
+            return consumer.returnedSeen;
+        }
+
+        void returnedSeen(long putBacks) {
+            consumer.returnedSeen = putBacks;
         }
 
         /** Arrivals of lane {@code lane} up to this sequence were looked at and are not wanted. */

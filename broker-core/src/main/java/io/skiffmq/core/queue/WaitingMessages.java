@@ -39,6 +39,8 @@ final class WaitingMessages {
     private int paged;
     private long bytes;
     private long bodyBytes;
+    /** Entries given back so far ({@link #putBack}): a selector consumer looks at given-back ones when it grew. */
+    private long putBacks;
 
     /** @param maxPriority the highest priority told apart (0: a single lane) */
     WaitingMessages(int maxPriority) {
@@ -183,6 +185,7 @@ final class WaitingMessages {
 
     /** A taken entry goes back among the waiting ones, at its position. */
     void putBack(QueueEntry entry) {
+        putBacks++;
         lanes[entry.priority].returned.add(entry);
         count(entry, 1);
     }
@@ -213,29 +216,38 @@ final class WaitingMessages {
      * Removes and returns the first waiting entry, in the order they go out, that {@code scan} wants (a selector
      * consumer's next message), leaving the others in place and in order. Per lane, given-back entries are all
      * looked at (there are few), arrivals from just after the consumer's cursor ({@link SelectiveDispatch}): those up
-     * to it were looked at before and are not wanted. An arrival paged out to the log is read back to be looked at
+     * to it were looked at before and are not wanted; given-back ones only when some were given back since the
+     * consumer last found none it wanted among them (they are not bounded by the budget). An arrival paged out to the log is read back to be looked at
      * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read (they
      * come back as the head drains).
      *
      * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
      */
     QueueEntry removeFirstWanted(SelectiveDispatch.Scan scan) {
+        boolean lookAtReturned = scan.returnedSeen() != putBacks;
         for (int i = lanes.length - 1; i >= 0 && !scan.exhausted(); i--) {
             Lane lane = lanes[i];
             QueueEntry back = null;
-            for (QueueEntry e : lane.returned) {
-                if ((back == null || e.sequence < back.sequence) && e.message != null && scan.wants(e)) {
-                    back = e;
+            if (lookAtReturned) {
+                for (QueueEntry e : lane.returned) {
+                    if ((back == null || e.sequence < back.sequence) && e.message != null && scan.wants(e)) {
+                        back = e;
+                    }
                 }
             }
             long cursor = scan.cursor(i);
-            for (java.util.Iterator<QueueEntry> it = lane.arrived.iterator(); it.hasNext() && !scan.exhausted(); ) {
+            boolean before = true; // every arrival older than the given-back one wanted was looked at
+            for (java.util.Iterator<QueueEntry> it = lane.arrived.iterator(); it.hasNext(); ) {
                 QueueEntry e = it.next();
                 if (back != null && e.sequence > back.sequence) {
                     break;
                 }
                 if (e.sequence <= cursor) {
                     continue;
+                }
+                if (scan.exhausted()) {
+                    before = false;
+                    break;
                 }
                 if (scan.wants(e)) {
                     it.remove();
@@ -245,10 +257,16 @@ final class WaitingMessages {
                 scan.advance(i, e.sequence);
             }
             if (back != null) {
+                if (!before) {
+                    return null; // an older arrival may be wanted: it goes first, next time
+                }
                 lane.returned.remove(back);
                 count(back, -1);
                 return back;
             }
+        }
+        if (!scan.exhausted()) {
+            scan.returnedSeen(putBacks); // nothing given back so far is wanted: not looked at again until more is
         }
         return null;
     }

@@ -101,6 +101,27 @@ class ClassicQueueSelectorTest {
     }
 
     @Test
+    void givenBackMessagesAreLookedAtAgainOnlyWhenMoreAreGivenBack() {
+        for (int i = 0; i < 4; i++) {
+            publish("blue", i);
+        }
+        QueueConsumer any = queue.subscribe(plain, ConsumerFlow.credit(), false);
+        queue.flow(any, 0, 4, false, false);
+        queue.settle(any, 0, 3, Outcome.RELEASED); // four blue ones back in their places
+        QueueConsumer red = queue.subscribe(selective, ConsumerFlow.credit(), false, false, 0,
+            Selector.parse("color = 'red'"));
+        queue.flow(red, 0, 10, false, false);
+        assertThat(red.budget).as("the four given back were looked at")
+            .isEqualTo(SelectiveDispatch.EVALUATIONS_PER_DISPATCH - 4);
+        publish("red", 4);
+        assertThat(numbers(selective)).containsExactly(4);
+        assertThat(red.budget).as("only the new arrival: nothing more was given back")
+            .isEqualTo(SelectiveDispatch.EVALUATIONS_PER_DISPATCH - 1);
+        queue.unsubscribe(red, Outcome.ACCEPTED);
+        queue.unsubscribe(any, Outcome.ACCEPTED);
+    }
+
+    @Test
     void prefetchAndPriorityLanesWorkWithSelectors() {
         ClassicQueue prio = new ClassicQueue("p", QueueExecutor.CALLER_THREAD, false, Map.of("x-max-priority", 5),
             null, Long.MAX_VALUE);
