@@ -28,9 +28,10 @@ import java.util.function.Function;
  */
 final class SelectiveDispatch {
     /**
-     * Selector evaluations per consumer per dispatch. Evaluating a selector on an AMQP 1.0 message reads a property
-     * or two in place (a few hundred nanoseconds), so 4096 keep one consumer's share of a turn near a millisecond,
-     * the scale of the loop's other work per turn.
+     * Selector evaluations per consumer per dispatch. {@code SelectorBenchmark} measured about 0.2 µs for one
+     * equality and 1.3 µs for a four-part selector on an AMQP 1.0 message (properties read in place; one noisy
+     * run on a shared machine), so 4096 bound one consumer's share of a turn to about 1 to 5 ms: the scale of a
+     * busy loop's other work per turn, while a backlog of 100,000 skipped messages is looked through in 25 turns.
      */
     static final int EVALUATIONS_PER_DISPATCH = 4096;
 
