@@ -148,7 +148,8 @@ public final class Amqp10Message extends Message {
 
     /**
      * One application property, read in place (no map is built) unless {@link #headers()} was decoded already: what
-     * a selector asks of each message.
+     * a selector asks of each message. The lookup uses no lazy cache of the section index, so publishers and queues
+     * may ask at the same time.
      */
     @Override
     public Object header(String name) {

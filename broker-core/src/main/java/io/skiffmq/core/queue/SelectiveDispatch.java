@@ -75,6 +75,11 @@ final class SelectiveDispatch {
 
     /** Offers a selector consumer (that has room) the first waiting message it wants; a {@link ConsumerRing.Offer}. */
     int offer(QueueConsumer consumer) {
+        if (consumer.foundNothingIn == dispatch) {
+            // it looked through everything this dispatch: the ring offers it a turn per message others take, and
+            // walking the backlog up to its cursor each time would cost as much as the dispatch itself
+            return ConsumerRing.Offer.NONE;
+        }
         PrefetchLimit limit = consumer.channelLimit();
         if (limit != null && !limit.tryAcquire(consumer)) {
             return ConsumerRing.Offer.NONE; // the channel is at its limit: this consumer waits to be resumed
@@ -84,7 +89,11 @@ final class SelectiveDispatch {
             if (limit != null) {
                 limit.release(1);
             }
-            again |= scan.exhausted(); // the rest of the backlog in a later turn
+            if (scan.exhausted()) {
+                again = true; // the rest of the backlog in a later turn
+            } else {
+                consumer.foundNothingIn = dispatch;
+            }
             return ConsumerRing.Offer.NONE;
         }
         if (entry.message == null) {
