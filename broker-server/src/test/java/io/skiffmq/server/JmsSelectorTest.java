@@ -203,6 +203,26 @@ class JmsSelectorTest {
     }
 
     @Test
+    void changingADurableSubscriptionsSelectorReplacesIt() throws Exception {
+        try (Connection connection = connect(broker, "jms.clientID=selector-change")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic topic = session.createTopic("selector.change");
+            MessageConsumer reds = session.createDurableConsumer(topic, "watch", "color = 'red'", false);
+            MessageProducer producer = session.createProducer(topic);
+            send(session, producer, 0); // red
+            send(session, producer, 1); // blue
+            reds.close();
+            send(session, producer, 3); // red, kept for the subscription while it is away
+            MessageConsumer blues = session.createDurableConsumer(topic, "watch", "color = 'blue'", false);
+            assertThat(blues.receive(200)).as("a new subscription: the old one's red message went with it").isNull();
+            send(session, producer, 5); // blue
+            assertThat(receiveAll(blues, 1)).containsExactly("m5");
+            blues.close();
+            session.unsubscribe("watch");
+        }
+    }
+
+    @Test
     void aSelectorConsumerSeesMessagesRecoveredAfterARestart(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         String dataDir = "data-dir=" + dir.resolve("data");

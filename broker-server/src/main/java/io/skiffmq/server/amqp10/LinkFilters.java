@@ -122,22 +122,28 @@ final class LinkFilters {
 
     /**
      * A durable subscription asked for with another selector or no-local than its queue was made with: its queue
-     * is deleted, with its messages, so that a new one is made (JMS 2.0: changing a durable subscription's selector
-     * is unsubscribing and subscribing again).
+     * is deleted, with its messages, so that a new one is made (JMS 2.0, 6.11.1: changing a durable subscription's
+     * selector is unsubscribing and subscribing again). Not while another consumer uses it: that is refused with
+     * {@code amqp:resource-locked}, as JMS refuses changing an active subscription.
      */
-    void replaceChangedSubscription(VirtualHost vhost, String queueName) {
+    void replaceChangedSubscription(long handle, VirtualHost vhost, String queueName) {
         Queue existing = vhost.queue(queueName);
         if (!replaceChanged || existing == null) {
             return;
         }
         Map<String, Object> had = existing.declaration().arguments();
         Map<String, Object> wanted = subscriptionArguments();
-        if (!Objects.equals(had.get(SubscriptionFilter.SELECTOR_ARGUMENT),
+        if (Objects.equals(had.get(SubscriptionFilter.SELECTOR_ARGUMENT),
                 wanted.get(SubscriptionFilter.SELECTOR_ARGUMENT))
-                || !Objects.equals(had.get(SubscriptionFilter.NO_LOCAL_ARGUMENT),
+                && Objects.equals(had.get(SubscriptionFilter.NO_LOCAL_ARGUMENT),
                     wanted.get(SubscriptionFilter.NO_LOCAL_ARGUMENT))) {
-            vhost.deleteQueue(existing);
+            return;
         }
+        if (existing.consumerCount() > 0) {
+            throw AmqpException.linkError(handle, AmqpError.RESOURCE_LOCKED, "durable subscription '%s' is in use "
+                + "with another selector or no-local", queueName);
+        }
+        vhost.deleteQueue(existing);
     }
 
     /** The link consumes from {@code queue} on {@code connection}: its no-local leaves that connection's messages out. */

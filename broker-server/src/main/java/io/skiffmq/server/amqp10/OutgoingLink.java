@@ -194,7 +194,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         QueueDeclaration declaration = durable ? QueueDeclaration.of(name, true, arguments)
             : new QueueDeclaration(name, false, true, false, arguments);
         if (durable) {
-            filters.replaceChangedSubscription(vhost, name);
+            filters.replaceChangedSubscription(handle, vhost, name);
         }
         Binding binding = new Binding("amq.topic", Destination.queue(name), topic, Map.of());
         return vhost.declareQueueAsync(declaration, session.owner())
