@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * Cuts a selector into {@link Token}s (JMS 2.0, 3.8.1.1): string literals in single quotes ({@code ''} for a quote),
  * exact numerics (digits), approximate numerics (a decimal point or an exponent: {@code 7.}, {@code .5},
- * {@code 57.9E2}), identifiers (Java identifier characters, case-sensitive), keywords (case-insensitive), the
+ * {@code 57.9E2}; Java's hexadecimal, octal and suffixed forms too), identifiers (Java identifier characters,
+ * case-sensitive), keywords (case-insensitive), the
  * operators {@code = <> < <= > >= + - * /}, parentheses and commas. Stateless; safe from any thread.
  */
 final class SelectorLexer {
@@ -90,10 +91,22 @@ final class SelectorLexer {
         return c >= '0' && c <= '9';
     }
 
-    /** Reads a number starting at {@code i}; returns where it ends. */
+    /**
+     * Reads a number starting at {@code i}, in Java's literal syntax as JMS asks (3.8.1.1): decimal, hexadecimal
+     * ({@code 0x1F}) or octal ({@code 017}) integers with an optional {@code L}, and floating-point numbers with an
+     * optional {@code F} or {@code D}. An exact number's token holds its value in decimal (a decimal one as written,
+     * so that its range is checked where its sign is known); returns where it ends.
+     */
     private static int number(String s, int i, List<Token> tokens) {
         int start = i;
         int n = s.length();
+        if (s.charAt(i) == '0' && i + 1 < n && (s.charAt(i + 1) == 'x' || s.charAt(i + 1) == 'X')) {
+            i += 2;
+            while (i < n && Character.digit(s.charAt(i), 16) >= 0) {
+                i++;
+            }
+            return radix(s, start, start + 2, i, 16, tokens);
+        }
         boolean approximate = false;
         while (i < n && isDigit(s.charAt(i))) {
             i++;
@@ -119,8 +132,33 @@ final class SelectorLexer {
             approximate = true;
             i = e;
         }
-        tokens.add(new Token(approximate ? Token.Kind.APPROXIMATE : Token.Kind.EXACT, s.substring(start, i),
-            start + 1));
-        return i;
+        char suffix = i < n ? Character.toUpperCase(s.charAt(i)) : 0;
+        if (suffix == 'F' || suffix == 'D') {
+            tokens.add(new Token(Token.Kind.APPROXIMATE, s.substring(start, i), start + 1));
+            return i + 1;
+        }
+        if (approximate) {
+            tokens.add(new Token(Token.Kind.APPROXIMATE, s.substring(start, i), start + 1));
+            return i;
+        }
+        if (s.charAt(start) == '0' && i - start > 1) {
+            return radix(s, start, start + 1, i, 8, tokens);
+        }
+        tokens.add(new Token(Token.Kind.EXACT, s.substring(start, i), start + 1));
+        return suffix == 'L' ? i + 1 : i;
+    }
+
+    /** A hexadecimal or octal integer: its digits are {@code [from, to)}; 64 bits at most, as Java's literals. */
+    private static int radix(String s, int start, int from, int to, int radix, List<Token> tokens) {
+        String digits = s.substring(from, to);
+        long value;
+        try {
+            value = Long.parseUnsignedLong(digits, radix);
+        } catch (NumberFormatException e) {
+            throw new SelectorException(start + 1, "invalid " + (radix == 16 ? "hexadecimal" : "octal") + " number '"
+                + s.substring(start, to) + "'");
+        }
+        tokens.add(new Token(Token.Kind.EXACT, Long.toString(value), start + 1));
+        return to < s.length() && Character.toUpperCase(s.charAt(to)) == 'L' ? to + 1 : to;
     }
 }

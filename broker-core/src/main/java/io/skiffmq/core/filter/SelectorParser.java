@@ -270,7 +270,8 @@ final class SelectorParser {
         Token operand = peek();
         if (minus && operand.kind() == Token.Kind.EXACT) {
             take(); // folded, so that -9223372036854775808 is a long
-            return new Expression.Literal(exact("-" + operand.text(), t));
+            String digits = operand.text();
+            return new Expression.Literal(digits.startsWith("-") ? -exact(digits, operand) : exact("-" + digits, t));
         }
         enter(t);
         Expression e = unary();

@@ -65,7 +65,9 @@ class SelectorTest {
         "size > 5 OR color = 'blue' AND weight < 1|true", "TRUE|true", "FALSE|false", "NULL IS NULL|true",
         "1 + 2 * 3 = 7|true", "(1 + 2) * 3 = 9|true", "7. = 7|true", ".5 = 0.5|true", "57.9E2 = 5790|true",
         "1e3 = 1000|true", "-9223372036854775808 < 0|true", "'it''s' = 'it''s'|true", "size > 9 and COLOR = 'red'|false",
-        "size > 9 and color = 'red'|true", "JMSPriority = 4|true", "JMSDeliveryMode = 'NON_PERSISTENT'|true",
+        "size > 9 and color = 'red'|true", "size = 0xA|true", "size = 0XaL|true", "size = 012|true", "size = 10L|true",
+        "weight = 2.5f|true", "weight = 2.5D|true", "size = 10d|true", "-0xFFFFFFFFFFFFFFFF = 1|true",
+        "0x7FFFFFFFFFFFFFFF > 0|true", "0x8000000000000000 < 0|true", "JMSPriority = 4|true", "JMSDeliveryMode = 'NON_PERSISTENT'|true",
         "JMSType IS NULL|true", "JMSMessageID IS NULL|true", "JMSTimestamp IS NULL|true", "JMSExpiration = 0|true"})
     void evaluatesAgainstApplicationProperties(String selector, boolean expected) {
         assertThat(matches(selector)).as(selector).isEqualTo(expected);
@@ -153,6 +155,9 @@ class SelectorTest {
         "size = 99999999999999999999|position 8: number 99999999999999999999 out of range of a long",
         "size = 1e|position 8: exponent without digits in '1e'",
         "size = 12abc|position 10: unexpected 'abc'",
+        "size = 09|position 8: invalid octal number '09'",
+        "size = 0x|position 8: invalid hexadecimal number '0x'",
+        "size = 0x1FFFFFFFFFFFFFFFF|position 8: invalid hexadecimal number '0x1FFFFFFFFFFFFFFFF'",
         "color = # |position 9: unexpected character '#'",
         "AND|position 1: expected a value, found 'AND'", "|position 1: expected a value, found the end of the selector"})
     void badSelectorsSayWhereAndWhat(String selector, String message) {
