@@ -1,6 +1,8 @@
 package io.skiffmq.core.filter;
 
 import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.Queue;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,9 +12,11 @@ import java.util.Map;
  * subscriber's connection is not saved: it is told by the consuming link while it is attached
  * ({@link #subscriber}), and without one no message is local.
  *
- * <p>Checked by the publisher, on its thread, before the message goes to the queue ({@code Publisher}): a message
- * that does not pass never enters the queue. The selector is immutable; the subscriber is written by the
- * consuming connection's thread and read by publishers' (volatile).
+ * <p>Checked where a message is routed, on the routing thread, before it goes to its queues
+ * ({@link #retainAccepting}: {@code Publisher}, dead-lettering, the HTTP API's publish): a message that does not
+ * pass never enters the queue, and the message itself carries nothing for it (the publishing connection is the
+ * publisher's, known where it routes). The selector is immutable; the subscriber is written by the consuming
+ * connection's thread and read by the routing threads (volatile).
  */
 public final class SubscriptionFilter {
     /** The queue argument holding a subscription's selector (a string). */
@@ -62,7 +66,7 @@ public final class SubscriptionFilter {
 
     /**
      * The connection now consuming from the subscription (any object standing for it, compared by identity with
-     * {@link Message#publishedBy()}), or null when none is.
+     * the publishing connection), or null when none is.
      */
     public void subscriber(Object connection) {
         subscriber = connection;
@@ -75,14 +79,31 @@ public final class SubscriptionFilter {
         }
     }
 
-    /** True when the message goes into the subscription's queue. */
-    public boolean accepts(Message message) {
-        if (noLocal) {
-            Object s = subscriber;
-            if (s != null && message.publishedBy() == s) {
-                return false;
-            }
+    /**
+     * True when the message goes into the subscription's queue.
+     *
+     * @param publishedBy the connection that published it, null when none did (dead-lettered, the HTTP API)
+     */
+    public boolean accepts(Message message, Object publishedBy) {
+        if (noLocal && publishedBy != null && publishedBy == subscriber) {
+            return false;
         }
         return selector == null || selector.matches(message);
+    }
+
+    /**
+     * Takes out of {@code queues} (a message's route) those whose filter refuses the message; queues without one
+     * cost a call each.
+     *
+     * @return false when no queue is left
+     */
+    public static boolean retainAccepting(Message message, List<Queue> queues, Object publishedBy) {
+        for (int i = queues.size() - 1; i >= 0; i--) {
+            SubscriptionFilter filter = queues.get(i).subscriptionFilter();
+            if (filter != null && !filter.accepts(message, publishedBy)) {
+                queues.remove(i);
+            }
+        }
+        return !queues.isEmpty();
     }
 }

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <p>Reference counted: each queue that holds the message holds one reference, and each delivery in flight to a
  * consumer one more. The last {@link #release()} releases the bytes, and the converted form if there is one.
- * Immutable apart from the count, the lazily made decoded and converted forms (published safely) and
- * {@link #publishedBy} (set before routing), so it can cross threads (queues, connections) freely.
+ * Immutable apart from the count and the lazily made decoded and converted forms (published safely), so it can
+ * cross threads (queues, connections) freely.
  */
 public abstract class Message implements ReferenceCounted, Headers {
     /** Broker annotation: the exchange the message was published to. */
@@ -38,8 +38,6 @@ public abstract class Message implements ReferenceCounted, Headers {
     private final long ttl;
     private final String exchange;
     private final String routingKey;
-    /** The connection that published it, in memory only (never stored): set once, before it is routed. */
-    private Object publishedBy;
 
     protected Message(boolean durable, int priority, long ttl, String exchange, String routingKey) {
         this.durable = durable;
@@ -74,19 +72,6 @@ public abstract class Message implements ReferenceCounted, Headers {
     /** The routing key it was published with; may be null (an AMQP 1.0 message without a subject). */
     public final String routingKey() {
         return routingKey;
-    }
-
-    /**
-     * The connection that published it (any object standing for it, compared by identity: JMS no-local), or null
-     * when unknown (read back from the store, dead-lettered, published by the broker).
-     */
-    public final Object publishedBy() {
-        return publishedBy;
-    }
-
-    /** Says which connection published it; by its publisher, before routing (which publishes it safely). */
-    public final void publishedBy(Object connection) {
-        publishedBy = connection;
     }
 
     /**

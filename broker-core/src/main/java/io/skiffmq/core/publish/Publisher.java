@@ -114,8 +114,7 @@ public final class Publisher {
             return Routed.UNROUTED;
         }
         counters.routed();
-        message.publishedBy(connection);
-        if (!keepAccepting(message, queues)) {
+        if (!SubscriptionFilter.retainAccepting(message, queues, connection)) {
             // routed, and every queue it reached filtered it out (topic subscriptions' selectors, no-local):
             // delivered to no one, successfully
             message.release();
@@ -139,20 +138,6 @@ public final class Publisher {
         }
         message.release();
         return Routed.ROUTED;
-    }
-
-    /**
-     * Takes out of {@code queues} those whose {@link Queue#subscriptionFilter} refuses the message; false when none
-     * is left. Queues without a filter cost one call each.
-     */
-    private static boolean keepAccepting(Message message, List<Queue> queues) {
-        for (int i = queues.size() - 1; i >= 0; i--) {
-            SubscriptionFilter filter = queues.get(i).subscriptionFilter();
-            if (filter != null && !filter.accepts(message)) {
-                queues.remove(i);
-            }
-        }
-        return !queues.isEmpty();
     }
 
     /**

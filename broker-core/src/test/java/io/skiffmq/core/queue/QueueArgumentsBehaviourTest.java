@@ -126,6 +126,20 @@ class QueueArgumentsBehaviourTest {
     }
 
     @Test
+    void deadLettersEnterASelectorQueueOnlyWhenTheyMatch() {
+        Queue reds = declare("reds", Map.of(io.skiffmq.core.filter.SubscriptionFilter.SELECTOR_ARGUMENT,
+            "color = 'red'"));
+        Queue q = declare("q", Map.of("x-max-length", 1L, "x-dead-letter-exchange", "",
+            "x-dead-letter-routing-key", "reds"));
+        for (String color : new String[] {"red", "blue", "red"}) {
+            q.publish(io.skiffmq.core.TestMessages.amqp10(
+                new org.apache.qpid.proton.amqp.messaging.ApplicationProperties(Map.of("color", color))), null);
+        }
+        assertThat(reds.readyCount()).as("the first red one died into it; the blue one was filtered out")
+            .isEqualTo(1);
+    }
+
+    @Test
     void maxLengthBytesCountsBodies() {
         Queue q = declare("q", Map.of("x-max-length-bytes", 25L));
         for (int i = 0; i < 5; i++) {
