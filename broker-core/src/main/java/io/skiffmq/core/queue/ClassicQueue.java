@@ -938,10 +938,10 @@ public final class ClassicQueue implements Queue {
                 taken++;
             }
         }
-        selective.dispatched();
         publisherFlow.dispatched(taken);
         expireHeads();
         waiting.readBack(memoryLimit);
+        selective.dispatched();
         readyCount = waiting.size();
         if (!pageOutCandidates.isEmpty()) {
             pageOut();

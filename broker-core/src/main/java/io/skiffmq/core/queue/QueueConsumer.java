@@ -29,8 +29,8 @@ public final class QueueConsumer {
     /** {@link SelectiveDispatch}'s evaluations left in the dispatch numbered {@link #budgetDispatch}. */
     int budget;
     long budgetDispatch = -1;
-    /** {@link SelectiveDispatch}'s state: the dispatch in which it looked through everything and wanted nothing. */
-    long foundNothingIn = -1;
+    /** {@link SelectiveDispatch}'s state: {@link WaitingMessages#changes()} when it last wanted nothing at all. */
+    long foundNothingAt = -1;
     /** {@link SelectiveDispatch}'s state: given-back entries counted when it last wanted none of them. */
     long returnedSeen = -1;
 

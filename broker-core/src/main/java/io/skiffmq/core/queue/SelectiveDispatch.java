@@ -44,6 +44,9 @@ final class SelectiveDispatch {
     private long dispatch;
     /** A consumer ran out of budget in this dispatch: another is asked for when it ends. */
     private boolean again;
+    /** A selector consumer was offered a message in this dispatch, when the waiting messages' changes were these. */
+    private boolean offered;
+    private long seen;
     private final Scan scan = new Scan();
 
     /**
@@ -62,22 +65,33 @@ final class SelectiveDispatch {
     }
 
     /**
-     * A dispatch ended: budgets are renewed for the next one, which is asked for now if a consumer ran out of its
-     * budget in this one (not from inside the dispatch: an executor without turns would run it there and then).
+     * A dispatch ended (tails read back included): budgets are renewed for the next one, which is asked for now if
+     * a consumer ran out of its budget in this one, or if messages came into memory after selector consumers last
+     * looked (a tail read back as others drained the head). Not from inside the dispatch: an executor without turns
+     * would run it there and then.
      */
     void dispatched() {
         dispatch++;
-        if (again) {
-            again = false;
+        boolean more = again || offered && waiting.changes() != seen;
+        again = false;
+        offered = false;
+        if (more) {
             dispatchAgain.run();
         }
     }
 
     /** Offers a selector consumer (that has room) the first waiting message it wants; a {@link ConsumerRing.Offer}. */
     int offer(QueueConsumer consumer) {
-        if (consumer.foundNothingIn == dispatch) {
-            // it looked through everything this dispatch: the ring offers it a turn per message others take, and
-            // walking the backlog up to its cursor each time would cost as much as the dispatch itself
+        int result = offerOnce(consumer);
+        offered = true;
+        seen = waiting.changes();
+        return result;
+    }
+
+    private int offerOnce(QueueConsumer consumer) {
+        if (consumer.foundNothingAt == waiting.changes()) {
+            // it looked through everything and nothing came since: the ring offers it a turn per message others
+            // take, and walking the backlog up to its cursor each time would cost as much as the dispatch itself
             return ConsumerRing.Offer.NONE;
         }
         PrefetchLimit limit = consumer.channelLimit();
@@ -92,7 +106,7 @@ final class SelectiveDispatch {
             if (scan.exhausted()) {
                 again = true; // the rest of the backlog in a later turn
             } else {
-                consumer.foundNothingIn = dispatch;
+                consumer.foundNothingAt = waiting.changes();
             }
             return ConsumerRing.Offer.NONE;
         }

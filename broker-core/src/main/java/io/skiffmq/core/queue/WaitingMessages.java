@@ -41,6 +41,11 @@ final class WaitingMessages {
     private long bodyBytes;
     /** Entries given back so far ({@link #putBack}): a selector consumer looks at given-back ones when it grew. */
     private long putBacks;
+    /**
+     * Counts the changes that may give a selector consumer something new to look at: arrivals, given-back entries,
+     * tails read back, and a lane's last in-memory entry leaving while its tail waits (its head comes back next).
+     */
+    private long changes;
 
     /** @param maxPriority the highest priority told apart (0: a single lane) */
     WaitingMessages(int maxPriority) {
@@ -114,6 +119,7 @@ final class WaitingMessages {
                 lane.tail = new PagedTail(pages.lane(entry.priority));
             }
             lane.tail.append(entry);
+            changes++;
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "a message could not be paged; it stays in memory", e);
             return false;
@@ -173,6 +179,7 @@ final class WaitingMessages {
 
     /** A new (or recovered) entry, after every other arrival of its priority. */
     void arrive(QueueEntry entry) {
+        changes++;
         lanes[entry.priority].arrived.addLast(entry);
         count(entry, 1);
     }
@@ -186,6 +193,7 @@ final class WaitingMessages {
     /** A taken entry goes back among the waiting ones, at its position. */
     void putBack(QueueEntry entry) {
         putBacks++;
+        changes++;
         lanes[entry.priority].returned.add(entry);
         count(entry, 1);
     }
@@ -212,14 +220,19 @@ final class WaitingMessages {
         return null;
     }
 
+    /** See {@link #changes}: a selector consumer that found nothing at one count finds nothing until it moves. */
+    long changes() {
+        return changes;
+    }
+
     /**
      * Removes and returns the first waiting entry, in the order they go out, that {@code scan} wants (a selector
      * consumer's next message), leaving the others in place and in order. Per lane, given-back entries are all
      * looked at (there are few), arrivals from just after the consumer's cursor ({@link SelectiveDispatch}): those up
      * to it were looked at before and are not wanted; given-back ones only when some were given back since the
      * consumer last found none it wanted among them (they are not bounded by the budget). An arrival paged out to the log is read back to be looked at
-     * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read (they
-     * come back as the head drains).
+     * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read beyond
+     * what keeps each lane's head in memory (they come back as the head drains).
      *
      * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
      */
@@ -234,6 +247,9 @@ final class WaitingMessages {
                         back = e;
                     }
                 }
+            }
+            if (lane.arrived.isEmpty() && lane.tail != null && lane.tail.count() > 0) {
+                lane.readBatch(); // the head of a lane is always in memory, for selector consumers too
             }
             long cursor = scan.cursor(i);
             boolean before = true; // every arrival older than the given-back one wanted was looked at
@@ -303,6 +319,9 @@ final class WaitingMessages {
                 lane.returned.poll();
             } else {
                 lane.arrived.pollFirst();
+                if (lane.arrived.isEmpty() && lane.tail != null && lane.tail.count() > 0) {
+                    changes++;
+                }
             }
             count(oldest, -1);
         }
@@ -369,6 +388,7 @@ final class WaitingMessages {
 
         /** Reads up to {@link #READ_BATCH} messages of the tail back into {@link #arrived}. */
         void readBatch() {
+            changes++;
             for (int i = 0; i < READ_BATCH && tail.count() > 0; i++) {
                 QueueEntry entry;
                 try {

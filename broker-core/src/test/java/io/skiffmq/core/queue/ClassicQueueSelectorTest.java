@@ -122,6 +122,27 @@ class ClassicQueueSelectorTest {
     }
 
     @Test
+    void aPagedTailIsSeenOnlyAsTheHeadDrains() {
+        // memory limit 0: every arrival is paged; each lane's head is read back into memory
+        ClassicQueue paged = new ClassicQueue(io.skiffmq.core.queue.QueueDeclaration.of("paged", false, Map.of()),
+            QueueExecutor.CALLER_THREAD, null, 0, QueueContext.DEFAULT, new MemoryPages());
+        QueueConsumer red = paged.subscribe(selective, ConsumerFlow.credit(), false, false, 0,
+            Selector.parse("color = 'red'"));
+        paged.flow(red, 0, 10, false, false);
+        for (int i = 0; i < 3; i++) {
+            paged.publish(amqp10(new ApplicationProperties(Map.of("color", i == 0 ? "blue" : "red", "n", i))), null);
+        }
+        assertThat(selective.deliveries).as("the reds wait in the page file behind the blue head").isEmpty();
+        QueueConsumer any = paged.subscribe(plain, ConsumerFlow.credit(), false);
+        paged.flow(any, 0, 1, false, false);
+        assertThat(numbers(plain)).containsExactly(0);
+        assertThat(numbers(selective)).as("read back once the head drained").containsExactly(1, 2);
+        paged.unsubscribe(red, Outcome.ACCEPTED);
+        paged.unsubscribe(any, Outcome.ACCEPTED);
+        paged.purge();
+    }
+
+    @Test
     void prefetchAndPriorityLanesWorkWithSelectors() {
         ClassicQueue prio = new ClassicQueue("p", QueueExecutor.CALLER_THREAD, false, Map.of("x-max-priority", 5),
             null, Long.MAX_VALUE);
