@@ -74,6 +74,9 @@ class LinkFiltersRawTest {
             filters.put(Symbol.valueOf("no-local"), new Filter(UnsignedLong.valueOf(0x0000468C00000003L),
                 "NoLocalFilter{}"));
             filters.put(Symbol.valueOf("rabbitmq:stream-filter"), "x");
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Map<Object, Object> loose = (Map) filters;
+            loose.put("a string key", new Filter(UnsignedLong.valueOf(0x0000468C00000004L), "size > 2"));
             filters.put(Symbol.valueOf("apache.org:selector-filter:string"),
                 new Filter(Symbol.valueOf("example:unknown-filter"), "anything"));
             Attach reply = client.attachReceiver(0, source("/queues/filters-raw", filters), false);
@@ -94,6 +97,13 @@ class LinkFiltersRawTest {
             Attach none = client.attachReceiver(2, source("/queues/filters-raw",
                 Map.of(Symbol.valueOf("other"), new Filter(UnsignedLong.valueOf(0x77), "x"))), false);
             assertThat(((Source) none.getSource()).getFilter()).as("nothing honoured: no filter-set").isNull();
+
+            Map<Object, Object> stringKeys = new LinkedHashMap<>();
+            stringKeys.put("jms-selector", new Filter(UnsignedLong.valueOf(0x0000468C00000004L), "size > 2"));
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Attach malformedKey = client.attachReceiver(3, source("/queues/filters-raw", (Map) stringKeys), false);
+            assertThat(((Source) malformedKey.getSource()).getFilter()).as("a filter-set's keys are symbols [3.5.8]")
+                .isNull();
         }
     }
 

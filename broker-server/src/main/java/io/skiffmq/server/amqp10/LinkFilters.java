@@ -69,17 +69,18 @@ final class LinkFilters {
         Map<Symbol, Object> echoed = new LinkedHashMap<>();
         Selector selector = null;
         boolean noLocal = false;
-        for (Map.Entry<Symbol, Object> e : filterSet.entrySet()) {
-            if (!(e.getValue() instanceof DescribedType filter)) {
+        // [3.5.8] keys are symbols and values described filters; anything else is not a filter we know
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) filterSet).entrySet()) {
+            if (!(e.getKey() instanceof Symbol key) || !(e.getValue() instanceof DescribedType filter)) {
                 continue;
             }
             Object descriptor = filter.getDescriptor();
             if ((SELECTOR.equals(descriptor) || SELECTOR_CODE.equals(descriptor)) && selector == null) {
-                selector = selector(handle, e.getKey(), filter.getDescribed());
-                echoed.put(e.getKey(), e.getValue());
+                selector = selector(handle, key, filter.getDescribed());
+                echoed.put(key, filter);
             } else if ((NO_LOCAL.equals(descriptor) || NO_LOCAL_CODE.equals(descriptor)) && topic && !noLocal) {
                 noLocal = true;
-                echoed.put(e.getKey(), e.getValue());
+                echoed.put(key, filter);
             }
         }
         return new LinkFilters(echoed.isEmpty() ? null : echoed, selector, noLocal, topic, true);
