@@ -121,6 +121,72 @@ class JmsSelectorTest {
     }
 
     @Test
+    void selectorConsumersAndAPlainOneShareAStreamEachMessageOnceAndInOrder() throws Exception {
+        int count = 1500;
+        String[] colors = {"red", "blue", "green"};
+        String[] selectors = {"color = 'red'", "color = 'blue'", null};
+        List<List<Integer>> received = new ArrayList<>();
+        // the consumers on one connection, the producer on another: the queue's loop is not the publisher's
+        try (Connection connection = connect(broker, ""); Connection publishing = connect(broker, "")) {
+            List<Thread> threads = new ArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger total = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(selectors.length);
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (String selector : selectors) {
+                List<Integer> mine = java.util.Collections.synchronizedList(new ArrayList<>());
+                received.add(mine);
+                Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue("selector-stream"), selector);
+                Thread t = new Thread(() -> {
+                    ready.countDown();
+                    try {
+                        while (total.get() < count) {
+                            Message m = consumer.receive(100);
+                            if (m != null) {
+                                mine.add(m.getIntProperty("n"));
+                                m.acknowledge();
+                                total.incrementAndGet();
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                t.start();
+                threads.add(t);
+            }
+            ready.await();
+            Session session = publishing.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("selector-stream"));
+            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            for (int i = 0; i < count; i++) {
+                TextMessage m = session.createTextMessage("m" + i);
+                m.setIntProperty("n", i);
+                m.setStringProperty("color", colors[i % 3]);
+                producer.send(m);
+            }
+            for (Thread t : threads) {
+                t.join(30_000);
+            }
+            assertThat(failures).isEmpty();
+        }
+        List<Integer> all = new ArrayList<>();
+        for (int c = 0; c < selectors.length; c++) {
+            List<Integer> mine = received.get(c);
+            assertThat(mine).as("consumer %d gets its messages in order", c).isSorted();
+            if (c < 2) {
+                int color = c;
+                assertThat(mine).as("consumer %d gets only its colour", c).allMatch(n -> n % 3 == color);
+            }
+            all.addAll(mine);
+        }
+        assertThat(all).as("every message once").hasSize(count).containsExactlyInAnyOrderElementsOf(
+            IntStream.range(0, count).boxed().toList());
+        assertThat(received.get(0)).as("the red consumer is not starved").isNotEmpty();
+        assertThat(received.get(1)).isNotEmpty();
+    }
+
+    @Test
     void aMalformedSelectorIsRefused() throws Exception {
         try (Connection connection = connect(broker, "")) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
