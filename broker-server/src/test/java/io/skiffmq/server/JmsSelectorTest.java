@@ -187,6 +187,22 @@ class JmsSelectorTest {
     }
 
     @Test
+    void aSelectorConsumerWithoutPrefetchPullsItsMatches() throws Exception {
+        try (Connection connection = connect(broker, "jms.prefetchPolicy.all=0")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue("selector-pull");
+            MessageProducer producer = session.createProducer(queue);
+            for (int i = 0; i < COLORS.length; i++) {
+                send(session, producer, i);
+            }
+            MessageConsumer red = session.createConsumer(queue, "color = 'red'");
+            assertThat(receiveAll(red, 3)).containsExactly("m0", "m3", "m6");
+            assertThat(red.receiveNoWait()).as("the drain ends with nothing more that matches").isNull();
+            assertThat(session.createConsumer(queue, "color = 'green'").receiveNoWait()).isNotNull();
+        }
+    }
+
+    @Test
     void aMalformedSelectorIsRefused() throws Exception {
         try (Connection connection = connect(broker, "")) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
