@@ -183,5 +183,10 @@ class SelectorTest {
             .isInstanceOf(SelectorException.class);
         assertThatThrownBy(() -> Selector.parse("a = " + "-".repeat(Selector.MAX_DEPTH + 1) + "b"))
             .isInstanceOf(SelectorException.class);
+        // chains are built as loops, and as deep as the length allows: evaluated without trouble
+        String ors = "flag" + " OR flag".repeat((Selector.MAX_LENGTH - 4) / 8);
+        assertThat(Selector.parse(ors).matches(message)).isTrue();
+        String sum = "size" + "+1".repeat((Selector.MAX_LENGTH - 10) / 2) + " > 0";
+        assertThat(Selector.parse(sum).matches(message)).isTrue();
     }
 }
