@@ -56,6 +56,8 @@ final class DeadLetterRouter implements DeadLetters {
         }
         try {
             List<Queue> targets = vhost.route(exchange, key, dead, routers.get(), new ArrayList<>());
+            // topic subscriptions take what their selector matches, dead letters too
+            io.skiffmq.core.filter.SubscriptionFilter.retainAccepting(dead, targets, null);
             // a client's rejection breaks any cycle, so rejected messages are not checked (as in RabbitMQ)
             List<Death> history = reason == Reason.REJECTED || targets.isEmpty() ? List.of() : dead.deaths();
             for (Queue target : targets) {

@@ -146,6 +146,25 @@ public final class Amqp10Message extends Message {
         return h;
     }
 
+    /**
+     * One application property, read in place (no map is built) unless {@link #headers()} was decoded already: what
+     * a selector asks of each message. The lookup uses no lazy cache of the section index, so publishers and queues
+     * may ask at the same time.
+     */
+    @Override
+    public Object header(String name) {
+        Map<String, Object> h = headers;
+        if (h != null) {
+            return h.get(name);
+        }
+        try {
+            Object value = HeaderValues.normalise(sections.applicationProperty(name));
+            return value == HeaderValues.UNSUPPORTED ? null : value;
+        } catch (AmqpDecodeException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
     @Override
     public Amqp10Message toAmqp10() {
         return this;

@@ -4,6 +4,7 @@ import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.filter.SubscriptionFilter;
 import io.skiffmq.core.metrics.BrokerCounters;
 import io.skiffmq.core.metrics.ConnectionCounters;
 import io.skiffmq.core.message.Message;
@@ -64,6 +65,8 @@ public final class Publisher {
     private int unconfirmed;
     private boolean closed;
     private final ConnectionCounters counters;
+    /** The publishing connection ({@link #from}), or null. */
+    private Object connection;
 
     public Publisher(VirtualHost vhost, QueueExecutor owner, Confirms confirms) {
         this(vhost, owner, confirms, new ConnectionCounters(BrokerCounters.AMQP10));
@@ -111,6 +114,16 @@ public final class Publisher {
             return Routed.UNROUTED;
         }
         counters.routed();
+        if (!SubscriptionFilter.retainAccepting(message, queues, connection)) {
+            // routed, and every queue it reached filtered it out (topic subscriptions' selectors, no-local):
+            // delivered to no one, successfully
+            message.release();
+            if (tag >= 0) {
+                unconfirmed++;
+                new Pending(this, tag, 1).run();
+            }
+            return Routed.ROUTED;
+        }
         Pending pending = null;
         if (tag >= 0) {
             pending = new Pending(this, tag, queues.size());
@@ -125,6 +138,15 @@ public final class Publisher {
         }
         message.release();
         return Routed.ROUTED;
+    }
+
+    /**
+     * Names the connection this publisher publishes for (any object standing for it), so that a no-local
+     * subscription on it can leave its messages out; by its owner, before its first publish.
+     */
+    public Publisher from(Object publishingConnection) {
+        this.connection = publishingConnection;
+        return this;
     }
 
     /**

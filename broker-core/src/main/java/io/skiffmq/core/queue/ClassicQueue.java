@@ -58,6 +58,9 @@ public final class ClassicQueue implements Queue {
     private final ArrayDeque<QueueEntry> pageOutCandidates = new ArrayDeque<>();
 
     private final WaitingMessages waiting;
+    private final io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter; // checked by publishers
+    /** Dispatch to consumers with a selector; those without one never use it. */
+    private final SelectiveDispatch selective;
     /** Consumers messages are pushed to (not pull consumers); with a single active consumer, that one only. */
     private final ConsumerRing consumers = new ConsumerRing();
     /** With {@code x-single-active-consumer}: the consumers waiting for their turn, in the order they came. */
@@ -123,33 +126,21 @@ public final class ClassicQueue implements Queue {
         this.name = declaration.name();
         this.executor = executor;
         this.declaration = declaration;
-        this.arguments = arguments(context.vhost(), declaration);
+        this.arguments = QueueArguments.orNone(context.vhost(), declaration);
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
         this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow());
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
+        this.subscriptionFilter = arguments.subscriptionFilter();
+        this.selective = new SelectiveDispatch(waiting, context.clock(), this::deliver,
+            e -> log.read(e.sequence, e.location), this::dispatchAfterTurn);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), this::dispatchAfterTurnRuns);
         this.lastUsed = context.clock().millis();
         if (arguments.expires() >= 0) {
             executor.execute(this::armUnusedTimer);
-        }
-    }
-
-    /**
-     * The declaration's arguments. A new declaration was checked by its virtual host already; one recovered from an
-     * older broker that did not check them (0-9-1 kept every argument unread) keeps its queue, without them.
-     */
-    private static QueueArguments arguments(String vhost, QueueDeclaration declaration) {
-        try {
-            return QueueArguments.of(vhost, declaration.name(), declaration.arguments());
-        } catch (io.skiffmq.core.BrokerException e) {
-            LOG.log(System.Logger.Level.WARNING, "queue ''{0}'' in vhost ''{1}'' has arguments this broker refuses "
-                + "({2}): it runs without any of them; delete and declare it again to use them", declaration.name(),
-                vhost, e.getMessage());
-            return QueueArguments.NONE;
         }
     }
 
@@ -204,6 +195,11 @@ public final class ClassicQueue implements Queue {
     @Override
     public QueueCounters counters() {
         return counters;
+    }
+
+    @Override
+    public io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter() {
+        return subscriptionFilter;
     }
 
     @Override
@@ -418,8 +414,8 @@ public final class ClassicQueue implements Queue {
 
     @Override
     public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive,
-            int priority) {
-        QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled, priority);
+            int priority, io.skiffmq.core.filter.Selector selector) {
+        QueueConsumer consumer = new QueueConsumer(this, sink, flow, preSettled, priority, selector);
         executor.run(() -> {
             boolean pull = flow.kind() == ConsumerFlow.Kind.PULL;
             if (deleted) {
@@ -945,6 +941,7 @@ public final class ClassicQueue implements Queue {
         publisherFlow.dispatched(taken);
         expireHeads();
         waiting.readBack(memoryLimit);
+        selective.dispatched();
         readyCount = waiting.size();
         if (!pageOutCandidates.isEmpty()) {
             pageOut();
@@ -959,6 +956,8 @@ public final class ClassicQueue implements Queue {
     private int offer(QueueConsumer consumer) {
         if (!consumer.hasRoom()) {
             return ConsumerRing.Offer.NONE;
+        } else if (consumer.selector != null) {
+            return selective.offer(consumer);
         }
         QueueEntry entry = waiting.removeHead();
         if (entry == null) {

@@ -41,6 +41,14 @@ public interface Queue {
     void publish(Message message, PublishConfirm confirm);
 
     /**
+     * What a publisher checks before handing this queue a message (a topic subscription's selector and no-local,
+     * from its arguments); null when the queue takes every message routed to it.
+     */
+    default io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter() {
+        return null;
+    }
+
+        /**
      * True when this queue may be holding its publishers back ({@link PublisherFlow}); cheap enough to ask on every
      * publish. A publisher then asks {@link #holdPublisher} before it takes more.
      */
@@ -78,7 +86,18 @@ public interface Queue {
      * {@link #subscribe(ConsumerSink, ConsumerFlow, boolean, boolean)} with a priority: a consumer is pushed to only
      * while every consumer of higher priority has no room (RabbitMQ's consumer priorities; 0 is the default).
      */
-    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive, int priority);
+    default QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive,
+            int priority) {
+        return subscribe(sink, flow, preSettled, exclusive, priority, null);
+    }
+
+    /**
+     * {@link #subscribe(ConsumerSink, ConsumerFlow, boolean, boolean, int)} with a selector: only the waiting
+     * messages it matches are pushed to the consumer, the oldest first; the others stay, in order, for other
+     * consumers (JMS selectors on a queue, as Artemis has them). Null: every message.
+     */
+    QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive, int priority,
+        io.skiffmq.core.filter.Selector selector);
 
     /**
      * Stops pushing to the consumer (0-9-1 {@code basic.cancel}) but keeps its unsettled deliveries settleable: they

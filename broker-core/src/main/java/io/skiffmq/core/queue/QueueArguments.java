@@ -1,5 +1,7 @@
 package io.skiffmq.core.queue;
 
+import io.skiffmq.core.filter.SubscriptionFilter;
+
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
 import java.math.BigDecimal;
@@ -27,14 +29,16 @@ import java.util.Set;
  * @param deliveryLimit failed deliveries after which a message dies, -1 for no limit
  * @param maxPriority the highest message priority told apart, 0 for a queue without priorities
  * @param confirmAfterConsume a publisher's confirm waits until a consumer settled the message
+ * @param subscriptionFilter SkiffMQ's {@code x-selector} and {@code x-no-local} (a topic subscription's queue:
+ *        {@link SubscriptionFilter}), null for none
  */
 public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overflow, long messageTtl, long expires,
         String deadLetterExchange, String deadLetterRoutingKey, long deliveryLimit, int maxPriority,
-        boolean singleActiveConsumer, boolean confirmAfterConsume) {
+        boolean singleActiveConsumer, boolean confirmAfterConsume, SubscriptionFilter subscriptionFilter) {
 
     /** A queue without arguments. */
     public static final QueueArguments NONE = new QueueArguments(-1, -1, Overflow.DROP_HEAD, -1, -1, null, null, -1,
-        0, false, false);
+        0, false, false, null);
 
     /** SkiffMQ's own argument: confirms (and AMQP 1.0 {@code accepted}) once consumed, not once queued. */
     public static final String CONFIRM_AFTER_CONSUME = "x-confirm-after-consume";
@@ -72,6 +76,22 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         "x-initial-cluster-size");
     private static final List<String> UNIMPLEMENTED_TYPES = List.of("quorum", "stream");
     private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced");
+
+    /**
+     * The declaration's arguments, for a queue being made. A new declaration was checked by its virtual host
+     * already; one recovered from an older broker that did not check them (0-9-1 kept every argument unread) keeps
+     * its queue, without them.
+     */
+    static QueueArguments orNone(String vhost, QueueDeclaration declaration) {
+        try {
+            return of(vhost, declaration.name(), declaration.arguments());
+        } catch (BrokerException e) {
+            System.getLogger(ClassicQueue.class.getName()).log(System.Logger.Level.WARNING, "queue ''{0}'' in vhost "
+                + "''{1}'' has arguments this broker refuses ({2}): it runs without any of them; delete and declare "
+                + "it again to use them", declaration.name(), vhost, e.getMessage());
+            return NONE;
+        }
+    }
 
     /**
      * Checks and reads a declaration's arguments.
@@ -146,7 +166,17 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             }
         }
         return new QueueArguments(maxLength, maxLengthBytes, overflow, ttl, expires, dlx, dlrk, deliveryLimit,
-            maxPriority, singleActiveConsumer, confirmAfterConsume);
+            maxPriority, singleActiveConsumer, confirmAfterConsume, subscriptionFilter(check, arguments));
+    }
+
+    private static SubscriptionFilter subscriptionFilter(Check check, Map<String, Object> arguments) {
+        try {
+            return SubscriptionFilter.of(arguments);
+        } catch (IllegalArgumentException e) {
+            String key = arguments.containsKey(SubscriptionFilter.SELECTOR_ARGUMENT)
+                ? SubscriptionFilter.SELECTOR_ARGUMENT : SubscriptionFilter.NO_LOCAL_ARGUMENT;
+            throw check.invalid(key, quoted(e.getMessage()));
+        }
     }
 
     /** A reason RabbitMQ formats as a string, which its {@code ~p} prints in double quotes. */

@@ -1,5 +1,7 @@
 package io.skiffmq.core.queue;
 
+import io.skiffmq.core.filter.Selector;
+
 /**
  * A queue's record of one consumer: how its deliveries are paced ({@link ConsumerFlow}), its credit state, and its
  * unsettled deliveries by tag. Owned by the queue's thread; other threads hold it only as a handle to pass back to
@@ -20,9 +22,22 @@ public final class QueueConsumer {
     /** The tag of the next delivery: 0, 1, 2, … per consumer, so ranges of them can be settled at once. */
     long nextTag;
     final UnsettledDeliveries unsettled = new UnsettledDeliveries();
+    /** Only messages it matches go to this consumer ({@link SelectiveDispatch}); null for every message. */
+    final Selector selector;
+    /** {@link SelectiveDispatch}'s state: per lane, the last arrival looked at and not wanted; null until one. */
+    long[] cursors;
+    /** {@link SelectiveDispatch}'s evaluations left in the dispatch numbered {@link #budgetDispatch}. */
+    int budget;
+    long budgetDispatch = -1;
+    /** {@link SelectiveDispatch}'s state: {@link WaitingMessages#changes()} when it last wanted nothing at all. */
+    long foundNothingAt = -1;
+    /** {@link SelectiveDispatch}'s state: given-back entries counted when it last wanted none of them. */
+    long returnedSeen = -1;
 
-    QueueConsumer(ClassicQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled, int priority) {
+    QueueConsumer(ClassicQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled, int priority,
+            Selector selector) {
         this.queue = queue;
+        this.selector = selector;
         this.priority = priority;
         this.sink = sink;
         this.flow = flow;

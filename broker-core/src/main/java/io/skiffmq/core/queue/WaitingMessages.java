@@ -39,6 +39,13 @@ final class WaitingMessages {
     private int paged;
     private long bytes;
     private long bodyBytes;
+    /** Entries given back so far ({@link #putBack}): a selector consumer looks at given-back ones when it grew. */
+    private long putBacks;
+    /**
+     * Counts the changes that may give a selector consumer something new to look at: arrivals, given-back entries,
+     * tails read back, and a lane's last in-memory entry leaving while its tail waits (its head comes back next).
+     */
+    private long changes;
 
     /** @param maxPriority the highest priority told apart (0: a single lane) */
     WaitingMessages(int maxPriority) {
@@ -112,6 +119,7 @@ final class WaitingMessages {
                 lane.tail = new PagedTail(pages.lane(entry.priority));
             }
             lane.tail.append(entry);
+            changes++;
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "a message could not be paged; it stays in memory", e);
             return false;
@@ -171,6 +179,7 @@ final class WaitingMessages {
 
     /** A new (or recovered) entry, after every other arrival of its priority. */
     void arrive(QueueEntry entry) {
+        changes++;
         lanes[entry.priority].arrived.addLast(entry);
         count(entry, 1);
     }
@@ -183,6 +192,8 @@ final class WaitingMessages {
 
     /** A taken entry goes back among the waiting ones, at its position. */
     void putBack(QueueEntry entry) {
+        putBacks++;
+        changes++;
         lanes[entry.priority].returned.add(entry);
         count(entry, 1);
     }
@@ -205,6 +216,73 @@ final class WaitingMessages {
             if (head != null) {
                 return head;
             }
+        }
+        return null;
+    }
+
+    /** See {@link #changes}: a selector consumer that found nothing at one count finds nothing until it moves. */
+    long changes() {
+        return changes;
+    }
+
+    /**
+     * Removes and returns the first waiting entry, in the order they go out, that {@code scan} wants (a selector
+     * consumer's next message), leaving the others in place and in order. Per lane, given-back entries are all
+     * looked at (there are few), arrivals from just after the consumer's cursor ({@link SelectiveDispatch}): those up
+     * to it were looked at before and are not wanted; given-back ones only when some were given back since the
+     * consumer last found none it wanted among them (they are not bounded by the budget). An arrival paged out to the log is read back to be looked at
+     * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read beyond
+     * what keeps each lane's head in memory (they come back as the head drains).
+     *
+     * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
+     */
+    QueueEntry removeFirstWanted(SelectiveDispatch.Scan scan) {
+        boolean lookAtReturned = scan.returnedSeen() != putBacks;
+        for (int i = lanes.length - 1; i >= 0 && !scan.exhausted(); i--) {
+            Lane lane = lanes[i];
+            QueueEntry back = null;
+            if (lookAtReturned) {
+                for (QueueEntry e : lane.returned) {
+                    if ((back == null || e.sequence < back.sequence) && e.message != null && scan.wants(e)) {
+                        back = e;
+                    }
+                }
+            }
+            if (lane.arrived.isEmpty() && lane.tail != null && lane.tail.count() > 0) {
+                lane.readBatch(); // the head of a lane is always in memory, for selector consumers too
+            }
+            long cursor = scan.cursor(i);
+            boolean before = true; // every arrival older than the given-back one wanted was looked at
+            for (java.util.Iterator<QueueEntry> it = lane.arrived.iterator(); it.hasNext(); ) {
+                QueueEntry e = it.next();
+                if (back != null && e.sequence > back.sequence) {
+                    break;
+                }
+                if (e.sequence <= cursor) {
+                    continue;
+                }
+                if (scan.exhausted()) {
+                    before = false;
+                    break;
+                }
+                if (scan.wants(e)) {
+                    it.remove();
+                    count(e, -1);
+                    return e;
+                }
+                scan.advance(i, e.sequence);
+            }
+            if (back != null) {
+                if (!before) {
+                    return null; // an older arrival may be wanted: it goes first, next time
+                }
+                lane.returned.remove(back);
+                count(back, -1);
+                return back;
+            }
+        }
+        if (!scan.exhausted()) {
+            scan.returnedSeen(putBacks); // nothing given back so far is wanted: not looked at again until more is
         }
         return null;
     }
@@ -241,6 +319,9 @@ final class WaitingMessages {
                 lane.returned.poll();
             } else {
                 lane.arrived.pollFirst();
+                if (lane.arrived.isEmpty() && lane.tail != null && lane.tail.count() > 0) {
+                    changes++;
+                }
             }
             count(oldest, -1);
         }
@@ -307,6 +388,7 @@ final class WaitingMessages {
 
         /** Reads up to {@link #READ_BATCH} messages of the tail back into {@link #arrived}. */
         void readBatch() {
+            changes++;
             for (int i = 0; i < READ_BATCH && tail.count() > 0; i++) {
                 QueueEntry entry;
                 try {

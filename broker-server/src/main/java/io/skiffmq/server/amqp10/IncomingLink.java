@@ -83,7 +83,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
         this.maxUnconfirmed = config.maxUnconfirmed();
         this.durableIfNoHeader = config.durableIfNoHeader();
         this.maxMessageSize = config.maxMessageSize();
-        this.publisher = new Publisher(session.vhost(), session.executor(), this, session.connection().counters());
+        this.publisher = new Publisher(session.vhost(), session.executor(), this, session.connection().counters())
+            .from(session.owner());
         this.resumeFromHold = () -> session.executor().execute(this::holdEnded);
     }
 

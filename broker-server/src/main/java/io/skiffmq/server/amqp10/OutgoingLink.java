@@ -59,6 +59,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private final Handoff<Object> fromQueue;
     /** The consumer's priority among the queue's consumers ({@value #PRIORITY_PROPERTY}). */
     private final int priority;
+    private final LinkFilters filters;
     /** Null until the queue is ready. */
     private Queue queue;
     private QueueConsumer consumer;
@@ -67,8 +68,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private FlowPerformative earlyFlow;
 
     private OutgoingLink(AmqpSession session, long handle, boolean preSettled, Outcome defaultOutcome,
-            String deleteOnClose, String durableSubscription, int priority) {
+            String deleteOnClose, String durableSubscription, int priority, LinkFilters filters) {
         this.session = session;
+        this.filters = filters;
         this.priority = priority;
         this.handle = handle;
         this.preSettled = preSettled;
@@ -101,17 +103,20 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         VirtualHost vhost = session.vhost();
         Source source;
         TopicSubscriptions.Subscription subscription = null;
+        LinkFilters filters = LinkFilters.NONE;
         if (attach.getSource() == null) {
             // Qpid JMS unsubscribe: attach by subscription name with no source, then detach closed=true
             subscription = TopicSubscriptions.unsubscribing(session, attach);
             source = subscription.source();
         } else if (attach.getSource() instanceof Source s) {
             source = s;
+            filters = LinkFilters.of(handle, s.getFilter(), !Boolean.TRUE.equals(s.getDynamic())
+                && IncomingLink.hasCapability(s.getCapabilities(), "topic"));
         } else {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "a consumer link needs a source");
         }
-        // filters (JMS selectors, no-local) are not implemented: not echoing them tells the client so [3.5.3]
-        source.setFilter(null);
+        // [3.5.3] the filters honoured are echoed; the others are left out, which tells the client so
+        source.setFilter(filters.echoed());
         CompletableFuture<Queue> queue;
         String deleteOnClose = null;
         String durableSubscription = null;
@@ -125,8 +130,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             source.setAddress("/queues/" + deleteOnClose);
         } else if (subscription != null || TopicSubscriptions.isTopic(source)) {
             if (subscription == null) {
-                // the selector is not passed yet: filters are not implemented (above)
-                subscription = TopicSubscriptions.subscribe(session, handle, attach, source, null);
+                subscription = TopicSubscriptions.subscribe(session, handle, attach, source, filters);
             }
             queue = subscription.queue();
             deleteOnClose = subscription.deleteOnClose();
@@ -139,7 +143,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
         OutgoingLink link = new OutgoingLink(session, handle, preSettled, defaultOutcome(source), deleteOnClose,
-            durableSubscription, priority(handle, attach));
+            durableSubscription, priority(handle, attach), filters);
 
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
@@ -224,7 +228,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         session.writeFrame(reply);
         queue = ready;
-        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority);
+        filters.attached(ready, session.owner());
+        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority,
+            filters.consumerSelector());
         if (earlyFlow != null) {
             onFlow(earlyFlow);
             earlyFlow = null;
@@ -328,6 +334,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             return; // the queue is not ready yet: queueReady cleans up
         }
         queue.unsubscribe(consumer, defaultOutcome);
+        filters.detached(queue, session.owner());
         if (deleteOnClose != null) {
             session.vhost().deleteQueue(deleteOnClose);
         }

@@ -31,10 +31,10 @@ import org.apache.qpid.proton.amqp.transport.Attach;
  * </ul>
  * Every link of one subscription consumes from its one queue, so they share its messages.
  *
- * <p>A subscription is its topic and filter (the selector, which the caller passes in and this class only
- * compares; kept in the binding's {@value #FILTER_ARGUMENT} argument so that it survives a restart). Attaching to an
- * existing subscription with another topic or filter replaces it (its messages are dropped) when it has no
- * consumer, and is refused with {@code amqp:resource-locked} when it has, as JMS 2.0 says for durable
+ * <p>A subscription is its topic and its filters (selector and no-local, kept as its queue's arguments by
+ * {@link LinkFilters#subscriptionArguments}, so that they survive a restart and its publishers apply them). Attaching
+ * to an existing subscription with another topic or filters replaces it (its messages are dropped) when it has no
+ * consumer, and is refused with {@code amqp:resource-locked} when it has, as JMS 2.0 (6.11.1) says for durable
  * subscriptions.
  *
  * <p>Qpid JMS unsubscribes by attaching with the subscription's first link name and no source, then detaching with
@@ -46,8 +46,6 @@ import org.apache.qpid.proton.amqp.transport.Attach;
  * (declarations, consumer counts) completes on other threads.
  */
 final class TopicSubscriptions {
-    /** The binding argument that keeps a subscription's filter, compared when the subscription is attached again. */
-    static final String FILTER_ARGUMENT = "x-subscription-filter";
     private static final String TOPIC_EXCHANGE = "amq.topic";
 
     private TopicSubscriptions() {
@@ -102,9 +100,11 @@ final class TopicSubscriptions {
     /**
      * The subscription for a link whose source has the {@code topic} capability.
      *
-     * @param filter the subscription's filter (a selector), compared for equality with an existing one's; or null
+     * @param filters the link's filters: their queue arguments are compared with an existing subscription's
      */
-    static Subscription subscribe(AmqpSession session, long handle, Attach attach, Source source, String filter) {
+    static Subscription subscribe(AmqpSession session, long handle, Attach attach, Source source,
+            LinkFilters filters) {
+        Map<String, Object> arguments = filters.subscriptionArguments();
         String topic = source.getAddress();
         if (topic == null) {
             throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD, "a topic source needs an address");
@@ -114,13 +114,13 @@ final class TopicSubscriptions {
         if (!durable && !IncomingLink.hasCapability(source.getCapabilities(), SubscriptionName.SHARED)) {
             String own = QueueDeclaration.generateName();
             requirePermits(session, handle, own, topic);
-            QueueDeclaration exclusive = new QueueDeclaration(own, false, true, false, Map.of());
-            return new Subscription(source, declareAndBind(session, exclusive, topic, filter), own, null);
+            QueueDeclaration exclusive = new QueueDeclaration(own, false, true, false, arguments);
+            return new Subscription(source, declareAndBind(session, exclusive, topic), own, null);
         }
         SubscriptionName name = SubscriptionName.of(session.containerId(), attach.getName(), source.getCapabilities(),
             durable);
         requirePermits(session, handle, name.queue(), topic);
-        CompletableFuture<Queue> queue = open(session, name, topic, filter);
+        CompletableFuture<Queue> queue = open(session, name, topic, arguments);
         return new Subscription(source, queue, null, durable ? name.queue() : null);
     }
 
@@ -159,21 +159,21 @@ final class TopicSubscriptions {
      * decided once the work already handed to the queue is done.
      */
     private static CompletableFuture<Queue> open(AmqpSession session, SubscriptionName name, String topic,
-            String filter) {
-        QueueDeclaration declaration = name.durable() ? QueueDeclaration.of(name.queue(), true, Map.of())
-            : new QueueDeclaration(name.queue(), false, false, true, Map.of());
+            Map<String, Object> arguments) {
+        QueueDeclaration declaration = name.durable() ? QueueDeclaration.of(name.queue(), true, arguments)
+            : new QueueDeclaration(name.queue(), false, false, true, arguments);
         VirtualHost vhost = session.vhost();
         Queue existing = vhost.queue(name.queue());
-        boolean same = existing != null && sameSubscription(vhost, existing, topic, filter);
+        boolean same = existing != null && sameSubscription(vhost, existing, topic, arguments);
         if (existing == null || (same && name.durable())) {
-            return declareAndBind(session, declaration, topic, filter);
+            return declareAndBind(session, declaration, topic);
         }
         return consumersAfterPendingWork(existing).thenCompose(consumers -> {
             if (vhost.queue(name.queue()) != existing) {
-                return open(session, name, topic, filter); // deleted meanwhile (auto-delete)
+                return open(session, name, topic, arguments); // deleted meanwhile (auto-delete)
             }
             if (same) {
-                return declareAndBind(session, declaration, topic, filter);
+                return declareAndBind(session, declaration, topic);
             }
             if (consumers > 0) {
                 throw new CompletionException(new BrokerException(BrokerException.Kind.RESOURCE_LOCKED,
@@ -182,27 +182,28 @@ final class TopicSubscriptions {
             }
             CompletableFuture<Integer> deleted = vhost.deleteQueue(existing);
             return (deleted == null ? CompletableFuture.completedFuture(0) : deleted)
-                .thenCompose(dropped -> declareAndBind(session, declaration, topic, filter));
+                .thenCompose(dropped -> declareAndBind(session, declaration, topic));
         });
     }
 
-    /** The queue is bound to {@code amq.topic} once, for that topic and filter. */
-    private static boolean sameSubscription(VirtualHost vhost, Queue queue, String topic, String filter) {
-        return bindings(vhost, queue.name()).equals(List.of(binding(queue.name(), topic, filter)));
+    /** The queue is bound to {@code amq.topic} once, for that topic, and has those filters' arguments. */
+    private static boolean sameSubscription(VirtualHost vhost, Queue queue, String topic,
+            Map<String, Object> arguments) {
+        return bindings(vhost, queue.name()).equals(List.of(binding(queue.name(), topic)))
+            && queue.declaration().arguments().equals(arguments);
     }
 
     /** Declares the queue (or finds it) and binds it to {@code amq.topic} for {@code topic}. */
     private static CompletableFuture<Queue> declareAndBind(AmqpSession session, QueueDeclaration declaration,
-            String topic, String filter) {
+            String topic) {
         VirtualHost vhost = session.vhost();
-        Binding binding = binding(declaration.name(), topic, filter);
+        Binding binding = binding(declaration.name(), topic);
         return vhost.declareQueueAsync(declaration, session.owner())
             .thenCompose(queue -> vhost.bindAsync(binding).thenApply(bound -> queue));
     }
 
-    private static Binding binding(String queue, String topic, String filter) {
-        return new Binding(TOPIC_EXCHANGE, Destination.queue(queue), topic,
-            filter == null ? Map.of() : Map.of(FILTER_ARGUMENT, filter));
+    private static Binding binding(String queue, String topic) {
+        return new Binding(TOPIC_EXCHANGE, Destination.queue(queue), topic, Map.of());
     }
 
     /** What a subscriber needs: configure, write and read the queue; read {@code amq.topic} for the topic. */

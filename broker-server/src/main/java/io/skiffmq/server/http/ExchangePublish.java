@@ -92,6 +92,7 @@ final class ExchangePublish {
         List<Queue> queues;
         try {
             queues = vhost.route(exchange, routingKey, message, new Router(), new ArrayList<>());
+            io.skiffmq.core.filter.SubscriptionFilter.retainAccepting(message, queues, null);
         } catch (RuntimeException e) {
             message.release();
             throw e;
