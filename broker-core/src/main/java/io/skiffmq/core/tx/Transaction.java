@@ -34,6 +34,12 @@ public final class Transaction<S> {
         boolean publish(Message message, boolean flag, long tag);
     }
 
+    /** Looks at one held message before a commit publishes any. */
+    public interface Check {
+        /** Why the commit cannot publish {@code message}; null when it can. */
+        String problem(Message message, boolean flag);
+    }
+
     private final List<Message> messages = new ArrayList<>();
     private final BitSet flags = new BitSet();
     private final List<S> settlements = new ArrayList<>();
@@ -75,6 +81,17 @@ public final class Transaction<S> {
         return settlements.size();
     }
 
+    /** The first problem {@code check} finds with the held messages, in the order they came; null when none. */
+    public String check(Check check) {
+        for (int i = 0; i < messages.size(); i++) {
+            String problem = check.problem(messages.get(i), flags.get(i));
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
+
     /**
      * Publishes the held messages, in the order they came. A message handed to {@code publish} is its, whatever
      * happens, so an exception half way leaves only the rest to {@link #rollback}.
@@ -103,10 +120,15 @@ public final class Transaction<S> {
 
     /** A queue refused the messages with tags {@code first..last}: the commit is over for them, and failed. */
     public void refused(long first, long last, String reason) {
+        failed(reason);
+        confirmed(first, last);
+    }
+
+    /** A message of the commit could not be published at all: the commit failed, with {@code reason}. */
+    public void failed(String reason) {
         if (refusal == null) {
             refusal = reason;
         }
-        confirmed(first, last);
     }
 
     /** True once a commit's messages are all confirmed (or refused). */
