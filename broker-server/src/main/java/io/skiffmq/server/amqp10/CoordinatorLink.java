@@ -144,14 +144,15 @@ final class CoordinatorLink implements Link {
         try {
             value = amqpValue(message);
         } catch (AmqpDecodeException e) {
-            reply(id, settled, rejected(AmqpError.DECODE_ERROR, "control message: " + e.getMessage()));
+            // proton-j decodes no global-id (it has no type for one): a declare that does not decode carries one
+            reply(id, settled, isDeclare(message) ? globalIdRefused()
+                : rejected(AmqpError.DECODE_ERROR, "control message: " + e.getMessage()));
             return;
         }
         SessionTransactions transactions = session.transactions();
         if (value instanceof Declare declare) {
             if (declare.getGlobalId() != null) {
-                reply(id, settled, rejected(AmqpError.NOT_IMPLEMENTED,
-                    "global transactions (declare with a global-id) are not supported"));
+                reply(id, settled, globalIdRefused());
                 return;
             }
             Declared declared = new Declared();
@@ -169,6 +170,32 @@ final class CoordinatorLink implements Link {
             reply(id, settled, rejected(AmqpError.NOT_ALLOWED,
                 "a coordinator takes declare and discharge (amqp-value bodies) only, not " + describe(value)));
         }
+    }
+
+    private static Rejected globalIdRefused() {
+        return rejected(AmqpError.NOT_IMPLEMENTED, "global transactions (declare with a global-id) are not supported");
+    }
+
+    /** True when the message has an {@code amqp-value} section (0x77) holding a {@code declare} (0x31). */
+    private static boolean isDeclare(byte[] message) {
+        ByteBuf buf = Unpooled.wrappedBuffer(message);
+        int index = 0;
+        try {
+            while (index + 6 <= message.length) {
+                if (smallDescriptor(message, index, 0x77) && smallDescriptor(message, index + 3, 0x31)) {
+                    return true;
+                }
+                index = TypeReader.valueEnd(buf, index, message.length);
+            }
+        } catch (AmqpDecodeException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /** A described value's constructor with the small-ulong descriptor {@code code} at {@code index}. */
+    private static boolean smallDescriptor(byte[] bytes, int index, int code) {
+        return bytes[index] == 0x00 && bytes[index + 1] == 0x53 && (bytes[index + 2] & 0xff) == code;
     }
 
     private static String describe(Object value) {
