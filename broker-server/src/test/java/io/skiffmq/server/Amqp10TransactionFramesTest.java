@@ -234,6 +234,28 @@ class Amqp10TransactionFramesTest {
     }
 
     @Test
+    void transactionalAcquisitionIsRefusedClearly() throws Exception {
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            Binary id = controller(client).declare();
+            client.attachReceiver(RECEIVER, RawClient.source("tx-acquire"), false);
+            Flow flow = new Flow();
+            flow.setNextIncomingId(UnsignedInteger.ZERO);
+            flow.setIncomingWindow(UnsignedInteger.valueOf(100));
+            flow.setNextOutgoingId(UnsignedInteger.valueOf(1)); // the declare was our one transfer
+            flow.setOutgoingWindow(UnsignedInteger.valueOf(100));
+            flow.setHandle(UnsignedInteger.valueOf(RECEIVER));
+            flow.setDeliveryCount(UnsignedInteger.ZERO);
+            flow.setLinkCredit(UnsignedInteger.valueOf(10));
+            flow.setProperties(java.util.Map.of(Symbol.valueOf("txn-id"), id));
+            client.write(0, flow);
+            Detach detach = client.readUntil(Detach.class);
+            assertThat(detach.getHandle().intValue()).isEqualTo(RECEIVER);
+            assertThat(detach.getError().getCondition().toString()).isEqualTo("amqp:not-implemented");
+            assertThat(detach.getError().getDescription()).contains("transactional acquisition");
+        }
+    }
+
+    @Test
     void aCommitWhoseQueueIsGoneRollsBack() throws Exception {
         try (RawClient client = RawClient.openSession(broker.port())) {
             Controller controller = controller(client);

@@ -298,7 +298,10 @@ final class AmqpSession {
                 throw AmqpException.sessionError(AmqpError.UNATTACHED_HANDLE, "flow for handle %d, which is not attached",
                     flow.handle());
             }
-            if (slot.attached()) {
+            if (slot.attached() && slot.link instanceof OutgoingLink && SessionTransactions.acquiresInTransaction(flow)) {
+                detachWithError(flow.handle(), new ErrorCondition(AmqpError.NOT_IMPLEMENTED.symbol(),
+                    "transactional acquisition (a flow with txn-id) is not supported: settle in the transaction"));
+            } else if (slot.attached()) {
                 slot.link.onFlow(flow);
             }
         } else if (flow.echo()) {

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.qpid.proton.amqp.Binary;
+import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.transaction.TransactionalState;
@@ -41,6 +42,8 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
  * <p>Owned by the connection's event loop.
  */
 final class SessionTransactions {
+    /** [4.4.3] the flow property that asks for transactional acquisition. */
+    private static final Symbol TXN_ID = Symbol.valueOf("txn-id");
     private final AmqpSession session;
     private final TransactionSettings settings;
     private final Map<Binary, LocalTransaction> open = new HashMap<>();
@@ -80,6 +83,19 @@ final class SessionTransactions {
             return null;
         }
         return disposition.state() instanceof TransactionalState state ? state : null;
+    }
+
+    /**
+     * True when a flow asks its link to acquire in a transaction ([4.4.3] a {@code txn-id} in its properties),
+     * which we do not do: the link is detached with {@code amqp:not-implemented}.
+     */
+    static boolean acquiresInTransaction(io.skiffmq.codec.amqp10.FlowPerformative flow) {
+        try {
+            Map<?, ?> properties = flow.properties();
+            return properties != null && properties.containsKey(TXN_ID);
+        } catch (AmqpDecodeException e) {
+            throw AmqpException.sessionError(AmqpError.DECODE_ERROR, "flow properties: %s", e.getMessage());
+        }
     }
 
     /** Declares a transaction on {@code coordinator}; returns its new id. */
