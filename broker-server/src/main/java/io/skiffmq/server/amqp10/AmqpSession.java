@@ -72,7 +72,7 @@ final class AmqpSession {
                     !out.preSettled(), 0));
             }
         });
-        return new io.skiffmq.server.ChannelInfo(number, 0, unsettled.size(), false, false, consumers);
+        return new io.skiffmq.server.ChannelInfo(number, 0, unsettled.size(), false, transactions.any(), consumers);
     }
 
     VirtualHost vhost() {

@@ -105,6 +105,11 @@ final class SessionTransactions {
         return id;
     }
 
+    /** True while the session has a transaction declared and not discharged (the HTTP API's transactional). */
+    boolean any() {
+        return !open.isEmpty();
+    }
+
     /** True when {@code id} names a transaction of this session that is not being discharged. */
     boolean isOpen(Binary id) {
         LocalTransaction tx = open.get(id);
