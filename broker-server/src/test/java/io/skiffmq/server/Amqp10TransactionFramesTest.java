@@ -233,6 +233,106 @@ class Amqp10TransactionFramesTest {
         }
     }
 
+    /** Publishes {@code body} to {@code queue} outside any transaction, on a link of its own. */
+    private static void put(String queue, String body) throws IOException {
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            client.attachSender(SENDER, queue);
+            client.readUntil(Flow.class);
+            client.transfer(SENDER, 0, Messages.data(body, null), false);
+            assertThat(client.readUntil(Disposition.class).getState()).isInstanceOf(Accepted.class);
+        }
+    }
+
+    /** Attaches an unsettled receiver for {@code queue} on {@code handle} with credit. */
+    private static void receive(RawClient client, int handle, String queue) throws IOException {
+        Attach attach = new Attach();
+        attach.setName("receiver-" + handle);
+        attach.setHandle(UnsignedInteger.valueOf(handle));
+        attach.setRole(Role.RECEIVER);
+        attach.setSndSettleMode(SenderSettleMode.UNSETTLED);
+        attach.setSource(RawClient.source(queue));
+        attach.setTarget(new org.apache.qpid.proton.amqp.messaging.Target());
+        client.write(0, attach);
+        client.readUntil(Attach.class);
+        client.flow(handle, 0, 10, false, false);
+    }
+
+    /** The next transfer: its delivery-id, and the delivery-count of its header. */
+    private static long[] nextDelivery(RawClient client) throws IOException {
+        while (true) {
+            RawClient.Frame frame = client.read();
+            if (frame.body() instanceof Transfer transfer) {
+                org.apache.qpid.proton.amqp.messaging.Header header = Messages.decode(frame.payload()).getHeader();
+                long count = header == null || header.getDeliveryCount() == null ? 0
+                    : header.getDeliveryCount().longValue();
+                return new long[] {transfer.getDeliveryId().longValue(), count};
+            }
+        }
+    }
+
+    private static void settleIn(RawClient client, Binary txnId, long deliveryId) throws IOException {
+        TransactionalState state = new TransactionalState();
+        state.setTxnId(txnId);
+        state.setOutcome(Accepted.getInstance());
+        Disposition disposition = new Disposition();
+        disposition.setRole(Role.RECEIVER);
+        disposition.setFirst(UnsignedInteger.valueOf(deliveryId));
+        disposition.setSettled(true);
+        disposition.setState(state);
+        client.write(0, disposition);
+    }
+
+    @Test
+    void settlementsOnTwoLinksJoinOneTransactionRolledBackThenCommitted() throws Exception {
+        put("tx-left", "left");
+        put("tx-right", "right");
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            Controller controller = controller(client);
+            receive(client, 3, "tx-left");
+            receive(client, 4, "tx-right");
+            long[] first = nextDelivery(client);
+            long[] second = nextDelivery(client);
+            Binary rolledBack = controller.declare();
+            settleIn(client, rolledBack, first[0]);
+            settleIn(client, rolledBack, second[0]);
+            assertThat(controller.discharge(rolledBack, true)).isInstanceOf(Accepted.class);
+
+            long[] again = nextDelivery(client);
+            long[] againToo = nextDelivery(client);
+            assertThat(again[1]).as("redelivered, its delivery-count raised").isEqualTo(1);
+            assertThat(againToo[1]).isEqualTo(1);
+            Binary committed = controller.declare();
+            settleIn(client, committed, again[0]);
+            settleIn(client, committed, againToo[0]);
+            assertThat(controller.discharge(committed, false)).isInstanceOf(Accepted.class);
+            client.write(0, RawClient.detach(3, true));
+            client.write(0, RawClient.detach(4, true));
+            client.readUntil(Detach.class);
+            client.readUntil(Detach.class);
+            assertThat(bodies(client, "tx-left")).as("consumed by the commit").isEmpty();
+        }
+        put("tx-right", "marker");
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            assertThat(bodies(client, "tx-right")).containsExactly("marker");
+        }
+    }
+
+    @Test
+    void aCommitAfterItsConsumerLinkWentRollsBack() throws Exception {
+        put("tx-detached", "held");
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            Controller controller = controller(client);
+            receive(client, 3, "tx-detached");
+            long[] delivery = nextDelivery(client);
+            Binary id = controller.declare();
+            settleIn(client, id, delivery[0]);
+            client.write(0, RawClient.detach(3, true));
+            client.readUntil(Detach.class);
+            assertRejected(controller.discharge(id, false), "amqp:transaction:rollback", "detached before the commit");
+            assertThat(bodies(client, "tx-detached")).containsExactly("held");
+        }
+    }
+
     @Test
     void transactionalAcquisitionIsRefusedClearly() throws Exception {
         try (RawClient client = RawClient.openSession(broker.port())) {

@@ -92,6 +92,17 @@ public final class Transaction<S> {
         return null;
     }
 
+    /** The first problem {@code check} finds with the held settlements, in the order they came; null when none. */
+    public String checkSettlements(java.util.function.Function<S, String> check) {
+        for (S settlement : settlements) {
+            String problem = check.apply(settlement);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
+
     /**
      * Publishes the held messages, in the order they came. A message handed to {@code publish} is its, whatever
      * happens, so an exception half way leaves only the rest to {@link #rollback}.

@@ -174,6 +174,9 @@ final class SessionTransactions {
         if (problem == null) {
             problem = tx.work().check(this::problem);
         }
+        if (problem == null) {
+            problem = tx.work().checkSettlements(SessionTransactions::settlementProblem);
+        }
         if (problem != null) {
             forget(tx);
             tx.rollback();
@@ -188,6 +191,15 @@ final class SessionTransactions {
             reply.accept(refusal == null ? Accepted.getInstance()
                 : rejected(AmqpError.TRANSACTION_ROLLBACK, refusal));
         });
+    }
+
+    /**
+     * Why a held settlement cannot be applied at the commit: its consumer link ended, and its queue took the
+     * deliveries back then (they may be with another consumer already); null when it can.
+     */
+    private static String settlementProblem(LocalTransaction.Settlement settlement) {
+        return settlement.link() instanceof Link link && link.isClosed()
+            ? "a consumer link with deliveries settled in the transaction was detached before the commit" : null;
     }
 
     /** Why a held message cannot be published at the commit; null when it can. */
