@@ -369,6 +369,27 @@ class Amqp10TransactionFramesTest {
     }
 
     @Test
+    void theConnectionsTransactionsShareOneByteLimit() throws Exception {
+        String big = "x".repeat(600);
+        try (RunningBroker limited = RunningBroker.start("max-transaction-bytes=1KiB");
+                RawClient client = RawClient.openSession(limited.port())) {
+            Controller controller = controller(client);
+            controller.attachSender("tx-bytes");
+            Binary first = controller.declare();
+            Binary second = controller.declare();
+            assertTransactional(controller.publish(first, big), first);
+            assertRejected(controller.publish(second, big), "amqp:resource-limit-exceeded", "max-transaction-bytes");
+            assertThat(controller.discharge(first, false)).as("the first is within the limit").isInstanceOf(
+                Accepted.class);
+            assertRejected(controller.discharge(second, false), "amqp:transaction:rollback", "max-transaction-bytes");
+            Binary third = controller.declare();
+            assertTransactional(controller.publish(third, big), third); // the commit gave the bytes back
+            assertThat(controller.discharge(third, false)).isInstanceOf(Accepted.class);
+            assertThat(bodies(client, "tx-bytes")).containsExactly(big, big);
+        }
+    }
+
+    @Test
     void aTransactionPastItsMessageLimitCanOnlyRollBack() throws Exception {
         try (RunningBroker limited = RunningBroker.start("max-transaction-messages=2");
                 RawClient client = RawClient.openSession(limited.port())) {

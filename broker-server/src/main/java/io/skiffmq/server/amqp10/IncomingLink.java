@@ -39,6 +39,9 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
  * queue created on attach is saved first when durable: credit comes once it is ready. While a resource alarm is up
  * no credit is granted (the session's window is 0 meanwhile); it comes again when the alarms clear.
  *
+ * <p>A transfer in a transaction ({@code transactional-state}) is held by the session's {@link SessionTransactions}
+ * and routed at the commit, not here.
+ *
  * <p>Deleting the queue or exchange a link targets detaches it with {@code amqp:not-found}, as RabbitMQ 4 does.
  *
  * <p>Owned by the connection's event loop; confirms come back from queues through the publisher's handoff.
