@@ -82,6 +82,7 @@ class Amqp10TransactionTest {
             producer.send(tx.createTextMessage("rolled back"));
             tx.rollback();
             producer.send(tx.createTextMessage("one"));
+            producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT); // a commit of durable and transient messages
             producer.send(tx.createTextMessage("two"));
             assertThat(broker.vhost("/").queue("tx-send").readyCount()).as("nothing routed before the commit")
                 .isZero();
