@@ -390,6 +390,25 @@ class Amqp10TransactionFramesTest {
     }
 
     @Test
+    void aCommitAQueueRefusesFailsWithTheReasonAndGivesTheSettlementsBack() throws Exception {
+        broker.vhost("/").declareQueue("tx-full", false, java.util.Map.of("x-max-length", 1L,
+            "x-overflow", "reject-publish"));
+        put("tx-source", "input");
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            Controller controller = controller(client);
+            receive(client, 3, "tx-source");
+            long[] input = nextDelivery(client);
+            controller.attachSender("/queues/tx-full");
+            Binary id = controller.declare();
+            settleIn(client, id, input[0]);
+            assertTransactional(controller.publish(id, "fits"), id);
+            assertTransactional(controller.publish(id, "does not fit"), id);
+            assertRejected(controller.discharge(id, false), "amqp:transaction:rollback", "a queue refused");
+            assertThat(nextDelivery(client)[1]).as("the input is back, redelivered").isEqualTo(1);
+        }
+    }
+
+    @Test
     void aTransactionPastItsMessageLimitCanOnlyRollBack() throws Exception {
         try (RunningBroker limited = RunningBroker.start("max-transaction-messages=2");
                 RawClient client = RawClient.openSession(limited.port())) {
