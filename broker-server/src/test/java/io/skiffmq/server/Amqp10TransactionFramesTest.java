@@ -318,6 +318,40 @@ class Amqp10TransactionFramesTest {
     }
 
     @Test
+    void aRangeSettledInOneTransactionLeavesAnotherTransactionsDeliveryAlone() throws Exception {
+        for (String body : List.of("m0", "m1", "m2")) {
+            put("tx-holes", body);
+        }
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            Controller controller = controller(client);
+            receive(client, 3, "tx-holes");
+            long[] d0 = nextDelivery(client);
+            long[] d1 = nextDelivery(client);
+            long[] d2 = nextDelivery(client);
+            Binary a = controller.declare();
+            Binary b = controller.declare();
+            settleIn(client, a, d1[0]);
+            TransactionalState inB = new TransactionalState();
+            inB.setTxnId(b);
+            inB.setOutcome(Accepted.getInstance());
+            Disposition range = new Disposition();
+            range.setRole(Role.RECEIVER);
+            range.setFirst(UnsignedInteger.valueOf(d0[0]));
+            range.setLast(UnsignedInteger.valueOf(d2[0]));
+            range.setSettled(true);
+            range.setState(inB);
+            client.write(0, range);
+            assertThat(controller.discharge(b, false)).isInstanceOf(Accepted.class);
+            assertThat(controller.discharge(a, true)).isInstanceOf(Accepted.class);
+            long[] back = nextDelivery(client);
+            assertThat(back[1]).as("only A's delivery came back").isEqualTo(1);
+            client.write(0, RawClient.detach(3, true));
+            client.readUntil(Detach.class);
+            assertThat(bodies(client, "tx-holes")).containsExactly("m1");
+        }
+    }
+
+    @Test
     void aCommitAfterItsConsumerLinkWentRollsBack() throws Exception {
         put("tx-detached", "held");
         try (RawClient client = RawClient.openSession(broker.port())) {

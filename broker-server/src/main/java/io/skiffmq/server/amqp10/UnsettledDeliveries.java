@@ -19,6 +19,9 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
  * the delivery-ids, so its deliveries within the range are the tags between the first and the last of them, and the
  * queue settles them in one task.
  *
+ * <p>A disposition whose state is {@code transactional-state} takes its deliveries out of the ring all the same,
+ * but hands their exact tag ranges to the session's {@link SessionTransactions}, which settles them at the commit.
+ *
  * <p>Owned by the connection's event loop. Settlement is collected before any queue is told, so a queue on this
  * loop that redelivers at once (a release) never finds the ring half walked.
  */
