@@ -1,6 +1,7 @@
 package io.skiffmq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.skiffmq.codec.testing.LeakDetection;
@@ -171,6 +172,23 @@ class Amqp10TransactionTest {
             return consumer.receive(5000);
         } finally {
             session.close();
+        }
+    }
+
+    @Test
+    void aCommitThatCannotRouteFailsAndTheSessionGoesOn() throws Exception {
+        try (Connection connection = connect(broker)) {
+            Session tx = connection.createSession(true, Session.SESSION_TRANSACTED);
+            MessageProducer producer = tx.createProducer(tx.createQueue("tx-deleted"));
+            producer.send(tx.createTextMessage("to a queue about to go"));
+            broker.vhost("/").deleteQueue("tx-deleted");
+            await().atMost(Duration.ofSeconds(10)).until(() -> broker.vhost("/").queue("tx-deleted") == null);
+            // amqp:transaction:rollback; Qpid JMS 2.10 reports it as JmsTransactionInDoubtException, a JMSException
+            assertThatThrownBy(tx::commit).isInstanceOf(JMSException.class)
+                .hasMessageContaining("no queue 'tx-deleted'").hasMessageContaining("amqp:transaction:rollback");
+            tx.createProducer(tx.createQueue("tx-after")).send(tx.createTextMessage("the session goes on"));
+            tx.commit();
+            assertThat(next(connection, "tx-after")).isEqualTo("the session goes on");
         }
     }
 
