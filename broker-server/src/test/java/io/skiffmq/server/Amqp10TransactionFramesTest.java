@@ -368,6 +368,30 @@ class Amqp10TransactionFramesTest {
     }
 
     @Test
+    void aConnectionDroppedWithoutCloseRollsItsTransactionsBack() throws Exception {
+        put("tx-dropped", "acquired");
+        RawClient doomed = RawClient.openSession(broker.port());
+        Controller controller = controller(doomed);
+        controller.attachSender("tx-dropped");
+        receive(doomed, 3, "tx-dropped");
+        long[] delivery = nextDelivery(doomed);
+        Binary id = controller.declare();
+        settleIn(doomed, id, delivery[0]);
+        assertTransactional(controller.publish(id, "held"), id);
+        doomed.close(); // the socket goes, no close frame: every held message is released once (LeakDetection)
+
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            receive(client, 3, "tx-dropped");
+            long[] back = nextDelivery(client);
+            assertThat(back[1]).as("given back, redelivered").isEqualTo(1);
+            client.write(0, RawClient.accept(back[0], back[0]));
+            client.write(0, RawClient.detach(3, true));
+            client.readUntil(Detach.class);
+            assertThat(bodies(client, "tx-dropped")).as("the held message was never routed").isEmpty();
+        }
+    }
+
+    @Test
     void transactionalAcquisitionIsRefusedClearly() throws Exception {
         try (RawClient client = RawClient.openSession(broker.port())) {
             Binary id = controller(client).declare();
