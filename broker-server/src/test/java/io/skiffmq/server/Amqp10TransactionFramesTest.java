@@ -462,7 +462,11 @@ class Amqp10TransactionFramesTest {
             assertTransactional(controller.publish(id, "fits"), id);
             assertTransactional(controller.publish(id, "does not fit"), id);
             assertRejected(controller.discharge(id, false), "amqp:transaction:rollback", "a queue refused");
-            assertThat(nextDelivery(client)[1]).as("the input is back, redelivered").isEqualTo(1);
+            long[] back = nextDelivery(client);
+            assertThat(back[1]).as("the input is back, redelivered").isEqualTo(1);
+            client.write(0, RawClient.accept(back[0], back[0]));
+            assertThat(bodies(client, "tx-full")).as("what the queue took before it was full stays")
+                .containsExactly("fits");
         }
     }
 
