@@ -22,8 +22,8 @@ import java.util.Map;
  * {@code skiffmq.conf}, {@code SKIFFMQ_*} environment variables, {@code skiffmq.*} system properties and
  * {@code --name=value} flags (docs/configuration.md). Groups of settings live in small records of their own
  * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings},
- * {@link PrometheusSettings}, {@link ManagementSettings}, {@link TransactionSettings}), each with {@code SETTINGS}, {@code has},
- * {@code with} and {@code defaults}. Immutable.
+ * {@link PrometheusSettings}, {@link ManagementSettings}, {@link TransactionSettings}), each with {@code SETTINGS},
+ * {@code has}, {@code with} and {@code defaults}. Immutable.
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
         long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, String anonymousLoginUser,

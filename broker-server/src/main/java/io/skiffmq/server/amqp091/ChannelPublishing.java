@@ -19,8 +19,8 @@ import io.skiffmq.core.tx.Transaction;
  * A channel's publishing side: what a published message must be to be taken (its {@code user_id}, expiration,
  * {@code reply_to}), routing through the core's {@link Publisher} (or straight to a direct reply-to channel),
  * {@code basic.return} for mandatory messages that go nowhere, and the two modes a channel may be in: publisher
- * confirms ({@link PublisherConfirms}) or a transaction (the core's {@link Transaction}, holding {@link Ack}s). Owned by the connection's event
- * loop; the publisher reports confirms there.
+ * confirms ({@link PublisherConfirms}) or a transaction (the core's {@link Transaction}, holding {@link Ack}s).
+ * Owned by the connection's event loop; the publisher reports confirms there.
  */
 final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.Acks {
     /** An ack, nack or reject a transaction holds until its commit (a rollback forgets it: the delivery stays). */
