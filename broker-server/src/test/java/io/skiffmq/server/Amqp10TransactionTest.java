@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * AMQP 1.0 local transactions through Qpid JMS transacted sessions: publishes routed only at the commit,
  * acknowledgements applied only at the commit, redelivery after a rollback, a consume-and-produce commit, a
- * committed durable message across a restart, and a connection lost with a transaction open.
+ * committed durable message across a restart, a commit that cannot route, and a connection closed with a
+ * transaction open (a connection dropped without close: Amqp10TransactionFramesTest).
  */
 @ExtendWith(LeakDetection.class)
 class Amqp10TransactionTest {
@@ -148,7 +149,7 @@ class Amqp10TransactionTest {
     }
 
     @Test
-    void aConnectionLostWithATransactionOpenDropsItsPublishesAndGivesBackItsMessages() throws Exception {
+    void aConnectionClosedWithATransactionOpenDropsItsPublishesAndGivesBackItsMessages() throws Exception {
         try (Connection connection = connect(broker)) {
             sendPlain(connection, "tx-lost", "kept");
             Connection doomed = connect(broker);
