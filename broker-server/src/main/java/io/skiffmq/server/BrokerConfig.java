@@ -22,8 +22,8 @@ import java.util.Map;
  * {@code skiffmq.conf}, {@code SKIFFMQ_*} environment variables, {@code skiffmq.*} system properties and
  * {@code --name=value} flags (docs/configuration.md). Groups of settings live in small records of their own
  * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings},
- * {@link PrometheusSettings}, {@link ManagementSettings}), each with {@code SETTINGS}, {@code has},
- * {@code with} and {@code defaults}. Immutable.
+ * {@link PrometheusSettings}, {@link ManagementSettings}, {@link TransactionSettings}), each with {@code SETTINGS},
+ * {@code has}, {@code with} and {@code defaults}. Immutable.
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
         long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, String anonymousLoginUser,
@@ -32,7 +32,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
         boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
-        ManagementSettings management) {
+        ManagementSettings management, TransactionSettings transactions) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -65,8 +65,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
-        check(auth != null && tls != null && log != null && prometheus != null && management != null,
-            "auth, tls, log, prometheus and management settings must be set");
+        check(auth != null && tls != null && log != null && prometheus != null && management != null
+            && transactions != null, "auth, tls, log, prometheus, management and transactions settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -87,7 +87,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
             5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
-            TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults());
+            TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
+            TransactionSettings.defaults());
     }
 
     /**
@@ -142,6 +143,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         PrometheusSettings metrics = prometheus;
         LogSettings l = log;
         ManagementSettings m = management;
+        TransactionSettings tx = transactions;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -187,6 +189,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         l = l.with(name, value);
                     } else if (ManagementSettings.has(name)) {
                         m = m.with(name, value);
+                    } else if (TransactionSettings.has(name)) {
+                        tx = tx.with(name, value);
                     } else {
                         throw new IllegalStateException("setting " + name + " is listed but not parsed");
                     }
@@ -197,7 +201,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
-            flow, a, t, l, metrics, m);
+            flow, a, t, l, metrics, m, tx);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

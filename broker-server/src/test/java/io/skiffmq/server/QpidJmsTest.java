@@ -1,7 +1,6 @@
 package io.skiffmq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skiffmq.codec.testing.LeakDetection;
 import jakarta.jms.Connection;
@@ -210,14 +209,6 @@ class QpidJmsTest {
             assertThat(fresh.receive(300)).as("a new subscription starts empty").isNull();
             fresh.close();
             session.unsubscribe("price-watch");
-        }
-    }
-
-    @Test
-    void transactedSessionsAreRefusedClearly() throws Exception {
-        try (Connection connection = connect("")) {
-            assertThatThrownBy(() -> connection.createSession(true, Session.SESSION_TRANSACTED))
-                .isInstanceOf(JMSException.class);
         }
     }
 }

@@ -198,7 +198,14 @@ final class RawClient implements AutoCloseable {
     }
 
     void transfer(int handle, long deliveryId, byte[] message, boolean settled) throws IOException {
+        transfer(handle, deliveryId, message, settled, null);
+    }
+
+    /** A transfer with a delivery {@code state} (a transactional-state, for one). */
+    void transfer(int handle, long deliveryId, byte[] message, boolean settled,
+            org.apache.qpid.proton.amqp.transport.DeliveryState state) throws IOException {
         Transfer transfer = new Transfer();
+        transfer.setState(state);
         transfer.setHandle(UnsignedInteger.valueOf(handle));
         transfer.setDeliveryId(UnsignedInteger.valueOf(deliveryId));
         transfer.setDeliveryTag(new Binary(Long.toString(deliveryId).getBytes()));

@@ -4,7 +4,7 @@ import org.apache.qpid.proton.amqp.Symbol;
 
 /**
  * Every AMQP 1.0 error condition the broker sends, each symbol defined once ([2.8.15], [2.8.16], [2.8.17],
- * [2.8.18], [5.3.3.6]). Code elsewhere refers to these constants, never to {@code Symbol.valueOf("amqp:…")}.
+ * [2.8.18], [4.5.8], [5.3.3.6]). Code elsewhere refers to these constants, never to {@code Symbol.valueOf("amqp:…")}.
  */
 public enum AmqpError {
     // [2.8.15] amqp-error
@@ -35,7 +35,11 @@ public enum AmqpError {
     TRANSFER_LIMIT_EXCEEDED("amqp:link:transfer-limit-exceeded"),
     MESSAGE_SIZE_EXCEEDED("amqp:link:message-size-exceeded"),
     LINK_REDIRECT("amqp:link:redirect"),
-    STOLEN("amqp:link:stolen");
+    STOLEN("amqp:link:stolen"),
+    // [4.5.8] transaction-error
+    TRANSACTION_UNKNOWN_ID("amqp:transaction:unknown-id"),
+    TRANSACTION_ROLLBACK("amqp:transaction:rollback"),
+    TRANSACTION_TIMEOUT("amqp:transaction:timeout");
 
     private final Symbol symbol;
 

@@ -34,10 +34,10 @@ enum FieldType {
     TARGET("target", 0x29, 0x30),
     /** An {@code error} [2.8.14]. */
     ERROR("error", 0x1d),
-    /** An outcome [3.4]: accepted, rejected, released or modified. */
-    OUTCOME("outcome", 0x24, 0x25, 0x26, 0x27),
-    /** A delivery state [3.4]: received or an outcome, or a transactional state [4.5.8]. */
-    STATE("delivery-state", 0x23, 0x24, 0x25, 0x26, 0x27, 0x34),
+    /** An outcome [3.4]: accepted, rejected, released or modified; or a transaction's declared [4.5.6]. */
+    OUTCOME("outcome", 0x24, 0x25, 0x26, 0x27, 0x33),
+    /** A delivery state [3.4]: received or an outcome (declared included), or a transactional state [4.5.8]. */
+    STATE("delivery-state", 0x23, 0x24, 0x25, 0x26, 0x27, 0x33, 0x34),
     /** Any value: its own shape is checked wherever it is described. */
     ANY("any value");
 

@@ -17,6 +17,9 @@ public final class PerformativeCode {
     public static final int REJECTED = 0x25;
     public static final int RELEASED = 0x26;
     public static final int MODIFIED = 0x27;
+    /** [4.5.5] {@code declared} and [4.5.6] {@code transactional-state}: a transaction's outcome and state. */
+    public static final int DECLARED = 0x33;
+    public static final int TRANSACTIONAL_STATE = 0x34;
 
     public static final int SASL_MECHANISMS = 0x40;
     public static final int SASL_INIT = 0x41;

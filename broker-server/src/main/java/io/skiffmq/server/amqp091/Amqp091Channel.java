@@ -253,12 +253,12 @@ final class Amqp091Channel {
     // ---- acks -----------------------------------------------------------------------------------------------
 
     private void settle(long tag, boolean multiple, Outcome outcome, Method cause) {
-        ChannelTransaction transaction = publishing.transaction();
+        io.skiffmq.core.tx.Transaction<ChannelPublishing.Ack> transaction = publishing.transaction();
         if (transaction != null) {
             if (!(multiple && tag == 0) && !deliveryTags.isOutstanding(tag)) {
                 throw unknownTag(tag, cause);
             }
-            transaction.settle(tag, multiple, outcome);
+            transaction.settle(new ChannelPublishing.Ack(tag, multiple, outcome));
             return;
         }
         settleNow(tag, multiple, outcome, cause);

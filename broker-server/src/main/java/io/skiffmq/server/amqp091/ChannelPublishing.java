@@ -12,15 +12,21 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.publish.Publisher;
+import io.skiffmq.core.queue.Outcome;
+import io.skiffmq.core.tx.Transaction;
 
 /**
  * A channel's publishing side: what a published message must be to be taken (its {@code user_id}, expiration,
  * {@code reply_to}), routing through the core's {@link Publisher} (or straight to a direct reply-to channel),
  * {@code basic.return} for mandatory messages that go nowhere, and the two modes a channel may be in: publisher
- * confirms ({@link PublisherConfirms}) or a transaction ({@link ChannelTransaction}). Owned by the connection's event
- * loop; the publisher reports confirms there.
+ * confirms ({@link PublisherConfirms}) or a transaction (the core's {@link Transaction}, holding {@link Ack}s).
+ * Owned by the connection's event loop; the publisher reports confirms there.
  */
 final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.Acks {
+    /** An ack, nack or reject a transaction holds until its commit (a rollback forgets it: the delivery stays). */
+    record Ack(long tag, boolean multiple, Outcome outcome) {
+    }
+
     private final Amqp091Channel channel;
     private final Amqp091ConnectionHandler connection;
     private final VirtualHost vhost;
@@ -29,7 +35,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private final Access access;
     private Publisher publisher;
     private PublisherConfirms confirms;
-    private ChannelTransaction transaction;
+    private Transaction<Ack> transaction;
     /** A queue holds its publishers back: the connection is not read until it lets go ({@link #holdEnded}). */
     private boolean held;
     private final Runnable resumeFromHold;
@@ -49,7 +55,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     }
 
     /** True in a transaction: acks wait for the commit too. */
-    ChannelTransaction transaction() {
+    Transaction<Ack> transaction() {
         return transaction;
     }
 
@@ -213,7 +219,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         if (confirms != null) {
             confirms.flush(this);
             connection.flushLater();
-        } else if (transaction != null && transaction.committed()) {
+        } else if (transaction != null && transaction.committing() && transaction.published()) {
             transaction.commitDone();
             channel.reply(TxMethod.CommitOk.INSTANCE);
             connection.flushLater();
@@ -240,7 +246,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
                     "cannot switch from confirm to tx mode");
             }
             if (transaction == null) {
-                transaction = new ChannelTransaction();
+                transaction = new Transaction<>();
             }
             channel.reply(TxMethod.SelectOk.INSTANCE);
             return;
@@ -251,7 +257,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         if (method instanceof TxMethod.Commit) {
             commit(method);
         } else if (method instanceof TxMethod.Rollback) {
-            transaction.rollback();
+            transaction.rollback(ack -> { });
             channel.reply(TxMethod.RollbackOk.INSTANCE);
         } else {
             throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "unexpected %s", method.name());
@@ -263,10 +269,10 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
      * message is as safe as a confirm would say (durable ones synced). Frames after the commit wait until then.
      */
     private void commit(Method cause) {
-        ChannelTransaction tx = transaction;
-        tx.commit((message, mandatory) -> publish(message, mandatory, tx.nextTag(), cause),
-            settle -> channel.settleNow(settle.tag(), settle.multiple(), settle.outcome(), cause));
-        if (tx.committed()) {
+        Transaction<Ack> tx = transaction;
+        tx.publishAll((message, mandatory, tag) -> publish(message, mandatory, tag, cause));
+        tx.settleAll(ack -> channel.settleNow(ack.tag(), ack.multiple(), ack.outcome(), cause));
+        if (tx.published()) {
             tx.commitDone();
             channel.reply(TxMethod.CommitOk.INSTANCE);
         } else {
@@ -280,7 +286,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             publisher.close();
         }
         if (transaction != null) {
-            transaction.rollback();
+            transaction.rollback(ack -> { });
         }
     }
 }

@@ -46,6 +46,7 @@ final class AmqpSession {
     private final UnsettledDeliveries unsettled = new UnsettledDeliveries(this);
     private final DeliveryWriter deliveries;
     private final PublisherDispositions dispositions = new PublisherDispositions(this);
+    private final SessionTransactions transactions;
 
     private final FlowPerformative flowOut = new FlowPerformative();
 
@@ -59,6 +60,7 @@ final class AmqpSession {
         this.loop = connection.context().channel().eventLoop();
         this.window = new SessionWindow(connection.config().sessionWindow());
         this.deliveries = new DeliveryWriter(this, connection, window, unsettled, channel);
+        this.transactions = new SessionTransactions(this);
     }
 
     /** What the HTTP API shows of the session: its sending links are its consumers. */
@@ -70,11 +72,16 @@ final class AmqpSession {
                     !out.preSettled(), 0));
             }
         });
-        return new io.skiffmq.server.ChannelInfo(number, 0, unsettled.size(), false, false, consumers);
+        return new io.skiffmq.server.ChannelInfo(number, 0, unsettled.size(), false, transactions.any(), consumers);
     }
 
     VirtualHost vhost() {
         return vhost;
+    }
+
+    /** The session's open transactions [4]. */
+    SessionTransactions transactions() {
+        return transactions;
     }
 
     String containerId() {
@@ -165,6 +172,7 @@ final class AmqpSession {
 
     /** Ends every link and drops what waits to be sent or settled (end, or the connection going away). */
     void closeAllLinks() {
+        transactions.clear(); // first: the deliveries their dispositions held go back through links still open
         links.clear(link -> link.close(false));
         unsettled.clear();
         deliveries.discardAll();
@@ -183,6 +191,9 @@ final class AmqpSession {
             if (isManagement(attach)) {
                 link = attach.getRole() == Role.SENDER ? ManagementRequestLink.attach(this, attach)
                     : ManagementResponseLink.attach(this, attach);
+            } else if (attach.getRole() == Role.SENDER
+                    && attach.getTarget() instanceof org.apache.qpid.proton.amqp.transaction.Coordinator) {
+                link = CoordinatorLink.attach(this, attach);
             } else {
                 link = attach.getRole() == Role.SENDER ? IncomingLink.attach(this, attach)
                     : OutgoingLink.attach(this, attach);
@@ -287,7 +298,10 @@ final class AmqpSession {
                 throw AmqpException.sessionError(AmqpError.UNATTACHED_HANDLE, "flow for handle %d, which is not attached",
                     flow.handle());
             }
-            if (slot.attached()) {
+            if (slot.attached() && slot.link instanceof OutgoingLink && SessionTransactions.acquiresInTransaction(flow)) {
+                detachWithError(flow.handle(), new ErrorCondition(AmqpError.NOT_IMPLEMENTED.symbol(),
+                    "transactional acquisition (a flow with txn-id) is not supported: settle in the transaction"));
+            } else if (slot.attached()) {
                 slot.link.onFlow(flow);
             }
         } else if (flow.echo()) {
@@ -361,6 +375,8 @@ final class AmqpSession {
             incoming.onTransfer(transfer, payload);
         } else if (slot.link instanceof ManagementRequestLink management) {
             management.onTransfer(transfer, payload);
+        } else if (slot.link instanceof CoordinatorLink coordinator) {
+            coordinator.onTransfer(transfer, payload);
         } else {
             throw AmqpException.sessionError(AmqpError.NOT_ALLOWED, "transfer on handle %d, where we are the sender",
                 transfer.handle());

@@ -57,6 +57,12 @@ final class DeliveryWriter {
 
     /** Queues a delivery for the consumer link and writes what the peer's window allows. */
     void send(OutgoingLink link, QueueDelivery delivery) {
+        if (link.isClosed()) {
+            // it ended while the delivery was on its way (its queue took back what was unsettled): nothing to write,
+            // and nothing to wait for either: a closed connection's writer is never writable again
+            delivery.message().release();
+            return;
+        }
         DeliveryWrite write = spareWrites.poll();
         outbound.add((write != null ? write : new DeliveryWrite()).of(link, delivery));
         pump();

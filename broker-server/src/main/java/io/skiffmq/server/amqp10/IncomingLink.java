@@ -39,6 +39,9 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
  * queue created on attach is saved first when durable: credit comes once it is ready. While a resource alarm is up
  * no credit is granted (the session's window is 0 meanwhile); it comes again when the alarms clear.
  *
+ * <p>A transfer in a transaction ({@code transactional-state}) is held by the session's {@link SessionTransactions}
+ * and routed at the commit, not here.
+ *
  * <p>Deleting the queue or exchange a link targets detaches it with {@code amqp:not-found}, as RabbitMQ 4 does.
  *
  * <p>Owned by the connection's event loop; confirms come back from queues through the publisher's handoff.
@@ -70,6 +73,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
     private boolean inDelivery;
     private long deliveryId;
     private boolean deliverySettled;
+    /** The transaction the delivery is published in ({@code transactional-state}); null outside one. */
+    private org.apache.qpid.proton.amqp.Binary deliveryTxn;
     private ByteBuf assembled;
 
     private IncomingLink(AmqpSession session, long handle, Address target, String dynamicQueue, long deliveryCount) {
@@ -92,7 +97,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         long handle = attach.getHandle().longValue();
         if (!(attach.getTarget() instanceof Target target)) {
             throw AmqpException.linkError(handle, AmqpError.NOT_IMPLEMENTED,
-                "target %s is not supported (transactions are not implemented)", attach.getTarget());
+                "target %s is not supported", attach.getTarget());
         }
         VirtualHost vhost = session.vhost();
         Access access = session.connection().access();
@@ -226,6 +231,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
             inDelivery = true;
             deliveryId = transfer.deliveryId();
             deliverySettled = transfer.settled();
+            deliveryTxn = SessionTransactions.txnIdOf(transfer);
         }
         if (transfer.aborted()) {
             // [2.6.12] an aborted delivery is discarded and needs no settlement
@@ -308,6 +314,15 @@ final class IncomingLink implements Link, Publisher.Confirms {
         } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());
+            return;
+        }
+        if (deliveryTxn != null) {
+            // held until the discharge; [4.4.1] settled with transactional-state(txn-id, accepted)
+            org.apache.qpid.proton.amqp.transport.DeliveryState state =
+                session.transactions().publish(deliveryTxn, message, address.topic());
+            if (!deliverySettled) {
+                session.settleIncoming(deliveryId, state);
+            }
             return;
         }
         Publisher.Routed routed;

@@ -19,6 +19,9 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
  * the delivery-ids, so its deliveries within the range are the tags between the first and the last of them, and the
  * queue settles them in one task.
  *
+ * <p>A disposition whose state is {@code transactional-state} takes its deliveries out of the ring all the same,
+ * but hands their exact tag ranges to the session's {@link SessionTransactions}, which settles them at the commit.
+ *
  * <p>Owned by the connection's event loop. Settlement is collected before any queue is told, so a queue on this
  * loop that redelivers at once (a release) never finds the ring half walked.
  */
@@ -42,6 +45,11 @@ final class UnsettledDeliveries {
     private long[] rangeFirst = new long[4];
     private long[] rangeLast = new long[4];
     private int ranges;
+    /**
+     * A transaction's ranges hold only its own deliveries: a link's range is cut where a tag is missing (settled
+     * before, or held by another transaction), where plain settlement may span tags settled already.
+     */
+    private boolean exactRanges;
 
     UnsettledDeliveries(AmqpSession session) {
         this.session = session;
@@ -106,17 +114,34 @@ final class UnsettledDeliveries {
             return;
         }
         Outcome outcome = outcomeOf(disposition);
+        org.apache.qpid.proton.amqp.Binary txnId = null;
         if (outcome == null) {
-            return;
+            // [4.4.2] a transactional settlement: takes effect when its transaction commits
+            org.apache.qpid.proton.amqp.transaction.TransactionalState txn = SessionTransactions.stateOf(disposition);
+            outcome = txn == null ? null : outcomeOf(txn.getOutcome());
+            if (outcome == null) {
+                return;
+            }
+            txnId = txn.getTxnId();
+            if (txnId == null || !session.transactions().isOpen(txnId)) {
+                throw AmqpException.sessionError(AmqpError.TRANSACTION_UNKNOWN_ID,
+                    "disposition in transaction %s, which is not open on this session",
+                    txnId == null ? "(none)" : SessionTransactions.hex(txnId));
+            }
         }
         long first = disposition.first();
         long last = disposition.last() < 0 ? first : disposition.last();
         if (SerialNumber.diff(last, first) < 0) {
             throw AmqpException.sessionError(AmqpError.INVALID_FIELD, "disposition last %d before first %d", last, first);
         }
+        exactRanges = txnId != null;
         collect(first, last);
         for (int i = 0; i < ranges; i++) {
-            rangeLinks[i].settle(rangeFirst[i], rangeLast[i], outcome);
+            if (txnId == null) {
+                rangeLinks[i].settle(rangeFirst[i], rangeLast[i], outcome);
+            } else {
+                session.transactions().settle(txnId, rangeLinks[i], rangeFirst[i], rangeLast[i], outcome);
+            }
             rangeLinks[i] = null;
         }
         ranges = 0;
@@ -166,8 +191,11 @@ final class UnsettledDeliveries {
     }
 
     private void addToRange(Settler link, long tag) {
-        for (int i = 0; i < ranges; i++) {
+        for (int i = ranges - 1; i >= 0; i--) {
             if (rangeLinks[i] == link) {
+                if (exactRanges && rangeLast[i] + 1 != tag) {
+                    break;
+                }
                 rangeLast[i] = tag;
                 return;
             }
@@ -229,11 +257,28 @@ final class UnsettledDeliveries {
         head = 0;
     }
 
+    /** The outcome a transactional state carries; null for none (transactional acquisition). */
+    private static Outcome outcomeOf(org.apache.qpid.proton.amqp.messaging.Outcome state) {
+        if (state instanceof org.apache.qpid.proton.amqp.messaging.Accepted) {
+            return Outcome.ACCEPTED;
+        } else if (state instanceof org.apache.qpid.proton.amqp.messaging.Rejected) {
+            return Outcome.REJECTED;
+        } else if (state instanceof org.apache.qpid.proton.amqp.messaging.Released) {
+            return Outcome.RELEASED;
+        } else if (state instanceof Modified m) {
+            return Outcome.modified(Boolean.TRUE.equals(m.getDeliveryFailed()),
+                Boolean.TRUE.equals(m.getUndeliverableHere()));
+        }
+        return null;
+    }
+
     /** The outcome a disposition carries; null for a non-terminal state. Settled without a state is accepted. */
     private static Outcome outcomeOf(DispositionPerformative d) throws AmqpDecodeException {
         long code = d.stateCode();
         if (code < 0) {
-            return d.settled() ? Outcome.ACCEPTED : null;
+            // absent, or a state with a descriptor the fast path does not know: transactional-state is no outcome
+            return d.settled() && !(d.state() instanceof org.apache.qpid.proton.amqp.transaction.TransactionalState)
+                ? Outcome.ACCEPTED : null;
         }
         return switch ((int) code) {
             case PerformativeCode.ACCEPTED -> Outcome.ACCEPTED;
