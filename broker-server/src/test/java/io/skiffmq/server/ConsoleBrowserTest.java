@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * following the hash routes, clicking with the mouse and typing, then waiting until the page shows what the broker
  * holds. Queues and connections are made with the RabbitMQ 0-9-1 client. One broker and one browser for the
  * class; a screenshot of each page is kept under {@code target/console-screenshots/}. Without a Chromium binary
- * the class is skipped, unless {@code SKIFFMQ_REQUIRE_BROWSER=1} (CI) makes that a failure.
+ * the class is skipped, unless {@code REQUIRE_BROWSER_TESTS=1} (CI) makes that a failure.
  */
 @ExtendWith(LeakDetection.class)
 class ConsoleBrowserTest {
@@ -48,8 +48,8 @@ class ConsoleBrowserTest {
         if (binary.isEmpty()) {
             String reason = "no Chromium on the PATH (looked for " + HeadlessChromium.BINARIES
                 + "); install Debian's chromium package to run the web console's browser tests";
-            if ("1".equals(System.getenv("SKIFFMQ_REQUIRE_BROWSER"))) {
-                throw new AssertionError(reason + " (SKIFFMQ_REQUIRE_BROWSER=1 requires them)");
+            if ("1".equals(System.getenv("REQUIRE_BROWSER_TESTS"))) {
+                throw new AssertionError(reason + " (REQUIRE_BROWSER_TESTS=1 requires them)");
             }
             assumeTrue(false, reason);
         }
