@@ -143,8 +143,6 @@ class Amqp10DeadLetterTest extends Amqp10ClientTestBase {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("bug: a 0-9-1 message keeps its death history in x-death only, whose time is whole "
-        + "seconds and the first death's; RabbitMQ 4 keeps first and last time in milliseconds (mc annotations)")
     void aMessagePublishedOver091KeepsItsDeathTimesToTheMillisecondForAnAmqp10Consumer() throws Exception {
         String q = unique("self-091");
         management().queue().name(q).deadLetterExchange("").deadLetterRoutingKey(q).declare();

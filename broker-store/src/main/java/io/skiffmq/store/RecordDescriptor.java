@@ -27,7 +27,8 @@ package io.skiffmq.store;
  * detected. The body of a {@link RecordType#PUBLISH} record is the exchange and routing key (each a 2-byte length
  * and UTF-8) followed by the message exactly as the client sent it, in the format the flags' tag names
  * ({@code MessageFormat.tag()}: 1 AMQP 1.0, the sections as received; 2 AMQP 0-9-1, {@code [u32 properties
- * length | properties | body]}). The body of an {@link RecordType#ACKS} record is one or more ranges of acked
+ * length | properties | body]}, or from version 4, for a message the broker dead-lettered, {@code [u8 0x82 | death
+ * history | u32 properties length | properties | body]}: see {@code Amqp091Message}). The body of an {@link RecordType#ACKS} record is one or more ranges of acked
  * sequences of its queue, {@link #ACK_RANGE_LENGTH} bytes each, its sequence and delivery count fields 0:
  *
  * <pre>
@@ -40,13 +41,15 @@ package io.skiffmq.store;
  * Other record types have an empty body; every type but a publish has tag 0.
  *
  * <p>Versions: 1 (before message formats) had no tag, so its publish records are AMQP 1.0; 2 added the tag; 3
- * added {@link RecordType#ACKS}, with the layout unchanged otherwise. Recovery reads all three. Each bump makes
+ * added {@link RecordType#ACKS}, with the layout unchanged otherwise; 4 added the 0-9-1 stored form with a death
+ * history (its first byte has the high bit set, which a version 1 form's length never has). Recovery reads all
+ * four. Each bump makes
  * a broker from before it refuse the journal by its version, rather than misread it (0-9-1 messages as AMQP 1.0)
  * or stop at an unknown type.
  */
 public final class RecordDescriptor {
     /** Bumped whenever the layout changes; recovery refuses records of a version it does not know. */
-    public static final byte VERSION = 3;
+    public static final byte VERSION = 4;
     /** The version before message formats: publish records are AMQP 1.0 and the high flag byte is 0. */
     public static final byte VERSION_1 = 1;
     /** The version before {@link RecordType#ACKS}: acks are one {@link RecordType#ACK} record each. */

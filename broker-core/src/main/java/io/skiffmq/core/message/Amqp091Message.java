@@ -9,11 +9,21 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 /**
  * An AMQP 0-9-1 message: the content-header properties exactly as received (property flags and property list,
  * what follows class-id, weight and body-size in the content header frame) and the body as received, decoded
- * lazily. Stored as {@code [u32 properties length | properties | body]}. Thread-safety as {@link Message}.
+ * lazily. Once dead-lettered by the broker it also holds its death history to the millisecond, as RabbitMQ 4 keeps
+ * it beside the message ({@code mc} annotations): the {@code x-death} header it gets then holds whole seconds and
+ * the first time only.
+ *
+ * <p>Stored in one of two forms, told apart by the first byte. Version 1, a message that never died here:
+ * {@code [u32 properties length | properties | body]}, the length below 2^31 (it fits in the record), so its first
+ * byte has the high bit clear. Version 2, a message with a death history: {@code [u8 0x82 | history
+ * (StoredDeaths) | u32 properties length | properties | body]}. Both are read; version 1 is still written when there
+ * is no history, so a publisher's bytes are stored as before. Thread-safety as {@link Message}.
  */
 public final class Amqp091Message extends Message {
     private static final AtomicReferenceFieldUpdater<Amqp091Message, Amqp10Message> CONVERTED =
         AtomicReferenceFieldUpdater.newUpdater(Amqp091Message.class, Amqp10Message.class, "converted");
+    /** The first byte of a version 2 stored form: the high bit marks a versioned form, the rest its version. */
+    private static final int STORED_VERSION_2 = 0x82;
 
     private final ByteBuf properties;
     private final ByteBuf body;
@@ -24,12 +34,16 @@ public final class Amqp091Message extends Message {
     private final String replyTo;
     private final String userId;
     private final String invalidExpiration;
+    /** The death history to the millisecond, most recent first; null when only the x-death header tells it. */
+    private final java.util.List<Death> deaths;
     private volatile BasicProperties decoded;
     private volatile Amqp10Message converted;
 
     private Amqp091Message(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
-            String exchange, String routingKey, String replyTo, String userId, String invalidExpiration) {
+            String exchange, String routingKey, String replyTo, String userId, String invalidExpiration,
+            java.util.List<Death> deaths) {
         super(durable, priority, ttl, exchange, routingKey);
+        this.deaths = deaths;
         this.properties = properties;
         this.body = body;
         this.replyTo = replyTo;
@@ -48,13 +62,19 @@ public final class Amqp091Message extends Message {
      */
     public static Amqp091Message of(ByteBuf properties, ByteBuf body, String exchange, String routingKey)
             throws Amqp091DecodeException {
+        return of(properties, body, exchange, routingKey, null);
+    }
+
+    private static Amqp091Message of(ByteBuf properties, ByteBuf body, String exchange, String routingKey,
+            java.util.List<Death> deaths) throws Amqp091DecodeException {
         BasicProperties.Summary s = BasicProperties.summarize(properties);
         // RabbitMQ: a message is persistent only with delivery-mode 2, and one without a priority counts as 0; an
         // expiration that is not a number of milliseconds is refused at publish (precondition-failed) by the
         // channel, so here it just means none
         long ttl = ttl(s.expiration());
         return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0), ttl,
-            exchange, routingKey, s.replyTo(), s.userId(), ttl < 0 && s.expiration() != null ? s.expiration() : null);
+            exchange, routingKey, s.replyTo(), s.userId(), ttl < 0 && s.expiration() != null ? s.expiration() : null,
+            deaths);
     }
 
     /**
@@ -63,13 +83,23 @@ public final class Amqp091Message extends Message {
      */
     static Amqp091Message converted(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
             String exchange, String routingKey) {
-        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey, null, null, null);
+        return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey, null, null, null,
+            null);
     }
 
     static Amqp091Message readStored(ByteBuf stored, String exchange, String routingKey)
             throws MalformedMessageException {
         try {
-            if (stored.readableBytes() < 4 || stored.getUnsignedInt(stored.readerIndex()) > stored.readableBytes() - 4) {
+            java.util.List<Death> deaths = null;
+            if (stored.isReadable() && (stored.getUnsignedByte(stored.readerIndex()) & 0x80) != 0) {
+                int version = stored.readUnsignedByte();
+                if (version != STORED_VERSION_2) {
+                    throw new Amqp091DecodeException("stored form version " + (version & 0x7f) + " is unknown");
+                }
+                deaths = StoredDeaths.read(stored);
+            }
+            if (stored.readableBytes() < 4
+                    || stored.getUnsignedInt(stored.readerIndex()) > stored.readableBytes() - 4) {
                 throw new Amqp091DecodeException("stored properties length runs past the record");
             }
             int length = stored.getInt(stored.readerIndex());
@@ -77,7 +107,7 @@ public final class Amqp091Message extends Message {
             ByteBuf properties = stored.retainedSlice(start, length);
             ByteBuf body = stored.retainedSlice(start + length, stored.writerIndex() - start - length);
             try {
-                return of(properties, body, exchange, routingKey);
+                return of(properties, body, exchange, routingKey, deaths);
             } catch (Amqp091DecodeException e) {
                 properties.release();
                 body.release();
@@ -171,8 +201,8 @@ public final class Amqp091Message extends Message {
             String routingKey) {
         BasicProperties p = properties();
         Map<String, Object> old = p.headers() == null ? Map.of() : p.headers();
-        java.util.List<Death> history = Death.record(Death.fromAmqp091(old), reason, queue, now, exchange(),
-            routingKey(), ttl());
+        java.util.List<Death> history = java.util.List.copyOf(Death.record(deaths(), reason, queue, now,
+            exchange(), routingKey(), ttl()));
         Map<String, Object> headers = new java.util.LinkedHashMap<>(old);
         headers.put(Death.X_DEATH, Death.toAmqp091(history));
         headers.putAll(Death.firstAndLast(old, history));
@@ -184,7 +214,7 @@ public final class Amqp091Message extends Message {
         try {
             next.encode(encoded);
             bodySlice = body.retainedSlice();
-            return of(encoded, bodySlice, exchange, routingKey);
+            return of(encoded, bodySlice, exchange, routingKey, history);
         } catch (Amqp091DecodeException | RuntimeException e) {
             encoded.release();
             if (bodySlice != null) {
@@ -196,6 +226,9 @@ public final class Amqp091Message extends Message {
 
     @Override
     public java.util.List<Death> deaths() {
+        if (deaths != null) {
+            return deaths;
+        }
         return Death.fromAmqp091(properties().headers());
     }
 
@@ -224,11 +257,15 @@ public final class Amqp091Message extends Message {
 
     @Override
     public int storedSize() {
-        return 4 + size();
+        return (deaths == null ? 0 : 1 + StoredDeaths.size(deaths)) + 4 + size();
     }
 
     @Override
     public void writeStored(ByteBuf out) {
+        if (deaths != null) {
+            out.writeByte(STORED_VERSION_2);
+            StoredDeaths.write(deaths, out);
+        }
         out.writeInt(properties.readableBytes());
         out.writeBytes(properties, properties.readerIndex(), properties.readableBytes());
         out.writeBytes(body, body.readerIndex(), body.readableBytes());

@@ -56,8 +56,9 @@ final class Amqp091ToAmqp10 {
             if (p.headers() != null) {
                 for (Map.Entry<String, Object> e : p.headers().entrySet()) {
                     if (e.getKey().equals(Death.X_DEATH)) {
-                        // as RabbitMQ 4 converts the history
-                        annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(Death.fromAmqp091(p.headers())));
+                        // as RabbitMQ 4 converts the history: from the one kept to the millisecond when the broker
+                        // dead-lettered the message, else from the header
+                        annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(m.deaths()));
                         continue;
                     }
                     Object value = HeaderValues.toAmqp10(e.getValue());

@@ -120,7 +120,8 @@ public abstract class Message implements ReferenceCounted, Headers {
 
     /**
      * Appends the message's stored form at {@code out}'s writer index: its bytes in {@link #format()} as the
-     * publisher sent them ({@link #readStored} reads them back).
+     * publisher sent them, with what the broker adds and RabbitMQ 4 keeps beside them (an AMQP 0-9-1 message's
+     * death history, {@link Amqp091Message}) ({@link #readStored} reads them back).
      */
     public abstract void writeStored(ByteBuf out);
 
