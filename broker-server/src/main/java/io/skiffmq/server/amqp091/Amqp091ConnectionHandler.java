@@ -193,7 +193,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     /** A soft error closes its channel; a hard one, or one outside a channel, the connection. */
     void handleError(Amqp091Channel channel, Amqp091Exception e) {
         if (channel != null && !e.code().isConnectionError()) {
-            channel.closeWithError(e);
+            channel.closeWithError(e, admission.scopeErrors());
         } else {
             closeConnection(e);
         }
