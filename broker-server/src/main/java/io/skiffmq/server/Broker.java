@@ -56,6 +56,7 @@ public final class Broker implements AutoCloseable {
     private final EventLoops loops;
     private final io.skiffmq.core.metrics.BrokerCounters counters = new io.skiffmq.core.metrics.BrokerCounters();
     private final ConnectionEnds ends = new ConnectionEnds();
+    private final ScopeErrors scopeErrors = new ScopeErrors();
     /** Runs management operations, which may wait for the disk, off the event loops. */
     private final java.util.concurrent.ExecutorService managementExecutor =
         java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
@@ -208,6 +209,11 @@ public final class Broker implements AutoCloseable {
     /** How connections ended, counted and logged ({@link ConnectionEnding}). */
     public ConnectionEnds ends() {
         return ends;
+    }
+
+    /** Session, link and channel errors, logged and limited. */
+    public ScopeErrors scopeErrors() {
+        return scopeErrors;
     }
 
     /** How many connections are open (registered, not yet unregistered). */

@@ -50,6 +50,11 @@ public final class ConnectionAdmission {
         this.user = name;
     }
 
+    /** Where the connection's session, link and channel errors are logged. */
+    public ScopeErrors scopeErrors() {
+        return broker.scopeErrors();
+    }
+
     /** The authenticated user; null before the login. */
     public String user() {
         return user;

@@ -2,7 +2,6 @@ package io.skiffmq.server;
 
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -27,7 +26,7 @@ public final class ConnectionEnds {
     public static final long SUMMARY_DELAY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final Map<ConnectionEnd, LongAdder> counts = new EnumMap<>(ConnectionEnd.class);
-    private final Map<ConnectionEnd, LogLimiter> limiters = new EnumMap<>(ConnectionEnd.class);
+    private final Map<ConnectionEnd, SummarizedLog> lines = new EnumMap<>(ConnectionEnd.class);
 
     public ConnectionEnds() {
         this(System::nanoTime);
@@ -36,7 +35,10 @@ public final class ConnectionEnds {
     ConnectionEnds(LongSupplier nanoClock) {
         for (ConnectionEnd end : ConnectionEnd.values()) {
             counts.put(end, new LongAdder());
-            limiters.put(end, new LogLimiter(LINES_PER_SECOND, BURST, nanoClock));
+            lines.put(end, new SummarizedLog(LINES_PER_SECOND, BURST, SUMMARY_DELAY_NANOS, nanoClock,
+                suppressed -> LOG.log(end.level(), "suppressed {0} similar messages in the last {1} s: connection "
+                    + "closed ({2})", Long.toString(suppressed.count()),
+                    SummarizedLog.seconds(suppressed.windowNanos()), end.label())));
         }
     }
 
@@ -52,22 +54,8 @@ public final class ConnectionEnds {
         if (!LOG.isLoggable(end.level())) {
             return;
         }
-        if (end.limited()) {
-            switch (limiters.get(end).acquire()) {
-                case SUPPRESS_FIRST -> {
-                    try {
-                        scheduler.schedule(() -> summarize(end), SUMMARY_DELAY_NANOS, TimeUnit.NANOSECONDS);
-                    } catch (RejectedExecutionException e) {
-                        summarize(end); // the loop is stopping with the broker: no window to wait for
-                    }
-                    return;
-                }
-                case SUPPRESS -> {
-                    return;
-                }
-                default -> {
-                }
-            }
+        if (end.limited() && !lines.get(end).admit(SummarizedLog.on(scheduler))) {
+            return;
         }
         String line = "connection " + connection + ": closed (" + end.label() + "): " + detail;
         if (cause != null && end == ConnectionEnd.INTERNAL_ERROR) {
@@ -79,12 +67,7 @@ public final class ConnectionEnds {
 
     /** The summary of an end's suppressed lines, if any. */
     void summarize(ConnectionEnd end) {
-        LogLimiter.Suppressed suppressed = limiters.get(end).takeSuppressed();
-        if (suppressed.count() > 0) {
-            LOG.log(end.level(), "suppressed {0} similar messages in the last {1} s: connection closed ({2})",
-                Long.toString(suppressed.count()),
-                String.format(java.util.Locale.ROOT, "%.1f", suppressed.windowNanos() / 1e9), end.label());
-        }
+        lines.get(end).summarize();
     }
 
     /** Connections that ended this way since the broker started. */

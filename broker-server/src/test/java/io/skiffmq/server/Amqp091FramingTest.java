@@ -164,6 +164,39 @@ class Amqp091FramingTest {
         brokerGoesOn();
     }
 
+    /**
+     * After a frame error the decoder reads nothing more, so no close-ok can come: the socket closes once the close
+     * is out, without waiting for one. SkiffMQ only: RabbitMQ (fatal_frame_error) sleeps 3 s before it closes.
+     */
+    @Test
+    void afterAFrameErrorTheSocketClosesWithoutWaitingForCloseOk() throws Exception {
+        assumeFalse(target.external(), "RabbitMQ waits 3 s after a frame error");
+        for (int type : new int[] {METHOD, 7}) {
+            try (Raw091Client client = openWithChannel()) {
+                byte[] qos = Raw091Client.methodPayload(60, 10, new byte[] {0, 0, 0, 0, 0, 1, 0});
+                client.writeFrame(type, 1, qos, type == METHOD ? 0xCD : FRAME_END); // a bad end, an unknown type
+                assertThat(client.expect(AMQP.Connection.Close.class).getReplyCode()).isEqualTo(AMQP.FRAME_ERROR);
+                client.soTimeout(1_000); // a third of the close-ok timeout
+                assertThat(client.closedByBroker()).as("closed without close-ok").isTrue();
+            }
+        }
+        brokerGoesOn();
+    }
+
+    /** An error on a frame read whole leaves the stream readable: the broker waits for close-ok, and takes it. */
+    @Test
+    void afterAnErrorOnAWholeFrameTheBrokerWaitsForCloseOk() throws Exception {
+        try (Raw091Client client = openWithChannel()) {
+            client.writeFrame(BODY, 1, new byte[] {1, 2, 3}, FRAME_END);
+            assertThat(client.expect(AMQP.Connection.Close.class).getReplyCode()).isEqualTo(AMQP.UNEXPECTED_FRAME);
+            client.soTimeout(300);
+            assertThat(client.closedByBroker()).as("still open, waiting for close-ok").isFalse();
+            client.soTimeout(1_000);
+            client.send(0, new AMQP.Connection.CloseOk.Builder().build());
+            assertThat(client.closedByBroker()).as("closed on close-ok").isTrue();
+        }
+    }
+
     @Test
     void anUnknownFrameTypeIsAFrameError() throws Exception {
         try (Raw091Client client = openWithChannel()) {

@@ -66,4 +66,31 @@ class HandshakeEndsTest {
                 .hasSize(1);
         }
     }
+
+    @Test
+    void plainAmqpOnTheTlsPortIsClosedAtOnceAsATlsErrorAndRateLimited(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
+        TestCertificates.Issued ca = TestCertificates.ca("SkiffMQ test CA");
+        TestCertificates.writePem(TestCertificates.server(ca), dir.resolve("server.pem"), dir.resolve("server.key"));
+        int peers = 12;
+        try (RunningBroker tls = RunningBroker.start("amqps-port=0", "tls-cert-file=" + dir.resolve("server.pem"),
+                "tls-key-file=" + dir.resolve("server.key"))) {
+            for (int i = 0; i < peers; i++) {
+                byte[] header = i % 2 == 0 ? new byte[] {'A', 'M', 'Q', 'P', 0, 0, 9, 1}
+                    : new byte[] {'A', 'M', 'Q', 'P', 3, 1, 0, 0}; // a 0-9-1 client, an AMQP 1.0 SASL one
+                try (Socket socket = new Socket("127.0.0.1", tls.amqpsPort())) {
+                    // well under the 10 s handshake timeout SslHandler used to wait for
+                    socket.setSoTimeout(3_000);
+                    socket.getOutputStream().write(header);
+                    assertThat(socket.getInputStream().readAllBytes()).as("closed without a byte").isEmpty();
+                }
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> tls.ends().total() == peers);
+            assertThat(tls.ends().count(ConnectionEnd.TLS_ERROR)).isEqualTo(peers);
+            java.util.List<String> lines = log.lines(Level.INFO, m -> m.contains(": closed (tls_error): "));
+            assertThat(lines).hasSizeLessThan(peers).isNotEmpty()
+                .allSatisfy(line -> assertThat(line).endsWith(
+                    ": closed (tls_error): plain AMQP on the TLS port (a protocol header, not a TLS record)"));
+        }
+    }
 }

@@ -79,6 +79,14 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
         return frameMax;
     }
 
+    /**
+     * True once a frame failed: the decoder has lost its place in the stream and reads nothing more, so the
+     * connection cannot read the peer's {@code close-ok} either.
+     */
+    public boolean broken() {
+        return state == State.BAD_FRAME;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Amqp091DecodeException {
         if (state == State.BAD_FRAME || !ctx.channel().isActive()) {

@@ -7,7 +7,6 @@ import static io.skiffmq.codec.amqp10.DecodeFailure.UNKNOWN_DESCRIPTOR;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.Binary;
@@ -350,18 +349,8 @@ public final class MessageSections {
 
     /** Index of field {@code field} of the properties list, or -1 when the section or the field is absent. */
     private int propertyField(int field) throws AmqpDecodeException {
-        if (propertiesStart == ABSENT || buf.getUnsignedByte(propertiesValue) == FormatCode.NULL) {
-            return ABSENT;
-        }
-        int limit = sectionEnd(SectionCode.PROPERTIES);
-        if (field >= TypeReader.listCount(buf, propertiesValue, limit)) {
-            return ABSENT;
-        }
-        int position = TypeReader.compoundContentStart(buf, propertiesValue);
-        for (int i = 0; i < field; i++) {
-            position = TypeReader.valueEnd(buf, position, limit);
-        }
-        return position;
+        return propertiesStart == ABSENT || buf.getUnsignedByte(propertiesValue) == FormatCode.NULL ? ABSENT
+            : PropertyFields.position(buf, propertiesValue, sectionEnd(SectionCode.PROPERTIES), field);
     }
 
     private String stringProperty(int field) throws AmqpDecodeException {
@@ -371,18 +360,7 @@ public final class MessageSections {
 
     private Object messageIdProperty(int field) throws AmqpDecodeException {
         int index = propertyField(field);
-        if (index == ABSENT) {
-            return null;
-        }
-        int code = buf.getUnsignedByte(index);
-        switch (code) {
-            // [3.2.11]-[3.2.15]: ulong, uuid, binary or string
-            case FormatCode.NULL, FormatCode.ULONG0, FormatCode.SMALLULONG, FormatCode.ULONG, FormatCode.UUID,
-                 FormatCode.VBIN8, FormatCode.VBIN32, FormatCode.STR8, FormatCode.STR32:
-                return ValueDecoder.decode(buf, index, sectionEnd(SectionCode.PROPERTIES));
-            default:
-                throw TypeReader.typeError("message-id (ulong, uuid, binary or string)", code, index);
-        }
+        return index == ABSENT ? null : PropertyFields.messageId(buf, index, sectionEnd(SectionCode.PROPERTIES));
     }
 
     private Symbol symbolProperty(int field) throws AmqpDecodeException {
@@ -405,14 +383,7 @@ public final class MessageSections {
 
     public Binary userId() throws AmqpDecodeException {
         int index = propertyField(1);
-        if (index == ABSENT) {
-            return null;
-        }
-        int code = buf.getUnsignedByte(index);
-        if (code != FormatCode.NULL && code != FormatCode.VBIN8 && code != FormatCode.VBIN32) {
-            throw TypeReader.typeError("binary", code, index);
-        }
-        return (Binary) ValueDecoder.decode(buf, index, sectionEnd(SectionCode.PROPERTIES));
+        return index == ABSENT ? null : PropertyFields.binary(buf, index, sectionEnd(SectionCode.PROPERTIES));
     }
 
     public String to() throws AmqpDecodeException {
@@ -482,50 +453,8 @@ public final class MessageSections {
 
     private Object lookup(int sectionStart, int value, int code, CharSequence key, int code8, int code32)
             throws AmqpDecodeException {
-        if (sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL) {
-            return null;
-        }
-        int limit = sectionEnd(code);
-        int count = TypeReader.mapCount(buf, value, limit);
-        int position = TypeReader.compoundContentStart(buf, value);
-        int asciiLength = asciiLength(key);
-        for (int i = 0; i < count; i += 2) {
-            int keyCode = TypeReader.formatCode(buf, position, limit);
-            int keyEnd = TypeReader.dataEnd(buf, keyCode, position + 1, limit);
-            boolean match = false;
-            if (keyCode == code8 || keyCode == code32) {
-                int contentStart = position + (keyCode == code8 ? 2 : 5);
-                // an ASCII key matches only a key of the same byte length: most candidates end here
-                match = asciiLength >= 0
-                    ? keyEnd - contentStart == asciiLength && asciiEquals(buf, contentStart, key, asciiLength)
-                    : TypeReader.utf8Equals(buf, keyCode, position, limit, key);
-            }
-            if (match) {
-                return ValueDecoder.decode(buf, keyEnd, limit);
-            }
-            position = TypeReader.valueEnd(buf, keyEnd, limit);
-        }
-        return null;
-    }
-
-    /** The key's length when all its characters are ASCII (one UTF-8 byte each), else -1. */
-    private static int asciiLength(CharSequence key) {
-        for (int i = 0; i < key.length(); i++) {
-            if (key.charAt(i) >= 0x80) {
-                return -1;
-            }
-        }
-        return key.length();
-    }
-
-    private static boolean asciiEquals(ByteBuf buf, int index, CharSequence key, int length) {
-        for (int i = length - 1; i >= 0; i--) {
-            // from the end: keys sharing a prefix ("key-1", "key-2"…) differ there
-            if (buf.getByte(index + i) != key.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
+        return sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? null
+            : SectionMaps.lookup(buf, value, sectionEnd(code), key, code8, code32);
     }
 
     /** All application properties, decoded; keys must be strings [3.2.5]. Empty when absent. */
@@ -552,22 +481,7 @@ public final class MessageSections {
 
     private <K> Map<K, Object> decodeMap(int sectionStart, int value, int code, Class<K> keyType)
             throws AmqpDecodeException {
-        if (sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL) {
-            return Collections.emptyMap();
-        }
-        int limit = sectionEnd(code);
-        int count = TypeReader.mapCount(buf, value, limit);
-        int position = TypeReader.compoundContentStart(buf, value);
-        Map<K, Object> map = new LinkedHashMap<>();
-        for (int i = 0; i < count; i += 2) {
-            Object key = ValueDecoder.decode(buf, position, limit);
-            if (!keyType.isInstance(key)) {
-                throw TypeReader.typeError(keyType.getSimpleName() + " key", buf.getUnsignedByte(position), position);
-            }
-            position = TypeReader.valueEnd(buf, position, limit);
-            map.put(keyType.cast(key), ValueDecoder.decode(buf, position, limit));
-            position = TypeReader.valueEnd(buf, position, limit);
-        }
-        return map;
+        return sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? Collections.emptyMap()
+            : SectionMaps.decode(buf, value, sectionEnd(code), keyType);
     }
 }

@@ -12,6 +12,7 @@ import io.skiffmq.codec.amqp091.QueueMethod;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.codec.amqp091.TxMethod;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.ScopeErrors;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
@@ -464,12 +465,12 @@ final class Amqp091Channel {
     // ---- closing --------------------------------------------------------------------------------------------
 
     /** Closes the channel with an error: {@code channel.close} goes out, and frames are dropped until close-ok. */
-    void closeWithError(Amqp091Exception e) {
+    void closeWithError(Amqp091Exception e, ScopeErrors errors) {
         if (closing) {
             return;
         }
-        LOG.log(System.Logger.Level.INFO, "connection {1}: closing channel {0}: {2}", number, connection.remote(),
-            e.replyText());
+        errors.log(ScopeErrors.Scope.CHANNEL, connection.remote(), "closing channel " + number, e.replyText(),
+            e.code() == ReplyCode.INTERNAL_ERROR, e.getCause(), connection.socket().eventLoop());
         output.method(number, new ChannelMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
         release();
     }

@@ -25,7 +25,6 @@ import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -37,7 +36,7 @@ import java.util.function.Supplier;
  * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSING} (we sent {@code connection.close}: only
  * {@code close-ok} or a crossing {@code close} counts) → closed. Errors are RabbitMQ's: a soft one closes its
  * channel, a hard one the connection, after which the socket closes on {@code close-ok} or after
- * {@link #CLOSE_OK_TIMEOUT_MILLIS}.
+ * {@link #CLOSE_OK_TIMEOUT_MILLIS}, or at once after a frame error ({@link SocketAfterClose}).
  *
  * <p>Methods that wait for something off the event loop (the disk, a queue's answer) <em>suspend</em> the
  * connection ({@link OffLoopAnswers}): it stops reading, and frames already read wait, in order, until the answer
@@ -193,7 +192,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     /** A soft error closes its channel; a hard one, or one outside a channel, the connection. */
     void handleError(Amqp091Channel channel, Amqp091Exception e) {
         if (channel != null && !e.code().isConnectionError()) {
-            channel.closeWithError(e);
+            channel.closeWithError(e, admission.scopeErrors());
         } else {
             closeConnection(e);
         }
@@ -418,9 +417,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         channels.releaseAll();
         output.method(0, new ConnectionMethod.Close(e.code().code(), e.replyText(), e.classId(), e.methodId()));
         output.flush();
-        ctx.executor().schedule(() -> {
-            ctx.close();
-        }, CLOSE_OK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        SocketAfterClose.close(ctx, CLOSE_OK_TIMEOUT_MILLIS);
     }
 
     /**

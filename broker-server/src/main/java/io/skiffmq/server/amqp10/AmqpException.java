@@ -17,7 +17,12 @@ final class AmqpException extends RuntimeException {
     private final long handle;
 
     private AmqpException(Scope scope, AmqpError condition, long handle, String description) {
-        super(description, null, false, false);
+        this(scope, condition, handle, description, null);
+    }
+
+    /** @param cause a broker fault's exception, kept for its stack; null for a peer's error */
+    private AmqpException(Scope scope, AmqpError condition, long handle, String description, Throwable cause) {
+        super(description, cause, false, false);
         this.scope = scope;
         this.condition = condition;
         this.handle = handle;
@@ -62,7 +67,9 @@ final class AmqpException extends RuntimeException {
     /** The link error for a future that failed before the link was attached. */
     static AmqpException linkError(long handle, java.util.concurrent.CompletableFuture<?> failed) {
         Throwable cause = causeOf(failed.handle((value, failure) -> failure).join());
-        return linkError(handle, amqpErrorOf(cause), "%s", cause.getMessage());
+        AmqpError condition = amqpErrorOf(cause);
+        return new AmqpException(Scope.LINK, condition, handle, cause.getMessage(),
+            condition == AmqpError.INTERNAL_ERROR ? cause : null);
     }
 
     private static Throwable causeOf(Throwable failure) {

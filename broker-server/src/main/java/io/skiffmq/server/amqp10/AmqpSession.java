@@ -1,6 +1,7 @@
 package io.skiffmq.server.amqp10;
 
 import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.ScopeErrors;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
@@ -31,6 +32,7 @@ import org.apache.qpid.proton.amqp.transport.Role;
  */
 final class AmqpSession {
     private final Amqp10ConnectionHandler connection;
+    private final ScopeErrors errors;
     private final int channel;
     private final VirtualHost vhost;
     /** The authenticated user, for the permission checks to come. */
@@ -50,8 +52,10 @@ final class AmqpSession {
 
     private final FlowPerformative flowOut = new FlowPerformative();
 
-    AmqpSession(Amqp10ConnectionHandler connection, int channel, VirtualHost vhost, String user, String containerId) {
+    AmqpSession(Amqp10ConnectionHandler connection, int channel, VirtualHost vhost, String user, String containerId,
+            ScopeErrors errors) {
         this.connection = connection;
+        this.errors = errors;
         this.channel = channel;
         this.vhost = vhost;
         this.user = user;
@@ -204,7 +208,9 @@ final class AmqpSession {
                 throw e;
             }
             writeFrame(refusal(attach));
-            writeDetach(handle, true, new ErrorCondition(e.condition().symbol(), e.getMessage()));
+            ErrorCondition error = new ErrorCondition(e.condition().symbol(), e.getMessage());
+            logLinkError(handle, error, e.getCause());
+            writeDetach(handle, true, error);
             links.refused(handle, attach.getName());
         }
     }
@@ -266,6 +272,14 @@ final class AmqpSession {
 
     /** Detaches a link after a link-scoped error; its handle stays taken until the peer's detach. */
     void detachWithError(long handle, ErrorCondition error) {
+        detachWithError(handle, error, null);
+    }
+
+    /**
+     * The same, logged ({@link ScopeErrors}): an {@code amqp:internal-error} as a broker bug, with {@code cause}'s
+     * stack when there is one; any other condition as the peer's, limited.
+     */
+    void detachWithError(long handle, ErrorCondition error, Throwable cause) {
         LinkRegistry.Slot slot = links.get(handle);
         if (slot == null) {
             links.refused(handle, null);
@@ -276,7 +290,14 @@ final class AmqpSession {
         } else {
             return; // detached already: the peer's detach is on its way
         }
+        logLinkError(handle, error, cause);
         writeDetach(handle, true, error);
+    }
+
+    private void logLinkError(long handle, ErrorCondition error, Throwable cause) {
+        errors.log(ScopeErrors.Scope.LINK, connection.remote(), "detaching link " + handle + " of session " + channel,
+            error.getCondition() + (error.getDescription() == null ? "" : " " + error.getDescription()),
+            AmqpError.INTERNAL_ERROR.symbol().equals(error.getCondition()), cause, loop);
     }
 
     private void writeDetach(long handle, boolean closed, ErrorCondition error) {

@@ -3,6 +3,7 @@ package io.skiffmq.server.amqp10;
 import io.netty.buffer.ByteBuf;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpError;
+import io.skiffmq.server.ScopeErrors;
 import io.skiffmq.codec.amqp10.DispositionPerformative;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.TransferPerformative;
@@ -25,7 +26,6 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
  * event loop; not thread-safe.
  */
 final class SessionTable {
-    private static final System.Logger LOG = System.getLogger(Amqp10ConnectionHandler.class.getName());
 
     private final Amqp10ConnectionHandler connection;
     private final ConnectionAdmission admission;
@@ -60,7 +60,8 @@ final class SessionTable {
         if (overLimit != null) {
             throw AmqpException.connectionError(AmqpError.RESOURCE_LIMIT_EXCEEDED, "%s", overLimit);
         }
-        AmqpSession session = new AmqpSession(connection, channel, admission.vhost(), admission.user(), containerId);
+        AmqpSession session = new AmqpSession(connection, channel, admission.vhost(), admission.user(), containerId,
+            admission.scopeErrors());
         sessions.put(channel, session);
         session.onBegin(begin);
     }
@@ -102,13 +103,13 @@ final class SessionTable {
             }
         } catch (AmqpException e) {
             if (e.scope() == AmqpException.Scope.SESSION) {
-                LOG.log(System.Logger.Level.INFO, "ending session {0} of {1}: {2} {3}", channel, connection.remote(),
-                    e.condition(), e.getMessage());
+                admission.scopeErrors().log(ScopeErrors.Scope.SESSION, connection.remote(), "ending session " + channel,
+                    e.condition().symbol() + " " + e.getMessage(), e.condition() == AmqpError.INTERNAL_ERROR,
+                    e.getCause(), connection.socket().eventLoop());
                 session.end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
             } else if (e.scope() == AmqpException.Scope.LINK) {
-                LOG.log(System.Logger.Level.INFO, "detaching link {0} of {1}: {2} {3}", e.handle(),
-                    connection.remote(), e.condition(), e.getMessage());
-                session.detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()));
+                session.detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()),
+                    e.getCause());
             } else {
                 throw e;
             }

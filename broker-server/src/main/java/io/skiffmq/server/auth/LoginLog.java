@@ -1,25 +1,35 @@
 package io.skiffmq.server.auth;
 
+import io.skiffmq.server.SummarizedLog;
 import java.net.InetAddress;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
  * Logs refused logins: each failure on its own line (user, source address, mechanism, never the password), and
- * logins refused by the rate limit as a summary, one line with their count at most every
- * {@link #SUMMARY_INTERVAL_NANOS}, so a storm does not flood the log. Thread-safe.
+ * logins refused by the rate limit as a summary: the first of a storm on its own line, the rest counted and their
+ * count logged by a timer {@link #SUMMARY_INTERVAL_NANOS} after the first one suppressed ({@link SummarizedLog}),
+ * so a storm does not flood the log and its last count is logged even when no login follows it. Thread-safe.
  */
 final class LoginLog {
     private static final System.Logger LOG = System.getLogger(LoginLog.class.getName());
     static final long SUMMARY_INTERVAL_NANOS = 5_000_000_000L;
 
-    private final LongSupplier nanoClock;
-    private final AtomicLong suppressed = new AtomicLong();
-    private final AtomicLong lastSummary;
+    private final SummarizedLog rateLimited;
+    private final SummarizedLog.Timer timer;
+    /** The address of the latest login refused by the rate limit, for the summary. */
+    private final AtomicReference<InetAddress> latest = new AtomicReference<>();
 
-    LoginLog(LongSupplier nanoClock) {
-        this.nanoClock = nanoClock;
-        this.lastSummary = new AtomicLong(nanoClock.getAsLong() - SUMMARY_INTERVAL_NANOS);
+    /**
+     * @param timer runs the summaries ({@link SummarizedLog#JDK_TIMER} but in tests)
+     */
+    LoginLog(LongSupplier nanoClock, SummarizedLog.Timer timer) {
+        this.timer = timer;
+        this.rateLimited = new SummarizedLog(1e9 / SUMMARY_INTERVAL_NANOS, 1, SUMMARY_INTERVAL_NANOS, nanoClock,
+            suppressed -> LOG.log(System.Logger.Level.WARNING, "{0} login attempt(s) refused over the failed-login "
+                + "rate limit (login-failure-rate, login-failure-burst) in the last {1} s, the latest from {2}",
+                Long.toString(suppressed.count()), SummarizedLog.seconds(suppressed.windowNanos()),
+                latest.get().getHostAddress()));
     }
 
     void failed(Credentials credentials, InetAddress remote) {
@@ -34,22 +44,12 @@ final class LoginLog {
             remote.getHostAddress());
     }
 
-    /** One more login refused by the rate limit: counted, and the count logged once the interval has passed. */
+    /** One more login refused by the rate limit: logged, or counted for the summary the timer logs. */
     void rateLimited(InetAddress remote) {
-        suppressed.incrementAndGet();
-        long now = nanoClock.getAsLong();
-        long last = lastSummary.get();
-        if (now - last >= SUMMARY_INTERVAL_NANOS && lastSummary.compareAndSet(last, now)) {
-            long count = suppressed.getAndSet(0);
-            LOG.log(System.Logger.Level.WARNING, "{0} login attempt(s) refused over the failed-login rate limit "
-                + "(login-failure-rate, login-failure-burst) in the last {1} s, the latest from {2}",
-                Long.toString(count), Long.toString(Math.min((now - last) / 1_000_000_000L, 3600)),
-                remote.getHostAddress());
+        latest.set(remote);
+        if (rateLimited.admit(timer)) {
+            LOG.log(System.Logger.Level.WARNING, "1 login attempt(s) refused over the failed-login rate limit "
+                + "(login-failure-rate, login-failure-burst), from {0}", remote.getHostAddress());
         }
-    }
-
-    /** Rate-limited logins counted but not logged yet. */
-    long suppressed() {
-        return suppressed.get();
     }
 }

@@ -1,5 +1,6 @@
 package io.skiffmq.server.auth;
 
+import io.skiffmq.server.SummarizedLog;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -57,7 +58,7 @@ public final class SaslAuthenticator implements AutoCloseable {
         this.settings = settings;
         this.executor = executor;
         this.failures = new FailedLogins(settings.failureRate(), settings.failureBurst(), System::nanoTime);
-        this.log = new LoginLog(System::nanoTime);
+        this.log = new LoginLog(System::nanoTime, SummarizedLog.JDK_TIMER);
     }
 
     /** The mechanisms offered, as AMQP 1.0's {@code sasl-mechanisms} lists them. */

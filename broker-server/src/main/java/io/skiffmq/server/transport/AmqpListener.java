@@ -225,6 +225,7 @@ public final class AmqpListener implements AutoCloseable {
                     }
                     io.skiffmq.server.HandshakeDeadline.accepted(ch);
                     if (tls != null) {
+                        ch.pipeline().addLast("plain-on-tls", new PlainAmqpOnTlsPort(broker.ends()));
                         ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     }
                     ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,

@@ -29,6 +29,13 @@ class LoginLogTest {
         }
     };
     private long now;
+    /** The summaries the log scheduled, run by the test when their time comes. */
+    private final List<Runnable> scheduled = new java.util.ArrayList<>();
+    private final List<Long> delays = new java.util.ArrayList<>();
+    private final io.skiffmq.server.SummarizedLog.Timer timer = (task, delayNanos) -> {
+        scheduled.add(task);
+        delays.add(delayNanos);
+    };
 
     @BeforeEach
     void listen() {
@@ -43,26 +50,46 @@ class LoginLogTest {
 
     @Test
     void aFailureIsOneLineWithUserAddressAndMechanismNeverThePassword() throws Exception {
-        new LoginLog(() -> now).failed(new Credentials("PLAIN", "alice", "s3cret"),
+        new LoginLog(() -> now, timer).failed(new Credentials("PLAIN", "alice", "s3cret"),
             InetAddress.getByName("192.0.2.7"));
         assertThat(lines).containsExactly("PLAIN login refused: user 'alice' from 192.0.2.7 - invalid credentials");
     }
 
     @Test
-    void rateLimitedLoginsAreSummarizedAtMostEveryFiveSeconds() throws Exception {
-        LoginLog log = new LoginLog(() -> now);
+    void aStormOfRateLimitedLoginsIsOneLineThenATimedSummaryEvenWhenNothingFollows() throws Exception {
+        LoginLog log = new LoginLog(() -> now, timer);
         InetAddress attacker = InetAddress.getByName("192.0.2.66");
         for (int i = 0; i < 1000; i++) {
             log.rateLimited(attacker);
-            now += 1_000_000; // 1 ms apart: a second in all
+            now += 1_000_000; // 1 ms apart: a second in all, then nothing more
         }
         assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).startsWith("1 login attempt(s) refused over the failed-login rate limit");
-        assertThat(log.suppressed()).isEqualTo(999);
+        assertThat(lines.get(0)).startsWith("1 login attempt(s) refused over the failed-login rate limit")
+            .contains("from 192.0.2.66");
+        assertThat(scheduled).hasSize(1);
+        assertThat(delays).containsExactly(LoginLog.SUMMARY_INTERVAL_NANOS);
         now += LoginLog.SUMMARY_INTERVAL_NANOS;
-        log.rateLimited(attacker);
+        scheduled.get(0).run(); // the timer fires with no login after the storm
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(1)).startsWith("1000 login attempt(s) refused").contains("the latest from 192.0.2.66");
-        assertThat(log.suppressed()).isZero();
+        assertThat(lines.get(1)).startsWith("999 login attempt(s) refused").contains("in the last 6.0 s")
+            .contains("the latest from 192.0.2.66");
+        scheduled.get(0).run(); // nothing more suppressed: no second summary
+        assertThat(lines).hasSize(2);
+    }
+
+    @Test
+    void aLaterStormStartsANewWindow() throws Exception {
+        LoginLog log = new LoginLog(() -> now, timer);
+        InetAddress attacker = InetAddress.getByName("192.0.2.66");
+        log.rateLimited(attacker);
+        log.rateLimited(attacker);
+        scheduled.get(0).run();
+        now += 60_000_000_000L;
+        log.rateLimited(attacker); // a token again: logged on its own
+        log.rateLimited(attacker);
+        assertThat(scheduled).hasSize(2);
+        scheduled.get(1).run();
+        assertThat(lines).hasSize(4);
+        assertThat(lines.get(3)).startsWith("1 login attempt(s) refused").contains("in the last 0.0 s");
     }
 }
