@@ -292,7 +292,8 @@ class SharedSubscriptionTest {
             assertThatThrownBy(() -> s2.unsubscribe("plain-sub")).as("in use on the other connection")
                 .isInstanceOf(JMSException.class).hasMessageContaining("active consumer");
             MessageConsumer shared = s2.createSharedDurableConsumer(first, "plain-sub");
-            assertThat(queue("jms-subscription:plain:plain-sub").consumerCount()).isEqualTo(2);
+            // the attach is answered before the queue's thread has added the consumer
+            await().atMost(WAIT).until(() -> queue("jms-subscription:plain:plain-sub").consumerCount() == 2);
             unshared.close();
             shared.close();
             publish(s1, first, "first", 1);
