@@ -146,6 +146,25 @@ class Amqp091QueueArgumentsTest extends Amqp091ArgumentsTestBase {
     }
 
     @Test
+    void redeclaringWithAnotherSelectorOrNoLocalIsPreconditionFailed() throws Exception {
+        Assumptions.assumeFalse(target.external(), "x-selector and x-no-local are SkiffMQ's own arguments");
+        String q = queue("filters", "x-selector", "colour = 'red'", "x-no-local", true);
+        String prefix = "PRECONDITION_FAILED - inequivalent arg '%s' for queue '" + q + "' in vhost '/': ";
+        channelError(channel, AMQP.PRECONDITION_FAILED, prefix.formatted("x-selector")
+                + "received 'colour = 'blue'' but current is 'colour = 'red''",
+            () -> channel.queueDeclare(q, false, false, false,
+                Map.of("x-selector", "colour = 'blue'", "x-no-local", true)));
+        channel = connection.createChannel();
+        channelError(channel, AMQP.PRECONDITION_FAILED, prefix.formatted("x-no-local")
+                + "received none but current is the value 'true' of type 'bool'",
+            () -> channel.queueDeclare(q, false, false, false, Map.of("x-selector", "colour = 'red'")));
+        channel = connection.createChannel();
+        AMQP.Queue.DeclareOk ok = channel.queueDeclare(q, false, false, false,
+            Map.of("x-selector", "colour = 'red'", "x-no-local", true));
+        assertThat(ok.getQueue()).isEqualTo(q);
+    }
+
+    @Test
     void quorumAndStreamQueuesAreNotImplementedAndNothingIsDeclared() throws Exception {
         Assumptions.assumeFalse(target.external(), "RabbitMQ has both; SkiffMQ has neither yet");
         for (String type : List.of("quorum", "stream")) {

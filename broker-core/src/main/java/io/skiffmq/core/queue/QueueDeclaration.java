@@ -48,8 +48,10 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
     /**
      * The arguments compared when a queue is declared again, as RabbitMQ compares them
      * ({@code rabbit_amqqueue:declare_args/0}), and SkiffMQ's own {@code x-confirm-after-consume}, which changes what
-     * a publisher's confirm means: a publisher that asks for it must not be told yes by a queue without it. Any other
-     * argument is kept as first declared and not compared.
+     * a publisher's confirm means: a publisher that asks for it must not be told yes by a queue without it; and its
+     * {@code x-selector} and {@code x-no-local}, which decide what the queue takes (a redeclaration that meant other
+     * messages must hear so, not get the first filter silently). Any other argument is kept as first declared and not
+     * compared.
      */
     public static final java.util.Set<String> COMPARED_ARGUMENTS = java.util.Set.of("x-expires", "x-message-ttl",
         "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy", "x-max-length",
@@ -57,7 +59,8 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
         "x-queue-mode", "x-queue-version", "x-single-active-consumer", "x-queue-type", "x-quorum-initial-group-size",
         "x-quorum-target-group-size", "x-delivery-limit", "x-max-age", "x-stream-max-segment-size-bytes",
         "x-stream-filter-size-bytes", "x-initial-cluster-size", "x-queue-leader-locator",
-        QueueArguments.CONFIRM_AFTER_CONSUME);
+        QueueArguments.CONFIRM_AFTER_CONSUME, io.skiffmq.core.filter.SubscriptionFilter.SELECTOR_ARGUMENT,
+        io.skiffmq.core.filter.SubscriptionFilter.NO_LOCAL_ARGUMENT);
 
     /** Same properties, whatever the name. */
     public boolean equivalent(QueueDeclaration other) {

@@ -1,0 +1,81 @@
+package io.skiffmq.core.queue;
+
+import io.skiffmq.core.message.Message;
+
+/**
+ * A queue's length limits ({@code x-max-length}, {@code x-max-length-bytes}) as RabbitMQ judges them, by what waits
+ * (unsettled deliveries do not count), with their overflow behaviour ({@code x-overflow}: drop-head dead-letters the
+ * oldest, reject-publish refuses the arrival, reject-publish-dlx dead-letters it too); and its priority lanes
+ * ({@code x-max-priority}).
+ *
+ * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
+ */
+final class QueueLimits {
+    private final QueueArguments arguments;
+    private final WaitingMessages waiting;
+    private final Departures departures;
+
+    QueueLimits(QueueArguments arguments, WaitingMessages waiting, Departures departures) {
+        this.arguments = arguments;
+        this.waiting = waiting;
+        this.departures = departures;
+    }
+
+    /**
+     * Refuses an arrival of {@code bodySize} counted bytes that would take a {@code reject-publish} or
+     * {@code reject-publish-dlx} queue past a limit: its confirm is refused, and the message released or
+     * dead-lettered. True when it refused it.
+     */
+    boolean refuses(Message message, PublishConfirm confirmed, int bodySize) {
+        if (arguments.overflow() == QueueArguments.Overflow.DROP_HEAD || !wouldOverflow(bodySize)) {
+            return false;
+        }
+        if (confirmed != null) {
+            confirmed.refused();
+        }
+        if (arguments.overflow() == QueueArguments.Overflow.REJECT_PUBLISH_DLX) {
+            departures.deadLetter(message, DeadLetters.Reason.MAXLEN);
+        } else {
+            message.release();
+        }
+        return true;
+    }
+
+    /** A {@code drop-head} queue past a limit: its oldest die until it is not. */
+    void dropHeads() {
+        while (overLimit()) {
+            departures.die(waiting.removeHead(), DeadLetters.Reason.MAXLEN);
+        }
+    }
+
+    /** The queue has a length limit. */
+    boolean any() {
+        return arguments.maxLength() >= 0 || arguments.maxLengthBytes() >= 0;
+    }
+
+    /** A limit counts body bytes ({@code x-max-length-bytes}): the bodies' sizes are needed. */
+    boolean countsBytes() {
+        return arguments.maxLengthBytes() >= 0;
+    }
+
+    /**
+     * Taking a message of {@code bodySize} bytes would take the queue past a length limit: a {@code reject-publish}
+     * queue refuses it, as RabbitMQ's {@code will_overflow/2} does (a message too big for what is left is refused even
+     * when the queue is not full).
+     */
+    boolean wouldOverflow(int bodySize) {
+        return arguments.maxLength() >= 0 && waiting.size() + 1L > arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() + bodySize > arguments.maxLengthBytes();
+    }
+
+    /** Past the length limit: a {@code drop-head} queue drops its oldest. */
+    private boolean overLimit() {
+        return arguments.maxLength() >= 0 && waiting.size() > arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() > arguments.maxLengthBytes();
+    }
+
+    /** The priority lane of a message: its priority capped at {@code x-max-priority}, as RabbitMQ caps it. */
+    int lane(int priority) {
+        return Math.min(priority, arguments.maxPriority());
+    }
+}
