@@ -6,7 +6,6 @@ import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.ProtonCodec;
-import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.codec.amqp10.TypeReader;
 import java.util.Arrays;
@@ -43,10 +42,8 @@ final class CoordinatorLink implements Link {
 
     private final AmqpSession session;
     private final long handle;
-    private final int creditBatch;
     private final long maxMessageSize;
-    private long deliveryCount;
-    private long credit;
+    private final ReceiverCredit credit;
     private boolean closed;
 
     // the control message being received, when it spans several transfer frames
@@ -58,8 +55,7 @@ final class CoordinatorLink implements Link {
     private CoordinatorLink(AmqpSession session, long handle, long deliveryCount) {
         this.session = session;
         this.handle = handle;
-        this.deliveryCount = deliveryCount;
-        this.creditBatch = session.config().publisherCredit();
+        this.credit = new ReceiverCredit(session, handle, deliveryCount, session.config().publisherCredit());
         this.maxMessageSize = session.config().maxMessageSize();
     }
 
@@ -97,22 +93,17 @@ final class CoordinatorLink implements Link {
     @Override
     public void onFlow(FlowPerformative flow) {
         if (flow.echo()) {
-            session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+            credit.echo();
         }
     }
 
     void onTransfer(TransferPerformative transfer, ByteBuf payload) {
         if (!inDelivery) {
-            if (credit <= 0) {
-                throw AmqpException.linkError(handle, AmqpError.TRANSFER_LIMIT_EXCEEDED,
-                    "transfer with no link credit (delivery-count %d)", deliveryCount);
-            }
+            credit.take();
             if (transfer.deliveryId() < 0) {
                 throw AmqpException.sessionError(AmqpError.INVALID_FIELD,
                     "first transfer of a delivery without delivery-id");
             }
-            credit--;
-            deliveryCount = SerialNumber.add(deliveryCount, 1);
             inDelivery = true;
             deliveryId = transfer.deliveryId();
             deliverySettled = transfer.settled();
@@ -245,9 +236,8 @@ final class CoordinatorLink implements Link {
     }
 
     private void grantCredit() {
-        if (!closed && credit <= creditBatch / 2) {
-            credit = creditBatch;
-            session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+        if (!closed && credit.low()) {
+            credit.grant();
         }
     }
 

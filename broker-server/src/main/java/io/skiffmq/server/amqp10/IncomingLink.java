@@ -10,7 +10,6 @@ import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.MessageSections;
-import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
@@ -52,7 +51,6 @@ final class IncomingLink implements Link, Publisher.Confirms {
     /** Null for the anonymous relay: each message's {@code to} says where it goes. */
     private final Address target;
     private final String dynamicQueue;
-    private final int creditBatch;
     private final int maxUnconfirmed;
     private final boolean durableIfNoHeader;
     private final long maxMessageSize;
@@ -60,8 +58,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
     /** Cancels the watch on the target's deletion; null when nothing is watched. */
     private Runnable unwatch;
 
-    private long deliveryCount;
-    private long credit;
+    private final ReceiverCredit credit;
     /** False until the target queue exists (a durable one created on attach is being saved). */
     private boolean ready;
     private boolean closed;
@@ -82,9 +79,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
         this.handle = handle;
         this.target = target;
         this.dynamicQueue = dynamicQueue;
-        this.deliveryCount = deliveryCount;
         BrokerConfig config = session.config();
-        this.creditBatch = config.publisherCredit();
+        this.credit = new ReceiverCredit(session, handle, deliveryCount, config.publisherCredit());
         this.maxUnconfirmed = config.maxUnconfirmed();
         this.durableIfNoHeader = config.durableIfNoHeader();
         this.maxMessageSize = config.maxMessageSize();
@@ -213,21 +209,16 @@ final class IncomingLink implements Link, Publisher.Confirms {
     @Override
     public void onFlow(FlowPerformative flow) {
         if (flow.echo()) {
-            session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+            credit.echo();
         }
     }
 
     void onTransfer(TransferPerformative transfer, ByteBuf payload) {
         if (!inDelivery) {
-            if (credit <= 0) {
-                throw AmqpException.linkError(handle, AmqpError.TRANSFER_LIMIT_EXCEEDED,
-                    "transfer with no link credit (delivery-count %d)", deliveryCount);
-            }
+            credit.take();
             if (transfer.deliveryId() < 0) {
                 throw AmqpException.sessionError(AmqpError.INVALID_FIELD, "first transfer of a delivery without delivery-id");
             }
-            credit--;
-            deliveryCount = SerialNumber.add(deliveryCount, 1);
             inDelivery = true;
             deliveryId = transfer.deliveryId();
             deliverySettled = transfer.settled();
@@ -423,14 +414,13 @@ final class IncomingLink implements Link, Publisher.Confirms {
      * out, and more comes once the queue lets go).
      */
     private void grantCredit() {
-        if (ready && !closed && !held && credit <= creditBatch / 2 && publisher.unconfirmed() < maxUnconfirmed
+        if (ready && !closed && !held && credit.low() && publisher.unconfirmed() < maxUnconfirmed
                 && !session.alarmed()) {
             if (publisher.heldBack(resumeFromHold)) {
                 held = true;
                 return;
             }
-            credit = creditBatch;
-            session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+            credit.grant();
         }
     }
 

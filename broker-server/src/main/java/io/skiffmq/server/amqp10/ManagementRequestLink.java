@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufUtil;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.MessageSections;
-import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.codec.amqp10.TransferPerformative;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.transport.Attach;
@@ -26,8 +25,7 @@ final class ManagementRequestLink implements Link {
     private final long handle;
     private final String name;
     private final ManagementNode node;
-    private long deliveryCount;
-    private long credit;
+    private final ReceiverCredit credit;
     private ByteBuf assembling;
     private boolean closed;
 
@@ -38,7 +36,7 @@ final class ManagementRequestLink implements Link {
         this.node = new ManagementNode(session.vhost(), session.config().node(), session.owner(),
             session.connection().managementExecutor(), () -> session.connection().broker().accessControl()
                 .access(session.connection().user(), session.vhost().name()));
-        this.deliveryCount = deliveryCount;
+        this.credit = new ReceiverCredit(session, handle, deliveryCount, CREDIT);
     }
 
     static ManagementRequestLink attach(AmqpSession session, Attach attach) {
@@ -51,9 +49,8 @@ final class ManagementRequestLink implements Link {
     }
 
     private void grant() {
-        if (credit <= CREDIT / 2) {
-            credit = CREDIT;
-            session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+        if (credit.low()) {
+            credit.grant();
         }
     }
 
@@ -70,17 +67,13 @@ final class ManagementRequestLink implements Link {
     @Override
     public void onFlow(FlowPerformative flow) {
         if (flow.echo()) {
-            session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+            credit.echo();
         }
     }
 
     void onTransfer(TransferPerformative transfer, ByteBuf payload) {
         if (assembling == null) {
-            if (credit <= 0) {
-                throw AmqpException.linkError(handle, AmqpError.TRANSFER_LIMIT_EXCEEDED, "management request beyond credit");
-            }
-            credit--;
-            deliveryCount = SerialNumber.add(deliveryCount, 1);
+            credit.take();
             assembling = payload.alloc().heapBuffer();
         }
         if (transfer.aborted()) {

@@ -1,0 +1,51 @@
+package io.skiffmq.server.amqp10;
+
+import io.skiffmq.codec.amqp10.AmqpError;
+import io.skiffmq.codec.amqp10.SerialNumber;
+
+/**
+ * The credit a receiving link of ours (a publisher's, a transaction coordinator's, a management request link)
+ * grants its sender [2.6.7]: topped up to a batch once half is used, one taken by the first transfer of each
+ * delivery, which also counts in the delivery-count; a delivery beyond it is
+ * {@code amqp:link:transfer-limit-exceeded}. Owned by the connection's event loop, as its link is.
+ */
+final class ReceiverCredit {
+    private final AmqpSession session;
+    private final long handle;
+    private final int batch;
+    private long deliveryCount;
+    private long credit;
+
+    ReceiverCredit(AmqpSession session, long handle, long deliveryCount, int batch) {
+        this.session = session;
+        this.handle = handle;
+        this.deliveryCount = deliveryCount;
+        this.batch = batch;
+    }
+
+    /** Half the batch or less is left. */
+    boolean low() {
+        return credit <= batch / 2;
+    }
+
+    /** Credit back up to a whole batch, told to the sender. */
+    void grant() {
+        credit = batch;
+        echo();
+    }
+
+    /** Tells the sender the link's state (a flow it asked to be echoed, or a grant). */
+    void echo() {
+        session.writeLinkFlow(handle, deliveryCount, credit, -1, false);
+    }
+
+    /** The first transfer of a delivery takes one credit; with none left, the link is in error. */
+    void take() {
+        if (credit <= 0) {
+            throw AmqpException.linkError(handle, AmqpError.TRANSFER_LIMIT_EXCEEDED,
+                "transfer with no link credit (delivery-count %d)", deliveryCount);
+        }
+        credit--;
+        deliveryCount = SerialNumber.add(deliveryCount, 1);
+    }
+}
