@@ -110,7 +110,13 @@ class HttpApiAuthTest {
     void administratorsManageUsersVhostsAndPermissions() throws Exception {
         HttpApiClient guest = HttpApiClient.guest(broker);
         assertThat(guest.put("/api/vhosts/made", Map.of()).status()).isEqualTo(201);
+        assertThat(guest.get("/api/permissions/made/guest").map()).as("the creator's, as in RabbitMQ")
+            .containsEntry("configure", ".*").containsEntry("write", ".*").containsEntry("read", ".*");
+        assertThat(guest.put("/api/permissions/made/guest", Map.of("configure", "", "write", "", "read", "^r"))
+            .status()).isEqualTo(204);
         assertThat(guest.put("/api/vhosts/made", Map.of()).status()).isEqualTo(204);
+        assertThat(guest.get("/api/permissions/made/guest").map()).as("an existing vhost's are left alone")
+            .containsEntry("read", "^r");
         assertThat(guest.put("/api/users/newcomer", Map.of("password", "pw", "tags", "monitoring,management"))
             .status()).isEqualTo(201);
         assertThat(guest.put("/api/permissions/made/newcomer", Map.of("configure", ".*", "write", ".*",

@@ -103,6 +103,11 @@ final class AccessResources {
         String name = request.variable("vhost");
         boolean existed = access().vhost(name) != null;
         admin().createVhost(name);
+        String creator = request.caller().user();
+        if (!existed && access().user(creator) != null) {
+            // as RabbitMQ's put_vhost does: the user who made it may use it at once
+            admin().setPermissions(creator, name, ".*", ".*", ".*");
+        }
         return ApiResponse.createdOr(existed);
     }
 
