@@ -8,7 +8,7 @@ import io.skiffmq.core.message.Message;
  * ordering of them is unknown); NULL on either side is unknown; values of unlike types (a string and a number) are
  * false, as the spec says. Immutable.
  */
-final class Comparison extends Expression {
+final class Comparison extends Expression.Condition {
     enum Operator {
         EQ("="), NE("<>"), LT("<"), LE("<="), GT(">"), GE(">=");
 
@@ -47,11 +47,6 @@ final class Comparison extends Expression {
         this.operator = operator;
         this.left = left;
         this.right = right;
-    }
-
-    @Override
-    Type type() {
-        return Type.BOOLEAN;
     }
 
     @Override

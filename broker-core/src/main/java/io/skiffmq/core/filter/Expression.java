@@ -27,6 +27,14 @@ abstract class Expression {
         return b ? Boolean.TRUE : Boolean.FALSE;
     }
 
+    /** A node that gives TRUE, FALSE or unknown (null): a comparison, a predicate, a logical operator. */
+    abstract static class Condition extends Expression {
+        @Override
+        final Type type() {
+            return Type.BOOLEAN;
+        }
+    }
+
     /** A literal: a string, a number, TRUE, FALSE or NULL. */
     static final class Literal extends Expression {
         final Object value;

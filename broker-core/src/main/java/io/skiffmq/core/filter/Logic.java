@@ -16,72 +16,48 @@ final class Logic {
         return value instanceof Boolean b ? b : null;
     }
 
-    static final class And extends Expression {
+    static Expression and(Expression left, Expression right) {
+        return new Junction(left, right, Boolean.FALSE);
+    }
+
+    static Expression or(Expression left, Expression right) {
+        return new Junction(left, right, Boolean.TRUE);
+    }
+
+    /**
+     * AND ({@code decisive} FALSE) or OR ({@code decisive} TRUE): either side giving the decisive value decides;
+     * otherwise unknown if either side is, else the other value.
+     */
+    static final class Junction extends Expression.Condition {
         private final Expression left;
         private final Expression right;
+        private final Boolean decisive;
 
-        And(Expression left, Expression right) {
+        private Junction(Expression left, Expression right, Boolean decisive) {
             this.left = left;
             this.right = right;
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
+            this.decisive = decisive;
         }
 
         @Override
         Object evaluate(Message message) {
             Boolean l = truth(left.evaluate(message));
-            if (l == Boolean.FALSE) {
-                return Boolean.FALSE;
+            if (decisive.equals(l)) {
+                return decisive;
             }
             Boolean r = truth(right.evaluate(message));
-            if (r == Boolean.FALSE) {
-                return Boolean.FALSE;
+            if (decisive.equals(r)) {
+                return decisive;
             }
-            return l == null || r == null ? null : Boolean.TRUE;
+            return l == null || r == null ? null : bool(!decisive);
         }
     }
 
-    static final class Or extends Expression {
-        private final Expression left;
-        private final Expression right;
-
-        Or(Expression left, Expression right) {
-            this.left = left;
-            this.right = right;
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
-        }
-
-        @Override
-        Object evaluate(Message message) {
-            Boolean l = truth(left.evaluate(message));
-            if (l == Boolean.TRUE) {
-                return Boolean.TRUE;
-            }
-            Boolean r = truth(right.evaluate(message));
-            if (r == Boolean.TRUE) {
-                return Boolean.TRUE;
-            }
-            return l == null || r == null ? null : Boolean.FALSE;
-        }
-    }
-
-    static final class Not extends Expression {
+    static final class Not extends Expression.Condition {
         private final Expression operand;
 
         Not(Expression operand) {
             this.operand = operand;
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
         }
 
         @Override

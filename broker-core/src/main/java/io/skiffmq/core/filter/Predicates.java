@@ -12,7 +12,7 @@ final class Predicates {
     }
 
     /** {@code a [NOT] BETWEEN low AND high}: {@code low <= a AND a <= high}. */
-    static final class Between extends Expression {
+    static final class Between extends Expression.Condition {
         private final Expression value;
         private final Expression low;
         private final Expression high;
@@ -23,11 +23,6 @@ final class Predicates {
             this.low = low;
             this.high = high;
             this.negated = negated;
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
         }
 
         @Override
@@ -49,7 +44,7 @@ final class Predicates {
     }
 
     /** {@code identifier [NOT] IN ('a', 'b', …)}: string literals only. */
-    static final class In extends Expression {
+    static final class In extends Expression.Condition {
         private final Expression value;
         private final Set<String> values;
         private final boolean negated;
@@ -58,11 +53,6 @@ final class Predicates {
             this.value = value;
             this.values = values;
             this.negated = negated;
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
         }
 
         @Override
@@ -76,7 +66,7 @@ final class Predicates {
     }
 
     /** {@code identifier [NOT] LIKE 'pattern' [ESCAPE 'c']}: {@code _} one character, {@code %} any run. */
-    static final class Like extends Expression {
+    static final class Like extends Expression.Condition {
         private static final byte ONE = 0;
         private static final byte ANY = 1;
         private static final byte LITERAL = 2;
@@ -110,11 +100,6 @@ final class Predicates {
             }
             this.chars = java.util.Arrays.copyOf(c, n);
             this.kinds = java.util.Arrays.copyOf(k, n);
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
         }
 
         @Override
@@ -154,18 +139,13 @@ final class Predicates {
     }
 
     /** {@code identifier IS [NOT] NULL}. */
-    static final class IsNull extends Expression {
+    static final class IsNull extends Expression.Condition {
         private final Expression value;
         private final boolean negated;
 
         IsNull(Expression value, boolean negated) {
             this.value = value;
             this.negated = negated;
-        }
-
-        @Override
-        Type type() {
-            return Type.BOOLEAN;
         }
 
         @Override

@@ -89,7 +89,7 @@ final class SelectorParser {
             first = peek();
             Expression right = and();
             expectCondition(right, first);
-            left = new Logic.Or(left, right);
+            left = Logic.or(left, right);
             first = or;
         }
         return left;
@@ -104,7 +104,7 @@ final class SelectorParser {
             first = peek();
             Expression right = not();
             expectCondition(right, first);
-            left = new Logic.And(left, right);
+            left = Logic.and(left, right);
             first = and;
         }
         return left;
