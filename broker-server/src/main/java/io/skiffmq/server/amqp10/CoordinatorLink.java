@@ -99,11 +99,7 @@ final class CoordinatorLink implements Link {
 
     void onTransfer(TransferPerformative transfer, ByteBuf payload) {
         if (!inDelivery) {
-            credit.take();
-            if (transfer.deliveryId() < 0) {
-                throw AmqpException.sessionError(AmqpError.INVALID_FIELD,
-                    "first transfer of a delivery without delivery-id");
-            }
+            credit.firstTransfer(transfer);
             inDelivery = true;
             deliveryId = transfer.deliveryId();
             deliverySettled = transfer.settled();

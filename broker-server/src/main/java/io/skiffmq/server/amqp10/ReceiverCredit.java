@@ -2,6 +2,7 @@ package io.skiffmq.server.amqp10;
 
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.SerialNumber;
+import io.skiffmq.codec.amqp10.TransferPerformative;
 
 /**
  * The credit a receiving link of ours (a publisher's, a transaction coordinator's, a management request link)
@@ -47,5 +48,13 @@ final class ReceiverCredit {
         }
         credit--;
         deliveryCount = SerialNumber.add(deliveryCount, 1);
+    }
+
+    /** {@link #take}, for a transfer that must also carry its delivery-id (one that is settled with it). */
+    void firstTransfer(TransferPerformative transfer) {
+        if (credit > 0 && transfer.deliveryId() < 0) {
+            throw AmqpException.sessionError(AmqpError.INVALID_FIELD, "first transfer of a delivery without delivery-id");
+        }
+        take();
     }
 }
