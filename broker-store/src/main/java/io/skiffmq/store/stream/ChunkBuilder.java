@@ -171,9 +171,9 @@ public final class ChunkBuilder implements AutoCloseable {
     /**
      * Finishes the chunk in the buffer: trailer, header (with what the log assigns), CRC, Bloom filter.
      *
-     * @return the whole chunk, a slice of the buffer valid until {@link #reset}
+     * @return where the whole chunk starts in {@link #buffer()}; it ends at the buffer's writer index
      */
-    ByteBuf finish(byte type, long chunkId, long timestamp, long epoch) {
+    int finish(byte type, long chunkId, long timestamp, long epoch) {
         int dataLength = dataLength();
         for (TrackedPublisher p : publishers) {
             Tracking.writeEntry(buf, Tracking.TYPE_SEQUENCE, p.id, p.pending);
@@ -196,7 +196,12 @@ public final class ChunkBuilder implements AutoCloseable {
             .setInt(start + DATA_LENGTH_OFFSET, dataLength)
             .setInt(start + TRAILER_LENGTH_OFFSET, trailerLength)
             .setInt(start + BLOOM_SIZE_OFFSET, bloomSize << 24);
-        return buf.slice(start, buf.writerIndex() - start);
+        return start;
+    }
+
+    /** The buffer the chunk is built in. */
+    ByteBuf buffer() {
+        return buf;
     }
 
     /** After the chunk is written: its producers' ids are stored, in chunk {@code chunkId}. */

@@ -186,7 +186,7 @@ final class LogRecovery {
         try {
             return check.check(file.window(position, (int) length), SegmentFile.offsetIn(position), (int) length);
         } catch (UncheckedIOException e) {
-            return e.getMessage();
+            return e.getCause().getMessage();
         }
     }
 

@@ -84,6 +84,7 @@ public final class StreamLog implements AutoCloseable {
     /** Oldest first; replaced (never changed) by the writer on a roll or a deletion. */
     private volatile Segment[] segments = new Segment[0];
     private volatile CommitListener[] listeners = new CommitListener[0];
+    private final Object listenersLock = new Object();
 
     // the writer thread's
     private Segment active;
@@ -192,8 +193,7 @@ public final class StreamLog implements AutoCloseable {
         try {
             rollIfFull(true); // first, so the snapshot's timestamp is not after the chunk's
             long chunkId = nextOffset;
-            ByteBuf chunk = b.finish(TYPE_USER, chunkId, timestamp(), config.epoch());
-            write(chunk, true);
+            write(b, b.finish(TYPE_USER, chunkId, timestamp(), config.epoch()));
             b.written(chunkId);
             return chunkId;
         } catch (RuntimeException | Error e) {
@@ -229,7 +229,7 @@ public final class StreamLog implements AutoCloseable {
         try {
             rollIfFull(true);
             trackingBuilder.addMessage(body, null, null, 0);
-            write(trackingBuilder.finish(type, nextOffset, timestamp(), config.epoch()), true);
+            write(trackingBuilder, trackingBuilder.finish(type, nextOffset, timestamp(), config.epoch()));
         } catch (RuntimeException | Error e) {
             throw fail(e);
         } finally {
@@ -267,7 +267,7 @@ public final class StreamLog implements AutoCloseable {
             throw new IllegalArgumentException("epoch " + epoch + " is older than the log's " + lastEpoch);
         }
         try {
-            write(chunk, false);
+            write(chunk, chunk.readerIndex(), length, false);
         } catch (RuntimeException | Error e) {
             throw fail(e);
         }
@@ -300,17 +300,21 @@ public final class StreamLog implements AutoCloseable {
         }
     }
 
+    /** Writes the chunk a builder finished, from {@code at} to the end of its buffer. */
+    private void write(ChunkBuilder b, int at) {
+        ByteBuf buf = b.buffer();
+        write(buf, at, buf.writerIndex() - at, true);
+    }
+
     /**
-     * Writes a whole chunk (its readable bytes) into the active segment, rolling first when that one is full,
-     * indexes it, and commits it or asks for a sync.
+     * Writes a whole chunk into the active segment, rolling first when that one is full, indexes it, and commits it
+     * or asks for a sync.
      *
      * @param leader a roll begins the new segment with a snapshot of our own
      */
-    private void write(ByteBuf chunk, boolean leader) {
+    private void write(ByteBuf chunk, int at, int length, boolean leader) {
         rollIfFull(leader);
         Segment segment = active;
-        int at = chunk.readerIndex();
-        int length = chunk.readableBytes();
         long position;
         DocumentContext document = appender.writingDocument();
         try {
@@ -487,12 +491,16 @@ public final class StreamLog implements AutoCloseable {
             if (closed || location <= committedLocation) {
                 return;
             }
-            Segment segment = segment(location >>> 32);
-            try {
-                segment.file().force(); // older segments were forced when they were left
-            } catch (IOException | RuntimeException e) {
-                fail(e);
-                return;
+            Segment segment = retained(location >>> 32);
+            if (segment != null) { // else retention deleted it, after the roll that forced it
+                try {
+                    segment.file().force(); // older segments were forced when they were left
+                } catch (IOException | RuntimeException e) {
+                    fail(e);
+                    return;
+                } finally {
+                    segment.release();
+                }
             }
             committed = commitThrough(location);
         }
@@ -500,7 +508,8 @@ public final class StreamLog implements AutoCloseable {
     }
 
     /**
-     * Commits every chunk up to {@code location}.
+     * Commits every chunk up to {@code location}. Reads the indexes of segments it holds a reference to: on the
+     * syncer thread, retention (the writer's) may be releasing old ones.
      *
      * @return the new committed offset, or {@link Long#MIN_VALUE} when nothing changed
      */
@@ -508,11 +517,16 @@ public final class StreamLog implements AutoCloseable {
         if (location <= committedLocation) {
             return Long.MIN_VALUE;
         }
-        Segment segment = segment(location >>> 32);
+        Segment segment = retained(location >>> 32);
         if (segment == null) {
-            return Long.MIN_VALUE;
+            return Long.MIN_VALUE; // deleted: a later location commits what is left
         }
-        long offset = segment.index.nextOffset((int) location) - 1;
+        long offset;
+        try {
+            offset = segment.index.nextOffset((int) location) - 1;
+        } finally {
+            segment.release();
+        }
         committedLocation = location;
         if (offset == committedOffset) {
             return Long.MIN_VALUE;
@@ -534,24 +548,29 @@ public final class StreamLog implements AutoCloseable {
     private long chunkHolding(long offset) {
         Segment[] all = segments;
         for (int s = all.length - 1; s >= 0; s--) {
-            SegmentIndex index = all[s].index;
-            if (all[s].firstChunkId <= offset && index.count() > 0) {
-                for (int i = index.floor(offset); i >= 0; i--) {
-                    if (index.type(i) == TYPE_USER) {
-                        return index.chunkId(i);
+            Segment segment = all[s];
+            if (segment.firstChunkId <= offset && segment.tryRetain()) {
+                try {
+                    SegmentIndex index = segment.index;
+                    for (int i = index.floor(offset); i >= 0; i--) {
+                        if (index.type(i) == TYPE_USER) {
+                            return index.chunkId(i);
+                        }
                     }
+                } finally {
+                    segment.release();
                 }
             }
         }
         return -1;
     }
 
-    /** The segment numbered {@code number}, or null when it is gone. */
-    Segment segment(long number) {
+    /** The segment numbered {@code number}, retained for the caller, or null when it is gone. */
+    private Segment retained(long number) {
         Segment[] all = segments;
         for (int s = all.length - 1; s >= 0; s--) {
             if (all[s].number == number) {
-                return all[s];
+                return all[s].tryRetain() ? all[s] : null;
             }
         }
         return null;
@@ -584,7 +603,7 @@ public final class StreamLog implements AutoCloseable {
     }
 
     public void addListener(CommitListener listener) {
-        synchronized (listeners) {
+        synchronized (listenersLock) {
             CommitListener[] current = listeners;
             CommitListener[] next = Arrays.copyOf(current, current.length + 1);
             next[current.length] = listener;
@@ -593,7 +612,7 @@ public final class StreamLog implements AutoCloseable {
     }
 
     public void removeListener(CommitListener listener) {
-        synchronized (listeners) {
+        synchronized (listenersLock) {
             listeners = Arrays.stream(listeners).filter(l -> l != listener).toArray(CommitListener[]::new);
         }
     }

@@ -23,18 +23,28 @@ public final class StreamReader implements AutoCloseable {
     StreamReader(StreamLog log, OffsetSpec spec, StreamFilter filter) {
         this.log = log;
         this.filter = filter;
-        for (int attempt = 0; segment == null; attempt++) {
+        while (segment == null) {
             Segment[] all = log.segments();
             if (all.length == 0) {
                 throw new IllegalStateException("stream log " + log.directory() + " is closed");
             }
-            long start = start(all, log.committedLocation(), spec);
-            Segment at = all[(int) (start >>> 32)];
-            if (at.tryRetain()) {
-                segment = at;
-                ordinal = (int) start;
+            // hold them all while reading their indexes: retention may be releasing the oldest
+            int held = 0;
+            while (held < all.length && all[held].tryRetain()) {
+                held++;
             }
-            // else retention deleted it meanwhile: look again
+            try {
+                if (held == all.length) {
+                    long start = start(all, log.committedLocation(), spec);
+                    segment = all[(int) (start >>> 32)];
+                    segment.retain();
+                    ordinal = (int) start;
+                } // else one was deleted meanwhile: look again
+            } finally {
+                for (int i = 0; i < held; i++) {
+                    all[i].release();
+                }
+            }
         }
     }
 
