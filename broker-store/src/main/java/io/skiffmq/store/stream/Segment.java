@@ -21,6 +21,7 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
  */
 final class Segment {
     static final String PREFIX = "segment-";
+    static final long BLOCK_SIZE = 4L << 20;
     /** Segments whose mappings are still in place, for tests that check nothing is left behind. */
     static final AtomicInteger OPEN = new AtomicInteger();
 
@@ -52,17 +53,22 @@ final class Segment {
 
     /**
      * Opens the segment's Chronicle queue: one cycle, its clock frozen when opened, so the file never rolls and the
-     * n-th excerpt is the n-th chunk. Syncing is the log's (a force of the file), never Chronicle's.
+     * n-th excerpt is the n-th chunk. Syncing is the log's (a force of the file), never Chronicle's. The file grows
+     * {@value #BLOCK_SIZE} bytes at a time (Chronicle's default, 64 MiB, would make every small stream's file that
+     * big, if sparse); a chunk larger than that is still one excerpt.
      */
     static SingleChronicleQueue queue(Path directory) {
-        return SingleChronicleQueueBuilder.binary(directory).syncMode(SyncMode.NONE)
-            .timeProvider(new SetTimeProvider(Instant.now())).build();
+        return builder(directory).build();
     }
 
     /** As {@link #queue(Path)}, giving up after {@code timeoutMs} on a header that stays unreadable. */
     static SingleChronicleQueue queue(Path directory, long timeoutMs) {
-        return SingleChronicleQueueBuilder.binary(directory).syncMode(SyncMode.NONE).timeoutMS(timeoutMs)
-            .timeProvider(new SetTimeProvider(Instant.now())).build();
+        return builder(directory).timeoutMS(timeoutMs).build();
+    }
+
+    private static SingleChronicleQueueBuilder builder(Path directory) {
+        return SingleChronicleQueueBuilder.binary(directory).syncMode(SyncMode.NONE).blockSize(BLOCK_SIZE)
+            .timeProvider(new SetTimeProvider(Instant.now()));
     }
 
     /** The segment's chunk data, opened on first use. */

@@ -539,7 +539,12 @@ public final class StreamLog implements AutoCloseable {
     private void notifyCommitted(long offset) {
         if (offset != Long.MIN_VALUE) {
             for (CommitListener listener : listeners) {
-                listener.committed(offset);
+                try {
+                    listener.committed(offset);
+                } catch (RuntimeException e) {
+                    // a listener's bug is not the log's failure
+                    LOG.log(System.Logger.Level.ERROR, "stream log " + directory + ": a commit listener failed", e);
+                }
             }
         }
     }

@@ -153,6 +153,9 @@ public final class StreamReader implements AutoCloseable {
 
     /** The offset of the next chunk this reader looks at (the log's next offset when it is at the end). */
     public long position() {
+        if (segment == null) {
+            throw new IllegalStateException("reader closed");
+        }
         SegmentIndex index = segment.index;
         return ordinal < index.count() ? index.chunkId(ordinal) : segment.nextOffset();
     }
