@@ -321,8 +321,12 @@ final class LogRecovery {
     }
 
     private void setAside(Path path) {
+        Path aside = path.resolveSibling("damaged-" + path.getFileName());
+        if (Files.exists(aside)) {
+            aside = path.resolveSibling(aside.getFileName() + "-" + System.currentTimeMillis());
+        }
         try {
-            Files.move(path, path.resolveSibling("damaged-" + path.getFileName()));
+            Files.move(path, aside);
         } catch (IOException e) {
             LOG.log(System.Logger.Level.ERROR, "cannot set aside " + path, e);
         }

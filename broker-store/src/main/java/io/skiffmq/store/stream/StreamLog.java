@@ -162,6 +162,7 @@ public final class StreamLog implements AutoCloseable {
             commitThrough(writtenLocation);
         }
         newSegment(number);
+        applyRetention(); // the broker may have been down longer than max-age
         LOG.log(System.Logger.Level.INFO, "stream {0} opened in {1} ms: offsets {2} to {3} in {4} segments",
             directory, (System.nanoTime() - began) / 1_000_000, firstOffset(), nextOffset - 1, segments.length);
     }

@@ -73,7 +73,9 @@ class StreamLogRecoveryTest {
         /** The seal is garbage: the segment is checked as if it had none. */
         SEAL_GARBAGE(false),
         /** The whole Chronicle file is zeros: the segment holds nothing any more. */
-        FILE_ZEROED(false);
+        FILE_ZEROED(false),
+        /** The Chronicle file cannot be opened at all: the segment is set aside, not deleted. */
+        FILE_UNREADABLE(false);
 
         final boolean losesLastChunk;
 
@@ -100,7 +102,7 @@ class StreamLogRecoveryTest {
         damage(newest, damage);
 
         long expectedNext = switch (damage) {
-            case FILE_ZEROED -> newestFirst;
+            case FILE_ZEROED, FILE_UNREADABLE -> newestFirst;
             default -> damage.losesLastChunk ? (CHUNKS - 1) * PER_CHUNK : CHUNKS * PER_CHUNK;
         };
         try (StreamLog log = StreamLog.open(dir, config())) {
@@ -117,6 +119,8 @@ class StreamLogRecoveryTest {
         try (StreamLog log = StreamLog.open(dir, config())) {
             assertThat(log.nextOffset()).isEqualTo(expectedNext + PER_CHUNK);
         }
+        assertThat(dir.resolve("damaged-" + newest.getFileName())).as("set aside for an operator")
+            .matches(p -> Files.isDirectory(p) == (damage == Damage.FILE_UNREADABLE));
     }
 
     private static long firstChunkId(Path segment) throws IOException {
@@ -203,6 +207,10 @@ class StreamLogRecoveryTest {
                         raf.write(zeros, 0, (int) Math.min(zeros.length, raf.length() - at));
                     }
                 }
+            }
+            case FILE_UNREADABLE -> {
+                Files.delete(file);
+                Files.createDirectory(file);
             }
             default -> throw new IllegalArgumentException(damage.name());
         }

@@ -164,15 +164,17 @@ class StreamLogTest {
     @Test
     void underSyncChunksAreCommittedOnceTheSyncerForcedThem() {
         List<String> threads = new CopyOnWriteArrayList<>();
+        StreamLogConfig synced = StreamLogConfig.defaults(Journal.SyncPolicy.SYNC).withMaxSegmentBytes(SMALL_SEGMENT);
         try (StreamSyncer syncer = new StreamSyncer("test-stream-syncer");
-             StreamLog log = StreamLog.open(dir, StreamLogConfig.defaults(Journal.SyncPolicy.SYNC).withSyncer(syncer))) {
+             StreamLog log = StreamLog.open(dir, synced.withSyncer(syncer))) {
             log.addListener(offset -> threads.add(Thread.currentThread().getName()));
             try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
-                for (int i = 0; i < 50; i++) {
-                    writeChunk(log, 10);
+                for (int i = 0; i < 100; i++) {
+                    writeChunk(log, 100);
                 }
-                await().atMost(Duration.ofSeconds(30)).until(() -> log.committedOffset() == 499);
-                assertThat(drain(reader)).hasSize(50);
+                assertThat(log.segmentCount()).as("rolled, forcing the segments left").isGreaterThan(2);
+                await().atMost(Duration.ofSeconds(30)).until(() -> log.committedOffset() == 9_999);
+                assertThat(denseMessages(drain(reader), 0)).hasSize(10_000);
             }
             assertThat(threads).isNotEmpty().allMatch("test-stream-syncer"::equals);
         }
