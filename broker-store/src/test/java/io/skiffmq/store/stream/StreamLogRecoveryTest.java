@@ -19,8 +19,6 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,25 +28,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Opening a stream log whose files a crash (or worse) left damaged: the damage is found by length and CRC, the log
  * is cut after its last whole chunk, and writing goes on from there with dense offsets.
  */
-@ExtendWith(LeakDetection.class)
+@ExtendWith({LeakDetection.class, SegmentsReleased.class})
 class StreamLogRecoveryTest {
     private static final int CHUNKS = 30;
     private static final int PER_CHUNK = 10;
 
     @TempDir
     Path dir;
-    private int segmentsBefore;
-
-    @BeforeEach
-    void countSegments() {
-        segmentsBefore = Segment.OPEN.get();
-    }
-
-    @AfterEach
-    void everySegmentReleased() {
-        assertThat(Segment.OPEN.get()).isEqualTo(segmentsBefore);
-    }
-
     private static StreamLogConfig config() {
         return StreamLogConfig.defaults(Journal.SyncPolicy.OS).withMaxSegmentBytes(70_000);
     }

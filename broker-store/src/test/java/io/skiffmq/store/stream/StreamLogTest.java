@@ -19,14 +19,12 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The stream log: offsets, chunks as stored, readers and their offset specs, tracking, filters, retention. */
-@ExtendWith(LeakDetection.class)
+@ExtendWith({LeakDetection.class, SegmentsReleased.class})
 class StreamLogTest {
     /** Small segments: Chronicle's file header takes about 66 KB, so each holds some 20 chunks of 100 messages. */
     private static final long SMALL_SEGMENT = 100_000;
@@ -34,19 +32,6 @@ class StreamLogTest {
     @TempDir
     Path dir;
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
-    private int segmentsBefore;
-
-    @BeforeEach
-    void countSegments() {
-        segmentsBefore = Segment.OPEN.get();
-    }
-
-    @AfterEach
-    void everySegmentReleased() {
-        assertThat(Segment.OPEN.get()).as("segments still mapped after the log and its readers closed")
-            .isEqualTo(segmentsBefore);
-    }
-
     private StreamLogConfig config() {
         return StreamLogConfig.defaults(Journal.SyncPolicy.OS).withClock(clock::get);
     }
@@ -356,6 +341,7 @@ class StreamLogTest {
     @Test
     void aMappedBufferOutlivesItsReaderAndTheLog() {
         ByteBuf kept;
+        int segmentsBefore = Segment.OPEN.get();
         try (StreamLog log = StreamLog.open(dir, config())) {
             writeChunk(log, 5);
             try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
