@@ -105,6 +105,16 @@ final class Segment {
         return n == 0 ? Long.MIN_VALUE : index.timestamp(n - 1);
     }
 
+    /** The segment numbered {@code number} in {@code all}, retained for the caller, or null when it is gone. */
+    static Segment retained(Segment[] all, long number) {
+        for (int s = all.length - 1; s >= 0; s--) {
+            if (all[s].number == number) {
+                return all[s].tryRetain() ? all[s] : null;
+            }
+        }
+        return null;
+    }
+
     /** Takes a reference unless the segment is already gone. */
     boolean tryRetain() {
         for (int r = refs.get(); r > 0; r = refs.get()) {

@@ -83,8 +83,7 @@ public final class StreamLog implements AutoCloseable {
 
     /** Oldest first; replaced (never changed) by the writer on a roll or a deletion. */
     private volatile Segment[] segments = new Segment[0];
-    private volatile CommitListener[] listeners = new CommitListener[0];
-    private final Object listenersLock = new Object();
+    private final Commits commits;
 
     // the writer thread's
     private Segment active;
@@ -99,11 +98,6 @@ public final class StreamLog implements AutoCloseable {
     /** Where the last written chunk is: its segment number in the high 32 bits, its ordinal there in the low. */
     private volatile long writtenLocation = -1;
 
-    // guarded by this: written by whoever commits, read by any
-    private volatile long committedLocation = -1;
-    private volatile long committedOffset = -1;
-    private volatile long committedChunkId = -1;
-
     private volatile Throwable failure;
     private volatile boolean closed;
 
@@ -117,6 +111,7 @@ public final class StreamLog implements AutoCloseable {
         this.builder = new ChunkBuilder(this, config.filterSize());
         this.trackingBuilder = new ChunkBuilder(this, MIN_BLOOM_SIZE);
         this.lastEpoch = config.epoch();
+        this.commits = new Commits(this::segments, directory);
     }
 
     /**
@@ -159,7 +154,7 @@ public final class StreamLog implements AutoCloseable {
             lastEpoch = Math.max(config.epoch(), header.getLong(SegmentFile.offsetIn(last.index.position(n - 1))
                 + EPOCH_OFFSET));
             writtenLocation = location(last.number, n - 1);
-            commitThrough(writtenLocation);
+            commits.through(writtenLocation);
         }
         newSegment(number);
         applyRetention(); // the broker may have been down longer than max-age
@@ -352,7 +347,7 @@ public final class StreamLog implements AutoCloseable {
                 syncer.request(this);
             }
         } else {
-            notifyCommitted(commitThrough(location));
+            commits.tell(commits.through(location));
         }
     }
 
@@ -489,10 +484,10 @@ public final class StreamLog implements AutoCloseable {
         long committed;
         synchronized (this) {
             long location = writtenLocation;
-            if (closed || location <= committedLocation) {
+            if (closed || location <= commits.location()) {
                 return;
             }
-            Segment segment = retained(location >>> 32);
+            Segment segment = Segment.retained(segments, location >>> 32);
             if (segment != null) { // else retention deleted it, after the roll that forced it
                 try {
                     segment.file().force(); // older segments were forced when they were left
@@ -503,83 +498,9 @@ public final class StreamLog implements AutoCloseable {
                     segment.release();
                 }
             }
-            committed = commitThrough(location);
+            committed = commits.through(location);
         }
-        notifyCommitted(committed);
-    }
-
-    /**
-     * Commits every chunk up to {@code location}. Reads the indexes of segments it holds a reference to: on the
-     * syncer thread, retention (the writer's) may be releasing old ones.
-     *
-     * @return the new committed offset, or {@link Long#MIN_VALUE} when nothing changed
-     */
-    private synchronized long commitThrough(long location) {
-        if (location <= committedLocation) {
-            return Long.MIN_VALUE;
-        }
-        Segment segment = retained(location >>> 32);
-        if (segment == null) {
-            return Long.MIN_VALUE; // deleted: a later location commits what is left
-        }
-        long offset;
-        try {
-            offset = segment.index.nextOffset((int) location) - 1;
-        } finally {
-            segment.release();
-        }
-        committedLocation = location;
-        if (offset == committedOffset) {
-            return Long.MIN_VALUE;
-        }
-        committedOffset = offset;
-        committedChunkId = chunkHolding(offset);
-        return offset;
-    }
-
-    private void notifyCommitted(long offset) {
-        if (offset != Long.MIN_VALUE) {
-            for (CommitListener listener : listeners) {
-                try {
-                    listener.committed(offset);
-                } catch (RuntimeException e) {
-                    // a listener's bug is not the log's failure
-                    LOG.log(System.Logger.Level.ERROR, "stream log " + directory + ": a commit listener failed", e);
-                }
-            }
-        }
-    }
-
-    /** The id of the user chunk holding {@code offset}, or -1. */
-    private long chunkHolding(long offset) {
-        Segment[] all = segments;
-        for (int s = all.length - 1; s >= 0; s--) {
-            Segment segment = all[s];
-            if (segment.firstChunkId <= offset && segment.tryRetain()) {
-                try {
-                    SegmentIndex index = segment.index;
-                    for (int i = index.floor(offset); i >= 0; i--) {
-                        if (index.type(i) == TYPE_USER) {
-                            return index.chunkId(i);
-                        }
-                    }
-                } finally {
-                    segment.release();
-                }
-            }
-        }
-        return -1;
-    }
-
-    /** The segment numbered {@code number}, retained for the caller, or null when it is gone. */
-    private Segment retained(long number) {
-        Segment[] all = segments;
-        for (int s = all.length - 1; s >= 0; s--) {
-            if (all[s].number == number) {
-                return all[s].tryRetain() ? all[s] : null;
-            }
-        }
-        return null;
+        commits.tell(committed);
     }
 
     /** The first segment after {@code number}, retained for the caller, or null when there is none. */
@@ -605,22 +526,16 @@ public final class StreamLog implements AutoCloseable {
     }
 
     long committedLocation() {
-        return committedLocation;
+        return commits.location();
     }
 
+    /** Adds a listener of commits (see {@link CommitListener} for its thread); any thread. */
     public void addListener(CommitListener listener) {
-        synchronized (listenersLock) {
-            CommitListener[] current = listeners;
-            CommitListener[] next = Arrays.copyOf(current, current.length + 1);
-            next[current.length] = listener;
-            listeners = next;
-        }
+        commits.add(listener);
     }
 
     public void removeListener(CommitListener listener) {
-        synchronized (listenersLock) {
-            listeners = Arrays.stream(listeners).filter(l -> l != listener).toArray(CommitListener[]::new);
-        }
+        commits.remove(listener);
     }
 
     // ---------------------------------------------------------------- reading (any thread)
@@ -658,12 +573,12 @@ public final class StreamLog implements AutoCloseable {
 
     /** The last committed offset, -1 when none: records up to it may be delivered and confirmed. */
     public long committedOffset() {
-        return committedOffset;
+        return commits.offset();
     }
 
     /** The id of the last committed user chunk, -1 when none (the stream protocol's committed chunk id). */
     public long committedChunkId() {
-        return committedChunkId;
+        return commits.chunkId();
     }
 
     /** The id of the last chunk written, tracking chunks included, -1 when none. */
@@ -696,7 +611,7 @@ public final class StreamLog implements AutoCloseable {
      */
     @Override
     public void close() {
-        long committed = Long.MIN_VALUE;
+        long committed = Commits.UNCHANGED;
         synchronized (this) {
             if (closed) {
                 return;
@@ -707,7 +622,7 @@ public final class StreamLog implements AutoCloseable {
                         active.file().force();
                     }
                     active.index.seal(active.nextOffset(), sync);
-                    committed = commitThrough(writtenLocation);
+                    committed = commits.through(writtenLocation);
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "stream log " + directory + " closed without its seal", e);
@@ -718,7 +633,7 @@ public final class StreamLog implements AutoCloseable {
                 queue.close();
             }
         }
-        notifyCommitted(committed);
+        commits.tell(committed);
         if (ownSyncer) {
             syncer.close();
         }
