@@ -430,6 +430,28 @@ class StreamLogTest {
     }
 
     @Test
+    void aChunkIsFullAt65535EntriesAndTheNextOneTakesTheRest() {
+        try (StreamLog log = StreamLog.open(dir, config())) {
+            ChunkBuilder builder = log.chunkBuilder();
+            ByteBuf body = bytes("x");
+            try {
+                for (int i = 0; i < 65_535; i++) {
+                    assertThat(builder.addMessage(body, null, null, 0)).isEqualTo(ChunkBuilder.ADDED);
+                }
+                assertThat(builder.addMessage(body, null, null, 0)).isEqualTo(ChunkBuilder.FULL);
+                assertThat(builder.commit()).isZero();
+                assertThat(builder.addMessage(body, null, null, 0)).isEqualTo(ChunkBuilder.ADDED);
+                assertThat(builder.commit()).isEqualTo(65_535);
+            } finally {
+                body.release();
+            }
+            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+                assertThat(drain(reader)).extracting(DecodedChunk::entries).containsExactly(65_535, 1);
+            }
+        }
+    }
+
+    @Test
     void subEntryBatchesAreKeptOpaqueAndCountTheirRecords() throws Exception {
         byte[] compressed = {1, 2, 3, 4, 5, 6, 7};
         ByteBuf batch = Unpooled.buffer().writeByte(0x80 | 2 << 4).writeShort(50).writeInt(600)
