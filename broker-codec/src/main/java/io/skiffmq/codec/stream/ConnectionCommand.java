@@ -12,7 +12,7 @@ import java.util.Map;
 public sealed interface ConnectionCommand extends Command {
 
     /** {@code peer_properties} (0x11): the client's properties. */
-    record PeerProperties(long correlationId, Map<String, String> properties) implements ConnectionCommand {
+    record PeerProperties(long correlationId, Map<String, String> properties) implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.PEER_PROPERTIES;
@@ -31,7 +31,7 @@ public sealed interface ConnectionCommand extends Command {
 
     /** The server's properties; the Java client reads {@code version} to decide whether to exchange versions. */
     record PeerPropertiesResponse(long correlationId, ResponseCode code, Map<String, String> properties)
-            implements ConnectionCommand {
+            implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.PEER_PROPERTIES;
@@ -56,7 +56,7 @@ public sealed interface ConnectionCommand extends Command {
     }
 
     /** {@code sasl_handshake} (0x12): asks for the mechanisms; no fields. */
-    record SaslHandshake(long correlationId) implements ConnectionCommand {
+    record SaslHandshake(long correlationId) implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.SASL_HANDSHAKE;
@@ -73,7 +73,7 @@ public sealed interface ConnectionCommand extends Command {
     }
 
     record SaslHandshakeResponse(long correlationId, ResponseCode code, List<String> mechanisms)
-            implements ConnectionCommand {
+            implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.SASL_HANDSHAKE;
@@ -103,7 +103,7 @@ public sealed interface ConnectionCommand extends Command {
      *
      * @param response the SASL response; null is written as length -1, which the Java client sends for none
      */
-    record SaslAuthenticate(long correlationId, String mechanism, Bytes response) implements ConnectionCommand {
+    record SaslAuthenticate(long correlationId, String mechanism, Bytes response) implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.SASL_AUTHENTICATE;
@@ -130,7 +130,7 @@ public sealed interface ConnectionCommand extends Command {
      * @param challenge left out of the frame when null
      */
     record SaslAuthenticateResponse(long correlationId, ResponseCode code, Bytes challenge)
-            implements ConnectionCommand {
+            implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.SASL_AUTHENTICATE;
@@ -189,7 +189,7 @@ public sealed interface ConnectionCommand extends Command {
     }
 
     /** {@code open} (0x15): the virtual host. */
-    record Open(long correlationId, String virtualHost) implements ConnectionCommand {
+    record Open(long correlationId, String virtualHost) implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.OPEN;
@@ -211,7 +211,7 @@ public sealed interface ConnectionCommand extends Command {
      * the frame when empty, as RabbitMQ does for a refusal.
      */
     record OpenResponse(long correlationId, ResponseCode code, Map<String, String> properties)
-            implements ConnectionCommand {
+            implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.OPEN;
@@ -241,7 +241,7 @@ public sealed interface ConnectionCommand extends Command {
      * @param closingCode a response code: 0x01 from a client closing normally, the failure's from a server (see
      *        {@link ResponseCode#of}); kept as the number so that any uint16 a peer sends can be read
      */
-    record Close(long correlationId, int closingCode, String reason) implements ConnectionCommand {
+    record Close(long correlationId, int closingCode, String reason) implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.CLOSE;
@@ -301,7 +301,7 @@ public sealed interface ConnectionCommand extends Command {
      * {@code exchange_command_versions} (0x1b): the versions the client can receive. The Java client sends it only
      * to a server whose peer property {@code version} is 3.11 or later.
      */
-    record ExchangeCommandVersions(long correlationId, List<CommandVersion> versions) implements ConnectionCommand {
+    record ExchangeCommandVersions(long correlationId, List<CommandVersion> versions) implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.EXCHANGE_COMMAND_VERSIONS;
@@ -320,7 +320,7 @@ public sealed interface ConnectionCommand extends Command {
 
     /** The versions the server can receive. */
     record ExchangeCommandVersionsResponse(long correlationId, ResponseCode code, List<CommandVersion> versions)
-            implements ConnectionCommand {
+            implements ConnectionCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.EXCHANGE_COMMAND_VERSIONS;

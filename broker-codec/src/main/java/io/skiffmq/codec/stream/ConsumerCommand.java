@@ -19,7 +19,7 @@ public sealed interface ConsumerCommand extends Command {
      *        {@code match-unfiltered}; left out of the frame when empty, as the Java client and RabbitMQ write it
      */
     record Subscribe(long correlationId, int subscriptionId, String stream, OffsetSpec offset, int credit,
-            Map<String, String> properties) implements ConsumerCommand {
+            Map<String, String> properties) implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.SUBSCRIBE;
@@ -47,7 +47,7 @@ public sealed interface ConsumerCommand extends Command {
     }
 
     /** {@code unsubscribe} (0x0c). */
-    record Unsubscribe(long correlationId, int subscriptionId) implements ConsumerCommand {
+    record Unsubscribe(long correlationId, int subscriptionId) implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.UNSUBSCRIBE;
@@ -91,7 +91,7 @@ public sealed interface ConsumerCommand extends Command {
     }
 
     /** {@code query_offset} (0x0b): the offset stored under a consumer's name. */
-    record QueryOffset(long correlationId, String reference, String stream) implements ConsumerCommand {
+    record QueryOffset(long correlationId, String reference, String stream) implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.QUERY_OFFSET;
@@ -111,7 +111,7 @@ public sealed interface ConsumerCommand extends Command {
     }
 
     /** @param offset uint64; the code is {@link ResponseCode#NO_OFFSET} for a name never stored */
-    record QueryOffsetResponse(long correlationId, ResponseCode code, long offset) implements ConsumerCommand {
+    record QueryOffsetResponse(long correlationId, ResponseCode code, long offset) implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.QUERY_OFFSET;
@@ -136,7 +136,7 @@ public sealed interface ConsumerCommand extends Command {
     }
 
     /** {@code consumer_update} (0x1a), a request from the server: a single active consumer becomes (in)active. */
-    record ConsumerUpdate(long correlationId, int subscriptionId, boolean active) implements ConsumerCommand {
+    record ConsumerUpdate(long correlationId, int subscriptionId, boolean active) implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.CONSUMER_UPDATE;
@@ -157,7 +157,7 @@ public sealed interface ConsumerCommand extends Command {
 
     /** The client's answer: where the newly active consumer starts ({@link OffsetSpec#NONE} for no change). */
     record ConsumerUpdateResponse(long correlationId, ResponseCode code, OffsetSpec offset)
-            implements ConsumerCommand {
+            implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.CONSUMER_UPDATE;
@@ -187,7 +187,7 @@ public sealed interface ConsumerCommand extends Command {
      * @param properties {@code filter.N}, {@code match-unfiltered}, {@code chunk_selector}; left out when empty
      */
     record ResolveOffsetSpec(long correlationId, String stream, OffsetSpec offset, Map<String, String> properties)
-            implements ConsumerCommand {
+            implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.RESOLVE_OFFSET_SPEC;
@@ -214,7 +214,7 @@ public sealed interface ConsumerCommand extends Command {
      * for types that carry no value elsewhere.
      */
     record ResolveOffsetSpecResponse(long correlationId, ResponseCode code, OffsetSpec.Type type, long offset)
-            implements ConsumerCommand {
+            implements ConsumerCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.RESOLVE_OFFSET_SPEC;

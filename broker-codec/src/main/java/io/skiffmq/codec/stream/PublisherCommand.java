@@ -17,7 +17,7 @@ public sealed interface PublisherCommand extends Command {
      * @param reference the producer's name for deduplication; empty for none
      */
     record DeclarePublisher(long correlationId, int publisherId, String reference, String stream)
-            implements PublisherCommand {
+            implements PublisherCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.DECLARE_PUBLISHER;
@@ -38,7 +38,7 @@ public sealed interface PublisherCommand extends Command {
     }
 
     /** {@code query_publisher_sequence} (0x05): the highest publishing id stored for a named producer. */
-    record QueryPublisherSequence(long correlationId, String reference, String stream) implements PublisherCommand {
+    record QueryPublisherSequence(long correlationId, String reference, String stream) implements PublisherCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.QUERY_PUBLISHER_SEQUENCE;
@@ -59,7 +59,7 @@ public sealed interface PublisherCommand extends Command {
 
     /** @param sequence uint64; 0 when the reference is unknown, as RabbitMQ answers */
     record QueryPublisherSequenceResponse(long correlationId, ResponseCode code, long sequence)
-            implements PublisherCommand {
+            implements PublisherCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.QUERY_PUBLISHER_SEQUENCE;
@@ -84,7 +84,7 @@ public sealed interface PublisherCommand extends Command {
     }
 
     /** {@code delete_publisher} (0x06). */
-    record DeletePublisher(long correlationId, int publisherId) implements PublisherCommand {
+    record DeletePublisher(long correlationId, int publisherId) implements PublisherCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.DELETE_PUBLISHER;

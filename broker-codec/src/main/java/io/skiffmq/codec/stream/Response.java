@@ -8,7 +8,7 @@ import java.util.Set;
  * A response that carries only its correlation id and code: to declare publisher, delete publisher, subscribe,
  * unsubscribe, create, delete, close, create super stream and delete super stream. Immutable.
  */
-public record Response(CommandKey command, long correlationId, ResponseCode code) implements Command {
+public record Response(CommandKey command, long correlationId, ResponseCode code) implements Command, Correlated {
     /** The commands answered this way. */
     public static final Set<CommandKey> COMMANDS = Set.copyOf(EnumSet.of(CommandKey.DECLARE_PUBLISHER,
         CommandKey.DELETE_PUBLISHER, CommandKey.SUBSCRIBE, CommandKey.UNSUBSCRIBE, CommandKey.CREATE_STREAM,
