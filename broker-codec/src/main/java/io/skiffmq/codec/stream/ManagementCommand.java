@@ -21,7 +21,7 @@ public sealed interface ManagementCommand extends Command {
      *        {@code queue-leader-locator}, {@code initial-cluster-size}, {@code stream-filter-size-bytes}
      */
     record CreateStream(long correlationId, String stream, Map<String, String> arguments)
-            implements ManagementCommand {
+            implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.CREATE_STREAM;
@@ -41,7 +41,7 @@ public sealed interface ManagementCommand extends Command {
     }
 
     /** {@code delete_stream} (0x0e). */
-    record DeleteStream(long correlationId, String stream) implements ManagementCommand {
+    record DeleteStream(long correlationId, String stream) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.DELETE_STREAM;
@@ -59,7 +59,7 @@ public sealed interface ManagementCommand extends Command {
     }
 
     /** {@code metadata} (0x0f): where the streams' leaders and replicas are. */
-    record Metadata(long correlationId, List<String> streams) implements ManagementCommand {
+    record Metadata(long correlationId, List<String> streams) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.METADATA;
@@ -93,7 +93,7 @@ public sealed interface ManagementCommand extends Command {
      * stream has its own.
      */
     record MetadataResponse(long correlationId, List<Broker> brokers, List<StreamMetadata> streams)
-            implements ManagementCommand {
+            implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.METADATA;
@@ -171,7 +171,7 @@ public sealed interface ManagementCommand extends Command {
     }
 
     /** {@code stream_stats} (0x1c). */
-    record StreamStats(long correlationId, String stream) implements ManagementCommand {
+    record StreamStats(long correlationId, String stream) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.STREAM_STATS;
@@ -190,7 +190,7 @@ public sealed interface ManagementCommand extends Command {
 
     /** @param stats {@code first_chunk_id}, {@code committed_chunk_id}, {@code last_chunk_id} (-1 when none)… */
     record StreamStatsResponse(long correlationId, ResponseCode code, Map<String, Long> stats)
-            implements ManagementCommand {
+            implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.STREAM_STATS;
@@ -225,7 +225,7 @@ public sealed interface ManagementCommand extends Command {
     }
 
     /** {@code route} (0x18): the partitions of a super stream a routing key goes to. */
-    record Route(long correlationId, String routingKey, String superStream) implements ManagementCommand {
+    record Route(long correlationId, String routingKey, String superStream) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.ROUTE;
@@ -245,7 +245,7 @@ public sealed interface ManagementCommand extends Command {
     }
 
     /** {@code partitions} (0x19): a super stream's partitions, in order. */
-    record Partitions(long correlationId, String superStream) implements ManagementCommand {
+    record Partitions(long correlationId, String superStream) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.PARTITIONS;
@@ -264,7 +264,7 @@ public sealed interface ManagementCommand extends Command {
 
     /** The answer to {@link Route} or {@link Partitions}, which share a layout: a code and stream names. */
     record StreamsResponse(CommandKey command, long correlationId, ResponseCode code, List<String> streams)
-            implements ManagementCommand {
+            implements ManagementCommand, Correlated {
         public StreamsResponse {
             if (command != CommandKey.ROUTE && command != CommandKey.PARTITIONS) {
                 throw new IllegalArgumentException(command + " is not answered with streams");
@@ -294,7 +294,7 @@ public sealed interface ManagementCommand extends Command {
      * the broker must too), and the partitions' arguments.
      */
     record CreateSuperStream(long correlationId, String name, List<String> partitions, List<String> bindingKeys,
-            Map<String, String> arguments) implements ManagementCommand {
+            Map<String, String> arguments) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.CREATE_SUPER_STREAM;
@@ -317,7 +317,7 @@ public sealed interface ManagementCommand extends Command {
     }
 
     /** {@code delete_super_stream} (0x1e). */
-    record DeleteSuperStream(long correlationId, String name) implements ManagementCommand {
+    record DeleteSuperStream(long correlationId, String name) implements ManagementCommand, Correlated {
         @Override
         public CommandKey command() {
             return CommandKey.DELETE_SUPER_STREAM;
