@@ -138,8 +138,10 @@ public final class PublishFrame {
         if (version == 2) {
             filterLength = frame.getShort(at);
             at += 2;
-            filterIndex = at;
-            at += Math.max(filterLength, 0);
+            if (filterLength >= 0) {
+                filterIndex = at;
+                at += filterLength;
+            }
         }
         entryIndex = at;
         int type = frame.getUnsignedByte(at);

@@ -81,6 +81,8 @@ class HotFramesTest {
         assertThat(publish.filterValue()).isEqualTo("eu");
         assertThat(publish.next()).isTrue();
         assertThat(publish.filterValue()).isNull();
+        assertThat(publish.filterValueIndex()).isEqualTo(-1);
+        assertThat(publish.filterValueLength()).isEqualTo(-1);
         assertThat(publish.messageLength()).isZero();
         assertThat(publish.next()).isFalse();
     }
