@@ -14,13 +14,9 @@ public final class PublishConfirmFrame {
 
     /** @throws IllegalArgumentException when the frame is not a publish confirm */
     public PublishConfirmFrame wrap(ByteBuf frame) throws StreamDecodeException {
-        int body = StreamFrame.body(frame, CommandKey.PUBLISH_CONFIRM);
-        StreamFrame.atLeast(frame, body, 5, CommandKey.PUBLISH_CONFIRM);
-        long declared = frame.getUnsignedInt(body + 1);
-        StreamFrame.exactly(frame, body, 5 + declared * 8, CommandKey.PUBLISH_CONFIRM);
+        this.count = StreamFrame.publisherItems(frame, CommandKey.PUBLISH_CONFIRM, 8);
         this.frame = frame;
-        this.ids = body + 5;
-        this.count = (int) declared;
+        this.ids = frame.readerIndex() + StreamFrame.BODY_OFFSET + 5;
         return this;
     }
 

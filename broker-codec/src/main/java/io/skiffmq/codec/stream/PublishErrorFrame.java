@@ -16,13 +16,9 @@ public final class PublishErrorFrame {
 
     /** @throws IllegalArgumentException when the frame is not a publish error */
     public PublishErrorFrame wrap(ByteBuf frame) throws StreamDecodeException {
-        int body = StreamFrame.body(frame, CommandKey.PUBLISH_ERROR);
-        StreamFrame.atLeast(frame, body, 5, CommandKey.PUBLISH_ERROR);
-        long declared = frame.getUnsignedInt(body + 1);
-        StreamFrame.exactly(frame, body, 5 + declared * ITEM, CommandKey.PUBLISH_ERROR);
+        this.count = StreamFrame.publisherItems(frame, CommandKey.PUBLISH_ERROR, ITEM);
         this.frame = frame;
-        this.errors = body + 5;
-        this.count = (int) declared;
+        this.errors = frame.readerIndex() + StreamFrame.BODY_OFFSET + 5;
         return this;
     }
 

@@ -90,6 +90,17 @@ public final class StreamFrame {
         }
     }
 
+    /**
+     * Checks a frame of {@code command} whose fields are a publisher id (uint8) and an array of fixed-size items
+     * (publish confirm and error); returns the item count.
+     */
+    static int publisherItems(ByteBuf frame, CommandKey command, int itemSize) throws StreamDecodeException {
+        int body = body(frame, command);
+        atLeast(frame, body, 5, command);
+        exactly(frame, body, 5 + frame.getUnsignedInt(body + 1) * itemSize, command);
+        return (int) frame.getUnsignedInt(body + 1);
+    }
+
     /** Writes size (a placeholder), key and version; returns where the frame starts, for {@link #end}. */
     static int begin(ByteBuf out, int wireKey, int version) {
         int start = out.writerIndex();
