@@ -1,5 +1,7 @@
 package io.skiffmq.codec.stream;
 
+import java.util.Locale;
+
 /**
  * The commands of RabbitMQ's stream protocol (PROTOCOL.adoc, {@code rabbit_stream.hrl}), each with its key, the
  * highest version RabbitMQ accepts and who sends it. Part of the protocol: the keys cannot change. On the wire a
@@ -87,7 +89,7 @@ public enum CommandKey {
 
     /** RabbitMQ's name for the command, as in its logs and {@code command_versions}: {@code declare_publisher}. */
     public String protocolName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** The command for a key, response flag ignored; null for a key the protocol does not define. */

@@ -47,11 +47,6 @@ public final class StreamFrame {
         return CommandKey.of(key(frame));
     }
 
-    /** The bytes after key and version. */
-    public static int bodyLength(ByteBuf frame) {
-        return frame.readableBytes() - BODY_OFFSET;
-    }
-
     /**
      * Where the fields of {@code frame} start, once its key is {@code expected} (a request or one-way command) and
      * its version one {@code expected} has. For the flyweights, which their callers hand frames already sorted by

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Splits the bytes of a stream protocol connection into frames. Each frame is emitted as a retained slice of the
@@ -134,7 +135,7 @@ public final class StreamFrameDecoder extends ByteToMessageDecoder {
         int version = in.getUnsignedShort(index + StreamFrame.SIZE_FIELD + 2);
         if (!CommandKey.accepts(sender, key, version)) {
             throw StreamDecodeException.of(DecodeFailure.UNKNOWN_COMMAND, "key 0x%04x, version %d from the %s",
-                key, version, sender.name().toLowerCase(java.util.Locale.ROOT));
+                key, version, sender.name().toLowerCase(Locale.ROOT));
         }
         size = (int) frameSize;
         state = State.READ_BODY;
