@@ -36,7 +36,7 @@ final class StreamHostileInputs {
     /** The handshake a client sends, up to and including open. */
     static List<byte[]> handshake() {
         return List.of(
-            StreamSamples.frame(new ConnectionCommand.PeerProperties(1, Map.of("product", "RabbitMQ Stream",
+            StreamSamples.frame(new ConnectionCommand.PeerProperties(1, StreamSamples.map("product", "RabbitMQ Stream",
                 "version", "1.11.0", "platform", "Java"))),
             StreamSamples.frame(new ConnectionCommand.SaslHandshake(2)),
             StreamSamples.frame(new ConnectionCommand.SaslAuthenticate(3, "PLAIN",

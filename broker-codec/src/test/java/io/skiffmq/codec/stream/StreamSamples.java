@@ -28,7 +28,17 @@ final class StreamSamples {
     private StreamSamples() {
     }
 
-    private static Map<String, String> map(String... kv) {
+    /** In a fixed order: the corpus made from these samples must come out the same in every run. */
+    private static Map<String, Long> stats() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("first_chunk_id", 0L);
+        m.put("committed_chunk_id", 1_000L);
+        m.put("last_chunk_id", -1L);
+        return m;
+    }
+
+    /** A map in the order given (unlike {@code Map.of}, whose order changes from one JVM to the next). */
+    static Map<String, String> map(String... kv) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
             m.put(kv[i], kv[i + 1]);
@@ -135,7 +145,7 @@ final class StreamSamples {
             ResponseCode.OK, OffsetSpec.NONE)));
         s.add(new Sample("stream-stats", new ManagementCommand.StreamStats(28, "orders")));
         s.add(new Sample("stream-stats-response", new ManagementCommand.StreamStatsResponse(28, ResponseCode.OK,
-            Map.of("first_chunk_id", 0L, "committed_chunk_id", 1_000L, "last_chunk_id", -1L))));
+            stats())));
         s.add(new Sample("create-super-stream", new ManagementCommand.CreateSuperStream(29, "invoices",
             List.of("invoices-0", "invoices-1"), List.of("0", "1"), map("max-age", "1h"))));
         s.add(new Sample("create-super-stream-response", new Response(CommandKey.CREATE_SUPER_STREAM, 29,
