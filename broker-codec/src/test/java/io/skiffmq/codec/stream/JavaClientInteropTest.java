@@ -351,13 +351,14 @@ class JavaClientInteropTest {
                 status -> confirmed.countDown());
             producer.send(producer.messageBuilder().addData("second".getBytes(StandardCharsets.UTF_8)).build(),
                 status -> confirmed.countDown());
-            // the producer's connection is the second, after the environment's locator
+            // the producer has a connection of its own, besides the environment's locator
             List<StreamTestPeer.Entry> entries = new java.util.ArrayList<>();
             while (entries.size() < 2) {
-                StreamTestPeer.Publish publish = peer.find(StreamTestPeer.Publish.class);
+                StreamTestPeer.Received received = peer.received(StreamTestPeer.Publish.class);
+                StreamTestPeer.Publish publish = (StreamTestPeer.Publish) received.what();
                 assertThat(publish.version()).isEqualTo(2);
                 entries.addAll(publish.entries());
-                peer.send(1, out -> {
+                peer.send(received.connection(), out -> {
                     int start = PublishFrameWriter.beginConfirm(out, publish.publisherId());
                     publish.entries().forEach(e -> PublishFrameWriter.addConfirm(out, e.publishingId()));
                     PublishFrameWriter.endConfirm(out, start);

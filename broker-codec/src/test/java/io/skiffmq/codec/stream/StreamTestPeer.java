@@ -119,10 +119,15 @@ final class StreamTestPeer implements AutoCloseable {
 
     /** Skips until a {@code type} arrives (for connections that interleave). */
     <T> T find(Class<T> type) throws InterruptedException {
+        return type.cast(received(type).what());
+    }
+
+    /** Skips until a {@code type} arrives; returns it with the connection it came on. */
+    Received received(Class<?> type) throws InterruptedException {
         while (true) {
-            Object what = next().what();
-            if (type.isInstance(what)) {
-                return type.cast(what);
+            Received r = next();
+            if (type.isInstance(r.what())) {
+                return r;
             }
         }
     }
