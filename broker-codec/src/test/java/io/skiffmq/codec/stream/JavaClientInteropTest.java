@@ -11,13 +11,18 @@ import com.rabbitmq.stream.compression.Compression;
 import com.rabbitmq.stream.impl.Client;
 import com.rabbitmq.stream.impl.MessageBatch;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.DefaultFileRegion;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.Bytes;
 import io.skiffmq.codec.stream.ConnectionCommand.CommandVersion;
 import io.skiffmq.codec.stream.ManagementCommand.Broker;
 import io.skiffmq.codec.stream.ManagementCommand.StreamMetadata;
 import java.lang.reflect.Method;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -204,6 +209,22 @@ class JavaClientInteropTest {
         // the client skips the records below the offset it subscribed at
         assertThat(event()).isEqualTo("message 3 100 90 m100");
         assertThat(event()).isEqualTo("message 3 101 90 m101");
+
+        // a v1 deliver as a server sends a stored chunk: the header in a buffer, the chunk from its file, not copied
+        ByteBuf stored = amqpChunk(200, "from a file");
+        Path segment = Files.createTempFile("chunk", ".segment");
+        try {
+            Files.write(segment, ByteBufUtil.getBytes(stored));
+            ByteBuf header = Unpooled.buffer();
+            StreamFrameWriter.writeDeliverHeader(header, 3, stored.readableBytes());
+            try (FileChannel file = FileChannel.open(segment)) {
+                peer.write(0, header, new DefaultFileRegion(file, 0, stored.readableBytes()));
+                assertThat(event()).startsWith("chunk 3 200 1 ");
+                assertThat(event()).isEqualTo("message 3 200 0 from a file");
+            }
+        } finally {
+            Files.delete(segment);
+        }
 
         client.credit((byte) 3, 1);
         assertThat(peer.next(StreamTestPeer.Credit.class)).isEqualTo(new StreamTestPeer.Credit(3, 1));

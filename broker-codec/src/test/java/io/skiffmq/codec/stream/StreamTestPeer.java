@@ -147,6 +147,15 @@ final class StreamTestPeer implements AutoCloseable {
         ch.writeAndFlush(out).syncUninterruptibly();
     }
 
+    /** Writes {@code messages} (buffers, file regions) as they are, in order, then flushes. */
+    void write(int connection, Object... messages) {
+        Channel ch = connections.get(connection);
+        for (Object m : messages) {
+            ch.write(m);
+        }
+        ch.flush();
+    }
+
     void send(int connection, Command command) {
         send(connection, out -> StreamFrameWriter.writeCommand(out, command));
     }
