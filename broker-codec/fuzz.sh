@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Fuzzes the decoders with Jazzer.
-#   broker-codec/fuzz.sh [frames|sections|frames091] [seconds]     (default: every target, 300 s each)
+#   broker-codec/fuzz.sh [frames|sections|frames091|streamFrames] [seconds]     (default: every target, 300 s each)
 # frames and sections (AMQP 1.0) are seeded with the shared hostile corpus; frames091 (AMQP 0-9-1) with the
-# inputs Amqp091HostileCorpusTest generates. Seeds are copied at run time into .cifuzz-corpus/ (git-ignored),
+# inputs Amqp091HostileCorpusTest generates; streamFrames (the stream protocol) with the committed corpus in
+# src/test/resources/io/skiffmq/codec/stream/corpus/. Seeds are copied at run time into .cifuzz-corpus/ (git-ignored),
 # Jazzer's working corpus; findings land in broker-codec/ as crash-* files: move them to the target's
 # src/test/resources/io/skiffmq/codec/<package>/<Class>Inputs/<target>/ to keep them as regression inputs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 corpus="${SKIFFMQ_CORPUS_DIR:-$here/../../shared/corpora/amqp10}"
-targets="${1:-frames sections frames091}"
+targets="${1:-frames sections frames091 streamFrames}"
 seconds="${2:-300}"
 
 for target in $targets; do
@@ -16,11 +17,14 @@ for target in $targets; do
     frames) class=io.skiffmq.codec.amqp10.DecoderFuzzTest; seeds=(go-amqp-conn proton-connection-driver proton-proactor-receive) ;;
     sections) class=io.skiffmq.codec.amqp10.DecoderFuzzTest; seeds=(proton-message-decode) ;;
     frames091) class=io.skiffmq.codec.amqp091.Amqp091FuzzTest; seeds=() ;;
+    streamFrames) class=io.skiffmq.codec.stream.StreamFuzzTest; seeds=() ;;
     *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;;
   esac
   work="$here/.cifuzz-corpus/$class/$target"
   mkdir -p "$work"
-  if [ "$target" = frames091 ]; then
+  if [ "$target" = streamFrames ]; then
+    cp -n "$here"/src/test/resources/io/skiffmq/codec/stream/corpus/* "$work/"
+  elif [ "$target" = frames091 ]; then
     (cd "$here/.." && mvn -B -q -pl broker-codec test -Dtest=Amqp091HostileCorpusTest \
         -Dskiffmq.amqp091.corpus.out="$work" -Dsurefire.failIfNoSpecifiedTests=false)
   else
