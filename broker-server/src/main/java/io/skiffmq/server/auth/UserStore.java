@@ -79,18 +79,22 @@ public final class UserStore {
     }
 
     /**
-     * True when {@code password} is {@code user}'s and the user may connect from {@code remote}. The answer does
-     * not say which part was wrong, and takes the same work for an unknown user.
+     * True when {@code password} is {@code user}'s, wherever the user connects from ({@link #mayConnectFrom} says
+     * that). Takes the same work for an unknown user.
      */
-    public boolean authenticate(String user, String password, InetAddress remote) {
+    public boolean passwordMatches(String user, String password) {
         PasswordHash stored = hashes.get(user);
-        boolean matches = (stored == null ? DUMMY : stored).matches(password) && stored != null;
-        return matches && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
+        return (stored == null ? DUMMY : stored).matches(password) && stored != null;
     }
 
-    /** True when {@code user} exists and may connect from {@code remote} (SASL ANONYMOUS logs in as it). */
-    public boolean permits(String user, InetAddress remote) {
-        return hashes.containsKey(user) && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
+    /** True when {@code user} exists (SASL ANONYMOUS and EXTERNAL log in as a user without a password). */
+    public boolean exists(String user) {
+        return hashes.containsKey(user);
+    }
+
+    /** False when {@code user} is one of the loopback-only users and {@code remote} is not a loopback address. */
+    public boolean mayConnectFrom(String user, InetAddress remote) {
+        return !loopbackOnly.contains(user) || remote.isLoopbackAddress();
     }
 
     private static final PasswordHash DUMMY = PasswordHash.of("not a password anyone has");

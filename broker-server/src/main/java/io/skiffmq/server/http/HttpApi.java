@@ -3,6 +3,7 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.auth.Credentials;
+import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import io.skiffmq.store.BrokerDefinitions.UserDefinition;
 import java.net.InetAddress;
@@ -58,6 +59,10 @@ final class HttpApi {
             return CompletableFuture.completedFuture(error(ApiException.notAuthenticated()));
         }
         return sasl.login(credentials, remote).thenComposeAsync(login -> {
+            if (login.refusal() == LoginResult.Refusal.LOOPBACK_ONLY) {
+                // rabbit_web_dispatch_access_control's answer for a loopback-only user from afar
+                throw ApiException.notAuthorised("User can only log in via localhost");
+            }
             if (!login.succeeded()) {
                 throw ApiException.notAuthenticated();
             }
