@@ -12,7 +12,6 @@ import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.store.BrokerDefinitions;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -91,7 +90,7 @@ public final class Broker implements AutoCloseable {
         this.config = config;
         this.preAuth = new PreAuthLimit(config.auth().maxPreauthConnections());
         this.users = users;
-        Files.createDirectories(config.dataDir());
+        DataDirectory.prepare(config.dataDir());
         this.lockFile = FileChannel.open(config.dataDir().resolve(".lock"), StandardOpenOption.CREATE,
             StandardOpenOption.WRITE);
         if (lockFile.tryLock() == null) {
