@@ -101,11 +101,15 @@ public final class Broker implements AutoCloseable {
         this.vhosts = new VirtualHosts(config, queueExecutors, clock);
         Path definitionsFile = config.dataDir().resolve("definitions.amqp");
         BrokerDefinitions definitions = BrokerDefinitions.read(definitionsFile);
-        if (definitions == null) {
-            definitions = Admin.firstStart(users);
+        boolean firstStart = definitions == null;
+        if (firstStart) {
+            definitions = Admin.firstStart(users, config.auth().defaultUser().name());
             definitions.write(definitionsFile);
         }
         Admin.loadUsers(users, definitions);
+        if (!firstStart) {
+            Admin.noteDefaultUserNotApplied(users, config.auth().defaultUser());
+        }
         this.access = new AccessControl(definitionsFile, definitions,
             config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null);
         for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {

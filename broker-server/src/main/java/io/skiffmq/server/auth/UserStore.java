@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Users and their passwords, stored as salted hashes ({@link PasswordHash}: RabbitMQ's formats, salted SHA-256 by
  * default), never in clear. {@code guest} (password {@code guest}) exists by default and, as in RabbitMQ, is
- * accepted from loopback addresses only.
+ * accepted from loopback addresses only; the {@code default-user} setting names another in its place.
  *
  * <p>A users file has one {@code name:hash} line per user, where the hash is a {@link PasswordHash} in its
  * users-file form ({@code rabbit_password_hashing_sha256$BASE64}; SHA-512, MD5 and our earlier
@@ -25,9 +25,15 @@ public final class UserStore {
 
     /** A store with {@code guest}/{@code guest}, loopback only. */
     public static UserStore withGuest() {
-        UserStore store = new UserStore();
-        store.add("guest", PasswordHash.of("guest"));
+        UserStore store = withUser(AuthSettings.DefaultUser.GUEST);
         store.loopbackOnly.add("guest");
+        return store;
+    }
+
+    /** A store with {@code user} (the {@code default-user} setting), and no loopback restriction yet. */
+    public static UserStore withUser(AuthSettings.DefaultUser user) {
+        UserStore store = new UserStore();
+        store.add(user.name(), PasswordHash.of(user.password()));
         return store;
     }
 
