@@ -19,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The API without HTTP: checks the basic-authentication credentials on an authentication thread (as AMQP logins
  * are checked, with the same failed-login rate limit), requires a management tag, then runs the endpoint the
- * {@link Router} finds on the broker's management executor, never an event loop. Errors become RabbitMQ's
+ * {@link Router} finds on the broker's management executor, never an event loop; an open route (a health check
+ * RabbitMQ answers to anyone) skips the first two. Errors become RabbitMQ's
  * {@code {"error":"...","reason":"..."}} bodies. Thread-safe.
  */
 final class HttpApi {
@@ -54,6 +55,12 @@ final class HttpApi {
 
     private CompletableFuture<ApiResponse> authenticated(String method, String rawPath, Map<String, String> query,
             byte[] body, Map<String, String> headers, InetAddress remote) {
+        if (router.isOpen(method, rawPath)) {
+            return CompletableFuture.supplyAsync(() -> router.match(method, rawPath), broker.managementExecutor())
+                .thenCompose(match -> match.endpoint().handle(new ApiRequest(method, match.variables(), query, body,
+                    headers, null)))
+                .handle((response, failure) -> failure == null ? response : error(failure));
+        }
         Credentials credentials = basic(headers.get("authorization"));
         if (credentials == null) {
             return CompletableFuture.completedFuture(error(ApiException.notAuthenticated()));
