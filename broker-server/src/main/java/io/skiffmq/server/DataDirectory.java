@@ -32,7 +32,7 @@ final class DataDirectory {
         } catch (FileAlreadyExistsException e) {
             throw new IllegalStateException("the data directory " + absolute + " is a file, not a directory");
         } catch (FileSystemException e) {
-            throw refused(absolute, nearestExisting(absolute), "cannot create");
+            throw refused(absolute, nearestExisting(absolute), true);
         }
         Optional<Path> refused;
         try (Stream<Path> walk = Files.walk(absolute)) {
@@ -43,17 +43,14 @@ final class DataDirectory {
                 ? Path.of(f.getFile()) : absolute);
         }
         if (refused.isPresent()) {
-            throw refused(absolute, refused.get(), "cannot write");
+            throw refused(absolute, refused.get(), false);
         }
     }
 
-    /** @param what what could not be done to {@code path}: "cannot write X", "cannot create X in" */
-    private static IllegalStateException refused(Path dir, Path path, String what) {
-        String which = switch (what) {
-            case "cannot create" -> "cannot create the data directory " + dir + " in " + path;
-            default -> "cannot write " + (path.equals(dir) ? "the data directory " + dir
-                : path + " in the data directory " + dir);
-        };
+    /** @param creating {@code dir} could not be created in {@code path}; else {@code path} is not writable */
+    private static IllegalStateException refused(Path dir, Path path, boolean creating) {
+        String which = creating ? "cannot create the data directory " + dir + " in " + path
+            : "cannot write " + (path.equals(dir) ? "the data directory " + dir : path + " in the data directory " + dir);
         String owner = attribute(path, "unix:uid").map(owned -> " (it belongs to uid " + owned
             + attribute(path, "posix:permissions").map(p -> ", " + PosixFilePermissions.toString(permissions(p)))
                 .orElse("") + ")").orElse("");
