@@ -68,12 +68,6 @@ class DefaultUserTest {
     }
 
     private static ConnectionFactory factory(RunningBroker broker, String user, String password) {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost("127.0.0.1");
-        factory.setPort(broker.port());
-        factory.setUsername(user);
-        factory.setPassword(password);
-        factory.setAutomaticRecoveryEnabled(false);
-        return factory;
+        return VirtualHostTest.factory(broker, "/", user, password);
     }
 }
