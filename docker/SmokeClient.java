@@ -12,9 +12,9 @@ import java.time.Duration;
 import java.util.Base64;
 
 /**
- * docker/smoke's client, from outside the container: a source-file program (java -cp skiffmq.jar:amqp-client.jar
- * docker/SmokeClient.java COMMAND ...), the RabbitMQ Java client for AMQP 0-9-1 and the JDK's for HTTP. Prints what
- * it got on stdout; exits 1 when it did not get what the command expects.
+ * docker/smoke's client, from outside the container, which docker/smoke compiles and runs (java -cp
+ * skiffmq.jar:amqp-client.jar:CLASSES SmokeClient COMMAND ...): the RabbitMQ Java client for AMQP 0-9-1 and the JDK's
+ * for HTTP. Prints what it got on stdout; exits 1 when it did not get what the command expects.
  *
  * <pre>
  *   publish amqp://user:pass@host:port QUEUE BODY   a persistent message to a durable queue, confirmed
