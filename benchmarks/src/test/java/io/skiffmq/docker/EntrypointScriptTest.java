@@ -68,7 +68,7 @@ class EntrypointScriptTest {
 
             Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", jar.toString(), "io.skiffmq.server.HealthProbe",
-                "http://127.0.0.1:" + management + "/api/health/checks/virtual-hosts").redirectErrorStream(true)
+                "http://127.0.0.1:" + management + "/api/health/checks/is-in-service").redirectErrorStream(true)
                 .start();
             String said = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(probe.waitFor(60, TimeUnit.SECONDS)).isTrue();

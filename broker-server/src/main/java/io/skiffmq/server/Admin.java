@@ -1,6 +1,7 @@
 package io.skiffmq.server;
 
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.PasswordHash;
 import io.skiffmq.server.auth.UserStore;
 import io.skiffmq.server.authz.AccessControl;
@@ -43,14 +44,15 @@ public final class Admin {
     }
 
     /**
-     * The definitions of a first start: the virtual host {@code /}; every user the store holds ({@code guest},
-     * tagged {@code administrator} as in RabbitMQ, and the users file's) with all permissions on {@code /}.
+     * The definitions of a first start: the virtual host {@code /}; every user the store holds (the
+     * {@code default-user}, guest unless set, tagged {@code administrator} as in RabbitMQ, and the users file's)
+     * with all permissions on {@code /}.
      */
-    static BrokerDefinitions firstStart(UserStore users) {
+    static BrokerDefinitions firstStart(UserStore users, String defaultUser) {
         List<UserDefinition> seeded = new ArrayList<>();
         List<PermissionDefinition> permissions = new ArrayList<>();
         for (Map.Entry<String, PasswordHash> user : users.storedHashes().entrySet()) {
-            List<String> tags = user.getKey().equals("guest") ? List.of("administrator") : List.of();
+            List<String> tags = user.getKey().equals(defaultUser) ? List.of("administrator") : List.of();
             PasswordHash hash = user.getValue();
             seeded.add(new UserDefinition(user.getKey(), hash.value(), hash.algorithm().moduleName(), tags, -1, -1));
             permissions.add(new PermissionDefinition(user.getKey(), "/", ALL, ALL, ALL));
@@ -69,6 +71,24 @@ public final class Admin {
             if (!names.contains(name)) {
                 users.remove(name);
             }
+        }
+    }
+
+    /**
+     * After a start that was not the first: when the {@code default-user} and {@code default-pass} settings are set
+     * (not guest's) but not in force, says once that they apply to a first start only, as RabbitMQ's
+     * {@code default_user} does, so that a changed {@code SKIFFMQ_DEFAULT_PASS} on an old volume is not a mystery.
+     */
+    static void noteDefaultUserNotApplied(UserStore users, AuthSettings.DefaultUser defaultUser) {
+        if (defaultUser.equals(AuthSettings.DefaultUser.GUEST)) {
+            return;
+        }
+        String why = !users.exists(defaultUser.name()) ? "there is no user '" + defaultUser.name() + "'"
+            : !users.passwordMatches(defaultUser.name(), defaultUser.password())
+                ? "user '" + defaultUser.name() + "' has another password" : null;
+        if (why != null) {
+            LOG.log(System.Logger.Level.INFO, "default-user and default-pass apply to a first start only, and this"
+                + " data directory has its users already: " + why);
         }
     }
 

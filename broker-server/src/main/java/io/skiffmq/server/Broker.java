@@ -12,7 +12,6 @@ import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.store.BrokerDefinitions;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -91,7 +90,7 @@ public final class Broker implements AutoCloseable {
         this.config = config;
         this.preAuth = new PreAuthLimit(config.auth().maxPreauthConnections());
         this.users = users;
-        Files.createDirectories(config.dataDir());
+        DataDirectory.prepare(config.dataDir());
         this.lockFile = FileChannel.open(config.dataDir().resolve(".lock"), StandardOpenOption.CREATE,
             StandardOpenOption.WRITE);
         if (lockFile.tryLock() == null) {
@@ -102,11 +101,15 @@ public final class Broker implements AutoCloseable {
         this.vhosts = new VirtualHosts(config, queueExecutors, clock);
         Path definitionsFile = config.dataDir().resolve("definitions.amqp");
         BrokerDefinitions definitions = BrokerDefinitions.read(definitionsFile);
-        if (definitions == null) {
-            definitions = Admin.firstStart(users);
+        boolean firstStart = definitions == null;
+        if (firstStart) {
+            definitions = Admin.firstStart(users, config.auth().defaultUser().name());
             definitions.write(definitionsFile);
         }
         Admin.loadUsers(users, definitions);
+        if (!firstStart) {
+            Admin.noteDefaultUserNotApplied(users, config.auth().defaultUser());
+        }
         this.access = new AccessControl(definitionsFile, definitions,
             config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null);
         for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {

@@ -6,7 +6,6 @@ import io.skiffmq.server.transport.AmqpListener;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 
 /**
  * The broker's entry point: reads the configuration ({@link ConfigLoader}), sets logging up ({@link LogSetup}),
@@ -43,10 +42,10 @@ public final class SkiffMq {
         if (loaded.configFile() != null) {
             log.log(System.Logger.Level.INFO, "settings from {0}", loaded.configFile().toAbsolutePath());
         }
-        Files.createDirectories(config.dataDir());
         AmqpListener listener;
         try {
-            // recovers every virtual host's durable state before the port opens
+            // prepares the data directory (DataDirectory: an unusable one is said in one line, here) and recovers
+            // every virtual host's durable state before the port opens
             listener = new AmqpListener(config);
         } catch (IllegalStateException e) {
             System.err.println("skiffmq: " + e.getMessage());

@@ -25,7 +25,8 @@ class SecuritySettingsTest {
             "--tls-protocols=TLSv1.3", "--tls-ciphers=TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384",
             "--tls-provider=jdk", "--loopback-users=guest, ops"}, Map.of());
         assertThat(config.auth()).isEqualTo(new AuthSettings(3, 10, 0.5, 0, AuthSettings.ExternalUserFrom.DN,
-            java.util.Set.of("guest", "ops"), AuthSettings.DEFAULT_MAX_PREAUTH_CONNECTIONS));
+            java.util.Set.of("guest", "ops"), AuthSettings.DEFAULT_MAX_PREAUTH_CONNECTIONS,
+            AuthSettings.DefaultUser.GUEST));
         assertThat(config.with("max-preauth-connections", "none").auth().maxPreauthConnections())
             .isEqualTo(AuthSettings.NO_PREAUTH_LIMIT);
         assertThat(config.with("loopback-users", "none").auth().loopbackUsers()).isEmpty();

@@ -32,7 +32,8 @@ class StoppingNodeTest {
 
             broker.beginStopping();
 
-            for (String check : List.of("alarms", "local-alarms", "virtual-hosts", "port-listener/" + broker.port())) {
+            for (String check : List.of("alarms", "local-alarms", "virtual-hosts", "port-listener/" + broker.port(),
+                    "is-in-service")) {
                 HttpApiClient.Answer answer = http.get("/api/health/checks/" + check);
                 assertThat(answer.status()).as(check).isEqualTo(503);
                 assertThat(answer.map()).as(check).isEqualTo(STOPPING);
@@ -47,10 +48,10 @@ class StoppingNodeTest {
             assertThat(await.code()).isEqualTo(69);
             assertThat(await.err()).contains("is stopping");
 
-            // the Docker HEALTHCHECK's command, as a process of its own
+            // the Docker HEALTHCHECK's command, as a process of its own (its check, without a user)
             Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), HealthProbe.class.getName(),
-                "http://127.0.0.1:" + broker.managementPort() + "/api/health/checks/virtual-hosts")
+                "http://127.0.0.1:" + broker.managementPort() + "/api/health/checks/is-in-service")
                 .redirectErrorStream(true).start();
             String said = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(probe.waitFor(60, TimeUnit.SECONDS)).isTrue();

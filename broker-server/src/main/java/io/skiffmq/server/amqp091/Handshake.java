@@ -143,11 +143,11 @@ final class Handshake {
         }
         String mechanism = startOk.mechanism();
         if (!result.succeeded()) {
-            Amqp091Exception refused = Negotiation.refusal(startOk, result.refusal());
+            Amqp091Exception refused = Negotiation.refusal(startOk, result);
             if (clientCapability("authentication_failure_close")) {
                 connection.closeConnection(ConnectionEnd.AUTH_FAILURE, refused);
             } else if (connection.end(ConnectionEnd.AUTH_FAILURE, "authentication failed (" + mechanism + "): "
-                    + result.refusal())) {
+                    + result.reason())) {
                 // an older client takes a close as a hard error: the socket just closes, as the spec says
                 connection.output().flush();
                 connection.closeSocket();

@@ -100,14 +100,18 @@ final class Negotiation {
 
     /**
      * How a refused login is told: 403 ACCESS_REFUSED, whatever the reason, since before {@code tune-ok} RabbitMQ
-     * sends no other close; the text is RabbitMQ's for bad credentials, and says to try again later otherwise.
+     * sends no other close; the text is RabbitMQ's for bad credentials, says why for a loopback-only user, and
+     * says to try again later otherwise.
      */
-    static Amqp091Exception refusal(ConnectionMethod.StartOk startOk, LoginResult.Refusal refusal) {
+    static Amqp091Exception refusal(ConnectionMethod.StartOk startOk, LoginResult result) {
         String mechanism = startOk.mechanism();
-        return switch (refusal) {
+        return switch (result.refusal()) {
             case CREDENTIALS -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
                 "Login was refused using authentication mechanism %s. For details see the broker logfile.",
                 mechanism);
+            // rabbit_reader's own explanation, which it logs; said to the client too, who had the password right
+            case LOOPBACK_ONLY -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk, "%s login refused: %s",
+                mechanism, result.reason());
             case RATE_LIMITED -> Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, startOk,
                 "Login was refused using authentication mechanism %s: too many failed logins from this address, "
                     + "try again later.", mechanism);

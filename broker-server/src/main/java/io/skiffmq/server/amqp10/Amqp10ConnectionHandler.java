@@ -77,6 +77,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private String containerId;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ScheduledFuture<?> handshakeTimeout;
+    /** A login refused with a reason SASL cannot carry ({@link SaslExchange#refusedAtOpen}), said at open; or null. */
+    private LoginResult refusedAtOpen;
     /** How the connection ends, decided once: the guard that makes every later close a no-op. */
     private ConnectionEnding ending;
 
@@ -256,9 +258,15 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             return;
         }
         ByteBuf outcome = saslExchange.outcome(SaslExchange.code(result));
+        if (SaslExchange.refusedAtOpen(result)) {
+            refusedAtOpen = result;
+            writer.write(outcome);
+            state = State.AWAIT_AMQP_HEADER;
+            return;
+        }
         if (result == null || !result.succeeded()) {
             ending.end(ConnectionEnd.AUTH_FAILURE, "authentication failed: "
-                + (result == null ? "internal error" : result.refusal()));
+                + (result == null ? "internal error" : result.reason()));
             state = State.CLOSING; // SASL has no error frame: the outcome, then the socket closes
             writer.flush();
             ctx.writeAndFlush(outcome).addListener(ChannelFutureListener.CLOSE);
@@ -304,6 +312,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         state = State.OPEN;
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
+        }
+        if (refusedAtOpen != null) {
+            // rabbit_amqp_reader's check_user_loopback, the first check of open
+            closeConnection(ConnectionEnd.AUTH_FAILURE, AmqpError.UNAUTHORIZED_ACCESS, refusedAtOpen.reason());
+            return;
         }
         if (found == null) {
             closeConnection(AmqpError.UNAUTHORIZED_ACCESS, "AMQP 1.0 connection failed: virtual host '" + vhostName

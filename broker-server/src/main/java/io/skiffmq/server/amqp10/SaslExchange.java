@@ -60,7 +60,7 @@ final class SaslExchange {
         Credentials credentials = sasl.read(mechanism, response == null ? null : java.util.Arrays.copyOfRange(
             response.getArray(), response.getArrayOffset(), response.getArrayOffset() + response.getLength()), peer);
         if (credentials == null) {
-            then.accept(new LoginResult(null, LoginResult.Refusal.CREDENTIALS));
+            then.accept(LoginResult.refused(LoginResult.Refusal.CREDENTIALS));
             return;
         }
         held.hold();
@@ -74,16 +74,22 @@ final class SaslExchange {
     /**
      * The outcome code for a result [5.3.3.6]: {@code ok}; {@code auth} for the credentials; {@code sys-temp} for a
      * temporary refusal (the failed-login rate limit, authentication busy); {@code sys} for an internal failure
-     * (null).
+     * (null). A loopback-only user from afar gets {@code ok}, as in RabbitMQ: its refusal comes with {@code open},
+     * where AMQP 1.0 has room for the reason ({@link #refusedAtOpen}).
      */
     static SaslCode code(LoginResult result) {
         if (result == null) {
             return SaslCode.SYS;
         }
-        if (result.succeeded()) {
+        if (result.succeeded() || refusedAtOpen(result)) {
             return SaslCode.OK;
         }
         return result.refusal() == LoginResult.Refusal.CREDENTIALS ? SaslCode.AUTH : SaslCode.SYS_TEMP;
+    }
+
+    /** A refusal SASL does not say: the connection closes after {@code open} with the reason. */
+    static boolean refusedAtOpen(LoginResult result) {
+        return result != null && result.refusal() == LoginResult.Refusal.LOOPBACK_ONLY;
     }
 
     /** A {@code sasl-outcome} frame with {@code code}. */

@@ -18,9 +18,11 @@ import io.skiffmq.server.config.Setting;
  * @param maxPreauthConnections connections that may be open at once before their {@code open} (TCP accepted,
  *        before or in the protocol header, SASL, 0-9-1's start/tune); beyond, a new one is closed at once
  *        ({@code max-preauth-connections}, {@link #NO_PREAUTH_LIMIT} for no limit)
+ * @param defaultUser the user a first start creates ({@code default-user} and {@code default-pass})
  */
 public record AuthSettings(int threads, int queue, double failureRate, int failureBurst,
-        ExternalUserFrom externalUserFrom, java.util.Set<String> loopbackUsers, int maxPreauthConnections) {
+        ExternalUserFrom externalUserFrom, java.util.Set<String> loopbackUsers, int maxPreauthConnections,
+        DefaultUser defaultUser) {
 
     /** {@code max-preauth-connections = none} (or 0): no limit. */
     public static final int NO_PREAUTH_LIMIT = 0;
@@ -35,6 +37,27 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
     /** Where SASL EXTERNAL's user name comes from. */
     public enum ExternalUserFrom { CN, DN }
 
+    /**
+     * The user a first start creates, with the administrator tag and every permission on {@code /}: RabbitMQ's
+     * {@code default_user} and {@code default_pass} (its image's {@code RABBITMQ_DEFAULT_USER} and
+     * {@code RABBITMQ_DEFAULT_PASS}; ours are {@code SKIFFMQ_DEFAULT_USER} and {@code SKIFFMQ_DEFAULT_PASS}).
+     * Another name replaces guest, who is then not created. A data directory that has its users keeps them.
+     */
+    public record DefaultUser(String name, String password) {
+        public static final DefaultUser GUEST = new DefaultUser("guest", "guest");
+
+        public DefaultUser {
+            check(name != null && !name.isEmpty(), "default-user must not be empty");
+            check(password != null, "default-pass must be set");
+        }
+
+        /** Without the password, which no log line or error may show. */
+        @Override
+        public String toString() {
+            return "DefaultUser[" + name + "]";
+        }
+    }
+
     public AuthSettings {
         check(threads > 0, "auth-threads must be > 0");
         check(queue > 0, "auth-queue must be > 0");
@@ -42,13 +65,14 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
         check(failureBurst >= 0, "login-failure-burst must be >= 0");
         check(externalUserFrom != null, "external-user-from must be cn or dn");
         check(maxPreauthConnections >= 0, "max-preauth-connections must be >= 0 or none");
+        check(defaultUser != null, "default-user must be set");
         loopbackUsers = java.util.Set.copyOf(loopbackUsers);
     }
 
     public static AuthSettings defaults() {
         int threads = Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
         return new AuthSettings(threads, 1024, 2, 20, ExternalUserFrom.CN, java.util.Set.of("guest"),
-            DEFAULT_MAX_PREAUTH_CONNECTIONS);
+            DEFAULT_MAX_PREAUTH_CONNECTIONS, DefaultUser.GUEST);
     }
 
     /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
@@ -66,7 +90,12 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
             + " (RabbitMQ's `loopback_users`), comma-separated; `none` for nobody"),
         Setting.of("max-preauth-connections", "int|none", "1000", "connections open at once that have not finished"
             + " their handshake (`open`); beyond, a new one is closed at once, before anything is read (docs/security.md);"
-            + " `none` or 0: no limit"));
+            + " `none` or 0: no limit"),
+        Setting.of("default-user", "user", "guest", "the user a first start creates, tagged administrator, with every"
+            + " permission on `/` (RabbitMQ's `default_user`; `SKIFFMQ_DEFAULT_USER`); another name replaces guest;"
+            + " a data directory that has users keeps them"),
+        Setting.of("default-pass", "password", "guest",
+            "that user's password (RabbitMQ's `default_pass`; `SKIFFMQ_DEFAULT_PASS`)"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -81,24 +110,29 @@ public record AuthSettings(int threads, int queue, double failureRate, int failu
     public AuthSettings with(String name, String value) {
         return switch (name) {
             case "auth-threads" -> new AuthSettings(Integer.parseInt(value), queue, failureRate, failureBurst,
-                externalUserFrom, loopbackUsers, maxPreauthConnections);
+                externalUserFrom, loopbackUsers, maxPreauthConnections, defaultUser);
             case "auth-queue" -> new AuthSettings(threads, Integer.parseInt(value), failureRate, failureBurst,
-                externalUserFrom, loopbackUsers, maxPreauthConnections);
+                externalUserFrom, loopbackUsers, maxPreauthConnections, defaultUser);
             case "login-failure-rate" -> new AuthSettings(threads, queue, Double.parseDouble(value), failureBurst,
-                externalUserFrom, loopbackUsers, maxPreauthConnections);
+                externalUserFrom, loopbackUsers, maxPreauthConnections, defaultUser);
             case "login-failure-burst" -> new AuthSettings(threads, queue, failureRate, Integer.parseInt(value),
-                externalUserFrom, loopbackUsers, maxPreauthConnections);
+                externalUserFrom, loopbackUsers, maxPreauthConnections, defaultUser);
             case "external-user-from" -> new AuthSettings(threads, queue, failureRate, failureBurst, switch (value) {
                 case "cn" -> ExternalUserFrom.CN;
                 case "dn" -> ExternalUserFrom.DN;
                 default -> throw new IllegalArgumentException("external-user-from must be cn or dn, got " + value);
-            }, loopbackUsers, maxPreauthConnections);
+            }, loopbackUsers, maxPreauthConnections, defaultUser);
             case "loopback-users" -> new AuthSettings(threads, queue, failureRate, failureBurst, externalUserFrom,
                 value.equals("none") ? java.util.Set.of() : java.util.Arrays.stream(value.split(","))
                     .map(String::strip).filter(u -> !u.isEmpty()).collect(java.util.stream.Collectors.toSet()),
-                maxPreauthConnections);
+                maxPreauthConnections, defaultUser);
             case "max-preauth-connections" -> new AuthSettings(threads, queue, failureRate, failureBurst,
-                externalUserFrom, loopbackUsers, value.equals("none") ? NO_PREAUTH_LIMIT : Integer.parseInt(value));
+                externalUserFrom, loopbackUsers, value.equals("none") ? NO_PREAUTH_LIMIT : Integer.parseInt(value),
+                defaultUser);
+            case "default-user" -> new AuthSettings(threads, queue, failureRate, failureBurst, externalUserFrom,
+                loopbackUsers, maxPreauthConnections, new DefaultUser(value, defaultUser.password()));
+            case "default-pass" -> new AuthSettings(threads, queue, failureRate, failureBurst, externalUserFrom,
+                loopbackUsers, maxPreauthConnections, new DefaultUser(defaultUser.name(), value));
             default -> throw new IllegalArgumentException("unknown setting " + name);
         };
     }

@@ -38,6 +38,13 @@ final class LoginLog {
             remote.getHostAddress());
     }
 
+    /** Right credentials from a non-loopback address for one of the {@code loopback-users}. */
+    void loopbackOnly(Credentials credentials, InetAddress remote) {
+        LOG.log(System.Logger.Level.WARNING, "{0} login refused: user ''{1}'' can only connect via localhost, not "
+            + "from {2} (setting loopback-users)", credentials.mechanism(), credentials.user(),
+            remote.getHostAddress());
+    }
+
     void busy(Credentials credentials, InetAddress remote) {
         LOG.log(System.Logger.Level.WARNING, "{0} login of user ''{1}'' from {2} refused: every authentication "
             + "thread is busy and the auth-queue is full", credentials.mechanism(), credentials.user(),

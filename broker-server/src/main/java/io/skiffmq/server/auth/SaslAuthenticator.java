@@ -141,14 +141,19 @@ public final class SaslAuthenticator implements AutoCloseable {
     private LoginResult check(Credentials credentials, InetAddress remote) {
         checks.incrementAndGet();
         String user = credentials.user();
-        boolean ok = user != null && switch (credentials.mechanism()) {
-            case ANONYMOUS, EXTERNAL -> users.permits(user, remote);
-            default -> credentials.password() != null && users.authenticate(user, credentials.password(), remote);
+        boolean known = user != null && switch (credentials.mechanism()) {
+            case ANONYMOUS, EXTERNAL -> users.exists(user);
+            default -> credentials.password() != null && users.passwordMatches(user, credentials.password());
         };
-        if (ok) {
+        if (known && users.mayConnectFrom(user, remote)) {
             return LoginResult.ok(user);
         }
         failures.failed(remote);
+        if (known) {
+            // RabbitMQ checks the loopback rule after the credentials, and says so: the client had them right
+            log.loopbackOnly(credentials, remote);
+            return LoginResult.loopbackOnly(user);
+        }
         log.failed(credentials, remote);
         return LoginResult.refused(LoginResult.Refusal.CREDENTIALS);
     }

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Users and their passwords, stored as salted hashes ({@link PasswordHash}: RabbitMQ's formats, salted SHA-256 by
  * default), never in clear. {@code guest} (password {@code guest}) exists by default and, as in RabbitMQ, is
- * accepted from loopback addresses only.
+ * accepted from loopback addresses only; the {@code default-user} setting names another in its place.
  *
  * <p>A users file has one {@code name:hash} line per user, where the hash is a {@link PasswordHash} in its
  * users-file form ({@code rabbit_password_hashing_sha256$BASE64}; SHA-512, MD5 and our earlier
@@ -25,9 +25,15 @@ public final class UserStore {
 
     /** A store with {@code guest}/{@code guest}, loopback only. */
     public static UserStore withGuest() {
-        UserStore store = new UserStore();
-        store.add("guest", PasswordHash.of("guest"));
+        UserStore store = withUser(AuthSettings.DefaultUser.GUEST);
         store.loopbackOnly.add("guest");
+        return store;
+    }
+
+    /** A store with {@code user} (the {@code default-user} setting), and no loopback restriction yet. */
+    public static UserStore withUser(AuthSettings.DefaultUser user) {
+        UserStore store = new UserStore();
+        store.add(user.name(), PasswordHash.of(user.password()));
         return store;
     }
 
@@ -79,18 +85,22 @@ public final class UserStore {
     }
 
     /**
-     * True when {@code password} is {@code user}'s and the user may connect from {@code remote}. The answer does
-     * not say which part was wrong, and takes the same work for an unknown user.
+     * True when {@code password} is {@code user}'s, wherever the user connects from ({@link #mayConnectFrom} says
+     * that). Takes the same work for an unknown user.
      */
-    public boolean authenticate(String user, String password, InetAddress remote) {
+    public boolean passwordMatches(String user, String password) {
         PasswordHash stored = hashes.get(user);
-        boolean matches = (stored == null ? DUMMY : stored).matches(password) && stored != null;
-        return matches && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
+        return (stored == null ? DUMMY : stored).matches(password) && stored != null;
     }
 
-    /** True when {@code user} exists and may connect from {@code remote} (SASL ANONYMOUS logs in as it). */
-    public boolean permits(String user, InetAddress remote) {
-        return hashes.containsKey(user) && (!loopbackOnly.contains(user) || remote.isLoopbackAddress());
+    /** True when {@code user} exists (SASL ANONYMOUS and EXTERNAL log in as a user without a password). */
+    public boolean exists(String user) {
+        return hashes.containsKey(user);
+    }
+
+    /** False when {@code user} is one of the loopback-only users and {@code remote} is not a loopback address. */
+    public boolean mayConnectFrom(String user, InetAddress remote) {
+        return !loopbackOnly.contains(user) || remote.isLoopbackAddress();
     }
 
     private static final PasswordHash DUMMY = PasswordHash.of("not a password anyone has");

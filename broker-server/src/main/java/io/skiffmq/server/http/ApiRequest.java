@@ -5,7 +5,8 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * One request as the resources see it: the method, the path's variables (percent-decoded: {@code %2F} is
- * {@code /}), the query parameters, the body, some headers, and who asks. Immutable.
+ * {@code /}), the query parameters, the body, some headers, and who asks (null for an open route,
+ * {@link Router#open}). Immutable.
  */
 record ApiRequest(String method, Map<String, String> variables, Map<String, String> query, byte[] body,
         Map<String, String> headers, Caller caller) {

@@ -10,9 +10,9 @@ import java.util.function.Supplier;
 
 /**
  * RabbitMQ's health checks: {@code {"status":"ok"}} with 200, or {@code {"status":"failed","reason":...}} with
- * 503. One node, so {@code alarms} (cluster-wide) and {@code local-alarms} look at the same alarms. A stopping
- * node fails them all with "node is stopping". Stateless;
- * safe from any thread.
+ * 503. One node, so {@code alarms} (cluster-wide) and {@code local-alarms} look at the same alarms;
+ * {@code is-in-service}, open to anyone as in RabbitMQ, is ok while the node runs. A stopping node fails them all
+ * with "node is stopping". Stateless; safe from any thread.
  */
 final class HealthChecks {
     private static final int FAILED = 503;
@@ -33,7 +33,9 @@ final class HealthChecks {
             .sync("GET", "/api/health/checks/local-alarms",
                 r -> unlessStopping(() -> alarms("There are alarms in effect on the node")))
             .sync("GET", "/api/health/checks/port-listener/{port}", r -> unlessStopping(() -> portListener(r)))
-            .sync("GET", "/api/health/checks/virtual-hosts", r -> unlessStopping(this::virtualHosts));
+            .sync("GET", "/api/health/checks/virtual-hosts", r -> unlessStopping(this::virtualHosts))
+            // RabbitMQ 4.1's, answered without authentication: a probe needs no user (docker/Dockerfile's)
+            .open("GET", "/api/health/checks/is-in-service", r -> unlessStopping(() -> ok(new LinkedHashMap<>())));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.auth.Credentials;
+import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import io.skiffmq.store.BrokerDefinitions.UserDefinition;
 import java.net.InetAddress;
@@ -18,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The API without HTTP: checks the basic-authentication credentials on an authentication thread (as AMQP logins
  * are checked, with the same failed-login rate limit), requires a management tag, then runs the endpoint the
- * {@link Router} finds on the broker's management executor, never an event loop. Errors become RabbitMQ's
+ * {@link Router} finds on the broker's management executor, never an event loop; an open route (a health check
+ * RabbitMQ answers to anyone) skips the first two. Errors become RabbitMQ's
  * {@code {"error":"...","reason":"..."}} bodies. Thread-safe.
  */
 final class HttpApi {
@@ -53,11 +55,21 @@ final class HttpApi {
 
     private CompletableFuture<ApiResponse> authenticated(String method, String rawPath, Map<String, String> query,
             byte[] body, Map<String, String> headers, InetAddress remote) {
+        if (router.isOpen(method, rawPath)) {
+            return CompletableFuture.supplyAsync(() -> router.match(method, rawPath), broker.managementExecutor())
+                .thenCompose(match -> match.endpoint().handle(new ApiRequest(method, match.variables(), query, body,
+                    headers, null)))
+                .handle((response, failure) -> failure == null ? response : error(failure));
+        }
         Credentials credentials = basic(headers.get("authorization"));
         if (credentials == null) {
             return CompletableFuture.completedFuture(error(ApiException.notAuthenticated()));
         }
         return sasl.login(credentials, remote).thenComposeAsync(login -> {
+            if (login.refusal() == LoginResult.Refusal.LOOPBACK_ONLY) {
+                // rabbit_web_dispatch_access_control's answer for a loopback-only user from afar
+                throw ApiException.notAuthorised("User can only log in via localhost");
+            }
             if (!login.succeeded()) {
                 throw ApiException.notAuthenticated();
             }

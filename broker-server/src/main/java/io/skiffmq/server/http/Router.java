@@ -24,7 +24,8 @@ final class Router {
         ApiResponse handle(ApiRequest request);
     }
 
-    private record Route(String method, String[] pattern, Endpoint endpoint) {
+    /** @param open answered without authentication (RabbitMQ's resources without {@code is_authorized}) */
+    private record Route(String method, String[] pattern, Endpoint endpoint, boolean open) {
     }
 
     /** A route found for a path, with the path's variables. */
@@ -34,12 +35,25 @@ final class Router {
     private final List<Route> routes = new ArrayList<>();
 
     Router add(String method, String pattern, Endpoint endpoint) {
-        routes.add(new Route(method, split(pattern), endpoint));
+        routes.add(new Route(method, split(pattern), endpoint, false));
         return this;
     }
 
     Router sync(String method, String pattern, SyncEndpoint endpoint) {
         return add(method, pattern, request -> CompletableFuture.completedFuture(endpoint.handle(request)));
+    }
+
+    /** An endpoint that answers at once, to anyone: its request has no caller. */
+    Router open(String method, String pattern, SyncEndpoint endpoint) {
+        routes.add(new Route(method, split(pattern), request -> CompletableFuture.completedFuture(
+            endpoint.handle(request)), true));
+        return this;
+    }
+
+    /** True when {@code method} on {@code rawPath} is an {@link #open} route's: no authentication. */
+    boolean isOpen(String method, String rawPath) {
+        String[] segments = split(rawPath);
+        return routes.stream().anyMatch(r -> r.open && r.method.equals(method) && variables(r.pattern, segments) != null);
     }
 
     /**

@@ -99,7 +99,7 @@ public final class AmqpListener implements AutoCloseable {
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, io);
         this.workerGroup = new MultiThreadIoEventLoopGroup(config.eventLoops(), io);
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        UserStore users = UserStore.withGuest();
+        UserStore users = UserStore.withUser(config.auth().defaultUser());
         if (config.usersFile() != null) {
             users.load(config.usersFile());
         }

@@ -30,6 +30,24 @@ class SaslAuthenticatorTest {
     }
 
     @Test
+    void aLoopbackOnlyUserFromAfarIsRefusedAsSuchOnlyWhenItsCredentialsAreRight() throws Exception {
+        InetAddress afar = InetAddress.getByName("192.0.2.10");
+        try (SaslAuthenticator sasl = new SaslAuthenticator(UserStore.withGuest(), "guest")) {
+            for (Credentials credentials : java.util.List.of(sasl.read("PLAIN", plain("guest", "guest"), null),
+                    sasl.read("ANONYMOUS", null, null))) {
+                LoginResult result = sasl.login(credentials, afar).join();
+                assertThat(result.succeeded()).isFalse();
+                assertThat(result.user()).isNull();
+                assertThat(result.refusal()).isEqualTo(LoginResult.Refusal.LOOPBACK_ONLY);
+                assertThat(result.reason()).isEqualTo("user 'guest' can only connect via localhost");
+            }
+            LoginResult wrong = sasl.login(sasl.read("PLAIN", plain("guest", "wrong"), null), afar).join();
+            assertThat(wrong.refusal()).isEqualTo(LoginResult.Refusal.CREDENTIALS);
+            assertThat(wrong.reason()).isEqualTo("invalid credentials");
+        }
+    }
+
+    @Test
     void anonymousAsAnOrdinaryUserIsAcceptedFromAnywhere() throws Exception {
         UserStore users = UserStore.withGuest();
         users.add("visitor", PasswordHash.of("x"));

@@ -35,7 +35,8 @@ class ConfigLoaderTest {
             "memory-high-watermark", "512MB", "disk-free-limit", "1GiB", "event-loops", "3",
             "publisher-flow", "false", "log-level", "debug", "log-format", "json", "auth-threads", "3",
             "auth-queue", "10", "login-failure-rate", "0.5", "login-failure-burst", "0", "external-user-from", "dn",
-            "loopback-users", "none", "max-preauth-connections", "200", "amqps-port", "5671", "tls-cert-file", "/c.pem", "tls-key-file", "/k.pem",
+            "loopback-users", "none", "max-preauth-connections", "200", "default-user", "admin",
+            "default-pass", "hunter#2", "amqps-port", "5671", "tls-cert-file", "/c.pem", "tls-key-file", "/k.pem",
             "tls-key-password", "s3cret#1", "tls-ca-file", "/ca.pem", "tls-protocols", "TLSv1.3",
             "tls-ciphers", "TLS_AES_128_GCM_SHA256", "tls-verify", "required", "tls-provider", "jdk",
             "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
@@ -81,7 +82,7 @@ class ConfigLoaderTest {
         assertThat(config.eventLoops()).isEqualTo(3);
         assertThat(config.log()).isEqualTo(new LogSettings("debug", LogSettings.Format.JSON));
         assertThat(config.auth()).isEqualTo(new AuthSettings(3, 10, 0.5, 0, AuthSettings.ExternalUserFrom.DN,
-            Set.of(), 200));
+            Set.of(), 200, new AuthSettings.DefaultUser("admin", "hunter#2")));
         assertThat(config.tls().keyPassword()).as("a # inside a value is kept").isEqualTo("s3cret#1");
         assertThat(config.tls().verify()).isEqualTo(TlsSettings.Verify.REQUIRED);
     }
