@@ -404,19 +404,40 @@ public final class ClassicQueue implements Queue {
     @Override
     public void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome) {
         executor.run(() -> {
-            if (consumer.removed) {
-                return;
+            if (remove(consumer, unsettledOutcome)) {
+                dispatch();
+                unused.check();
             }
-            consumer.removed = true;
-            consumers.all.remove(consumer);
-            consumers.stopPushing(consumer);
-            int unsettled = consumer.unsettled.size();
-            consumer.unsettled.removeAll(entry -> settlements.settle(entry, unsettledOutcome));
-            gauges.unacked -= unsettled;
-            QueueDispatcher.releaseSlots(consumer, unsettled);
-            dispatch();
-            unused.check();
         });
+    }
+
+    @Override
+    public void unsubscribe(List<QueueConsumer> leaving, Outcome unsettledOutcome) {
+        executor.run(() -> {
+            boolean removed = false;
+            for (QueueConsumer consumer : leaving) {
+                removed |= remove(consumer, unsettledOutcome);
+            }
+            if (removed) {
+                dispatch(); // once all are back: given-back entries wait by sequence, so they go out in order
+                unused.check();
+            }
+        });
+    }
+
+    /** Removes a consumer, settling its unsettled deliveries; false when it was removed before. */
+    private boolean remove(QueueConsumer consumer, Outcome unsettledOutcome) {
+        if (consumer.removed) {
+            return false;
+        }
+        consumer.removed = true;
+        consumers.all.remove(consumer);
+        consumers.stopPushing(consumer);
+        int unsettled = consumer.unsettled.size();
+        consumer.unsettled.removeAll(entry -> settlements.settle(entry, unsettledOutcome));
+        gauges.unacked -= unsettled;
+        QueueDispatcher.releaseSlots(consumer, unsettled);
+        return true;
     }
 
     /** A consumer waiting for a channel-wide prefetch slot may go on: dispatch on the queue's thread. */

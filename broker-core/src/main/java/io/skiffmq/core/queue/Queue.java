@@ -127,6 +127,13 @@ public interface Queue {
     /** Removes the consumer; its unsettled deliveries are settled with {@code unsettledOutcome}. */
     void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome);
 
+    /**
+     * Removes several consumers at once (a closing 0-9-1 channel's consumers, cancelled ones and gets): their
+     * unsettled deliveries are settled with {@code unsettledOutcome} together, before the queue hands any out again,
+     * so messages they give back keep their original order whichever consumer held them.
+     */
+    void unsubscribe(java.util.List<QueueConsumer> consumers, Outcome unsettledOutcome);
+
     /** Messages waiting for a consumer (not counting those delivered and unsettled). Approximate off-thread. */
     int readyCount();
 

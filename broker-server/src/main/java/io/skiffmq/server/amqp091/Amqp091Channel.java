@@ -22,8 +22,10 @@ import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,6 +47,8 @@ final class Amqp091Channel {
     private final TopologyMethods topology;
     private final DeliveryTags deliveryTags = new DeliveryTags();
     private final Map<String, ChannelConsumer> consumers = new LinkedHashMap<>();
+    /** Consumers cancelled while deliveries of theirs were unacked: their subscriptions stay until those are settled. */
+    private final List<ChannelConsumer> cancelled = new ArrayList<>();
     /** {@code basic.get} subscriptions, by queue, for acked and no-ack gets. */
     private final Map<Queue, QueueGetter> getters = new HashMap<>();
     private boolean closing;
@@ -229,7 +233,9 @@ final class Amqp091Channel {
         } else if (method instanceof BasicMethod.Cancel cancel) {
             ChannelConsumer consumer = consumers.remove(cancel.consumerTag());
             if (consumer != null) {
-                consumer.cancel();
+                if (consumer.cancel()) {
+                    cancelled.add(consumer); // its unacked deliveries are still the channel's
+                }
             } else if (cancel.consumerTag().equals(replyConsumerTag)) {
                 connection.directReplyTo().remove(replyAddress);
                 replyConsumerTag = null;
@@ -380,6 +386,11 @@ final class Amqp091Channel {
             "queue '%s' in vhost '%s' in exclusive use", consumer.queue().name(), vhost.name()));
     }
 
+    /** A cancelled consumer's last unacked delivery was settled (or its queue went): its subscription is gone. */
+    void cancelledConsumerDone(ChannelConsumer consumer) {
+        cancelled.remove(consumer);
+    }
+
     /** The consumer's queue was deleted: the client hears of it by a {@code basic.cancel} when it asked to. */
     void consumerQueueDeleted(ChannelConsumer consumer) {
         consumers.remove(consumer.tag());
@@ -475,20 +486,29 @@ final class Amqp091Channel {
         release();
     }
 
-    /** Lets go of everything: consumers and gets unsubscribe (their unacked deliveries go back), content drops. */
+    /**
+     * Lets go of everything: every unacked delivery of the channel goes back to its queue, whether its consumer is
+     * still there, was cancelled, or it was a get (RabbitMQ requeues them all too); content drops.
+     */
     void release() {
         if (closing) {
             return;
         }
         closing = true;
         connection.channelReleased();
+        ChannelRelease release = new ChannelRelease();
         for (ChannelConsumer consumer : consumers.values()) {
-            consumer.close();
+            consumer.leave(release);
         }
-        consumers.clear();
+        for (ChannelConsumer consumer : cancelled) {
+            consumer.leave(release);
+        }
         for (QueueGetter getter : getters.values()) {
-            getter.close();
+            getter.leave(release);
         }
+        release.run();
+        consumers.clear();
+        cancelled.clear();
         getters.clear();
         connection.directReplyTo().remove(replyAddress);
         publishing.close();
