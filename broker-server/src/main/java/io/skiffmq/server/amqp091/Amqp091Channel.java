@@ -259,25 +259,27 @@ final class Amqp091Channel {
 
     // ---- acks -----------------------------------------------------------------------------------------------
 
+    /** An ack, nack or reject: settled now, or in a transaction held until the commit (checked now all the same). */
     private void settle(long tag, boolean multiple, Outcome outcome, Method cause) {
-        io.skiffmq.core.tx.Transaction<ChannelPublishing.Ack> transaction = publishing.transaction();
-        if (transaction != null) {
-            if (!(multiple && tag == 0) && !deliveryTags.isOutstanding(tag)) {
-                throw unknownTag(tag, cause);
-            }
-            transaction.settle(new ChannelPublishing.Ack(tag, multiple, outcome));
-            return;
-        }
-        settleNow(tag, multiple, outcome, cause);
-    }
-
-    /** Settles deliveries now: acks outside a transaction, and a transaction's at its commit. */
-    void settleNow(long tag, boolean multiple, Outcome outcome, Method cause) {
         try {
-            deliveryTags.settle(tag, multiple, outcome);
+            if (publishing.transaction() != null) {
+                deliveryTags.hold(tag, multiple, outcome);
+            } else {
+                deliveryTags.settle(tag, multiple, outcome);
+            }
         } catch (DeliveryTags.UnknownTagException e) {
             throw unknownTag(tag, cause);
         }
+    }
+
+    /** {@code tx.commit}: the acks, nacks and rejects the transaction held are applied. */
+    void commitSettlements() {
+        deliveryTags.settleHeld();
+    }
+
+    /** {@code tx.rollback}: the deliveries the transaction's acks held are unacked again. */
+    void rollbackSettlements() {
+        deliveryTags.unholdAll();
     }
 
     private static Amqp091Exception unknownTag(long tag, Method cause) {
