@@ -347,6 +347,21 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
+    public CompletableFuture<Void> limit(QueueConsumer consumer, PrefetchLimit channelLimit) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        executor.run(() -> {
+            if (!consumer.removed && consumer.channelLimit == null) {
+                consumer.channelLimit = channelLimit;
+                if (!consumer.preSettled) {
+                    channelLimit.add(consumer.unsettled.size());
+                }
+            }
+            done.complete(null);
+        });
+        return done;
+    }
+
+    @Override
     public void touch() {
         executor.run(() -> {
             if (!status.gone()) {
@@ -446,6 +461,7 @@ public final class ClassicQueue implements Queue {
             if (!consumer.removed && !status.gone()) {
                 dispatch();
             }
+            consumer.channelLimit.resumed(consumer);
         });
     }
 

@@ -107,6 +107,13 @@ public interface Queue {
     void cancel(QueueConsumer consumer);
 
     /**
+     * From now on the consumer's deliveries wait for {@code channelLimit}, and count against it unless it is
+     * pre-settled, those unsettled now included (0-9-1 {@code basic.qos global} set after {@code basic.consume}). A
+     * consumer that has a channel-wide limit keeps it. Completes on the queue's thread once that holds.
+     */
+    CompletableFuture<Void> limit(QueueConsumer consumer, PrefetchLimit channelLimit);
+
+    /**
      * A credit consumer's flow state [2.6.7]: its credit becomes {@code deliveryCount + linkCredit} minus the
      * queue's delivery-count (serial arithmetic; {@code deliveryCount} -1 when the consumer does not know it yet).
      */

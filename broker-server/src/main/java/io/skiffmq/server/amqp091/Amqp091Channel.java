@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An AMQP 0-9-1 channel: its methods, consumers and {@code basic.get}, and acks by delivery tag. Published
@@ -111,7 +112,7 @@ final class Amqp091Channel {
     }
 
     /** {@link Amqp091ConnectionHandler#await} for this channel. */
-    <T> void await(java.util.concurrent.CompletableFuture<T> future, Method cause, java.util.function.Consumer<T> then) {
+    <T> void await(CompletableFuture<T> future, Method cause, java.util.function.Consumer<T> then) {
         connection.await(this, future, cause, then);
     }
 
@@ -299,17 +300,35 @@ final class Amqp091Channel {
         if (qos.prefetchSize() != 0) {
             throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, qos, "prefetch_size!=0 (%d)", qos.prefetchSize());
         }
-        if (qos.global()) {
+        if (!qos.global()) {
+            prefetch = qos.prefetchCount(); // for the consumers to come, as rabbit_channel's consumer_prefetch
+        } else if (channelLimit != null) {
+            channelLimit.limit(qos.prefetchCount()); // 0: none, but the count goes on, for a limit set again
+        } else if (qos.prefetchCount() > 0) {
             // RabbitMQ reads global as "shared by the channel's consumers"; the spec said "the connection's"
-            if (channelLimit == null) {
-                channelLimit = new PrefetchLimit(qos.prefetchCount());
-            } else {
-                channelLimit.limit(qos.prefetchCount());
-            }
-        } else {
-            prefetch = qos.prefetchCount();
+            channelLimit = new PrefetchLimit(qos.prefetchCount());
+            limitConsumers(qos);
+            return;
         }
         reply(BasicMethod.QosOk.INSTANCE);
+    }
+
+    /**
+     * The first channel-wide limit: the channel's consumers, cancelled ones with deliveries unacked too, wait for it
+     * from now on and bring what they hold unacked, as rabbit_limiter's count starts at the channel's unacked ones;
+     * {@code qos-ok} goes once every queue has done so. {@code basic.get}s never count (rabbit_channel counts those
+     * outstanding when the limit comes, then never uncounts them).
+     */
+    private void limitConsumers(BasicMethod.Qos qos) {
+        List<CompletableFuture<Void>> limited = new ArrayList<>();
+        for (ChannelConsumer consumer : consumers.values()) {
+            limited.add(consumer.limit(channelLimit));
+        }
+        for (ChannelConsumer consumer : cancelled) {
+            limited.add(consumer.limit(channelLimit));
+        }
+        await(CompletableFuture.allOf(limited.toArray(CompletableFuture[]::new)), qos,
+            done -> reply(BasicMethod.QosOk.INSTANCE));
     }
 
     private void onConsume(BasicMethod.Consume consume) {
@@ -324,8 +343,8 @@ final class Amqp091Channel {
         if (hasConsumer(tag)) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, consume, "attempt to reuse consumer tag '%s'", tag);
         }
-        boolean limited = prefetch > 0 || channelLimit != null && channelLimit.limit() > 0;
-        ConsumerFlow flow = consume.noAck() || !limited ? ConsumerFlow.credit()
+        // without a prefetch of its own, paced by credit the channel grants; a channel-wide limit on top of either
+        ConsumerFlow flow = consume.noAck() || prefetch == 0 ? ConsumerFlow.credit(channelLimit)
             : ConsumerFlow.prefetch(prefetch, channelLimit);
         ChannelConsumer consumer = new ChannelConsumer(this, tag, queue, consume.noAck(), flow,
             consume.noWait());

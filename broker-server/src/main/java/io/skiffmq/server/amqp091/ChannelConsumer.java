@@ -4,18 +4,20 @@ import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Handoff;
 import io.skiffmq.core.queue.Outcome;
+import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDelivery;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One {@code basic.consume}: a subscription to a queue, whose deliveries the queue hands over (on its thread) and
  * this takes to the channel on the connection's event loop, in order, in batches.
  *
- * <p>Pacing: with a prefetch (per consumer, or the channel's global one) the queue's prefetch limit bounds what is
- * in flight. Without one (no-ack consumers, or prefetch 0) nothing would, so such a consumer is paced by credit
- * that only this side grants, {@link #WINDOW} at a time, and only while the socket takes more: a slow client
- * stops the queue instead of filling the broker's memory with frames.
+ * <p>Pacing: with a prefetch of its own the queue's prefetch limit bounds what is in flight. Without one (no-ack
+ * consumers, or prefetch 0) nothing would, so such a consumer is paced by credit that only this side grants,
+ * {@link #WINDOW} at a time, and only while the socket takes more: a slow client stops the queue instead of filling
+ * the broker's memory with frames. The channel's global prefetch, when set, applies on top of either.
  *
  * <p>After {@code basic.cancel} the queue stops pushing, and deliveries already on their way are released back to
  * it. The unacked deliveries are the channel's ({@link DeliveryTags}): they stay settleable through this
@@ -186,6 +188,11 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
         }
         queue.cancel(subscription);
         return true;
+    }
+
+    /** {@link Queue#limit}: the channel's first channel-wide limit. */
+    CompletableFuture<Void> limit(PrefetchLimit channelLimit) {
+        return gone ? CompletableFuture.completedFuture(null) : queue.limit(subscription, channelLimit);
     }
 
     /** The queue went: the subscription goes, and acks of its deliveries change nothing. */
