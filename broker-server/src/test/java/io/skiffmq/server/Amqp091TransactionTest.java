@@ -36,6 +36,14 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
         return passive(connection, queue).getMessageCount();
     }
 
+    /** Consumes the queue with manual acks until exactly {@code count} deliveries came. */
+    private Recorder consume(int count) throws Exception {
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(count);
+        return consumer;
+    }
+
     @Test
     void publishesAreRoutedAtCommitOnly() throws Exception {
         channel.txSelect();
@@ -86,9 +94,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void acksTakeEffectAtCommit() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(3, true);
         channel.txCommit();
@@ -100,9 +106,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void uncommittedAcksAreForgottenWhenTheChannelCloses() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(3, true);
         channel.close();
@@ -112,9 +116,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void rollbackKeepsAckedMessagesUnacked() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(2, false);
         channel.txRollback();
@@ -130,9 +132,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void rejectsAndNacksTakeEffectAtCommit() throws Exception {
         sendToQueue(connection, queue, "m1", "m2");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(2);
+        Recorder consumer = consume(2);
         channel.txSelect();
         channel.basicReject(1, true);
         channel.basicNack(2, false, false);
@@ -147,9 +147,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void aSecondAckOfATagInATransactionIsPreconditionFailedAtOnce() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(2, false);
         channel.basicAck(3, true); // 1 and 3: 2 is the transaction's already
@@ -162,9 +160,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void aNackOrRejectOfATagTheTransactionAckedIsPreconditionFailedToo() throws Exception {
         sendToQueue(connection, queue, "m1");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(1);
+        consume(1);
         channel.txSelect();
         channel.basicNack(1, false, true);
         channel.basicReject(1, false);
@@ -201,9 +197,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void aCommitSettlesExactlyTheHeldDeliveries() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3", "m4", "m5", "m6");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(6);
+        consume(6);
         channel.txSelect();
         channel.basicAck(2, false);
         channel.basicAck(4, false);
