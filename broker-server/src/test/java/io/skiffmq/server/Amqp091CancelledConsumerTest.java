@@ -174,6 +174,35 @@ class Amqp091CancelledConsumerTest extends Amqp091ClientTest {
         return all;
     }
 
+    /**
+     * A queue deleted under a cancelled consumer and under a live one (which hears the broker's basic.cancel): their
+     * deliveries went with the queue, and acking them afterwards is no error.
+     */
+    @Test
+    void deliveriesOfADeletedQueueCanStillBeAcked() throws Exception {
+        publish(2);
+        String other = Amqp091Support.unique("deleted");
+        observer.createChannel().queueDeclare(other, false, false, false, null);
+        Amqp091Support.sendToQueue(observer, other, "o1", "o2");
+        channel.basicQos(2);
+        Recorder cancelled = new Recorder(channel);
+        channel.basicConsume(queue, false, cancelled);
+        cancelled.awaitExactly(2);
+        channel.basicCancel(cancelled.getConsumerTag());
+        Recorder live = new Recorder(channel);
+        channel.basicConsume(other, false, live);
+        live.awaitExactly(2);
+        Channel admin = observer.createChannel();
+        admin.queueDelete(queue);
+        admin.queueDelete(other);
+        await().atMost(TIMEOUT).until(() -> live.brokerCancels.size() == 1);
+        channel.basicAck(1, false);
+        channel.basicAck(4, true);
+        channel.basicQos(1); // a round trip: the acks were taken
+        assertThat(channel.isOpen()).isTrue();
+        observer.createChannel().queueDeclare(queue, false, false, false, null); // for the tear-down
+    }
+
     /** 2,000 unacked deliveries of a cancelled consumer, some acked after the cancel: none lost, the rest in order. */
     @ParameterizedTest(name = "closed by {0} close")
     @ValueSource(strings = {"channel", "connection"})
