@@ -286,6 +286,25 @@ class Amqp091QosTest extends Amqp091ClientTest {
         consumer.awaitExactly(10);
     }
 
+    /** In a transaction an ack frees its slot at the commit, not before (RabbitMQ's QosTests.permutations). */
+    @Test
+    void aTransactionsAcksFreeTheirSlotsAtTheCommit() throws Exception {
+        assumeGlobalQos();
+        String queue = queueWith(3);
+        channel.basicQos(1, true);
+        channel.txSelect();
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(1);
+        channel.basicAck(1, false);
+        consumer.awaitExactly(1);
+        channel.txRollback();
+        consumer.awaitExactly(1);
+        channel.basicAck(1, false);
+        channel.txCommit();
+        consumer.awaitExactly(2);
+    }
+
     /** basic.get is not limited, and neither its deliveries nor their acks change the count (RabbitMQ's QosTests). */
     @Test
     void getsNeitherWaitForNorCountAgainstAGlobalLimit() throws Exception {
