@@ -183,7 +183,9 @@ final class DeliveryTags {
      * {@code heldOnes}, those held (each with its own), gathering each source's into ranges of queue tags.
      */
     private void settleThrough(long lastTag, boolean heldOnes, Outcome outcome) {
+        boolean anyHeld = heldCount > 0; // without a transaction, none: a source's range never breaks
         int batch = 0;
+        int b = -1; // the previous delivery's range: usually the next one's too
         int count = (int) Math.min(size, lastTag - firstTag + 1);
         for (int i = 0; i < count; i++) {
             int slot = (head + i) & (sources.length - 1);
@@ -191,16 +193,16 @@ final class DeliveryTags {
             if (source == null) {
                 continue;
             }
-            int b = batch - 1;
-            while (b >= 0 && batchSources[b] != source) {
-                b--;
+            if (b < 0 || batchSources[b] != source) {
+                b = batch - 1;
+                while (b >= 0 && batchSources[b] != source) {
+                    b--;
+                }
             }
-            if (b >= 0 && !batchOpen[b]) {
-                b = -1;
-            }
-            boolean stays = (held[slot] != null) != heldOnes;
-            Outcome settleWith = heldOnes ? held[slot] : outcome;
-            if (b >= 0 && (stays || batchOutcome[b] != settleWith)) {
+            Outcome heldWith = anyHeld ? held[slot] : null;
+            boolean stays = (heldWith != null) != heldOnes;
+            Outcome settleWith = heldOnes ? heldWith : outcome;
+            if (b >= 0 && (!batchOpen[b] || stays || batchOutcome[b] != settleWith)) {
                 batchOpen[b] = false; // a longer range would settle this delivery too, or with the wrong outcome
                 b = -1;
             }
@@ -221,7 +223,7 @@ final class DeliveryTags {
             batchLast[b] = queueTags[slot];
             batchCount[b]++;
             sources[slot] = null;
-            if (held[slot] != null) {
+            if (heldWith != null) {
                 held[slot] = null;
                 heldCount--;
             } else {
@@ -229,11 +231,11 @@ final class DeliveryTags {
             }
         }
         dropSettledFront();
-        for (int b = 0; b < batch; b++) {
-            Source source = batchSources[b];
-            batchSources[b] = null;
-            source.settle(batchFirst[b], batchLast[b], batchOutcome[b], batchCount[b]);
-            batchOutcome[b] = null;
+        for (int r = 0; r < batch; r++) {
+            Source source = batchSources[r];
+            batchSources[r] = null;
+            source.settle(batchFirst[r], batchLast[r], batchOutcome[r], batchCount[r]);
+            batchOutcome[r] = null;
         }
     }
 
