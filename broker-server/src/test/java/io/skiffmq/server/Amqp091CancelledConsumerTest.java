@@ -6,6 +6,7 @@ import static io.skiffmq.server.Amqp091Support.bytes;
 import static io.skiffmq.server.Amqp091Support.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
@@ -130,14 +131,14 @@ class Amqp091CancelledConsumerTest extends Amqp091ClientTest {
     }
 
     @Test
-    void recoverAfterTheCancelRequeuesAndTheCloseHasNothingLeft() throws Exception {
+    void recoverAfterTheCancelRequeuesWhatIsUnackedAndItsTagsAreGone() throws Exception {
         publish(4);
         channel.basicCancel(consumeWithPrefetch(4).getConsumerTag());
         channel.basicAck(2, false);
         channel.basicRecover(true); // no consumer left on the channel: they wait in the queue
         assertReady(3);
         channel.basicAck(1, false);
-        Amqp091Support.awaitChannelError(channel, 406, "PRECONDITION_FAILED - unknown delivery tag 1");
+        Amqp091Support.awaitChannelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - unknown delivery tag 1");
         assertReady(3);
         assertThat(drain(3, 3)).containsExactly("m1", "m3", "m4");
     }
