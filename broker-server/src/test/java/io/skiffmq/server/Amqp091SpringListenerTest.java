@@ -47,8 +47,9 @@ import org.springframework.amqp.rabbit.support.ConsumerCancelledException;
  * Spring AMQP's two listener containers, {@link SimpleMessageListenerContainer} and
  * {@link DirectMessageListenerContainer}, with MANUAL acknowledgement: an exact number of messages consumed in
  * publish order, settled by multiple acks, one of them nacked with requeue once and redelivered with the
- * redelivered flag; consumer counts while the container runs and after; and the broker's own
- * {@code basic.cancel} when a consumed queue is deleted, as each container reports it.
+ * redelivered flag; consumer counts while the container runs and after; prefetched messages a stopped container
+ * never acked back in the queue; and the broker's own {@code basic.cancel} when a consumed queue is deleted, as each
+ * container reports it.
  */
 @ExtendWith(LeakDetection.class)
 class Amqp091SpringListenerTest {
@@ -194,6 +195,40 @@ class Amqp091SpringListenerTest {
         await().atMost(Duration.ofSeconds(10))
             .untilAsserted(() -> assertThat(Amqp091Spring.counts(target, queue)).containsExactly(0, 0));
         assertThat(listener.deliveries.get()).as("nothing delivered after the last ack").isEqualTo(COUNT + 1);
+    }
+
+    /**
+     * A container stopped while its listener holds prefetched messages it never acked: the container cancels its
+     * consumer, then closes the channel (its connection stays open), and every one of them is back in the queue, in
+     * order, redelivered.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"simple", "direct"})
+    void aContainerStoppedWhileHoldingPrefetchedMessagesLeavesThemAllInTheQueue(String kind) throws Exception {
+        int count = 50;
+        int prefetch = 10;
+        String queue = declareQueue();
+        publish(queue, 0, count);
+        List<String> held = new CopyOnWriteArrayList<>();
+        AbstractMessageListenerContainer container = container(kind, queue,
+            (message, channel) -> held.add(new String(message.getBody(), StandardCharsets.UTF_8)));
+        container.setPrefetchCount(prefetch);
+        container.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == prefetch);
+        assertThat(Amqp091Spring.counts(target, queue)).containsExactly(count - prefetch, 1);
+
+        container.stop();
+        await().atMost(Duration.ofSeconds(10))
+            .untilAsserted(() -> assertThat(Amqp091Spring.counts(target, queue)).containsExactly(count, 0));
+        assertThat(held).as("nothing more came").hasSize(prefetch);
+        try (com.rabbitmq.client.Connection connection = target.factory().newConnection()) {
+            Channel channel = connection.createChannel();
+            for (int i = 0; i < count; i++) {
+                com.rabbitmq.client.GetResponse got = channel.basicGet(queue, true);
+                assertThat(new String(got.getBody(), StandardCharsets.UTF_8)).isEqualTo("m-" + i);
+                assertThat(got.getEnvelope().isRedeliver()).as("m-%d redelivered", i).isEqualTo(i < prefetch);
+            }
+        }
     }
 
     @ParameterizedTest

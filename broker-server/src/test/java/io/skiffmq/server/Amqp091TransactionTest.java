@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Transactions ({@code tx.select}, {@code commit}, {@code rollback}) for publishes (routed at commit, dropped at
- * rollback, returned at commit) and for acks, nacks and rejects (done at commit, undone at rollback); commit and
+ * rollback, returned at commit) and for acks, nacks and rejects (done at commit, undone at rollback, checked when
+ * they come: a tag the transaction settled already is unknown, and {@code basic.recover} leaves it); commit and
  * rollback without select (406).
  */
 class Amqp091TransactionTest extends Amqp091ClientTest {
@@ -33,6 +34,14 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
 
     private int ready() throws Exception {
         return passive(connection, queue).getMessageCount();
+    }
+
+    /** Consumes the queue with manual acks until exactly {@code count} deliveries came. */
+    private Recorder consume(int count) throws Exception {
+        Recorder consumer = new Recorder(channel);
+        channel.basicConsume(queue, false, consumer);
+        consumer.awaitExactly(count);
+        return consumer;
     }
 
     @Test
@@ -85,9 +94,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void acksTakeEffectAtCommit() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(3, true);
         channel.txCommit();
@@ -99,9 +106,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void uncommittedAcksAreForgottenWhenTheChannelCloses() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(3, true);
         channel.close();
@@ -111,9 +116,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void rollbackKeepsAckedMessagesUnacked() throws Exception {
         sendToQueue(connection, queue, "m1", "m2", "m3");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(3);
+        consume(3);
         channel.txSelect();
         channel.basicAck(2, false);
         channel.txRollback();
@@ -129,9 +132,7 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
     @Test
     void rejectsAndNacksTakeEffectAtCommit() throws Exception {
         sendToQueue(connection, queue, "m1", "m2");
-        Recorder consumer = new Recorder(channel);
-        channel.basicConsume(queue, false, consumer);
-        consumer.awaitExactly(2);
+        Recorder consumer = consume(2);
         channel.txSelect();
         channel.basicReject(1, true);
         channel.basicNack(2, false, false);
@@ -140,6 +141,77 @@ class Amqp091TransactionTest extends Amqp091ClientTest {
         consumer.awaitExactly(3);
         assertThat(Amqp091Support.text(consumer.deliveries.get(2).getBody())).isEqualTo("m1");
         assertThat(consumer.deliveries.get(2).getEnvelope().isRedeliver()).isTrue();
+    }
+
+    /** rabbit_channel takes an acked tag out of the unacked ones at once, transaction or not. */
+    @Test
+    void aSecondAckOfATagInATransactionIsPreconditionFailedAtOnce() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2", "m3");
+        consume(3);
+        channel.txSelect();
+        channel.basicAck(2, false);
+        channel.basicAck(3, true); // 1 and 3: 2 is the transaction's already
+        channel.basicAck(3, false);
+        Amqp091Support.awaitChannelError(channel, AMQP.PRECONDITION_FAILED,
+            "PRECONDITION_FAILED - unknown delivery tag 3");
+        await().atMost(TIMEOUT).until(() -> ready() == 3); // never committed: all back
+    }
+
+    @Test
+    void aNackOrRejectOfATagTheTransactionAckedIsPreconditionFailedToo() throws Exception {
+        sendToQueue(connection, queue, "m1");
+        consume(1);
+        channel.txSelect();
+        channel.basicNack(1, false, true);
+        channel.basicReject(1, false);
+        Amqp091Support.awaitChannelError(channel, AMQP.PRECONDITION_FAILED,
+            "PRECONDITION_FAILED - unknown delivery tag 1");
+    }
+
+    /**
+     * The Java client's own suite ({@code Transactions.redeliverAckedUncommitted}): an ack the transaction holds
+     * takes the delivery out of the unacked ones, so {@code basic.recover} leaves it, as rabbit_channel does; the
+     * others are redelivered.
+     */
+    @Test
+    void recoverInATransactionRedeliversOnlyWhatNoAckOfItHolds() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2", "m3");
+        channel.txSelect();
+        for (int i = 1; i <= 3; i++) {
+            assertThat(Amqp091Support.text(channel.basicGet(queue, false).getBody())).isEqualTo("m" + i);
+        }
+        channel.basicAck(2, false);
+        channel.basicRecover(true);
+        com.rabbitmq.client.GetResponse first = channel.basicGet(queue, true);
+        com.rabbitmq.client.GetResponse second = channel.basicGet(queue, true);
+        assertThat(List.of(Amqp091Support.text(first.getBody()), Amqp091Support.text(second.getBody())))
+            .containsExactly("m1", "m3");
+        assertThat(first.getEnvelope().isRedeliver()).isTrue();
+        assertThat(channel.basicGet(queue, true)).as("acked, uncommitted: not redelivered").isNull();
+        channel.txCommit();
+        channel.close();
+        await().during(QUIET).atMost(TIMEOUT).until(() -> ready() == 0);
+    }
+
+    /** A commit settles the held acks and nothing between them: a range of tags never covers an unacked one. */
+    @Test
+    void aCommitSettlesExactlyTheHeldDeliveries() throws Exception {
+        sendToQueue(connection, queue, "m1", "m2", "m3", "m4", "m5", "m6");
+        consume(6);
+        channel.txSelect();
+        channel.basicAck(2, false);
+        channel.basicAck(4, false);
+        channel.basicNack(5, false, false);
+        channel.basicAck(6, false);
+        channel.txRollback();
+        channel.basicAck(1, false);
+        channel.basicAck(2, false);
+        channel.basicNack(4, false, false);
+        channel.basicAck(6, false);
+        channel.txCommit();
+        channel.close();
+        await().atMost(TIMEOUT).until(() -> ready() == 2);
+        assertThat(Amqp091Support.text(connection.createChannel().basicGet(queue, true).getBody())).isEqualTo("m3");
     }
 
     @Test

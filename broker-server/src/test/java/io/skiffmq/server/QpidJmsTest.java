@@ -163,6 +163,54 @@ class QpidJmsTest {
         }
     }
 
+    /**
+     * A CLIENT_ACKNOWLEDGE consumer closed while messages it received are not acknowledged (Qpid JMS keeps its link
+     * until the session settles them), then its session or connection closed: every message is back in the queue,
+     * in order, those it received redelivered.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "then the {0} closes")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"session", "connection"})
+    void aClosedConsumersUnacknowledgedMessagesComeBackWhenItsSessionOrConnectionCloses(String closed)
+            throws Exception {
+        String name = "jms-unacked-" + closed;
+        Connection connection = connect("jms.prefetchPolicy.all=10");
+        try {
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            Queue queue = session.createQueue(name);
+            MessageProducer producer = session.createProducer(queue);
+            for (int i = 0; i < 20; i++) {
+                producer.send(session.createTextMessage("m" + i));
+            }
+            MessageConsumer consumer = session.createConsumer(queue);
+            for (int i = 0; i < 5; i++) {
+                assertThat(((TextMessage) consumer.receive(5000)).getText()).isEqualTo("m" + i);
+            }
+            consumer.close();
+            if (closed.equals("session")) {
+                session.close();
+            } else {
+                connection.close();
+            }
+        } finally {
+            if (closed.equals("session")) {
+                connection.close();
+            }
+        }
+        try (Connection again = connect("")) {
+            Session session = again.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue(name));
+            for (int i = 0; i < 20; i++) {
+                TextMessage message = (TextMessage) consumer.receive(5000);
+                assertThat(message).as("m%d", i).isNotNull();
+                assertThat(message.getText()).isEqualTo("m" + i);
+                if (i < 5) {
+                    assertThat(message.getJMSRedelivered()).as("m%d redelivered", i).isTrue();
+                }
+            }
+            assertThat(consumer.receive(200)).isNull();
+        }
+    }
+
     @Test
     void topicsReachEverySubscriberAndNobodyIsFine() throws Exception {
         try (Connection connection = connect("")) {

@@ -347,6 +347,21 @@ public final class ClassicQueue implements Queue {
     }
 
     @Override
+    public CompletableFuture<Void> limit(QueueConsumer consumer, PrefetchLimit channelLimit) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        executor.run(() -> {
+            if (!consumer.removed && consumer.channelLimit == null) {
+                consumer.channelLimit = channelLimit;
+                if (!consumer.preSettled) {
+                    channelLimit.add(consumer.unsettled.size());
+                }
+            }
+            done.complete(null);
+        });
+        return done;
+    }
+
+    @Override
     public void touch() {
         executor.run(() -> {
             if (!status.gone()) {
@@ -404,19 +419,40 @@ public final class ClassicQueue implements Queue {
     @Override
     public void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome) {
         executor.run(() -> {
-            if (consumer.removed) {
-                return;
+            if (remove(consumer, unsettledOutcome)) {
+                dispatch();
+                unused.check();
             }
-            consumer.removed = true;
-            consumers.all.remove(consumer);
-            consumers.stopPushing(consumer);
-            int unsettled = consumer.unsettled.size();
-            consumer.unsettled.removeAll(entry -> settlements.settle(entry, unsettledOutcome));
-            gauges.unacked -= unsettled;
-            QueueDispatcher.releaseSlots(consumer, unsettled);
-            dispatch();
-            unused.check();
         });
+    }
+
+    @Override
+    public void unsubscribe(List<QueueConsumer> leaving, Outcome unsettledOutcome) {
+        executor.run(() -> {
+            boolean removed = false;
+            for (QueueConsumer consumer : leaving) {
+                removed |= remove(consumer, unsettledOutcome);
+            }
+            if (removed) {
+                dispatch(); // once all are back: given-back entries wait by sequence, so they go out in order
+                unused.check();
+            }
+        });
+    }
+
+    /** Removes a consumer, settling its unsettled deliveries; false when it was removed before. */
+    private boolean remove(QueueConsumer consumer, Outcome unsettledOutcome) {
+        if (consumer.removed) {
+            return false;
+        }
+        consumer.removed = true;
+        consumers.all.remove(consumer);
+        consumers.stopPushing(consumer);
+        int unsettled = consumer.unsettled.size();
+        consumer.unsettled.removeAll(entry -> settlements.settle(entry, unsettledOutcome));
+        gauges.unacked -= unsettled;
+        QueueDispatcher.releaseSlots(consumer, unsettled);
+        return true;
     }
 
     /** A consumer waiting for a channel-wide prefetch slot may go on: dispatch on the queue's thread. */
@@ -425,6 +461,7 @@ public final class ClassicQueue implements Queue {
             if (!consumer.removed && !status.gone()) {
                 dispatch();
             }
+            consumer.channelLimit.resumed(consumer);
         });
     }
 

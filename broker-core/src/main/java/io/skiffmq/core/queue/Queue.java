@@ -107,6 +107,13 @@ public interface Queue {
     void cancel(QueueConsumer consumer);
 
     /**
+     * From now on the consumer's deliveries wait for {@code channelLimit}, and count against it unless it is
+     * pre-settled, those unsettled now included (0-9-1 {@code basic.qos global} set after {@code basic.consume}). A
+     * consumer that has a channel-wide limit keeps it. Completes on the queue's thread once that holds.
+     */
+    CompletableFuture<Void> limit(QueueConsumer consumer, PrefetchLimit channelLimit);
+
+    /**
      * A credit consumer's flow state [2.6.7]: its credit becomes {@code deliveryCount + linkCredit} minus the
      * queue's delivery-count (serial arithmetic; {@code deliveryCount} -1 when the consumer does not know it yet).
      */
@@ -126,6 +133,13 @@ public interface Queue {
 
     /** Removes the consumer; its unsettled deliveries are settled with {@code unsettledOutcome}. */
     void unsubscribe(QueueConsumer consumer, Outcome unsettledOutcome);
+
+    /**
+     * Removes several consumers at once (a closing 0-9-1 channel's consumers, cancelled ones and gets): their
+     * unsettled deliveries are settled with {@code unsettledOutcome} together, before the queue hands any out again,
+     * so messages they give back keep their original order whichever consumer held them.
+     */
+    void unsubscribe(java.util.List<QueueConsumer> consumers, Outcome unsettledOutcome);
 
     /** Messages waiting for a consumer (not counting those delivered and unsettled). Approximate off-thread. */
     int readyCount();

@@ -14,6 +14,13 @@ public final class QueueConsumer {
     final boolean preSettled;
     /** Higher goes first; see {@link ConsumerRing}. */
     final int priority;
+    /**
+     * The channel-wide limit its deliveries wait for (0-9-1 {@code basic.qos global}), counted against it unless
+     * pre-settled; null for none. From its flow, or set later by {@link Queue#limit}.
+     */
+    PrefetchLimit channelLimit;
+    /** Queued in its {@link #channelLimit}'s waiting consumers; guarded by that limit's lock, not the queue's thread. */
+    boolean waitingForSlot;
     /** [2.6.7] the sender's delivery-count, a 32-bit serial number. Starts at 0 (our initial-delivery-count). */
     long deliveryCount;
     long credit;
@@ -42,6 +49,7 @@ public final class QueueConsumer {
         this.sink = sink;
         this.flow = flow;
         this.preSettled = preSettled;
+        this.channelLimit = flow.channelLimit();
     }
 
     /** True when this consumer may be sent one more delivery (the channel-wide limit is asked separately). */
@@ -51,10 +59,5 @@ public final class QueueConsumer {
             case PREFETCH -> preSettled || flow.prefetch() == 0 || unsettled.size() < flow.prefetch();
             case PULL -> false;
         };
-    }
-
-    /** The channel-wide limit this consumer's unsettled deliveries count against, or null. */
-    PrefetchLimit channelLimit() {
-        return preSettled ? null : flow.channelLimit();
     }
 }

@@ -114,7 +114,7 @@ final class QueueDispatcher {
             departures.die(entry, DeadLetters.Reason.EXPIRED); // expired before its turn came: never delivered
             return ConsumerRing.Offer.DONE;
         }
-        if (consumer.channelLimit() != null && !consumer.channelLimit().tryAcquire(consumer)) {
+        if (consumer.channelLimit != null && !consumer.channelLimit.tryAcquire(consumer)) {
             waiting.putBack(entry); // the channel is at its limit: this consumer waits to be resumed
             return ConsumerRing.Offer.NONE;
         }
@@ -206,10 +206,10 @@ final class QueueDispatcher {
         return new QueueDelivery(message.retain(), tag, entry.deliveryCount, first, remaining);
     }
 
-    /** Gives back {@code count} of the consumer's channel-wide prefetch slots, if its channel has a limit. */
+    /** Gives back {@code count} of the consumer's channel-wide prefetch slots, if it takes any. */
     static void releaseSlots(QueueConsumer consumer, int count) {
-        PrefetchLimit limit = consumer.channelLimit();
-        if (limit != null) {
+        PrefetchLimit limit = consumer.channelLimit;
+        if (limit != null && !consumer.preSettled) {
             limit.release(count);
         }
     }

@@ -94,15 +94,13 @@ final class SelectiveDispatch {
             // take, and walking the backlog up to its cursor each time would cost as much as the dispatch itself
             return ConsumerRing.Offer.NONE;
         }
-        PrefetchLimit limit = consumer.channelLimit();
+        PrefetchLimit limit = consumer.channelLimit;
         if (limit != null && !limit.tryAcquire(consumer)) {
             return ConsumerRing.Offer.NONE; // the channel is at its limit: this consumer waits to be resumed
         }
         QueueEntry entry = scan.start(consumer).run();
         if (entry == null) {
-            if (limit != null) {
-                limit.release(1);
-            }
+            QueueDispatcher.releaseSlots(consumer, 1);
             if (scan.exhausted()) {
                 again = true; // the rest of the backlog in a later turn
             } else {

@@ -45,6 +45,28 @@ class ClassicQueueConsumerTest {
     }
 
     @Test
+    void consumersUnsubscribedTogetherGiveTheirDeliveriesBackInTheirOriginalOrder() {
+        publish(5);
+        RecordingSink first = new RecordingSink();
+        RecordingSink second = new RecordingSink();
+        QueueConsumer a = queue.subscribe(first, ConsumerFlow.prefetch(2, null), false);
+        QueueConsumer b = queue.subscribe(second, ConsumerFlow.prefetch(2, null), false);
+        assertThat(bodies(first)).containsExactly("m0", "m1");
+        assertThat(bodies(second)).containsExactly("m2", "m3");
+        RecordingSink waiting = new RecordingSink();
+        queue.subscribe(waiting, ConsumerFlow.prefetch(0, null), true);
+        assertThat(bodies(waiting)).containsExactly("m4");
+
+        // one by one, the second's would go out before the first's were back
+        queue.unsubscribe(List.of(b, a), Outcome.RELEASED);
+        assertThat(bodies(waiting)).containsExactly("m4", "m0", "m1", "m2", "m3");
+        assertThat(waiting.deliveries.subList(1, 5)).noneMatch(QueueDelivery::firstAcquirer);
+        first.releaseAll();
+        second.releaseAll();
+        waiting.releaseAll();
+    }
+
+    @Test
     void channelLimitIsSharedAcrossQueuesAndWakesTheWaiting() {
         ClassicQueue other = new ClassicQueue("other", QueueExecutor.CALLER_THREAD);
         PrefetchLimit channel = new PrefetchLimit(3);

@@ -22,9 +22,12 @@ import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An AMQP 0-9-1 channel: its methods, consumers and {@code basic.get}, and acks by delivery tag. Published
@@ -45,6 +48,8 @@ final class Amqp091Channel {
     private final TopologyMethods topology;
     private final DeliveryTags deliveryTags = new DeliveryTags();
     private final Map<String, ChannelConsumer> consumers = new LinkedHashMap<>();
+    /** Consumers cancelled while deliveries of theirs were unacked: their subscriptions stay until those are settled. */
+    private final List<ChannelConsumer> cancelled = new ArrayList<>();
     /** {@code basic.get} subscriptions, by queue, for acked and no-ack gets. */
     private final Map<Queue, QueueGetter> getters = new HashMap<>();
     private boolean closing;
@@ -107,7 +112,7 @@ final class Amqp091Channel {
     }
 
     /** {@link Amqp091ConnectionHandler#await} for this channel. */
-    <T> void await(java.util.concurrent.CompletableFuture<T> future, Method cause, java.util.function.Consumer<T> then) {
+    <T> void await(CompletableFuture<T> future, Method cause, java.util.function.Consumer<T> then) {
         connection.await(this, future, cause, then);
     }
 
@@ -229,7 +234,9 @@ final class Amqp091Channel {
         } else if (method instanceof BasicMethod.Cancel cancel) {
             ChannelConsumer consumer = consumers.remove(cancel.consumerTag());
             if (consumer != null) {
-                consumer.cancel();
+                if (consumer.cancel()) {
+                    cancelled.add(consumer); // its unacked deliveries are still the channel's
+                }
             } else if (cancel.consumerTag().equals(replyConsumerTag)) {
                 connection.directReplyTo().remove(replyAddress);
                 replyConsumerTag = null;
@@ -253,25 +260,27 @@ final class Amqp091Channel {
 
     // ---- acks -----------------------------------------------------------------------------------------------
 
+    /** An ack, nack or reject: settled now, or in a transaction held until the commit (checked now all the same). */
     private void settle(long tag, boolean multiple, Outcome outcome, Method cause) {
-        io.skiffmq.core.tx.Transaction<ChannelPublishing.Ack> transaction = publishing.transaction();
-        if (transaction != null) {
-            if (!(multiple && tag == 0) && !deliveryTags.isOutstanding(tag)) {
-                throw unknownTag(tag, cause);
-            }
-            transaction.settle(new ChannelPublishing.Ack(tag, multiple, outcome));
-            return;
-        }
-        settleNow(tag, multiple, outcome, cause);
-    }
-
-    /** Settles deliveries now: acks outside a transaction, and a transaction's at its commit. */
-    void settleNow(long tag, boolean multiple, Outcome outcome, Method cause) {
         try {
-            deliveryTags.settle(tag, multiple, outcome);
+            if (publishing.transaction() != null) {
+                deliveryTags.hold(tag, multiple, outcome);
+            } else {
+                deliveryTags.settle(tag, multiple, outcome);
+            }
         } catch (DeliveryTags.UnknownTagException e) {
             throw unknownTag(tag, cause);
         }
+    }
+
+    /** {@code tx.commit}: the acks, nacks and rejects the transaction held are applied. */
+    void commitSettlements() {
+        deliveryTags.settleHeld();
+    }
+
+    /** {@code tx.rollback}: the deliveries the transaction's acks held are unacked again. */
+    void rollbackSettlements() {
+        deliveryTags.unholdAll();
     }
 
     private static Amqp091Exception unknownTag(long tag, Method cause) {
@@ -291,17 +300,35 @@ final class Amqp091Channel {
         if (qos.prefetchSize() != 0) {
             throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, qos, "prefetch_size!=0 (%d)", qos.prefetchSize());
         }
-        if (qos.global()) {
+        if (!qos.global()) {
+            prefetch = qos.prefetchCount(); // for the consumers to come, as rabbit_channel's consumer_prefetch
+        } else if (channelLimit != null) {
+            channelLimit.limit(qos.prefetchCount()); // 0: none, but the count goes on, for a limit set again
+        } else if (qos.prefetchCount() > 0) {
             // RabbitMQ reads global as "shared by the channel's consumers"; the spec said "the connection's"
-            if (channelLimit == null) {
-                channelLimit = new PrefetchLimit(qos.prefetchCount());
-            } else {
-                channelLimit.limit(qos.prefetchCount());
-            }
-        } else {
-            prefetch = qos.prefetchCount();
+            channelLimit = new PrefetchLimit(qos.prefetchCount());
+            limitConsumers(qos);
+            return;
         }
         reply(BasicMethod.QosOk.INSTANCE);
+    }
+
+    /**
+     * The first channel-wide limit: the channel's consumers, cancelled ones with deliveries unacked too, wait for it
+     * from now on and bring what they hold unacked, as rabbit_limiter's count starts at the channel's unacked ones;
+     * {@code qos-ok} goes once every queue has done so. {@code basic.get}s never count (rabbit_channel counts those
+     * outstanding when the limit comes, then never uncounts them).
+     */
+    private void limitConsumers(BasicMethod.Qos qos) {
+        List<CompletableFuture<Void>> limited = new ArrayList<>();
+        for (ChannelConsumer consumer : consumers.values()) {
+            limited.add(consumer.limit(channelLimit));
+        }
+        for (ChannelConsumer consumer : cancelled) {
+            limited.add(consumer.limit(channelLimit));
+        }
+        await(CompletableFuture.allOf(limited.toArray(CompletableFuture[]::new)), qos,
+            done -> reply(BasicMethod.QosOk.INSTANCE));
     }
 
     private void onConsume(BasicMethod.Consume consume) {
@@ -316,8 +343,8 @@ final class Amqp091Channel {
         if (hasConsumer(tag)) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, consume, "attempt to reuse consumer tag '%s'", tag);
         }
-        boolean limited = prefetch > 0 || channelLimit != null && channelLimit.limit() > 0;
-        ConsumerFlow flow = consume.noAck() || !limited ? ConsumerFlow.credit()
+        // without a prefetch of its own, paced by credit the channel grants; a channel-wide limit on top of either
+        ConsumerFlow flow = consume.noAck() || prefetch == 0 ? ConsumerFlow.credit(channelLimit)
             : ConsumerFlow.prefetch(prefetch, channelLimit);
         ChannelConsumer consumer = new ChannelConsumer(this, tag, queue, consume.noAck(), flow,
             consume.noWait());
@@ -378,6 +405,11 @@ final class Amqp091Channel {
         connection.channelError(this, Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, new BasicMethod.Consume(
             consumer.queue().name(), consumer.tag(), false, consumer.noAck(), false, false, Map.of()),
             "queue '%s' in vhost '%s' in exclusive use", consumer.queue().name(), vhost.name()));
+    }
+
+    /** A cancelled consumer's last unacked delivery was settled (or its queue went): its subscription is gone. */
+    void cancelledConsumerDone(ChannelConsumer consumer) {
+        cancelled.remove(consumer);
     }
 
     /** The consumer's queue was deleted: the client hears of it by a {@code basic.cancel} when it asked to. */
@@ -475,20 +507,29 @@ final class Amqp091Channel {
         release();
     }
 
-    /** Lets go of everything: consumers and gets unsubscribe (their unacked deliveries go back), content drops. */
+    /**
+     * Lets go of everything: every unacked delivery of the channel goes back to its queue, whether its consumer is
+     * still there, was cancelled, or it was a get (RabbitMQ requeues them all too); content drops.
+     */
     void release() {
         if (closing) {
             return;
         }
         closing = true;
         connection.channelReleased();
+        ChannelRelease release = new ChannelRelease();
         for (ChannelConsumer consumer : consumers.values()) {
-            consumer.close();
+            consumer.leave(release);
         }
-        consumers.clear();
+        for (ChannelConsumer consumer : cancelled) {
+            consumer.leave(release);
+        }
         for (QueueGetter getter : getters.values()) {
-            getter.close();
+            getter.leave(release);
         }
+        release.run();
+        consumers.clear();
+        cancelled.clear();
         getters.clear();
         connection.directReplyTo().remove(replyAddress);
         publishing.close();

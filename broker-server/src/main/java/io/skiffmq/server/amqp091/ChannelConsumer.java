@@ -4,23 +4,26 @@ import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Handoff;
 import io.skiffmq.core.queue.Outcome;
+import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDelivery;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One {@code basic.consume}: a subscription to a queue, whose deliveries the queue hands over (on its thread) and
  * this takes to the channel on the connection's event loop, in order, in batches.
  *
- * <p>Pacing: with a prefetch (per consumer, or the channel's global one) the queue's prefetch limit bounds what is
- * in flight. Without one (no-ack consumers, or prefetch 0) nothing would, so such a consumer is paced by credit
- * that only this side grants, {@link #WINDOW} at a time, and only while the socket takes more: a slow client
- * stops the queue instead of filling the broker's memory with frames.
+ * <p>Pacing: with a prefetch of its own the queue's prefetch limit bounds what is in flight. Without one (no-ack
+ * consumers, or prefetch 0) nothing would, so such a consumer is paced by credit that only this side grants,
+ * {@link #WINDOW} at a time, and only while the socket takes more: a slow client stops the queue instead of filling
+ * the broker's memory with frames. The channel's global prefetch, when set, applies on top of either.
  *
- * <p>After {@code basic.cancel} the queue stops pushing, but deliveries already on their way are released back to
- * it, and the consumer's unacked deliveries stay ackable until they are settled or the channel closes; then the
- * subscription goes ({@link Queue#unsubscribe}). Owned by the connection's event loop, except the
- * {@link ConsumerSink} methods, which only hand over.
+ * <p>After {@code basic.cancel} the queue stops pushing, and deliveries already on their way are released back to
+ * it. The unacked deliveries are the channel's ({@link DeliveryTags}): they stay settleable through this
+ * subscription, which the channel keeps until they are all settled ({@link #settle}) or it closes, when it
+ * unsubscribes every subscription of its own together ({@link #leave}). Owned by the connection's event loop, except
+ * the {@link ConsumerSink} methods, which only hand over.
  */
 final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
     /** Credit granted at a time to a consumer that no prefetch limits. */
@@ -133,8 +136,13 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
         } else if (item instanceof Refusal refusal) {
             gone = true;
             channel.consumeRefused(this, refusal.reason);
-        } else if (item == QUEUE_DELETED && !gone && !cancelled) {
-            channel.consumerQueueDeleted(this);
+        } else if (item == QUEUE_DELETED && !gone) {
+            if (cancelled) {
+                unsubscribe(Outcome.RELEASED); // its unacked deliveries went with the queue
+                channel.cancelledConsumerDone(this);
+            } else {
+                channel.consumerQueueDeleted(this);
+            }
         }
     }
 
@@ -159,27 +167,48 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
         }
         unacked -= count;
         queue.settle(subscription, first, last, outcome);
-        if (cancelled && unacked == 0) {
+        if (cancelled && unacked == 0 && !gone) {
             unsubscribe(Outcome.RELEASED);
+            channel.cancelledConsumerDone(this);
         }
     }
 
-    /** {@code basic.cancel}: no more deliveries; unacked ones stay ackable. */
-    void cancel() {
+    /**
+     * {@code basic.cancel}: no more deliveries. True while some of its deliveries are unacked: the subscription
+     * stays for them, and the channel keeps this until they are settled or it closes.
+     */
+    boolean cancel() {
         if (gone || cancelled) {
-            return;
+            return false;
         }
         cancelled = true;
         if (unacked == 0) {
             unsubscribe(Outcome.RELEASED);
-        } else {
-            queue.cancel(subscription);
+            return false;
         }
+        queue.cancel(subscription);
+        return true;
     }
 
-    /** The channel is closing (or the queue went): unacked deliveries go back to the queue. */
+    /** {@link Queue#limit}: the channel's first channel-wide limit. */
+    CompletableFuture<Void> limit(PrefetchLimit channelLimit) {
+        return gone ? CompletableFuture.completedFuture(null) : queue.limit(subscription, channelLimit);
+    }
+
+    /** The queue went: the subscription goes, and acks of its deliveries change nothing. */
     void close() {
         unsubscribe(Outcome.RELEASED);
+    }
+
+    /**
+     * The channel is closing: adds the subscription to those it leaves together, queue by queue, so the queue
+     * gets every unacked delivery of the channel back at once, in their original order.
+     */
+    void leave(ChannelRelease release) {
+        if (!gone) {
+            gone = true;
+            release.add(queue, subscription);
+        }
     }
 
     private void unsubscribe(Outcome unsettled) {

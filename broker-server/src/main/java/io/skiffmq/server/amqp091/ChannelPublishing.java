@@ -12,20 +12,17 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.publish.Publisher;
-import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.tx.Transaction;
 
 /**
  * A channel's publishing side: what a published message must be to be taken (its {@code user_id}, expiration,
  * {@code reply_to}), routing through the core's {@link Publisher} (or straight to a direct reply-to channel),
  * {@code basic.return} for mandatory messages that go nowhere, and the two modes a channel may be in: publisher
- * confirms ({@link PublisherConfirms}) or a transaction (the core's {@link Transaction}, holding {@link Ack}s).
- * Owned by the connection's event loop; the publisher reports confirms there.
+ * confirms ({@link PublisherConfirms}) or a transaction (the core's {@link Transaction} holds its messages; the
+ * channel's {@link DeliveryTags} hold its acks). Owned by the connection's event loop; the publisher reports
+ * confirms there.
  */
 final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.Acks {
-    /** An ack, nack or reject a transaction holds until its commit (a rollback forgets it: the delivery stays). */
-    record Ack(long tag, boolean multiple, Outcome outcome) {
-    }
 
     private final Amqp091Channel channel;
     private final Amqp091ConnectionHandler connection;
@@ -35,7 +32,8 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private final Access access;
     private Publisher publisher;
     private PublisherConfirms confirms;
-    private Transaction<Ack> transaction;
+    /** Its settlements are the channel's delivery tags' to hold: this holds messages only. */
+    private Transaction<Void> transaction;
     /** A queue holds its publishers back: the connection is not read until it lets go ({@link #holdEnded}). */
     private boolean held;
     private final Runnable resumeFromHold;
@@ -55,7 +53,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     }
 
     /** True in a transaction: acks wait for the commit too. */
-    Transaction<Ack> transaction() {
+    Transaction<Void> transaction() {
         return transaction;
     }
 
@@ -257,7 +255,8 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         if (method instanceof TxMethod.Commit) {
             commit(method);
         } else if (method instanceof TxMethod.Rollback) {
-            transaction.rollback(ack -> { });
+            transaction.rollback(none -> { });
+            channel.rollbackSettlements();
             channel.reply(TxMethod.RollbackOk.INSTANCE);
         } else {
             throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "unexpected %s", method.name());
@@ -269,9 +268,9 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
      * message is as safe as a confirm would say (durable ones synced). Frames after the commit wait until then.
      */
     private void commit(Method cause) {
-        Transaction<Ack> tx = transaction;
+        Transaction<Void> tx = transaction;
         tx.publishAll((message, mandatory, tag) -> publish(message, mandatory, tag, cause));
-        tx.settleAll(ack -> channel.settleNow(ack.tag(), ack.multiple(), ack.outcome(), cause));
+        channel.commitSettlements();
         if (tx.published()) {
             tx.commitDone();
             channel.reply(TxMethod.CommitOk.INSTANCE);
@@ -286,7 +285,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             publisher.close();
         }
         if (transaction != null) {
-            transaction.rollback(ack -> { });
+            transaction.rollback(none -> { }); // held acks: the channel's close requeues their deliveries
         }
     }
 }

@@ -11,7 +11,15 @@ import java.util.Arrays;
  * <p>A ring indexed by tag: the first slot holds the oldest outstanding tag, settled slots are emptied and dropped
  * once they reach the front. An {@code ack multiple} settles, per consumer, one range of its queue tags: queue tags
  * rise with channel tags, so everything it acks of one consumer lies inside one range (and what in the range was
- * settled before is skipped by the queue). Owned by the channel's event loop; nothing is allocated per delivery.
+ * settled before is skipped by the queue).
+ *
+ * <p>In a transaction an ack, nack or reject {@link #hold holds} its deliveries: they are no longer outstanding (a
+ * second ack of one is an unknown tag, {@code basic.recover} leaves them), and wait in place until the commit settles
+ * them ({@link #settleHeld}) or the rollback makes them outstanding again ({@link #unholdAll}), as RabbitMQ's
+ * {@code rabbit_channel} takes them out of its unacked queue into the transaction. A range never spans a delivery
+ * that is not being settled, since the queue would settle it too.
+ *
+ * <p>Owned by the channel's event loop; nothing is allocated per delivery.
  */
 final class DeliveryTags {
     /** Where a delivery came from: a consumer, or a channel's {@code basic.get} on one queue. */
@@ -31,17 +39,23 @@ final class DeliveryTags {
 
     private Source[] sources = new Source[16];
     private long[] queueTags = new long[16];
+    /** Per slot, the outcome a transaction holds it with; null when it is not held. */
+    private Outcome[] held = new Outcome[16];
     private int head;
     private int size;
     /** The tag of the slot at {@link #head}. */
     private long firstTag = 1;
     private long nextTag = 1;
     private int outstanding;
-    // per-source ranges gathered by one multiple settle; a channel has few consumers, so a linear search is fine
+    private int heldCount;
+    // per-source ranges gathered by one settle; a channel has few consumers, so a linear search is fine
     private Source[] batchSources = new Source[4];
     private long[] batchFirst = new long[4];
     private long[] batchLast = new long[4];
     private int[] batchCount = new int[4];
+    private Outcome[] batchOutcome = new Outcome[4];
+    /** False once a delivery of its source that is not settled with it came after the range: it cannot grow. */
+    private boolean[] batchOpen = new boolean[4];
 
     /** Takes the next tag for a delivery; it is outstanding unless {@code source} is null (pre-settled). */
     long add(Source source, long queueTag) {
@@ -63,7 +77,7 @@ final class DeliveryTags {
         return tag;
     }
 
-    /** Deliveries not settled yet. */
+    /** Deliveries the client may still settle: unsettled and not held by a transaction. */
     int outstanding() {
         return outstanding;
     }
@@ -74,7 +88,7 @@ final class DeliveryTags {
      */
     void settle(long tag, boolean multiple, Outcome outcome) throws UnknownTagException {
         if (multiple && tag == 0) {
-            settleThrough(firstTag + size - 1, outcome);
+            settleAll(outcome);
             return;
         }
         int slot = slotOf(tag);
@@ -82,7 +96,7 @@ final class DeliveryTags {
             throw new UnknownTagException(tag);
         }
         if (multiple) {
-            settleThrough(tag, outcome);
+            settleThrough(tag, false, outcome);
             return;
         }
         Source source = sources[slot];
@@ -93,10 +107,61 @@ final class DeliveryTags {
         source.settle(queueTag, queueTag, outcome, 1);
     }
 
-    /** Settles every outstanding delivery ({@code basic.recover}, {@code nack} of all). */
+    /** Settles every outstanding delivery ({@code basic.recover}, {@code nack} of all); held ones stay held. */
     void settleAll(Outcome outcome) {
         if (size > 0) {
-            settleThrough(firstTag + size - 1, outcome);
+            settleThrough(firstTag + size - 1, false, outcome);
+        }
+    }
+
+    /**
+     * A transaction's ack, nack or reject: {@code tag} (or with {@code multiple}, as {@link #settle} reads it, every
+     * outstanding tag up to it) is held with {@code outcome} until the commit or the rollback.
+     */
+    void hold(long tag, boolean multiple, Outcome outcome) throws UnknownTagException {
+        long last = firstTag + size - 1;
+        if (!(multiple && tag == 0)) {
+            int slot = slotOf(tag);
+            if (slot < 0) {
+                throw new UnknownTagException(tag);
+            }
+            if (!multiple) {
+                hold(slot, outcome);
+                return;
+            }
+            last = tag;
+        }
+        int count = (int) Math.min(size, last - firstTag + 1);
+        for (int i = 0; i < count; i++) {
+            int slot = (head + i) & (sources.length - 1);
+            if (sources[slot] != null && held[slot] == null) {
+                hold(slot, outcome);
+            }
+        }
+    }
+
+    private void hold(int slot, Outcome outcome) {
+        held[slot] = outcome;
+        outstanding--;
+        heldCount++;
+    }
+
+    /** The commit: every held delivery is settled with the outcome it was held with. */
+    void settleHeld() {
+        if (heldCount > 0) {
+            settleThrough(firstTag + size - 1, true, null);
+        }
+    }
+
+    /** The rollback: every held delivery is outstanding again, to be acked anew. */
+    void unholdAll() {
+        for (int i = 0; heldCount > 0 && i < size; i++) {
+            int slot = (head + i) & (sources.length - 1);
+            if (held[slot] != null) {
+                held[slot] = null;
+                heldCount--;
+                outstanding++;
+            }
         }
     }
 
@@ -104,17 +169,23 @@ final class DeliveryTags {
         return slotOf(tag) >= 0;
     }
 
-    /** The slot of an outstanding tag, or -1. */
+    /** The slot of an outstanding tag (neither settled nor held), or -1. */
     private int slotOf(long tag) {
         if (tag < firstTag || tag >= firstTag + size) {
             return -1;
         }
         int slot = (int) ((head + (tag - firstTag)) & (sources.length - 1));
-        return sources[slot] == null ? -1 : slot;
+        return sources[slot] == null || held[slot] != null ? -1 : slot;
     }
 
-    private void settleThrough(long lastTag, Outcome outcome) {
+    /**
+     * Settles the deliveries up to {@code lastTag} that are outstanding (with {@code outcome}) or, with
+     * {@code heldOnes}, those held (each with its own), gathering each source's into ranges of queue tags.
+     */
+    private void settleThrough(long lastTag, boolean heldOnes, Outcome outcome) {
+        boolean anyHeld = heldCount > 0; // without a transaction, none: a source's range never breaks
         int batch = 0;
+        int b = -1; // the previous delivery's range: usually the next one's too
         int count = (int) Math.min(size, lastTag - firstTag + 1);
         for (int i = 0; i < count; i++) {
             int slot = (head + i) & (sources.length - 1);
@@ -122,30 +193,49 @@ final class DeliveryTags {
             if (source == null) {
                 continue;
             }
-            long queueTag = queueTags[slot];
-            sources[slot] = null;
-            outstanding--;
-            int b = 0;
-            while (b < batch && batchSources[b] != source) {
-                b++;
+            if (b < 0 || batchSources[b] != source) {
+                b = batch - 1;
+                while (b >= 0 && batchSources[b] != source) {
+                    b--;
+                }
             }
-            if (b == batch) {
+            Outcome heldWith = anyHeld ? held[slot] : null;
+            boolean stays = (heldWith != null) != heldOnes;
+            Outcome settleWith = heldOnes ? heldWith : outcome;
+            if (b >= 0 && (!batchOpen[b] || stays || batchOutcome[b] != settleWith)) {
+                batchOpen[b] = false; // a longer range would settle this delivery too, or with the wrong outcome
+                b = -1;
+            }
+            if (stays) {
+                continue;
+            }
+            if (b < 0) {
                 if (batch == batchSources.length) {
                     growBatch();
                 }
+                b = batch++;
                 batchSources[b] = source;
-                batchFirst[b] = queueTag;
+                batchFirst[b] = queueTags[slot];
                 batchCount[b] = 0;
-                batch++;
+                batchOutcome[b] = settleWith;
+                batchOpen[b] = true;
             }
-            batchLast[b] = queueTag;
+            batchLast[b] = queueTags[slot];
             batchCount[b]++;
+            sources[slot] = null;
+            if (heldWith != null) {
+                held[slot] = null;
+                heldCount--;
+            } else {
+                outstanding--;
+            }
         }
         dropSettledFront();
-        for (int b = 0; b < batch; b++) {
-            Source source = batchSources[b];
-            batchSources[b] = null;
-            source.settle(batchFirst[b], batchLast[b], outcome, batchCount[b]);
+        for (int r = 0; r < batch; r++) {
+            Source source = batchSources[r];
+            batchSources[r] = null;
+            source.settle(batchFirst[r], batchLast[r], batchOutcome[r], batchCount[r]);
+            batchOutcome[r] = null;
         }
     }
 
@@ -165,13 +255,16 @@ final class DeliveryTags {
         int capacity = sources.length * 2;
         Source[] s = new Source[capacity];
         long[] t = new long[capacity];
+        Outcome[] h = new Outcome[capacity];
         for (int i = 0; i < size; i++) {
             int slot = (head + i) & (sources.length - 1);
             s[i] = sources[slot];
             t[i] = queueTags[slot];
+            h[i] = held[slot];
         }
         sources = s;
         queueTags = t;
+        held = h;
         head = 0;
     }
 
@@ -181,5 +274,7 @@ final class DeliveryTags {
         batchFirst = Arrays.copyOf(batchFirst, capacity);
         batchLast = Arrays.copyOf(batchLast, capacity);
         batchCount = Arrays.copyOf(batchCount, capacity);
+        batchOutcome = Arrays.copyOf(batchOutcome, capacity);
+        batchOpen = Arrays.copyOf(batchOpen, capacity);
     }
 }

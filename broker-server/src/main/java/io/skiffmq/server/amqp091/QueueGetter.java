@@ -51,12 +51,13 @@ final class QueueGetter implements DeliveryTags.Source, ConsumerSink {
         queue.settle(acked, first, last, outcome);
     }
 
-    void close() {
+    /** The channel is closing: its subscriptions go with the channel's others on the queue. */
+    void leave(ChannelRelease release) {
         if (acked != null) {
-            queue.unsubscribe(acked, Outcome.RELEASED);
+            release.add(queue, acked);
         }
         if (noAck != null) {
-            queue.unsubscribe(noAck, Outcome.RELEASED);
+            release.add(queue, noAck);
         }
     }
 

@@ -65,4 +65,64 @@ class DeliveryTagsTest {
         tags.settleAll(Outcome.RELEASED);
         assertThat(settled).last().isEqualTo("a 4000..4999 RELEASED x1000");
     }
+
+    @Test
+    void heldTagsAreNoLongerOutstandingUntilTheRollback() throws Exception {
+        DeliveryTags.Source a = source("a");
+        for (int i = 0; i < 4; i++) {
+            tags.add(a, i);
+        }
+        tags.hold(2, false, Outcome.ACCEPTED);
+        assertThat(tags.outstanding()).isEqualTo(3);
+        assertThatThrownBy(() -> tags.hold(2, false, Outcome.ACCEPTED))
+            .isInstanceOf(DeliveryTags.UnknownTagException.class).hasMessage("unknown delivery tag 2");
+        assertThatThrownBy(() -> tags.settle(2, true, Outcome.ACCEPTED))
+            .isInstanceOf(DeliveryTags.UnknownTagException.class);
+        tags.hold(3, true, Outcome.REJECTED); // 1 and 3
+        assertThat(tags.outstanding()).isEqualTo(1);
+        tags.settleAll(Outcome.RELEASED); // basic.recover: 4 only
+        assertThat(settled).containsExactly("a 3..3 RELEASED x1");
+        tags.unholdAll();
+        assertThat(tags.outstanding()).isEqualTo(3);
+        tags.settle(3, true, Outcome.ACCEPTED);
+        assertThat(settled).last().isEqualTo("a 0..2 ACCEPTED x3");
+        assertThat(tags.outstanding()).isZero();
+    }
+
+    @Test
+    void aCommitSettlesRangesThatSkipWhatIsNotHeldAndSplitByOutcome() throws Exception {
+        DeliveryTags.Source a = source("a");
+        DeliveryTags.Source b = source("b");
+        for (int i = 0; i < 5; i++) {
+            tags.add(a, i); // tags 1, 3, 5, 7, 9
+            tags.add(b, i); // tags 2, 4, 6, 8, 10
+        }
+        tags.hold(1, false, Outcome.ACCEPTED);
+        tags.hold(3, false, Outcome.ACCEPTED);
+        tags.hold(7, false, Outcome.ACCEPTED); // a's queue tag 2 (tag 5) stays unacked
+        tags.hold(9, false, Outcome.REJECTED);
+        for (int tag = 2; tag <= 10; tag += 2) {
+            tags.hold(tag, false, Outcome.ACCEPTED); // every tag of b
+        }
+        tags.settleHeld();
+        assertThat(settled).containsExactly("a 0..1 ACCEPTED x2", "b 0..4 ACCEPTED x5", "a 3..3 ACCEPTED x1",
+            "a 4..4 REJECTED x1");
+        assertThat(tags.outstanding()).isEqualTo(1);
+        assertThat(tags.isOutstanding(5)).isTrue();
+        tags.settleHeld(); // nothing held any more
+        assertThat(settled).hasSize(4);
+    }
+
+    @Test
+    void holdingAllWithTagZeroTakesEveryOutstandingTag() throws Exception {
+        DeliveryTags.Source a = source("a");
+        for (int i = 0; i < 3; i++) {
+            tags.add(a, i);
+        }
+        tags.hold(2, false, Outcome.REJECTED);
+        tags.hold(0, true, Outcome.ACCEPTED);
+        assertThat(tags.outstanding()).isZero();
+        tags.settleHeld();
+        assertThat(settled).containsExactly("a 0..0 ACCEPTED x1", "a 1..1 REJECTED x1", "a 2..2 ACCEPTED x1");
+    }
 }
