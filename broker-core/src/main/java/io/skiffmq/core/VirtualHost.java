@@ -276,8 +276,8 @@ public final class VirtualHost {
                 return null;
             }
             exclusiveOwners.remove(queue.name());
-            replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
-            if (queue.declaration().persistent()) {
+            boolean durableGone = replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
+            if (queue.declaration().persistent() || durableGone) {
                 saved = store.definitionsChanged(this);
             }
         }
@@ -362,8 +362,9 @@ public final class VirtualHost {
             if (removed == null) {
                 return false;
             }
-            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)));
-            saved = removed.durable() ? store.definitionsChanged(this) : null;
+            boolean durableGone = replaceBindings(bindings.withoutSource(exchangeName)
+                .withoutDestination(Destination.exchange(exchangeName)));
+            saved = removed.durable() || durableGone ? store.definitionsChanged(this) : null;
         }
         if (saved != null) {
             Futures.await(saved);
@@ -418,8 +419,7 @@ public final class VirtualHost {
                 return false;
             }
             boolean durable = durable(binding); // before an auto-delete source goes with it
-            replaceBindings(bindings.without(binding));
-            if (durable) {
+            if (replaceBindings(bindings.without(binding)) | durable) {
                 saved = store.definitionsChanged(this);
             }
         }
@@ -459,18 +459,32 @@ public final class VirtualHost {
         }
     }
 
-    /** Swaps in a new snapshot, deleting auto-delete exchanges left without bindings. Holds the write lock. */
-    private void replaceBindings(BindingTable table) {
+    /**
+     * Swaps in a new snapshot, deleting auto-delete exchanges left without bindings as a source. Deleting one removes
+     * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades:
+     * repeated until no more goes. Holds the write lock.
+     *
+     * @return true when a durable exchange went with them, so the store must hear of the change
+     */
+    private boolean replaceBindings(BindingTable table) {
         BindingTable previous = bindings;
         BindingTable next = table;
-        for (Exchange e : exchanges.values()) {
-            if (e.autoDelete() && !previous.bindingsFrom(e.name()).isEmpty() && next.bindingsFrom(e.name()).isEmpty()) {
-                exchanges.remove(e.name());
-                next = next.withoutDestination(Destination.exchange(e.name()));
-                deletions.deletedUnderLock(Destination.exchange(e.name()));
+        boolean durableGone = false;
+        boolean deleted;
+        do {
+            deleted = false;
+            for (Exchange e : exchanges.values()) {
+                if (e.autoDelete() && previous.hasBindingsFrom(e.name()) && !next.hasBindingsFrom(e.name())) {
+                    exchanges.remove(e.name());
+                    next = next.withoutDestination(Destination.exchange(e.name()));
+                    deletions.deletedUnderLock(Destination.exchange(e.name()));
+                    durableGone |= e.durable();
+                    deleted = true;
+                }
             }
-        }
+        } while (deleted);
         bindings = next;
+        return durableGone;
     }
 
     // ---- routing ------------------------------------------------------------------------------------------

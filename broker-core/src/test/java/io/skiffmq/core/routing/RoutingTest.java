@@ -198,6 +198,25 @@ class RoutingTest {
     }
 
     @Test
+    void autoDeleteExchangesCascadeUntilNoneIsLeftWithoutItsLastBinding() {
+        // b <- a -> c -> d, a and c and d auto-delete: deleting d empties c, whose going empties a; b stays
+        for (String name : List.of("a", "c", "d")) {
+            vhost.declareExchange(new Exchange(name, Exchange.Type.FANOUT, false, true, false, Map.of()));
+        }
+        vhost.declareExchange(new Exchange("b", Exchange.Type.FANOUT));
+        queues("q");
+        vhost.bind(new Binding("a", Destination.exchange("c"), "", Map.of()));
+        vhost.bind(new Binding("c", Destination.exchange("d"), "", Map.of()));
+        vhost.bind(new Binding("b", Destination.exchange("a"), "", Map.of()));
+        bind("d", "q", "");
+        vhost.deleteExchange("d");
+        assertThat(vhost.exchange("c")).isNull();
+        assertThat(vhost.exchange("a")).isNull();
+        assertThat(vhost.exchange("b")).as("not auto-delete").isNotNull();
+        assertThat(vhost.bindings().all()).isEmpty();
+    }
+
+    @Test
     void deletingAQueueOrExchangeRemovesItsBindingsAndAutoDeleteExchangesGoWithTheirLast() {
         queues("q1", "q2");
         vhost.declareExchange(new Exchange("auto", Exchange.Type.FANOUT, false, true, false, Map.of()));
