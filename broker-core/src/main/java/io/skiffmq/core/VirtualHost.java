@@ -413,10 +413,25 @@ public final class VirtualHost {
 
     /** Removes a binding; false when there was no such binding (arguments included). */
     public boolean unbind(Binding binding) {
+        return unbind(binding, null);
+    }
+
+    /**
+     * Removes a binding for the connection {@code owner}; false when there was no such binding (arguments included),
+     * or no such source or destination, which is no error ({@code rabbit_db_binding:delete/2}).
+     *
+     * @throws BrokerException RESOURCE_LOCKED when the binding is there and leads to another connection's exclusive
+     *         queue (checked only then, as RabbitMQ checks it)
+     */
+    public boolean unbind(Binding binding, Object owner) {
         CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!bindings.contains(binding)) {
                 return false;
+            }
+            Queue destination = binding.destination().isExchange() ? null : queues.get(binding.destination().name());
+            if (destination != null && owner != null) {
+                checkAccess(destination, owner);
             }
             boolean durable = durable(binding); // before an auto-delete source goes with it
             if (replaceBindings(bindings.without(binding)) | durable) {

@@ -439,4 +439,25 @@ class Amqp091ExchangeTest extends Amqp091ClientTest {
         channelError(channel, AMQP.NOT_FOUND, "NOT_FOUND - no exchange '" + missing + "' in vhost '/'",
             () -> channel.exchangeBind(destination, missing, "k"));
     }
+
+    @Test
+    void unbindingWhatDoesNotExistIsFine() throws Exception {
+        String missingExchange = unique("missing-x");
+        String missingQueue = unique("missing-q");
+        String queue = boundQueue("amq.direct", "k", null);
+        // queue.unbind of a missing queue, exchange or both: unbind-ok, as RabbitMQ 4 answers
+        channel.queueUnbind(missingQueue, "amq.direct", "k");
+        channel.queueUnbind(queue, missingExchange, "k");
+        channel.queueUnbind(missingQueue, missingExchange, "k");
+        // exchange.unbind likewise
+        channel.exchangeUnbind(missingExchange, "amq.direct", "k");
+        channel.exchangeUnbind("amq.fanout", missingExchange, "k");
+        assertThat(channel.isOpen()).isTrue();
+        // and the default exchange is still refused
+        channelError(channel, AMQP.ACCESS_REFUSED, "ACCESS_REFUSED - operation not permitted on the default exchange",
+            () -> channel.queueUnbind(missingQueue, "", "k"));
+        channel = connection.createChannel();
+        publish("amq.direct", "k", null, "still bound");
+        assertThat(drain(queue)).containsExactly("still bound");
+    }
 }

@@ -41,11 +41,12 @@ final class TopologyMethods {
             queueBind(bind);
         } else if (method instanceof QueueMethod.Unbind unbind) {
             String queue = queueName(unbind.queue(), unbind);
+            String key = bindingKey(unbind.queue(), unbind.routingKey(), queue);
             ChannelPermits.queue(access(), Permission.WRITE, queue, unbind);
             ChannelPermits.exchange(access(), Permission.READ, unbind.exchange(), unbind);
-            ChannelPermits.topic(access(), vhost, Permission.READ, unbind.exchange(), unbind.routingKey(), unbind);
-            unbind(new Binding(unbind.exchange(), Destination.queue(queue), unbind.routingKey(), unbind.arguments()),
-                unbind, false, QueueMethod.UnbindOk.INSTANCE);
+            ChannelPermits.topic(access(), vhost, Permission.READ, unbind.exchange(), key, unbind);
+            unbind(new Binding(unbind.exchange(), Destination.queue(queue), key, unbind.arguments()), unbind, false,
+                QueueMethod.UnbindOk.INSTANCE);
         } else if (method instanceof QueueMethod.Purge purge) {
             String purged = queueName(purge.queue(), purge);
             ChannelPermits.queue(access(), Permission.READ, purged, purge);
@@ -221,10 +222,14 @@ final class TopologyMethods {
             vhost.name(), quote(received), quote(current));
     }
 
+    /** An empty routing key with the shortcut queue name means the queue's name, for bind and unbind (RabbitMQ). */
+    private static String bindingKey(String namedQueue, String routingKey, String queue) {
+        return namedQueue.isEmpty() && routingKey.isEmpty() ? queue : routingKey;
+    }
+
     private void queueBind(QueueMethod.Bind bind) {
         String queue = queueName(bind.queue(), bind);
-        // an empty routing key with the shortcut queue name means the queue's name (RabbitMQ)
-        String key = bind.queue().isEmpty() && bind.routingKey().isEmpty() ? queue : bind.routingKey();
+        String key = bindingKey(bind.queue(), bind.routingKey(), queue);
         checkNotDefault(bind.exchange(), bind);
         ChannelPermits.queue(access(), Permission.WRITE, queue, bind);
         ChannelPermits.exchange(access(), Permission.READ, bind.exchange(), bind);
@@ -391,11 +396,20 @@ final class TopologyMethods {
         });
     }
 
-    /** Unbinding what is not bound is fine (RabbitMQ); unbinding from or to what does not exist is not. */
+    /**
+     * Unbinding what is not bound, from or to what does not exist, is fine, as in RabbitMQ 4
+     * ({@code rabbit_db_binding:delete/2}); another connection's exclusive queue is locked only when the binding is
+     * there.
+     */
     private void unbind(Binding binding, Method cause, boolean noWait, Method ok) {
         checkNotDefault(binding.source(), cause);
-        checkEnds(binding, cause);
-        channel.offload(() -> vhost.unbind(binding), cause, done -> {
+        channel.offload(() -> {
+            try {
+                return vhost.unbind(binding, channel.connection());
+            } catch (BrokerException e) {
+                throw e.kind() == BrokerException.Kind.RESOURCE_LOCKED ? locked(binding.destination().name(), cause) : e;
+            }
+        }, cause, done -> {
             if (!noWait) {
                 channel.reply(ok);
             }
