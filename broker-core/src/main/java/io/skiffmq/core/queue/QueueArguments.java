@@ -75,7 +75,12 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         "x-delayed-retry-max", "x-max-age", "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes",
         "x-initial-cluster-size");
     private static final List<String> UNIMPLEMENTED_TYPES = List.of("quorum", "stream");
-    private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced");
+    /**
+     * RabbitMQ 4's {@code rabbit_queue_location:queue_leader_locators/0}: the last three are deprecated and mean
+     * {@code balanced}. On one node every value places the queue here.
+     */
+    private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced", "random",
+        "least-leaders", "min-masters");
 
     /**
      * The declaration's arguments, for a queue being made. A new declaration was checked by its virtual host
