@@ -472,6 +472,15 @@ public final class VirtualHost {
         if (!exists) {
             throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
         }
+        if (exchanges.get(binding.source()).type() == Exchange.Type.LOCAL_RANDOM) {
+            // rabbit_exchange_type_local_random:validate_binding/2, in its words (every queue here is classic)
+            if (!binding.key().isEmpty()) {
+                throw new BrokerException(Kind.INVALID, "Non empty binding '" + binding.key() + "' key not permitted");
+            }
+            if (d.isExchange()) {
+                throw new BrokerException(Kind.INVALID, "Destination not found");
+            }
+        }
     }
 
     /**

@@ -6,11 +6,13 @@ import java.util.Map;
 import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.message.Headers;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
  * Routes a message through exchanges to queue names: by type (direct: by key; fanout: everything; topic: the
- * trie; headers: the bindings' arguments against the message's headers), through exchange-to-exchange bindings
+ * trie; headers: the bindings' arguments against the message's headers; x-local-random: one bound queue at random),
+ * through exchange-to-exchange bindings
  * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
  * exchange routed nowhere.
  *
@@ -60,6 +62,14 @@ public final class Router {
                     }
                 }
                 case TOPIC -> bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
+                case LOCAL_RANDOM -> {
+                    // every queue is local on one node; its bindings all have the empty key and lead to queues
+                    Destination[] all = bindings.destinations;
+                    if (all.length > 0) {
+                        int pick = all.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(all.length);
+                        deliver(table, exchanges, all[pick], key, headers);
+                    }
+                }
                 case HEADERS -> {
                     if (!bindings.bindings.isEmpty()) {
                         Map<String, Object> values = headers.headers();

@@ -235,6 +235,45 @@ class RoutingTest {
     }
 
     @Test
+    void aLocalRandomExchangeRoutesEachMessageToOneBoundQueueWhateverItsKey() {
+        queues("r1", "r2", "r3");
+        vhost.declareExchange(new Exchange("random", Exchange.Type.LOCAL_RANDOM));
+        assertThat(route("random", "k")).as("no binding, nowhere").isEmpty();
+        for (String q : List.of("r1", "r2", "r3")) {
+            bind("random", q, "");
+        }
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            List<String> routed = route("random", i % 2 == 0 ? "" : "any.key");
+            assertThat(routed).hasSize(1);
+            counts.merge(routed.get(0), 1, Integer::sum);
+        }
+        assertThat(counts).containsOnlyKeys("r1", "r2", "r3");
+    }
+
+    @Test
+    void aLocalRandomExchangeTakesOnlyEmptyKeyedBindingsToQueues() {
+        queues("r1");
+        vhost.declareExchange(new Exchange("random", Exchange.Type.LOCAL_RANDOM));
+        vhost.declareExchange(new Exchange("other", Exchange.Type.FANOUT));
+        assertThatThrownBy(() -> bind("random", "r1", "k"))
+            .isInstanceOfSatisfying(BrokerException.class, e -> {
+                assertThat(e.kind()).isEqualTo(BrokerException.Kind.INVALID);
+                assertThat(e).hasMessage("Non empty binding 'k' key not permitted");
+            });
+        assertThatThrownBy(() -> vhost.bind(new Binding("random", Destination.exchange("other"), "", Map.of())))
+            .isInstanceOfSatisfying(BrokerException.class, e -> assertThat(e).hasMessage("Destination not found"));
+        assertThatThrownBy(() -> bind("random", "missing", ""))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.NOT_FOUND));
+        // another exchange may lead to it
+        vhost.bind(new Binding("other", Destination.exchange("random"), "", Map.of()));
+        bind("random", "r1", "");
+        assertThat(route("other", "k")).containsExactly("r1");
+        assertThat(Exchange.Type.of("x-local-random")).isEqualTo(Exchange.Type.LOCAL_RANDOM);
+    }
+
+    @Test
     void declarationsAreCheckedForEquivalenceAndReservedNames() {
         vhost.declareExchange(new Exchange("x", Exchange.Type.TOPIC));
         assertThat(vhost.declareExchange(new Exchange("x", Exchange.Type.TOPIC))).isNotNull();

@@ -333,8 +333,8 @@ final class TopologyMethods {
         Object current;
         if (existing.type() != wanted.type()) {
             arg = "type";
-            received = wanted.type().name().toLowerCase(java.util.Locale.ROOT);
-            current = existing.type().name().toLowerCase(java.util.Locale.ROOT);
+            received = wanted.type().value();
+            current = existing.type().value();
         } else if (existing.durable() != wanted.durable()) {
             arg = "durable";
             received = wanted.durable();
