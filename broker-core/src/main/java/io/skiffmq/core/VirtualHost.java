@@ -522,8 +522,19 @@ public final class VirtualHost {
      */
     public List<Queue> route(Exchange exchange, String routingKey, Headers headers,
             Router router, List<Queue> out) {
+        return route(exchange, routingKey, null, headers, router, out);
+    }
+
+    /**
+     * As {@link #route(Exchange, String, Headers, Router, List)}, with the routing keys the message names beside its
+     * own ({@link io.skiffmq.core.message.Message#headerRoutes}: CC and BCC), matched too; each queue once.
+     *
+     * @param moreKeys null for none
+     */
+    public List<Queue> route(Exchange exchange, String routingKey, List<String> moreKeys, Headers headers,
+            Router router, List<Queue> out) {
         out.clear();
-        ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, headers);
+        ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, moreKeys, headers);
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));
             if (queue != null) {

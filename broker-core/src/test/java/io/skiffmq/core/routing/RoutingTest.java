@@ -234,6 +234,40 @@ class RoutingTest {
         assertThat(vhost.bindings().bindingsFrom("amq.fanout")).isEmpty();
     }
 
+    private List<String> routeWith(String exchange, String key, List<String> moreKeys) {
+        return vhost.route(vhost.exchange(exchange), key, moreKeys, Map::of, router, new ArrayList<>()).stream()
+            .map(Queue::name).toList();
+    }
+
+    @Test
+    void moreKeysRouteThroughTheSameExchangeToEachQueueOnce() {
+        queues("q1", "q2", "q3");
+        // the default exchange: each key names a queue
+        assertThat(routeWith("", "q1", List.of("q2", "q1", "missing", "q2"))).containsExactly("q1", "q2");
+        assertThat(routeWith("", "q1", List.of())).containsExactly("q1");
+        // direct and topic: each key is matched
+        bind("amq.direct", "q1", "a");
+        bind("amq.direct", "q2", "b");
+        assertThat(routeWith("amq.direct", "none", List.of("b", "a", "b"))).containsExactly("q2", "q1");
+        bind("amq.topic", "q3", "t.*");
+        assertThat(routeWith("amq.topic", "", List.of("t.x", "t.y"))).containsExactly("q3");
+        // fanout ignores keys
+        bind("amq.fanout", "q1", "");
+        assertThat(routeWith("amq.fanout", "a", List.of("b"))).containsExactly("q1");
+    }
+
+    @Test
+    void anExchangeReachedByOneKeyMatchesAllOfThem() {
+        // RabbitMQ's CcRoutes.boundExchanges: direct -(k1)-> topic -(k2)-> q2, published with k1 and CC k2
+        queues("q2");
+        vhost.declareExchange(new Exchange("d", Exchange.Type.DIRECT));
+        vhost.declareExchange(new Exchange("t", Exchange.Type.TOPIC));
+        vhost.bind(new Binding("d", Destination.exchange("t"), "k1", Map.of()));
+        bind("t", "q2", "k2");
+        assertThat(routeWith("d", "", List.of("k1", "k2"))).containsExactly("q2");
+        assertThat(routeWith("d", "k1", null)).as("without the second key").isEmpty();
+    }
+
     @Test
     void aLocalRandomExchangeRoutesEachMessageToOneBoundQueueWhateverItsKey() {
         queues("r1", "r2", "r3");
