@@ -439,37 +439,7 @@ final class TopologyMethods {
 
     /** The 0-9-1 field type RabbitMQ names in its refusals. */
     static String typeName(Object value) {
-        if (value instanceof Long) {
-            return "long";
-        }
-        if (value instanceof Integer) {
-            return "signedint";
-        }
-        if (value instanceof Short) {
-            return "short";
-        }
-        if (value instanceof Byte) {
-            return "byte";
-        }
-        if (value instanceof Boolean) {
-            return "bool";
-        }
-        if (value instanceof String) {
-            return "longstr";
-        }
-        if (value instanceof java.math.BigDecimal) {
-            return "decimal";
-        }
-        if (value instanceof java.util.Date || value instanceof java.time.Instant) {
-            return "timestamp";
-        }
-        if (value instanceof java.util.Map) {
-            return "table";
-        }
-        if (value instanceof java.util.List) {
-            return "array";
-        }
-        return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        return io.skiffmq.core.message.HeaderValues.fieldTypeName(value);
     }
 
     private static String quote(Object value) {
