@@ -15,9 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Routes a virtual host's dead messages, as {@code rabbit_dead_letter:publish/5} does: the death is recorded in the
- * message, which is routed through the queue's dead-letter exchange with its dead-letter routing key (or the key
- * it was published with) to every bound queue except those that would close a cycle with no rejection in it,
- * which are skipped with one warning per cycle. A missing exchange drops the message, as RabbitMQ does.
+ * message, which is routed through the queue's dead-letter exchange with its dead-letter routing key (or the keys
+ * it was published with: its routing key and its CC header's) to every bound queue except those that would close a
+ * cycle with no rejection in it, which are skipped with one warning per cycle. A missing exchange drops the message,
+ * as RabbitMQ does.
  *
  * <p>Called on the dying queues' threads; stateless apart from a router per thread and the cycles already logged.
  */
@@ -47,6 +48,8 @@ final class DeadLetterRouter implements DeadLetters {
         }
         String key = arguments.deadLetterRoutingKey() != null ? arguments.deadLetterRoutingKey()
             : message.routingKey() == null ? "" : message.routingKey();
+        // without a dead-letter routing key, the message goes with every key it had, its CC ones too
+        List<String> moreKeys = arguments.deadLetterRoutingKey() == null ? message.ccRoutes() : null;
         Message dead;
         try {
             dead = message.deadLettered(reason.value(), queue, Instant.ofEpochMilli(clock.millis()), exchange.name(),
@@ -55,7 +58,7 @@ final class DeadLetterRouter implements DeadLetters {
             message.release();
         }
         try {
-            List<Queue> targets = vhost.route(exchange, key, dead, routers.get(), new ArrayList<>());
+            List<Queue> targets = vhost.route(exchange, key, moreKeys, dead, routers.get(), new ArrayList<>());
             // topic subscriptions take what their selector matches, dead letters too
             io.skiffmq.core.filter.SubscriptionFilter.retainAccepting(dead, targets, null);
             // a client's rejection breaks any cycle, so rejected messages are not checked (as in RabbitMQ)

@@ -1,6 +1,5 @@
 package io.skiffmq.core;
 
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -14,15 +13,43 @@ public record Exchange(String name, Type type, boolean durable, boolean autoDele
         Map<String, Object> arguments) {
 
     public enum Type {
-        DIRECT, FANOUT, TOPIC, HEADERS;
+        DIRECT("direct", "AMQP direct exchange, as per the AMQP specification"),
+        FANOUT("fanout", "AMQP fanout exchange, as per the AMQP specification"),
+        TOPIC("topic", "AMQP topic exchange, as per the AMQP specification"),
+        HEADERS("headers", "AMQP headers exchange, as per the AMQP specification"),
+        /**
+         * RabbitMQ 4's {@code x-local-random}: each message goes to one of the queues bound to it, picked at random
+         * among those on the publisher's node (on one node, all of them); bindings have the empty key and lead to
+         * queues ({@code rabbit_exchange_type_local_random}).
+         */
+        LOCAL_RANDOM("x-local-random", "Picks one random local binding (queue) to route via (to).");
 
-        /** The type named as RabbitMQ names it ("direct", "fanout", "topic", "headers"). */
+        private final String value;
+        private final String description;
+
+        Type(String value, String description) {
+            this.value = value;
+            this.description = description;
+        }
+
+        /** The type's name as RabbitMQ names it ("direct", …, "x-local-random"). */
+        public String value() {
+            return value;
+        }
+
+        /** RabbitMQ's description of the type, as its HTTP API lists it. */
+        public String description() {
+            return description;
+        }
+
+        /** The type named as RabbitMQ names it (case aside). */
         public static Type of(String name) {
-            try {
-                return valueOf(name.toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("unknown exchange type '" + name + "'");
+            for (Type type : values()) {
+                if (type.value.equalsIgnoreCase(name)) {
+                    return type;
+                }
             }
+            throw new IllegalArgumentException("unknown exchange type '" + name + "'");
         }
     }
 

@@ -276,8 +276,8 @@ public final class VirtualHost {
                 return null;
             }
             exclusiveOwners.remove(queue.name());
-            replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
-            if (queue.declaration().persistent()) {
+            boolean durableGone = replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
+            if (queue.declaration().persistent() || durableGone) {
                 saved = store.definitionsChanged(this);
             }
         }
@@ -362,8 +362,9 @@ public final class VirtualHost {
             if (removed == null) {
                 return false;
             }
-            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)));
-            saved = removed.durable() ? store.definitionsChanged(this) : null;
+            boolean durableGone = replaceBindings(bindings.withoutSource(exchangeName)
+                .withoutDestination(Destination.exchange(exchangeName)));
+            saved = removed.durable() || durableGone ? store.definitionsChanged(this) : null;
         }
         if (saved != null) {
             Futures.await(saved);
@@ -412,14 +413,28 @@ public final class VirtualHost {
 
     /** Removes a binding; false when there was no such binding (arguments included). */
     public boolean unbind(Binding binding) {
+        return unbind(binding, null);
+    }
+
+    /**
+     * Removes a binding for the connection {@code owner}; false when there was no such binding (arguments included),
+     * or no such source or destination, which is no error ({@code rabbit_db_binding:delete/2}).
+     *
+     * @throws BrokerException RESOURCE_LOCKED when the binding is there and leads to another connection's exclusive
+     *         queue (checked only then, as RabbitMQ checks it)
+     */
+    public boolean unbind(Binding binding, Object owner) {
         CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!bindings.contains(binding)) {
                 return false;
             }
+            Queue destination = binding.destination().isExchange() ? null : queues.get(binding.destination().name());
+            if (destination != null && owner != null) {
+                checkAccess(destination, owner);
+            }
             boolean durable = durable(binding); // before an auto-delete source goes with it
-            replaceBindings(bindings.without(binding));
-            if (durable) {
+            if (replaceBindings(bindings.without(binding)) | durable) {
                 saved = store.definitionsChanged(this);
             }
         }
@@ -457,20 +472,43 @@ public final class VirtualHost {
         if (!exists) {
             throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
         }
-    }
-
-    /** Swaps in a new snapshot, deleting auto-delete exchanges left without bindings. Holds the write lock. */
-    private void replaceBindings(BindingTable table) {
-        BindingTable previous = bindings;
-        BindingTable next = table;
-        for (Exchange e : exchanges.values()) {
-            if (e.autoDelete() && !previous.bindingsFrom(e.name()).isEmpty() && next.bindingsFrom(e.name()).isEmpty()) {
-                exchanges.remove(e.name());
-                next = next.withoutDestination(Destination.exchange(e.name()));
-                deletions.deletedUnderLock(Destination.exchange(e.name()));
+        if (exchanges.get(binding.source()).type() == Exchange.Type.LOCAL_RANDOM) {
+            // rabbit_exchange_type_local_random:validate_binding/2, in its words (every queue here is classic)
+            if (!binding.key().isEmpty()) {
+                throw new BrokerException(Kind.INVALID, "Non empty binding '" + binding.key() + "' key not permitted");
+            }
+            if (d.isExchange()) {
+                throw new BrokerException(Kind.INVALID, "Destination not found");
             }
         }
+    }
+
+    /**
+     * Swaps in a new snapshot, deleting auto-delete exchanges left without bindings as a source. Deleting one removes
+     * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades:
+     * repeated until no more goes. Holds the write lock.
+     *
+     * @return true when a durable exchange went with them, so the store must hear of the change
+     */
+    private boolean replaceBindings(BindingTable table) {
+        BindingTable previous = bindings;
+        BindingTable next = table;
+        boolean durableGone = false;
+        boolean deleted;
+        do {
+            deleted = false;
+            for (Exchange e : exchanges.values()) {
+                if (e.autoDelete() && previous.hasBindingsFrom(e.name()) && !next.hasBindingsFrom(e.name())) {
+                    exchanges.remove(e.name());
+                    next = next.withoutDestination(Destination.exchange(e.name()));
+                    deletions.deletedUnderLock(Destination.exchange(e.name()));
+                    durableGone |= e.durable();
+                    deleted = true;
+                }
+            }
+        } while (deleted);
         bindings = next;
+        return durableGone;
     }
 
     // ---- routing ------------------------------------------------------------------------------------------
@@ -484,8 +522,19 @@ public final class VirtualHost {
      */
     public List<Queue> route(Exchange exchange, String routingKey, Headers headers,
             Router router, List<Queue> out) {
+        return route(exchange, routingKey, null, headers, router, out);
+    }
+
+    /**
+     * As {@link #route(Exchange, String, Headers, Router, List)}, with the routing keys the message names beside its
+     * own ({@link io.skiffmq.core.message.Message#headerRoutes}: CC and BCC), matched too; each queue once.
+     *
+     * @param moreKeys null for none
+     */
+    public List<Queue> route(Exchange exchange, String routingKey, List<String> moreKeys, Headers headers,
+            Router router, List<Queue> out) {
         out.clear();
-        ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, headers);
+        ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, moreKeys, headers);
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));
             if (queue != null) {

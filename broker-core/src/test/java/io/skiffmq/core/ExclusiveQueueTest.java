@@ -81,6 +81,24 @@ class ExclusiveQueueTest {
     }
 
     @Test
+    void anotherConnectionMayNotUnbindAnExclusiveQueueButMayUnbindWhatIsNotThere() {
+        vhost.declareQueue(new QueueDeclaration("mine", false, true, false, Map.of()), connection);
+        Binding bound = new Binding("amq.direct", Destination.queue("mine"), "k", Map.of());
+        vhost.bind(bound);
+        assertThat(vhost.unbind(new Binding("amq.direct", Destination.queue("mine"), "other", Map.of()),
+            otherConnection)).as("nothing there, nothing checked").isFalse();
+        assertThat(vhost.unbind(new Binding("amq.direct", Destination.queue("missing"), "k", Map.of()),
+            otherConnection)).isFalse();
+        assertThat(vhost.unbind(new Binding("missing", Destination.queue("mine"), "k", Map.of()), otherConnection))
+            .isFalse();
+        assertThatThrownBy(() -> vhost.unbind(bound, otherConnection))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.RESOURCE_LOCKED));
+        assertThat(vhost.bindings().contains(bound)).isTrue();
+        assertThat(vhost.unbind(bound, connection)).isTrue();
+    }
+
+    @Test
     void deletingAnExchangeRunsItsWatchersAndThoseOfExchangesAutoDeletedWithIt() {
         vhost.declareExchange(new Exchange("src", Exchange.Type.FANOUT, false, false, false, Map.of()));
         vhost.declareExchange(new Exchange("auto", Exchange.Type.FANOUT, false, true, false, Map.of()));

@@ -7,6 +7,8 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,5 +62,37 @@ class VirtualHostStoreTest {
         vhost.declareQueue("transient", false, Map.of());
         assertThat(vhost.queue("transient")).as("transient queues need no save").isNotNull();
         assertThat(store.saves).hasSize(2);
+    }
+
+    @Test
+    void aDurableAutoDeleteExchangeCascadedAwayIsSaved() {
+        List<String> saved = new ArrayList<>();
+        VirtualHostStore store = new VirtualHostStore() {
+            @Override
+            public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
+                return TRANSIENT.createQueue(declaration, executor, context);
+            }
+
+            @Override
+            public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+                saved.add(String.join(",", vhost.exchanges().stream().filter(Exchange::durable)
+                    .map(Exchange::name).filter(n -> !n.startsWith("amq.") && !n.isEmpty()).sorted().toList()));
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, store);
+        // durable auto-delete exchanges bound to one another and, at the end, to a transient queue: the bindings
+        // are transient, so only the exchanges' going can tell the store anything
+        vhost.declareExchange(new Exchange("down", Exchange.Type.FANOUT, true, true, false, Map.of()));
+        vhost.declareExchange(new Exchange("up", Exchange.Type.FANOUT, true, true, false, Map.of()));
+        vhost.declareQueue("transient", false, Map.of());
+        vhost.bind(new Binding("up", Destination.exchange("down"), "", Map.of()));
+        vhost.bind(new Binding("down", Destination.queue("transient"), "", Map.of()));
+        saved.clear();
+
+        vhost.deleteQueue("transient");
+        assertThat(vhost.exchange("down")).isNull();
+        assertThat(vhost.exchange("up")).as("it lost its only binding, to down").isNull();
+        assertThat(saved).as("the store hears that the durable exchanges went").containsExactly("");
     }
 }

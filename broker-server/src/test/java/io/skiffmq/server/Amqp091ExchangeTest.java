@@ -371,6 +371,62 @@ class Amqp091ExchangeTest extends Amqp091ClientTest {
         assertThat(drain(queue)).containsExactly("once");
     }
 
+    /** Declares auto-delete fanout exchanges. */
+    private void autoDeleteFanouts(String... names) throws Exception {
+        for (String name : names) {
+            channel.exchangeDeclare(name, BuiltinExchangeType.FANOUT, false, true, null);
+        }
+    }
+
+    @Test
+    void autoDeleteExchangesCascadeThroughExchangeBindingsOnUnbind() throws Exception {
+        // a -> b and b -> a: unbinding a -> b leaves a without bindings; a goes, and with it b -> a, so b goes too
+        String a = exchange("loop-a");
+        String b = exchange("loop-b");
+        autoDeleteFanouts(a, b);
+        channel.exchangeBind(b, a, "");
+        channel.exchangeBind(a, b, "");
+        channel.exchangeUnbind(b, a, "");
+        assertThat(exchangeExists(connection, a)).isFalse();
+        assertThat(exchangeExists(connection, b)).isFalse();
+    }
+
+    @Test
+    void autoDeleteExchangesCascadeWhenTheirDestinationExchangeIsDeleted() throws Exception {
+        // a -> b -> c -> d, a -> c, and source -> each: deleting d empties c, then b, then a; source keeps its
+        // bindings to the ones still there until the last goes
+        String a = exchange("chain-a");
+        String b = exchange("chain-b");
+        String c = exchange("chain-c");
+        String d = exchange("chain-d");
+        String source = exchange("chain-source");
+        autoDeleteFanouts(a, b, c, d, source);
+        channel.exchangeBind(b, a, "");
+        channel.exchangeBind(c, b, "");
+        channel.exchangeBind(d, c, "");
+        channel.exchangeBind(c, a, "");
+        for (String e : List.of(a, b, c, d)) {
+            channel.exchangeBind(e, source, "");
+        }
+        channel.exchangeDelete(d);
+        for (String e : List.of(a, b, c, d)) {
+            assertThat(exchangeExists(connection, e)).as(e).isFalse();
+        }
+        assertThat(exchangeExists(connection, source)).as("it lost its last binding too").isFalse();
+    }
+
+    @Test
+    void anAutoDeleteExchangeBoundOnlyToAnotherOneGoesWhenThatOnesQueueIsDeleted() throws Exception {
+        String upstream = exchange("upstream");
+        String downstream = exchange("downstream");
+        autoDeleteFanouts(upstream, downstream);
+        channel.exchangeBind(downstream, upstream, "");
+        String queue = boundQueue(downstream, "", null);
+        channel.queueDelete(queue);
+        assertThat(exchangeExists(connection, downstream)).isFalse();
+        assertThat(exchangeExists(connection, upstream)).isFalse();
+    }
+
     @Test
     void bindingToAMissingExchangeIsNotFound() throws Exception {
         String missing = unique("missing");
@@ -382,5 +438,26 @@ class Amqp091ExchangeTest extends Amqp091ClientTest {
         channel.exchangeDeclare(destination, BuiltinExchangeType.FANOUT);
         channelError(channel, AMQP.NOT_FOUND, "NOT_FOUND - no exchange '" + missing + "' in vhost '/'",
             () -> channel.exchangeBind(destination, missing, "k"));
+    }
+
+    @Test
+    void unbindingWhatDoesNotExistIsFine() throws Exception {
+        String missingExchange = unique("missing-x");
+        String missingQueue = unique("missing-q");
+        String queue = boundQueue("amq.direct", "k", null);
+        // queue.unbind of a missing queue, exchange or both: unbind-ok, as RabbitMQ 4 answers
+        channel.queueUnbind(missingQueue, "amq.direct", "k");
+        channel.queueUnbind(queue, missingExchange, "k");
+        channel.queueUnbind(missingQueue, missingExchange, "k");
+        // exchange.unbind likewise
+        channel.exchangeUnbind(missingExchange, "amq.direct", "k");
+        channel.exchangeUnbind("amq.fanout", missingExchange, "k");
+        assertThat(channel.isOpen()).isTrue();
+        // and the default exchange is still refused
+        channelError(channel, AMQP.ACCESS_REFUSED, "ACCESS_REFUSED - operation not permitted on the default exchange",
+            () -> channel.queueUnbind(missingQueue, "", "k"));
+        channel = connection.createChannel();
+        publish("amq.direct", "k", null, "still bound");
+        assertThat(drain(queue)).containsExactly("still bound");
     }
 }

@@ -208,6 +208,23 @@ class Amqp091PermissionTest {
     }
 
     @Test
+    void theKeysACcOrBccHeaderNamesNeedTheTopicPermissionToo() throws Exception {
+        broker.admin().setTopicPermissions("alice", "/", "amq.topic", "^{username}\\.", "^{username}\\.");
+        try {
+            for (String header : List.of("CC", "BCC")) {
+                Channel publisher = alice.createChannel();
+                publisher.basicPublish("amq.topic", "alice.news", new com.rabbitmq.client.AMQP.BasicProperties
+                    .Builder().headers(java.util.Map.of(header, List.of("alice.more", "bob.news"))).build(),
+                    bytes("copied"));
+                awaitChannelError(publisher, 403, "ACCESS_REFUSED - write access to topic 'bob.news' in exchange "
+                    + "'amq.topic' in vhost '/' refused for user 'alice'");
+            }
+        } finally {
+            broker.admin().clearTopicPermissions("alice", "/");
+        }
+    }
+
+    @Test
     void aPermissionChangeAppliesToAnOpenConnection() throws Exception {
         Channel channel = alice.createChannel();
         channel.queueDeclare("ok-changing", false, false, true, null);

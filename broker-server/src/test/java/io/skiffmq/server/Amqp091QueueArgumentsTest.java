@@ -125,6 +125,18 @@ class Amqp091QueueArgumentsTest extends Amqp091ArgumentsTestBase {
     }
 
     @Test
+    void everyLeaderLocatorRabbitMq4AcceptsIsAcceptedAndOthersAreRefused() throws Exception {
+        // rabbit_queue_location:queue_leader_locators/0: the last three are deprecated names for balanced
+        for (String locator : List.of("client-local", "balanced", "random", "least-leaders", "min-masters")) {
+            String q = queue("locator", "x-queue-leader-locator", locator);
+            assertThat(queueExists(connection, q)).as(locator).isTrue();
+        }
+        String q = queueName("bad-locator");
+        refused(q, "x-queue-leader-locator", "nearest", ": invalid_queue_locator_arg");
+        refused(q, "x-queue-leader-locator", 1, ": {unacceptable_type,signedint}");
+    }
+
+    @Test
     void redeclaringWithAnotherArgumentValueIsPreconditionFailed() throws Exception {
         String q = queue("equivalence", "x-max-length", 10, "x-message-ttl", 60_000);
         String prefix = "PRECONDITION_FAILED - inequivalent arg 'x-max-length' for queue '" + q + "' in vhost '/': ";

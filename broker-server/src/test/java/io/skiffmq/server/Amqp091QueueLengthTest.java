@@ -145,6 +145,57 @@ class Amqp091QueueLengthTest extends Amqp091ArgumentsTestBase {
     }
 
     @Test
+    void aRequeuePastTheLimitDropsTheHeadWhateverRequeuesIt() throws Exception {
+        // the unacked ones go back ahead of the newer ones, past the limit: the two at the head die, as maxlen
+        for (String how : List.of("nack", "reject", "channel close", "recover")) {
+            String dlq = queue("dlq");
+            String q = queue("requeue", "x-max-length", 2, "x-dead-letter-exchange", "",
+                "x-dead-letter-routing-key", dlq);
+            publishAll(q, null, "old1", "old2");
+            Channel holder = connection.createChannel();
+            long first = holder.basicGet(q, false).getEnvelope().getDeliveryTag();
+            long second = holder.basicGet(q, false).getEnvelope().getDeliveryTag();
+            publishAll(q, null, "new1", "new2");
+            switch (how) {
+                case "nack" -> holder.basicNack(second, true, true);
+                case "reject" -> {
+                    holder.basicReject(first, true);
+                    holder.basicReject(second, true);
+                }
+                case "channel close" -> holder.close();
+                default -> holder.basicRecover(true);
+            }
+            await().atMost(TIMEOUT).until(() -> ready(dlq) == 2);
+            assertThat(getAll(q)).as(how).containsExactly("new1", "new2");
+            GetResponse dead = channel.basicGet(dlq, true);
+            assertThat(text(dead.getBody())).as(how).isEqualTo("old1");
+            assertThat(xDeath(dead.getProps()).get(0).get("reason")).as(how).hasToString("maxlen");
+            assertThat(getAll(dlq)).as(how).containsExactly("old2");
+            if (holder.isOpen()) {
+                holder.close();
+            }
+        }
+    }
+
+    @Test
+    void aRejectPublishQueueTakesARequeueBackPastItsLimit() throws Exception {
+        // rabbit_amqqueue_process:maybe_drop_head/1 drops nothing for reject-publish: the queue holds one more
+        String q = queue("requeue-reject", "x-max-length", 1, "x-overflow", "reject-publish");
+        publishAll(q, null, "m1");
+        Channel holder = connection.createChannel();
+        long tag = holder.basicGet(q, false).getEnvelope().getDeliveryTag();
+        publishAll(q, null, "m2");
+        holder.basicNack(tag, false, true);
+        await().atMost(TIMEOUT).until(() -> ready(q) == 2);
+        Channel publisher = connection.createChannel();
+        Amqp091Confirms confirms = Amqp091Confirms.on(publisher);
+        confirms.publish(publisher, "", q, null, bytes("m3"));
+        await().atMost(TIMEOUT).until(() -> confirms.outstanding.isEmpty());
+        assertThat(confirms.nacked).as("still full").containsExactly(1L);
+        assertThat(getAll(q)).containsExactly("m1", "m2");
+    }
+
+    @Test
     void aQueueOfLengthZeroKeepsNothingButAWaitingConsumerStillGetsIt() throws Exception {
         String q = queue("zero", "x-max-length", 0);
         publishAll(q, null, "dropped");

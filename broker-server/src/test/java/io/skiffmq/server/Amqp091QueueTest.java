@@ -254,6 +254,26 @@ class Amqp091QueueTest extends Amqp091ClientTest {
     }
 
     @Test
+    void anotherConnectionCannotUnbindAnExclusiveQueue() throws Exception {
+        String queue = channel.queueDeclare().getQueue();
+        channel.queueBind(queue, "amq.direct", "k");
+        try (Connection second = target.factory().newConnection()) {
+            Channel other = second.createChannel();
+            // what is not bound is no business of the queue's: unbind-ok, as RabbitMQ checks only a binding there
+            other.queueUnbind(queue, "amq.direct", "never-bound");
+            channelError(other, AMQP.RESOURCE_LOCKED, "RESOURCE_LOCKED - cannot obtain exclusive access to locked "
+                + "queue '" + queue + "' in vhost '/'. It could be originally declared on another connection or "
+                + "the exclusive property value does not match that of the original declaration.",
+                () -> other.queueUnbind(queue, "amq.direct", "k"));
+        }
+        publishConfirmed(connection, "amq.direct", "k", null, "still bound");
+        assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(1);
+        channel.queueUnbind(queue, "amq.direct", "k"); // its own connection may
+        publishConfirmed(connection, "amq.direct", "k", null, "not routed");
+        assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(1);
+    }
+
+    @Test
     void bindingAMissingQueueIsNotFound() throws Exception {
         String missing = unique("missing");
         channelError(channel, AMQP.NOT_FOUND, "NOT_FOUND - no queue '" + missing + "' in vhost '/'",

@@ -64,6 +64,22 @@ class Amqp10QueueArgumentsTest extends Amqp10ClientTestBase {
     }
 
     @Test
+    void theManagementApiTakesEveryLeaderLocatorRabbitMq4Accepts() {
+        // as an argument: the client's leaderLocator() sets the deprecated x-queue-master-locator for a classic queue
+        String q = unique("located");
+        for (String locator : List.of("client-local", "balanced", "random", "least-leaders")) {
+            management().queue().name(q).argument("x-queue-leader-locator", locator).declare();
+            assertThat(management().queueInfo(q).arguments()).containsEntry("x-queue-leader-locator", locator);
+            management().queueDelete(q);
+        }
+        assertThatThrownBy(() -> management().queue().name(q).argument("x-queue-leader-locator", "nearest")
+                .declare())
+            .hasMessageContaining("409")
+            .hasMessageContaining("invalid arg 'x-queue-leader-locator' for queue '" + q + "' in vhost '/': "
+                + "invalid_queue_locator_arg");
+    }
+
+    @Test
     void quorumAndStreamQueuesFailWith501AndNothingIsDeclared() {
         for (Management.QueueType type : List.of(Management.QueueType.QUORUM, Management.QueueType.STREAM)) {
             String q = unique(type.name().toLowerCase());

@@ -77,6 +77,19 @@ class HttpApiQueueTest {
     }
 
     @Test
+    void aLeaderLocatorIsCheckedAndShownAsDeclared() throws Exception {
+        assertThat(api.put("/api/queues/%2F/least-leaders", Map.of("durable", false, "arguments",
+            Map.of("x-queue-leader-locator", "least-leaders"))).status()).isEqualTo(201);
+        assertThat(api.get("/api/queues/%2F/least-leaders").map().get("arguments"))
+            .isEqualTo(Map.of("x-queue-leader-locator", "least-leaders"));
+        HttpApiClient.Answer refused = api.put("/api/queues/%2F/nearest", Map.of("durable", false, "arguments",
+            Map.of("x-queue-leader-locator", "nearest")));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.map().get("reason")).asString().contains("invalid_queue_locator_arg");
+        assertThat(api.delete("/api/queues/%2F/least-leaders").status()).isEqualTo(204);
+    }
+
+    @Test
     void unacknowledgedDeliveriesAreCounted() throws Exception {
         channel.queueDeclare("held", false, false, false, null);
         publish("held", "a", "b", "c");

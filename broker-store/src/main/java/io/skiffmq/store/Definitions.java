@@ -50,7 +50,7 @@ public record Definitions(long nextQueueId, List<QueueDefinition> queues, List<E
         }
         List<Object> exchangeList = new ArrayList<>();
         for (Exchange e : exchanges) {
-            exchangeList.add(map("name", e.name(), "type", e.type().name().toLowerCase(java.util.Locale.ROOT),
+            exchangeList.add(map("name", e.name(), "type", e.type().value(),
                 "auto-delete", e.autoDelete(), "internal", e.internal(), "arguments", e.arguments()));
         }
         List<Object> bindingList = new ArrayList<>();

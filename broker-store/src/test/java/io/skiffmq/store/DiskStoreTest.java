@@ -190,7 +190,8 @@ class DiskStoreTest {
             new Binding("x-HEADERS", Destination.queue("orders"), "", headers),
             new Binding("x-TOPIC", Destination.queue("orders"), "a.*.c", Map.of()),
             new Binding("x-TOPIC", Destination.queue("orders"), "a.*.c", Map.of("k", 1L)),
-            new Binding("x-FANOUT", Destination.exchange("x-DIRECT"), "", Map.of()));
+            new Binding("x-FANOUT", Destination.exchange("x-DIRECT"), "", Map.of()),
+            new Binding("x-LOCAL_RANDOM", Destination.queue("orders"), "", Map.of()));
         durable.forEach(vhost::bind);
         vhost.bind(new Binding("x-FANOUT", Destination.queue("scratch"), "", Map.of()));
         vhost.bind(new Binding("gone-with-restart", Destination.queue("orders"), "#", Map.of()));

@@ -130,6 +130,52 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
         return new Summary(deliveryMode, priority, replyTo, expiration, userId);
     }
 
+    /**
+     * True when the headers table may hold a field named {@code name} (ASCII): its name, length byte first, occurs
+     * among the table's bytes. A value can hold the same bytes, so true may be wrong; false never is. Reads in place
+     * and allocates nothing, so a header that is rarely there costs messages without it no decoding. Does not change
+     * {@code in}'s indexes; properties cut short before the headers end are reported as false (they do not decode).
+     */
+    public static boolean headersMayContain(ByteBuf in, String name) {
+        int at = in.readerIndex();
+        int end = in.writerIndex();
+        if (end - at < 2) {
+            return false;
+        }
+        int flags = in.getUnsignedShort(at);
+        at += 2;
+        if ((flags & CONTENT_TYPE) != 0 && at < end) {
+            at += 1 + in.getUnsignedByte(at);
+        }
+        if ((flags & CONTENT_ENCODING) != 0 && at < end) {
+            at += 1 + in.getUnsignedByte(at);
+        }
+        if ((flags & HEADERS) == 0 || end - at < 4) {
+            return false;
+        }
+        long length = in.getUnsignedInt(at);
+        at += 4;
+        if (length > end - at) {
+            return false;
+        }
+        int last = at + (int) length - 1 - name.length(); // the last place the length byte can be
+        for (int i = at; i <= last; i++) {
+            if (in.getUnsignedByte(i) == name.length() && nameAt(in, i + 1, name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean nameAt(ByteBuf in, int at, String name) {
+        for (int i = 0; i < name.length(); i++) {
+            if (in.getUnsignedByte(at + i) != name.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static void skipShortString(ByteBuf b, int end, int present) throws Amqp091DecodeException {
         if (present != 0) {
             FieldTable.need(b, 1, end, "short string length");

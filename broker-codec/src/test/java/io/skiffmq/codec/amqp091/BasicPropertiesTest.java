@@ -77,4 +77,30 @@ class BasicPropertiesTest {
             null, null, null);
         assertThatThrownBy(() -> encode(p)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void headersMayContainFindsAFieldNameInPlaceAndNeverMissesOne() {
+        BasicProperties cc = new BasicProperties("text/plain", "gzip", java.util.Map.of("CC",
+            java.util.List.of("a")), 2, null, null, null, null, null, null, null, null, null, null);
+        ByteBuf bytes = Unpooled.wrappedBuffer(encode(cc));
+        assertThat(BasicProperties.headersMayContain(bytes, "CC")).isTrue();
+        assertThat(BasicProperties.headersMayContain(bytes, "BCC")).isFalse();
+        assertThat(bytes.readerIndex()).isZero();
+        // a value holding the name's bytes is a false positive, which a decode settles
+        BasicProperties lookalike = new BasicProperties(null, null, java.util.Map.of("note", "\u0003BCC"), null,
+            null, null, null, null, null, null, null, null, null, null);
+        assertThat(BasicProperties.headersMayContain(Unpooled.wrappedBuffer(encode(lookalike)), "BCC")).isTrue();
+        // the name in another property is no header
+        BasicProperties elsewhere = new BasicProperties("CC", null, java.util.Map.of("x", 1), null, null, "BCC",
+            null, null, null, null, null, null, null, null);
+        assertThat(BasicProperties.headersMayContain(Unpooled.wrappedBuffer(encode(elsewhere)), "CC")).isFalse();
+        assertThat(BasicProperties.headersMayContain(Unpooled.wrappedBuffer(encode(elsewhere)), "BCC")).isFalse();
+        assertThat(BasicProperties.headersMayContain(Unpooled.wrappedBuffer(encode(BasicProperties.EMPTY)), "CC"))
+            .isFalse();
+        // cut short anywhere: never an exception
+        byte[] all = encode(cc);
+        for (int length = 0; length < all.length; length++) {
+            BasicProperties.headersMayContain(Unpooled.wrappedBuffer(all, 0, length), "CC");
+        }
+    }
 }

@@ -196,19 +196,56 @@ public final class Amqp091Message extends Message {
         return properties.readableBytes() + body.readableBytes();
     }
 
+    /** Found by scanning the header bytes in place (a false positive costs one decode), decoded only then. */
+    @Override
+    public java.util.List<String> headerRoutes() {
+        if (!BasicProperties.headersMayContain(properties, HeaderRoutes.CC)
+                && !BasicProperties.headersMayContain(properties, HeaderRoutes.BCC)) {
+            return null;
+        }
+        return HeaderRoutes.ofAmqp091(properties().headers());
+    }
+
+    @Override
+    public java.util.List<String> ccRoutes() {
+        return BasicProperties.headersMayContain(properties, HeaderRoutes.CC)
+            ? HeaderRoutes.ccOfAmqp091(properties().headers()) : null;
+    }
+
+    @Override
+    public Amqp091Message withoutBcc() {
+        if (!BasicProperties.headersMayContain(properties, HeaderRoutes.BCC)) {
+            return this;
+        }
+        BasicProperties p = properties();
+        if (p.headers() == null || !p.headers().containsKey(HeaderRoutes.BCC)) {
+            return this;
+        }
+        Map<String, Object> headers = new java.util.LinkedHashMap<>(p.headers());
+        headers.remove(HeaderRoutes.BCC);
+        return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
+            p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), deaths, "remove BCC from");
+    }
+
     @Override
     public Amqp091Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
             String routingKey) {
         BasicProperties p = properties();
         Map<String, Object> old = p.headers() == null ? Map.of() : p.headers();
         java.util.List<Death> history = java.util.List.copyOf(Death.record(deaths(), reason, queue, now,
-            exchange(), routingKey(), ttl()));
+            exchange(), Death.routingKeys(routingKey(), HeaderRoutes.ccOfAmqp091(old)), ttl()));
         Map<String, Object> headers = new java.util.LinkedHashMap<>(old);
         headers.put(Death.X_DEATH, Death.toAmqp091(history));
         headers.putAll(Death.firstAndLast(old, history));
-        BasicProperties next = new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
+        return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), null, p.messageId(), p.timestamp(), p.type(), p.userId(),
-            p.appId(), p.clusterId());
+            p.appId(), p.clusterId()), exchange, routingKey, history, "dead-letter");
+    }
+
+    /** This message's body with other properties: a new message, one reference for the caller. */
+    private Amqp091Message withProperties(BasicProperties next, String exchange, String routingKey,
+            java.util.List<Death> history, String doing) {
         ByteBuf encoded = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(properties.readableBytes() + 256);
         ByteBuf bodySlice = null;
         try {
@@ -220,7 +257,7 @@ public final class Amqp091Message extends Message {
             if (bodySlice != null) {
                 bodySlice.release();
             }
-            throw new IllegalStateException("cannot dead-letter an AMQP 0-9-1 message: " + e.getMessage(), e);
+            throw new IllegalStateException("cannot " + doing + " an AMQP 0-9-1 message: " + e.getMessage(), e);
         }
     }
 

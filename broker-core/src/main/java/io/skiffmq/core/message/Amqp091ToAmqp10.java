@@ -67,6 +67,9 @@ final class Amqp091ToAmqp10 {
                     }
                     if (e.getKey().startsWith("x-")) {
                         annotations.put(Symbol.valueOf(e.getKey()), value);
+                    } else if (e.getKey().equals(HeaderRoutes.CC) && value instanceof List) {
+                        // as RabbitMQ 4 converts it: application-properties may not hold a list (mc_amqpl)
+                        annotations.put(Symbol.valueOf(HeaderRoutes.X_CC), value);
                     } else if (!(value instanceof Map || value instanceof List)) {
                         // application-properties hold simple values only [3.2.5]
                         application.put(e.getKey(), value);

@@ -95,7 +95,7 @@ public final class Amqp10Message extends Message {
                 }
             }
             java.util.List<Death> history = Death.record(Death.fromAmqp10(named.get(Death.X_OPT_DEATHS)), reason,
-                queue, now, exchange(), routingKey(), ttl());
+                queue, now, exchange(), Death.routingKeys(routingKey(), ccRoutes()), ttl());
             annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(history));
             Death.firstAndLast(named, history).forEach((k, v) -> annotations.put(Symbol.valueOf(k), v));
             // a new header without the TTL (the history keeps it), new annotations, then the bare message as sent
@@ -107,6 +107,28 @@ public final class Amqp10Message extends Message {
         } catch (AmqpDecodeException | RuntimeException e) {
             out.release();
             throw new IllegalStateException("cannot dead-letter an AMQP 1.0 message: " + e.getMessage(), e);
+        }
+    }
+
+    /** Read in place: a message without message annotations, or without {@code x-cc} among them, costs nothing. */
+    @Override
+    public java.util.List<String> headerRoutes() {
+        if (!sections.has(SectionCode.MESSAGE_ANNOTATIONS)) {
+            return null;
+        }
+        try {
+            return HeaderRoutes.ofAmqp10(sections.messageAnnotation(HeaderRoutes.X_CC));
+        } catch (AmqpDecodeException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public java.util.List<String> ccRoutes() {
+        try {
+            return headerRoutes();
+        } catch (RuntimeException e) {
+            return null; // refused when published: only a message kept from before could have it
         }
     }
 

@@ -25,8 +25,6 @@ final class Amqp10ToAmqp091 {
     static final String AMQP_1_0_TYPE = "amqp-1.0";
     static final String X_MESSAGE_ID = "x-message-id";
     static final String X_CORRELATION_ID = "x-correlation-id";
-    static final String X_CC = "x-cc";
-    static final String CC = "CC";
 
     private Amqp10ToAmqp091() {
     }
@@ -39,8 +37,8 @@ final class Amqp10ToAmqp091 {
             Map<String, Object> headers = new LinkedHashMap<>();
             for (Map.Entry<Object, Object> e : s.messageAnnotations().entrySet()) {
                 String key = e.getKey().toString();
-                if (key.equals(X_CC)) {
-                    put(headers, CC, e.getValue());
+                if (key.equals(HeaderRoutes.X_CC)) {
+                    put(headers, HeaderRoutes.CC, e.getValue());
                 } else if (key.equals(Death.X_OPT_DEATHS)) {
                     headers.put(Death.X_DEATH, Death.toAmqp091(Death.fromAmqp10(e.getValue())));
                 } else if (key.startsWith("x-") && isShortString(key)) {

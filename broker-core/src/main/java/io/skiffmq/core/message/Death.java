@@ -31,9 +31,22 @@ public record Death(String queue, String reason, long count, Instant firstTime, 
     public static final List<String> FIRST_AND_LAST = List.of("x-first-death-reason", "x-first-death-queue",
         "x-first-death-exchange", "x-last-death-reason", "x-last-death-queue", "x-last-death-exchange");
 
+    /** A message's routing keys as its death records them: its routing key (none when null), then its CC keys. */
+    public static List<String> routingKeys(String routingKey, List<String> cc) {
+        if (cc == null || cc.isEmpty()) {
+            return routingKey == null ? List.of() : List.of(routingKey);
+        }
+        List<String> keys = new ArrayList<>(cc.size() + 1);
+        if (routingKey != null) {
+            keys.add(routingKey);
+        }
+        keys.addAll(cc);
+        return List.copyOf(keys);
+    }
+
     /** The history with one more death: counted on its (queue, reason) entry, which moves to the front. */
     public static List<Death> record(List<Death> history, String reason, String queue, Instant now, String exchange,
-            String routingKey, long ttl) {
+            List<String> routingKeys, long ttl) {
         List<Death> next = new ArrayList<>(history.size() + 1);
         Death same = null;
         for (Death d : history) {
@@ -45,8 +58,7 @@ public record Death(String queue, String reason, long count, Instant firstTime, 
         }
         Death recorded = same != null
             ? new Death(queue, reason, same.count + 1, same.firstTime, now, same.exchange, same.routingKeys, same.ttl)
-            : new Death(queue, reason, 1, now, now, exchange, routingKey == null ? List.of() : List.of(routingKey),
-                ttl);
+            : new Death(queue, reason, 1, now, now, exchange, routingKeys, ttl);
         next.add(0, recorded);
         return next;
     }

@@ -176,4 +176,54 @@ public final class HeaderValues {
         }
         return value;
     }
+
+    /**
+     * The AMQP 0-9-1 field type RabbitMQ names a value by in its refusals ({@code rabbit_framing} table types:
+     * {@code longstr}, {@code signedint}, {@code void}, ...).
+     */
+    public static String fieldTypeName(Object value) {
+        if (value == null) {
+            return "void";
+        }
+        if (value instanceof CharSequence) {
+            return "longstr";
+        }
+        if (value instanceof Boolean) {
+            return "bool";
+        }
+        if (value instanceof Double) {
+            return "double";
+        }
+        if (value instanceof Float) {
+            return "float";
+        }
+        if (value instanceof java.math.BigDecimal) {
+            return "decimal";
+        }
+        if (value instanceof Map) {
+            return "table";
+        }
+        if (value instanceof byte[] || value instanceof Bytes) {
+            return "binary";
+        }
+        if (value instanceof List || value.getClass().isArray()) {
+            return "array";
+        }
+        if (value instanceof Integer) {
+            return "signedint";
+        }
+        if (value instanceof Long) {
+            return "long";
+        }
+        if (value instanceof Short) {
+            return "short";
+        }
+        if (value instanceof Byte) {
+            return "byte";
+        }
+        if (value instanceof Date || value instanceof Instant) {
+            return "timestamp";
+        }
+        return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+    }
 }

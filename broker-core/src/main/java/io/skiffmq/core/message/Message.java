@@ -75,9 +75,35 @@ public abstract class Message implements ReferenceCounted, Headers {
     }
 
     /**
+     * The routing keys the message names beside its routing key, which it is routed with too: AMQP 0-9-1's
+     * {@code CC} then {@code BCC} headers, AMQP 1.0's {@code x-cc} message annotation, as RabbitMQ reads them. Null
+     * when it names none, the usual case, told without decoding anything or allocating.
+     *
+     * @throws io.skiffmq.core.BrokerException when such a header is of the wrong type (RabbitMQ's refusal)
+     */
+    public abstract java.util.List<String> headerRoutes();
+
+    /**
+     * The keys of its {@code CC} header or {@code x-cc} annotation alone, null when none (or malformed): what it is
+     * routed with beside its routing key when dead-lettered without a dead-letter routing key, and recorded with in
+     * its death history ({@code rabbit_dead_letter:publish/5}, {@code mc:record_death/3}, which leave BCC out).
+     */
+    public abstract java.util.List<String> ccRoutes();
+
+    /**
+     * This message without its {@code BCC} header, which no consumer may see (RabbitMQ removes it when it takes
+     * the message): itself when it has none, else a copy with new properties and the same body, one reference for
+     * the caller. Only AMQP 0-9-1 has {@code BCC}.
+     */
+    public Message withoutBcc() {
+        return this;
+    }
+
+    /**
      * This message as it goes to a dead-letter exchange ({@code rabbit_dead_letter:publish/5}): its death recorded in
-     * its history ({@link Death}, with the first and latest deaths named), its own TTL gone (kept in the history),
-     * published to {@code exchange} with {@code routingKey}. The bare message is untouched.
+     * its history ({@link Death}, with the first and latest deaths named, and the routing keys it had: its routing key
+     * and its {@link #ccRoutes}), its own TTL gone (kept in the history), published to {@code exchange} with
+     * {@code routingKey}. The bare message is untouched.
      *
      * @return a new message, one reference for the caller; this one is left as it is
      */

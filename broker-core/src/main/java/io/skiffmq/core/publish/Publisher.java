@@ -84,17 +84,20 @@ public final class Publisher {
     }
 
     /**
-     * Routes a message published to its {@link Message#exchange()} with its {@link Message#routingKey()}.
+     * Routes a message published to its {@link Message#exchange()} with its {@link Message#routingKey()} and the
+     * keys its CC and BCC headers name ({@link Message#headerRoutes}); the queues get it without its BCC header.
      *
      * @param message one reference, which this takes over whatever happens
      * @param tag the caller's number for the message, reported back when it is confirmed; negative when nobody
      *        waits for a confirm (pre-settled, no confirm mode)
-     * @throws BrokerException NOT_FOUND when the exchange does not exist, ACCESS_REFUSED when it is internal
+     * @throws BrokerException NOT_FOUND when the exchange does not exist, ACCESS_REFUSED when it is internal,
+     *         PRECONDITION_FAILED (0-9-1) or INVALID (AMQP 1.0) for a CC or BCC header that is no list
      * @throws IllegalArgumentException when a headers exchange meets headers that do not decode
      */
     public Routed publish(Message message, long tag) {
         counters.received(tag >= 0);
         List<Queue> queues;
+        List<String> moreKeys;
         try {
             Exchange exchange = vhost.exchange(message.exchange());
             if (exchange == null) {
@@ -104,7 +107,8 @@ public final class Publisher {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "cannot publish to internal exchange '"
                     + exchange.name() + "'");
             }
-            queues = vhost.route(exchange, message.routingKey(), message, router, routed);
+            moreKeys = message.headerRoutes();
+            queues = vhost.route(exchange, message.routingKey(), moreKeys, message, router, routed);
         } catch (RuntimeException e) {
             message.release();
             throw e;
@@ -112,6 +116,9 @@ public final class Publisher {
         if (queues.isEmpty()) {
             message.release();
             return Routed.UNROUTED;
+        }
+        if (moreKeys != null) {
+            message = withoutBcc(message);
         }
         counters.routed();
         if (!SubscriptionFilter.retainAccepting(message, queues, connection)) {
@@ -138,6 +145,24 @@ public final class Publisher {
         }
         message.release();
         return Routed.ROUTED;
+    }
+
+    /**
+     * The message without its BCC header (a new one, when it had it): takes over {@code message}'s reference and
+     * returns one.
+     */
+    public static Message withoutBcc(Message message) {
+        Message stripped;
+        try {
+            stripped = message.withoutBcc();
+        } catch (RuntimeException e) {
+            message.release();
+            throw e;
+        }
+        if (stripped != message) {
+            message.release();
+        }
+        return stripped;
     }
 
     /**

@@ -118,7 +118,7 @@ public final class ClassicQueue implements Queue {
             consumers.pushed, publisherFlow, expiry, paging, departures, gauges);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), dispatcher::afterTurnRuns);
-        this.settlements = new Settlements(arguments, waiting, log, counters, departures, status);
+        this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits);
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
             gauges);
         this.unused = new UnusedQueue(declaration, arguments, context.clock(), executor, status, consumers.pushed);

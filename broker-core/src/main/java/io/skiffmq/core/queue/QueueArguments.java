@@ -4,6 +4,7 @@ import io.skiffmq.core.filter.SubscriptionFilter;
 
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
+import io.skiffmq.core.message.HeaderValues;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +76,12 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         "x-delayed-retry-max", "x-max-age", "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes",
         "x-initial-cluster-size");
     private static final List<String> UNIMPLEMENTED_TYPES = List.of("quorum", "stream");
-    private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced");
+    /**
+     * RabbitMQ 4's {@code rabbit_queue_location:queue_leader_locators/0}: the last three are deprecated and mean
+     * {@code balanced}. On one node every value places the queue here.
+     */
+    private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced", "random",
+        "least-leaders", "min-masters");
 
     /**
      * The declaration's arguments, for a queue being made. A new declaration was checked by its virtual host
@@ -203,7 +209,8 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                 return -1;
             }
             if (!(value instanceof Number n) || !integral(n)) {
-                throw invalid(key, quoted("expected integer, got " + typeName(value))); // check_int_arg/2
+                // check_int_arg/2
+                throw invalid(key, quoted("expected integer, got " + HeaderValues.fieldTypeName(value)));
             }
             long v = n.longValue();
             if (v < min) {
@@ -224,7 +231,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             if (value != null && value.getClass().getSimpleName().equals("Symbol")) {
                 return value.toString(); // an AMQP 1.0 symbol, as the management node may decode one
             }
-            throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldTypeName(value) + "}");
         }
 
         boolean bool(String key) {
@@ -235,58 +242,11 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             if (value instanceof Boolean b) {
                 return b;
             }
-            throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldTypeName(value) + "}");
         }
 
         private static boolean integral(Number n) {
             return !(n instanceof Double || n instanceof Float || n instanceof BigDecimal);
-        }
-
-        /** The 0-9-1 field type name RabbitMQ would print for a value ({@code rabbit_framing} table types). */
-        private static String typeName(Object value) {
-            if (value == null) {
-                return "void";
-            }
-            if (value instanceof CharSequence) {
-                return "longstr";
-            }
-            if (value instanceof Boolean) {
-                return "bool";
-            }
-            if (value instanceof Double) {
-                return "double";
-            }
-            if (value instanceof Float) {
-                return "float";
-            }
-            if (value instanceof BigDecimal) {
-                return "decimal";
-            }
-            if (value instanceof Map) {
-                return "table";
-            }
-            if (value instanceof List || value.getClass().isArray() && !(value instanceof byte[])) {
-                return "array";
-            }
-            if (value instanceof byte[]) {
-                return "binary";
-            }
-            if (value instanceof Integer) {
-                return "signedint";
-            }
-            if (value instanceof Long) {
-                return "long";
-            }
-            if (value instanceof Short) {
-                return "short";
-            }
-            if (value instanceof Byte) {
-                return "byte";
-            }
-            if (value instanceof java.util.Date || value instanceof java.time.Instant) {
-                return "timestamp";
-            }
-            return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
         }
     }
 }

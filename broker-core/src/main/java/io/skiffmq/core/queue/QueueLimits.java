@@ -41,6 +41,17 @@ final class QueueLimits {
         return true;
     }
 
+    /**
+     * A message given back (requeued) may take the queue past a limit: a {@code drop-head} queue drops its oldest
+     * until it is not, as RabbitMQ's classic queue does after a requeue ({@code maybe_drop_head}); a
+     * {@code reject-publish} or {@code reject-publish-dlx} queue takes it back whatever its limits, as RabbitMQ's.
+     */
+    void requeued() {
+        if (arguments.overflow() == QueueArguments.Overflow.DROP_HEAD) {
+            dropHeads();
+        }
+    }
+
     /** A {@code drop-head} queue past a limit: its oldest die until it is not. */
     void dropHeads() {
         while (overLimit()) {

@@ -6,7 +6,8 @@ import io.skiffmq.core.metrics.QueueCounters;
  * What a consumer's settlement does to its delivery: accepted, it leaves (and a confirm held until consumed is
  * given); rejected, it dies (dead-lettered, as RabbitMQ's {@code rejected}); released or modified, it goes back to
  * its place among the waiting messages, counted as a failed delivery when the outcome says so, and dies past
- * {@code x-delivery-limit}. Once the queue is deleted or closed, every settled delivery leaves.
+ * {@code x-delivery-limit}; one back past a length limit makes a {@code drop-head} queue drop its oldest. Once the queue
+ * is deleted or closed, every settled delivery leaves.
  *
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
  */
@@ -18,15 +19,17 @@ final class Settlements {
     private final QueueCounters counters;
     private final Departures departures;
     private final QueueStatus status;
+    private final QueueLimits limits;
 
     Settlements(QueueArguments arguments, WaitingMessages waiting, QueueLog log, QueueCounters counters,
-            Departures departures, QueueStatus status) {
+            Departures departures, QueueStatus status, QueueLimits limits) {
         this.arguments = arguments;
         this.waiting = waiting;
         this.log = log;
         this.counters = counters;
         this.departures = departures;
         this.status = status;
+        this.limits = limits;
     }
 
     /** Settles one unsettled delivery's entry with {@code outcome}. */
@@ -57,5 +60,6 @@ final class Settlements {
             }
         }
         waiting.putBack(entry);
+        limits.requeued();
     }
 }

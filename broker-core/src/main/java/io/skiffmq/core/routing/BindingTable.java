@@ -27,6 +27,11 @@ public final class BindingTable {
         return of(binding.source()).bindings.contains(binding);
     }
 
+    /** True when {@code source} has a binding as a source. */
+    public boolean hasBindingsFrom(String source) {
+        return bySource.containsKey(source);
+    }
+
     /** Bindings whose source is {@code source}. */
     public List<Binding> bindingsFrom(String source) {
         return new ArrayList<>(of(source).bindings);

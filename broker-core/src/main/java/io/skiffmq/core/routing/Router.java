@@ -2,15 +2,18 @@ package io.skiffmq.core.routing;
 
 import io.skiffmq.core.Exchange;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.message.Headers;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
  * Routes a message through exchanges to queue names: by type (direct: by key; fanout: everything; topic: the
- * trie; headers: the bindings' arguments against the message's headers), through exchange-to-exchange bindings
+ * trie; headers: the bindings' arguments against the message's headers; x-local-random: one bound queue at random),
+ * through exchange-to-exchange bindings
  * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
  * exchange routed nowhere.
  *
@@ -19,6 +22,8 @@ import java.util.function.Function;
 public final class Router {
     private final ArrayList<String> queues = new ArrayList<>();
     private final ArrayList<String> visited = new ArrayList<>();
+    /** The routing keys of the message being routed beside its own (CC and BCC), or null: set per call. */
+    private List<String> moreKeys;
 
     /**
      * The names of the queues the message goes to, valid until the next call.
@@ -28,9 +33,26 @@ public final class Router {
      */
     public ArrayList<String> route(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange,
             String routingKey, Headers headers) {
+        return route(table, exchanges, exchange, routingKey, null, headers);
+    }
+
+    /**
+     * As {@link #route(BindingTable, Function, Exchange, String, Headers)}, with more routing keys (the message's
+     * CC and BCC): as in RabbitMQ, each exchange on the way matches its bindings against every key, and each queue
+     * gets the message once.
+     *
+     * @param moreKeys null for none
+     */
+    public ArrayList<String> route(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange,
+            String routingKey, List<String> moreKeys, Headers headers) {
         queues.clear();
         visited.clear();
-        routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
+        this.moreKeys = moreKeys;
+        try {
+            routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
+        } finally {
+            this.moreKeys = null;
+        }
         return queues;
     }
 
@@ -43,6 +65,9 @@ public final class Router {
         int before = queues.size();
         if (exchange.isDefault()) {
             addQueue(key);
+            if (moreKeys != null) {
+                moreKeys.forEach(this::addQueue);
+            }
         } else {
             SourceBindings bindings = table.of(exchange.name());
             switch (exchange.type()) {
@@ -52,14 +77,29 @@ public final class Router {
                     }
                 }
                 case DIRECT -> {
-                    Destination[] matched = bindings.byKey.get(key);
-                    if (matched != null) {
-                        for (Destination d : matched) {
-                            deliver(table, exchanges, d, key, headers);
+                    direct(table, exchanges, bindings, key, key, headers);
+                    if (moreKeys != null) {
+                        for (int i = 0; i < moreKeys.size(); i++) {
+                            direct(table, exchanges, bindings, moreKeys.get(i), key, headers);
                         }
                     }
                 }
-                case TOPIC -> bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
+                case TOPIC -> {
+                    bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
+                    if (moreKeys != null) {
+                        for (int i = 0; i < moreKeys.size(); i++) {
+                            bindings.trie().match(moreKeys.get(i), d -> deliver(table, exchanges, d, key, headers));
+                        }
+                    }
+                }
+                case LOCAL_RANDOM -> {
+                    // every queue is local on one node; its bindings all have the empty key and lead to queues
+                    Destination[] all = bindings.destinations;
+                    if (all.length > 0) {
+                        int pick = all.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(all.length);
+                        deliver(table, exchanges, all[pick], key, headers);
+                    }
+                }
                 case HEADERS -> {
                     if (!bindings.bindings.isEmpty()) {
                         Map<String, Object> values = headers.headers();
@@ -78,6 +118,17 @@ public final class Router {
             Exchange ae = exchanges.apply(alternate);
             if (ae != null) {
                 routeFrom(table, exchanges, ae, key, headers);
+            }
+        }
+    }
+
+    /** The destinations a direct exchange binds with {@code match}; the message goes on with its own {@code key}. */
+    private void direct(BindingTable table, Function<String, Exchange> exchanges, SourceBindings bindings,
+            String match, String key, Headers headers) {
+        Destination[] matched = bindings.byKey.get(match);
+        if (matched != null) {
+            for (Destination d : matched) {
+                deliver(table, exchanges, d, key, headers);
             }
         }
     }

@@ -172,6 +172,50 @@ class QueueArgumentsBehaviourTest {
     }
 
     @Test
+    void aRequeuePastTheLengthLimitDropsTheHeadAsMaxlen() {
+        Queue dlq = declare("dlq", Map.of());
+        Queue q = declare("q", Map.of("x-max-length", 2L, "x-dead-letter-exchange", "",
+            "x-dead-letter-routing-key", "dlq"));
+        q.publish(text("m0", "q"), null);
+        q.publish(text("m1", "q"), null);
+        RecordingSink sink = consume(q, 2);
+        q.publish(text("m2", "q"), null);
+        q.publish(text("m3", "q"), null);
+        assertThat(q.readyCount()).isEqualTo(2);
+        // m0 and m1 go back ahead of m2 and m3: four past a limit of two, so the two at the head die
+        q.settle(sink.consumer, 0, 1, Outcome.RELEASED);
+        assertThat(q.readyCount()).isEqualTo(2);
+        assertThat(bodies(consume(q, 10))).containsExactly("m2", "m3");
+        RecordingSink dead = consume(dlq, 10);
+        assertThat(bodies(dead)).containsExactly("m0", "m1");
+        assertThat(dead.deliveries.get(0).message().deaths()).extracting(Death::reason).containsExactly("maxlen");
+    }
+
+    @Test
+    void aRequeuePastTheByteLimitDropsTheHead() {
+        Queue q = declare("q", Map.of("x-max-length-bytes", 25L));
+        q.publish(amqp091("old-012345", "q", null, null), null);
+        RecordingSink sink = consume(q, 1);
+        q.publish(amqp091("new-012345", "q", null, null), null);
+        q.publish(amqp091("new-abcdef", "q", null, null), null);
+        q.settle(sink.consumer, 0, 0, Outcome.MODIFIED_FAILED);
+        assertThat(q.readyCount()).as("three 10-byte bodies do not fit in 25 bytes").isEqualTo(2);
+        assertThat(bodies(consume(q, 10))).containsExactly("new-012345", "new-abcdef");
+    }
+
+    @Test
+    void aRejectPublishQueueTakesARequeueBackPastItsLimit() {
+        for (String overflow : List.of("reject-publish", "reject-publish-dlx")) {
+            Queue q = declare("q-" + overflow, Map.of("x-max-length", 1L, "x-overflow", overflow));
+            q.publish(text("m0", q.name()), null);
+            RecordingSink sink = consume(q, 1);
+            q.publish(text("m1", q.name()), null);
+            q.settle(sink.consumer, 0, 0, Outcome.RELEASED);
+            assertThat(q.readyCount()).as(overflow + ": as RabbitMQ's maybe_drop_head, nothing dropped").isEqualTo(2);
+        }
+    }
+
+    @Test
     void rejectPublishRefusesWhileFullAndConfirmsTheRest() {
         Queue q = declare("q", Map.of("x-max-length", 2L, "x-overflow", "reject-publish"));
         List<String> outcomes = new ArrayList<>();

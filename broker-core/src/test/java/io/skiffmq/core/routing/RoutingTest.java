@@ -198,6 +198,25 @@ class RoutingTest {
     }
 
     @Test
+    void autoDeleteExchangesCascadeUntilNoneIsLeftWithoutItsLastBinding() {
+        // b <- a -> c -> d, a and c and d auto-delete: deleting d empties c, whose going empties a; b stays
+        for (String name : List.of("a", "c", "d")) {
+            vhost.declareExchange(new Exchange(name, Exchange.Type.FANOUT, false, true, false, Map.of()));
+        }
+        vhost.declareExchange(new Exchange("b", Exchange.Type.FANOUT));
+        queues("q");
+        vhost.bind(new Binding("a", Destination.exchange("c"), "", Map.of()));
+        vhost.bind(new Binding("c", Destination.exchange("d"), "", Map.of()));
+        vhost.bind(new Binding("b", Destination.exchange("a"), "", Map.of()));
+        bind("d", "q", "");
+        vhost.deleteExchange("d");
+        assertThat(vhost.exchange("c")).isNull();
+        assertThat(vhost.exchange("a")).isNull();
+        assertThat(vhost.exchange("b")).as("not auto-delete").isNotNull();
+        assertThat(vhost.bindings().all()).isEmpty();
+    }
+
+    @Test
     void deletingAQueueOrExchangeRemovesItsBindingsAndAutoDeleteExchangesGoWithTheirLast() {
         queues("q1", "q2");
         vhost.declareExchange(new Exchange("auto", Exchange.Type.FANOUT, false, true, false, Map.of()));
@@ -213,6 +232,79 @@ class RoutingTest {
         assertThat(vhost.exchange("auto")).as("auto-delete after its last binding").isNull();
         vhost.deleteExchange("middle");
         assertThat(vhost.bindings().bindingsFrom("amq.fanout")).isEmpty();
+    }
+
+    private List<String> routeWith(String exchange, String key, List<String> moreKeys) {
+        return vhost.route(vhost.exchange(exchange), key, moreKeys, Map::of, router, new ArrayList<>()).stream()
+            .map(Queue::name).toList();
+    }
+
+    @Test
+    void moreKeysRouteThroughTheSameExchangeToEachQueueOnce() {
+        queues("q1", "q2", "q3");
+        // the default exchange: each key names a queue
+        assertThat(routeWith("", "q1", List.of("q2", "q1", "missing", "q2"))).containsExactly("q1", "q2");
+        assertThat(routeWith("", "q1", List.of())).containsExactly("q1");
+        // direct and topic: each key is matched
+        bind("amq.direct", "q1", "a");
+        bind("amq.direct", "q2", "b");
+        assertThat(routeWith("amq.direct", "none", List.of("b", "a", "b"))).containsExactly("q2", "q1");
+        bind("amq.topic", "q3", "t.*");
+        assertThat(routeWith("amq.topic", "", List.of("t.x", "t.y"))).containsExactly("q3");
+        // fanout ignores keys
+        bind("amq.fanout", "q1", "");
+        assertThat(routeWith("amq.fanout", "a", List.of("b"))).containsExactly("q1");
+    }
+
+    @Test
+    void anExchangeReachedByOneKeyMatchesAllOfThem() {
+        // RabbitMQ's CcRoutes.boundExchanges: direct -(k1)-> topic -(k2)-> q2, published with k1 and CC k2
+        queues("q2");
+        vhost.declareExchange(new Exchange("d", Exchange.Type.DIRECT));
+        vhost.declareExchange(new Exchange("t", Exchange.Type.TOPIC));
+        vhost.bind(new Binding("d", Destination.exchange("t"), "k1", Map.of()));
+        bind("t", "q2", "k2");
+        assertThat(routeWith("d", "", List.of("k1", "k2"))).containsExactly("q2");
+        assertThat(routeWith("d", "k1", null)).as("without the second key").isEmpty();
+    }
+
+    @Test
+    void aLocalRandomExchangeRoutesEachMessageToOneBoundQueueWhateverItsKey() {
+        queues("r1", "r2", "r3");
+        vhost.declareExchange(new Exchange("random", Exchange.Type.LOCAL_RANDOM));
+        assertThat(route("random", "k")).as("no binding, nowhere").isEmpty();
+        for (String q : List.of("r1", "r2", "r3")) {
+            bind("random", q, "");
+        }
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            List<String> routed = route("random", i % 2 == 0 ? "" : "any.key");
+            assertThat(routed).hasSize(1);
+            counts.merge(routed.get(0), 1, Integer::sum);
+        }
+        assertThat(counts).containsOnlyKeys("r1", "r2", "r3");
+    }
+
+    @Test
+    void aLocalRandomExchangeTakesOnlyEmptyKeyedBindingsToQueues() {
+        queues("r1");
+        vhost.declareExchange(new Exchange("random", Exchange.Type.LOCAL_RANDOM));
+        vhost.declareExchange(new Exchange("other", Exchange.Type.FANOUT));
+        assertThatThrownBy(() -> bind("random", "r1", "k"))
+            .isInstanceOfSatisfying(BrokerException.class, e -> {
+                assertThat(e.kind()).isEqualTo(BrokerException.Kind.INVALID);
+                assertThat(e).hasMessage("Non empty binding 'k' key not permitted");
+            });
+        assertThatThrownBy(() -> vhost.bind(new Binding("random", Destination.exchange("other"), "", Map.of())))
+            .isInstanceOfSatisfying(BrokerException.class, e -> assertThat(e).hasMessage("Destination not found"));
+        assertThatThrownBy(() -> bind("random", "missing", ""))
+            .isInstanceOfSatisfying(BrokerException.class,
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.NOT_FOUND));
+        // another exchange may lead to it
+        vhost.bind(new Binding("other", Destination.exchange("random"), "", Map.of()));
+        bind("random", "r1", "");
+        assertThat(route("other", "k")).containsExactly("r1");
+        assertThat(Exchange.Type.of("x-local-random")).isEqualTo(Exchange.Type.LOCAL_RANDOM);
     }
 
     @Test

@@ -57,11 +57,36 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         return transaction;
     }
 
-    /** The topic permission refusal for the message's routing key, when it goes to a topic exchange. */
-    private String topicRefusal(Amqp091Message message) {
+    /**
+     * The topic permission refusal for the message's routing key or one its CC and BCC headers name, when it goes
+     * to a topic exchange (RabbitMQ checks every key, {@code check_write_permitted_on_topics/4}).
+     */
+    private String topicRefusal(Amqp091Message message, java.util.List<String> moreKeys) {
         io.skiffmq.core.Exchange exchange = vhost.exchange(message.exchange());
-        return exchange == null || exchange.type() != io.skiffmq.core.Exchange.Type.TOPIC ? null
-            : access.topicRefusal(Permission.WRITE, message.exchange(), message.routingKey());
+        if (exchange == null || exchange.type() != io.skiffmq.core.Exchange.Type.TOPIC) {
+            return null;
+        }
+        String refusal = access.topicRefusal(Permission.WRITE, message.exchange(), message.routingKey());
+        for (int i = 0; moreKeys != null && refusal == null && i < moreKeys.size(); i++) {
+            refusal = access.topicRefusal(Permission.WRITE, message.exchange(), moreKeys.get(i));
+        }
+        return refusal;
+    }
+
+    /**
+     * The keys the message's CC and BCC headers name; a header that is no array refuses the message now, as
+     * RabbitMQ refuses it on {@code basic.publish} ({@code mc_amqpl:message/3}), a transaction's too.
+     */
+    private static java.util.List<String> headerRoutes(Amqp091Message message, BasicMethod.Publish publish) {
+        try {
+            return message.headerRoutes();
+        } catch (BrokerException e) {
+            message.release();
+            throw Amqp091Exception.of(e, publish);
+        } catch (IllegalArgumentException e) {
+            message.release();
+            throw Amqp091Exception.of(ReplyCode.SYNTAX_ERROR, publish, "%s", e.getMessage());
+        }
     }
 
     /** A whole message from the client: checked, then routed (or held by the transaction). */
@@ -73,8 +98,10 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "invalid expiration '%s'", expiration);
         }
         String refusal = access.refusal(Permission.WRITE, Access.Resource.EXCHANGE, message.exchange());
-        if (refusal == null && access.hasTopicPermissions()) {
-            refusal = topicRefusal(message);
+        if (refusal == null && (access.hasTopicPermissions() || transaction != null)) {
+            // otherwise the publisher reads them when it routes the message: one look at its headers, not two
+            java.util.List<String> moreKeys = headerRoutes(message, publish);
+            refusal = access.hasTopicPermissions() ? topicRefusal(message, moreKeys) : null;
         }
         if (refusal != null) {
             message.release();
@@ -149,8 +176,12 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             connection.counters().unroutable(mandatory);
         }
         if (routed == Publisher.Routed.UNROUTED && mandatory) {
+            Message returned = message.withoutBcc(); // it is no consumer's to see either
             output.content(channel.number(), new BasicMethod.Return(ReplyCode.NO_ROUTE.code(),
-                ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), message.toAmqp091());
+                ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), returned.toAmqp091());
+            if (returned != message) {
+                returned.release();
+            }
         }
         if (mandatory) {
             message.release();

@@ -41,11 +41,12 @@ final class TopologyMethods {
             queueBind(bind);
         } else if (method instanceof QueueMethod.Unbind unbind) {
             String queue = queueName(unbind.queue(), unbind);
+            String key = bindingKey(unbind.queue(), unbind.routingKey(), queue);
             ChannelPermits.queue(access(), Permission.WRITE, queue, unbind);
             ChannelPermits.exchange(access(), Permission.READ, unbind.exchange(), unbind);
-            ChannelPermits.topic(access(), vhost, Permission.READ, unbind.exchange(), unbind.routingKey(), unbind);
-            unbind(new Binding(unbind.exchange(), Destination.queue(queue), unbind.routingKey(), unbind.arguments()),
-                unbind, false, QueueMethod.UnbindOk.INSTANCE);
+            ChannelPermits.topic(access(), vhost, Permission.READ, unbind.exchange(), key, unbind);
+            unbind(new Binding(unbind.exchange(), Destination.queue(queue), key, unbind.arguments()), unbind, false,
+                QueueMethod.UnbindOk.INSTANCE);
         } else if (method instanceof QueueMethod.Purge purge) {
             String purged = queueName(purge.queue(), purge);
             ChannelPermits.queue(access(), Permission.READ, purged, purge);
@@ -221,10 +222,14 @@ final class TopologyMethods {
             vhost.name(), quote(received), quote(current));
     }
 
+    /** An empty routing key with the shortcut queue name means the queue's name, for bind and unbind (RabbitMQ). */
+    private static String bindingKey(String namedQueue, String routingKey, String queue) {
+        return namedQueue.isEmpty() && routingKey.isEmpty() ? queue : routingKey;
+    }
+
     private void queueBind(QueueMethod.Bind bind) {
         String queue = queueName(bind.queue(), bind);
-        // an empty routing key with the shortcut queue name means the queue's name (RabbitMQ)
-        String key = bind.queue().isEmpty() && bind.routingKey().isEmpty() ? queue : bind.routingKey();
+        String key = bindingKey(bind.queue(), bind.routingKey(), queue);
         checkNotDefault(bind.exchange(), bind);
         ChannelPermits.queue(access(), Permission.WRITE, queue, bind);
         ChannelPermits.exchange(access(), Permission.READ, bind.exchange(), bind);
@@ -328,8 +333,8 @@ final class TopologyMethods {
         Object current;
         if (existing.type() != wanted.type()) {
             arg = "type";
-            received = wanted.type().name().toLowerCase(java.util.Locale.ROOT);
-            current = existing.type().name().toLowerCase(java.util.Locale.ROOT);
+            received = wanted.type().value();
+            current = existing.type().value();
         } else if (existing.durable() != wanted.durable()) {
             arg = "durable";
             received = wanted.durable();
@@ -391,11 +396,20 @@ final class TopologyMethods {
         });
     }
 
-    /** Unbinding what is not bound is fine (RabbitMQ); unbinding from or to what does not exist is not. */
+    /**
+     * Unbinding what is not bound, from or to what does not exist, is fine, as in RabbitMQ 4
+     * ({@code rabbit_db_binding:delete/2}); another connection's exclusive queue is locked only when the binding is
+     * there.
+     */
     private void unbind(Binding binding, Method cause, boolean noWait, Method ok) {
         checkNotDefault(binding.source(), cause);
-        checkEnds(binding, cause);
-        channel.offload(() -> vhost.unbind(binding), cause, done -> {
+        channel.offload(() -> {
+            try {
+                return vhost.unbind(binding, channel.connection());
+            } catch (BrokerException e) {
+                throw e.kind() == BrokerException.Kind.RESOURCE_LOCKED ? locked(binding.destination().name(), cause) : e;
+            }
+        }, cause, done -> {
             if (!noWait) {
                 channel.reply(ok);
             }
@@ -425,37 +439,7 @@ final class TopologyMethods {
 
     /** The 0-9-1 field type RabbitMQ names in its refusals. */
     static String typeName(Object value) {
-        if (value instanceof Long) {
-            return "long";
-        }
-        if (value instanceof Integer) {
-            return "signedint";
-        }
-        if (value instanceof Short) {
-            return "short";
-        }
-        if (value instanceof Byte) {
-            return "byte";
-        }
-        if (value instanceof Boolean) {
-            return "bool";
-        }
-        if (value instanceof String) {
-            return "longstr";
-        }
-        if (value instanceof java.math.BigDecimal) {
-            return "decimal";
-        }
-        if (value instanceof java.util.Date || value instanceof java.time.Instant) {
-            return "timestamp";
-        }
-        if (value instanceof java.util.Map) {
-            return "table";
-        }
-        if (value instanceof java.util.List) {
-            return "array";
-        }
-        return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        return io.skiffmq.core.message.HeaderValues.fieldTypeName(value);
     }
 
     private static String quote(Object value) {

@@ -304,6 +304,25 @@ final class IncomingLink implements Link, Publisher.Confirms {
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
         }
+        if (session.connection().access().hasTopicPermissions()) {
+            // the keys of its x-cc annotation route it too: each needs the topic permission (RabbitMQ checks all)
+            String refusal;
+            try {
+                refusal = ccTopicRefusal(message);
+            } catch (BrokerException e) {
+                message.release();
+                reject(AmqpException.conditionOf(e), e.getMessage());
+                return;
+            } catch (IllegalArgumentException e) {
+                message.release();
+                reject(AmqpError.DECODE_ERROR, e.getMessage());
+                return;
+            }
+            if (refusal != null) {
+                message.release();
+                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
+            }
+        }
         if (deliveryTxn != null) {
             // held until the discharge; [4.4.1] settled with transactional-state(txn-id, accepted)
             org.apache.qpid.proton.amqp.transport.DeliveryState state =
@@ -335,6 +354,19 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 session.settleIncoming(deliveryId, Released.getInstance());
             }
         }
+    }
+
+    /** The topic permission refusal for a key the message's {@code x-cc} annotation names, or null. */
+    private String ccTopicRefusal(Message message) {
+        java.util.List<String> cc = message.headerRoutes();
+        for (int i = 0; cc != null && i < cc.size(); i++) {
+            String refusal = LinkPermits.topicRefusal(session.connection().access(), session.vhost(),
+                Permission.WRITE, message.exchange(), cc.get(i));
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        return null;
     }
 
     /**

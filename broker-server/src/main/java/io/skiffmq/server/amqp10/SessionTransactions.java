@@ -212,11 +212,17 @@ final class SessionTransactions {
         if (exchange.internal()) {
             return "exchange '" + exchange.name() + "' is internal";
         }
+        java.util.List<String> moreKeys;
+        try {
+            moreKeys = message.headerRoutes();
+        } catch (io.skiffmq.core.BrokerException | IllegalArgumentException e) {
+            return e.getMessage();
+        }
         if (mayGoNowhere) {
             return null;
         }
         try {
-            if (!vhost.route(exchange, message.routingKey(), message, router, routed).isEmpty()) {
+            if (!vhost.route(exchange, message.routingKey(), moreKeys, message, router, routed).isEmpty()) {
                 return null;
             }
         } catch (IllegalArgumentException e) {

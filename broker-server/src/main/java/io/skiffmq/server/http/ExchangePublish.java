@@ -7,6 +7,8 @@ import io.skiffmq.codec.amqp091.BasicProperties;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.Amqp091Message;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.publish.Publisher;
 import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.routing.Router;
@@ -57,11 +59,7 @@ final class ExchangePublish {
         String name = exchange.isDefault() ? Access.DEFAULT_EXCHANGE : exchange.name();
         lookups.require(request.caller(), vhost.name(), Permission.WRITE, Access.Resource.EXCHANGE, name);
         Access access = lookups.broker().accessControl().access(request.caller().user(), vhost.name());
-        String topicRefusal = exchange.type() == Exchange.Type.TOPIC && access.hasTopicPermissions()
-            ? access.topicRefusal(Permission.WRITE, exchange.name(), routingKey) : null;
-        if (topicRefusal != null) {
-            throw ApiException.notAuthorised(topicRefusal);
-        }
+        checkTopic(access, exchange, routingKey);
         if (exchange.internal()) {
             throw ApiException.badRequest("cannot publish to internal exchange '" + exchange.name() + "'");
         }
@@ -73,11 +71,20 @@ final class ExchangePublish {
         if (lookups.broker().alarms().any()) {
             throw new ApiException(503, "resource_alarm", "publishing is blocked by a resource alarm");
         }
-        return send(vhost, exchange, routingKey, props, payload);
+        return send(vhost, exchange, routingKey, props, payload, access);
+    }
+
+    /** Refuses a routing key the caller may not publish with to a topic exchange. */
+    private static void checkTopic(Access access, Exchange exchange, String routingKey) {
+        String topicRefusal = exchange.type() == Exchange.Type.TOPIC && access.hasTopicPermissions()
+            ? access.topicRefusal(Permission.WRITE, exchange.name(), routingKey) : null;
+        if (topicRefusal != null) {
+            throw ApiException.notAuthorised(topicRefusal);
+        }
     }
 
     private static CompletableFuture<ApiResponse> send(VirtualHost vhost, Exchange exchange, String routingKey,
-            BasicProperties props, byte[] payload) {
+            BasicProperties props, byte[] payload, Access access) {
         ByteBuf encoded = Unpooled.buffer();
         ByteBuf content = Unpooled.wrappedBuffer(payload);
         Amqp091Message message;
@@ -91,7 +98,11 @@ final class ExchangePublish {
         }
         List<Queue> queues;
         try {
-            queues = vhost.route(exchange, routingKey, message, new Router(), new ArrayList<>());
+            List<String> moreKeys = message.headerRoutes(); // CC and BCC: their keys need the topic permission too
+            for (int i = 0; moreKeys != null && i < moreKeys.size(); i++) {
+                checkTopic(access, exchange, moreKeys.get(i));
+            }
+            queues = vhost.route(exchange, routingKey, moreKeys, message, new Router(), new ArrayList<>());
             io.skiffmq.core.filter.SubscriptionFilter.retainAccepting(message, queues, null);
         } catch (RuntimeException e) {
             message.release();
@@ -101,6 +112,7 @@ final class ExchangePublish {
             message.release();
             return CompletableFuture.completedFuture(ApiResponse.ok(Map.of("routed", false)));
         }
+        Message delivered = Publisher.withoutBcc(message);
         CompletableFuture<ApiResponse> confirmed = new CompletableFuture<>();
         AtomicInteger waiting = new AtomicInteger(queues.size());
         PublishConfirm confirm = new PublishConfirm() {
@@ -118,9 +130,9 @@ final class ExchangePublish {
             }
         };
         for (Queue queue : queues) {
-            queue.publish(message.retain(), confirm);
+            queue.publish(delivered.retain(), confirm);
         }
-        message.release();
+        delivered.release();
         return confirmed.orTimeout(CONFIRM_WAIT_SECONDS, TimeUnit.SECONDS);
     }
 

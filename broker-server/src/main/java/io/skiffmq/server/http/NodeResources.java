@@ -115,8 +115,7 @@ final class NodeResources {
     private static List<Map<String, Object>> exchangeTypes() {
         List<Map<String, Object>> types = new ArrayList<>();
         for (Exchange.Type type : Exchange.Type.values()) {
-            String name = type.name().toLowerCase(java.util.Locale.ROOT);
-            types.add(Map.of("name", name, "description", "AMQP " + name + " exchange", "enabled", true));
+            types.add(Map.of("name", type.value(), "description", type.description(), "enabled", true));
         }
         return types;
     }

@@ -48,7 +48,7 @@ final class Shapes {
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("name", exchange.name());
         e.put("vhost", vhost);
-        e.put("type", exchange.type().name().toLowerCase(java.util.Locale.ROOT));
+        e.put("type", exchange.type().value());
         e.put("durable", exchange.durable());
         e.put("auto_delete", exchange.autoDelete());
         e.put("internal", exchange.internal());
