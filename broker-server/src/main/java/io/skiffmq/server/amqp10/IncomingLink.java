@@ -285,8 +285,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
         Message message;
         try {
             String exchange = address.isQueue() ? "" : address.exchange();
-            String key = address.isQueue() ? address.queue()
-                : address.routingKey() != null ? address.routingKey() : sections.subject();
+            String key = address.isQueue() ? address.queue() : address.routingKey() != null ? address.routingKey()
+                : java.util.Objects.requireNonNullElse(sections.subject(), "");
             // last: once the message exists it owns the bytes
             String refusal = target != null ? null : LinkPermits.publishRefusal(session.connection().access(),
                 address);
