@@ -74,7 +74,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private HeldReads held;
     private SaslExchange saslExchange;
     private State state = State.AWAIT_HEADER;
-    private String containerId;
+    /** The peer's, from its open; written once on the event loop, read by the HTTP API too. */
+    private volatile String containerId;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ScheduledFuture<?> handshakeTimeout;
     /** How the connection ends, decided once: the guard that makes every later close a no-op. */
@@ -400,6 +401,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public String protocol() {
         return "AMQP 1.0";
+    }
+
+    @Override
+    public String containerId() {
+        return containerId;
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */
