@@ -377,10 +377,14 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         }
     }
 
+    /**
+     * RabbitMQ's text ({@code rabbit_amqp_reader:terminate/2}, which the RabbitMQ clients' suites look for) with the
+     * spec's condition: RabbitMQ's is {@code amqp:internal-error} there.
+     */
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE, AmqpError.CONNECTION_FORCED,
-            description));
+            "Connection forced: " + description));
     }
 
     @Override
