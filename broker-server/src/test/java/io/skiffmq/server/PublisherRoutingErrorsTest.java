@@ -69,63 +69,62 @@ class PublisherRoutingErrorsTest {
         assertThat(error.getDescription()).isEqualTo(description);
     }
 
-    /** After a routing error of an unsettled delivery, the link goes on: the next message is taken. */
-    private static void assertLinkGoesOn(RawClient client, long deliveryId) throws Exception {
-        client.transfer(LINK, deliveryId, Messages.data("after", "/queues/" + QUEUE), false);
-        Disposition next = client.readUntil(Disposition.class);
-        assertThat(next.getFirst().longValue()).isEqualTo(deliveryId);
-        assertThat(next.getState()).isInstanceOf(org.apache.qpid.proton.amqp.messaging.Accepted.class);
+    /**
+     * An unsettled message to {@code to} is rejected with the error; the link goes on: the next message, to a queue
+     * that exists, is accepted.
+     */
+    private static void assertRejectedAndTheLinkGoesOn(String to, AmqpError condition, String description)
+            throws Exception {
+        try (RawClient client = anonymousPublisher()) {
+            client.transfer(LINK, 0, Messages.data("lost", to), false);
+            assertError(rejection(client, 0), condition, description);
+            client.transfer(LINK, 1, Messages.data("after", "/queues/" + QUEUE), false);
+            Disposition next = client.readUntil(Disposition.class);
+            assertThat(next.getFirst().longValue()).isEqualTo(1);
+            assertThat(next.getState()).isInstanceOf(org.apache.qpid.proton.amqp.messaging.Accepted.class);
+        }
     }
 
     @Test
     void anUnsettledMessageToAMissingExchangeIsRejectedAndTheLinkGoesOn() throws Exception {
+        assertRejectedAndTheLinkGoesOn("/exchanges/routing-missing", AmqpError.NOT_FOUND,
+            "no exchange 'routing-missing' in vhost '/'");
+    }
+
+    /** What detaches an anonymous publisher that sends delivery {@code id} to {@code to}. */
+    private static Detach detachAfter(long id, String to, boolean settled) throws Exception {
         try (RawClient client = anonymousPublisher()) {
-            client.transfer(LINK, 0, Messages.data("lost", "/exchanges/routing-missing"), false);
-            assertError(rejection(client, 0), AmqpError.NOT_FOUND, "no exchange 'routing-missing' in vhost '/'");
-            assertLinkGoesOn(client, 1);
+            client.transfer(LINK, id, Messages.data("lost", to), settled);
+            Detach detach = client.readUntil(Detach.class);
+            assertThat(detach.getClosed()).isTrue();
+            return detach;
         }
     }
 
     @Test
     void aSettledMessageToAMissingExchangeDetachesTheLinkNamingItsDeliveryTag() throws Exception {
-        try (RawClient client = anonymousPublisher()) {
-            client.transfer(LINK, 7, Messages.data("lost", "/exchanges/routing-missing"), true);
-            Detach detach = client.readUntil(Detach.class);
-            assertThat(detach.getClosed()).isTrue();
-            assertError(detach.getError(), AmqpError.NOT_FOUND, "no exchange 'routing-missing' in vhost '/'");
-            // RawClient's delivery-tag is the delivery-id's digits
-            assertThat(detach.getError().getInfo()).isEqualTo(Map.of(Symbol.valueOf("delivery-tag"),
-                new Binary("7".getBytes())));
-        }
+        ErrorCondition error = detachAfter(7, "/exchanges/routing-missing", true).getError();
+        assertError(error, AmqpError.NOT_FOUND, "no exchange 'routing-missing' in vhost '/'");
+        // RawClient's delivery-tag is the delivery-id's digits
+        assertThat(error.getInfo()).isEqualTo(Map.of(Symbol.valueOf("delivery-tag"), new Binary("7".getBytes())));
     }
 
     @Test
     void aMessageWithoutToIsAPreconditionFailure() throws Exception {
-        try (RawClient client = anonymousPublisher()) {
-            client.transfer(LINK, 0, Messages.data("nowhere", null), false);
-            assertError(rejection(client, 0), AmqpError.PRECONDITION_FAILED,
-                "anonymous terminus requires 'to' address to be set");
-            assertLinkGoesOn(client, 1);
-        }
+        assertRejectedAndTheLinkGoesOn(null, AmqpError.PRECONDITION_FAILED,
+            "anonymous terminus requires 'to' address to be set");
     }
 
     @Test
     void aToThatIsNoAddressIsAPreconditionFailure() throws Exception {
-        try (RawClient client = anonymousPublisher()) {
-            client.transfer(LINK, 0, Messages.data("nowhere", "/nowhere/x"), false);
-            assertError(rejection(client, 0), AmqpError.PRECONDITION_FAILED, "bad 'to' address string: /nowhere/x");
-            assertLinkGoesOn(client, 1);
-        }
+        assertRejectedAndTheLinkGoesOn("/nowhere/x", AmqpError.PRECONDITION_FAILED,
+            "bad 'to' address string: /nowhere/x");
     }
 
     @Test
     void aToAnInternalExchangeDetachesTheLink() throws Exception {
-        try (RawClient client = anonymousPublisher()) {
-            client.transfer(LINK, 0, Messages.data("inside", "/exchanges/routing-internal"), false);
-            Detach detach = client.readUntil(Detach.class);
-            assertError(detach.getError(), AmqpError.UNAUTHORIZED_ACCESS,
-                "forbidden to publish to internal exchange 'routing-internal' in vhost '/'");
-        }
+        assertError(detachAfter(0, "/exchanges/routing-internal", false).getError(), AmqpError.UNAUTHORIZED_ACCESS,
+            "forbidden to publish to internal exchange 'routing-internal' in vhost '/'");
     }
 
     @Test
