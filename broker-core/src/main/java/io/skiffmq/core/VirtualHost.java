@@ -243,8 +243,10 @@ public final class VirtualHost {
     public void checkAccess(Queue queue, Object owner) {
         Object exclusiveOwner = exclusiveOwners.get(queue.name());
         if (exclusiveOwner != null && exclusiveOwner != owner) {
+            // RabbitMQ's text (rabbit_amqqueue:check_exclusive_access), which its clients match on
             throw new BrokerException(Kind.RESOURCE_LOCKED, "cannot obtain exclusive access to locked queue '"
-                + queue.name() + "': it belongs to another connection");
+                + queue.name() + "' in vhost '" + name + "'. It could be originally declared on another connection"
+                + " or the exclusive property value does not match that of the original declaration.");
         }
     }
 

@@ -37,6 +37,13 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
     public static final String SKIFFMQ_VERSION = "0.1.0";
+    /**
+     * The RabbitMQ feature level we implement, told to clients as {@code version} (AMQP 1.0 {@code open}, 0-9-1
+     * {@code connection.start}, the HTTP API): the last 4.0 release. 4.1 is where the clients turn on what we do not
+     * have (filter expressions on streams, OAuth 2 token refresh); docs/server.md lists what each level turns on.
+     */
+    public static final String RABBITMQ_VERSION = "4.0.9";
+    private static final java.util.regex.Pattern VERSION = java.util.regex.Pattern.compile("\\d+\\.\\d+\\.\\d+([-+].*)?");
     /** The {@code anonymous-login-user} that switches SASL ANONYMOUS off, as RabbitMQ's {@code none}. */
     public static final String NO_ANONYMOUS_LOGIN = "none";
     /** An optional port that is not set. */
@@ -85,7 +92,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
-            5000, true, true, "4.0.0", "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
+            5000, true, true, RABBITMQ_VERSION, "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
             TransactionSettings.defaults());
@@ -170,7 +177,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "max-unconfirmed" -> unconfirmed = Integer.parseInt(value);
                 case "auto-create-queues" -> create = parseBoolean(name, value);
                 case "durable-if-no-header" -> noHeaderDurable = parseBoolean(name, value);
-                case "rabbitmq-version" -> version = value;
+                case "rabbitmq-version" -> version = parseVersion(name, value);
                 case "node" -> n = value;
                 case "amqp091-port" -> port091 = Setting.port(name, value);
                 case "heartbeat" -> heartbeat = Integer.parseInt(value);
@@ -207,6 +214,14 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */
     public String anonymousUser() {
         return NO_ANONYMOUS_LOGIN.equals(anonymousLoginUser) ? null : anonymousLoginUser;
+    }
+
+    /** MAJOR.MINOR.PATCH, maybe with a suffix: what the RabbitMQ clients parse (they refuse a connection otherwise). */
+    private static String parseVersion(String name, String value) {
+        if (!VERSION.matcher(value).matches()) {
+            throw new IllegalArgumentException(name + " must be a version such as " + RABBITMQ_VERSION + ", got " + value);
+        }
+        return value;
     }
 
     private static boolean parseBoolean(String name, String value) {

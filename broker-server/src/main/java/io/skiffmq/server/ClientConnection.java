@@ -59,6 +59,14 @@ public interface ClientConnection {
     String protocol();
 
     /**
+     * AMQP 1.0: the container-id of the peer's {@code open} (the HTTP API's {@code container_id}, which the RabbitMQ
+     * AMQP 1.0 clients' suites find their connections by); null before it, and over 0-9-1. Any thread.
+     */
+    default String containerId() {
+        return null;
+    }
+
+    /**
      * Its channels (AMQP 1.0: sessions) and their consumers, read on the connection's event loop; an empty list when
      * the loop is gone. Called from any thread.
      */

@@ -58,7 +58,7 @@ class ConnectionTest {
             assertThat(open.getOfferedCapabilities()).contains(Symbol.valueOf("ANONYMOUS-RELAY"));
             assertThat(RawClient.properties(open))
                 .containsEntry(Symbol.valueOf("product"), "SkiffMQ")
-                .containsEntry(Symbol.valueOf("version"), "4.0.0")
+                .containsEntry(Symbol.valueOf("version"), BrokerConfig.RABBITMQ_VERSION)
                 .containsKey(Symbol.valueOf("node"))
                 .containsKey(Symbol.valueOf("skiffmq-version"));
             assertThat(open.getMaxFrameSize().intValue()).isEqualTo(131_072);

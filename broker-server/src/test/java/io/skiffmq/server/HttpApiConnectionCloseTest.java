@@ -84,7 +84,7 @@ class HttpApiConnectionCloseTest {
                 Map.of("X-Reason", "moved to another node"));
             assertThat(answer.status()).isEqualTo(204);
             JMSException e = failure.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            assertThat(e.getMessage()).contains("moved to another node");
+            assertThat(e.getMessage()).contains("Connection forced: moved to another node");
         } finally {
             connection.close();
         }

@@ -148,6 +148,20 @@ class HttpApiShapeTest {
         assertThat((String) c.get("name")).endsWith(" -> 127.0.0.1:" + broker.port());
         assertThat(api.get("/api/connections/" + seg((String) c.get("name"))).map()).isEqualTo(c);
         assertThat(api.get("/api/vhosts/%2F/connections").list()).hasSize(1);
+        assertThat(c).as("AMQP 1.0 only").doesNotContainKey("container_id");
+    }
+
+    /** As RabbitMQ shows it: the RabbitMQ AMQP 1.0 Go client's suite finds its connections by it. */
+    @Test
+    void anAmqp10ConnectionShowsItsContainerId() throws Exception {
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            Amqp091Support.await().atMost(Amqp091Support.TIMEOUT).until(() -> api.get("/api/connections").list()
+                .stream().anyMatch(c -> "AMQP 1.0".equals(c.get("protocol"))));
+            Map<String, Object> c = api.get("/api/connections").list().stream()
+                .filter(m -> "AMQP 1.0".equals(m.get("protocol"))).findFirst().orElseThrow();
+            assertThat(c).containsEntry("container_id", "raw-client");
+        }
+        Amqp091Support.await().atMost(Amqp091Support.TIMEOUT).until(() -> api.get("/api/connections").list().size() == 1);
     }
 
     @Test

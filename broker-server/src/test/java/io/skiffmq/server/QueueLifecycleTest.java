@@ -97,8 +97,11 @@ class QueueLifecycleTest {
         try (Connection other = environment.connectionBuilder().build()) {
             assertThatThrownBy(() -> other.consumerBuilder().queue("mine").messageHandler((c, m) -> c.accept()).build())
                 .isInstanceOf(AmqpException.class);
+            // RabbitMQ's text, which the client matches on (AmqpUtils.EXCLUSIVE_ACCESS_EXCEPTION_PREDICATE)
             assertThatThrownBy(() -> other.management().queue().name("mine").exclusive(true).declare())
-                .isInstanceOf(AmqpException.class);
+                .isInstanceOf(AmqpException.class)
+                .hasMessageContaining("cannot obtain exclusive access to locked queue 'mine' in vhost '/'")
+                .hasMessageContaining("the exclusive property value does not match that of the original declaration");
             Publisher stranger = other.publisherBuilder().queue("mine").build();
             BlockingQueue<Publisher.Status> outcome = new ArrayBlockingQueue<>(1);
             stranger.publish(stranger.message("from elsewhere".getBytes(StandardCharsets.UTF_8)),
@@ -134,8 +137,9 @@ class QueueLifecycleTest {
         }
     }
 
+    /** As RabbitMQ 4 does ({@code rabbit_amqp_session:destroy_links}): amqp:resource-deleted, for both sides. */
     @Test
-    void deletingAQueueDetachesItsConsumersAndPublishers() throws Exception {
+    void deletingAQueueDetachesItsConsumersAndPublishersWithResourceDeleted() throws Exception {
         try (Connection connection = environment.connectionBuilder().build()) {
             Management management = connection.management();
             management.queue().name("doomed").declare();
@@ -145,18 +149,24 @@ class QueueLifecycleTest {
                 .messageHandler((c, m) -> c.accept()).build();
             connection.publisherBuilder().queue("doomed").listeners(publisherStates::add).build();
             management.queueDelete("doomed");
-            assertThat(closedBecause(consumerStates)).as("consumer: amqp:resource-deleted")
-                .isInstanceOf(AmqpException.AmqpEntityDoesNotExistException.class);
-            assertThat(closedBecause(publisherStates)).as("publisher: amqp:not-found")
-                .isInstanceOf(AmqpException.AmqpEntityDoesNotExistException.class);
+            assertThat(closedBecause(consumerStates)).as("consumer")
+                .isInstanceOf(AmqpException.AmqpEntityDoesNotExistException.class)
+                .hasMessageContaining("amqp:resource-deleted");
+            assertThat(closedBecause(publisherStates)).as("publisher")
+                .isInstanceOf(AmqpException.AmqpEntityDoesNotExistException.class)
+                .hasMessageContaining("amqp:resource-deleted");
             assertThat(connection.management().queue().name("after").declare().name()).as("the connection lives on")
                 .isEqualTo("after");
             management.queueDelete("after");
         }
     }
 
+    /**
+     * As RabbitMQ 4 does ({@code lookup_target}): an exchange target's deletion is found by the next transfer, which
+     * is released, and the link detached with amqp:not-found; other links carry on.
+     */
     @Test
-    void deletingAnExchangeDetachesItsPublishers() throws Exception {
+    void aPublisherFindsItsExchangeDeletedAtItsNextMessage() throws Exception {
         try (Connection connection = environment.connectionBuilder().build()) {
             Management management = connection.management();
             management.exchange().name("doomed-x").type(Management.ExchangeType.FANOUT).declare();
@@ -164,12 +174,39 @@ class QueueLifecycleTest {
             Publisher publisher = connection.publisherBuilder().exchange("doomed-x").listeners(states::add).build();
             Publisher survivor = connection.publisherBuilder().exchange("amq.fanout").build();
             management.exchangeDelete("doomed-x");
-            assertThat(closedBecause(states)).isInstanceOf(AmqpException.AmqpEntityDoesNotExistException.class);
-            BlockingQueue<Publisher.Status> outcome = new ArrayBlockingQueue<>(1);
-            survivor.publish(survivor.message("x".getBytes(StandardCharsets.UTF_8)), c -> outcome.add(c.status()));
-            assertThat(outcome.poll(10, TimeUnit.SECONDS)).as("other links carry on").isEqualTo(Publisher.Status.RELEASED);
+            assertThat(outcome(survivor)).as("other links carry on").isEqualTo(Publisher.Status.RELEASED);
+            assertThat(states).as("still attached").noneMatch(c -> c.currentState() == Resource.State.CLOSED);
+
+            assertThat(outcome(publisher)).isEqualTo(Publisher.Status.RELEASED);
+            assertThat(closedBecause(states)).isInstanceOf(AmqpException.AmqpEntityDoesNotExistException.class)
+                .hasMessageContaining("no exchange 'doomed-x' in vhost '/'").hasMessageContaining("amqp:not-found");
             assertThatThrownBy(() -> publisher.publish(publisher.message(), c -> { }))
                 .isInstanceOf(AmqpException.class);
         }
+    }
+
+    @Test
+    void aPublisherWhoseExchangeIsDeclaredAgainGoesOn() throws Exception {
+        try (Connection connection = environment.connectionBuilder().build()) {
+            Management management = connection.management();
+            management.exchange().name("reborn-x").type(Management.ExchangeType.FANOUT).declare();
+            management.queue().name("reborn-q").declare();
+            Publisher publisher = connection.publisherBuilder().exchange("reborn-x").build();
+            management.exchangeDelete("reborn-x");
+            management.exchange().name("reborn-x").type(Management.ExchangeType.FANOUT).declare();
+            management.binding().sourceExchange("reborn-x").destinationQueue("reborn-q").bind();
+            assertThat(outcome(publisher)).isEqualTo(Publisher.Status.ACCEPTED);
+            assertThat(management.queueInfo("reborn-q").messageCount()).isEqualTo(1);
+            management.exchangeDelete("reborn-x");
+            management.queueDelete("reborn-q");
+        }
+    }
+
+    private static Publisher.Status outcome(Publisher publisher) throws InterruptedException {
+        BlockingQueue<Publisher.Status> outcome = new ArrayBlockingQueue<>(1);
+        publisher.publish(publisher.message("x".getBytes(StandardCharsets.UTF_8)), c -> outcome.add(c.status()));
+        Publisher.Status status = outcome.poll(10, TimeUnit.SECONDS);
+        assertThat(status).as("an outcome").isNotNull();
+        return status;
     }
 }

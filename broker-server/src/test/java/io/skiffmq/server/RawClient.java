@@ -147,13 +147,21 @@ final class RawClient implements AutoCloseable {
         return read().as(Begin.class);
     }
 
-    /** Attaches a publisher link; returns the broker's attach (a detach follows when it refused). */
+    /**
+     * Attaches a publisher link, {@code snd-settle-mode} mixed (each transfer says whether it is settled); returns
+     * the broker's attach (a detach follows when it refused).
+     */
     Attach attachSender(int handle, String address) throws IOException {
+        return attachSender(handle, address, SenderSettleMode.MIXED);
+    }
+
+    /** A publisher link whose transfers promise {@code mode}; {@code address} null for the anonymous relay. */
+    Attach attachSender(int handle, String address, SenderSettleMode mode) throws IOException {
         Attach attach = new Attach();
         attach.setName("sender-" + handle);
         attach.setHandle(UnsignedInteger.valueOf(handle));
         attach.setRole(Role.SENDER);
-        attach.setSndSettleMode(SenderSettleMode.UNSETTLED);
+        attach.setSndSettleMode(mode);
         attach.setInitialDeliveryCount(UnsignedInteger.ZERO);
         attach.setSource(new Source());
         Target target = new Target();

@@ -250,7 +250,7 @@ class VirtualHostTest {
                 assertThat(broker.admin().deleteUser("temp")).isTrue();
                 Close close = client.readUntil(Close.class);
                 assertThat((Object) close.getError().getCondition()).isEqualTo(AmqpError.CONNECTION_FORCED.symbol());
-                assertThat(close.getError().getDescription()).isEqualTo("user 'temp' is deleted");
+                assertThat(close.getError().getDescription()).isEqualTo("Connection forced: user 'temp' is deleted");
             }
             await().atMost(TIMEOUT).until(() -> !connection.isOpen());
             assertThat(((AMQP.Connection.Close) connection.getCloseReason().getReason()).getReplyText())

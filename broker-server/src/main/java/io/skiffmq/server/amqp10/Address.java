@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
  *
  * @param queue the queue, for queue addresses (else null)
  * @param exchange the exchange, for exchange addresses (else null)
- * @param routingKey the routing key; null for {@code /exchanges/e}, where the message's subject is the key
+ * @param routingKey the routing key: empty for {@code /exchanges/e} (RabbitMQ 4's v2 addresses route with the key
+ *        they name, none meaning ""); null for the v1 {@code /exchange/e}, where the message's subject is the key
  * @param mayCreate true for the forms that declare the queue when missing (bare names, {@code /queue/q})
  * @param topic a JMS topic: {@code amq.topic} with the name as key, where a message nobody subscribed to is
  *        accepted and dropped (JMS semantics) rather than released
@@ -45,7 +46,7 @@ record Address(String queue, String exchange, String routingKey, boolean mayCrea
                 break;
             case "exchanges":
                 if (parts.length == 2) {
-                    return new Address(null, decode(parts[1]), null, false);
+                    return new Address(null, decode(parts[1]), "", false);
                 }
                 if (parts.length == 3) {
                     return new Address(null, decode(parts[1]), decode(parts[2]), false);

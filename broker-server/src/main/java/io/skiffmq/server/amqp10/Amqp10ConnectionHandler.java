@@ -74,7 +74,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private HeldReads held;
     private SaslExchange saslExchange;
     private State state = State.AWAIT_HEADER;
-    private String containerId;
+    /** The peer's, from its open; written once on the event loop, read by the HTTP API too. */
+    private volatile String containerId;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ScheduledFuture<?> handshakeTimeout;
     /** A login refused with a reason SASL cannot carry ({@link SaslExchange#refusedAtOpen}), said at open; or null. */
@@ -389,10 +390,14 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         }
     }
 
+    /**
+     * RabbitMQ's text ({@code rabbit_amqp_reader:terminate/2}, which the RabbitMQ clients' suites look for) with the
+     * spec's condition: RabbitMQ's is {@code amqp:internal-error} there.
+     */
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE, AmqpError.CONNECTION_FORCED,
-            description));
+            "Connection forced: " + description));
     }
 
     @Override
@@ -413,6 +418,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public String protocol() {
         return "AMQP 1.0";
+    }
+
+    @Override
+    public String containerId() {
+        return containerId;
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */

@@ -291,9 +291,8 @@ final class DeliveryWriter {
             try {
                 annotations.clear();
                 annotations.put("x-exchange", message.exchange());
-                if (message.routingKey() != null) {
-                    annotations.put("x-routing-key", message.routingKey());
-                }
+                // always there, "" included, as RabbitMQ sets it
+                annotations.put("x-routing-key", message.routingKey() == null ? "" : message.routingKey());
                 // the publisher's bytes, or a 0-9-1 message converted once (owned by the message)
                 MessageSections sections = message.toAmqp10().sections();
                 DeliveryEncoder.writeAnnotations(frame, sections, message.durable(), message.priority(),

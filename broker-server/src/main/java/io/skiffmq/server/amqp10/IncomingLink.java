@@ -27,6 +27,7 @@ import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 
 /**
  * A publisher's link: we are the receiver. Messages go to the virtual host through a core {@link Publisher}, which
@@ -41,7 +42,10 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
  * <p>A transfer in a transaction ({@code transactional-state}) is held by the session's {@link SessionTransactions}
  * and routed at the commit, not here.
  *
- * <p>Deleting the queue or exchange a link targets detaches it with {@code amqp:not-found}, as RabbitMQ 4 does.
+ * <p>As RabbitMQ 4 does: deleting the queue a link targets detaches it with {@code amqp:resource-deleted}; an
+ * exchange target's deletion is found by the next transfer, which is released, and the link detached with
+ * {@code amqp:not-found}. On the anonymous relay a {@code to} that goes nowhere is a routing error
+ * ({@link RoutingErrors}). A transfer's {@code settled} must agree with the link's {@code snd-settle-mode} [2.7.5].
  *
  * <p>Owned by the connection's event loop; confirms come back from queues through the publisher's handoff.
  */
@@ -55,7 +59,10 @@ final class IncomingLink implements Link, Publisher.Confirms {
     private final boolean durableIfNoHeader;
     private final long maxMessageSize;
     private final Publisher publisher;
-    /** Cancels the watch on the target's deletion; null when nothing is watched. */
+    /** The attach's {@code snd-settle-mode}: what every delivery's {@code settled} must agree with. */
+    private final SenderSettleMode sndSettleMode;
+    private final RoutingErrors routingErrors;
+    /** Cancels the watch on the target queue's deletion; null when nothing is watched. */
     private Runnable unwatch;
 
     private final ReceiverCredit credit;
@@ -74,11 +81,14 @@ final class IncomingLink implements Link, Publisher.Confirms {
     private org.apache.qpid.proton.amqp.Binary deliveryTxn;
     private ByteBuf assembled;
 
-    private IncomingLink(AmqpSession session, long handle, Address target, String dynamicQueue, long deliveryCount) {
+    private IncomingLink(AmqpSession session, long handle, Address target, String dynamicQueue, long deliveryCount,
+            SenderSettleMode sndSettleMode) {
         this.session = session;
         this.handle = handle;
         this.target = target;
         this.dynamicQueue = dynamicQueue;
+        this.sndSettleMode = sndSettleMode == null ? SenderSettleMode.MIXED : sndSettleMode;
+        this.routingErrors = new RoutingErrors(session, handle);
         BrokerConfig config = session.config();
         this.credit = new ReceiverCredit(session, handle, deliveryCount, config.publisherCredit());
         this.maxUnconfirmed = config.maxUnconfirmed();
@@ -121,9 +131,10 @@ final class IncomingLink implements Link, Publisher.Confirms {
             throw AmqpException.linkError(handle, ready);
         }
         long initialCount = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
-        IncomingLink link = new IncomingLink(session, handle, address, dynamic, initialCount);
-        if (address != null && dynamic == null && !address.topic()) {
-            link.watch(address);
+        IncomingLink link = new IncomingLink(session, handle, address, dynamic, initialCount,
+            attach.getSndSettleMode());
+        if (address != null && dynamic == null && address.isQueue()) {
+            link.watch(address.queue());
         }
 
         Attach reply = Link.reply(attach, attach.getSndSettleMode());
@@ -156,29 +167,32 @@ final class IncomingLink implements Link, Publisher.Confirms {
         if (address.isQueue()) {
             if (vhost.queue(address.queue()) == null) {
                 if (!address.mayCreate() || !session.config().autoCreateQueues()) {
-                    throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
+                    throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no %s",
+                        RoutingErrors.resource("queue", address.queue(), vhost.name()));
                 }
                 LinkPermits.require(session.connection().access(), handle, Permission.CONFIGURE,
                     Access.Resource.QUEUE, address.queue());
                 return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), null);
             }
         } else if (vhost.exchange(address.exchange()) == null) {
-            throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no exchange '%s'", address.exchange());
+            throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no %s",
+                RoutingErrors.resource("exchange", address.exchange(), vhost.name()));
         } else if (vhost.exchange(address.exchange()).internal()) {
-            throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "exchange '%s' is internal",
-                address.exchange());
+            throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "forbidden to publish to internal %s",
+                RoutingErrors.resource("exchange", address.exchange(), vhost.name()));
         }
         return CompletableFuture.completedFuture(null);
     }
 
-    /** Detaches this link when its target queue or exchange is deleted. */
-    private void watch(Address address) {
-        Destination destination = address.isQueue() ? Destination.queue(address.queue())
-            : Destination.exchange(address.exchange());
-        String what = address.isQueue() ? "queue '" + address.queue() : "exchange '" + address.exchange();
-        unwatch = session.vhost().whenDeleted(destination, () -> session.onLoop(() -> {
+    /**
+     * Detaches this link when its target queue is deleted. An exchange is not watched: RabbitMQ finds it gone at the
+     * next transfer (and a link whose exchange was declared again meanwhile goes on).
+     */
+    private void watch(String queue) {
+        unwatch = session.vhost().whenDeleted(Destination.queue(queue), () -> session.onLoop(() -> {
             if (!closed) {
-                session.detachWithError(handle, new ErrorCondition(AmqpError.NOT_FOUND.symbol(), what + "' was deleted"));
+                session.detachWithError(handle, new ErrorCondition(AmqpError.RESOURCE_DELETED.symbol(),
+                    "queue '" + queue + "' was deleted"));
             }
         }));
     }
@@ -215,11 +229,15 @@ final class IncomingLink implements Link, Publisher.Confirms {
 
     void onTransfer(TransferPerformative transfer, ByteBuf payload) {
         if (!inDelivery) {
+            checkSettled(transfer);
             credit.firstTransfer(transfer);
             inDelivery = true;
             deliveryId = transfer.deliveryId();
             deliverySettled = transfer.settled();
             deliveryTxn = SessionTransactions.txnIdOf(transfer);
+            if (target == null && deliverySettled) {
+                routingErrors.keepTag(transfer);
+            }
         }
         if (transfer.aborted()) {
             // [2.6.12] an aborted delivery is discarded and needs no settlement
@@ -236,6 +254,24 @@ final class IncomingLink implements Link, Publisher.Confirms {
         assembled = null;
         route(bytes);
         grantCredit();
+    }
+
+    /**
+     * [2.7.5] a delivery's {@code settled} agrees with the link's {@code snd-settle-mode}, and asks for no
+     * {@code rcv-settle-mode} second (we settle first), as RabbitMQ 4.0.3 and later check. The first transfer decides:
+     * a later one may only repeat what it said.
+     */
+    private void checkSettled(TransferPerformative transfer) {
+        boolean settled = transfer.settled();
+        if (sndSettleMode == SenderSettleMode.UNSETTLED && settled
+                || sndSettleMode == SenderSettleMode.SETTLED && !settled) {
+            throw AmqpException.linkError(handle, AmqpError.INVALID_FIELD,
+                "sender settle mode is '%s' but transfer settled flag is interpreted as being '%s'",
+                sndSettleMode.toString().toLowerCase(java.util.Locale.ROOT), settled);
+        }
+        if (transfer.rcvSettleMode() == 1 && !settled) {
+            throw AmqpException.linkError(handle, AmqpError.NOT_IMPLEMENTED, "rcv-settle-mode second not supported");
+        }
     }
 
     private void append(ByteBuf payload) {
@@ -278,15 +314,16 @@ final class IncomingLink implements Link, Publisher.Confirms {
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
         } catch (IllegalArgumentException e) {
+            // only the anonymous relay's 'to' can be wrong here
             bytes.release();
-            reject(AmqpError.INVALID_FIELD, e.getMessage());
+            routingErrors.anonymous(deliveryId, deliverySettled, AmqpError.PRECONDITION_FAILED, e.getMessage());
             return;
         }
         Message message;
         try {
             String exchange = address.isQueue() ? "" : address.exchange();
-            String key = address.isQueue() ? address.queue()
-                : address.routingKey() != null ? address.routingKey() : sections.subject();
+            String key = address.isQueue() ? address.queue() : address.routingKey() != null ? address.routingKey()
+                : java.util.Objects.requireNonNullElse(sections.subject(), "");
             // last: once the message exists it owns the bytes
             String refusal = target != null ? null : LinkPermits.publishRefusal(session.connection().access(),
                 address);
@@ -336,7 +373,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         try {
             routed = publisher.publish(message, deliverySettled ? -1 : deliveryId);
         } catch (BrokerException e) {
-            reject(AmqpException.conditionOf(e), e.getMessage());
+            refused(address, e);
             return;
         } catch (IllegalArgumentException e) {
             // a headers exchange met application-properties that do not decode
@@ -370,19 +407,47 @@ final class IncomingLink implements Link, Publisher.Confirms {
     }
 
     /**
+     * The publisher refused a message, as RabbitMQ 4 answers the same: a missing exchange is a routing error (the
+     * anonymous relay's, or a fixed target's that was deleted), an internal one an error of the link; anything
+     * else (a queue refusing it) rejects the delivery.
+     */
+    private void refused(Address address, BrokerException e) {
+        String vhost = session.vhost().name();
+        if (e.kind() == BrokerException.Kind.NOT_FOUND && !address.isQueue()) {
+            String description = "no " + RoutingErrors.resource("exchange", address.exchange(), vhost);
+            if (target == null) {
+                routingErrors.anonymous(deliveryId, deliverySettled, AmqpError.NOT_FOUND, description);
+            } else {
+                routingErrors.targetGone(deliveryId, deliverySettled, AmqpError.NOT_FOUND, description);
+            }
+        } else if (e.kind() == BrokerException.Kind.ACCESS_REFUSED && !address.isQueue()) {
+            session.detachWithError(handle, new ErrorCondition(AmqpError.UNAUTHORIZED_ACCESS.symbol(),
+                "forbidden to publish to internal " + RoutingErrors.resource("exchange", address.exchange(), vhost)));
+        } else {
+            reject(AmqpException.conditionOf(e), e.getMessage());
+        }
+    }
+
+    /**
      * The address in a message's {@code to}, for the anonymous relay (queues are not created on this path); Qpid
      * JMS marks a topic with the annotation {@code x-opt-jms-dest} 1 (3 for a temporary topic).
+     *
+     * @throws IllegalArgumentException with RabbitMQ's text, when there is no {@code to} or it is no address
      */
     private static Address addressOf(MessageSections sections) throws AmqpDecodeException {
         String to = sections.to();
         if (to == null) {
-            throw new IllegalArgumentException("a message on an anonymous link needs a 'to'");
+            throw new IllegalArgumentException("anonymous terminus requires 'to' address to be set");
         }
         Object jmsDest = sections.messageAnnotation("x-opt-jms-dest");
         if (jmsDest instanceof Number n && (n.intValue() == 1 || n.intValue() == 3)) {
             return Address.topic(to);
         }
-        return Address.parse(to);
+        try {
+            return Address.parse(to);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("bad 'to' address string: " + to, e);
+        }
     }
 
     static boolean hasCapability(Symbol[] capabilities, String name) {

@@ -1,5 +1,6 @@
 package io.skiffmq.server.config;
 
+import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.LogSettings;
 import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.transport.TlsSettings;
@@ -50,8 +51,9 @@ public final class Settings {
             + " choice); false follows the AMQP 1.0 default, as Artemis does"),
         Setting.of("auto-create-queues", "true|false", "true", "bare names and `/queue/q` declare missing queues"
             + " (v2 `/queues/q` and `/amq/queue/q` do not)"),
-        Setting.of("rabbitmq-version", "version", "4.0.0", "the `version` open property: the RabbitMQ feature level"
-            + " implemented (the RabbitMQ AMQP 1.0 clients need 4.0.0 or later)"),
+        Setting.of("rabbitmq-version", "version", BrokerConfig.RABBITMQ_VERSION, "the RabbitMQ feature level"
+            + " implemented, told to clients as `version` (AMQP 1.0 `open`, 0-9-1 server properties, HTTP API); the"
+            + " RabbitMQ AMQP 1.0 clients turn features on by it and need 4.0.0 or later (docs/server.md)"),
         Setting.described("node", "name", "skiffmq@host", "the `node` open property"),
         Setting.of("amqp091-port", "int|none", "none",
             "a second port that speaks AMQP 0-9-1 only (0-9-1 is spoken on `port` too); 0 picks a free one"),

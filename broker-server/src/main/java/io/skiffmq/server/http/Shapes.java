@@ -81,6 +81,9 @@ final class Shapes {
         m.put("type", "network");
         m.put("state", opened == null ? "starting" : "running");
         m.put("protocol", c.protocol());
+        if (c.containerId() != null) {
+            m.put("container_id", c.containerId()); // AMQP 1.0 only, as RabbitMQ shows it
+        }
         m.put("user", opened == null ? null : opened.user());
         m.put("vhost", opened == null ? null : opened.vhost());
         putAddress(m, "host", "port", c.localAddress());
