@@ -4,6 +4,7 @@ import io.skiffmq.core.filter.SubscriptionFilter;
 
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
+import io.skiffmq.core.message.HeaderValues;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -104,8 +105,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             return NONE;
         }
         Check check = new Check(vhost, queue, arguments);
-        Object type = arguments.get("x-queue-type");
-        if (type != null) {
+        if (arguments.containsKey("x-queue-type")) {
             String name = check.string("x-queue-type");
             if (UNIMPLEMENTED_TYPES.contains(name)) {
                 throw new BrokerException(Kind.NOT_IMPLEMENTED, "queue '" + queue + "' in vhost '" + vhost
@@ -196,14 +196,14 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                 + "' in vhost '" + vhost + "': " + detail);
         }
 
-        /** An integer argument in {@code min..max}, or -1 when absent. */
+        /** An integer argument in {@code min..max}, or -1 when absent; a void (null) one is no integer. */
         long integer(String key, long min, long max) {
-            Object value = arguments.get(key);
-            if (value == null) {
+            if (!arguments.containsKey(key)) {
                 return -1;
             }
+            Object value = arguments.get(key);
             if (!(value instanceof Number n) || !integral(n)) {
-                throw invalid(key, quoted("expected integer, got " + typeName(value))); // check_int_arg/2
+                throw invalid(key, quoted("expected integer, got " + HeaderValues.fieldType(value))); // check_int_arg/2
             }
             long v = n.longValue();
             if (v < min) {
@@ -224,69 +224,22 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             if (value != null && value.getClass().getSimpleName().equals("Symbol")) {
                 return value.toString(); // an AMQP 1.0 symbol, as the management node may decode one
             }
-            throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldType(value) + "}");
         }
 
         boolean bool(String key) {
-            Object value = arguments.get(key);
-            if (value == null) {
+            if (!arguments.containsKey(key)) {
                 return false;
             }
+            Object value = arguments.get(key);
             if (value instanceof Boolean b) {
                 return b;
             }
-            throw invalid(key, "{unacceptable_type," + typeName(value) + "}");
+            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldType(value) + "}");
         }
 
         private static boolean integral(Number n) {
             return !(n instanceof Double || n instanceof Float || n instanceof BigDecimal);
-        }
-
-        /** The 0-9-1 field type name RabbitMQ would print for a value ({@code rabbit_framing} table types). */
-        private static String typeName(Object value) {
-            if (value == null) {
-                return "void";
-            }
-            if (value instanceof CharSequence) {
-                return "longstr";
-            }
-            if (value instanceof Boolean) {
-                return "bool";
-            }
-            if (value instanceof Double) {
-                return "double";
-            }
-            if (value instanceof Float) {
-                return "float";
-            }
-            if (value instanceof BigDecimal) {
-                return "decimal";
-            }
-            if (value instanceof Map) {
-                return "table";
-            }
-            if (value instanceof List || value.getClass().isArray() && !(value instanceof byte[])) {
-                return "array";
-            }
-            if (value instanceof byte[]) {
-                return "binary";
-            }
-            if (value instanceof Integer) {
-                return "signedint";
-            }
-            if (value instanceof Long) {
-                return "long";
-            }
-            if (value instanceof Short) {
-                return "short";
-            }
-            if (value instanceof Byte) {
-                return "byte";
-            }
-            if (value instanceof java.util.Date || value instanceof java.time.Instant) {
-                return "timestamp";
-            }
-            return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
         }
     }
 }
