@@ -21,7 +21,6 @@ import io.skiffmq.server.ConnectionAdmission;
 import io.skiffmq.server.ConnectionEnd;
 import io.skiffmq.server.ConnectionEnding;
 import io.skiffmq.server.FlushAfterTurn;
-import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.util.concurrent.CompletableFuture;
@@ -275,18 +274,22 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         ctx.close();
     }
 
-    /** The new secret is checked as the user's password, off the loop as every login. */
+    /**
+     * As RabbitMQ answers it for users of its internal database: their credentials never expire
+     * ({@code rabbit_auth_backend_internal:expiry_timestamp/1} is {@code never}), so
+     * {@code rabbit_access_control:update_state/2} leaves the user as it was and the new secret is not read, not
+     * even checked as a password. What {@code rabbit_reader} does check again is access to the virtual host: a
+     * user deleted, or whose permissions there were cleared, since the connection opened is refused with 530.
+     */
     private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
-        await(null, sasl.login(Negotiation.secret(admission.user(), update),
-            PeerAddress.of(ctx.channel())), update, result -> {
-            if (state != State.OPEN) {
-                return;
-            }
-            if (!result.succeeded()) {
-                throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "new secret was refused");
-            }
-            output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
-        });
+        String vhost = admission.access().vhost();
+        if (!admission.mayAccess(vhost)) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "access to vhost '%s' refused for user '%s'",
+                vhost, admission.user());
+        }
+        output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: user ''{1}'' updated secret, reason: {2}", remote(),
+            admission.user(), update.reason());
     }
 
     /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */
