@@ -33,9 +33,10 @@ import java.util.function.Supplier;
  * which every other frame goes. Who the connection is and where it was let in is its {@link ConnectionAdmission}.
  *
  * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSING} (we sent {@code connection.close}: only
- * {@code close-ok} or a crossing {@code close} counts) → closed. Errors are RabbitMQ's: a soft one closes its
- * channel, a hard one the connection, after which the socket closes on {@code close-ok} or after
- * {@link #CLOSE_OK_TIMEOUT_MILLIS}, or at once after a frame error ({@link SocketAfterClose}).
+ * {@code close-ok} or a crossing {@code close} counts; or the client's close is answered and nothing counts) →
+ * closed. Errors are RabbitMQ's: a soft one closes its channel, a hard one the connection, after which the socket
+ * closes on {@code close-ok} or after {@link #CLOSE_OK_TIMEOUT_MILLIS}, or at once after a frame error; after the
+ * client's close, the client closes it ({@link SocketAfterClose}).
  *
  * <p>Methods that wait for something off the event loop (the disk, a queue's answer) <em>suspend</em> the
  * connection ({@link OffLoopAnswers}): it stops reading, and frames already read wait, in order, until the answer
@@ -73,6 +74,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private FlushAfterTurn flushes;
     private Handshake handshake;
     private State state = State.HANDSHAKE;
+    /** Our close-ok to the client's close is written: the socket stays open until the client closes it. */
+    private boolean lingering;
     private ReadSuspension reading;
     private PublisherBlock publisherBlock;
     /** How the connection ends, decided once: the guard that makes every later close a no-op. */
@@ -263,15 +266,25 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         }
     }
 
+    /**
+     * The client's close: every frame before it was processed (publishes routed), its channels go, and close-ok is
+     * written; the client closes the socket once it has read it ({@link SocketAfterClose#lingerAfterCloseOk}).
+     */
     private void onClose(ConnectionMethod.Close close) {
         boolean success = close.replyCode() == ReplyCode.REPLY_SUCCESS.code();
         ending.end(success ? ConnectionEnd.CLIENT_CLOSE : ConnectionEnd.CLIENT_ERROR,
             "the client closed with " + close.replyCode() + " " + close.replyText());
         state = State.CLOSING;
         channels.releaseAll();
+        admission.closed(this); // exclusive queues go before close-ok, as in rabbit_reader:close_connection/1
+        closeOkThenLinger();
+    }
+
+    private void closeOkThenLinger() {
         output.method(0, ConnectionMethod.CloseOk.INSTANCE);
         output.flush();
-        ctx.close();
+        lingering = true;
+        SocketAfterClose.lingerAfterCloseOk(ctx, handshake.heartbeatSeconds());
     }
 
     /**
@@ -292,14 +305,18 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             admission.user(), update.reason());
     }
 
-    /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */
+    /**
+     * After our close: its close-ok ends the connection; a crossing close is answered, once, and the client closes
+     * the socket when it has read the answer. After the client's close everything is dropped.
+     */
     private void closingMethod(Method method) {
+        if (lingering) {
+            return;
+        }
         if (method instanceof ConnectionMethod.CloseOk) {
             ctx.close();
         } else if (method instanceof ConnectionMethod.Close) {
-            output.method(0, ConnectionMethod.CloseOk.INSTANCE);
-            output.flush();
-            ctx.close();
+            closeOkThenLinger();
         }
     }
 
@@ -362,8 +379,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
-        return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE,
-            Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description)));
+        return ctx.executor().submit(() -> {
+            if (lingering) {
+                ctx.close(); // the client closed already: nothing it sends now counts
+                return;
+            }
+            closeConnection(ConnectionEnd.ADMIN_CLOSE,
+                Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description));
+        });
     }
 
     @Override
@@ -388,9 +411,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
-        ctx.executor().execute(() -> closeConnection(ConnectionEnd.SERVER_SHUTDOWN,
-            Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
-                "broker forced connection closure with reason 'shutdown'")));
+        ctx.executor().execute(() -> {
+            if (lingering) {
+                ctx.close(); // the client closed already: the stop does not wait for it to go
+                return;
+            }
+            closeConnection(ConnectionEnd.SERVER_SHUTDOWN, Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+                "broker forced connection closure with reason 'shutdown'"));
+        });
         return ctx.channel().closeFuture();
     }
 
