@@ -3,6 +3,7 @@ package io.skiffmq.server;
 import static io.skiffmq.server.Amqp091Support.TIMEOUT;
 import static io.skiffmq.server.Amqp091Support.await;
 import static io.skiffmq.server.Amqp091Support.bytes;
+import static io.skiffmq.server.Amqp091Support.drain;
 import static io.skiffmq.server.Amqp091Support.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -258,14 +259,5 @@ class Amqp091VoidValueTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> table(Object json) {
         return (Map<String, Object>) json;
-    }
-
-    private static List<String> drain(Channel channel, String queue) throws Exception {
-        List<String> bodies = new ArrayList<>();
-        GetResponse response;
-        while ((response = channel.basicGet(queue, true)) != null) {
-            bodies.add(Amqp091Support.text(response.getBody()));
-        }
-        return bodies;
     }
 }
