@@ -384,7 +384,8 @@ public final class VirtualHost {
      * Adds a binding (a second identical one is no change); returns once a durable one is saved.
      *
      * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange,
-     *         PRECONDITION_FAILED for a headers exchange's {@code x-match} RabbitMQ refuses ({@link HeadersBindingCheck})
+     *         PRECONDITION_FAILED for a headers exchange's {@code x-match} RabbitMQ refuses
+     *         ({@link HeadersBindingCheck})
      */
     public void bind(Binding binding) {
         Futures.await(bindAsync(binding));

@@ -31,8 +31,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
-        int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
-        boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
+        int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
+        int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
         ManagementSettings management, TransactionSettings transactions) {
 
     public static final int DEFAULT_PORT = 5672;

@@ -103,7 +103,8 @@ class Amqp091ArgumentChecksTest extends Amqp091ClientTest {
         assertThat(drain(channel, queues.get("all"))).containsExactly("both", "kind only", "other tenant");
         assertThat(drain(channel, queues.get("any"))).containsExactly("both", "kind only", "other tenant");
         assertThat(drain(channel, queues.get("all-with-x"))).containsExactly("both");
-        assertThat(drain(channel, queues.get("any-with-x"))).containsExactly("both", "x only", "kind only", "other tenant");
+        assertThat(drain(channel, queues.get("any-with-x")))
+            .containsExactly("both", "x only", "kind only", "other tenant");
     }
 
     @Test
@@ -153,7 +154,8 @@ class Amqp091ArgumentChecksTest extends Amqp091ClientTest {
         channelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - inequivalent arg 'alternate-exchange' "
                 + "for exchange '" + x + "' in vhost '/': received the value 'undefined' of type 'void' but current "
                 + "is none",
-            () -> channel.exchangeDeclare(x, BuiltinExchangeType.FANOUT, false, false, arg("alternate-exchange", null)));
+            () -> channel.exchangeDeclare(x, BuiltinExchangeType.FANOUT, false, false,
+                arg("alternate-exchange", null)));
         channel = connection.createChannel();
         channel.exchangeDelete(x);
     }

@@ -84,7 +84,8 @@ class Amqp091NamesTest extends Amqp091ClientTest {
             () -> channel.basicConsume(q + "\n", true, (tag, d) -> { }, tag -> { }));
         channel = connection.createChannel();
         channel.basicPublish("amq.direct\n", q, null, bytes("to a missing exchange"));
-        Amqp091Support.awaitChannelError(channel, AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'amq.direct\n' in vhost '/'");
+        Amqp091Support.awaitChannelError(channel, AMQP.NOT_FOUND,
+            "NOT_FOUND - no exchange 'amq.direct\n' in vhost '/'");
         channel = connection.createChannel();
         channel.queueDelete(q);
     }

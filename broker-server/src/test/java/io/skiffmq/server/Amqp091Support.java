@@ -159,7 +159,7 @@ final class Amqp091Support {
     }
 
     /** The ready messages and the consumers of a queue, as a passive declare reports them. */
-    /** Takes every message waiting in {@code queue} ({@code basic.get} without acks): their bodies as text, in order. */
+    /** Takes every message waiting in {@code queue} ({@code basic.get}, no acks): their bodies as text, in order. */
     static List<String> drain(Channel channel, String queue) throws IOException {
         List<String> bodies = new java.util.ArrayList<>();
         for (com.rabbitmq.client.GetResponse got; (got = channel.basicGet(queue, true)) != null; ) {

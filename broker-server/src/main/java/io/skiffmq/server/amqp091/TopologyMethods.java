@@ -210,8 +210,8 @@ final class TopologyMethods {
         Object dlx = wanted.arguments().get("x-dead-letter-exchange");
         if (wanted.arguments().containsKey("x-dead-letter-exchange") && !(dlx instanceof String)) {
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
-                "invalid type '%s' for arg 'x-dead-letter-exchange' in queue '%s' in vhost '%s'", HeaderValues.fieldType(dlx),
-                wanted.name(), vhost.name());
+                "invalid type '%s' for arg 'x-dead-letter-exchange' in queue '%s' in vhost '%s'",
+                HeaderValues.fieldType(dlx), wanted.name(), vhost.name());
         }
     }
 
@@ -347,7 +347,8 @@ final class TopologyMethods {
             if (!(declare.arguments().get(ALTERNATE_EXCHANGE) instanceof String alternate)) {
                 throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
                     "invalid type '%s' for arg '%s' in exchange '%s' in vhost '%s'",
-                    HeaderValues.fieldType(declare.arguments().get(ALTERNATE_EXCHANGE)), ALTERNATE_EXCHANGE, name, vhost.name());
+                    HeaderValues.fieldType(declare.arguments().get(ALTERNATE_EXCHANGE)), ALTERNATE_EXCHANGE, name,
+                    vhost.name());
             }
             ChannelPermits.exchange(access(), Permission.READ, name, declare);
             ChannelPermits.exchange(access(), Permission.WRITE, alternate, declare);
