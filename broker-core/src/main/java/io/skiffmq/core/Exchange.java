@@ -1,5 +1,6 @@
 package io.skiffmq.core;
 
+import io.skiffmq.core.message.HeaderValues;
 import java.util.Map;
 
 /**
@@ -54,7 +55,7 @@ public record Exchange(String name, Type type, boolean durable, boolean autoDele
     }
 
     public Exchange {
-        arguments = arguments == null ? Map.of() : Map.copyOf(arguments);
+        arguments = HeaderValues.copyOf(arguments); // keeps void (null) values
     }
 
     public Exchange(String name, Type type) {

@@ -11,6 +11,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.BindingTable;
 import io.skiffmq.core.routing.Destination;
+import io.skiffmq.core.routing.HeadersBindingCheck;
 import io.skiffmq.core.routing.Router;
 import java.util.ArrayList;
 import java.util.List;
@@ -385,7 +386,9 @@ public final class VirtualHost {
     /**
      * Adds a binding (a second identical one is no change); returns once a durable one is saved.
      *
-     * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange
+     * @throws BrokerException NOT_FOUND for a missing source or destination, ACCESS_REFUSED for the default exchange,
+     *         PRECONDITION_FAILED for a headers exchange's {@code x-match} RabbitMQ refuses
+     *         ({@link HeadersBindingCheck})
      */
     public void bind(Binding binding) {
         Futures.await(bindAsync(binding));
@@ -397,9 +400,22 @@ public final class VirtualHost {
      * @return fails with {@link BrokerException} as {@link #bind} throws it
      */
     public CompletableFuture<Void> bindAsync(Binding binding) {
+        return bindAsync(binding, true);
+    }
+
+    /**
+     * Adds a binding read back from the store. Its arguments are not checked again: as RabbitMQ checks a binding
+     * when it is added, not when it is recovered ({@code rabbit_binding:recover/0}), one saved before a check
+     * existed keeps routing.
+     */
+    public void recoverBinding(Binding binding) {
+        Futures.await(bindAsync(binding, false));
+    }
+
+    private CompletableFuture<Void> bindAsync(Binding binding, boolean checkArguments) {
         synchronized (writeLock) {
             try {
-                checkBindable(binding);
+                checkBindable(binding, checkArguments);
             } catch (BrokerException e) {
                 return CompletableFuture.failedFuture(e);
             }
@@ -462,11 +478,12 @@ public final class VirtualHost {
         return source != null && source.durable() && destination;
     }
 
-    private void checkBindable(Binding binding) {
+    private void checkBindable(Binding binding, boolean checkArguments) {
         if (binding.source().isEmpty() || binding.destination().isExchange() && binding.destination().name().isEmpty()) {
             throw new BrokerException(Kind.ACCESS_REFUSED, "the default exchange cannot be bound");
         }
-        if (!exchanges.containsKey(binding.source())) {
+        Exchange source = exchanges.get(binding.source());
+        if (source == null) {
             throw new BrokerException(Kind.NOT_FOUND, "no exchange '" + binding.source() + "'");
         }
         Destination d = binding.destination();
@@ -474,7 +491,10 @@ public final class VirtualHost {
         if (!exists) {
             throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
         }
-        if (exchanges.get(binding.source()).type() == Exchange.Type.LOCAL_RANDOM) {
+        if (checkArguments && source.type() == Exchange.Type.HEADERS) {
+            HeadersBindingCheck.check(binding.arguments());
+        }
+        if (source.type() == Exchange.Type.LOCAL_RANDOM) {
             // rabbit_exchange_type_local_random:validate_binding/2, in its words (every queue here is classic)
             if (!binding.key().isEmpty()) {
                 throw new BrokerException(Kind.INVALID, "Non empty binding '" + binding.key() + "' key not permitted");

@@ -8,6 +8,7 @@ import io.skiffmq.server.metrics.PrometheusSettings;
 import io.skiffmq.server.http.ManagementSettings;
 import io.skiffmq.server.transport.TlsSettings;
 
+import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.store.Journal;
 import java.net.InetAddress;
@@ -30,8 +31,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Path usersFile, int initialMaxFrameSize, int maxFrameSize, int channelMax, int idleTimeoutMillis,
         int handshakeTimeoutMillis, long maxMessageSize, int sessionWindow, int publisherCredit, int maxUnconfirmed,
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
-        int heartbeatSeconds, MemoryWatermark memoryHighWatermark, long diskFreeLimit, int eventLoops,
-        boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
+        int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
+        int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
         ManagementSettings management, TransactionSettings transactions) {
 
     public static final int DEFAULT_PORT = 5672;
@@ -69,6 +70,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(maxUnconfirmed > 0, "max-unconfirmed must be > 0");
         Setting.checkPort("amqp091-port", amqp091Port);
         check(heartbeatSeconds >= 0 && heartbeatSeconds <= 65535, "heartbeat must be in [0, 65535]");
+        check(amqp091InitialFrameMax >= Amqp091FrameDecoder.SPEC_FRAME_MIN_SIZE,
+            "amqp091-initial-frame-max must be >= 4096");
         check(memoryHighWatermark != null, "memory-high-watermark must be set");
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
@@ -92,7 +95,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         return new BrokerConfig(DEFAULT_PORT, "0.0.0.0", Path.of("data"), Journal.SyncPolicy.SYNC,
             Journal.DEFAULT_SEGMENT_BYTES, 16L << 20, false, "guest", null,
             Amqp10FrameDecoder.DEFAULT_INITIAL_MAX_FRAME_SIZE, 131_072, 2047, 60_000, 10_000, 16L << 20, 2048, 1000,
-            5000, true, true, RABBITMQ_VERSION, "skiffmq@" + host, NO_PORT, 60, MemoryWatermark.DEFAULT,
+            5000, true, true, RABBITMQ_VERSION, "skiffmq@" + host, NO_PORT, 60, Amqp091FrameDecoder.DEFAULT_FRAME_MAX,
+            MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
             TransactionSettings.defaults());
@@ -141,6 +145,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         String n = node;
         int port091 = amqp091Port;
         int heartbeat = heartbeatSeconds;
+        int initial091 = amqp091InitialFrameMax;
         MemoryWatermark watermark = memoryHighWatermark;
         long diskFree = diskFreeLimit;
         int loops = eventLoops;
@@ -181,6 +186,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 case "node" -> n = value;
                 case "amqp091-port" -> port091 = Setting.port(name, value);
                 case "heartbeat" -> heartbeat = Integer.parseInt(value);
+                case "amqp091-initial-frame-max" -> initial091 = Integer.parseInt(value);
                 case "memory-high-watermark" -> watermark = MemoryWatermark.parse(value);
                 case "disk-free-limit" -> diskFree = ByteSize.parse(name, value);
                 case "event-loops" -> loops = Integer.parseInt(value);
@@ -207,8 +213,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             throw new IllegalArgumentException(name + " must be a number, got " + value);
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
-            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, watermark, diskFree, loops,
-            flow, a, t, l, metrics, m, tx);
+            credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, initial091, watermark,
+            diskFree, loops, flow, a, t, l, metrics, m, tx);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

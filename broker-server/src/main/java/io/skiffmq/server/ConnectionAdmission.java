@@ -21,6 +21,7 @@ public final class ConnectionAdmission {
     private VirtualHost vhost;
     /** The user's permissions in {@link #vhost}, once open; counted in the limits until the connection ends. */
     private volatile Access access;
+    private boolean released;
     /** {@link ConnectionName}, for the log; set when the connection becomes active. */
     private String connectionName = "?";
     /** The connection's socket, set with its name. */
@@ -121,9 +122,14 @@ public final class ConnectionAdmission {
     }
 
     /**
-     * The connection ended: its exclusive queues go with it, and it no longer counts in the limits.
+     * The connection ended: its exclusive queues go with it, and it no longer counts in the limits. Once: later
+     * calls do nothing (a 0-9-1 connection calls it at the client's close, and again when the socket goes).
      */
     public void closed(ClientConnection connection) {
+        if (released) {
+            return;
+        }
+        released = true;
         if (vhost != null) {
             vhost.ownerClosed(connection);
         }

@@ -159,6 +159,15 @@ final class Amqp091Support {
     }
 
     /** The ready messages and the consumers of a queue, as a passive declare reports them. */
+    /** Takes every message waiting in {@code queue} ({@code basic.get}, no acks): their bodies as text, in order. */
+    static List<String> drain(Channel channel, String queue) throws IOException {
+        List<String> bodies = new java.util.ArrayList<>();
+        for (com.rabbitmq.client.GetResponse got; (got = channel.basicGet(queue, true)) != null; ) {
+            bodies.add(text(got.getBody()));
+        }
+        return bodies;
+    }
+
     static AMQP.Queue.DeclareOk passive(Connection connection, String queue) throws Exception {
         Channel channel = connection.createChannel();
         try {

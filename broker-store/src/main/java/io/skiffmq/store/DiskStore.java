@@ -85,7 +85,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
                     null);
             }
             for (Binding binding : definitions.bindings()) {
-                vhost.bind(binding);
+                vhost.recoverBinding(binding);
             }
         } finally {
             recovering = false;

@@ -20,8 +20,9 @@ import java.util.List;
  *   <tr><th>check</th><th>failure</th></tr>
  *   <tr><td>type is method (1), header (2), body (3) or heartbeat (8)</td>
  *       <td>{@link DecodeFailure#UNKNOWN_FRAME_TYPE}</td></tr>
- *   <tr><td>size + 8 &le; frame-max ({@value #DEFAULT_FRAME_MAX} until {@link #frameMax(int)}), with
- *       {@value #FRAME_MAX_SLACK} bytes of slack</td><td>{@link DecodeFailure#FRAME_TOO_LARGE}</td></tr>
+ *   <tr><td>size + 8 &le; frame-max (the initial frame-max, {@value #DEFAULT_FRAME_MAX} unless given, until
+ *       {@link #frameMax(int)}), with {@value #FRAME_MAX_SLACK} bytes of slack</td>
+ *       <td>{@link DecodeFailure#FRAME_TOO_LARGE}</td></tr>
  *   <tr><td>method payload &ge; 4 bytes, header payload &ge; 12, heartbeat payload empty</td>
  *       <td>{@link DecodeFailure#MALFORMED_FRAME}</td></tr>
  *   <tr><td>heartbeat on channel 0</td><td>{@link DecodeFailure#HEARTBEAT_ON_CHANNEL}</td></tr>
@@ -43,10 +44,12 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
     /** Frame-end octet [4.2.3]. */
     public static final int FRAME_END = 0xCE;
     /**
-     * RabbitMQ's {@code frame-min-size} (the spec said 4096; RabbitMQ raised it): the limit before
-     * {@code tune-ok} and the smallest frame-max a client may ask for.
+     * RabbitMQ's {@code frame-min-size} (the spec said 4096; RabbitMQ raised it): its default limit before
+     * {@code tune-ok} ({@code initial_frame_max}) and the smallest frame-max a client may ask for.
      */
     public static final int DEFAULT_FRAME_MAX = 8192;
+    /** The spec's {@code frame-min-size} [4.2.3]: frames every peer must take, so the lowest initial frame-max. */
+    public static final int SPEC_FRAME_MIN_SIZE = 4096;
     /**
      * Bytes a frame may exceed frame-max by. RabbitMQ accepts that much ({@code FRAME_SIZE_FUDGE} in
      * {@code rabbit_reader}) because clients that count frame-max as the payload size, or are off by one, are
@@ -61,7 +64,19 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
 
     /** A decoder accepting frames up to {@value #DEFAULT_FRAME_MAX} bytes until {@link #frameMax(int)} is called. */
     public Amqp091FrameDecoder() {
-        this.frameMax = DEFAULT_FRAME_MAX;
+        this(DEFAULT_FRAME_MAX);
+    }
+
+    /**
+     * A decoder accepting frames up to {@code initialFrameMax} bytes until {@link #frameMax(int)} is called: the
+     * limit on {@code start-ok}, {@code secure-ok} and {@code tune-ok}, before any frame-max is agreed.
+     */
+    public Amqp091FrameDecoder(int initialFrameMax) {
+        if (initialFrameMax < SPEC_FRAME_MIN_SIZE) {
+            throw new IllegalArgumentException("initial frame-max " + initialFrameMax + " below "
+                + SPEC_FRAME_MIN_SIZE);
+        }
+        this.frameMax = initialFrameMax;
     }
 
     /**

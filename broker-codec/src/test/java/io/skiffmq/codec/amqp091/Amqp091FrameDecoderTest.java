@@ -122,6 +122,21 @@ class Amqp091FrameDecoderTest {
         assertThatThrownBy(() -> decoder.frameMax(4096)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void theInitialFrameMaxHoldsUntilTuned() {
+        Amqp091FrameDecoder decoder = new Amqp091FrameDecoder(4096);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        byte[] fits = frame(1, 0, new byte[4096]); // 8 bytes over, within the slack
+        ch.writeInbound(buffer(fits, 0, fits.length));
+        assertThat(drain(ch)).hasSize(1);
+        byte[] over = frame(1, 0, new byte[4097]);
+        assertThatThrownBy(() -> ch.writeInbound(buffer(over, 0, over.length)))
+            .hasCauseInstanceOf(Amqp091DecodeException.class);
+        ch.finish();
+        assertThatThrownBy(() -> new Amqp091FrameDecoder(4095)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(new Amqp091FrameDecoder().frameMax()).isEqualTo(8192);
+    }
+
     static Stream<Arguments> malformed() {
         return Stream.of(
             Arguments.of("payload one byte over frame-max plus slack", hex("03 0001 00002001"),

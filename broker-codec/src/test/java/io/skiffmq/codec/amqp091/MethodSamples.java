@@ -13,14 +13,19 @@ import java.util.Map;
  * client's {@code AMQImpl} method with the same arguments (reserved ones zero or empty, as we write them).
  */
 final class MethodSamples {
-    /** Value types the client decodes to the same Java types we do (it reads 'S' as its own LongString). */
+    /**
+     * Value types the client decodes to the same Java types we do (it reads 'S' as its own LongString), void (null)
+     * among them, at the top and in an array: every method with a table carries one.
+     */
     static final Map<String, Object> TABLE = new LinkedHashMap<>();
     static final Map<String, Object> EMPTY_TABLE = Map.of();
 
     static {
+        Map<String, Object> values = new HashMap<>(Map.of("x-max-length", 10, "x-single-active-consumer", true,
+            "x-expires", 60_000L, "nested", Map.of("a", 1), "array", java.util.Arrays.asList(1, null)));
+        values.put("void", null);
         // in the order the client's HashMap copy iterates, so both write the same bytes
-        TABLE.putAll(new HashMap<>(Map.of("x-max-length", 10, "x-single-active-consumer", true, "x-expires", 60_000L,
-            "nested", Map.of("a", 1))));
+        TABLE.putAll(new HashMap<>(values));
     }
 
     record Sample(Method ours, com.rabbitmq.client.impl.Method client) {

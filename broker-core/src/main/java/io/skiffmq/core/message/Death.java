@@ -203,7 +203,9 @@ public record Death(String queue, String reason, long count, Instant firstTime, 
         Object[] items = value instanceof Object[] a ? a : value instanceof List<?> l ? l.toArray() : new Object[0];
         List<String> out = new ArrayList<>(items.length);
         for (Object item : items) {
-            out.add(String.valueOf(item));
+            if (item != null) { // a void routing key is none
+                out.add(item.toString());
+            }
         }
         return List.copyOf(out);
     }

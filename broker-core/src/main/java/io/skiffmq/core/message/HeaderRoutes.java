@@ -42,7 +42,7 @@ final class HeaderRoutes {
         if (!(headers.get(header) instanceof List<?> routes)) {
             throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "invalid message: "
                 + "{unacceptable_type_in_header,\"" + header + "\","
-                + HeaderValues.fieldTypeName(headers.get(header)) + "}");
+                + HeaderValues.fieldType(headers.get(header)) + "}");
         }
         for (Object route : routes) {
             if (route instanceof String key) {

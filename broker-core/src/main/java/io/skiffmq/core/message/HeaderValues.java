@@ -119,6 +119,65 @@ public final class HeaderValues {
         return Collections.unmodifiableMap(out);
     }
 
+    /**
+     * An unmodifiable copy of a field table (arguments, headers) in its order. Not {@code Map.copyOf}: it refuses
+     * null values, and a void field value ({@code V}) decodes to null. Null or empty gives an empty map.
+     */
+    public static Map<String, Object> copyOf(Map<String, ?> table) {
+        return table == null || table.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(table));
+    }
+
+    /**
+     * The AMQP 0-9-1 field type RabbitMQ names for a value in its refusals ({@code rabbit_framing}'s table types:
+     * {@code longstr}, {@code signedint}, {@code void} for null…). Unsigned types widened when decoded are named by
+     * the type they widened to.
+     */
+    public static String fieldType(Object value) {
+        if (value == null) {
+            return "void";
+        }
+        if (value instanceof CharSequence) {
+            return "longstr";
+        }
+        if (value instanceof Boolean) {
+            return "bool";
+        }
+        if (value instanceof Long) {
+            return "long";
+        }
+        if (value instanceof Integer) {
+            return "signedint";
+        }
+        if (value instanceof Short) {
+            return "short";
+        }
+        if (value instanceof Byte) {
+            return "byte";
+        }
+        if (value instanceof Double) {
+            return "double";
+        }
+        if (value instanceof Float) {
+            return "float";
+        }
+        if (value instanceof java.math.BigDecimal) {
+            return "decimal";
+        }
+        if (value instanceof Map) {
+            return "table";
+        }
+        if (value instanceof List || value.getClass().isArray() && !(value instanceof byte[])) {
+            return "array";
+        }
+        if (value instanceof byte[] || value instanceof Bytes) {
+            return "binary";
+        }
+        if (value instanceof Date || value instanceof Instant) {
+            return "timestamp";
+        }
+        return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+    }
+
     private static List<Object> normaliseList(List<?> list) {
         List<Object> out = new ArrayList<>(list.size());
         for (Object o : list) {
@@ -175,55 +234,5 @@ public final class HeaderValues {
             return out;
         }
         return value;
-    }
-
-    /**
-     * The AMQP 0-9-1 field type RabbitMQ names a value by in its refusals ({@code rabbit_framing} table types:
-     * {@code longstr}, {@code signedint}, {@code void}, ...).
-     */
-    public static String fieldTypeName(Object value) {
-        if (value == null) {
-            return "void";
-        }
-        if (value instanceof CharSequence) {
-            return "longstr";
-        }
-        if (value instanceof Boolean) {
-            return "bool";
-        }
-        if (value instanceof Double) {
-            return "double";
-        }
-        if (value instanceof Float) {
-            return "float";
-        }
-        if (value instanceof java.math.BigDecimal) {
-            return "decimal";
-        }
-        if (value instanceof Map) {
-            return "table";
-        }
-        if (value instanceof byte[] || value instanceof Bytes) {
-            return "binary";
-        }
-        if (value instanceof List || value.getClass().isArray()) {
-            return "array";
-        }
-        if (value instanceof Integer) {
-            return "signedint";
-        }
-        if (value instanceof Long) {
-            return "long";
-        }
-        if (value instanceof Short) {
-            return "short";
-        }
-        if (value instanceof Byte) {
-            return "byte";
-        }
-        if (value instanceof Date || value instanceof Instant) {
-            return "timestamp";
-        }
-        return value.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
     }
 }

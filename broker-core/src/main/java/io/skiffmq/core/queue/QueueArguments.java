@@ -110,8 +110,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             return NONE;
         }
         Check check = new Check(vhost, queue, arguments);
-        Object type = arguments.get("x-queue-type");
-        if (type != null) {
+        if (arguments.containsKey("x-queue-type")) {
             String name = check.string("x-queue-type");
             if (UNIMPLEMENTED_TYPES.contains(name)) {
                 throw new BrokerException(Kind.NOT_IMPLEMENTED, "queue '" + queue + "' in vhost '" + vhost
@@ -202,15 +201,14 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                 + "' in vhost '" + vhost + "': " + detail);
         }
 
-        /** An integer argument in {@code min..max}, or -1 when absent. */
+        /** An integer argument in {@code min..max}, or -1 when absent; a void (null) one is no integer. */
         long integer(String key, long min, long max) {
-            Object value = arguments.get(key);
-            if (value == null) {
+            if (!arguments.containsKey(key)) {
                 return -1;
             }
+            Object value = arguments.get(key);
             if (!(value instanceof Number n) || !integral(n)) {
-                // check_int_arg/2
-                throw invalid(key, quoted("expected integer, got " + HeaderValues.fieldTypeName(value)));
+                throw invalid(key, quoted("expected integer, got " + HeaderValues.fieldType(value))); // check_int_arg/2
             }
             long v = n.longValue();
             if (v < min) {
@@ -231,18 +229,18 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             if (value != null && value.getClass().getSimpleName().equals("Symbol")) {
                 return value.toString(); // an AMQP 1.0 symbol, as the management node may decode one
             }
-            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldTypeName(value) + "}");
+            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldType(value) + "}");
         }
 
         boolean bool(String key) {
-            Object value = arguments.get(key);
-            if (value == null) {
+            if (!arguments.containsKey(key)) {
                 return false;
             }
+            Object value = arguments.get(key);
             if (value instanceof Boolean b) {
                 return b;
             }
-            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldTypeName(value) + "}");
+            throw invalid(key, "{unacceptable_type," + HeaderValues.fieldType(value) + "}");
         }
 
         private static boolean integral(Number n) {

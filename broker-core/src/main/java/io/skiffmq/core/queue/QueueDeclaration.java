@@ -1,5 +1,6 @@
 package io.skiffmq.core.queue;
 
+import io.skiffmq.core.message.HeaderValues;
 import java.util.Map;
 
 /**
@@ -15,7 +16,7 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
         Map<String, Object> arguments) {
 
     public QueueDeclaration {
-        arguments = arguments == null ? Map.of() : Map.copyOf(arguments);
+        arguments = HeaderValues.copyOf(arguments); // keeps void (null) values
     }
 
     /** A plain queue: neither exclusive nor auto-delete. */
@@ -70,7 +71,8 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
 
     /**
      * The first compared argument (by name) whose value differs, or null. Integers compare by value whatever their
-     * width, and no {@code x-queue-type} means {@code classic}, as in RabbitMQ.
+     * width, a void (null) value differs from none, and no {@code x-queue-type} means {@code classic}, as in
+     * RabbitMQ.
      */
     public String differingArgument(QueueDeclaration other) {
         java.util.TreeSet<String> keys = new java.util.TreeSet<>();
@@ -85,7 +87,9 @@ public record QueueDeclaration(String name, boolean durable, boolean exclusive, 
             }
         }
         for (String key : keys) {
-            if (!sameValue(key, arguments.get(key), other.arguments.get(key))) {
+            boolean presenceDiffers = arguments.containsKey(key) != other.arguments.containsKey(key);
+            if (presenceDiffers && !key.equals("x-queue-type") // a void value is not no value
+                    || !sameValue(key, arguments.get(key), other.arguments.get(key))) {
                 return key;
             }
         }

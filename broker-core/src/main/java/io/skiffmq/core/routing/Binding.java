@@ -1,5 +1,6 @@
 package io.skiffmq.core.routing;
 
+import io.skiffmq.core.message.HeaderValues;
 import java.util.Map;
 
 /**
@@ -12,8 +13,7 @@ import java.util.Map;
 public record Binding(String source, Destination destination, String key, Map<String, Object> arguments) {
     public Binding {
         key = key == null ? "" : key;
-        // not Map.copyOf: a null value is meaningful (headers: "present, any value")
-        arguments = arguments == null || arguments.isEmpty() ? Map.of()
-            : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(arguments));
+        // a null (void) value is meaningful (headers: "present, any value")
+        arguments = HeaderValues.copyOf(arguments);
     }
 }

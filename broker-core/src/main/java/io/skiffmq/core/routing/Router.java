@@ -162,9 +162,11 @@ public final class Router {
      * @param headers the message's headers, already neutral
      */
     static boolean headersMatch(Map<String, Object> arguments, Map<String, Object> headers) {
-        Object mode = arguments.getOrDefault("x-match", "all");
-        boolean any = mode.toString().startsWith("any");
-        boolean withX = mode.toString().endsWith("-with-x");
+        // any value but these three is all, as in rabbit_exchange_type_headers:route/3 (HeadersBindingCheck refuses
+        // them when bound; a binding saved before that check existed may still hold one)
+        Object mode = HeaderValues.normalise(arguments.get("x-match"));
+        boolean any = "any".equals(mode) || "any-with-x".equals(mode);
+        boolean withX = "all-with-x".equals(mode) || "any-with-x".equals(mode);
         for (Map.Entry<String, Object> e : arguments.entrySet()) {
             String name = e.getKey();
             if (name.equals("x-match") || !withX && name.startsWith("x-")) {

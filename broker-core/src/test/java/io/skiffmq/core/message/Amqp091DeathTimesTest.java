@@ -130,6 +130,35 @@ class Amqp091DeathTimesTest {
     }
 
     @Test
+    void anXDeathHeaderOfVoidValuesFromAPublisherReadsAsEmptyFields() {
+        Map<String, Object> entry = new java.util.HashMap<>();
+        for (String key : List.of("queue", "reason", "count", "time", "exchange", "original-expiration")) {
+            entry.put(key, null);
+        }
+        entry.put("routing-keys", java.util.Arrays.asList(null, "rk"));
+        Amqp091Message published = amqp091(new BasicProperties(null, null, Map.of(Death.X_DEATH, List.of(entry)), 2,
+            null, null, null, null, null, null, null, null, null, null), "void".getBytes());
+        try {
+            assertThat(published.deaths()).singleElement().satisfies(d -> {
+                assertThat(d.queue()).isEmpty();
+                assertThat(d.count()).isEqualTo(1);
+                assertThat(d.firstTime()).isEqualTo(Instant.EPOCH);
+                assertThat(d.routingKeys()).as("a void routing key is none").containsExactly("rk");
+                assertThat(d.ttl()).isEqualTo(-1);
+            });
+            Message again = published.deadLettered("rejected", "q", FIRST, "", "q");
+            try {
+                assertThat(again.deaths()).extracting(Death::queue).containsExactly("q", "");
+                assertThat(again.toAmqp10().deaths()).hasSize(2);
+            } finally {
+                again.release();
+            }
+        } finally {
+            published.release();
+        }
+    }
+
+    @Test
     void aDamagedVersion2RecordIsATypedErrorAndReleased() {
         Amqp091Message m = diedTwice();
         ByteBuf stored = Unpooled.buffer();

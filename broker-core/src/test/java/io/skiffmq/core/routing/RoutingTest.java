@@ -115,6 +115,41 @@ class RoutingTest {
     }
 
     @Test
+    void aHeadersBindingWithAnXMatchRabbitMqRefusesIsRefused() {
+        queues("q");
+        Map<String, String> refused = new java.util.LinkedHashMap<>();
+        refused.put("some", "Invalid x-match field value <<\"some\">>; expected all, any, all-with-x, or any-with-x");
+        refused.put("\u00e9t\u00e9", "Invalid x-match field value <<\"\u00e9t\u00e9\"/utf8>>; expected all, any, "
+            + "all-with-x, or any-with-x");
+        refused.forEach((mode, text) -> assertThatThrownBy(() -> bind("amq.headers", "q", "", Map.of("x-match", mode)))
+            .isInstanceOfSatisfying(BrokerException.class, e -> {
+                assertThat(e.kind()).isEqualTo(BrokerException.Kind.PRECONDITION_FAILED);
+                assertThat(e.getMessage()).isEqualTo(text);
+            }));
+        Map<String, Object> voidMode = new HashMap<>();
+        voidMode.put("x-match", null);
+        assertThatThrownBy(() -> bind("amq.headers", "q", "", voidMode)).hasMessage(
+            "Invalid x-match field type void (value undefined); expected longstr");
+        assertThatThrownBy(() -> bind("amq.headers", "q", "", Map.of("x-match", 5L))).hasMessage(
+            "Invalid x-match field type long (value 5); expected longstr");
+        assertThat(vhost.bindings().bindingsFrom("amq.headers")).isEmpty();
+        // an AMQP 1.0 symbol is a string; other exchange types do not read x-match
+        bind("amq.headers", "q", "", Map.of("x-match", Symbol.valueOf("any"), "a", "1"));
+        bind("amq.direct", "q", "k", Map.of("x-match", "some"));
+    }
+
+    @Test
+    void aRecoveredHeadersBindingWithABadXMatchRoutesAsAll() {
+        queues("q");
+        Map<String, Object> arguments = new HashMap<>();
+        arguments.put("x-match", null);
+        arguments.put("a", "1");
+        vhost.recoverBinding(new Binding("amq.headers", Destination.queue("q"), "", arguments));
+        assertThat(route("amq.headers", "", Map.of("a", "1"))).containsExactly("q");
+        assertThat(route("amq.headers", "", Map.of("b", "1"))).isEmpty();
+    }
+
+    @Test
     void headersMatchOnNeutralValuesWhateverTheProtocol() throws Exception {
         queues("uint", "symbol", "binary", "int");
         // binding arguments as the management node decodes them: proton-j types

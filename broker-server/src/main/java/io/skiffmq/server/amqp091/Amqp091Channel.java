@@ -15,6 +15,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.server.ScopeErrors;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.core.message.Amqp091Message;
+import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.Outcome;
@@ -356,13 +357,13 @@ final class Amqp091Channel {
 
     /**
      * The {@code x-priority} argument (RabbitMQ's consumer priorities), 0 without one; refused in
-     * {@code rabbit_amqqueue:check_consume_arguments/3}'s words when it is no integer.
+     * {@code rabbit_amqqueue:check_consume_arguments/3}'s words when it is no integer (a void one included).
      */
     private int consumerPriority(BasicMethod.Consume consume, String queue) {
-        Object priority = consume.arguments().get("x-priority");
-        if (priority == null) {
+        if (!consume.arguments().containsKey("x-priority")) {
             return 0;
         }
+        Object priority = consume.arguments().get("x-priority");
         if (priority instanceof Integer || priority instanceof Long || priority instanceof Short
                 || priority instanceof Byte) {
             long value = ((Number) priority).longValue();
@@ -370,7 +371,7 @@ final class Amqp091Channel {
         }
         throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, consume,
             "invalid arg 'x-priority' for queue '%s' in vhost '%s': \"expected integer, got %s\"", queue,
-            vhost.name(), TopologyMethods.typeName(priority));
+            vhost.name(), HeaderValues.fieldType(priority));
     }
 
     static String generateTag() {

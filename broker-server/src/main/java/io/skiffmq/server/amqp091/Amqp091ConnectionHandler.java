@@ -21,7 +21,6 @@ import io.skiffmq.server.ConnectionAdmission;
 import io.skiffmq.server.ConnectionEnd;
 import io.skiffmq.server.ConnectionEnding;
 import io.skiffmq.server.FlushAfterTurn;
-import io.skiffmq.server.auth.PeerAddress;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.util.concurrent.CompletableFuture;
@@ -34,9 +33,10 @@ import java.util.function.Supplier;
  * which every other frame goes. Who the connection is and where it was let in is its {@link ConnectionAdmission}.
  *
  * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSING} (we sent {@code connection.close}: only
- * {@code close-ok} or a crossing {@code close} counts) → closed. Errors are RabbitMQ's: a soft one closes its
- * channel, a hard one the connection, after which the socket closes on {@code close-ok} or after
- * {@link #CLOSE_OK_TIMEOUT_MILLIS}, or at once after a frame error ({@link SocketAfterClose}).
+ * {@code close-ok} or a crossing {@code close} counts; or the client's close is answered and nothing counts) →
+ * closed. Errors are RabbitMQ's: a soft one closes its channel, a hard one the connection, after which the socket
+ * closes on {@code close-ok} or after {@link #CLOSE_OK_TIMEOUT_MILLIS}, or at once after a frame error; after the
+ * client's close, the client closes it ({@link SocketAfterClose}).
  *
  * <p>Methods that wait for something off the event loop (the disk, a queue's answer) <em>suspend</em> the
  * connection ({@link OffLoopAnswers}): it stops reading, and frames already read wait, in order, until the answer
@@ -74,6 +74,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private FlushAfterTurn flushes;
     private Handshake handshake;
     private State state = State.HANDSHAKE;
+    /** Our close-ok to the client's close is written: the socket stays open until the client closes it. */
+    private boolean lingering;
     private ReadSuspension reading;
     private PublisherBlock publisherBlock;
     /** How the connection ends, decided once: the guard that makes every later close a no-op. */
@@ -264,39 +266,57 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         }
     }
 
+    /**
+     * The client's close: every frame before it was processed (publishes routed), its channels go, and close-ok is
+     * written; the client closes the socket once it has read it ({@link SocketAfterClose#lingerAfterCloseOk}).
+     */
     private void onClose(ConnectionMethod.Close close) {
         boolean success = close.replyCode() == ReplyCode.REPLY_SUCCESS.code();
         ending.end(success ? ConnectionEnd.CLIENT_CLOSE : ConnectionEnd.CLIENT_ERROR,
             "the client closed with " + close.replyCode() + " " + close.replyText());
         state = State.CLOSING;
         channels.releaseAll();
+        admission.closed(this); // exclusive queues go before close-ok, as in rabbit_reader:close_connection/1
+        closeOkThenLinger();
+    }
+
+    private void closeOkThenLinger() {
         output.method(0, ConnectionMethod.CloseOk.INSTANCE);
         output.flush();
-        ctx.close();
+        lingering = true;
+        SocketAfterClose.lingerAfterCloseOk(ctx, handshake.heartbeatSeconds());
     }
 
-    /** The new secret is checked as the user's password, off the loop as every login. */
+    /**
+     * As RabbitMQ answers it for users of its internal database: their credentials never expire
+     * ({@code rabbit_auth_backend_internal:expiry_timestamp/1} is {@code never}), so
+     * {@code rabbit_access_control:update_state/2} leaves the user as it was and the new secret is not read, not
+     * even checked as a password. What {@code rabbit_reader} does check again is access to the virtual host: a
+     * user deleted, or whose permissions there were cleared, since the connection opened is refused with 530.
+     */
     private void onUpdateSecret(ConnectionMethod.UpdateSecret update) {
-        await(null, sasl.login(Negotiation.secret(admission.user(), update),
-            PeerAddress.of(ctx.channel())), update, result -> {
-            if (state != State.OPEN) {
-                return;
-            }
-            if (!result.succeeded()) {
-                throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "new secret was refused");
-            }
-            output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
-        });
+        String vhost = admission.access().vhost();
+        if (!admission.mayAccess(vhost)) {
+            throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, update, "access to vhost '%s' refused for user '%s'",
+                vhost, admission.user());
+        }
+        output.method(0, ConnectionMethod.UpdateSecretOk.INSTANCE);
+        LOG.log(System.Logger.Level.INFO, "connection {0}: user ''{1}'' updated secret, reason: {2}", remote(),
+            admission.user(), update.reason());
     }
 
-    /** After our close: its close-ok ends the connection; a crossing close is answered and ends it too. */
+    /**
+     * After our close: its close-ok ends the connection; a crossing close is answered, once, and the client closes
+     * the socket when it has read the answer. After the client's close everything is dropped.
+     */
     private void closingMethod(Method method) {
+        if (lingering) {
+            return;
+        }
         if (method instanceof ConnectionMethod.CloseOk) {
             ctx.close();
         } else if (method instanceof ConnectionMethod.Close) {
-            output.method(0, ConnectionMethod.CloseOk.INSTANCE);
-            output.flush();
-            ctx.close();
+            closeOkThenLinger();
         }
     }
 
@@ -359,8 +379,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
-        return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE,
-            Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description)));
+        return ctx.executor().submit(() -> {
+            if (lingering) {
+                ctx.close(); // the client closed already: nothing it sends now counts
+                return;
+            }
+            closeConnection(ConnectionEnd.ADMIN_CLOSE,
+                Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description));
+        });
     }
 
     @Override
@@ -385,9 +411,14 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
-        ctx.executor().execute(() -> closeConnection(ConnectionEnd.SERVER_SHUTDOWN,
-            Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
-                "broker forced connection closure with reason 'shutdown'")));
+        ctx.executor().execute(() -> {
+            if (lingering) {
+                ctx.close(); // the client closed already: the stop does not wait for it to go
+                return;
+            }
+            closeConnection(ConnectionEnd.SERVER_SHUTDOWN, Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
+                "broker forced connection closure with reason 'shutdown'"));
+        });
         return ctx.channel().closeFuture();
     }
 

@@ -45,6 +45,8 @@ final class Handshake {
     /** The verified TLS client certificate, or null. */
     private X509Certificate peer;
     private ScheduledFuture<?> timeout;
+    /** The heartbeat interval {@code tune-ok} agreed, 0 for none (or before it). */
+    private int heartbeatSeconds;
 
     Handshake(Amqp091ConnectionHandler connection, ChannelHandlerContext ctx, SaslAuthenticator sasl,
             ConnectionAdmission admission, ChannelTable channels) {
@@ -116,6 +118,11 @@ final class Handshake {
         return stage == Stage.AWAIT_TUNE_OK || stage == Stage.AWAIT_START_OK && e.code() != ReplyCode.ACCESS_REFUSED;
     }
 
+    /** The heartbeat interval {@code tune-ok} agreed, in seconds; 0 for none, or before {@code tune-ok}. */
+    int heartbeatSeconds() {
+        return heartbeatSeconds;
+    }
+
     /** True when the client's {@code start-ok} says it has {@code capability} (e.g. consumer_cancel_notify). */
     boolean clientCapability(String capability) {
         return Boolean.TRUE.equals(clientCapabilities.get(capability));
@@ -166,6 +173,7 @@ final class Handshake {
         ctx.pipeline().get(Amqp091FrameDecoder.class).frameMax(frameMax);
         connection.output().frameMax(frameMax);
         int heartbeat = tuneOk.heartbeat();
+        heartbeatSeconds = heartbeat;
         if (heartbeat > 0) {
             // a heartbeat every half interval; a peer silent for two intervals is gone (RabbitMQ's reading)
             ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(heartbeat * 2L * 1000,

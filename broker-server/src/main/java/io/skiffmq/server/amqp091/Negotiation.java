@@ -121,12 +121,6 @@ final class Negotiation {
         };
     }
 
-    /** {@code connection.update-secret}: the new secret, to be checked as the user's password. */
-    static Credentials secret(String user, ConnectionMethod.UpdateSecret update) {
-        return new Credentials(SaslAuthenticator.PLAIN, user,
-            new String(update.newSecret().toArray(), java.nio.charset.StandardCharsets.UTF_8));
-    }
-
     ConnectionMethod.Tune tune() {
         return new ConnectionMethod.Tune(config.channelMax(), frameMax, config.heartbeatSeconds());
     }

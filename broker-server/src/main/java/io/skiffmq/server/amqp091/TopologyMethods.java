@@ -7,6 +7,7 @@ import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Binding;
@@ -25,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class TopologyMethods {
     private static final String RESERVED = "amq.";
+    private static final String ALTERNATE_EXCHANGE = "alternate-exchange";
 
     private final Amqp091Channel channel;
     private final VirtualHost vhost;
@@ -40,12 +42,13 @@ final class TopologyMethods {
         } else if (method instanceof QueueMethod.Bind bind) {
             queueBind(bind);
         } else if (method instanceof QueueMethod.Unbind unbind) {
-            String queue = queueName(unbind.queue(), unbind);
+            String queue = stripCrLf(queueName(unbind.queue(), unbind));
+            String exchange = stripCrLf(unbind.exchange());
             String key = bindingKey(unbind.queue(), unbind.routingKey(), queue);
             ChannelPermits.queue(access(), Permission.WRITE, queue, unbind);
-            ChannelPermits.exchange(access(), Permission.READ, unbind.exchange(), unbind);
-            ChannelPermits.topic(access(), vhost, Permission.READ, unbind.exchange(), key, unbind);
-            unbind(new Binding(unbind.exchange(), Destination.queue(queue), key, unbind.arguments()), unbind, false,
+            ChannelPermits.exchange(access(), Permission.READ, exchange, unbind);
+            ChannelPermits.topic(access(), vhost, Permission.READ, exchange, key, unbind);
+            unbind(new Binding(exchange, Destination.queue(queue), key, unbind.arguments()), unbind, false,
                 QueueMethod.UnbindOk.INSTANCE);
         } else if (method instanceof QueueMethod.Purge purge) {
             String purged = queueName(purge.queue(), purge);
@@ -63,19 +66,23 @@ final class TopologyMethods {
         } else if (method instanceof ExchangeMethod.Delete delete) {
             exchangeDelete(delete);
         } else if (method instanceof ExchangeMethod.Bind bind) {
-            checkNotDefault(bind.source(), bind);
-            checkNotDefault(bind.destination(), bind);
-            ChannelPermits.exchange(access(), Permission.WRITE, bind.destination(), bind);
-            ChannelPermits.exchange(access(), Permission.READ, bind.source(), bind);
-            bind(new Binding(bind.source(), Destination.exchange(bind.destination()), bind.routingKey(),
-                bind.arguments()), bind, bind.noWait(), ExchangeMethod.BindOk.INSTANCE);
+            String source = stripCrLf(bind.source());
+            String destination = stripCrLf(bind.destination());
+            checkNotDefault(source, bind);
+            checkNotDefault(destination, bind);
+            ChannelPermits.exchange(access(), Permission.WRITE, destination, bind);
+            ChannelPermits.exchange(access(), Permission.READ, source, bind);
+            bind(new Binding(source, Destination.exchange(destination), bind.routingKey(), bind.arguments()), bind,
+                bind.noWait(), ExchangeMethod.BindOk.INSTANCE);
         } else if (method instanceof ExchangeMethod.Unbind unbind) {
-            checkNotDefault(unbind.source(), unbind);
-            checkNotDefault(unbind.destination(), unbind);
-            ChannelPermits.exchange(access(), Permission.WRITE, unbind.destination(), unbind);
-            ChannelPermits.exchange(access(), Permission.READ, unbind.source(), unbind);
-            unbind(new Binding(unbind.source(), Destination.exchange(unbind.destination()), unbind.routingKey(),
-                unbind.arguments()), unbind, unbind.noWait(), ExchangeMethod.UnbindOk.INSTANCE);
+            String source = stripCrLf(unbind.source());
+            String destination = stripCrLf(unbind.destination());
+            checkNotDefault(source, unbind);
+            checkNotDefault(destination, unbind);
+            ChannelPermits.exchange(access(), Permission.WRITE, destination, unbind);
+            ChannelPermits.exchange(access(), Permission.READ, source, unbind);
+            unbind(new Binding(source, Destination.exchange(destination), unbind.routingKey(), unbind.arguments()),
+                unbind, unbind.noWait(), ExchangeMethod.UnbindOk.INSTANCE);
         } else {
             throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, method, "%s is not for a client to send",
                 method.name());
@@ -87,6 +94,26 @@ final class TopologyMethods {
     }
 
     // ---- queues ---------------------------------------------------------------------------------------------
+
+    /**
+     * A name with every CR and LF taken out, as RabbitMQ's {@code rabbit_channel:strip_cr_lf/1} takes them out of the
+     * exchange and queue names of {@code exchange.declare}, {@code exchange.delete}, {@code exchange.bind},
+     * {@code exchange.unbind}, {@code queue.declare}, {@code queue.delete}, {@code queue.bind} and
+     * {@code queue.unbind} (not those of {@code basic.*} or {@code queue.purge}, which it looks up as sent).
+     */
+    static String stripCrLf(String name) {
+        if (name.indexOf('\n') < 0 && name.indexOf('\r') < 0) {
+            return name;
+        }
+        StringBuilder stripped = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c != '\n' && c != '\r') {
+                stripped.append(c);
+            }
+        }
+        return stripped.toString();
+    }
 
     /** The queue a method names; an empty name means the channel's last declared queue, as in RabbitMQ. */
     String queueName(String name, Method cause) {
@@ -128,7 +155,7 @@ final class TopologyMethods {
     }
 
     private void queueDeclare(QueueMethod.Declare declare) {
-        String name = declare.queue();
+        String name = stripCrLf(declare.queue());
         if (declare.passive()) {
             if (name.isEmpty()) {
                 name = queueName(name, declare);
@@ -182,10 +209,10 @@ final class TopologyMethods {
      */
     private void checkDeadLetterExchangeName(QueueDeclaration wanted, Method cause) {
         Object dlx = wanted.arguments().get("x-dead-letter-exchange");
-        if (dlx != null && !(dlx instanceof String)) {
+        if (wanted.arguments().containsKey("x-dead-letter-exchange") && !(dlx instanceof String)) {
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
-                "invalid type '%s' for arg 'x-dead-letter-exchange' in queue '%s' in vhost '%s'", typeName(dlx),
-                wanted.name(), vhost.name());
+                "invalid type '%s' for arg 'x-dead-letter-exchange' in queue '%s' in vhost '%s'",
+                HeaderValues.fieldType(dlx), wanted.name(), vhost.name());
         }
     }
 
@@ -209,13 +236,8 @@ final class TopologyMethods {
             current = existing.autoDelete();
         } else {
             arg = existing.differingArgument(wanted);
-            received = wanted.arguments().get(arg);
-            current = existing.arguments().get(arg);
-            if (received == null || current == null) {
-                // rabbit_misc:assert_args_equivalence1/4 names the type only when one side has no value
-                received = describe(received);
-                current = describe(current);
-            }
+            received = argumentValue(wanted.arguments(), existing.arguments(), arg);
+            current = argumentValue(existing.arguments(), wanted.arguments(), arg);
         }
         throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, cause,
             "inequivalent arg '%s' for queue '%s' in vhost '%s': received %s but current is %s", arg, wanted.name(),
@@ -227,24 +249,39 @@ final class TopologyMethods {
         return namedQueue.isEmpty() && routingKey.isEmpty() ? queue : routingKey;
     }
 
+    /**
+     * How {@code rabbit_misc:assert_args_equivalence1/4} shows one side's value of a differing argument: when both
+     * sides have it, the bare value (a void one as none); when only this side has it, the value and its type.
+     */
+    private static Object argumentValue(java.util.Map<String, Object> side, java.util.Map<String, Object> other,
+            String key) {
+        if (!side.containsKey(key)) {
+            return null;
+        }
+        Object value = side.get(key);
+        return other.containsKey(key) ? value : "the value '" + (value == null ? "undefined" : value)
+            + "' of type '" + HeaderValues.fieldType(value) + "'";
+    }
+
     private void queueBind(QueueMethod.Bind bind) {
-        String queue = queueName(bind.queue(), bind);
+        String queue = stripCrLf(queueName(bind.queue(), bind));
+        String exchange = stripCrLf(bind.exchange());
         String key = bindingKey(bind.queue(), bind.routingKey(), queue);
-        checkNotDefault(bind.exchange(), bind);
+        checkNotDefault(exchange, bind);
         ChannelPermits.queue(access(), Permission.WRITE, queue, bind);
-        ChannelPermits.exchange(access(), Permission.READ, bind.exchange(), bind);
-        ChannelPermits.topic(access(), vhost, Permission.READ, bind.exchange(), key, bind);
+        ChannelPermits.exchange(access(), Permission.READ, exchange, bind);
+        ChannelPermits.topic(access(), vhost, Permission.READ, exchange, key, bind);
         Queue existing = vhost.queue(queue);
         if (existing == null) {
             throw notFound("queue", queue, bind);
         }
         checkAccess(existing, bind);
-        bind(new Binding(bind.exchange(), Destination.queue(queue), key, bind.arguments()), bind, bind.noWait(),
+        bind(new Binding(exchange, Destination.queue(queue), key, bind.arguments()), bind, bind.noWait(),
             QueueMethod.BindOk.INSTANCE);
     }
 
     private void queueDelete(QueueMethod.Delete delete) {
-        String name = queueName(delete.queue(), delete);
+        String name = stripCrLf(queueName(delete.queue(), delete));
         ChannelPermits.queue(access(), Permission.CONFIGURE, name, delete);
         Queue queue = vhost.queue(name);
         if (queue == null) {
@@ -276,7 +313,7 @@ final class TopologyMethods {
     // ---- exchanges ------------------------------------------------------------------------------------------
 
     private void exchangeDeclare(ExchangeMethod.Declare declare) {
-        String name = declare.exchange();
+        String name = stripCrLf(declare.exchange());
         checkNotDefault(name, declare);
         if (declare.passive()) {
             if (vhost.exchange(name) == null) {
@@ -294,17 +331,7 @@ final class TopologyMethods {
             throw Amqp091Exception.of(ReplyCode.COMMAND_INVALID, declare, "unknown exchange type '%s'",
                 declare.type());
         }
-        Object alternate = declare.arguments().get("alternate-exchange");
-        if (alternate != null && !(alternate instanceof String)) {
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
-                "invalid arg 'alternate-exchange' for exchange '%s' in vhost '%s': a string is required", name,
-                vhost.name());
-        }
         ChannelPermits.exchange(access(), Permission.CONFIGURE, name, declare);
-        if (alternate != null) {
-            ChannelPermits.exchange(access(), Permission.WRITE, (String) alternate, declare);
-            ChannelPermits.exchange(access(), Permission.READ, name, declare);
-        }
         Exchange wanted = new Exchange(name, type, declare.durable(), declare.autoDelete(), declare.internal(),
             declare.arguments());
         Exchange existing = vhost.exchange(name);
@@ -319,6 +346,17 @@ final class TopologyMethods {
         if (name.startsWith(RESERVED)) {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
                 "exchange name '%s' contains reserved prefix 'amq.*'", name);
+        }
+        // rabbit_channel checks the alternate exchange of a new exchange only (rabbit_misc:r_arg/4)
+        if (declare.arguments().containsKey(ALTERNATE_EXCHANGE)) {
+            if (!(declare.arguments().get(ALTERNATE_EXCHANGE) instanceof String alternate)) {
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
+                    "invalid type '%s' for arg '%s' in exchange '%s' in vhost '%s'",
+                    HeaderValues.fieldType(declare.arguments().get(ALTERNATE_EXCHANGE)), ALTERNATE_EXCHANGE, name,
+                    vhost.name());
+            }
+            ChannelPermits.exchange(access(), Permission.READ, name, declare);
+            ChannelPermits.exchange(access(), Permission.WRITE, alternate, declare);
         }
         channel.offload(() -> vhost.declareExchange(wanted), declare, done -> {
             if (!declare.noWait()) {
@@ -347,11 +385,13 @@ final class TopologyMethods {
             arg = "internal";
             received = wanted.internal();
             current = existing.internal();
-        } else if (!java.util.Objects.equals(existing.alternateExchange(), wanted.alternateExchange())) {
+        } else if (existing.arguments().containsKey(ALTERNATE_EXCHANGE)
+                != wanted.arguments().containsKey(ALTERNATE_EXCHANGE)
+                || !java.util.Objects.equals(existing.alternateExchange(), wanted.alternateExchange())) {
             // the only argument RabbitMQ compares; others are kept as first declared
-            arg = "alternate-exchange";
-            received = describe(wanted.arguments().get(arg));
-            current = describe(existing.arguments().get(arg));
+            arg = ALTERNATE_EXCHANGE;
+            received = argumentValue(wanted.arguments(), existing.arguments(), arg);
+            current = argumentValue(existing.arguments(), wanted.arguments(), arg);
         } else {
             return;
         }
@@ -361,7 +401,7 @@ final class TopologyMethods {
     }
 
     private void exchangeDelete(ExchangeMethod.Delete delete) {
-        String name = delete.exchange();
+        String name = stripCrLf(delete.exchange());
         checkNotDefault(name, delete);
         ChannelPermits.exchange(access(), Permission.CONFIGURE, name, delete);
         if (name.startsWith(RESERVED)) {
@@ -431,15 +471,6 @@ final class TopologyMethods {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, cause,
                 "operation not permitted on the default exchange");
         }
-    }
-
-    private static Object describe(Object value) {
-        return value == null ? null : "the value '" + value + "' of type '" + typeName(value) + "'";
-    }
-
-    /** The 0-9-1 field type RabbitMQ names in its refusals. */
-    static String typeName(Object value) {
-        return io.skiffmq.core.message.HeaderValues.fieldTypeName(value);
     }
 
     private static String quote(Object value) {

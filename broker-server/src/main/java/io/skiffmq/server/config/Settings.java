@@ -59,6 +59,9 @@ public final class Settings {
             "a second port that speaks AMQP 0-9-1 only (0-9-1 is spoken on `port` too); 0 picks a free one"),
         Setting.of("heartbeat", "seconds", "60",
             "AMQP 0-9-1 heartbeat offered in `connection.tune`, in seconds; 0 offers none"),
+        Setting.of("amqp091-initial-frame-max", "int", "8192", "largest AMQP 0-9-1 frame accepted before"
+            + " `tune-ok` agrees a frame-max (RabbitMQ's `initial_frame_max`; at least 4096); a larger one closes the"
+            + " socket"),
         Setting.of("memory-high-watermark", "fraction|bytes", "0.4", "publishers are blocked while the heap after GC"
             + " plus direct buffers is above this fraction of `-Xmx`, or these bytes (`512MB`); 0 blocks them at once"
             + " (docs/alarms.md)"),

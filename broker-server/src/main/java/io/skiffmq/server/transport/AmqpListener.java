@@ -138,7 +138,7 @@ public final class AmqpListener implements AutoCloseable {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
             detector.pipeline()
                 .addAfter(detector.name(), "bytes", new ByteCounter(counters))
-                .addAfter("bytes", "frames", new Amqp091FrameDecoder())
+                .addAfter("bytes", "frames", new Amqp091FrameDecoder(config.amqp091InitialFrameMax()))
                 .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo, counters));
         };
         serverChannel = bind(config.port(), amqp10, amqp091, null);

@@ -32,6 +32,7 @@ class ConfigLoaderTest {
             "max-message-size", "1048576", "session-window", "100", "publisher-credit", "10",
             "max-unconfirmed", "50", "durable-if-no-header", "false", "auto-create-queues", "false",
             "rabbitmq-version", "4.1.0", "node", "rabbit@test", "amqp091-port", "5682", "heartbeat", "30",
+            "amqp091-initial-frame-max", "16384",
             "memory-high-watermark", "512MB", "disk-free-limit", "1GiB", "event-loops", "3",
             "publisher-flow", "false", "log-level", "debug", "log-format", "json", "auth-threads", "3",
             "auth-queue", "10", "login-failure-rate", "0.5", "login-failure-burst", "0", "external-user-from", "dn",
