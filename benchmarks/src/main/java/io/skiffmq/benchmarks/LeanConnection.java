@@ -149,7 +149,9 @@ abstract class LeanConnection extends ByteToMessageDecoder {
         attach.setName(name);
         attach.setHandle(UnsignedInteger.ZERO);
         attach.setRole(role);
-        attach.setSndSettleMode(SenderSettleMode.UNSETTLED);
+        // a sender may pre-settle (--settled=true), so it asks for mixed: a broker may refuse a settled transfer
+        // on a link whose snd-settle-mode is unsettled [2.7.3], as RabbitMQ 4.0.3 and SkiffMQ do
+        attach.setSndSettleMode(role == Role.SENDER ? SenderSettleMode.MIXED : SenderSettleMode.UNSETTLED);
         attach.setRcvSettleMode(ReceiverSettleMode.FIRST);
         attach.setSource(source);
         attach.setTarget(target);
