@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;

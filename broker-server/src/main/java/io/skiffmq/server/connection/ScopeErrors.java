@@ -1,5 +1,6 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
+import io.skiffmq.server.SummarizedLog;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;

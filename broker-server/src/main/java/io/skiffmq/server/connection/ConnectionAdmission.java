@@ -1,6 +1,7 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.Broker;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.server.authz.OverLimit;

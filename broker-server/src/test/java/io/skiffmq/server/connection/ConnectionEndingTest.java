@@ -1,10 +1,11 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.skiffmq.server.LogCapture;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
 import io.netty.util.concurrent.Future;
+import io.skiffmq.server.Broker;
 
 /**
  * A client connection of any protocol, as the {@link Broker}'s registry of open connections sees it: enough to

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.connection;
 
 import java.util.List;
 
