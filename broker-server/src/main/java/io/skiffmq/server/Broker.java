@@ -14,6 +14,7 @@ import io.skiffmq.server.connection.ConnectionEnding;
 import io.skiffmq.server.connection.ConnectionEnds;
 import io.skiffmq.server.connection.PreAuthLimit;
 import io.skiffmq.server.connection.ScopeErrors;
+import io.skiffmq.server.loop.EventLoops;
 import io.skiffmq.store.BrokerDefinitions;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

@@ -20,7 +20,7 @@ import io.skiffmq.server.connection.ClientConnection;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
-import io.skiffmq.server.FlushAfterTurn;
+import io.skiffmq.server.loop.FlushAfterTurn;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.util.concurrent.CompletableFuture;
@@ -401,7 +401,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.connection.ChannelInfo>> channels() {
-        return io.skiffmq.server.OnLoop.read(ctx, channels::describe);
+        return io.skiffmq.server.loop.OnLoop.read(ctx, channels::describe);
     }
 
     @Override

@@ -10,7 +10,7 @@ import io.skiffmq.server.connection.ClientConnection;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
-import io.skiffmq.server.FlushAfterTurn;
+import io.skiffmq.server.loop.FlushAfterTurn;
 import io.skiffmq.server.connection.HandshakeDeadline;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.authz.Access;
@@ -412,7 +412,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.connection.ChannelInfo>> channels() {
-        return io.skiffmq.server.OnLoop.read(ctx, sessions::describe);
+        return io.skiffmq.server.loop.OnLoop.read(ctx, sessions::describe);
     }
 
     @Override

@@ -6,7 +6,7 @@ import io.skiffmq.core.metrics.ConnectionCounters;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.BrokerConfig;
 import io.skiffmq.server.connection.ClientConnection;
-import io.skiffmq.server.EventLoops;
+import io.skiffmq.server.loop.EventLoops;
 import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;
 import io.skiffmq.server.amqp091.Amqp091ConnectionHandler;
 import io.skiffmq.server.amqp091.DirectReplyTo;

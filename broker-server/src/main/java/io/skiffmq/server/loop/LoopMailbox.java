@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.loop;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
