@@ -4,6 +4,7 @@ import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.config.ConfigLoader;
 import io.skiffmq.server.config.Setting;
 import io.skiffmq.server.config.Settings;
+import io.skiffmq.server.logging.LogSettings;
 import io.skiffmq.server.metrics.PrometheusSettings;
 import io.skiffmq.server.http.ManagementSettings;
 import io.skiffmq.server.transport.TlsSettings;

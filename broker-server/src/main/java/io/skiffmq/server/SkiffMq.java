@@ -2,6 +2,7 @@ package io.skiffmq.server;
 
 import io.skiffmq.server.config.CommandLineFlags;
 import io.skiffmq.server.config.ConfigLoader;
+import io.skiffmq.server.logging.LogSetup;
 import io.skiffmq.server.transport.AmqpListener;
 
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package io.skiffmq.server.config;
 
 import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.LogSettings;
 import io.skiffmq.server.auth.AuthSettings;
+import io.skiffmq.server.logging.LogSettings;
 import io.skiffmq.server.transport.TlsSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package io.skiffmq.server.connection;
 
-import io.skiffmq.server.SummarizedLog;
+import io.skiffmq.server.logging.SummarizedLog;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;

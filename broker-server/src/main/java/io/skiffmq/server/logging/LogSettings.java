@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.logging;
 
 import io.skiffmq.server.config.Setting;
 import java.util.List;
@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * How the broker logs: the level of the root logger and the layout of each line (docs/configuration.md). Applied once
- * by {@link LogSetup} when {@link SkiffMq} starts; a broker embedded in tests keeps the logging its host set up.
+ * by {@link LogSetup} when {@code SkiffMq} starts; a broker embedded in tests keeps the logging its host set up.
  * Immutable.
  *
  * @param level {@code log-level}: {@code error}, {@code warn}, {@code info}, {@code debug} or {@code trace}

@@ -1,9 +1,9 @@
-package io.skiffmq.server;
+package io.skiffmq.server.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.skiffmq.server.LogLimiter.Decision;
+import io.skiffmq.server.logging.LogLimiter.Decision;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

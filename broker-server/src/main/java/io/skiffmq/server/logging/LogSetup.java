@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.logging;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -16,16 +16,16 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * Sets Logback, the one logging backend, up from {@link LogSettings}: one console appender with the text layout
  * ({@link #TEXT_PATTERN}) or Logback's JSON encoder, the root level, and {@code java.util.logging} routed into it.
  * Our own {@code System.Logger} calls reach SLF4J through {@code slf4j-jdk-platform-logging}; Netty and Chronicle
- * log through SLF4J themselves. Called once by {@link SkiffMq} from main, before the listener starts.
+ * log through SLF4J themselves. Called once by {@code SkiffMq} from main, before the listener starts.
  */
-final class LogSetup {
+public final class LogSetup {
     /** One line per event: ISO-8601 time with offset, level, thread, logger, message. */
     static final String TEXT_PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n";
 
     private LogSetup() {
     }
 
-    static void apply(LogSettings settings) {
+    public static void apply(LogSettings settings) {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             return; // another SLF4J provider won: it is configured its own way
         }

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.logging;
 
 import java.util.function.LongSupplier;
 
