@@ -9,6 +9,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.auth.UserStore;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ClientConnection;
 import io.skiffmq.server.connection.ConnectionEnding;
 import io.skiffmq.server.connection.ConnectionEnds;

@@ -1,5 +1,6 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.config.CommandLineFlags;
 import io.skiffmq.server.config.ConfigLoader;
 import io.skiffmq.server.logging.LogSetup;

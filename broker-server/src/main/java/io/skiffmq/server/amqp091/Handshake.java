@@ -8,7 +8,7 @@ import io.skiffmq.codec.amqp091.ConnectionMethod;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.VirtualHost;
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.auth.Credentials;

@@ -1,6 +1,6 @@
 package io.skiffmq.server.amqp10;
 
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ChannelInfo;
 import io.skiffmq.server.connection.ScopeErrors;
 

@@ -4,7 +4,7 @@ import io.skiffmq.core.metrics.BrokerCounters;
 import io.skiffmq.core.metrics.ConnectionCounters;
 
 import io.skiffmq.server.Broker;
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ClientConnection;
 import io.skiffmq.server.loop.EventLoops;
 import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.config;
 
 import java.math.BigDecimal;
 import java.util.Locale;

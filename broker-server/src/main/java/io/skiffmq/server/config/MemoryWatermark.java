@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.config;
 
 /**
  * The setting {@code memory-high-watermark}: a fraction of the maximum heap ({@code 0.4}, RabbitMQ's

@@ -1,9 +1,6 @@
-package io.skiffmq.server;
+package io.skiffmq.server.config;
 
 import io.skiffmq.server.auth.AuthSettings;
-import io.skiffmq.server.config.ConfigLoader;
-import io.skiffmq.server.config.Setting;
-import io.skiffmq.server.config.Settings;
 import io.skiffmq.server.logging.LogSettings;
 import io.skiffmq.server.metrics.PrometheusSettings;
 import io.skiffmq.server.http.ManagementSettings;
@@ -105,7 +102,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
 
     /**
      * Defaults, overridden by system properties {@code skiffmq.*}, then by {@code --name=value} arguments: no
-     * config file, no environment (what tests and embedded brokers use; {@link SkiffMq} reads them all).
+     * config file, no environment (what tests and embedded brokers use; {@code SkiffMq} reads them all).
      *
      * @throws IllegalArgumentException naming the setting and where it came from
      */

@@ -1,4 +1,4 @@
-package io.skiffmq.server;
+package io.skiffmq.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,5 @@
-package io.skiffmq.server;
+package io.skiffmq.server.config;
 
-import io.skiffmq.server.config.Setting;
 
 /**
  * The limits on AMQP 1.0 local transactions (docs/transactions.md): how many messages one transaction may hold
