@@ -1,10 +1,9 @@
 package io.skiffmq.server.connection;
 
 import io.netty.util.concurrent.Future;
-import io.skiffmq.server.Broker;
 
 /**
- * A client connection of any protocol, as the {@link Broker}'s registry of open connections sees it: enough to
+ * A client connection of any protocol, as the {@code Broker}'s registry of open connections sees it: enough to
  * close it when the broker stops, or when its virtual host or user is deleted.
  */
 public interface ClientConnection {
@@ -18,7 +17,7 @@ public interface ClientConnection {
     Future<?> closeForShutdown();
 
     /**
-     * The broker's resource alarms changed ({@link Broker#alarms()}): publishers are to be held back or let go.
+     * The broker's resource alarms changed ({@code Broker.alarms()}): publishers are to be held back or let go.
      * Called from any thread (the resource monitor's); the connection reads the alarms up now and applies them on
      * its event loop, so calls that cross each other do no harm.
      */
