@@ -5,6 +5,7 @@ import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.PasswordHash;
 import io.skiffmq.server.auth.UserStore;
 import io.skiffmq.server.authz.AccessControl;
+import io.skiffmq.server.connection.ClientConnection;
 import io.skiffmq.store.BrokerDefinitions;
 import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
 import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;

@@ -1,7 +1,9 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.config.CommandLineFlags;
 import io.skiffmq.server.config.ConfigLoader;
+import io.skiffmq.server.logging.LogSetup;
 import io.skiffmq.server.transport.AmqpListener;
 
 import java.io.IOException;

@@ -4,6 +4,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.time.BrokerClock;
 import io.skiffmq.server.amqp10.ManagementNode;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.store.DiskStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;

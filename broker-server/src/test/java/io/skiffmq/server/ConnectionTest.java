@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.config.BrokerConfig;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Close;

@@ -9,6 +9,7 @@ import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import io.skiffmq.server.auth.AuthSettings;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.config.ConfigLoader;
 import java.nio.file.Path;
 import java.util.List;

@@ -15,6 +15,7 @@ import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp10.ProtonCodec;
 import io.skiffmq.codec.amqp10.TypeReader;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.server.config.BrokerConfig;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import org.apache.qpid.proton.amqp.Binary;

@@ -8,6 +8,7 @@ import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.Publisher;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.config.BrokerConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.connection.ConnectionEnd;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.config.BrokerConfig;
 import java.nio.file.Path;
 import java.util.Properties;
 import org.apache.qpid.proton.amqp.security.SaslMechanisms;

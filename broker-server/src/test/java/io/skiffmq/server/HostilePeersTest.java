@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.connection.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnds;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;

@@ -7,6 +7,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.alarm.ResourceAlarms.Resource;
+import io.skiffmq.server.config.BrokerConfig;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

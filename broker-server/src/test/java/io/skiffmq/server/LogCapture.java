@@ -14,13 +14,13 @@ import org.slf4j.LoggerFactory;
  * loggers ({@code io.skiffmq}) at DEBUG, the rest at the test configuration's level (WARN). Our System.Logger calls
  * reach Logback through SLF4J. Events arrive from the event loops; the test thread reads them at any time.
  */
-final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoCloseable {
+public final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoCloseable {
     private final List<ILoggingEvent> events = new CopyOnWriteArrayList<>();
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     private final Logger ours = (Logger) LoggerFactory.getLogger("io.skiffmq");
     private Level oursBefore;
 
-    static LogCapture capture() {
+    public static LogCapture capture() {
         LogCapture capture = new LogCapture();
         capture.setContext(capture.root.getLoggerContext());
         capture.setName("capture");
@@ -41,18 +41,18 @@ final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoClosea
     }
 
     /** The messages (arguments in place) of the events at {@code level} that match. */
-    List<String> lines(Level level, Predicate<String> matching) {
+    public List<String> lines(Level level, Predicate<String> matching) {
         return events.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage)
             .filter(matching).toList();
     }
 
     /** The events at {@code level}. */
-    List<ILoggingEvent> events(Level level) {
+    public List<ILoggingEvent> events(Level level) {
         return events.stream().filter(e -> e.getLevel() == level).toList();
     }
 
     /** Every event at ERROR, with its message. */
-    List<String> errors() {
+    public List<String> errors() {
         return lines(Level.ERROR, m -> true);
     }
 

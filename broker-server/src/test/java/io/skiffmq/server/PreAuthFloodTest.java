@@ -10,6 +10,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.rabbitmq.client.ConnectionFactory;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.connection.PreAuthLimit;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;

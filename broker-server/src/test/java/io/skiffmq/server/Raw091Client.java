@@ -7,6 +7,7 @@ import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.impl.AMQImpl;
 import com.rabbitmq.client.impl.LongStringHelper;
 import com.rabbitmq.client.impl.Method;
+import io.skiffmq.server.connection.ConnectionName;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtonCodec;
+import io.skiffmq.server.connection.ConnectionName;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

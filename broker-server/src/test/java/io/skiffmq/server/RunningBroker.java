@@ -1,5 +1,8 @@
 package io.skiffmq.server;
 
+import io.skiffmq.server.config.BrokerConfig;
+import io.skiffmq.server.connection.ConnectionEnds;
+import io.skiffmq.server.connection.PreAuthLimit;
 import io.skiffmq.server.transport.AmqpListener;
 
 import java.io.IOException;

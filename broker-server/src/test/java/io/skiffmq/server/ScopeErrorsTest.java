@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.connection.ConnectionEnds;
+import io.skiffmq.server.connection.ScopeErrors;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.Session;
 import java.io.IOException;

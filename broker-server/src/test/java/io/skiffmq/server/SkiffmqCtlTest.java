@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.ConnectionFactory;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.ctl.SkiffmqCtl;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;

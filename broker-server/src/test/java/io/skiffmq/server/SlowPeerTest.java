@@ -3,6 +3,7 @@ package io.skiffmq.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.server.connection.HandshakeDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

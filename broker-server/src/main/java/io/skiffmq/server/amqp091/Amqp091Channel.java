@@ -12,7 +12,8 @@ import io.skiffmq.codec.amqp091.QueueMethod;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.codec.amqp091.TxMethod;
 import io.skiffmq.core.VirtualHost;
-import io.skiffmq.server.ScopeErrors;
+import io.skiffmq.server.connection.ChannelInfo;
+import io.skiffmq.server.connection.ScopeErrors;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.HeaderValues;
@@ -75,10 +76,10 @@ final class Amqp091Channel {
     }
 
     /** What the HTTP API shows of the channel. */
-    io.skiffmq.server.ChannelInfo describe() {
-        return new io.skiffmq.server.ChannelInfo(number, prefetch, deliveryTags.outstanding(),
+    ChannelInfo describe() {
+        return new ChannelInfo(number, prefetch, deliveryTags.outstanding(),
             publishing.confirming(), publishing.transaction() != null, consumers.values().stream()
-                .map(c -> new io.skiffmq.server.ChannelInfo.Consumer(c.tag(), c.queue().name(), !c.noAck(), prefetch))
+                .map(c -> new ChannelInfo.Consumer(c.tag(), c.queue().name(), !c.noAck(), prefetch))
                 .toList());
     }
 

@@ -15,12 +15,12 @@ import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
-import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.ClientConnection;
-import io.skiffmq.server.ConnectionAdmission;
-import io.skiffmq.server.ConnectionEnd;
-import io.skiffmq.server.ConnectionEnding;
-import io.skiffmq.server.FlushAfterTurn;
+import io.skiffmq.server.config.BrokerConfig;
+import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ConnectionAdmission;
+import io.skiffmq.server.connection.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnding;
+import io.skiffmq.server.loop.FlushAfterTurn;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.auth.SaslAuthenticator;
 import java.util.concurrent.CompletableFuture;
@@ -117,7 +117,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             context.close();
             return;
         }
-        String name = io.skiffmq.server.ConnectionName.of(context.channel());
+        String name = io.skiffmq.server.connection.ConnectionName.of(context.channel());
         admission.named(name, context.channel());
         LOG.log(System.Logger.Level.DEBUG, "connection {0}: accepted (AMQP 0-9-1)", name);
         handshake.start();
@@ -400,8 +400,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.ChannelInfo>> channels() {
-        return io.skiffmq.server.OnLoop.read(ctx, channels::describe);
+    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.connection.ChannelInfo>> channels() {
+        return io.skiffmq.server.loop.OnLoop.read(ctx, channels::describe);
     }
 
     @Override
@@ -518,8 +518,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         admission.channelClosed();
     }
 
-    /** The connection's name ({@link io.skiffmq.server.ConnectionName}): its log lines start with it. */
+    /** The connection's name ({@link io.skiffmq.server.connection.ConnectionName}): its log lines start with it. */
     String remote() {
-        return io.skiffmq.server.ConnectionName.of(ctx.channel());
+        return io.skiffmq.server.connection.ConnectionName.of(ctx.channel());
     }
 }

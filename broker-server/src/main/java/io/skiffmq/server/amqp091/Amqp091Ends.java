@@ -1,7 +1,7 @@
 package io.skiffmq.server.amqp091;
 
 import io.skiffmq.codec.amqp091.ReplyCode;
-import io.skiffmq.server.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnd;
 
 /** Which {@link ConnectionEnd} a hard error's reply code is, when we close the connection with it. Stateless. */
 final class Amqp091Ends {

@@ -7,7 +7,7 @@ import io.skiffmq.codec.amqp091.ChannelMethod;
 import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.codec.amqp091.ReplyCode;
-import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.connection.ConnectionAdmission;
 import java.util.ArrayList;
 
 /**
@@ -78,12 +78,12 @@ final class ChannelTable {
     }
 
     /** What the HTTP API shows of the channels, by number. */
-    java.util.List<io.skiffmq.server.ChannelInfo> describe() {
-        java.util.List<io.skiffmq.server.ChannelInfo> described = new ArrayList<>();
+    java.util.List<io.skiffmq.server.connection.ChannelInfo> describe() {
+        java.util.List<io.skiffmq.server.connection.ChannelInfo> described = new ArrayList<>();
         for (Amqp091Channel channel : channels.values()) {
             described.add(channel.describe());
         }
-        described.sort(java.util.Comparator.comparingInt(io.skiffmq.server.ChannelInfo::number));
+        described.sort(java.util.Comparator.comparingInt(io.skiffmq.server.connection.ChannelInfo::number));
         return described;
     }
 

@@ -5,13 +5,13 @@ import io.skiffmq.core.metrics.ConnectionCounters;
 
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
-import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.ClientConnection;
-import io.skiffmq.server.ConnectionAdmission;
-import io.skiffmq.server.ConnectionEnd;
-import io.skiffmq.server.ConnectionEnding;
-import io.skiffmq.server.FlushAfterTurn;
-import io.skiffmq.server.HandshakeDeadline;
+import io.skiffmq.server.config.BrokerConfig;
+import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ConnectionAdmission;
+import io.skiffmq.server.connection.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnding;
+import io.skiffmq.server.loop.FlushAfterTurn;
+import io.skiffmq.server.connection.HandshakeDeadline;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.OverLimit;
@@ -130,7 +130,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             context.close();
             return;
         }
-        String name = io.skiffmq.server.ConnectionName.of(context.channel());
+        String name = io.skiffmq.server.connection.ConnectionName.of(context.channel());
         admission.named(name, context.channel());
         LOG.log(System.Logger.Level.DEBUG, "connection {0}: accepted (AMQP 1.0)", name);
         sessions.resourceAlarm(broker.alarms().any(), false);
@@ -411,8 +411,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.ChannelInfo>> channels() {
-        return io.skiffmq.server.OnLoop.read(ctx, sessions::describe);
+    public java.util.concurrent.CompletableFuture<java.util.List<io.skiffmq.server.connection.ChannelInfo>> channels() {
+        return io.skiffmq.server.loop.OnLoop.read(ctx, sessions::describe);
     }
 
     @Override
@@ -516,8 +516,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         return remoteMaxFrameSize;
     }
 
-    /** The connection's name ({@link io.skiffmq.server.ConnectionName}): its log lines start with it. */
+    /** The connection's name ({@link io.skiffmq.server.connection.ConnectionName}): its log lines start with it. */
     String remote() {
-        return io.skiffmq.server.ConnectionName.of(ctx.channel());
+        return io.skiffmq.server.connection.ConnectionName.of(ctx.channel());
     }
 }

@@ -1,7 +1,7 @@
 package io.skiffmq.server.amqp10;
 
 import io.skiffmq.codec.amqp10.AmqpError;
-import io.skiffmq.server.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnd;
 
 /** Which {@link ConnectionEnd} a connection error's condition is, when we close with it. Stateless. */
 final class Amqp10Ends {

@@ -1,7 +1,8 @@
 package io.skiffmq.server.amqp10;
 
-import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.ScopeErrors;
+import io.skiffmq.server.config.BrokerConfig;
+import io.skiffmq.server.connection.ChannelInfo;
+import io.skiffmq.server.connection.ScopeErrors;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
@@ -68,15 +69,15 @@ final class AmqpSession {
     }
 
     /** What the HTTP API shows of the session: its sending links are its consumers. */
-    io.skiffmq.server.ChannelInfo describe(int number) {
-        java.util.List<io.skiffmq.server.ChannelInfo.Consumer> consumers = new java.util.ArrayList<>();
+    ChannelInfo describe(int number) {
+        java.util.List<ChannelInfo.Consumer> consumers = new java.util.ArrayList<>();
         links.forEachAttached(link -> {
             if (link instanceof OutgoingLink out && out.queueName() != null) {
-                consumers.add(new io.skiffmq.server.ChannelInfo.Consumer("ctag-" + out.handle(), out.queueName(),
+                consumers.add(new ChannelInfo.Consumer("ctag-" + out.handle(), out.queueName(),
                     !out.preSettled(), 0));
             }
         });
-        return new io.skiffmq.server.ChannelInfo(number, 0, unsettled.size(), false, transactions.any(), consumers);
+        return new ChannelInfo(number, 0, unsettled.size(), false, transactions.any(), consumers);
     }
 
     VirtualHost vhost() {

@@ -2,7 +2,7 @@ package io.skiffmq.server.amqp10;
 
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;

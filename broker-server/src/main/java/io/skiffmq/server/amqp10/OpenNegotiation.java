@@ -1,7 +1,7 @@
 package io.skiffmq.server.amqp10;
 
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;

@@ -3,11 +3,11 @@ package io.skiffmq.server.amqp10;
 import io.netty.buffer.ByteBuf;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpError;
-import io.skiffmq.server.ScopeErrors;
+import io.skiffmq.server.connection.ScopeErrors;
 import io.skiffmq.codec.amqp10.DispositionPerformative;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.TransferPerformative;
-import io.skiffmq.server.ConnectionAdmission;
+import io.skiffmq.server.connection.ConnectionAdmission;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -125,10 +125,10 @@ final class SessionTable {
 
     /** The connection is going: every session's links close, and no session counts any longer. */
     /** What the HTTP API shows of the sessions, as channels, by channel number. */
-    List<io.skiffmq.server.ChannelInfo> describe() {
-        List<io.skiffmq.server.ChannelInfo> described = new ArrayList<>();
+    List<io.skiffmq.server.connection.ChannelInfo> describe() {
+        List<io.skiffmq.server.connection.ChannelInfo> described = new ArrayList<>();
         sessions.forEach((channel, session) -> described.add(session.describe(channel)));
-        described.sort(java.util.Comparator.comparingInt(io.skiffmq.server.ChannelInfo::number));
+        described.sort(java.util.Comparator.comparingInt(io.skiffmq.server.connection.ChannelInfo::number));
         return described;
     }
 

@@ -12,7 +12,7 @@ import io.skiffmq.core.publish.Publisher;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.routing.Router;
-import io.skiffmq.server.TransactionSettings;
+import io.skiffmq.server.config.TransactionSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -1,6 +1,6 @@
 package io.skiffmq.server.auth;
 
-import io.skiffmq.server.SummarizedLog;
+import io.skiffmq.server.logging.SummarizedLog;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;

@@ -1,6 +1,5 @@
 package io.skiffmq.server.config;
 
-import io.skiffmq.server.BrokerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

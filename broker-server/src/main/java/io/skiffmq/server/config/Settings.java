@@ -1,8 +1,7 @@
 package io.skiffmq.server.config;
 
-import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.LogSettings;
 import io.skiffmq.server.auth.AuthSettings;
+import io.skiffmq.server.logging.LogSettings;
 import io.skiffmq.server.transport.TlsSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,7 +76,7 @@ public final class Settings {
     /** Every setting, in the order of {@code --help} and the README. */
     public static final List<Setting> ALL = join(BROKER, LogSettings.SETTINGS, AuthSettings.SETTINGS,
         TlsSettings.SETTINGS, io.skiffmq.server.metrics.PrometheusSettings.SETTINGS,
-        io.skiffmq.server.http.ManagementSettings.SETTINGS, io.skiffmq.server.TransactionSettings.SETTINGS);
+        io.skiffmq.server.http.ManagementSettings.SETTINGS, TransactionSettings.SETTINGS);
 
     private static final Map<String, Setting> BY_NAME = new LinkedHashMap<>();
 

@@ -1,6 +1,6 @@
 package io.skiffmq.server.ctl;
 
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.config.ConfigLoader;
 import io.skiffmq.server.http.ManagementSettings;
 import java.io.InputStream;

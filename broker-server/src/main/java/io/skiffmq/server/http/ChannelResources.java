@@ -1,8 +1,8 @@
 package io.skiffmq.server.http;
 
-import io.skiffmq.server.ChannelInfo;
-import io.skiffmq.server.ClientConnection;
+import io.skiffmq.server.connection.ChannelInfo;
 import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.connection.ClientConnection;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.skiffmq.server.http;
 
-import io.skiffmq.server.ClientConnection;
 import io.skiffmq.server.authz.Access;
+import io.skiffmq.server.connection.ClientConnection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

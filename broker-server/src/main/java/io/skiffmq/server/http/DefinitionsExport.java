@@ -5,7 +5,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.server.Broker;
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.store.BrokerDefinitions;
 import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
 import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;

@@ -7,7 +7,7 @@ import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueCounts;
 import io.skiffmq.server.Broker;
-import io.skiffmq.server.BrokerConfig;
+import io.skiffmq.server.config.BrokerConfig;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -87,11 +87,11 @@ final class BrokerCollector implements MultiCollector {
         return f.build();
     }
 
-    /** How connections ended: RabbitMQ's total, and ours by {@link io.skiffmq.server.ConnectionEnd}. */
+    /** How connections ended: RabbitMQ's total, and ours by {@link io.skiffmq.server.connection.ConnectionEnd}. */
     private void connectionEnds(Families f) {
-        io.skiffmq.server.ConnectionEnds ends = broker.ends();
+        io.skiffmq.server.connection.ConnectionEnds ends = broker.ends();
         f.counter("rabbitmq_connections_closed", "Total number of connections closed or terminated", ends.total());
-        for (io.skiffmq.server.ConnectionEnd end : io.skiffmq.server.ConnectionEnd.values()) {
+        for (io.skiffmq.server.connection.ConnectionEnd end : io.skiffmq.server.connection.ConnectionEnd.values()) {
             f.counter("skiffmq_connection_ends", "Connections that ended, by how they ended (ERROR-level "
                 + "internal_error is a broker bug)", ends.count(end), "reason", end.label());
         }

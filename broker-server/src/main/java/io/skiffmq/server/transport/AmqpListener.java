@@ -4,9 +4,9 @@ import io.skiffmq.core.metrics.BrokerCounters;
 import io.skiffmq.core.metrics.ConnectionCounters;
 
 import io.skiffmq.server.Broker;
-import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.ClientConnection;
-import io.skiffmq.server.EventLoops;
+import io.skiffmq.server.config.BrokerConfig;
+import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.loop.EventLoops;
 import io.skiffmq.server.amqp10.Amqp10ConnectionHandler;
 import io.skiffmq.server.amqp091.Amqp091ConnectionHandler;
 import io.skiffmq.server.amqp091.DirectReplyTo;
@@ -223,7 +223,7 @@ public final class AmqpListener implements AutoCloseable {
                         ch.close();
                         return;
                     }
-                    io.skiffmq.server.HandshakeDeadline.accepted(ch);
+                    io.skiffmq.server.connection.HandshakeDeadline.accepted(ch);
                     if (tls != null) {
                         ch.pipeline().addLast("plain-on-tls", new PlainAmqpOnTlsPort(broker.ends()));
                         ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));

@@ -3,9 +3,9 @@ package io.skiffmq.server.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.skiffmq.server.ConnectionEnd;
-import io.skiffmq.server.ConnectionEnding;
-import io.skiffmq.server.ConnectionEnds;
+import io.skiffmq.server.connection.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnding;
+import io.skiffmq.server.connection.ConnectionEnds;
 import java.util.List;
 
 /**

@@ -6,10 +6,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.skiffmq.codec.amqp091.Amqp091ProtocolHeader;
-import io.skiffmq.server.ConnectionEnd;
-import io.skiffmq.server.ConnectionEnding;
-import io.skiffmq.server.ConnectionEnds;
-import io.skiffmq.server.HandshakeDeadline;
+import io.skiffmq.server.connection.ConnectionEnd;
+import io.skiffmq.server.connection.ConnectionEnding;
+import io.skiffmq.server.connection.ConnectionEnds;
+import io.skiffmq.server.connection.HandshakeDeadline;
 import java.util.List;
 
 /**

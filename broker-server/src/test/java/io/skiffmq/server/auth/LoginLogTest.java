@@ -32,7 +32,7 @@ class LoginLogTest {
     /** The summaries the log scheduled, run by the test when their time comes. */
     private final List<Runnable> scheduled = new java.util.ArrayList<>();
     private final List<Long> delays = new java.util.ArrayList<>();
-    private final io.skiffmq.server.SummarizedLog.Timer timer = (task, delayNanos) -> {
+    private final io.skiffmq.server.logging.SummarizedLog.Timer timer = (task, delayNanos) -> {
         scheduled.add(task);
         delays.add(delayNanos);
     };

@@ -3,9 +3,8 @@ package io.skiffmq.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.skiffmq.server.BrokerConfig;
-import io.skiffmq.server.LogSettings;
 import io.skiffmq.server.auth.AuthSettings;
+import io.skiffmq.server.logging.LogSettings;
 import io.skiffmq.server.transport.TlsSettings;
 import io.skiffmq.store.Journal;
 import java.nio.file.Files;

@@ -1,0 +1,73 @@
+package io.skiffmq.server.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.JsonEncoder;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.jul.LevelChangePropagator;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+
+/**
+ * Sets Logback, the one logging backend, up from {@link LogSettings}: one console appender with the text layout
+ * ({@link #TEXT_PATTERN}) or Logback's JSON encoder, the root level, and {@code java.util.logging} routed into it.
+ * Our own {@code System.Logger} calls reach SLF4J through {@code slf4j-jdk-platform-logging}; Netty and Chronicle
+ * log through SLF4J themselves. Called once by {@code SkiffMq} from main, before the listener starts.
+ */
+public final class LogSetup {
+    /** One line per event: ISO-8601 time with offset, level, thread, logger, message. */
+    static final String TEXT_PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n";
+
+    private LogSetup() {
+    }
+
+    public static void apply(LogSettings settings) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+            return; // another SLF4J provider won: it is configured its own way
+        }
+        context.reset();
+        // JUL loggers get Logback's levels, so that disabled levels cost nothing in JUL either
+        LevelChangePropagator propagator = new LevelChangePropagator();
+        propagator.setContext(context);
+        propagator.setResetJUL(true);
+        context.addListener(propagator);
+        propagator.start();
+
+        Encoder<ILoggingEvent> encoder;
+        if (settings.format() == LogSettings.Format.JSON) {
+            JsonEncoder json = new JsonEncoder();
+            json.setContext(context);
+            // the message with its arguments in place, beside the pattern ("message") log tools group by
+            json.setWithFormattedMessage(true);
+            json.start();
+            encoder = json;
+        } else {
+            PatternLayoutEncoder text = new PatternLayoutEncoder();
+            text.setContext(context);
+            text.setPattern(TEXT_PATTERN);
+            text.start();
+            encoder = text;
+        }
+        ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+        console.setContext(context);
+        console.setName("console");
+        console.setEncoder(encoder);
+        console.start();
+        Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        Level level = Level.toLevel(settings.level(), Level.INFO);
+        root.setLevel(level);
+        root.addAppender(console);
+        if (level.isGreaterOrEqual(Level.INFO)) {
+            // Chronicle tells at INFO how long each mapping and sync took, and asks for an e-mail address: its
+            // warnings and errors are what an operator needs; log-level=debug brings the rest back
+            context.getLogger("net.openhft").setLevel(Level.WARN);
+        }
+
+        SLF4JBridgeHandler.removeHandlersForRootLogger();
+        SLF4JBridgeHandler.install();
+    }
+}
