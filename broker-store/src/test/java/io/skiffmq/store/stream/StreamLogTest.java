@@ -71,6 +71,21 @@ class StreamLogTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void aSegmentSmallerThanItsFileHeaderStillTakesOneChunkEach() throws Exception {
+        // x-stream-max-segment-size-bytes is the client's: one below Chronicle's header must not roll for ever
+        try (StreamLog log = StreamLog.open(dir, config().withMaxSegmentBytes(1_000))) {
+            for (int chunk = 0; chunk < 3; chunk++) {
+                assertThat(writeChunk(log, 10)).isEqualTo(chunk * 10L);
+            }
+            assertThat(log.segmentCount()).as("a segment per chunk: " + segmentDirectories(dir)).isEqualTo(3);
+            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+                assertThat(denseMessages(drain(reader), 0)).hasSize(30);
+            }
+        }
+    }
+
+    @Test
     void eachOffsetSpecStartsWhereRabbitMqWould() {
         try (StreamLog log = StreamLog.open(dir, config())) {
             long t0 = clock.get();
