@@ -148,7 +148,7 @@ public final class PrefetchLimit {
 
     private static void resume(QueueConsumer consumer) {
         if (consumer != null) {
-            consumer.queue.resume(consumer); // outside the lock: a queue on the caller's thread may dispatch at once
+            ((ClassicQueue) consumer.queue).resume(consumer); // outside the lock: a queue on the caller's thread may dispatch at once
         }
     }
 }
