@@ -9,6 +9,7 @@ import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
@@ -144,6 +145,11 @@ final class TopologyMethods {
             return;
         }
         if (name.isEmpty()) {
+            QueueType type = QueueType.of(declare.arguments());
+            if (!type.serverNamed()) {
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
+                    "Cannot declare a server-named queue for type %s", type.module());
+            }
             name = QueueDeclaration.generateName();
         } else if (name.startsWith(RESERVED)) {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
