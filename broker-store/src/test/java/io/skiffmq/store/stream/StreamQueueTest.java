@@ -334,6 +334,71 @@ class StreamQueueTest {
     }
 
     @Test
+    void anAmqp10MessageIsStoredAsItsPublisherSentItAndA091OneAsItsConversion() {
+        StreamQueue queue = open();
+        Amqp10Message sent = message("as sent", "eu");
+        byte[] sentBytes = ByteBufUtil.getBytes(sent.bytes());
+        queue.publish(sent, null);
+        turns.end();
+        try (StreamReader reader = ((StreamLogStore) queue.store()).log().reader(OffsetSpec.first(), null)) {
+            ByteBuf data = reader.next().retainedData();
+            try {
+                assertThat(data.readInt()).isEqualTo(sentBytes.length);
+                assertThat(ByteBufUtil.getBytes(data)).as("byte for byte").isEqualTo(sentBytes);
+            } finally {
+                data.release();
+            }
+        }
+    }
+
+    @Test
+    void publishersOnOtherThreadsAreHeldWhileTooMuchWaitsToBeWritten() {
+        Parked parked = new Parked();
+        Map<String, Object> arguments = Map.of("x-queue-type", "stream");
+        StreamQueue queue = new StreamQueue(QueueDeclaration.of("s", true, arguments), parked,
+            new QueueContext("/", clock, null, false), StreamLogStore.open(dir,
+                StreamLogConfig.defaults(Journal.SyncPolicy.OS)), 500);
+        for (int i = 0; i < 50; i++) {
+            queue.publish(message("message " + i, null), null); // some 15 bytes each, handed over
+        }
+        assertThat(queue.holdsPublishers()).isTrue();
+        AtomicInteger resumed = new AtomicInteger();
+        assertThat(queue.holdPublisher(resumed::incrementAndGet)).isTrue();
+        parked.runAll();
+        assertThat(resumed).as("written: the publishers go on").hasValue(1);
+        assertThat(queue.holdsPublishers()).isFalse();
+        assertThat(queue.holdPublisher(resumed::incrementAndGet)).isFalse();
+        assertThat(queue.messages()).isEqualTo(50);
+        queue.close();
+        parked.runAll();
+    }
+
+    /** A stream thread that runs nothing until told: what publishers on other threads hand over waits. */
+    static final class Parked implements QueueExecutor {
+        private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+        private boolean running;
+
+        @Override
+        public boolean inExecutor() {
+            return running;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+        }
+
+        void runAll() {
+            running = true;
+            Runnable task;
+            while ((task = tasks.poll()) != null) {
+                task.run();
+            }
+            running = false;
+        }
+    }
+
+    @Test
     void getAndPurgeAreRefusedAsRabbitMqRefusesThem() {
         StreamQueue queue = open();
         assertThatThrownBy(() -> queue.purge().join()).hasCauseInstanceOf(BrokerException.class)
