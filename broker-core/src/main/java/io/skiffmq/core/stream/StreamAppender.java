@@ -42,8 +42,6 @@ final class StreamAppender {
     /** A filter value's UTF-8 bytes, written here for the log to hash. */
     private final ByteBuf filterValue = Unpooled.buffer(64);
     private final Runnable commitTask = this::commit;
-    /** Messages added to the chunk being built. */
-    private long pending;
     private boolean commitAsked;
     /** The log failed: nothing more is written, every publish is refused. */
     private boolean failed;
@@ -75,10 +73,7 @@ final class StreamAppender {
     void publish(Message message, PublishConfirm confirm) {
         if (executor.inExecutor()) {
             append(message, confirm);
-            if (!commitAsked) {
-                commitAsked = true;
-                executor.afterTurn(commitTask);
-            }
+            commitAfterTurn();
             return;
         }
         if (message instanceof Amqp091Message) {
@@ -123,26 +118,28 @@ final class StreamAppender {
             refuse(message, confirm, null);
             return;
         }
+        long offset;
         try {
             Amqp10Message stored = message.toAmqp10();
             ByteBuf filter = filterValue(stored);
-            if (!store.add(stored.bytes(), filter)) {
+            offset = store.add(stored.bytes(), filter);
+            if (offset < 0) {
                 commit();
-                if (failed || !store.add(stored.bytes(), filter)) {
-                    refuse(message, confirm, null);
-                    return;
-                }
+                offset = failed ? -1 : store.add(stored.bytes(), filter);
             }
         } catch (RuntimeException e) {
             // a 0-9-1 message whose properties do not decode, or one larger than any chunk
             refuse(message, confirm, e);
             return;
         }
+        if (offset < 0) {
+            refuse(message, confirm, null);
+            return;
+        }
         counters.countPublished(message.size());
         if (confirm != null) {
-            confirms.add(store.nextOffset() + pending, confirm);
+            confirms.add(offset, confirm);
         }
-        pending++;
         message.release();
     }
 
@@ -172,13 +169,20 @@ final class StreamAppender {
         }
     }
 
-    /** Writes the chunk built so far. */
+    /** Asks for the chunk being built to be written once the stream's thread is done with this turn. */
+    void commitAfterTurn() {
+        if (!commitAsked) {
+            commitAsked = true;
+            executor.afterTurn(commitTask);
+        }
+    }
+
+    /** Writes the chunk built so far, if anything is in it. */
     void commit() {
         commitAsked = false;
-        if (pending == 0) {
+        if (failed || deleted || closed) {
             return;
         }
-        pending = 0;
         try {
             store.commit();
         } catch (RuntimeException e) {
@@ -222,7 +226,6 @@ final class StreamAppender {
     /** The stream was deleted: what waits is confirmed (nothing is left to keep safe), later publishes too. */
     void deleted() {
         deleted = true;
-        pending = 0;
         confirms.confirmAll();
         stopHolding();
     }
@@ -230,7 +233,6 @@ final class StreamAppender {
     /** The broker is stopping: what waits is neither written nor confirmed. */
     void closed() {
         closed = true;
-        pending = 0;
         confirms.clear();
         stopHolding();
     }

@@ -130,6 +130,15 @@ public final class StreamQueue implements Queue {
         appender.publish(message, confirm);
     }
 
+    /**
+     * On the stream's thread: writes the chunk being built once this turn is done, as for {@link #publish}es. For
+     * the stream protocol, which adds entries to the log's chunk builder itself (on this thread, the log's only
+     * writer), so its entries and other publishes of the same turn share one chunk.
+     */
+    public void commitAfterTurn() {
+        appender.commitAfterTurn();
+    }
+
     @Override
     public boolean holdsPublishers() {
         return appender.holding();

@@ -18,10 +18,11 @@ public interface StreamStore {
      *
      * @param message the message's bytes (AMQP 1.0, one entry); not moved, not released
      * @param filterValue its filter value's UTF-8 bytes (the readable ones), or null for none
-     * @return false when the chunk is full: {@link #commit}, then add it again
+     * @return the offset the message takes once its chunk is written (counting whatever else the chunk holds,
+     *         added through the log itself too), or -1 when the chunk is full: {@link #commit}, then add it again
      * @throws IllegalArgumentException when the message is larger than any chunk
      */
-    boolean add(ByteBuf message, ByteBuf filterValue);
+    long add(ByteBuf message, ByteBuf filterValue);
 
     /**
      * Writes the chunk built so far (nothing when it is empty). It is committed, readable and safe to confirm, as
@@ -31,9 +32,6 @@ public interface StreamStore {
      * @throws IllegalStateException when the log failed or is closed: nothing more is written
      */
     long commit();
-
-    /** The offset the next message added will take once its chunk is written (not counting those added since). */
-    long nextOffset();
 
     /** The offset of the first message still kept (retention moves it on). */
     long firstOffset();

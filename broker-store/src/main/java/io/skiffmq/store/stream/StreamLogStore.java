@@ -40,18 +40,14 @@ public final class StreamLogStore implements StreamStore {
     }
 
     @Override
-    public boolean add(ByteBuf message, ByteBuf filterValue) {
-        return builder.addMessage(message, filterValue, null, 0) == ChunkBuilder.ADDED;
+    public long add(ByteBuf message, ByteBuf filterValue) {
+        long offset = log.nextOffset() + builder.records();
+        return builder.addMessage(message, filterValue, null, 0) == ChunkBuilder.ADDED ? offset : -1;
     }
 
     @Override
     public long commit() {
         return builder.commit();
-    }
-
-    @Override
-    public long nextOffset() {
-        return log.nextOffset();
     }
 
     @Override

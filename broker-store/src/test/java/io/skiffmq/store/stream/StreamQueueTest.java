@@ -293,16 +293,22 @@ class StreamQueueTest {
             assertThat(builder.addEntry(plain)).isEqualTo(ChunkBuilder.ADDED);
             assertThat(builder.addEntry(zipped)).isEqualTo(ChunkBuilder.ADDED);
             assertThat(builder.addEntry(single)).isEqualTo(ChunkBuilder.ADDED);
-            assertThat(builder.commit()).isZero();
+            // as the stream protocol will: entries added on the stream's thread, a publish in the same turn
+            queue.commitAfterTurn();
+            AtomicInteger confirmed = new AtomicInteger();
+            queue.publish(message("published6", null), confirmed::incrementAndGet);
+            turns.end();
+            assertThat(confirmed).hasValue(1);
+            assertThat(log.committedChunkId()).as("one chunk").isZero();
         } finally {
             plain.release();
             zipped.release();
             single.release();
         }
         Sink sink = consume(queue, StreamOffset.first());
-        assertThat(sink.bodies()).containsExactly("p0", "p1", "p2", "s5");
-        assertThat(sink.offsets()).containsExactly(0L, 1L, 2L, 5L);
-        assertThat(consume(queue, StreamOffset.offset(2)).offsets()).containsExactly(2L, 5L);
+        assertThat(sink.bodies()).containsExactly("p0", "p1", "p2", "s5", "published6");
+        assertThat(sink.offsets()).containsExactly(0L, 1L, 2L, 5L, 6L);
+        assertThat(consume(queue, StreamOffset.offset(2)).offsets()).containsExactly(2L, 5L, 6L);
     }
 
     /** A simple entry: {@code 0 | u31 length | an AMQP 1.0 message}. */
