@@ -4,6 +4,7 @@ import static io.skiffmq.store.stream.ChunkDescriptor.*;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.store.Journal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -553,7 +554,7 @@ public final class StreamLog implements AutoCloseable {
      * @param filter null to take every chunk
      * @throws IllegalStateException when the log is closed
      */
-    public StreamReader reader(OffsetSpec spec, StreamFilter filter) {
+    public StreamReader reader(StreamOffset spec, StreamFilter filter) {
         return new StreamReader(this, spec, filter);
     }
 

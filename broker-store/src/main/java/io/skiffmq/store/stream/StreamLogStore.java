@@ -83,17 +83,7 @@ public final class StreamLogStore implements StreamStore {
     @Override
     public StreamCursor cursor(StreamOffset from, StreamFilterSpec filter) {
         StreamFilter chunks = filter == null ? null : StreamFilter.of(filter.values(), filter.matchUnfiltered());
-        return new Cursor(log.reader(spec(from), chunks));
-    }
-
-    private static OffsetSpec spec(StreamOffset from) {
-        return switch (from.kind()) {
-            case FIRST -> OffsetSpec.first();
-            case LAST -> OffsetSpec.last();
-            case NEXT -> OffsetSpec.next();
-            case OFFSET -> OffsetSpec.offset(from.value());
-            case TIMESTAMP -> OffsetSpec.timestamp(from.value());
-        };
+        return new Cursor(log.reader(from, chunks));
     }
 
     @Override

@@ -346,7 +346,7 @@ class StreamQueueTest {
         byte[] sentBytes = ByteBufUtil.getBytes(sent.bytes());
         queue.publish(sent, null);
         turns.end();
-        try (StreamReader reader = ((StreamLogStore) queue.store()).log().reader(OffsetSpec.first(), null)) {
+        try (StreamReader reader = ((StreamLogStore) queue.store()).log().reader(StreamOffset.first(), null)) {
             ByteBuf data = reader.next().retainedData();
             try {
                 assertThat(data.readInt()).isEqualTo(sentBytes.length);
