@@ -1,11 +1,9 @@
 package io.skiffmq.server;
 
-import static io.skiffmq.server.Amqp091StreamTest.stream;
 import static io.skiffmq.server.Amqp091Support.QUIET;
 import static io.skiffmq.server.Amqp091Support.TIMEOUT;
 import static io.skiffmq.server.Amqp091Support.await;
 import static io.skiffmq.server.Amqp091Support.bytes;
-import static io.skiffmq.server.Amqp091Support.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
@@ -20,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -31,21 +28,9 @@ import org.junit.jupiter.api.Test;
  * acks, nacks and rejects that only give the prefetch back, independent consumers, offsets without a gap across
  * segment rolls, and retention by size and by age moving the first offset.
  */
-class Amqp091StreamConsumeTest extends Amqp091ClientTest {
-    private final List<String> declared = new ArrayList<>();
-
-    @AfterEach
-    void deleteStreams() throws Exception {
-        try (Connection cleaner = target.factory().newConnection("cleanup"); Channel c = cleaner.createChannel()) {
-            for (String name : declared) {
-                c.queueDelete(name);
-            }
-        }
-    }
-
+class Amqp091StreamConsumeTest extends Amqp091StreamTestBase {
     private String declare(String prefix, Object... arguments) throws Exception {
-        String name = unique(prefix);
-        declared.add(name);
+        String name = name(prefix);
         channel.queueDeclare(name, true, false, false, stream(arguments));
         return name;
     }

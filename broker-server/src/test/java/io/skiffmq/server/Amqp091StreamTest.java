@@ -5,17 +5,13 @@ import static io.skiffmq.server.Amqp091Support.bytes;
 import static io.skiffmq.server.Amqp091Support.channelError;
 import static io.skiffmq.server.Amqp091Support.connectionError;
 import static io.skiffmq.server.Amqp091Support.queueExists;
-import static io.skiffmq.server.Amqp091Support.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,34 +21,7 @@ import org.junit.jupiter.api.Test;
  * acknowledgement or under a channel-wide limit, {@code basic.get} and {@code queue.purge}
  * ({@code rabbit_stream_queue:consume/3}, {@code rabbit_channel}).
  */
-class Amqp091StreamTest extends Amqp091ClientTest {
-    private final List<String> declared = new ArrayList<>();
-
-    @AfterEach
-    void deleteStreams() throws Exception {
-        try (Connection cleaner = target.factory().newConnection("cleanup"); Channel c = cleaner.createChannel()) {
-            for (String name : declared) {
-                c.queueDelete(name);
-            }
-        }
-    }
-
-    private String name(String prefix) {
-        String name = unique(prefix);
-        declared.add(name);
-        return name;
-    }
-
-    /** {@code x-queue-type: stream} and the rest, in that order. */
-    static Map<String, Object> stream(Object... keysAndValues) {
-        Map<String, Object> arguments = new LinkedHashMap<>();
-        arguments.put("x-queue-type", "stream");
-        for (int i = 0; i < keysAndValues.length; i += 2) {
-            arguments.put((String) keysAndValues[i], keysAndValues[i + 1]);
-        }
-        return arguments;
-    }
-
+class Amqp091StreamTest extends Amqp091StreamTestBase {
     private void refused(String queue, boolean durable, boolean exclusive, boolean autoDelete,
             Map<String, Object> arguments, String text) throws Exception {
         channel = connection.createChannel();

@@ -1,6 +1,6 @@
 package io.skiffmq.server;
 
-import static io.skiffmq.server.Amqp091StreamTest.stream;
+import static io.skiffmq.server.Amqp091StreamTestBase.stream;
 import static io.skiffmq.server.Amqp091Support.TIMEOUT;
 import static io.skiffmq.server.Amqp091Support.bytes;
 import static io.skiffmq.server.Amqp091Support.channelError;

@@ -38,7 +38,8 @@ final class Amqp10ToAmqp091 {
         try {
             Map<String, Object> headers = new LinkedHashMap<>();
             if (m.streamOffset() >= 0) {
-                headers.put(Amqp10Message.X_STREAM_OFFSET, m.streamOffset()); // as RabbitMQ 4 annotates what it reads from a stream
+                // as RabbitMQ 4 annotates what it reads from a stream
+                headers.put(Amqp10Message.X_STREAM_OFFSET, m.streamOffset());
             }
             String basicType = null;
             for (Map.Entry<Object, Object> e : s.messageAnnotations().entrySet()) {

@@ -50,7 +50,8 @@ class StreamRoundTripTest {
             assertThat(delivered.type()).as("type comes back from x-basic-type").isEqualTo("order");
             assertThat(delivered.headers()).containsExactly(Map.entry("x-stream-offset", 42L),
                 Map.entry("x-stream-filter-value", "eu"), Map.entry("colour", "red"));
-            assertThat(ByteBufUtil.getBytes(read.toAmqp091().body())).isEqualTo("body".getBytes(StandardCharsets.UTF_8));
+            assertThat(ByteBufUtil.getBytes(read.toAmqp091().body()))
+                .isEqualTo("body".getBytes(StandardCharsets.UTF_8));
         } finally {
             read.release();
             published.release();

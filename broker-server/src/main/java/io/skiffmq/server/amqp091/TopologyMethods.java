@@ -172,8 +172,9 @@ final class TopologyMethods {
         String declared = name;
         if (existing == null && QueueType.of(wanted.arguments()) == QueueType.STREAM) {
             // a new stream opens its log (files, directory syncs): on a management thread, not this event loop
-            channel.offload(() -> vhost.declareQueue(wanted, channel.connection()), declare, queue -> channel.await(
-                queue.counts(), declare, counts -> answerDeclare(declare, declared, counts.ready(), counts.consumers())));
+            channel.offload(() -> vhost.declareQueue(wanted, channel.connection()), declare,
+                queue -> channel.await(queue.counts(), declare,
+                    counts -> answerDeclare(declare, declared, counts.ready(), counts.consumers())));
             return;
         }
         channel.await(vhost.declareQueueAsync(wanted, channel.connection()).thenCompose(Queue::counts), declare,

@@ -80,7 +80,8 @@ class ManagementNodeTest {
 
     @Test
     void quorumQueuesAre501NotImplemented() {
-        ManagementNode.Response response = call("PUT", "/queues/q", Map.of("arguments", Map.of("x-queue-type", "quorum")));
+        ManagementNode.Response response = call("PUT", "/queues/q",
+            Map.of("arguments", Map.of("x-queue-type", "quorum")));
         assertThat(response.status()).isEqualTo(501);
         assertThat(response.body().toString()).contains("queue type 'quorum' is not implemented");
         assertThat(vhost.queue("q")).isNull();

@@ -21,6 +21,7 @@ import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.queue.TurnExecutor;
 import io.skiffmq.core.stream.StreamConsumerArguments;
 import io.skiffmq.core.stream.StreamFilterSpec;
 import io.skiffmq.core.stream.StreamOffset;
@@ -57,7 +58,7 @@ class StreamQueueTest {
     @TempDir
     Path dir;
     private final ManualClock clock = new ManualClock(START);
-    private final Turns turns = new Turns();
+    private final TurnExecutor turns = new TurnExecutor();
     private final List<Sink> sinks = new ArrayList<>();
     private final List<StreamQueue> queues = new ArrayList<>();
 
@@ -71,7 +72,8 @@ class StreamQueueTest {
         Map<String, Object> all = new java.util.HashMap<>(arguments);
         all.put("x-queue-type", "stream");
         QueueContext context = new QueueContext("/", clock, null, false);
-        StreamQueue queue = new StreamQueue(QueueDeclaration.of("s", true, all), turns, context, StreamLogStore.open(dir, config.withClock(clock::millis)), 1 << 20);
+        StreamQueue queue = new StreamQueue(QueueDeclaration.of("s", true, all), turns, context,
+            StreamLogStore.open(dir, config.withClock(clock::millis)), 1 << 20);
         queues.add(queue);
         return queue;
     }
@@ -100,38 +102,7 @@ class StreamQueueTest {
         for (String body : bodies) {
             queue.publish(message(body, filterValue), null);
         }
-        turns.end();
-    }
-
-    /**
-     * The stream's thread, as the broker's event loops run it: tasks at once on the calling thread, work asked for
-     * after the turn ({@link QueueExecutor#afterTurn}: the chunk's write, dispatches) when the test ends the turn.
-     */
-    static final class Turns implements QueueExecutor {
-        private final java.util.ArrayDeque<Runnable> afterTurn = new java.util.ArrayDeque<>();
-
-        @Override
-        public boolean inExecutor() {
-            return true;
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-
-        @Override
-        public void afterTurn(Runnable task) {
-            afterTurn.add(task);
-        }
-
-        /** Runs what the turn left, and what that asks for after it, until nothing is left. */
-        void end() {
-            Runnable task;
-            while ((task = afterTurn.poll()) != null) {
-                task.run();
-            }
-        }
+        turns.endTurn();
     }
 
     private Sink consume(StreamQueue queue, StreamOffset from, StreamFilterSpec filter, int prefetch) {
@@ -140,7 +111,7 @@ class StreamQueueTest {
         sink.consumer = queue.subscribe(sink, ConsumerFlow.prefetch(prefetch, null), false,
             new StreamConsumerArguments(from, filter));
         sink.queue = queue;
-        turns.end();
+        turns.endTurn();
         return sink;
     }
 
@@ -191,7 +162,7 @@ class StreamQueueTest {
         queue.publish(message("m", null), confirm);
         queue.publish(message("m", null), confirm);
         assertThat(confirmed).as("not written yet").hasValue(0);
-        turns.end();
+        turns.endTurn();
         assertThat(confirmed).as("written and committed (os): confirmed").hasValue(2);
     }
 
@@ -238,13 +209,13 @@ class StreamQueueTest {
         assertThat(sink.offsets()).containsExactly(0L, 1L);
         assertThat(queue.unackedCount()).isEqualTo(2);
         queue.settle(sink.consumer, 0, 0, Outcome.REJECTED);
-        turns.end();
+        turns.endTurn();
         assertThat(sink.offsets()).containsExactly(0L, 1L, 2L);
         queue.settle(sink.consumer, 1, 2, Outcome.MODIFIED_FAILED);
-        turns.end();
+        turns.endTurn();
         assertThat(sink.offsets()).containsExactly(0L, 1L, 2L, 3L, 4L);
         queue.settle(sink.consumer, 0, 10, Outcome.ACCEPTED); // tags settled or never given are skipped
-        turns.end();
+        turns.endTurn();
         assertThat(queue.unackedCount()).isZero();
         assertThat(queue.counters().acknowledged()).isEqualTo(2);
         assertThat(consume(queue, StreamOffset.first()).offsets()).hasSize(5);
@@ -297,7 +268,7 @@ class StreamQueueTest {
             queue.commitAfterTurn();
             AtomicInteger confirmed = new AtomicInteger();
             queue.publish(message("published6", null), confirmed::incrementAndGet);
-            turns.end();
+            turns.endTurn();
             assertThat(confirmed).hasValue(1);
             assertThat(log.committedChunkId()).as("one chunk").isZero();
         } finally {
@@ -345,7 +316,7 @@ class StreamQueueTest {
         Amqp10Message sent = message("as sent", "eu");
         byte[] sentBytes = ByteBufUtil.getBytes(sent.bytes());
         queue.publish(sent, null);
-        turns.end();
+        turns.endTurn();
         try (StreamReader reader = ((StreamLogStore) queue.store()).log().reader(StreamOffset.first(), null)) {
             ByteBuf data = reader.next().retainedData();
             try {
@@ -439,7 +410,7 @@ class StreamQueueTest {
         assertThat(Files.exists(dir)).isFalse();
         AtomicInteger confirmed = new AtomicInteger();
         queue.publish(message("late", null), confirmed::incrementAndGet);
-        turns.end();
+        turns.endTurn();
         assertThat(confirmed).as("into a deleted stream: nothing to keep safe").hasValue(1);
         queues.clear();
     }
