@@ -199,7 +199,16 @@ public final class StreamQueue implements Queue {
                 sink.queueDeleted();
                 return;
             }
-            consumer.open(store);
+            try {
+                consumer.open(store);
+            } catch (RuntimeException e) {
+                // the log cannot be read (closed, a file that cannot be mapped): the consumer hears it is gone
+                LOG.log(System.Logger.Level.ERROR, "stream '" + name + "' cannot be read for a new consumer", e);
+                consumer.removed = true;
+                sink.subscribed();
+                sink.queueDeleted();
+                return;
+            }
             consumers.add(consumer);
             updateGauges();
             sink.subscribed();
