@@ -30,6 +30,15 @@ public final class TurnExecutor implements QueueExecutor {
         return afterTurn.size();
     }
 
+    /** Runs the first task waiting for the end of the turn (what it asks for after the turn waits); false if none. */
+    public boolean runOne() {
+        Runnable task = afterTurn.poll();
+        if (task != null) {
+            task.run();
+        }
+        return task != null;
+    }
+
     /** Runs what the turn left, and what that asks for after it, until nothing is left. */
     public void endTurn() {
         for (Runnable task; (task = afterTurn.poll()) != null; ) {

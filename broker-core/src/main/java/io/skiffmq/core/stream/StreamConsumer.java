@@ -92,13 +92,13 @@ final class StreamConsumer {
     }
 
     /**
-     * Delivers what is committed while there is room.
+     * Delivers what is committed while there is room, {@code budget} at most.
      *
      * @return the deliveries made
      */
-    int pump(String stream, QueueCounters counters) {
+    int pump(String stream, QueueCounters counters, int budget) {
         int delivered = 0;
-        while (hasRoom()) {
+        while (delivered < budget && hasRoom()) {
             Amqp10Message message = next(stream);
             if (message == null) {
                 break;

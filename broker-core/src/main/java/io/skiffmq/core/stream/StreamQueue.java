@@ -46,6 +46,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class StreamQueue implements Queue {
     private static final System.Logger LOG = System.getLogger(StreamQueue.class.getName());
+    /**
+     * Deliveries to one consumer per dispatch, then the others' turn and the loop's other work: a consumer with a
+     * large prefetch reading from the first cannot hold the event loop for long (a few milliseconds at most).
+     */
+    static final int PUMP_BUDGET = 1024;
     /** Age retention is looked at this often at most (and at least once per {@code x-max-age}). */
     private static final long RETENTION_PERIOD_MILLIS = 60_000;
 
@@ -260,7 +265,8 @@ public final class StreamQueue implements Queue {
             long credit = SerialNumber.diff(SerialNumber.add(receiverCount, linkCredit), consumer.deliveryCount);
             consumer.credit = Math.max(0, credit);
             consumer.drain = drain;
-            pump(consumer);
+            // a drain uses up only the credit nothing committed can take: everything that can goes first
+            pump(consumer, drain);
             long available = consumer.available(store.committedOffset());
             if (consumer.drain) {
                 // [2.6.7] drain: use the credit up by advancing delivery-count, then say so
@@ -334,14 +340,25 @@ public final class StreamQueue implements Queue {
             return;
         }
         for (int i = 0; i < consumers.size(); i++) {
-            pump(consumers.get(i));
+            pump(consumers.get(i), false);
         }
     }
 
-    private void pump(StreamConsumer consumer) {
+    /**
+     * Delivers to the consumer what it has room for and is committed, {@link #PUMP_BUDGET} at a time: the rest after
+     * this turn, unless {@code all}.
+     */
+    private void pump(StreamConsumer consumer, boolean all) {
         try {
-            if (consumer.pump(name, counters) > 0) {
-                updateGauges();
+            int delivered;
+            do {
+                delivered = consumer.pump(name, counters, PUMP_BUDGET);
+                if (delivered > 0) {
+                    updateGauges();
+                }
+            } while (all && delivered == PUMP_BUDGET);
+            if (delivered == PUMP_BUDGET) {
+                dispatchAfterTurn(); // more may wait: after the loop's other work, and the other consumers' turns
             }
         } catch (RuntimeException e) {
             // the log cannot be read (a file that cannot be mapped): logged, and tried again with the next commit

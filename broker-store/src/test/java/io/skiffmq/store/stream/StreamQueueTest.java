@@ -223,6 +223,24 @@ class StreamQueueTest {
     }
 
     @Test
+    void aConsumerGetsABudgetPerDispatchAndTheRestAfterTheTurn() {
+        StreamQueue queue = open();
+        String[] bodies = new String[3000];
+        java.util.Arrays.setAll(bodies, i -> "m" + i);
+        publish(queue, null, bodies);
+        Sink sink = new Sink();
+        sinks.add(sink);
+        sink.queue = queue;
+        sink.consumer = queue.subscribe(sink, ConsumerFlow.prefetch(5000, null), false,
+            new StreamConsumerArguments(StreamOffset.first(), null));
+        assertThat(turns.runOne()).as("the dispatch the subscription asked for").isTrue();
+        assertThat(sink.deliveries).hasSize(1024);
+        assertThat(turns.waiting()).as("another dispatch, after the turn").isEqualTo(1);
+        turns.endTurn();
+        assertThat(sink.offsets()).isEqualTo(range(0, 3000));
+    }
+
+    @Test
     void aCreditConsumerIsPacedByItsCreditAndDrains() {
         StreamQueue queue = open();
         publish(queue, null, "m0", "m1", "m2", "m3", "m4");
