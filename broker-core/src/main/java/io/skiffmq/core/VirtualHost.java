@@ -3,7 +3,7 @@ package io.skiffmq.core;
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.queue.Queue;
-import io.skiffmq.core.queue.QueueArguments;
+import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.time.BrokerClock;
 import io.skiffmq.core.queue.QueueDeclaration;
@@ -151,7 +151,8 @@ public final class VirtualHost {
 
     private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
         String queueName = declaration.name();
-        QueueArguments.of(name, queueName, declaration.arguments()); // refused before anything else, as RabbitMQ does
+        // refused before anything else, as RabbitMQ does, by the rules of the queue's type
+        QueueType.of(declaration.arguments()).check(name, declaration);
         Queue queue;
         CompletableFuture<Void> saved;
         CompletableFuture<Queue> ready;

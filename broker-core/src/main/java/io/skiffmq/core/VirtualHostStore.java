@@ -5,6 +5,7 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.queue.QueueType;
 
 /**
  * What keeps a virtual host's durable state: it makes the queues (a durable one gets a log for its messages) and
@@ -16,6 +17,11 @@ public interface VirtualHostStore {
     VirtualHostStore TRANSIENT = new VirtualHostStore() {
         @Override
         public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
+            if (QueueType.of(declaration.arguments()) == QueueType.STREAM) {
+                // a stream is its log on disk
+                throw new BrokerException(BrokerException.Kind.NOT_IMPLEMENTED, "queue '" + declaration.name()
+                    + "' in vhost '" + context.vhost() + "': streams need a broker with a data directory");
+            }
             return new ClassicQueue(declaration, executor, null, Long.MAX_VALUE, context);
         }
 
@@ -25,7 +31,12 @@ public interface VirtualHostStore {
         }
     };
 
-    /** A new queue; only a {@link QueueDeclaration#persistent} one keeps anything on disk. Called under the virtual host's write lock. */
+    /**
+     * A new queue of the declaration's {@link QueueType}, checked already; only a {@link QueueDeclaration#persistent}
+     * one keeps anything on disk. Called under the virtual host's write lock.
+     *
+     * @throws BrokerException when this store cannot keep a queue of that type
+     */
     Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context);
 
     /**

@@ -140,4 +140,27 @@ class Amqp091PerfTestTest {
             assertCounts(queue, 0, 0);
         }
     }
+
+    /**
+     * Seed 004's flags on a stream ({@code -qa x-queue-type=stream --qos 10000 --multi-ack-every 1000 -ca
+     * x-stream-offset=first}), small: every consumer reads the whole stream from the first, and the stream keeps it
+     * (acks remove nothing). PerfTest declares its queue durable only with {@code --flag persistent}, and
+     * auto-delete unless told not to: a stream is neither non-durable nor auto-delete.
+     */
+    @Test
+    void seed004sStreamFlagsReadTheWholeStreamFromTheFirst() throws Exception {
+        String stream = queue("perf-stream");
+        String[] declared = {"--queue", stream, "--queue-args", "x-queue-type=stream", "--auto-delete", "false",
+            "--flag", "persistent"};
+        Run produce = perfTest(Stream.concat(Stream.of("--producers", "1", "--consumers", "0", "--pmessages",
+            "20000", "--confirm", "1000", "--size", "12"), Stream.of(declared)).toArray(String[]::new));
+        assertThat(produce.stopLine()).contains(PRODUCER_LIMIT);
+        for (int consumers : new int[] {1, 2}) {
+            Run consume = perfTest(Stream.concat(Stream.of("--producers", "0", "--consumers",
+                String.valueOf(consumers), "--cmessages", "20000", "--qos", "10000", "--multi-ack-every", "1000",
+                "--consumer-args", "x-stream-offset=first"), Stream.of(declared)).toArray(String[]::new));
+            assertThat(consume.stopLine()).contains(CONSUMER_LIMIT);
+        }
+        assertThat(Amqp091Spring.counts(target, stream)[0]).as("read, not removed").isEqualTo(20_000);
+    }
 }

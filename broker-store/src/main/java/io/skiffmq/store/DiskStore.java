@@ -8,6 +8,12 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.queue.QueueType;
+import io.skiffmq.core.queue.StreamArguments;
+import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.store.stream.StreamLogConfig;
+import io.skiffmq.store.stream.StreamLogStore;
+import io.skiffmq.store.stream.StreamSyncer;
 import io.skiffmq.core.queue.StoredMessage;
 import io.skiffmq.core.routing.Binding;
 import java.io.IOException;
@@ -23,9 +29,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A virtual host's durable state on disk, in its own directory: {@code definitions.amqp} ({@link Definitions})
- * and {@code journal/} ({@link MessageStore}); and {@code paging/} ({@link PageStore}), where every queue, durable
- * or not, pages the messages past its memory limit, which is not durable.
+ * A virtual host's durable state on disk, in its own directory: {@code definitions.amqp} ({@link Definitions}),
+ * {@code journal/} ({@link MessageStore}) and {@code streams/} (a stream log per stream, named by its queue id:
+ * {@link StreamLogStore}); and {@code paging/} ({@link PageStore}), where every classic queue, durable or not, pages
+ * the messages past its memory limit, which is not durable.
  *
  * <p>Threads: {@link #recover} runs on the starting thread before any listener opens; afterwards
  * {@link #createQueue} and {@link #definitionsChanged} run under the virtual host's write lock, which guards
@@ -39,6 +46,12 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     private final MessageStore messages;
     private final PageStore pages;
     private final long queueMemoryLimit;
+    private final Journal.SyncPolicy policy;
+    private final Path directory;
+    /** {@code streams/}: a directory per stream, named by its queue id. */
+    private final Path streams;
+    /** Guarded by {@code this}. */
+    private StreamSyncer streamSyncer;
     /** Durable queues by name: the id their journal records carry. */
     private final Map<String, Long> queueIds = new HashMap<>();
     private long nextQueueId = 1;
@@ -51,6 +64,9 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
      */
     public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit) {
         this.queueMemoryLimit = queueMemoryLimit;
+        this.policy = policy;
+        this.directory = directory;
+        this.streams = directory.resolve("streams");
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
@@ -104,12 +120,16 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
             }
         }
         messages.start();
+        deleteOrphanStreams(vhost);
         LOG.log(System.Logger.Level.INFO, "virtual host {0} recovered: {1} exchanges, {2} queues, {3} bindings",
             vhost.name(), definitions.exchanges().size(), definitions.queues().size(), definitions.bindings().size());
     }
 
     @Override
     public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
+        if (QueueType.of(declaration.arguments()) == QueueType.STREAM) {
+            return createStream(declaration, executor, context);
+        }
         if (!declaration.persistent()) {
             return new ClassicQueue(declaration, executor, null, queueMemoryLimit, context, pages.queuePages());
         }
@@ -118,6 +138,77 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         queue[0] = new ClassicQueue(declaration, executor, messages.log(id, executor, location -> queue[0].relocate(location)),
             queueMemoryLimit, context, pages.queuePages());
         return queue[0];
+    }
+
+    /**
+     * A stream: its log in {@code streams/<queue id>/}, opened (recovered) here, its settings from its arguments;
+     * the stream's thread writes it from then on.
+     */
+    private StreamQueue createStream(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
+        long id = queueIds.computeIfAbsent(declaration.name(), n -> nextQueueId++);
+        StreamArguments arguments = StreamArguments.of(context.vhost(), declaration.name(), declaration.arguments());
+        StreamLogConfig config = StreamLogConfig.defaults(policy)
+            .withRetention(arguments.maxLengthBytes(), arguments.maxAgeMillis())
+            .withClock(context.clock()::millis)
+            .withSyncer(streamSyncer());
+        if (arguments.maxSegmentSizeBytes() > 0) {
+            // RabbitMQ takes up to 3,000,000,000; our segments are at most 2 GiB (32-bit chunk positions)
+            config = config.withMaxSegmentBytes(Math.min(arguments.maxSegmentSizeBytes(),
+                StreamLogConfig.MAX_SEGMENT_BYTES_LIMIT));
+        }
+        if (arguments.filterSizeBytes() > 0) {
+            config = config.withFilterSize(arguments.filterSizeBytes());
+        }
+        StreamLogStore log = StreamLogStore.open(streams.resolve(Long.toString(id)), config);
+        return new StreamQueue(declaration, executor, context, log, queueMemoryLimit);
+    }
+
+    /** The thread that syncs this virtual host's streams under {@code sync}; made with the first stream. */
+    private StreamSyncer streamSyncer() {
+        if (policy != Journal.SyncPolicy.SYNC) {
+            return null;
+        }
+        synchronized (this) {
+            if (streamSyncer == null) {
+                streamSyncer = new StreamSyncer("skiffmq-stream-sync-" + directory.getFileName());
+            }
+            return streamSyncer;
+        }
+    }
+
+    /**
+     * Deletes the stream directories no stream of the definitions owns: streams whose deletion a crash interrupted
+     * (gone from the definitions, not yet from the disk), or declared and never saved.
+     */
+    private void deleteOrphanStreams(VirtualHost vhost) {
+        if (!Files.isDirectory(streams)) {
+            return;
+        }
+        Set<String> owned = new HashSet<>();
+        for (Queue queue : vhost.queues()) {
+            Long id = queueIds.get(queue.name());
+            if (queue.type() == QueueType.STREAM && id != null) {
+                owned.add(Long.toString(id));
+            }
+        }
+        try (java.util.stream.Stream<Path> dirs = Files.list(streams)) {
+            for (Path dir : dirs.toList()) {
+                if (!owned.contains(dir.getFileName().toString())) {
+                    LOG.log(System.Logger.Level.INFO, "deleting {0}: no stream owns it", dir);
+                    deleteTree(dir);
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot look for orphan streams in " + streams, e);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     @Override
@@ -149,9 +240,15 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         return definitionsWriter.save(new Definitions(nextQueueId, queues, exchanges, bindings));
     }
 
+    /** Closes the store; its streams were closed before (their queues close them). */
     @Override
     public void close() {
         definitionsWriter.close();
         messages.close();
+        synchronized (this) {
+            if (streamSyncer != null) {
+                streamSyncer.close();
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.benchmarks.AbstractMicrobenchmark;
+import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.store.Journal;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +59,7 @@ public class StreamLogBenchmark extends AbstractMicrobenchmark {
         for (int i = 0; i < PREFILLED; i++) {
             append();
         }
-        reader = log.reader(OffsetSpec.first(), null);
+        reader = log.reader(StreamOffset.first(), null);
         frame = PooledByteBufAllocator.DEFAULT.directBuffer(64 * 1024);
     }
 
@@ -88,7 +89,7 @@ public class StreamLogBenchmark extends AbstractMicrobenchmark {
         StreamChunk chunk = reader.next();
         if (chunk == null) {
             reader.close();
-            reader = log.reader(OffsetSpec.first(), null);
+            reader = log.reader(StreamOffset.first(), null);
             chunk = reader.next();
         }
         return chunk;

@@ -29,6 +29,8 @@ import org.apache.qpid.proton.amqp.messaging.Properties;
  */
 final class Amqp091ToAmqp10 {
     static final String X_BASIC_TYPE = "x-basic-type";
+    private static final Symbol X_EXCHANGE_SYMBOL = Symbol.valueOf(Message.X_EXCHANGE);
+    private static final Symbol X_ROUTING_KEY_SYMBOL = Symbol.valueOf(Message.X_ROUTING_KEY);
     private static final String URN_UUID = "urn:uuid:";
     /** Descriptor of the data section (0x00 0x53 0x75) and the vbin32 format code. */
     private static final int DATA_PREFIX = 0x00537500 | 0xb0;
@@ -50,6 +52,11 @@ final class Amqp091ToAmqp10 {
             codec.encode(header(m, p), prefix);
             Map<Symbol, Object> annotations = new LinkedHashMap<>();
             Map<String, Object> application = new LinkedHashMap<>();
+            // where it was published, as RabbitMQ 4 writes them when it serialises a message (a stream keeps them)
+            annotations.put(X_EXCHANGE_SYMBOL, m.exchange() == null ? "" : m.exchange());
+            if (m.routingKey() != null) {
+                annotations.put(X_ROUTING_KEY_SYMBOL, m.routingKey());
+            }
             if (p.type() != null) {
                 annotations.put(Symbol.valueOf(X_BASIC_TYPE), p.type());
             }
@@ -65,6 +72,9 @@ final class Amqp091ToAmqp10 {
                     if (value == HeaderValues.UNSUPPORTED) {
                         continue;
                     }
+                    if (e.getKey().equals(Message.X_EXCHANGE) || e.getKey().equals(Message.X_ROUTING_KEY)) {
+                        continue; // the broker's, as above
+                    }
                     if (e.getKey().startsWith("x-")) {
                         annotations.put(Symbol.valueOf(e.getKey()), value);
                     } else if (e.getKey().equals(HeaderRoutes.CC) && value instanceof List) {
@@ -76,9 +86,7 @@ final class Amqp091ToAmqp10 {
                     }
                 }
             }
-            if (!annotations.isEmpty()) {
-                codec.encode(new MessageAnnotations(annotations), prefix);
-            }
+            codec.encode(new MessageAnnotations(annotations), prefix);
             Properties properties = properties(p);
             if (properties != null) {
                 codec.encode(properties, prefix);

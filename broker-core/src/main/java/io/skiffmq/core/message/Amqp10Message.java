@@ -20,16 +20,26 @@ public final class Amqp10Message extends Message {
     private static final AtomicReferenceFieldUpdater<Amqp10Message, Amqp091Message> CONVERTED =
         AtomicReferenceFieldUpdater.newUpdater(Amqp10Message.class, Amqp091Message.class, "converted");
 
+    /**
+     * The annotation (AMQP 1.0) and header (0-9-1) a message read from a stream carries its offset in, and the one a
+     * publisher gives its filter value in.
+     */
+    public static final String X_STREAM_OFFSET = "x-stream-offset";
+    public static final String X_STREAM_FILTER_VALUE = "x-stream-filter-value";
+
     private final ByteBuf bytes;
     private final MessageSections sections;
+    /** Its offset in the stream it was read from, -1 for a message not read from a stream. */
+    private final long streamOffset;
     private volatile Map<String, Object> headers;
     private volatile Amqp091Message converted;
 
     private Amqp10Message(ByteBuf bytes, MessageSections sections, boolean durable, int priority, long ttl,
-            String exchange, String routingKey) {
+            String exchange, String routingKey, long streamOffset) {
         super(durable, priority, ttl, exchange, routingKey);
         this.bytes = bytes;
         this.sections = sections;
+        this.streamOffset = streamOffset;
     }
 
     /**
@@ -44,7 +54,37 @@ public final class Amqp10Message extends Message {
             String exchange, String routingKey) throws AmqpDecodeException {
         boolean durable = sections.has(SectionCode.HEADER) ? sections.durable() : durableIfNoHeader;
         return new Amqp10Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
-            routingKey);
+            routingKey, -1);
+    }
+
+    /**
+     * A message read back from a stream, where it is kept as AMQP 1.0 bytes: its exchange and routing key are the
+     * {@code x-exchange} and {@code x-routing-key} annotations stored with it (a 0-9-1 message is stored with them),
+     * else the default exchange and the stream's name, as RabbitMQ 4 reads a stream's messages
+     * ({@code rabbit_stream_queue:entry_to_msg/6}). A 0-9-1 consumer sees its offset as the header
+     * {@code x-stream-offset}.
+     *
+     * @param bytes the stored message; the message takes over this reference (released here on failure)
+     * @throws MalformedMessageException when the bytes are not an AMQP 1.0 message
+     */
+    public static Amqp10Message fromStream(ByteBuf bytes, long offset, String stream)
+            throws MalformedMessageException {
+        try {
+            MessageSections sections = MessageSections.scan(bytes);
+            String exchange = sections.messageAnnotation(X_EXCHANGE) instanceof String e ? e : "";
+            String routingKey = sections.messageAnnotation(X_ROUTING_KEY) instanceof String k ? k : stream;
+            boolean durable = !sections.has(SectionCode.HEADER) || sections.durable();
+            return new Amqp10Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
+                routingKey, offset);
+        } catch (AmqpDecodeException e) {
+            bytes.release();
+            throw new MalformedMessageException("stream message at offset " + offset + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Its offset in the stream it was read from, -1 when it was not read from a stream. */
+    public long streamOffset() {
+        return streamOffset;
     }
 
     static Amqp10Message readStored(ByteBuf stored, boolean durableIfNoHeader, String exchange, String routingKey)

@@ -35,13 +35,20 @@ final class Amqp10ToAmqp091 {
         ByteBuf body = null;
         try {
             Map<String, Object> headers = new LinkedHashMap<>();
+            if (m.streamOffset() >= 0) {
+                // as RabbitMQ 4 annotates what it reads from a stream
+                headers.put(Amqp10Message.X_STREAM_OFFSET, m.streamOffset());
+            }
+            String basicType = null;
             for (Map.Entry<Object, Object> e : s.messageAnnotations().entrySet()) {
                 String key = e.getKey().toString();
                 if (key.equals(HeaderRoutes.X_CC)) {
                     put(headers, HeaderRoutes.CC, e.getValue());
                 } else if (key.equals(Death.X_OPT_DEATHS)) {
                     headers.put(Death.X_DEATH, Death.toAmqp091(Death.fromAmqp10(e.getValue())));
-                } else if (key.startsWith("x-") && isShortString(key)) {
+                } else if (key.equals(Amqp091ToAmqp10.X_BASIC_TYPE)) {
+                    basicType = e.getValue() instanceof String t ? t : null;
+                } else if (key.startsWith("x-") && isShortString(key) && !internal(key)) {
                     put(headers, key, e.getValue());
                 }
             }
@@ -78,6 +85,7 @@ final class Amqp10ToAmqp091 {
             }
             if (s.bodyCode() == SectionCode.DATA && s.bodySectionCount() == 1) {
                 body = s.buffer().retainedSlice(dataStart, dataEnd - dataStart);
+                type = shortString(basicType); // a 0-9-1 message's type comes back (mc_amqpl's convert_from)
             } else if (bodyStart >= 0) {
                 body = s.buffer().retainedSlice(s.start() + bodyStart, bodyEnd - bodyStart);
                 type = AMQP_1_0_TYPE;
@@ -104,6 +112,15 @@ final class Amqp10ToAmqp091 {
             }
             throw new IllegalStateException("converting an AMQP 1.0 message failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The annotations conversions add, which are not headers ({@code mc_amqpl:is_internal_header/1}): a 0-9-1
+     * message converted to AMQP 1.0 and back (through a stream) does not gain them.
+     */
+    private static boolean internal(String key) {
+        return key.startsWith("x-basic-") || key.equals(Message.X_EXCHANGE) || key.equals(Message.X_ROUTING_KEY)
+            || key.equals(Death.X_DEATH);
     }
 
     /** Puts {@code value} under {@code key} when it has a 0-9-1 type. */

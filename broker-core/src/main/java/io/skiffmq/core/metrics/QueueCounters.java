@@ -58,6 +58,11 @@ public final class QueueCounters extends OwnedCounters {
         add(ACKNOWLEDGED, 1);
     }
 
+    /** A consumer acknowledged (accepted) {@code count} messages at once. */
+    public void countAcknowledged(int count) {
+        add(ACKNOWLEDGED, count);
+    }
+
     // ---- any thread -----------------------------------------------------------------------------------------
 
     public long published() {

@@ -148,7 +148,8 @@ public final class PrefetchLimit {
 
     private static void resume(QueueConsumer consumer) {
         if (consumer != null) {
-            consumer.queue.resume(consumer); // outside the lock: a queue on the caller's thread may dispatch at once
+            // outside the lock: a queue on the caller's thread may dispatch at once (only classic queues take part)
+            ((ClassicQueue) consumer.queue).resume(consumer);
         }
     }
 }

@@ -20,6 +20,11 @@ public interface Queue {
 
     QueueDeclaration declaration();
 
+    /** The queue's type ({@code x-queue-type}). */
+    default QueueType type() {
+        return QueueType.CLASSIC;
+    }
+
     /** Survives a restart: the queue, and its durable messages. */
     default boolean durable() {
         return declaration().durable();

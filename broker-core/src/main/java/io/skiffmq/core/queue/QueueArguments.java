@@ -18,8 +18,8 @@ import java.util.Set;
  *
  * <p>Arguments RabbitMQ does not know are kept and ignored, as RabbitMQ keeps them. Those it knows for its quorum and
  * stream queues only are refused for a classic queue, as RabbitMQ refuses them, except {@code x-delivery-limit},
- * which SkiffMQ's classic queues implement (docs/queues.md). {@code x-queue-type} {@code quorum} and
- * {@code stream} are {@link Kind#NOT_IMPLEMENTED}: never created as a classic queue in disguise.
+ * which SkiffMQ's classic queues implement (docs/queues.md). Other queue types are checked as theirs
+ * ({@link QueueType}).
  *
  * @param maxLength ready messages kept at most, -1 for no limit
  * @param maxLengthBytes bytes of ready messages kept at most, -1 for no limit
@@ -75,12 +75,11 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         "x-consumer-disconnected-timeout", "x-consumer-timeout", "x-delayed-retry-type", "x-delayed-retry-min",
         "x-delayed-retry-max", "x-max-age", "x-stream-max-segment-size-bytes", "x-stream-filter-size-bytes",
         "x-initial-cluster-size");
-    private static final List<String> UNIMPLEMENTED_TYPES = List.of("quorum", "stream");
     /**
      * RabbitMQ 4's {@code rabbit_queue_location:queue_leader_locators/0}: the last three are deprecated and mean
      * {@code balanced}. On one node every value places the queue here.
      */
-    private static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced", "random",
+    static final List<String> LEADER_LOCATORS = List.of("client-local", "balanced", "random",
         "least-leaders", "min-masters");
 
     /**
@@ -110,15 +109,10 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             return NONE;
         }
         Check check = new Check(vhost, queue, arguments);
-        if (arguments.containsKey("x-queue-type")) {
-            String name = check.string("x-queue-type");
-            if (UNIMPLEMENTED_TYPES.contains(name)) {
-                throw new BrokerException(Kind.NOT_IMPLEMENTED, "queue '" + queue + "' in vhost '" + vhost
-                    + "': queue type '" + name + "' is not implemented by SkiffMQ yet (only classic)");
-            }
-            if (!name.equals("classic")) {
-                throw check.invalid("x-queue-type", quoted("unsupported queue type '" + name + "'"));
-            }
+        if (arguments.containsKey("x-queue-type") && !check.string("x-queue-type").equals("classic")) {
+            // the other types RabbitMQ knows are checked as theirs (QueueType)
+            throw check.invalid("x-queue-type", quoted("unsupported queue type '"
+                + arguments.get("x-queue-type") + "'"));
         }
         // the values in rabbit_amqqueue:declare_args/0's order, so that of several bad ones RabbitMQ's first is named
         long expires = check.integer("x-expires", 1, MAX_EXPIRY);
@@ -185,7 +179,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
     }
 
     /** A reason RabbitMQ formats as a string, which its {@code ~p} prints in double quotes. */
-    private static String quoted(String reason) {
+    static String quoted(String reason) {
         return '"' + reason + '"';
     }
 
@@ -195,7 +189,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
     }
 
     /** Reads arguments and words refusals as RabbitMQ does. */
-    private record Check(String vhost, String queue, Map<String, Object> arguments) {
+    record Check(String vhost, String queue, Map<String, Object> arguments) {
         BrokerException invalid(String key, String detail) {
             return new BrokerException(Kind.PRECONDITION_FAILED, "invalid arg '" + key + "' for queue '" + queue
                 + "' in vhost '" + vhost + "': " + detail);

@@ -5,10 +5,13 @@ import io.skiffmq.core.filter.Selector;
 /**
  * A queue's record of one consumer: how its deliveries are paced ({@link ConsumerFlow}), its credit state, and its
  * unsettled deliveries by tag. Owned by the queue's thread; other threads hold it only as a handle to pass back to
- * the queue.
+ * the queue. A queue of another type than classic keeps its own record of the consumer ({@link #state()}) and
+ * uses this only as the handle.
  */
 public final class QueueConsumer {
-    final ClassicQueue queue;
+    final Queue queue;
+    /** The record a queue of another type keeps for this consumer; null for a classic queue's. */
+    private final Object state;
     final ConsumerSink sink;
     final ConsumerFlow flow;
     final boolean preSettled;
@@ -43,7 +46,13 @@ public final class QueueConsumer {
 
     QueueConsumer(ClassicQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled, int priority,
             Selector selector) {
+        this(queue, sink, flow, preSettled, priority, selector, null);
+    }
+
+    private QueueConsumer(Queue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled, int priority,
+            Selector selector, Object state) {
         this.queue = queue;
+        this.state = state;
         this.selector = selector;
         this.priority = priority;
         this.sink = sink;
@@ -59,5 +68,16 @@ public final class QueueConsumer {
             case PREFETCH -> preSettled || flow.prefetch() == 0 || unsettled.size() < flow.prefetch();
             case PULL -> false;
         };
+    }
+
+    /** The handle of a consumer of another queue type, which keeps its own record of it ({@code state}). */
+    public static QueueConsumer handle(Queue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled,
+            Object state) {
+        return new QueueConsumer(queue, sink, flow, preSettled, 0, null, state);
+    }
+
+    /** The record the consumer's queue keeps for it, when the queue is not a classic one. */
+    public Object state() {
+        return state;
     }
 }

@@ -192,32 +192,6 @@ class ClassicQueueConsumerTest {
         pushed.releaseAll();
     }
 
-    /** The caller's thread, with turns: what is asked for after the turn waits until the test ends the turn. */
-    private static final class TurnExecutor implements QueueExecutor {
-        final java.util.ArrayDeque<Runnable> afterTurn = new java.util.ArrayDeque<>();
-
-        @Override
-        public boolean inExecutor() {
-            return true;
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            task.run();
-        }
-
-        @Override
-        public void afterTurn(Runnable task) {
-            afterTurn.add(task);
-        }
-
-        void endTurn() {
-            for (Runnable task; (task = afterTurn.poll()) != null; ) {
-                task.run();
-            }
-        }
-    }
-
     @Test
     void publishesAndSettlementsDispatchOnceAfterTheTurn() {
         TurnExecutor turns = new TurnExecutor();
@@ -228,13 +202,13 @@ class ClassicQueueConsumerTest {
             batched.publish(text("m" + i, "batched"), null);
         }
         assertThat(sink.deliveries).as("no dispatch per publish").isEmpty();
-        assertThat(turns.afterTurn).as("one dispatch asked for the three").hasSize(1);
+        assertThat(turns.waiting()).as("one dispatch asked for the three").isEqualTo(1);
         turns.endTurn();
         assertThat(bodies(sink)).containsExactly("m0", "m1");
 
         batched.settle(consumer, 0, 0, Outcome.ACCEPTED);
         batched.settle(consumer, 1, 1, Outcome.ACCEPTED);
-        assertThat(turns.afterTurn).hasSize(1);
+        assertThat(turns.waiting()).isEqualTo(1);
         turns.endTurn();
         assertThat(bodies(sink)).containsExactly("m0", "m1", "m2");
         batched.unsubscribe(consumer, Outcome.ACCEPTED);

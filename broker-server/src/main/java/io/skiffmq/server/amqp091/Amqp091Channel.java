@@ -24,6 +24,8 @@ import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.stream.StreamConsumerArguments;
+import io.skiffmq.core.stream.StreamQueue;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -345,6 +347,10 @@ final class Amqp091Channel {
         if (hasConsumer(tag)) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, consume, "attempt to reuse consumer tag '%s'", tag);
         }
+        if (queue instanceof StreamQueue stream) {
+            consumeStream(consume, stream, tag);
+            return;
+        }
         // without a prefetch of its own, paced by credit the channel grants; a channel-wide limit on top of either
         ConsumerFlow flow = consume.noAck() || prefetch == 0 ? ConsumerFlow.credit(channelLimit)
             : ConsumerFlow.prefetch(prefetch, channelLimit);
@@ -354,6 +360,37 @@ final class Amqp091Channel {
         consumers.put(tag, consumer);
         consumer.subscribe(flow, consume.exclusive(), priority);
         connection.suspend(); // until the queue answers: consume-ok goes before any delivery
+    }
+
+    /**
+     * A consumer of a stream, with RabbitMQ 4's rules ({@code rabbit_stream_queue:consume/3}): its arguments first
+     * (the offset to start from, filters), then a prefetch is required (406), automatic acknowledgement is refused
+     * (540) and so is a channel-wide limit (540). Acks only give its prefetch back.
+     */
+    private void consumeStream(BasicMethod.Consume consume, StreamQueue stream, String tag) {
+        StreamConsumerArguments arguments;
+        try {
+            arguments = stream.consumerArguments(consume.arguments());
+        } catch (io.skiffmq.core.BrokerException e) {
+            throw Amqp091Exception.of(e, consume);
+        }
+        String queue = "queue '" + stream.name() + "' in vhost '" + vhost.name() + "'";
+        if (prefetch == 0) {
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, consume,
+                "consumer prefetch count is not set for stream %s", queue);
+        }
+        if (consume.noAck()) {
+            throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, consume,
+                "automatic acknowledgement not supported by stream %s", queue);
+        }
+        if (channelLimit != null && channelLimit.limit() > 0) {
+            throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, consume, "%s does not support global qos", queue);
+        }
+        ConsumerFlow flow = ConsumerFlow.prefetch(prefetch, null);
+        ChannelConsumer consumer = new ChannelConsumer(this, tag, stream, false, flow, consume.noWait());
+        consumers.put(tag, consumer);
+        consumer.subscribe(flow, arguments);
+        connection.suspend(); // until the stream answers: consume-ok goes before any delivery
     }
 
     /**

@@ -8,6 +8,8 @@ import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDelivery;
+import io.skiffmq.core.stream.StreamConsumerArguments;
+import io.skiffmq.core.stream.StreamQueue;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -61,6 +63,11 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
     /** Subscribes; the answer comes back through {@link #subscribed} or {@link #refused}. */
     void subscribe(ConsumerFlow flow, boolean exclusive, int priority) {
         subscription = queue.subscribe(this, flow, noAck, exclusive, priority);
+    }
+
+    /** Subscribes to a stream, from where {@code arguments} say; the answer comes back through {@link #subscribed}. */
+    void subscribe(ConsumerFlow flow, StreamConsumerArguments arguments) {
+        subscription = ((StreamQueue) queue).subscribe(this, flow, noAck, arguments);
     }
 
     String tag() {

@@ -10,6 +10,7 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
@@ -172,6 +173,11 @@ final class TopologyMethods {
             return;
         }
         if (name.isEmpty()) {
+            QueueType type = QueueType.of(declare.arguments());
+            if (!type.serverNamed()) {
+                throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
+                    "Cannot declare a server-named queue for type %s", type.module());
+            }
             name = QueueDeclaration.generateName();
         } else if (name.startsWith(RESERVED)) {
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, declare,
@@ -192,6 +198,13 @@ final class TopologyMethods {
             checkDeadLetterExchangeName(wanted, declare);
         }
         String declared = name;
+        if (existing == null && QueueType.of(wanted.arguments()) == QueueType.STREAM) {
+            // a new stream opens its log (files, directory syncs): on a management thread, not this event loop
+            channel.offload(() -> vhost.declareQueue(wanted, channel.connection()), declare,
+                queue -> channel.await(queue.counts(), declare,
+                    counts -> answerDeclare(declare, declared, counts.ready(), counts.consumers())));
+            return;
+        }
         channel.await(vhost.declareQueueAsync(wanted, channel.connection()).thenCompose(Queue::counts), declare,
             counts -> answerDeclare(declare, declared, counts.ready(), counts.consumers()));
     }

@@ -127,6 +127,11 @@ public final class ManagementNode {
             require(Permission.READ, Access.Resource.QUEUE, Address.decode(parts[1]));
             Queue queue = existingQueue(Address.decode(parts[1]));
             vhost.checkAccess(queue, owner);
+            if (queue.type() == io.skiffmq.core.queue.QueueType.STREAM) {
+                // rabbit_amqp_management's words for a queue type that cannot be purged
+                return done(Response.error(400, "purge not supported by queue '" + queue.name() + "' in vhost '"
+                    + vhost.name() + "'"));
+            }
             return queue.purge().thenApply(n -> count(200, n));
         }
         if (resource.equals("exchanges") && parts.length == 2) {
@@ -254,7 +259,7 @@ public final class ManagementNode {
         info.put("durable", queue.durable());
         info.put("auto_delete", queue.declaration().autoDelete());
         info.put("exclusive", queue.declaration().exclusive());
-        info.put("type", "classic");
+        info.put("type", queue.type().alias());
         info.put("arguments", queue.arguments());
         info.put("leader", node);
         info.put("replicas", new String[] {node});

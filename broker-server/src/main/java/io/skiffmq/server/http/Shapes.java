@@ -30,7 +30,7 @@ final class Shapes {
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("name", queue.name());
         q.put("vhost", vhost);
-        q.put("type", "classic");
+        q.put("type", queue.type().alias());
         q.put("durable", queue.durable());
         q.put("auto_delete", queue.declaration().autoDelete());
         q.put("exclusive", queue.declaration().exclusive());
@@ -41,6 +41,12 @@ final class Shapes {
         q.put("messages_ready", counts.ready());
         q.put("messages_unacknowledged", counts.unacknowledged());
         q.put("consumers", counts.consumers());
+        if (queue instanceof io.skiffmq.core.stream.StreamQueue stream) {
+            // what RabbitMQ's stream queues add (osiris' counters); the rest of them comes with operations
+            q.put("segments", stream.store().segmentCount());
+            q.put("committed_offset", stream.store().committedOffset());
+            q.put("first_offset", stream.store().firstOffset());
+        }
         return q;
     }
 

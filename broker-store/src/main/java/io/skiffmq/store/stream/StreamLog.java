@@ -4,6 +4,7 @@ import static io.skiffmq.store.stream.ChunkDescriptor.*;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.store.Journal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -351,10 +352,17 @@ public final class StreamLog implements AutoCloseable {
         }
     }
 
-    /** Rolls when the active segment takes no more chunks: it is at its size or its count. */
+    /**
+     * Rolls when the active segment takes no more chunks: it is at its size or its count. A segment holding only the
+     * snapshot it began with takes one chunk more whatever its size: with a segment size below Chronicle's file
+     * header (about 66 KB; {@code x-stream-max-segment-size-bytes} is the client's) it would otherwise roll again at
+     * once, leaving a segment of nothing but a snapshot before every chunk.
+     */
     private void rollIfFull(boolean leader) {
         Segment segment = active;
-        if (segment.index.count() > 0 && (segment.index.isFull() || segment.bytes >= config.maxSegmentBytes())) {
+        int count = segment.index.count();
+        boolean onlySnapshot = count == 1 && segment.index.type(0) == TYPE_TRACKING_SNAPSHOT;
+        if (count > 0 && !onlySnapshot && (segment.index.isFull() || segment.bytes >= config.maxSegmentBytes())) {
             roll(leader);
         }
     }
@@ -546,7 +554,7 @@ public final class StreamLog implements AutoCloseable {
      * @param filter null to take every chunk
      * @throws IllegalStateException when the log is closed
      */
-    public StreamReader reader(OffsetSpec spec, StreamFilter filter) {
+    public StreamReader reader(StreamOffset spec, StreamFilter filter) {
         return new StreamReader(this, spec, filter);
     }
 

@@ -2,8 +2,10 @@ package io.skiffmq.store.stream;
 
 import static io.skiffmq.store.stream.ChunkDescriptor.*;
 
+import io.skiffmq.core.stream.StreamOffset;
+
 /**
- * Reads a stream's user chunks in order from an {@link OffsetSpec}, skipping tracking chunks and the chunks a
+ * Reads a stream's user chunks in order from a {@link StreamOffset}, skipping tracking chunks and the chunks a
  * {@link StreamFilter} rules out, up to the last committed chunk. It tails the log: {@link #next} returns null when
  * nothing more is committed yet, and a {@link StreamLog.CommitListener} says when to try again (a poll is cheap: a
  * volatile read and a comparison). A reader goes on through segments that retention deletes under it, to their
@@ -20,7 +22,7 @@ public final class StreamReader implements AutoCloseable {
     /** The next chunk to look at, in {@link #segment}. */
     private int ordinal;
 
-    StreamReader(StreamLog log, OffsetSpec spec, StreamFilter filter) {
+    StreamReader(StreamLog log, StreamOffset spec, StreamFilter filter) {
         this.log = log;
         this.filter = filter;
         while (segment == null) {
@@ -53,7 +55,7 @@ public final class StreamReader implements AutoCloseable {
      *
      * @return the index of the segment in {@code all} in the high 32 bits, the ordinal of the chunk in the low
      */
-    private static long start(Segment[] all, long committed, OffsetSpec spec) {
+    private static long start(Segment[] all, long committed, StreamOffset spec) {
         int last = all.length - 1;
         while (last > 0 && all[last].number > committed >>> 32) {
             last--;

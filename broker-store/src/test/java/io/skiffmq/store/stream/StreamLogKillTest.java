@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.store.Journal;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -80,7 +81,7 @@ class StreamLogKillTest {
         try (StreamLog log = StreamLog.open(dir, StreamLogConfig.defaults(Journal.SyncPolicy.OS))) {
             long next = log.nextOffset();
             assertThat(next).isGreaterThan(confirmed);
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 assertThat(denseMessages(drain(reader), 0))
                     .containsExactlyElementsOf(LongStream.range(0, next).mapToObj(StreamLogs::body).toList());
             }

@@ -4,6 +4,7 @@ import static io.skiffmq.store.stream.StreamLogs.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.store.Journal;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -94,7 +95,7 @@ class StreamLogRecoveryTest {
         try (StreamLog log = StreamLog.open(dir, config())) {
             assertThat(log.nextOffset()).isEqualTo(expectedNext);
             assertThat(writeChunk(log, PER_CHUNK)).isEqualTo(expectedNext);
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 List<String> messages = denseMessages(drain(reader), 0);
                 List<String> expected = LongStream.range(0, expectedNext + PER_CHUNK).mapToObj(StreamLogs::body)
                     .toList();

@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.FileRegion;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.store.Journal;
 import java.io.ByteArrayOutputStream;
 import java.nio.channels.Channels;
@@ -50,7 +51,7 @@ class StreamLogTest {
             assertThat(log.committedOffset()).isEqualTo(11_999);
             assertThat(log.committedChunkId()).isEqualTo(11_900);
             assertThat(log.segmentCount()).as("rolled at least twice").isGreaterThanOrEqualTo(3);
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 assertThat(denseMessages(drain(reader), 0))
                     .containsExactlyElementsOf(LongStream.range(0, 12_000).mapToObj(StreamLogs::body).toList());
             }
@@ -63,9 +64,24 @@ class StreamLogTest {
         try (StreamLog reopened = StreamLog.open(dir, config().withMaxSegmentBytes(SMALL_SEGMENT))) {
             assertThat(reopened.nextOffset()).isEqualTo(12_000);
             assertThat(writeChunk(reopened, 100)).isEqualTo(12_000);
-            try (StreamReader reader = reopened.reader(OffsetSpec.offset(11_950), null)) {
+            try (StreamReader reader = reopened.reader(StreamOffset.offset(11_950), null)) {
                 List<DecodedChunk> chunks = drain(reader);
                 assertThat(chunks).extracting(DecodedChunk::chunkId).containsExactly(11_900L, 12_000L);
+            }
+        }
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void aSegmentSmallerThanItsFileHeaderStillTakesOneChunkEach() throws Exception {
+        // x-stream-max-segment-size-bytes is the client's: one below Chronicle's header must not roll for ever
+        try (StreamLog log = StreamLog.open(dir, config().withMaxSegmentBytes(1_000))) {
+            for (int chunk = 0; chunk < 3; chunk++) {
+                assertThat(writeChunk(log, 10)).isEqualTo(chunk * 10L);
+            }
+            assertThat(log.segmentCount()).as("a segment per chunk: " + segmentDirectories(dir)).isEqualTo(3);
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
+                assertThat(denseMessages(drain(reader), 0)).hasSize(30);
             }
         }
     }
@@ -82,19 +98,19 @@ class StreamLogTest {
             clock.addAndGet(10);
             writeChunk(log, 10); // 20..29 at t0 + 30
 
-            assertThat(firstChunk(log, OffsetSpec.first())).isEqualTo(0);
-            assertThat(firstChunk(log, OffsetSpec.last())).isEqualTo(20);
-            assertThat(firstChunk(log, OffsetSpec.offset(0))).isEqualTo(0);
-            assertThat(firstChunk(log, OffsetSpec.offset(15))).isEqualTo(10);
-            assertThat(firstChunk(log, OffsetSpec.offset(20))).isEqualTo(20);
-            assertThat(firstChunk(log, OffsetSpec.timestamp(t0 - 1000))).isEqualTo(0);
-            assertThat(firstChunk(log, OffsetSpec.timestamp(t0 + 5))).isEqualTo(10);
-            assertThat(firstChunk(log, OffsetSpec.timestamp(t0 + 30))).isEqualTo(20);
+            assertThat(firstChunk(log, StreamOffset.first())).isEqualTo(0);
+            assertThat(firstChunk(log, StreamOffset.last())).isEqualTo(20);
+            assertThat(firstChunk(log, StreamOffset.offset(0))).isEqualTo(0);
+            assertThat(firstChunk(log, StreamOffset.offset(15))).isEqualTo(10);
+            assertThat(firstChunk(log, StreamOffset.offset(20))).isEqualTo(20);
+            assertThat(firstChunk(log, StreamOffset.timestamp(t0 - 1000))).isEqualTo(0);
+            assertThat(firstChunk(log, StreamOffset.timestamp(t0 + 5))).isEqualTo(10);
+            assertThat(firstChunk(log, StreamOffset.timestamp(t0 + 30))).isEqualTo(20);
 
             // next, an offset past the end and a time after the last chunk: the next chunk written
-            try (StreamReader next = log.reader(OffsetSpec.next(), null);
-                 StreamReader beyond = log.reader(OffsetSpec.offset(1000), null);
-                 StreamReader later = log.reader(OffsetSpec.timestamp(t0 + 31), null)) {
+            try (StreamReader next = log.reader(StreamOffset.next(), null);
+                 StreamReader beyond = log.reader(StreamOffset.offset(1000), null);
+                 StreamReader later = log.reader(StreamOffset.timestamp(t0 + 31), null)) {
                 assertThat(next.next()).isNull();
                 assertThat(beyond.next()).isNull();
                 assertThat(later.next()).isNull();
@@ -108,7 +124,7 @@ class StreamLogTest {
         }
     }
 
-    private static long firstChunk(StreamLog log, OffsetSpec spec) {
+    private static long firstChunk(StreamLog log, StreamOffset spec) {
         try (StreamReader reader = log.reader(spec, null)) {
             return reader.next().chunkId();
         }
@@ -118,7 +134,7 @@ class StreamLogTest {
     void lastFallsBackToNextWhenTheLogHasNoMessages() {
         try (StreamLog log = StreamLog.open(dir, config())) {
             log.storeOffset("c", 0);
-            try (StreamReader reader = log.reader(OffsetSpec.last(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.last(), null)) {
                 assertThat(reader.next()).isNull();
                 writeChunk(log, 3);
                 assertThat(reader.next().chunkId()).isZero();
@@ -131,7 +147,7 @@ class StreamLogTest {
         List<Long> heard = new CopyOnWriteArrayList<>();
         try (StreamLog log = StreamLog.open(dir, config())) {
             log.addListener(heard::add);
-            try (StreamReader reader = log.reader(OffsetSpec.next(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.next(), null)) {
                 assertThat(reader.next()).isNull();
                 writeChunk(log, 3);
                 assertThat(heard).containsExactly(2L);
@@ -153,7 +169,7 @@ class StreamLogTest {
         try (StreamSyncer syncer = new StreamSyncer("test-stream-syncer");
              StreamLog log = StreamLog.open(dir, synced.withSyncer(syncer))) {
             log.addListener(offset -> threads.add(Thread.currentThread().getName()));
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 for (int i = 0; i < 100; i++) {
                     writeChunk(log, 100);
                 }
@@ -253,7 +269,7 @@ class StreamLogTest {
     }
 
     private static List<Long> chunkIds(StreamLog log, StreamFilter filter) {
-        try (StreamReader reader = log.reader(OffsetSpec.first(), filter)) {
+        try (StreamReader reader = log.reader(StreamOffset.first(), filter)) {
             return drain(reader).stream().map(DecodedChunk::chunkId).toList();
         }
     }
@@ -262,7 +278,7 @@ class StreamLogTest {
     void retentionBySizeDeletesOldSegmentsAndMovesTheFirstOffset() {
         StreamLogConfig retained = config().withMaxSegmentBytes(SMALL_SEGMENT).withRetention(3 * SMALL_SEGMENT, 0);
         try (StreamLog log = StreamLog.open(dir, retained)) {
-            StreamReader early = log.reader(OffsetSpec.first(), null);
+            StreamReader early = log.reader(StreamOffset.first(), null);
             for (int i = 0; i < 200; i++) {
                 writeChunk(log, 100);
             }
@@ -270,8 +286,8 @@ class StreamLogTest {
             assertThat(log.bytes()).isLessThanOrEqualTo(4 * SMALL_SEGMENT);
             long first = log.firstOffset();
             assertThat(first).isPositive();
-            assertThat(firstChunk(log, OffsetSpec.first())).isEqualTo(first);
-            assertThat(firstChunk(log, OffsetSpec.offset(0))).as("below the first offset: the first chunk")
+            assertThat(firstChunk(log, StreamOffset.first())).isEqualTo(first);
+            assertThat(firstChunk(log, StreamOffset.offset(0))).as("below the first offset: the first chunk")
                 .isEqualTo(first);
             // a reader in a deleted segment reads it to its end, then goes on from the oldest segment left
             List<DecodedChunk> read = drain(early);
@@ -299,7 +315,7 @@ class StreamLogTest {
             assertThat(log.applyRetention()).isEqualTo(segments - 1);
             assertThat(log.segmentCount()).isOne();
             assertThat(log.firstOffset()).isPositive();
-            assertThat(firstChunk(log, OffsetSpec.first())).isEqualTo(log.firstOffset());
+            assertThat(firstChunk(log, StreamOffset.first())).isEqualTo(log.firstOffset());
         }
     }
 
@@ -307,7 +323,7 @@ class StreamLogTest {
     void chunksGoOutAsStoredBytesBuffersOrFileRegions() throws Exception {
         try (StreamLog log = StreamLog.open(dir, config())) {
             writeChunk(log, 20);
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 StreamChunk chunk = reader.next();
                 ByteBuf copied = Unpooled.buffer();
                 ByteBuf header = chunk.retainedHeader();
@@ -344,7 +360,7 @@ class StreamLogTest {
         int segmentsBefore = Segment.OPEN.get();
         try (StreamLog log = StreamLog.open(dir, config())) {
             writeChunk(log, 5);
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 kept = reader.next().retainedData();
             }
         }
@@ -445,7 +461,7 @@ class StreamLogTest {
             } finally {
                 body.release();
             }
-            try (StreamReader reader = log.reader(OffsetSpec.first(), null)) {
+            try (StreamReader reader = log.reader(StreamOffset.first(), null)) {
                 assertThat(drain(reader)).extracting(DecodedChunk::entries).containsExactly(65_535, 1);
             }
         }
