@@ -15,12 +15,14 @@ import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.stream.SuperStreamException;
 import io.skiffmq.core.stream.SuperStreams;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Super streams as RabbitMQ models them: an exchange with {@code x-super-stream}, bound to its partition streams with
@@ -163,6 +165,20 @@ class SuperStreamTest {
             .startsWith("{validation_failed,");
         assertThat(vhost().exchange(other)).isNull();
         assertThat(vhost().queue(other + "-0")).isNull();
+    }
+
+    @Test
+    void aSuperStreamOutlivesARestartWithItsOrder(@TempDir Path dir) throws Exception {
+        String[] settings = {"data-dir=" + dir.resolve("data")};
+        try (RunningBroker first = RunningBroker.start(settings)) {
+            SuperStreams.create(first.vhost("/"), "kept", List.of("kept-b", "kept-a"), List.of("b", "a"), Map.of(),
+                SuperStreams.DEFAULT_MAX_PARTITIONS);
+        }
+        try (RunningBroker second = RunningBroker.start(settings)) {
+            assertThat(SuperStreams.partitions(second.vhost("/"), "kept")).containsExactly("kept-b", "kept-a");
+            assertThat(SuperStreams.route(second.vhost("/"), "kept", "a")).containsExactly("kept-a");
+            assertThat(second.vhost("/").exchange("kept").arguments()).containsEntry("x-super-stream", true);
+        }
     }
 
     private static String reason(HttpApiClient.Answer answer) {
