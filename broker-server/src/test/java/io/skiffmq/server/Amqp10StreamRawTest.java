@@ -60,17 +60,6 @@ class Amqp10StreamRawTest {
         broker.close();
     }
 
-    private record Filter(Object descriptor, Object described) implements DescribedType {
-        @Override
-        public Object getDescriptor() {
-            return descriptor;
-        }
-
-        @Override
-        public Object getDescribed() {
-            return described;
-        }
-    }
 
     private static String stream(String prefix) {
         String name = unique(prefix);
@@ -85,7 +74,7 @@ class Amqp10StreamRawTest {
     }
 
     private static Map<Symbol, Object> first() {
-        return Map.of(OFFSET_SPEC, new Filter(OFFSET_SPEC, "first"));
+        return Map.of(OFFSET_SPEC, new DescribedFilter(OFFSET_SPEC, "first"));
     }
 
     /** Publishes each message, waiting for its acceptance (so each is a chunk). */
@@ -113,11 +102,11 @@ class Amqp10StreamRawTest {
         String stream = stream("echo");
         broker.vhost("/").declareQueue("echo-classic", false, Map.of());
         Map<Symbol, Object> filters = new LinkedHashMap<>();
-        filters.put(Symbol.valueOf("from"), new Filter(OFFSET_SPEC, 42L));
-        filters.put(Symbol.valueOf("values"), new Filter(FILTER, List.of("a", Symbol.valueOf("b"), "c")));
-        filters.put(MATCH_UNFILTERED, new Filter(MATCH_UNFILTERED, true));
-        filters.put(Symbol.valueOf("negative"), new Filter(OFFSET_SPEC, -1L));
-        filters.put(Symbol.valueOf("not-a-boolean"), new Filter(MATCH_UNFILTERED, "yes"));
+        filters.put(Symbol.valueOf("from"), new DescribedFilter(OFFSET_SPEC, 42L));
+        filters.put(Symbol.valueOf("values"), new DescribedFilter(FILTER, List.of("a", Symbol.valueOf("b"), "c")));
+        filters.put(MATCH_UNFILTERED, new DescribedFilter(MATCH_UNFILTERED, true));
+        filters.put(Symbol.valueOf("negative"), new DescribedFilter(OFFSET_SPEC, -1L));
+        filters.put(Symbol.valueOf("not-a-boolean"), new DescribedFilter(MATCH_UNFILTERED, "yes"));
         filters.put(FILTER, "not described");
         try (RawClient client = RawClient.openSession(broker.port())) {
             Attach onStream = client.attachReceiver(0, source(stream, filters), false);
@@ -142,7 +131,7 @@ class Amqp10StreamRawTest {
         String stream = stream("bad-interval");
         try (RawClient client = RawClient.openSession(broker.port())) {
             Attach refusal = client.attachReceiver(0, source(stream,
-                Map.of(OFFSET_SPEC, new Filter(OFFSET_SPEC, Symbol.valueOf("soon")))), false);
+                Map.of(OFFSET_SPEC, new DescribedFilter(OFFSET_SPEC, Symbol.valueOf("soon")))), false);
             assertThat(refusal.getSource()).as("no terminus: the link is refused").isNull();
             Detach detach = client.read().as(Detach.class);
             assertThat((Object) detach.getError().getCondition()).isEqualTo(Symbol.valueOf("amqp:precondition-failed"));
@@ -182,7 +171,7 @@ class Amqp10StreamRawTest {
 
         publish(stream, body("zero"), sent);
         try (RawClient client = RawClient.openSession(broker.port())) {
-            client.attachReceiver(0, source(stream, Map.of(OFFSET_SPEC, new Filter(OFFSET_SPEC,
+            client.attachReceiver(0, source(stream, Map.of(OFFSET_SPEC, new DescribedFilter(OFFSET_SPEC,
                 UnsignedInteger.ONE))), false);
             client.flow(0, 0, 10, false, false);
             byte[] received = client.read().payload();
@@ -263,8 +252,8 @@ class Amqp10StreamRawTest {
         String stream = stream("selector");
         publish(stream, coloured("red", "r0"), coloured("blue", "b1"), coloured("red", "r2"));
         Map<Symbol, Object> filters = new LinkedHashMap<>();
-        filters.put(OFFSET_SPEC, new Filter(OFFSET_SPEC, "first"));
-        filters.put(Symbol.valueOf("jms-selector"), new Filter(Symbol.valueOf("apache.org:selector-filter:string"),
+        filters.put(OFFSET_SPEC, new DescribedFilter(OFFSET_SPEC, "first"));
+        filters.put(Symbol.valueOf("jms-selector"), new DescribedFilter(Symbol.valueOf("apache.org:selector-filter:string"),
             "colour = 'red'"));
         try (RawClient client = RawClient.openSession(broker.port())) {
             Attach reply = client.attachReceiver(0, source(stream, filters), true);
