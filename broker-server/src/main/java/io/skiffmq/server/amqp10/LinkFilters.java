@@ -28,7 +28,6 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
  * {@code amqp:invalid-field}, naming the position and the problem.</li>
  * <li>{@code apache.org:no-local-filter:list} (0x0000468C00000003): on topic subscriptions only, messages published
  * on the subscriber's own connection are left out. On a queue it is not honoured, and not echoed.</li>
- *
  * <li>RabbitMQ's stream filters ({@link StreamSourceFilters}): where a stream consumer starts and which chunks it
  * reads. Honoured, and echoed, on a stream only.</li>
  * </ul>
