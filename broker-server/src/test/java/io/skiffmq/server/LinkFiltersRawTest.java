@@ -36,17 +36,6 @@ class LinkFiltersRawTest {
         broker.close();
     }
 
-    private record Filter(Object descriptor, Object described) implements DescribedType {
-        @Override
-        public Object getDescriptor() {
-            return descriptor;
-        }
-
-        @Override
-        public Object getDescribed() {
-            return described;
-        }
-    }
 
     private static Source source(String address, Map<Symbol, Object> filters, String... capabilities) {
         Source source = RawClient.source(address);
@@ -68,17 +57,17 @@ class LinkFiltersRawTest {
         try (RawClient client = RawClient.openSession(broker.port())) {
             Map<Symbol, Object> filters = new LinkedHashMap<>();
             filters.put(Symbol.valueOf("jms-selector"),
-                new Filter(UnsignedLong.valueOf(0x0000468C00000004L), "color = 'red'"));
+                new DescribedFilter(UnsignedLong.valueOf(0x0000468C00000004L), "color = 'red'"));
             filters.put(Symbol.valueOf("my-selector"),
-                new Filter(Symbol.valueOf("apache.org:selector-filter:string"), "size > 1"));
-            filters.put(Symbol.valueOf("no-local"), new Filter(UnsignedLong.valueOf(0x0000468C00000003L),
+                new DescribedFilter(Symbol.valueOf("apache.org:selector-filter:string"), "size > 1"));
+            filters.put(Symbol.valueOf("no-local"), new DescribedFilter(UnsignedLong.valueOf(0x0000468C00000003L),
                 "NoLocalFilter{}"));
             filters.put(Symbol.valueOf("rabbitmq:stream-filter"), "x");
             @SuppressWarnings({"unchecked", "rawtypes"})
             Map<Object, Object> loose = (Map) filters;
-            loose.put("a string key", new Filter(UnsignedLong.valueOf(0x0000468C00000004L), "size > 2"));
+            loose.put("a string key", new DescribedFilter(UnsignedLong.valueOf(0x0000468C00000004L), "size > 2"));
             filters.put(Symbol.valueOf("apache.org:selector-filter:string"),
-                new Filter(Symbol.valueOf("example:unknown-filter"), "anything"));
+                new DescribedFilter(Symbol.valueOf("example:unknown-filter"), "anything"));
             Attach reply = client.attachReceiver(0, source("/queues/filters-raw", filters), false);
             Map<Symbol, Object> echoed = ((Source) reply.getSource()).getFilter();
             assertThat(echoed).as("the first selector only; no-local is for topics; unknown ones are left out")
@@ -88,18 +77,18 @@ class LinkFiltersRawTest {
             assertThat(selector.getDescribed()).isEqualTo("color = 'red'");
 
             Map<Symbol, Object> topicFilters = new LinkedHashMap<>();
-            topicFilters.put(Symbol.valueOf("nl"), new Filter(Symbol.valueOf("apache.org:no-local-filter:list"),
+            topicFilters.put(Symbol.valueOf("nl"), new DescribedFilter(Symbol.valueOf("apache.org:no-local-filter:list"),
                 java.util.List.of()));
-            topicFilters.put(Symbol.valueOf("other"), new Filter(UnsignedLong.valueOf(0x77), "x"));
+            topicFilters.put(Symbol.valueOf("other"), new DescribedFilter(UnsignedLong.valueOf(0x77), "x"));
             Attach topic = client.attachReceiver(1, source("filters.raw", topicFilters, "topic"), false);
             assertThat(((Source) topic.getSource()).getFilter().keySet()).containsOnly(Symbol.valueOf("nl"));
 
             Attach none = client.attachReceiver(2, source("/queues/filters-raw",
-                Map.of(Symbol.valueOf("other"), new Filter(UnsignedLong.valueOf(0x77), "x"))), false);
+                Map.of(Symbol.valueOf("other"), new DescribedFilter(UnsignedLong.valueOf(0x77), "x"))), false);
             assertThat(((Source) none.getSource()).getFilter()).as("nothing honoured: no filter-set").isNull();
 
             Map<Object, Object> stringKeys = new LinkedHashMap<>();
-            stringKeys.put("jms-selector", new Filter(UnsignedLong.valueOf(0x0000468C00000004L), "size > 2"));
+            stringKeys.put("jms-selector", new DescribedFilter(UnsignedLong.valueOf(0x0000468C00000004L), "size > 2"));
             @SuppressWarnings({"unchecked", "rawtypes"})
             Attach malformedKey = client.attachReceiver(3, source("/queues/filters-raw", (Map) stringKeys), false);
             assertThat(((Source) malformedKey.getSource()).getFilter()).as("a filter-set's keys are symbols [3.5.8]")
@@ -118,7 +107,7 @@ class LinkFiltersRawTest {
             attach.setRole(Role.RECEIVER);
             attach.setSndSettleMode(SenderSettleMode.UNSETTLED);
             attach.setSource(source("/queues/filters-raw-bad", Map.of(Symbol.valueOf("jms-selector"),
-                new Filter(Symbol.valueOf("apache.org:selector-filter:string"), "a IN ('x', 1)"))));
+                new DescribedFilter(Symbol.valueOf("apache.org:selector-filter:string"), "a IN ('x', 1)"))));
             attach.setTarget(new Target());
             client.write(0, attach);
             Attach refusal = client.read().as(Attach.class);

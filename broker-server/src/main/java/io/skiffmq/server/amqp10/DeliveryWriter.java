@@ -11,6 +11,7 @@ import io.skiffmq.codec.amqp10.DeliveryEncoder;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.TransferPerformative;
+import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.QueueDelivery;
 import java.util.ArrayDeque;
@@ -293,6 +294,10 @@ final class DeliveryWriter {
                 annotations.put("x-exchange", message.exchange());
                 // always there, "" included, as RabbitMQ sets it
                 annotations.put("x-routing-key", message.routingKey() == null ? "" : message.routingKey());
+                if (message instanceof Amqp10Message stored && stored.streamOffset() >= 0) {
+                    // read from a stream: its offset, as RabbitMQ 4 annotates a stream's deliveries (a long)
+                    annotations.put(Amqp10Message.X_STREAM_OFFSET, stored.streamOffset());
+                }
                 // the publisher's bytes, or a 0-9-1 message converted once (owned by the message)
                 MessageSections sections = message.toAmqp10().sections();
                 DeliveryEncoder.writeAnnotations(frame, sections, message.durable(), message.priority(),

@@ -5,8 +5,12 @@ import io.skiffmq.core.filter.Selector;
 import io.skiffmq.core.filter.SelectorException;
 import io.skiffmq.core.filter.SubscriptionFilter;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.stream.StreamConsumerArguments;
+import io.skiffmq.core.stream.StreamQueue;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.DescribedType;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -24,10 +28,12 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
  * {@code amqp:invalid-field}, naming the position and the problem.</li>
  * <li>{@code apache.org:no-local-filter:list} (0x0000468C00000003): on topic subscriptions only, messages published
  * on the subscriber's own connection are left out. On a queue it is not honoured, and not echoed.</li>
+ * <li>RabbitMQ's stream filters ({@link StreamSourceFilters}): where a stream consumer starts and which chunks it
+ * reads. Honoured, and echoed, on a stream only.</li>
  * </ul>
  *
  * Any other filter is left out of the reply, never echoed, as RabbitMQ does with filters it does not implement: the
- * client learns that it is not applied. Immutable; made and used on the connection's event loop.
+ * client learns that it is not applied. Immutable once read; made and used on the connection's event loop.
  */
 final class LinkFilters {
     static final Symbol SELECTOR = Symbol.valueOf("apache.org:selector-filter:string");
@@ -36,18 +42,24 @@ final class LinkFilters {
     static final UnsignedLong NO_LOCAL_CODE = UnsignedLong.valueOf(0x0000468C00000003L);
 
     /** For an attach without a source (Qpid JMS looking a durable subscription up to end it): no filters. */
-    static final LinkFilters NONE = new LinkFilters(null, null, false, false);
+    static final LinkFilters NONE = new LinkFilters(null, null, false, false, null, null);
 
     private final Map<Symbol, Object> echoed;
     private final Selector selector;
     private final boolean noLocal;
     private final boolean topic;
+    /** The stream filters taken, or null for none; {@link #streamKeys} are their keys in {@link #echoed}. */
+    private final StreamSourceFilters stream;
+    private final List<Symbol> streamKeys;
 
-    private LinkFilters(Map<Symbol, Object> echoed, Selector selector, boolean noLocal, boolean topic) {
+    private LinkFilters(Map<Symbol, Object> echoed, Selector selector, boolean noLocal, boolean topic,
+            StreamSourceFilters stream, List<Symbol> streamKeys) {
         this.echoed = echoed;
         this.selector = selector;
         this.noLocal = noLocal;
         this.topic = topic;
+        this.stream = stream;
+        this.streamKeys = streamKeys;
     }
 
     /**
@@ -58,11 +70,13 @@ final class LinkFilters {
      */
     static LinkFilters of(long handle, Map<Symbol, Object> filterSet, boolean topic) {
         if (filterSet == null || filterSet.isEmpty()) {
-            return new LinkFilters(null, null, false, topic);
+            return new LinkFilters(null, null, false, topic, null, null);
         }
         Map<Symbol, Object> echoed = new LinkedHashMap<>();
         Selector selector = null;
         boolean noLocal = false;
+        StreamSourceFilters stream = new StreamSourceFilters();
+        List<Symbol> streamKeys = new ArrayList<>();
         // [3.5.8] keys are symbols and values described filters; anything else is not a filter we know
         for (Map.Entry<?, ?> e : ((Map<?, ?>) filterSet).entrySet()) {
             if (!(e.getKey() instanceof Symbol key) || !(e.getValue() instanceof DescribedType filter)) {
@@ -75,9 +89,13 @@ final class LinkFilters {
             } else if ((NO_LOCAL.equals(descriptor) || NO_LOCAL_CODE.equals(descriptor)) && topic && !noLocal) {
                 noLocal = true;
                 echoed.put(key, filter);
+            } else if (!topic && stream.take(descriptor, filter.getDescribed())) {
+                streamKeys.add(key);
+                echoed.put(key, filter);
             }
         }
-        return new LinkFilters(echoed.isEmpty() ? null : echoed, selector, noLocal, topic);
+        return new LinkFilters(echoed.isEmpty() ? null : echoed, selector, noLocal, topic,
+            streamKeys.isEmpty() ? null : stream, streamKeys);
     }
 
     private static Selector selector(long handle, Symbol key, Object text) {
@@ -93,9 +111,26 @@ final class LinkFilters {
         }
     }
 
-    /** The filter-set to echo: the filters honoured, as the client sent them; null for none. */
-    Map<Symbol, Object> echoed() {
-        return echoed;
+    /**
+     * The filter-set to echo: the filters honoured, as the client sent them; null for none. The stream filters only
+     * {@code onStream}: another queue honours none.
+     */
+    Map<Symbol, Object> echoed(boolean onStream) {
+        if (onStream || stream == null) {
+            return echoed;
+        }
+        Map<Symbol, Object> honoured = new LinkedHashMap<>(echoed);
+        honoured.keySet().removeAll(streamKeys);
+        return honoured.isEmpty() ? null : honoured;
+    }
+
+    /**
+     * What a consumer of {@code queue} reads from and through (its stream filters; from the next message without).
+     *
+     * @throws AmqpException as {@link StreamSourceFilters#consumerArguments}
+     */
+    StreamConsumerArguments streamArguments(long handle, StreamQueue queue, String vhost) {
+        return (stream == null ? new StreamSourceFilters() : stream).consumerArguments(handle, queue, vhost);
     }
 
     /** The selector a queue consumer applies; null on a topic subscription (its queue filters) or without one. */

@@ -14,6 +14,8 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueDelivery;
+import io.skiffmq.core.stream.StreamConsumerArguments;
+import io.skiffmq.core.stream.StreamQueue;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
@@ -115,8 +117,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         } else {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "a consumer link needs a source");
         }
-        // [3.5.3] the filters honoured are echoed; the others are left out, which tells the client so
-        source.setFilter(filters.echoed());
+        // [3.5.3] the filters honoured are echoed; the others are left out, which tells the client so (a stream's
+        // own are added once the queue is known to be one)
+        source.setFilter(filters.echoed(false));
         CompletableFuture<Queue> queue;
         String deleteOnClose = null;
         String durableSubscription = null;
@@ -153,7 +156,15 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         } else {
             // answered once the queue (and a subscription's binding) exists: what the client publishes after
             // the attach must find it
-            queue.whenComplete((q, failure) -> session.onLoop(() -> link.queueReady(attach, reply, q, failure)));
+            queue.whenComplete((q, failure) -> session.onLoop(() -> {
+                try {
+                    link.queueReady(attach, reply, q, failure);
+                } catch (AmqpException e) {
+                    // refused by the filters the queue's type reads (thrown from attach when the queue was there)
+                    session.writeFrame(AmqpSession.refusal(attach));
+                    session.detachWithError(handle, new ErrorCondition(e.condition().symbol(), e.getMessage()));
+                }
+            }));
         }
         return link;
     }
@@ -211,6 +222,8 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     /**
      * The queue is ready, and the attach is answered: the subscription starts with the consumer's flow so far. Or
      * it could not be had, and the attach is refused.
+     *
+     * @throws AmqpException a link error for stream filters the stream refuses, before anything is written
      */
     private void queueReady(Attach attach, Attach reply, Queue ready, Throwable failure) {
         if (failure != null) {
@@ -226,11 +239,22 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             }
             return;
         }
+        StreamConsumerArguments streamArguments = null;
+        if (ready instanceof StreamQueue stream) {
+            streamArguments = filters.streamArguments(handle, stream, session.vhost().name());
+            ((Source) reply.getSource()).setFilter(filters.echoed(true));
+        }
         session.writeFrame(reply);
         queue = ready;
         filters.attached(ready, session.owner());
-        consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority,
-            filters.consumerSelector());
+        if (streamArguments != null) {
+            // RabbitMQ 4: a stream consumer reads from its offset specification; priorities do not apply
+            consumer = ((StreamQueue) ready).subscribe(this, ConsumerFlow.credit(), preSettled, streamArguments,
+                filters.consumerSelector());
+        } else {
+            consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority,
+                filters.consumerSelector());
+        }
         if (earlyFlow != null) {
             onFlow(earlyFlow);
             earlyFlow = null;

@@ -25,7 +25,7 @@ import picocli.CommandLine.ScopeType;
         ListCommands.ListConnections.class, ConnectionCommands.CloseConnection.class, AccessCommands.AddUser.class,
         AccessCommands.SetUserTags.class, AccessCommands.SetPermissions.class, AccessCommands.AddVhost.class,
         DefinitionsCommands.Export.class, DefinitionsCommands.Import.class, NodeCommands.Status.class,
-        NodeCommands.AwaitStartup.class},
+        NodeCommands.AwaitStartup.class, SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class},
     footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 69 node unavailable or stopping, 70 refused by the"
         + " node (HTTP error), 75 timed out, 78 unreadable settings."})
 public final class SkiffmqCtl implements Callable<Integer> {

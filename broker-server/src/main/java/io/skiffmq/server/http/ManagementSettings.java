@@ -1,16 +1,20 @@
 package io.skiffmq.server.http;
 
+import io.skiffmq.core.stream.SuperStreams;
 import io.skiffmq.server.config.Setting;
 
 /**
  * Where the RabbitMQ-compatible HTTP API listens ({@code management-port}; RabbitMQ's management listener is on
- * 15672) and how often its message rates are sampled ({@code collect-statistics-interval}, RabbitMQ's setting of
- * that name). Listed in {@link #SETTINGS} (joined into {@code Settings.ALL}). Immutable.
+ * 15672), how often its message rates are sampled ({@code collect-statistics-interval}, RabbitMQ's setting of
+ * that name) and how many partitions a super stream it declares may have ({@code max-super-stream-partitions},
+ * RabbitMQ's {@code max_super_stream_partitions}). Listed in {@link #SETTINGS} (joined into {@code Settings.ALL}).
+ * Immutable.
  *
  * @param port the TCP port; 0 picks a free one; {@link #NO_PORT} switches the API off ({@code none})
  * @param statisticsIntervalMillis milliseconds between two samples of the counters the rates come from
+ * @param maxSuperStreamPartitions the most partitions {@code PUT /api/stream/super-streams} makes
  */
-public record ManagementSettings(int port, long statisticsIntervalMillis) {
+public record ManagementSettings(int port, long statisticsIntervalMillis, int maxSuperStreamPartitions) {
     public static final int DEFAULT_PORT = 15672;
     /** RabbitMQ's default {@code collect_statistics_interval}. */
     public static final long DEFAULT_STATISTICS_INTERVAL_MILLIS = 5000;
@@ -22,10 +26,14 @@ public record ManagementSettings(int port, long statisticsIntervalMillis) {
         if (statisticsIntervalMillis <= 0) {
             throw new IllegalArgumentException("collect-statistics-interval must be positive");
         }
+        if (maxSuperStreamPartitions <= 0) {
+            throw new IllegalArgumentException("max-super-stream-partitions must be positive");
+        }
     }
 
     public static ManagementSettings defaults() {
-        return new ManagementSettings(DEFAULT_PORT, DEFAULT_STATISTICS_INTERVAL_MILLIS);
+        return new ManagementSettings(DEFAULT_PORT, DEFAULT_STATISTICS_INTERVAL_MILLIS,
+            SuperStreams.DEFAULT_MAX_PARTITIONS);
     }
 
     /** True when the HTTP API is to listen. */
@@ -39,7 +47,10 @@ public record ManagementSettings(int port, long statisticsIntervalMillis) {
             + " (`docs/http-api.md`) and the web console at `/` (`docs/console.md`); 0 picks a free one; `none`"
             + " switches both off"),
         Setting.of("collect-statistics-interval", "ms", "5000", "how often the HTTP API samples the counters its"
-            + " message rates come from (RabbitMQ's setting of that name)"));
+            + " message rates come from (RabbitMQ's setting of that name)"),
+        Setting.of("max-super-stream-partitions", "int", "1000", "the most partitions a super stream declared"
+            + " through the HTTP API (`skiffmqctl add_super_stream`) may have (RabbitMQ's"
+            + " `max_super_stream_partitions`; docs/streams.md)"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -56,9 +67,11 @@ public record ManagementSettings(int port, long statisticsIntervalMillis) {
             throw new IllegalArgumentException("unknown setting " + name);
         }
         if (name.equals("collect-statistics-interval")) {
-            return new ManagementSettings(port, Long.parseLong(value));
+            return new ManagementSettings(port, Long.parseLong(value), maxSuperStreamPartitions);
         }
-        return new ManagementSettings(Setting.port(name, value),
-            statisticsIntervalMillis);
+        if (name.equals("max-super-stream-partitions")) {
+            return new ManagementSettings(port, statisticsIntervalMillis, Integer.parseInt(value));
+        }
+        return new ManagementSettings(Setting.port(name, value), statisticsIntervalMillis, maxSuperStreamPartitions);
     }
 }

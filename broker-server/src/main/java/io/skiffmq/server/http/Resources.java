@@ -20,6 +20,7 @@ final class Resources {
         new QueueResources(lookups, mapper, rates).register(router);
         new ExchangeResources(lookups, mapper).register(router);
         new BindingResources(lookups, mapper).register(router);
+        new SuperStreamResources(lookups, mapper).register(router);
         new AccessResources(lookups, mapper, rates).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
     }

@@ -40,7 +40,8 @@ class ConfigLoaderTest {
             "tls-key-password", "s3cret#1", "tls-ca-file", "/ca.pem", "tls-protocols", "TLSv1.3",
             "tls-ciphers", "TLS_AES_128_GCM_SHA256", "tls-verify", "required", "tls-provider", "jdk",
             "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
-            "collect-statistics-interval", "1000", "max-transaction-messages", "100",
+            "collect-statistics-interval", "1000", "max-super-stream-partitions", "10",
+            "max-transaction-messages", "100",
             "max-transaction-bytes", "1MiB"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
