@@ -133,6 +133,7 @@ final class Handshake {
      * connection suspended meanwhile (frames that arrive wait, in order); {@link #onLogin} goes on, on this loop.
      */
     private void onStartOk(ConnectionMethod.StartOk startOk) {
+        connection.clientProperties(startOk.clientProperties());
         if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> capabilities) {
             @SuppressWarnings("unchecked")
             Map<String, Object> table = (Map<String, Object>) capabilities;
