@@ -4,16 +4,19 @@ import io.skiffmq.server.Admin;
 import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.store.BrokerDefinitions;
 import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.store.BrokerDefinitions.UserDefinition;
 import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * {@code /api/vhosts}, {@code /api/users} and {@code /api/permissions}, through {@link Admin}. Listing virtual
+ * {@code /api/vhosts}, {@code /api/users}, {@code /api/permissions} and {@code /api/topic-permissions}, through
+ * {@link Admin}. Listing virtual
  * hosts is for every management user (those it may see); everything about users and permissions, and changing
  * virtual hosts, is for administrators, as in RabbitMQ. Stateless; safe from any thread (Admin serialises).
  */
@@ -44,8 +47,11 @@ final class AccessResources {
             })
             .sync("PUT", "/api/vhosts/{vhost}", this::putVhost)
             .sync("DELETE", "/api/vhosts/{vhost}", this::deleteVhost)
-            .sync("GET", "/api/vhosts/{vhost}/permissions", r -> permissions(r,
-                p -> p.vhost().equals(r.variable("vhost")), true))
+            .sync("GET", "/api/vhosts/{vhost}/permissions", r -> listed(r, existingVhost(r).permissions(),
+                p -> p.vhost().equals(r.variable("vhost")), Shapes::permission))
+            .sync("GET", "/api/vhosts/{vhost}/topic-permissions", r -> listed(r,
+                existingVhost(r).topicPermissions(), p -> p.vhost().equals(r.variable("vhost")),
+                Shapes::topicPermission))
             .sync("GET", "/api/users", r -> {
                 r.caller().requireAdministrator();
                 List<Map<String, Object>> users = new ArrayList<>();
@@ -61,9 +67,12 @@ final class AccessResources {
                 r.caller().requireAdministrator();
                 return admin().deleteUser(r.variable("user")) ? ApiResponse.noContent() : notFound();
             })
-            .sync("GET", "/api/users/{user}/permissions", r -> permissions(r,
-                p -> p.user().equals(user(r.variable("user")).name()), false))
-            .sync("GET", "/api/permissions", r -> permissions(r, p -> true, false))
+            .sync("GET", "/api/users/{user}/permissions", r -> listed(r, existingUser(r).permissions(),
+                p -> p.user().equals(r.variable("user")), Shapes::permission))
+            .sync("GET", "/api/users/{user}/topic-permissions", r -> listed(r, existingUser(r).topicPermissions(),
+                p -> p.user().equals(r.variable("user")), Shapes::topicPermission))
+            .sync("GET", "/api/permissions", r -> listed(r, admin().definitions().permissions(), p -> true,
+                Shapes::permission))
             .sync("GET", "/api/permissions/{vhost}/{user}", r -> {
                 r.caller().requireAdministrator();
                 return ApiResponse.ok(Shapes.permission(permission(r.variable("vhost"), r.variable("user"))));
@@ -74,7 +83,14 @@ final class AccessResources {
                 PermissionDefinition p = permission(r.variable("vhost"), r.variable("user"));
                 admin().clearPermissions(p.user(), p.vhost());
                 return ApiResponse.noContent();
-            });
+            })
+            .sync("GET", "/api/topic-permissions", r -> listed(r, admin().definitions().topicPermissions(),
+                p -> true, Shapes::topicPermission))
+            .sync("GET", "/api/topic-permissions/{vhost}/{user}", r -> listed(r, topicPermissions(r),
+                p -> true, Shapes::topicPermission))
+            .sync("PUT", "/api/topic-permissions/{vhost}/{user}", this::putTopicPermission)
+            .sync("DELETE", "/api/topic-permissions/{vhost}/{user}", this::deleteTopicPermissions)
+            .sync("DELETE", "/api/topic-permissions/{vhost}/{user}/{exchange}", this::deleteTopicPermissions);
     }
 
     private static ApiResponse notFound() {
@@ -176,18 +192,72 @@ final class AccessResources {
         return ApiResponse.createdOr(existed);
     }
 
-    private ApiResponse permissions(ApiRequest request, Predicate<PermissionDefinition> which, boolean inVhost) {
+    /** The definitions, once the path's virtual host is known to exist (404 otherwise). */
+    private BrokerDefinitions existingVhost(ApiRequest request) {
         request.caller().requireAdministrator();
-        if (inVhost && access().vhost(request.variable("vhost")) == null) {
+        if (access().vhost(request.variable("vhost")) == null) {
             throw ApiException.notFound();
         }
-        BrokerDefinitions definitions = admin().definitions();
+        return admin().definitions();
+    }
+
+    /** The definitions, once the path's user is known to exist (404 otherwise). */
+    private BrokerDefinitions existingUser(ApiRequest request) {
+        request.caller().requireAdministrator();
+        user(request.variable("user"));
+        return admin().definitions();
+    }
+
+    /** The definitions {@code which} selects, each as {@code shape} makes it: for administrators only. */
+    private static <T> ApiResponse listed(ApiRequest request, List<T> all, Predicate<T> which,
+            Function<T, Map<String, Object>> shape) {
+        request.caller().requireAdministrator();
         List<Map<String, Object>> items = new ArrayList<>();
-        for (PermissionDefinition p : definitions.permissions()) {
-            if (which.test(p)) {
-                items.add(Shapes.permission(p));
+        for (T definition : all) {
+            if (which.test(definition)) {
+                items.add(shape.apply(definition));
             }
         }
         return ApiResponse.ok(items);
+    }
+
+    /**
+     * The path's user's topic permissions in the path's virtual host; 404 when the user or the virtual host does
+     * not exist, or there are none (RabbitMQ's {@code rabbit_mgmt_wm_topic_permission}: {@code resource_exists}).
+     */
+    private List<TopicPermissionDefinition> topicPermissions(ApiRequest request) {
+        request.caller().requireAdministrator();
+        String vhost = request.variable("vhost");
+        String user = request.variable("user");
+        List<TopicPermissionDefinition> found = admin().definitions().topicPermissions().stream()
+            .filter(p -> p.vhost().equals(vhost) && p.user().equals(user)).toList();
+        if (found.isEmpty() || access().user(user) == null || access().vhost(vhost) == null) {
+            throw ApiException.notFound();
+        }
+        return found;
+    }
+
+    /** Body {@code exchange}, {@code write}, {@code read}: 201 when the user had none in the vhost, else 204. */
+    private ApiResponse putTopicPermission(ApiRequest request) {
+        request.caller().requireAdministrator();
+        String vhost = request.variable("vhost");
+        String user = request.variable("user");
+        if (access().vhost(vhost) == null || access().user(user) == null) {
+            throw ApiException.badRequest("vhost_or_user_not_found");
+        }
+        Map<String, Object> body = request.json(mapper);
+        boolean existed = admin().definitions().topicPermissions().stream()
+            .anyMatch(p -> p.vhost().equals(vhost) && p.user().equals(user));
+        admin().setTopicPermissions(user, vhost, Bodies.required(body, "exchange"), Bodies.required(body, "write"),
+            Bodies.required(body, "read"));
+        return ApiResponse.createdOr(existed);
+    }
+
+    /** All of the user's topic permissions in the vhost, or those for the path's exchange; 404 when it has none. */
+    private ApiResponse deleteTopicPermissions(ApiRequest request) {
+        topicPermissions(request);
+        admin().clearTopicPermissions(request.variable("user"), request.variable("vhost"),
+            request.variable("exchange"));
+        return ApiResponse.noContent();
     }
 }
