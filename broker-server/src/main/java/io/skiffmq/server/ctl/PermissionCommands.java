@@ -116,92 +116,101 @@ final class PermissionCommands {
         }
     }
 
+    /** The permissions or topic permissions of every user in the {@code -p} virtual host. */
+    abstract static class InVhost extends Listing {
+        /** {@code permissions} or {@code topic permissions}. */
+        abstract String kind();
+
+        @Override
+        String banner() {
+            return "Listing " + kind() + " for vhost \"" + ctl.vhost + "\" ...";
+        }
+
+        @Override
+        List<Map<String, Object>> rows(ApiClient api) {
+            return api.list(VhostCommands.path(ctl.vhost) + "/" + kind().replace(' ', '-'),
+                VhostCommands.noSuchVhost(ctl.vhost));
+        }
+    }
+
     @Command(name = "list_permissions", mixinStandardHelpOptions = true,
         description = "Lists the users' permissions in a virtual host.")
-    static final class ListPermissions extends Listing {
+    static final class ListPermissions extends InVhost {
         @Override
         List<String> defaults() {
             return List.of("user", "configure", "write", "read");
         }
 
         @Override
-        String banner() {
-            return "Listing permissions for vhost \"" + ctl.vhost + "\" ...";
-        }
-
-        @Override
-        List<Map<String, Object>> rows(ApiClient api) {
-            return api.list(VhostCommands.path(ctl.vhost) + "/permissions", VhostCommands.noSuchVhost(ctl.vhost));
+        String kind() {
+            return "permissions";
         }
     }
 
     @Command(name = "list_topic_permissions", mixinStandardHelpOptions = true,
         description = "Lists the users' topic permissions in a virtual host.")
-    static final class ListTopicPermissions extends Listing {
+    static final class ListTopicPermissions extends InVhost {
         @Override
         List<String> defaults() {
             return List.of("user", "exchange", "write", "read");
         }
 
         @Override
+        String kind() {
+            return "topic permissions";
+        }
+    }
+
+    /** One user's permissions or topic permissions in every virtual host. */
+    abstract static class OfUser extends Listing {
+        @Parameters(index = "0", paramLabel = "username")
+        String user;
+
+        /** {@code permissions} or {@code topic permissions}. */
+        abstract String kind();
+
+        @Override
         String banner() {
-            return "Listing topic permissions for vhost \"" + ctl.vhost + "\" ...";
+            return "Listing " + kind() + " for user \"" + user + "\" ...";
         }
 
         @Override
         List<Map<String, Object>> rows(ApiClient api) {
-            return api.list(VhostCommands.path(ctl.vhost) + "/topic-permissions",
-                VhostCommands.noSuchVhost(ctl.vhost));
+            return api.list(UserCommands.path(user) + "/" + kind().replace(' ', '-'), UserCommands.noSuchUser(user));
         }
-    }
-
-    /** A listing of one user's permissions or topic permissions across the virtual hosts. */
-    abstract static class UserListing extends Listing {
-        @Parameters(index = "0", paramLabel = "username")
-        String user;
     }
 
     @Command(name = "list_user_permissions", mixinStandardHelpOptions = true,
         description = "Lists a user's permissions in every virtual host.")
-    static final class ListUserPermissions extends UserListing {
+    static final class ListUserPermissions extends OfUser {
         @Override
         List<String> defaults() {
             return List.of("vhost", "configure", "write", "read");
         }
 
         @Override
-        String banner() {
-            return "Listing permissions for user \"" + user + "\" ...";
-        }
-
-        @Override
-        List<Map<String, Object>> rows(ApiClient api) {
-            return api.list(UserCommands.path(user) + "/permissions", UserCommands.noSuchUser(user));
+        String kind() {
+            return "permissions";
         }
     }
 
     /** rabbitmqctl prints this one without a header line unless asked ({@code table_headers} false). */
     @Command(name = "list_user_topic_permissions", mixinStandardHelpOptions = true,
         description = "Lists a user's topic permissions in every virtual host.")
-    static final class ListUserTopicPermissions extends UserListing {
+    static final class ListUserTopicPermissions extends OfUser {
         @Override
         List<String> defaults() {
             return List.of("vhost", "exchange", "write", "read");
         }
 
         @Override
+        String kind() {
+            return "topic permissions";
+        }
+
+        @Override
         boolean headersByDefault() {
             return false;
-        }
-
-        @Override
-        String banner() {
-            return "Listing topic permissions for user \"" + user + "\" ...";
-        }
-
-        @Override
-        List<Map<String, Object>> rows(ApiClient api) {
-            return api.list(UserCommands.path(user) + "/topic-permissions", UserCommands.noSuchUser(user));
         }
     }
 }

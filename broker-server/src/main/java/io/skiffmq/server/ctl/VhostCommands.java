@@ -22,12 +22,15 @@ final class VhostCommands {
         return new CtlException(ExitCodes.DATA_ERROR, "Virtual host '" + vhost + "' does not exist");
     }
 
-    @Command(name = "add_vhost", mixinStandardHelpOptions = true,
-        description = "Adds a virtual host (nothing happens if it exists).")
-    static final class AddVhost extends CtlCommand {
+    /** A command on one virtual host, named by its argument. */
+    abstract static class OnVhost extends CtlCommand {
         @Parameters(index = "0", paramLabel = "vhost")
         String vhost;
+    }
 
+    @Command(name = "add_vhost", mixinStandardHelpOptions = true,
+        description = "Adds a virtual host (nothing happens if it exists).")
+    static final class AddVhost extends OnVhost {
         @Override
         public Integer call() {
             ApiClient api = ctl.api();
@@ -39,10 +42,7 @@ final class VhostCommands {
 
     @Command(name = "delete_vhost", mixinStandardHelpOptions = true, description = "Deletes a virtual host, with"
         + " its queues, exchanges, bindings and permissions, and closes its connections.")
-    static final class DeleteVhost extends CtlCommand {
-        @Parameters(index = "0", paramLabel = "vhost")
-        String vhost;
-
+    static final class DeleteVhost extends OnVhost {
         @Override
         public Integer call() {
             ApiClient api = ctl.api();

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -77,7 +78,10 @@ final class AccessResources {
                 r.caller().requireAdministrator();
                 return ApiResponse.ok(Shapes.permission(permission(r.variable("vhost"), r.variable("user"))));
             })
-            .sync("PUT", "/api/permissions/{vhost}/{user}", this::putPermission)
+            .sync("PUT", "/api/permissions/{vhost}/{user}", r -> put(r, (user, vhost) -> admin().definitions()
+                .permissions().stream().anyMatch(p -> p.user().equals(user) && p.vhost().equals(vhost)),
+                (user, vhost, body) -> admin().setPermissions(user, vhost, Bodies.required(body, "configure"),
+                    Bodies.required(body, "write"), Bodies.required(body, "read"))))
             .sync("DELETE", "/api/permissions/{vhost}/{user}", r -> {
                 r.caller().requireAdministrator();
                 PermissionDefinition p = permission(r.variable("vhost"), r.variable("user"));
@@ -88,7 +92,10 @@ final class AccessResources {
                 p -> true, Shapes::topicPermission))
             .sync("GET", "/api/topic-permissions/{vhost}/{user}", r -> listed(r, topicPermissions(r),
                 p -> true, Shapes::topicPermission))
-            .sync("PUT", "/api/topic-permissions/{vhost}/{user}", this::putTopicPermission)
+            .sync("PUT", "/api/topic-permissions/{vhost}/{user}", r -> put(r, (user, vhost) -> admin().definitions()
+                .topicPermissions().stream().anyMatch(p -> p.user().equals(user) && p.vhost().equals(vhost)),
+                (user, vhost, body) -> admin().setTopicPermissions(user, vhost, Bodies.required(body, "exchange"),
+                    Bodies.required(body, "write"), Bodies.required(body, "read"))))
             .sync("DELETE", "/api/topic-permissions/{vhost}/{user}", this::deleteTopicPermissions)
             .sync("DELETE", "/api/topic-permissions/{vhost}/{user}/{exchange}", this::deleteTopicPermissions);
     }
@@ -177,7 +184,16 @@ final class AccessResources {
         throw ApiException.notFound();
     }
 
-    private ApiResponse putPermission(ApiRequest request) {
+    /** Sets a user's permission or topic permission in a virtual host from a request's body. */
+    private interface Grant {
+        void set(String user, String vhost, Map<String, Object> body);
+    }
+
+    /**
+     * PUT of a permission or topic permission, as RabbitMQ answers it: 400 {@code vhost_or_user_not_found} when
+     * either is missing; 201 when the user had none there ({@code had}), else 204.
+     */
+    private ApiResponse put(ApiRequest request, BiPredicate<String, String> had, Grant grant) {
         request.caller().requireAdministrator();
         String vhost = request.variable("vhost");
         String user = request.variable("user");
@@ -185,10 +201,8 @@ final class AccessResources {
             throw ApiException.badRequest("vhost_or_user_not_found");
         }
         Map<String, Object> body = request.json(mapper);
-        boolean existed = admin().definitions().permissions().stream()
-            .anyMatch(p -> p.vhost().equals(vhost) && p.user().equals(user));
-        admin().setPermissions(user, vhost, Bodies.required(body, "configure"), Bodies.required(body, "write"),
-            Bodies.required(body, "read"));
+        boolean existed = had.test(user, vhost);
+        grant.set(user, vhost, body);
         return ApiResponse.createdOr(existed);
     }
 
@@ -235,22 +249,6 @@ final class AccessResources {
             throw ApiException.notFound();
         }
         return found;
-    }
-
-    /** Body {@code exchange}, {@code write}, {@code read}: 201 when the user had none in the vhost, else 204. */
-    private ApiResponse putTopicPermission(ApiRequest request) {
-        request.caller().requireAdministrator();
-        String vhost = request.variable("vhost");
-        String user = request.variable("user");
-        if (access().vhost(vhost) == null || access().user(user) == null) {
-            throw ApiException.badRequest("vhost_or_user_not_found");
-        }
-        Map<String, Object> body = request.json(mapper);
-        boolean existed = admin().definitions().topicPermissions().stream()
-            .anyMatch(p -> p.vhost().equals(vhost) && p.user().equals(user));
-        admin().setTopicPermissions(user, vhost, Bodies.required(body, "exchange"), Bodies.required(body, "write"),
-            Bodies.required(body, "read"));
-        return ApiResponse.createdOr(existed);
     }
 
     /** All of the user's topic permissions in the vhost, or those for the path's exchange; 404 when it has none. */
