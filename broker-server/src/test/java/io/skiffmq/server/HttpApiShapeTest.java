@@ -181,7 +181,7 @@ class HttpApiShapeTest {
         awaitOnlyTheClassConnection();
     }
 
-    /** AMQP 1.0: the open frame's properties, symbols as strings, as RabbitMQ 4 converts them; no user_provided_name. */
+    /** AMQP 1.0: the open frame's properties, as RabbitMQ 4 converts them; no user_provided_name. */
     @Test
     @SuppressWarnings("unchecked")
     void anAmqp10ConnectionShowsItsOpenProperties() throws Exception {
@@ -199,7 +199,8 @@ class HttpApiShapeTest {
     }
 
     private static void awaitOnlyTheClassConnection() {
-        Amqp091Support.await().atMost(Amqp091Support.TIMEOUT).until(() -> api.get("/api/connections").list().size() == 1);
+        Amqp091Support.await().atMost(Amqp091Support.TIMEOUT)
+            .until(() -> api.get("/api/connections").list().size() == 1);
     }
 
     /** As RabbitMQ shows it: the RabbitMQ AMQP 1.0 Go client's suite finds its connections by it. */

@@ -33,8 +33,8 @@ import picocli.CommandLine.ScopeType;
         PermissionCommands.ListTopicPermissions.class, PermissionCommands.ListUserTopicPermissions.class,
         DefinitionsCommands.Export.class, DefinitionsCommands.Import.class, NodeCommands.Status.class,
         NodeCommands.AwaitStartup.class},
-    footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 69 node unavailable or stopping, 70 refused by the"
-        + " node (HTTP error), 75 timed out, 78 unreadable settings."})
+    footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 67 no such user, 69 node unavailable or stopping, 70"
+        + " refused by the node (HTTP error), 75 timed out, 78 unreadable settings."})
 public final class SkiffmqCtl implements Callable<Integer> {
     private static final String WILDCARD_V4 = "0.0.0.0";
 

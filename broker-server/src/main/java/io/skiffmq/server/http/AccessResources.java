@@ -17,9 +17,9 @@ import java.util.function.Predicate;
 
 /**
  * {@code /api/vhosts}, {@code /api/users}, {@code /api/permissions} and {@code /api/topic-permissions}, through
- * {@link Admin}. Listing virtual
- * hosts is for every management user (those it may see); everything about users and permissions, and changing
- * virtual hosts, is for administrators, as in RabbitMQ. Stateless; safe from any thread (Admin serialises).
+ * {@link Admin}. Listing virtual hosts is for every management user (those it may see); everything about users and
+ * permissions, and changing virtual hosts, is for administrators, as in RabbitMQ. Stateless; safe from any thread
+ * (Admin serialises).
  */
 final class AccessResources {
     private final Lookups lookups;
