@@ -244,8 +244,14 @@ public final class Admin {
 
     /** Takes all of a user's topic permissions in a virtual host away. */
     public synchronized void clearTopicPermissions(String user, String vhost) {
+        clearTopicPermissions(user, vhost, null);
+    }
+
+    /** Takes a user's topic permissions for one exchange of a virtual host away; all of them when it is null. */
+    public synchronized void clearTopicPermissions(String user, String vhost, String exchange) {
         access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(), remove(d.topicPermissions(),
-            q -> q.user().equals(user) && q.vhost().equals(vhost))));
+            q -> q.user().equals(user) && q.vhost().equals(vhost)
+                && (exchange == null || q.exchange().equals(exchange)))));
     }
 
     /**

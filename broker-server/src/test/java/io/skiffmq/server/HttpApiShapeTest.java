@@ -152,6 +152,57 @@ class HttpApiShapeTest {
         assertThat(c).as("AMQP 1.0 only").doesNotContainKey("container_id");
     }
 
+    /**
+     * The client's start-ok properties as RabbitMQ renders a field table (strings, booleans, nested tables as
+     * objects), and the {@code connection_name} the client gave as {@code user_provided_name}.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aConnectionShowsItsClientPropertiesAndTheNameItWasGiven() throws Exception {
+        Map<String, Object> c = api.get("/api/connections").list().get(0);
+        assertShape(c, "client_properties", Map.class, "user_provided_name", String.class);
+        assertThat(c).containsEntry("user_provided_name", "shape-test");
+        Map<String, Object> properties = (Map<String, Object>) c.get("client_properties");
+        assertThat(properties).containsEntry("product", "RabbitMQ").containsEntry("connection_name", "shape-test")
+            .containsEntry("version", com.rabbitmq.client.impl.ClientVersion.VERSION)
+            .containsEntry("platform", "Java");
+        assertThat((Map<String, Object>) properties.get("capabilities")).containsEntry("publisher_confirms", true)
+            .containsEntry("consumer_cancel_notify", true);
+        assertThat(api.get("/api/connections/" + seg((String) c.get("name"))).map())
+            .containsEntry("client_properties", properties).containsEntry("user_provided_name", "shape-test");
+
+        try (Connection unnamed = VirtualHostTest.factory(broker, "/", "guest", "guest").newConnection()) {
+            Map<String, Object> other = api.get("/api/connections").list().stream()
+                .filter(m -> !"shape-test".equals(m.get("user_provided_name"))).findFirst().orElseThrow();
+            assertThat(other).as("only a named connection has one").doesNotContainKey("user_provided_name");
+            assertThat((Map<String, Object>) other.get("client_properties")).containsEntry("product", "RabbitMQ")
+                .doesNotContainKey("connection_name");
+        }
+        awaitOnlyTheClassConnection();
+    }
+
+    /** AMQP 1.0: the open frame's properties, as RabbitMQ 4 converts them; no user_provided_name. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void anAmqp10ConnectionShowsItsOpenProperties() throws Exception {
+        org.apache.qpid.jms.JmsConnectionFactory factory = new org.apache.qpid.jms.JmsConnectionFactory("guest",
+            "guest", broker.amqpUri());
+        try (jakarta.jms.Connection jms = factory.createConnection()) {
+            jms.start();
+            Map<String, Object> c = api.get("/api/connections").list().stream()
+                .filter(m -> "AMQP 1.0".equals(m.get("protocol"))).findFirst().orElseThrow();
+            Map<String, Object> properties = (Map<String, Object>) c.get("client_properties");
+            assertThat(properties).containsEntry("product", "QpidJMS").containsKeys("version", "platform");
+            assertThat(c).doesNotContainKey("user_provided_name");
+        }
+        awaitOnlyTheClassConnection();
+    }
+
+    private static void awaitOnlyTheClassConnection() {
+        Amqp091Support.await().atMost(Amqp091Support.TIMEOUT)
+            .until(() -> api.get("/api/connections").list().size() == 1);
+    }
+
     /** As RabbitMQ shows it: the RabbitMQ AMQP 1.0 Go client's suite finds its connections by it. */
     @Test
     void anAmqp10ConnectionShowsItsContainerId() throws Exception {
@@ -162,7 +213,7 @@ class HttpApiShapeTest {
                 .filter(m -> "AMQP 1.0".equals(m.get("protocol"))).findFirst().orElseThrow();
             assertThat(c).containsEntry("container_id", "raw-client");
         }
-        Amqp091Support.await().atMost(Amqp091Support.TIMEOUT).until(() -> api.get("/api/connections").list().size() == 1);
+        awaitOnlyTheClassConnection();
     }
 
     @Test

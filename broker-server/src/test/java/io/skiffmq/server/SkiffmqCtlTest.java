@@ -197,6 +197,71 @@ class SkiffmqCtlTest {
         assertThat(missing.err()).contains("HTTP 404");
     }
 
+    /**
+     * The columns the RabbitMQ Java client's test helper reads ({@code list_connections -q pid peer_port
+     * client_properties}: a pid that close_connection takes, and the connection's name found in the properties as
+     * rabbitmqctl prints a field table), then channels and consumers, and closing them all.
+     */
+    @Test
+    void connectionsChannelsAndConsumersAsTheJavaClientsHelperReadsThem() throws Exception {
+        assertThat(ctl("add_vhost", "ctl-conns").code()).isZero();
+        assertThat(ctl("set_permissions", "-p", "ctl-conns", "guest", ".*", ".*", ".*").code()).isZero();
+        ConnectionFactory factory = VirtualHostTest.factory(broker, "ctl-conns", "guest", "guest");
+        com.rabbitmq.client.Connection named = factory.newConnection("ctl-named_1");
+        com.rabbitmq.client.Connection other = factory.newConnection();
+        try {
+            com.rabbitmq.client.Channel channel = named.createChannel();
+            channel.basicQos(7);
+            String queue = channel.queueDeclare().getQueue();
+            channel.basicConsume(queue, false, "ctl-tag", new com.rabbitmq.client.DefaultConsumer(channel));
+
+            Result listed = ctl("list_connections", "-q", "pid", "peer_port", "client_properties",
+                "user_provided_name");
+            List<List<String>> rows = listed.rows("pid\tpeer_port\tclient_properties\tuser_provided_name");
+            List<String> mine = rows.stream().filter(r -> r.get(1).equals(String.valueOf(
+                ((com.rabbitmq.client.impl.AMQConnection) named).getLocalPort()))).findFirst().orElseThrow();
+            assertThat(mine.get(2)).startsWith("[{\"").contains("{\"product\",\"RabbitMQ\"}")
+                .contains("{\"capabilities\",[{\"").contains("\"publisher_confirms\",true}")
+                .contains("{\"connection_name\",\"ctl-named_1\"}").endsWith("]");
+            // the Java client's Host.extractConnectionName
+            java.util.regex.Matcher name = java.util.regex.Pattern
+                .compile("\"connection_name\",\"(?<name>[a-zA-Z0-9\\-_]+)?\"").matcher(mine.get(2));
+            assertThat(name.find()).isTrue();
+            assertThat(name.group("name")).isEqualTo("ctl-named_1");
+            assertThat(mine.get(3)).isEqualTo("ctl-named_1");
+            assertThat(rows).as("the unnamed one has no user_provided_name").anyMatch(r -> r.get(3).isEmpty());
+            Result json = ctl("list_connections", "--formatter", "json", "pid", "client_properties");
+            assertThat(json.out()).contains("\"connection_name\":\"ctl-named_1\"");
+
+            Result channels = ctl("list_channels", "-q", "pid", "connection", "number", "prefetch_count",
+                "consumer_count");
+            assertThat(channels.rows("pid\tconnection\tnumber\tprefetch_count\tconsumer_count"))
+                .contains(List.of(mine.get(0) + " (1)", mine.get(0), "1", "7", "1"));
+            assertThat(ctl("list_channels").lines()).startsWith("Listing channels ...",
+                "pid\tuser\tconsumer_count\tmessages_unacknowledged");
+            Result consumers = ctl("list_consumers", "-p", "ctl-conns");
+            assertThat(consumers.lines().get(0)).isEqualTo("Listing consumers in vhost ctl-conns ...");
+            assertThat(consumers.rows("queue_name\tchannel_pid\tconsumer_tag\tack_required\tprefetch_count"
+                + "\tactive\targuments")).containsExactly(List.of(queue, mine.get(0) + " (1)", "ctl-tag", "true", "7",
+                "true", "{}"));
+
+            Result closed = ctl("close_connection", mine.get(0), "by pid");
+            assertThat(closed.code()).isZero();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !named.isOpen());
+            assertThat(named.getCloseReason().getMessage()).contains("CONNECTION_FORCED - by pid");
+
+            Result all = ctl("close_all_connections", "-p", "ctl-conns", "all of them");
+            assertThat(all.code()).as(all.err()).isZero();
+            assertThat(all.lines()).containsExactly("Closing all connections in vhost ctl-conns, reason: all of"
+                + " them...", "Closed 1 connections");
+            await().atMost(Duration.ofSeconds(10)).until(() -> !other.isOpen());
+            assertThat(other.getCloseReason().getMessage()).contains("CONNECTION_FORCED - all of them");
+        } finally {
+            named.abort();
+            other.abort();
+        }
+    }
+
     @Test
     void usersPermissionsAndVirtualHosts() throws Exception {
         assertThat(ctl("add_vhost", "ctl-vhost").code()).isZero();
@@ -222,6 +287,143 @@ class SkiffmqCtlTest {
         Result wrongPassword = ctl("list_queues", "--username", "ctl-user", "--password", "wrong");
         assertThat(wrongPassword.code()).isEqualTo(70);
         assertThat(wrongPassword.err()).contains("HTTP 401").contains("Not_Authorized");
+    }
+
+    @Test
+    void deleteAndPurgeQueues() throws Exception {
+        assertThat(ctl("add_vhost", "ctl-queues").code()).isZero();
+        assertThat(ctl("set_permissions", "-p", "ctl-queues", "guest", ".*", ".*", ".*").code()).isZero();
+        for (String queue : List.of("doomed", "kept", "full")) {
+            assertThat(http.put("/api/queues/ctl-queues/" + queue, Map.of()).status()).isEqualTo(201);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(http.post("/api/exchanges/ctl-queues/amq.default/publish", Map.of("routing_key", "full",
+                "properties", Map.of(), "payload", "m" + i, "payload_encoding", "string")).status()).isEqualTo(200);
+        }
+
+        Result notEmpty = ctl("-p", "ctl-queues", "delete_queue", "full", "--if-empty");
+        assertThat(notEmpty.code()).isEqualTo(64);
+        assertThat(notEmpty.err()).contains("The queue is not empty");
+        Result deleted = ctl("delete_queue", "-p", "ctl-queues", "full");
+        assertThat(deleted.code()).as(deleted.err()).isZero();
+        assertThat(deleted.lines()).containsExactly("Deleting queue 'full' on vhost 'ctl-queues' ...",
+            "Queue was successfully deleted with 3 ready messages");
+        Result quiet = ctl("delete_queue", "-q", "-p", "ctl-queues", "doomed", "-e", "--if-unused");
+        assertThat(quiet.lines()).containsExactly("Queue was successfully deleted with 0 ready messages");
+        Result missing = ctl("delete_queue", "-p", "ctl-queues", "doomed");
+        assertThat(missing.code()).isEqualTo(64);
+        assertThat(missing.err()).contains("No such queue was found");
+
+        assertThat(http.post("/api/exchanges/ctl-queues/amq.default/publish", Map.of("routing_key", "kept",
+            "properties", Map.of(), "payload", "m", "payload_encoding", "string")).status()).isEqualTo(200);
+        Result purged = ctl("purge_queue", "--vhost", "ctl-queues", "kept");
+        assertThat(purged.code()).isZero();
+        assertThat(purged.lines()).containsExactly("Purging queue 'kept' in vhost 'ctl-queues' ...");
+        assertThat(ctl("list_queues", "-s", "-p", "ctl-queues").lines()).containsExactly("kept\t0");
+        Result purgeMissing = ctl("purge_queue", "-p", "ctl-queues", "doomed");
+        assertThat(purgeMissing.code()).isEqualTo(65);
+        assertThat(purgeMissing.err()).contains("Object (queue, stream, exchange, etc) was not found");
+        assertThat(ctl("delete_queue").code()).as("no queue named").isEqualTo(64);
+    }
+
+    @Test
+    void usersAndVirtualHostsComeAndGo() throws Exception {
+        assertThat(ctl("add_user", "ctl-gone", "first").code()).isZero();
+        assertThat(ctl("set_user_tags", "ctl-gone", "monitoring").code()).isZero();
+        assertThat(ctl("list_users", "-q").rows("user\ttags")).contains(List.of("guest", "[administrator]"),
+            List.of("ctl-gone", "[monitoring]"));
+        assertThat(ctl("list_users").lines().get(0)).isEqualTo("Listing users ...");
+
+        Result changed = ctl("change_password", "ctl-gone", "second");
+        assertThat(changed.lines()).containsExactly("Changing password for user \"ctl-gone\" ...");
+        assertThat(new HttpApiClient(broker.managementPort(), "ctl-gone", "second").get("/api/whoami").map())
+            .as("the new password works, the tags stay").containsEntry("tags", List.of("monitoring"));
+        Result fromStdin = piped(Map.of(), "third\n", "change_password", "-q", "ctl-gone", "--host", "127.0.0.1",
+            "--port", String.valueOf(broker.managementPort()));
+        assertThat(fromStdin.code()).as(fromStdin.err()).isZero();
+        assertThat(new HttpApiClient(broker.managementPort(), "ctl-gone", "third").get("/api/whoami").status())
+            .isEqualTo(200);
+        Result noPassword = piped(Map.of(), "", "change_password", "-q", "ctl-gone", "--host", "127.0.0.1",
+            "--port", String.valueOf(broker.managementPort()));
+        assertThat(noPassword.code()).isEqualTo(70);
+        assertThat(noPassword.err()).contains("Password is not provided via argument or stdin");
+
+        Result deleted = ctl("delete_user", "ctl-gone");
+        assertThat(deleted.code()).isZero();
+        assertThat(deleted.lines()).containsExactly("Deleting user \"ctl-gone\" ...");
+        for (String[] args : List.of(new String[] {"delete_user", "ctl-gone"},
+                new String[] {"change_password", "ctl-gone", "x"}, new String[] {"set_user_tags", "ctl-gone"},
+                new String[] {"list_user_permissions", "ctl-gone"})) {
+            Result missing = ctl(args);
+            assertThat(missing.code()).as(args[0]).isEqualTo(67);
+            assertThat(missing.err()).contains("User \"ctl-gone\" does not exist");
+        }
+
+        assertThat(ctl("add_vhost", "ctl-short-lived").code()).isZero();
+        assertThat(ctl("list_vhosts", "-q").rows("name")).contains(List.of("/"), List.of("ctl-short-lived"));
+        assertThat(ctl("list_vhosts", "-s", "name", "tags", "default_queue_type").lines())
+            .contains("ctl-short-lived\t[]\tclassic");
+        Result deleted2 = ctl("delete_vhost", "ctl-short-lived");
+        assertThat(deleted2.lines()).containsExactly("Deleting vhost \"ctl-short-lived\" ...");
+        assertThat(ctl("list_vhosts", "-s").lines()).doesNotContain("ctl-short-lived");
+        Result missingVhost = ctl("delete_vhost", "ctl-short-lived");
+        assertThat(missingVhost.code()).isEqualTo(65);
+        assertThat(missingVhost.err()).contains("Virtual host 'ctl-short-lived' does not exist");
+    }
+
+    @Test
+    void permissionsAndTopicPermissions() throws Exception {
+        assertThat(ctl("add_vhost", "ctl-perms").code()).isZero();
+        assertThat(ctl("add_user", "ctl-perm-user", "pw").code()).isZero();
+        assertThat(ctl("set_permissions", "-p", "ctl-perms", "ctl-perm-user", "^a", "^b", "^c").code()).isZero();
+        assertThat(ctl("list_permissions", "-p", "ctl-perms").lines()).containsExactly(
+            "Listing permissions for vhost \"ctl-perms\" ...", "user\tconfigure\twrite\tread",
+            "guest\t.*\t.*\t.*", "ctl-perm-user\t^a\t^b\t^c");
+        assertThat(ctl("list_user_permissions", "ctl-perm-user").lines()).containsExactly(
+            "Listing permissions for user \"ctl-perm-user\" ...", "vhost\tconfigure\twrite\tread",
+            "ctl-perms\t^a\t^b\t^c");
+
+        Result topic = ctl("set_topic_permissions", "-p", "ctl-perms", "ctl-perm-user", "amq.topic", "^{username}",
+            ".*");
+        assertThat(topic.code()).as(topic.err()).isZero();
+        assertThat(topic.lines()).containsExactly("Setting topic permissions on \"amq.topic\" for user"
+            + " \"ctl-perm-user\" in vhost \"ctl-perms\" ...");
+        assertThat(ctl("set_topic_permissions", "-p", "ctl-perms", "ctl-perm-user", "other", "^x", "^y").code())
+            .isZero();
+        assertThat(ctl("list_topic_permissions", "-q", "-p", "ctl-perms").lines()).containsExactly(
+            "user\texchange\twrite\tread", "ctl-perm-user\tamq.topic\t^{username}\t.*",
+            "ctl-perm-user\tother\t^x\t^y");
+        assertThat(ctl("list_user_topic_permissions", "ctl-perm-user").lines()).as("no header line by default")
+            .containsExactly("Listing topic permissions for user \"ctl-perm-user\" ...",
+                "ctl-perms\tamq.topic\t^{username}\t.*", "ctl-perms\tother\t^x\t^y");
+        Result clearOne = ctl("clear_topic_permissions", "-p", "ctl-perms", "ctl-perm-user", "other");
+        assertThat(clearOne.lines()).containsExactly("Clearing topic permissions on \"other\" for user"
+            + " \"ctl-perm-user\" in vhost \"ctl-perms\" ...");
+        assertThat(ctl("list_topic_permissions", "-s", "-p", "ctl-perms").lines())
+            .containsExactly("ctl-perm-user\tamq.topic\t^{username}\t.*");
+        Result clearAll = ctl("clear_topic_permissions", "-p", "ctl-perms", "ctl-perm-user");
+        assertThat(clearAll.lines()).containsExactly("Clearing topic permissions for user \"ctl-perm-user\" in"
+            + " vhost \"ctl-perms\" ...");
+        assertThat(ctl("list_topic_permissions", "-s", "-p", "ctl-perms").lines()).isEmpty();
+        assertThat(ctl("clear_topic_permissions", "-p", "ctl-perms", "ctl-perm-user").code())
+            .as("nothing to clear is no error").isZero();
+
+        Result cleared = ctl("clear_permissions", "-p", "ctl-perms", "ctl-perm-user");
+        assertThat(cleared.lines()).containsExactly("Clearing permissions for user \"ctl-perm-user\" in vhost"
+            + " \"ctl-perms\" ...");
+        assertThat(http.get("/api/permissions/ctl-perms/ctl-perm-user").status()).isEqualTo(404);
+        assertThat(ctl("clear_permissions", "-p", "ctl-perms", "ctl-perm-user").code()).isZero();
+
+        Result noUser = ctl("set_topic_permissions", "nobody", "amq.topic", ".*", ".*");
+        assertThat(noUser.code()).isEqualTo(67);
+        assertThat(noUser.err()).contains("User nobody does not exist");
+        Result noVhost = ctl("set_permissions", "-p", "nowhere", "ctl-perm-user", ".*", ".*", ".*");
+        assertThat(noVhost.code()).isEqualTo(69);
+        assertThat(noVhost.err()).contains("Virtual host nowhere does not exist");
+        Result listNoVhost = ctl("list_permissions", "-p", "nowhere");
+        assertThat(listNoVhost.code()).isEqualTo(65);
+        assertThat(listNoVhost.err()).contains("Virtual host 'nowhere' does not exist");
+        assertThat(ctl("list_users", "extra").code()).as("list_users takes no argument").isEqualTo(64);
     }
 
     @Test
@@ -292,6 +494,24 @@ class SkiffmqCtlTest {
         assertThat(unavailable.code()).isEqualTo(69);
         assertThat(unavailable.err())
             .contains("unable to connect to the HTTP API at http://127.0.0.1:" + closed + ": connection refused");
+    }
+
+    @Test
+    void anUnknownCommandIsAUsageErrorWithOrWithoutHelp() {
+        for (String[] args : List.of(new String[] {"frobnicate"}, new String[] {"frobnicate", "--help"},
+                new String[] {"--port", "1", "frobnicate", "--help"})) {
+            Result unknown = run(args);
+            assertThat(unknown.code()).as(String.join(" ", args)).isEqualTo(64);
+            assertThat(unknown.out()).isEmpty();
+            assertThat(unknown.err()).startsWith("\nCommand 'frobnicate' not found. \n").contains("Usage: skiffmqctl");
+        }
+        Result near = run("delete_queu", "--help");
+        assertThat(near.code()).isEqualTo(64);
+        assertThat(near.err()).isEqualTo("\nCommand 'delete_queu' not found. \nDid you mean 'delete_queue'? \n\n");
+        // as the RabbitMQ Java client's test helper asks whether a command exists
+        for (String command : List.of("delete_queue", "set_topic_permissions", "close_all_connections")) {
+            assertThat(run(command, "--help").code()).as(command).isZero();
+        }
     }
 
     @Test

@@ -126,25 +126,9 @@ final class Amqp10ToAmqp091 {
     /** Puts {@code value} under {@code key} when it has a 0-9-1 type. */
     private static void put(Map<String, Object> headers, String key, Object value) {
         Object neutral = HeaderValues.normalise(value);
-        if (neutral != HeaderValues.UNSUPPORTED && has091Type(neutral)) {
+        if (neutral != HeaderValues.UNSUPPORTED && HeaderValues.fitsAmqp091(neutral)) {
             headers.put(key, neutral);
         }
-    }
-
-    private static boolean has091Type(Object value) {
-        if (value instanceof UUID) {
-            return false;
-        }
-        if (value instanceof java.math.BigDecimal d) {
-            return d.scale() >= 0 && d.scale() <= 255 && d.unscaledValue().bitLength() <= 31;
-        }
-        if (value instanceof Map<?, ?> m) {
-            return m.values().stream().allMatch(Amqp10ToAmqp091::has091Type);
-        }
-        if (value instanceof List<?> l) {
-            return l.stream().allMatch(Amqp10ToAmqp091::has091Type);
-        }
-        return true;
     }
 
     /**

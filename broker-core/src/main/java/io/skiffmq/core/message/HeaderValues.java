@@ -98,6 +98,26 @@ public final class HeaderValues {
     }
 
     /**
+     * True when a neutral value has an AMQP 0-9-1 field type all through: no UUID, no decimal beyond 0-9-1's (scale
+     * 0..255, a 32-bit unscaled value).
+     */
+    public static boolean fitsAmqp091(Object value) {
+        if (value instanceof UUID) {
+            return false;
+        }
+        if (value instanceof java.math.BigDecimal d) {
+            return d.scale() >= 0 && d.scale() <= 255 && d.unscaledValue().bitLength() <= 31;
+        }
+        if (value instanceof Map<?, ?> m) {
+            return m.values().stream().allMatch(HeaderValues::fitsAmqp091);
+        }
+        if (value instanceof List<?> l) {
+            return l.stream().allMatch(HeaderValues::fitsAmqp091);
+        }
+        return true;
+    }
+
+    /**
      * A map of neutral values with string keys (symbols become strings; other keys and unsupported values are
      * left out), unmodifiable. Null gives an empty map.
      */

@@ -17,6 +17,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ClientProperties;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
@@ -80,6 +81,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private PublisherBlock publisherBlock;
     /** How the connection ends, decided once: the guard that makes every later close a no-op. */
     private ConnectionEnding ending;
+    /** The client's properties, encoded ({@link ClientProperties}); written once by the handshake, read by the API. */
+    private volatile byte[] clientProperties;
 
     public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         this(broker, sasl, directReplyTo, new ConnectionCounters(BrokerCounters.AMQP091));
@@ -407,6 +410,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public String protocol() {
         return "AMQP 0-9-1";
+    }
+
+    @Override
+    public java.util.Map<String, Object> clientProperties() {
+        return ClientProperties.decode(clientProperties);
+    }
+
+    @Override
+    public String userProvidedName() {
+        return ClientProperties.connectionName(clientProperties);
+    }
+
+    /** The handshake read {@code start-ok}. */
+    void clientProperties(java.util.Map<String, Object> table) {
+        clientProperties = ClientProperties.ofAmqp091(table);
     }
 
     @Override

@@ -91,7 +91,6 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
 
     /** A whole message from the client: checked, then routed (or held by the transaction). */
     void received(Amqp091Message message, BasicMethod.Publish publish) {
-        String user = connection.user();
         if (message.invalidExpiration() != null) {
             String expiration = message.invalidExpiration();
             message.release();
@@ -107,11 +106,10 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
             message.release();
             throw Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, publish, "%s", refusal);
         }
-        if (message.userId() != null && !message.userId().equals(user)) {
-            String userId = message.userId();
+        String userIdRefusal = message.userId() == null ? null : access.userIdRefusal(message.userId());
+        if (userIdRefusal != null) {
             message.release();
-            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish,
-                "user_id property set to '%s' but authenticated user was '%s'", userId, user);
+            throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, publish, "%s", userIdRefusal);
         }
         if (DirectReplyTo.QUEUE.equals(message.replyTo())) {
             if (channel.replyAddress() == null) {

@@ -19,6 +19,7 @@ import io.skiffmq.server.auth.SaslAuthenticator;
 import io.skiffmq.server.authz.OverLimit;
 import io.skiffmq.server.connection.HandshakeDeadline;
 import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +35,13 @@ import java.util.concurrent.TimeUnit;
 final class Handshake {
     private enum Stage { AWAIT_START_OK, AWAIT_TUNE_OK, AWAIT_OPEN, DONE }
 
+    /**
+     * The capabilities the broker acts on; {@link #capabilities} has bit i set when the client's start-ok claims the
+     * i-th. Bits, not the client's table: the connection keeps that, encoded (ClientProperties).
+     */
+    private static final List<String> ACTED_ON = List.of("consumer_cancel_notify", "connection.blocked",
+        "authentication_failure_close");
+
     private final Amqp091ConnectionHandler connection;
     private final Negotiation negotiation;
     private final SaslAuthenticator sasl;
@@ -41,7 +49,8 @@ final class Handshake {
     private final ChannelTable channels;
     private final ChannelHandlerContext ctx;
     private Stage stage = Stage.AWAIT_START_OK;
-    private Map<String, Object> clientCapabilities = Map.of();
+    /** Bit i: the client claims the capability {@code ACTED_ON[i]}. */
+    private int capabilities;
     /** The verified TLS client certificate, or null. */
     private X509Certificate peer;
     private ScheduledFuture<?> timeout;
@@ -123,9 +132,13 @@ final class Handshake {
         return heartbeatSeconds;
     }
 
-    /** True when the client's {@code start-ok} says it has {@code capability} (e.g. consumer_cancel_notify). */
+    /**
+     * True when the client's {@code start-ok} says it has {@code capability}: {@code consumer_cancel_notify},
+     * {@code connection.blocked} or {@code authentication_failure_close}.
+     */
     boolean clientCapability(String capability) {
-        return Boolean.TRUE.equals(clientCapabilities.get(capability));
+        int bit = ACTED_ON.indexOf(capability);
+        return bit >= 0 && (capabilities & 1 << bit) != 0;
     }
 
     /**
@@ -133,10 +146,13 @@ final class Handshake {
      * connection suspended meanwhile (frames that arrive wait, in order); {@link #onLogin} goes on, on this loop.
      */
     private void onStartOk(ConnectionMethod.StartOk startOk) {
-        if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> capabilities) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> table = (Map<String, Object>) capabilities;
-            clientCapabilities = table;
+        connection.clientProperties(startOk.clientProperties());
+        if (startOk.clientProperties().get("capabilities") instanceof Map<?, ?> claimed) {
+            for (int bit = 0; bit < ACTED_ON.size(); bit++) {
+                if (Boolean.TRUE.equals(claimed.get(ACTED_ON.get(bit)))) {
+                    capabilities |= 1 << bit;
+                }
+            }
         }
         Credentials credentials = negotiation.credentials(startOk, peer);
         connection.await(null, sasl.login(credentials, PeerAddress.of(ctx.channel())), startOk,

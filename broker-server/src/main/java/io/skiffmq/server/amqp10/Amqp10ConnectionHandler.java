@@ -7,6 +7,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ClientProperties;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
@@ -76,6 +77,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private State state = State.AWAIT_HEADER;
     /** The peer's, from its open; written once on the event loop, read by the HTTP API too. */
     private volatile String containerId;
+    /** The peer's open properties, encoded ({@link ClientProperties}); written once on the loop, read by the API. */
+    private volatile byte[] clientProperties;
     private int remoteMaxFrameSize = Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE;
     private ScheduledFuture<?> handshakeTimeout;
     /** A login refused with a reason SASL cannot carry ({@link SaslExchange#refusedAtOpen}), said at open; or null. */
@@ -304,6 +307,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     private void onOpen(Open open) {
         containerId = open.getContainerId();
+        clientProperties = open.getProperties() == null ? null : ClientProperties.ofAmqp10(open.getProperties());
         String vhostName = OpenNegotiation.vhostName(open);
         VirtualHost found = admission.find(vhostName);
         remoteMaxFrameSize = negotiation.remoteMaxFrameSize(open);
@@ -423,6 +427,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public String containerId() {
         return containerId;
+    }
+
+    @Override
+    public java.util.Map<String, Object> clientProperties() {
+        return ClientProperties.decode(clientProperties);
     }
 
     /** The user's permission checks in the connection's virtual host; null before {@code open}. */

@@ -18,8 +18,10 @@ import io.skiffmq.core.message.Message;
 import io.skiffmq.core.publish.Publisher;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Destination;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
@@ -328,6 +330,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
             String refusal = target != null ? null : LinkPermits.publishRefusal(session.connection().access(),
                 address);
             if (refusal == null) {
+                refusal = userIdRefusal(sections);
+            }
+            if (refusal == null) {
                 refusal = LinkPermits.topicRefusal(session.connection().access(), session.vhost(),
                     Permission.WRITE, exchange, key);
             }
@@ -391,6 +396,16 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 session.settleIncoming(deliveryId, Released.getInstance());
             }
         }
+    }
+
+    /**
+     * RabbitMQ 4's user-id check ({@code rabbit_amqp_session:check_user_id}): a message whose properties name
+     * another user than the connection's is refused, unless that user is an impersonator; null when it may go.
+     */
+    private String userIdRefusal(MessageSections sections) throws AmqpDecodeException {
+        Binary claimed = sections.userId();
+        return claimed == null ? null : session.connection().access().userIdRefusal(new String(claimed.getArray(),
+            claimed.getArrayOffset(), claimed.getLength(), StandardCharsets.UTF_8));
     }
 
     /** The topic permission refusal for a key the message's {@code x-cc} annotation names, or null. */

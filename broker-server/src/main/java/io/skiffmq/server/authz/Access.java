@@ -20,6 +20,8 @@ import java.util.Map;
 public final class Access {
     /** The name the default exchange has in permission checks. */
     public static final String DEFAULT_EXCHANGE = "amq.default";
+    /** The user tag that lets a user publish messages under any user-id (RabbitMQ's). */
+    public static final String IMPERSONATOR = "impersonator";
     private static final int CACHE_LIMIT = 1024;
 
     /** A kind of resource. */
@@ -36,6 +38,8 @@ public final class Access {
     private final AccessControl control;
     private final String user;
     private final String vhost;
+    /** The user had the {@code impersonator} tag when this was made (at login, as RabbitMQ reads tags then). */
+    private final boolean impersonator;
     private long version = -1;
     private Grant grant;
     /** Per permission and resource kind: name → allowed. */
@@ -50,6 +54,9 @@ public final class Access {
         this.control = control;
         this.user = user;
         this.vhost = vhost;
+        io.skiffmq.store.BrokerDefinitions.UserDefinition definition = control.user(user);
+        this.impersonator = control.unrestricted(user)
+            || definition != null && definition.tags().contains(IMPERSONATOR);
     }
 
     public String user() {
@@ -116,6 +123,17 @@ public final class Access {
         }
         return allowed ? null : permission.label() + " access to topic '" + routingKey + "' in exchange '"
             + exchange + "' in vhost '" + vhost + "' refused for user '" + user + "'";
+    }
+
+    /**
+     * RabbitMQ's {@code check_user_id}: null when a message may carry {@code claimed} as its user-id (it is the
+     * user's name, or the user is an {@code impersonator}); RabbitMQ's refusal text otherwise.
+     */
+    public String userIdRefusal(String claimed) {
+        if (claimed.equals(user) || impersonator) {
+            return null;
+        }
+        return "user_id property set to '" + claimed + "' but authenticated user was '" + user + "'";
     }
 
     /** True when the user has topic permissions in this virtual host: only then must publishes be checked per key. */

@@ -67,6 +67,23 @@ public interface ClientConnection {
     }
 
     /**
+     * The properties the client sent (0-9-1 {@code start-ok}'s client-properties, AMQP 1.0 {@code open}'s
+     * properties) as a table ({@link ClientProperties}); empty before it sent them, or when it sent none. Decoded
+     * at each call. Any thread.
+     */
+    default java.util.Map<String, Object> clientProperties() {
+        return java.util.Map.of();
+    }
+
+    /**
+     * The name the client gave its connection (RabbitMQ's {@code user_provided_name}: 0-9-1's
+     * {@code connection_name} client property); null when it gave none. Any thread.
+     */
+    default String userProvidedName() {
+        return null;
+    }
+
+    /**
      * Its channels (AMQP 1.0: sessions) and their consumers, read on the connection's event loop; an empty list when
      * the loop is gone. Called from any thread.
      */

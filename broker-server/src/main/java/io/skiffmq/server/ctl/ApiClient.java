@@ -66,9 +66,17 @@ final class ApiClient {
     }
 
     /** GET, expecting a JSON array. */
-    @SuppressWarnings("unchecked")
     List<Map<String, Object>> list(String path) {
-        Object body = get(path);
+        return array(path, get(path));
+    }
+
+    /** GET, expecting a JSON array; a 404 is {@code whenMissing}. */
+    List<Map<String, Object>> list(String path, CtlException whenMissing) {
+        return array(path, callOr404("GET", path, null, whenMissing));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> array(String path, Object body) {
         if (!(body instanceof List<?>)) {
             throw new CtlException(ExitCodes.SOFTWARE, "GET " + path + ": expected a JSON array, got " + body);
         }
@@ -78,6 +86,21 @@ final class ApiClient {
     /** A request that must succeed (2xx); returns the body. */
     Object call(String method, String path, Object body, Map<String, String> headers) {
         return ok(method, path, send(method, path, body, headers));
+    }
+
+    /**
+     * A request that must succeed (2xx) or find nothing (404): then {@code whenMissing} is thrown, the command's own
+     * error as rabbitmqctl words it, or with none, null is returned (nothing to do, e.g. nothing to clear).
+     */
+    Object callOr404(String method, String path, Object body, CtlException whenMissing) {
+        Answer answer = send(method, path, body, Map.of());
+        if (answer.status() == 404) {
+            if (whenMissing != null) {
+                throw whenMissing;
+            }
+            return null;
+        }
+        return ok(method, path, answer);
     }
 
     /**
@@ -127,7 +150,8 @@ final class ApiClient {
             + " (is the node running, with management-port " + base.getPort() + "?)");
     }
 
-    private static Object ok(String method, String path, Answer answer) {
+    /** The answer's body when its status is 2xx; the API's refusal ({@link ExitCodes#SOFTWARE}) otherwise. */
+    static Object ok(String method, String path, Answer answer) {
         if (answer.status() / 100 != 2) {
             throw new CtlException(ExitCodes.SOFTWARE, method + " " + path + " failed: HTTP " + answer.status()
                 + (answer.reason().isEmpty() ? "" : ": " + answer.reason()));

@@ -6,10 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import tools.jackson.core.JacksonException;
 
 /**
@@ -23,10 +21,7 @@ final class DefinitionsCommands {
     @Command(name = "export_definitions", mixinStandardHelpOptions = true,
         description = "Writes the node's definitions (users, virtual hosts, permissions, queues, exchanges, bindings)"
             + " as JSON to a file, or to standard output with -.")
-    static final class Export implements Callable<Integer> {
-        @ParentCommand
-        SkiffmqCtl ctl;
-
+    static final class Export extends CtlCommand {
         @Parameters(index = "0", paramLabel = "file|-")
         String target;
 
@@ -52,10 +47,7 @@ final class DefinitionsCommands {
     @Command(name = "import_definitions", mixinStandardHelpOptions = true,
         description = "Imports definitions JSON (RabbitMQ's, or an export) from a file, or from standard input with"
             + " -. What exists is kept or updated; the import is not atomic.")
-    static final class Import implements Callable<Integer> {
-        @ParentCommand
-        SkiffmqCtl ctl;
-
+    static final class Import extends CtlCommand {
         @Parameters(index = "0", paramLabel = "file|-")
         String source;
 

@@ -11,6 +11,8 @@ public final class ExitCodes {
     public static final int USAGE = 64;
     /** An argument's value was wrong (a definitions file that is not JSON). */
     public static final int DATA_ERROR = 65;
+    /** A user named in the command does not exist. */
+    public static final int NOUSER = 67;
     /** The node could not be reached, or is stopping. */
     public static final int UNAVAILABLE = 69;
     /** The node refused the request: an HTTP error status, with the API's reason. */

@@ -1,70 +1,23 @@
 package io.skiffmq.server.ctl;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
- * rabbitmqctl's {@code list_*} commands: the columns to show are arguments ({@code list_queues name messages
- * consumers}), rabbitmqctl's defaults when none are given; an unknown column is a usage error listing the supported
- * ones. Each column is the HTTP API's field of that name, except for bindings, whose rabbitmqctl names
- * ({@code source_name}, {@code destination_kind}, ...) are mapped to the API's. One instance per run.
+ * rabbitmqctl's listings of a virtual host's objects and of the node's connections, channels and consumers: each
+ * column is the HTTP API's field of that name, except where rabbitmqctl names it otherwise (bindings'
+ * {@code source_name}, channels' {@code pid}, ...), which the rows add. A {@code pid} is the connection's or
+ * channel's name, the handle {@code close_connection} takes (rabbitmqctl prints an Erlang pid, which its
+ * {@code close_connection} takes). One instance per run.
  */
 final class ListCommands {
     private ListCommands() {
     }
 
-    /** What every listing does: check the columns, fetch the rows, print them. */
-    abstract static class Listing implements Callable<Integer> {
-        @ParentCommand
-        SkiffmqCtl ctl;
-
-        @Parameters(paramLabel = "column", arity = "0..*", description = "the columns to show")
-        List<String> columns = new ArrayList<>();
-
-        /** rabbitmqctl's default columns. */
-        abstract List<String> defaults();
-
-        /** Every column this listing has. */
-        abstract List<String> supported();
-
-        /** The informational line, as rabbitmqctl's. */
-        abstract String banner();
-
-        /** The rows, fetched from the HTTP API. */
-        abstract List<Map<String, Object>> rows(ApiClient api);
-
-        @Override
-        public Integer call() {
-            List<String> shown = columns.isEmpty() ? defaults() : columns;
-            List<String> unknown = shown.stream().filter(c -> !supported().contains(c)).toList();
-            if (!unknown.isEmpty()) {
-                throw new CtlException(ExitCodes.USAGE, "Info key(s) " + String.join(",", unknown)
-                    + " are not supported. Supported keys: " + String.join(", ", supported()));
-            }
-            ApiClient api = ctl.api();
-            List<Map<String, Object>> rows = rows(api);
-            ctl.info(banner());
-            Table.print(ctl, shown, rows);
-            return ExitCodes.OK;
-        }
-    }
-
-    /** A listing of one virtual host's objects ({@code -p}). */
-    abstract static class VhostListing extends Listing {
-        @Option(names = {"-p", "--vhost"}, defaultValue = "/", description = "the virtual host (default: /)")
-        String vhost;
-    }
-
     @Command(name = "list_queues", mixinStandardHelpOptions = true,
         description = "Lists a virtual host's queues (default columns: name messages).")
-    static final class ListQueues extends VhostListing {
+    static final class ListQueues extends Listing.WithColumns {
         @Override
         List<String> defaults() {
             return List.of("name", "messages");
@@ -78,18 +31,18 @@ final class ListCommands {
 
         @Override
         String banner() {
-            return "Listing queues for vhost " + vhost + " ...";
+            return "Listing queues for vhost " + ctl.vhost + " ...";
         }
 
         @Override
         List<Map<String, Object>> rows(ApiClient api) {
-            return api.list("/api/queues/" + ApiClient.segment(vhost));
+            return api.list("/api/queues/" + ApiClient.segment(ctl.vhost));
         }
     }
 
     @Command(name = "list_exchanges", mixinStandardHelpOptions = true,
         description = "Lists a virtual host's exchanges (default columns: name type).")
-    static final class ListExchanges extends VhostListing {
+    static final class ListExchanges extends Listing.WithColumns {
         @Override
         List<String> defaults() {
             return List.of("name", "type");
@@ -102,19 +55,19 @@ final class ListCommands {
 
         @Override
         String banner() {
-            return "Listing exchanges for vhost " + vhost + " ...";
+            return "Listing exchanges for vhost " + ctl.vhost + " ...";
         }
 
         @Override
         List<Map<String, Object>> rows(ApiClient api) {
-            return api.list("/api/exchanges/" + ApiClient.segment(vhost));
+            return api.list("/api/exchanges/" + ApiClient.segment(ctl.vhost));
         }
     }
 
     @Command(name = "list_bindings", mixinStandardHelpOptions = true, description = "Lists a virtual host's"
         + " bindings (default columns: source_name source_kind destination_name destination_kind routing_key"
         + " arguments).")
-    static final class ListBindings extends VhostListing {
+    static final class ListBindings extends Listing.WithColumns {
         @Override
         List<String> defaults() {
             return List.of("source_name", "source_kind", "destination_name", "destination_kind", "routing_key",
@@ -129,28 +82,23 @@ final class ListCommands {
 
         @Override
         String banner() {
-            return "Listing bindings for vhost " + vhost + "...";
+            return "Listing bindings for vhost " + ctl.vhost + "...";
         }
 
-        /** The API's {@code source}, {@code destination}, {@code destination_type} under rabbitmqctl's names. */
         @Override
         List<Map<String, Object>> rows(ApiClient api) {
-            List<Map<String, Object>> rows = new ArrayList<>();
-            for (Map<String, Object> binding : api.list("/api/bindings/" + ApiClient.segment(vhost))) {
-                Map<String, Object> row = new LinkedHashMap<>(binding);
+            return renamed(api.list("/api/bindings/" + ApiClient.segment(ctl.vhost)), (binding, row) -> {
                 row.put("source_name", binding.get("source"));
                 row.put("source_kind", "exchange");
                 row.put("destination_name", binding.get("destination"));
                 row.put("destination_kind", binding.get("destination_type"));
-                rows.add(row);
-            }
-            return rows;
+            });
         }
     }
 
     @Command(name = "list_connections", mixinStandardHelpOptions = true,
         description = "Lists the connections (default columns: user peer_host peer_port state).")
-    static final class ListConnections extends Listing {
+    static final class ListConnections extends Listing.WithColumns {
         @Override
         List<String> defaults() {
             return List.of("user", "peer_host", "peer_port", "state");
@@ -158,8 +106,9 @@ final class ListCommands {
 
         @Override
         List<String> supported() {
-            return List.of("name", "user", "vhost", "protocol", "state", "type", "node", "host", "port",
-                "peer_host", "peer_port", "channels", "recv_oct", "send_oct");
+            return List.of("pid", "name", "user", "vhost", "protocol", "state", "type", "node", "host", "port",
+                "peer_host", "peer_port", "channels", "recv_oct", "send_oct", "client_properties",
+                "user_provided_name", "container_id");
         }
 
         @Override
@@ -167,9 +116,74 @@ final class ListCommands {
             return "Listing connections ...";
         }
 
+        /** {@code client_properties} in a table as rabbitmqctl prints a field table; as the API's object in JSON. */
         @Override
         List<Map<String, Object>> rows(ApiClient api) {
-            return api.list("/api/connections");
+            return renamed(api.list("/api/connections"), (connection, row) -> {
+                row.put("pid", connection.get("name"));
+                if (!ctl.json()) {
+                    row.put("client_properties", ErlangTerms.of(connection.getOrDefault("client_properties",
+                        Map.of())));
+                }
+            });
+        }
+    }
+
+    @Command(name = "list_channels", mixinStandardHelpOptions = true,
+        description = "Lists the channels (default columns: pid user consumer_count messages_unacknowledged).")
+    static final class ListChannels extends Listing.WithColumns {
+        @Override
+        List<String> defaults() {
+            return List.of("pid", "user", "consumer_count", "messages_unacknowledged");
+        }
+
+        @Override
+        List<String> supported() {
+            return List.of("pid", "connection", "name", "number", "user", "vhost", "transactional", "confirm",
+                "consumer_count", "messages_unacknowledged", "prefetch_count");
+        }
+
+        @Override
+        String banner() {
+            return "Listing channels ...";
+        }
+
+        @Override
+        List<Map<String, Object>> rows(ApiClient api) {
+            return renamed(api.list("/api/channels"), (channel, row) -> {
+                row.put("pid", channel.get("name"));
+                row.put("connection", nested(channel, "connection_details", "name"));
+            });
+        }
+    }
+
+    @Command(name = "list_consumers", mixinStandardHelpOptions = true, description = "Lists a virtual host's"
+        + " consumers (default columns: queue_name channel_pid consumer_tag ack_required prefetch_count active"
+        + " arguments).")
+    static final class ListConsumers extends Listing.WithColumns {
+        @Override
+        List<String> defaults() {
+            return List.of("queue_name", "channel_pid", "consumer_tag", "ack_required", "prefetch_count", "active",
+                "arguments");
+        }
+
+        @Override
+        List<String> supported() {
+            return List.of("queue_name", "channel_pid", "consumer_tag", "ack_required", "prefetch_count", "active",
+                "activity_status", "arguments");
+        }
+
+        @Override
+        String banner() {
+            return "Listing consumers in vhost " + ctl.vhost + " ...";
+        }
+
+        @Override
+        List<Map<String, Object>> rows(ApiClient api) {
+            return renamed(api.list("/api/consumers/" + ApiClient.segment(ctl.vhost)), (consumer, row) -> {
+                row.put("queue_name", nested(consumer, "queue", "name"));
+                row.put("channel_pid", nested(consumer, "channel_details", "name"));
+            });
         }
     }
 }

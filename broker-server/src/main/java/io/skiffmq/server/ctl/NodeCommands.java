@@ -4,11 +4,9 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * The node as a whole: rabbitmqctl's {@code status} (from {@code /api/overview} and {@code /api/nodes/{node}}) and
@@ -24,10 +22,7 @@ final class NodeCommands {
 
     @Command(name = "status", mixinStandardHelpOptions = true,
         description = "Shows the node's state, versions, alarms, memory, disk and listeners.")
-    static final class Status implements Callable<Integer> {
-        @ParentCommand
-        SkiffmqCtl ctl;
-
+    static final class Status extends CtlCommand {
         @Override
         @SuppressWarnings("unchecked")
         public Integer call() {
@@ -107,12 +102,9 @@ final class NodeCommands {
     @Command(name = "await_startup", mixinStandardHelpOptions = true, description = "Waits until the node has"
         + " started (its virtual-hosts health check passes): exit 0; 75 when the timeout runs out first; 69 at once"
         + " when the node is stopping.")
-    static final class AwaitStartup implements Callable<Integer> {
+    static final class AwaitStartup extends CtlCommand {
         /** Between two tries: a starting node recovers its journal before its HTTP API binds. */
         private static final long RETRY_MILLIS = 200;
-
-        @ParentCommand
-        SkiffmqCtl ctl;
 
         @Option(names = {"-t", "--timeout"}, defaultValue = "300", paramLabel = "SECONDS",
             description = "how long to wait (default: ${DEFAULT-VALUE} s)")

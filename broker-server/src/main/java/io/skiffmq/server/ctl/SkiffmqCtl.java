@@ -22,12 +22,19 @@ import picocli.CommandLine.ScopeType;
 @Command(name = "skiffmqctl", mixinStandardHelpOptions = true, versionProvider = SkiffmqCtl.Version.class,
     description = "Manages a SkiffMQ node through its HTTP API (management-port), as rabbitmqctl does RabbitMQ.",
     subcommands = {ListCommands.ListQueues.class, ListCommands.ListExchanges.class, ListCommands.ListBindings.class,
-        ListCommands.ListConnections.class, ConnectionCommands.CloseConnection.class, AccessCommands.AddUser.class,
-        AccessCommands.SetUserTags.class, AccessCommands.SetPermissions.class, AccessCommands.AddVhost.class,
+        ListCommands.ListConnections.class, ListCommands.ListChannels.class, ListCommands.ListConsumers.class,
+        QueueCommands.DeleteQueue.class, QueueCommands.PurgeQueue.class, ConnectionCommands.CloseConnection.class,
+        ConnectionCommands.CloseAllConnections.class, UserCommands.AddUser.class, UserCommands.DeleteUser.class,
+        UserCommands.ChangePassword.class, UserCommands.SetUserTags.class, UserCommands.ListUsers.class,
+        VhostCommands.AddVhost.class, VhostCommands.DeleteVhost.class, VhostCommands.ListVhosts.class,
+        PermissionCommands.SetPermissions.class, PermissionCommands.ClearPermissions.class,
+        PermissionCommands.ListPermissions.class, PermissionCommands.ListUserPermissions.class,
+        PermissionCommands.SetTopicPermissions.class, PermissionCommands.ClearTopicPermissions.class,
+        PermissionCommands.ListTopicPermissions.class, PermissionCommands.ListUserTopicPermissions.class,
         DefinitionsCommands.Export.class, DefinitionsCommands.Import.class, NodeCommands.Status.class,
         NodeCommands.AwaitStartup.class, SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class},
-    footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 69 node unavailable or stopping, 70 refused by the"
-        + " node (HTTP error), 75 timed out, 78 unreadable settings."})
+    footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 67 no such user, 69 node unavailable or stopping, 70"
+        + " refused by the node (HTTP error), 75 timed out, 78 unreadable settings."})
 public final class SkiffmqCtl implements Callable<Integer> {
     private static final String WILDCARD_V4 = "0.0.0.0";
 
@@ -46,6 +53,10 @@ public final class SkiffmqCtl implements Callable<Integer> {
     @Option(names = "--password", scope = ScopeType.INHERIT, defaultValue = "guest",
         description = "its password (default: ${DEFAULT-VALUE})")
     String password;
+
+    @Option(names = {"-p", "--vhost"}, scope = ScopeType.INHERIT, defaultValue = "/", paramLabel = "VHOST",
+        description = "the virtual host of commands that act in one (default: /)")
+    String vhost;
 
     @Option(names = {"-q", "--quiet"}, scope = ScopeType.INHERIT,
         description = "no informational messages")
@@ -113,7 +124,8 @@ public final class SkiffmqCtl implements Callable<Integer> {
                 }
                 throw e;
             });
-        int code = commandLine.execute(args);
+        String unknown = UnknownCommand.in(commandLine, args);
+        int code = unknown != null ? UnknownCommand.report(commandLine, unknown, err) : commandLine.execute(args);
         out.flush();
         err.flush();
         return code;

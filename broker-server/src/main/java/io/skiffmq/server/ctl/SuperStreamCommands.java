@@ -2,13 +2,11 @@ package io.skiffmq.server.ctl;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code rabbitmq-streams}' {@code add_super_stream} and {@code delete_super_stream}, with its options, checks and
@@ -27,7 +25,7 @@ final class SuperStreamCommands {
 
     @Command(name = "add_super_stream", mixinStandardHelpOptions = true, description = "Adds a super stream: a"
         + " direct exchange with x-super-stream, bound to its partition streams in order.")
-    static final class Add implements Callable<Integer> {
+    static final class Add extends CtlCommand {
         /** {@code rabbit_resource_monitor_misc:parse_information_unit/1}'s units. */
         private static final Pattern INFORMATION_UNIT = Pattern.compile("^([0-9]+)(kB|Ki|Mi|Gi|Ti|Pi|KB|MB|GB|TB|PB"
             + "|kb|ki|mb|gb|tb|pb|Kb|Mb|Gb|Tb|Pb|kiB|KiB|MiB|GiB|TiB|PiB|kib|mib|gib|tib|pib|KIB|MIB|GIB|TIB|PIB"
@@ -36,14 +34,8 @@ final class SuperStreamCommands {
         private static final Pattern DURATION = Pattern.compile("^([-+])?P(?:([0-9]+)Y)?(?:([0-9]+)M)?(?:([0-9]+)D)?"
             + "(T(?:([0-9]+)H)?(?:([0-9]+)M)?(?:([0-9]+(?:\\.[0-9]+)?)S)?)?$");
 
-        @ParentCommand
-        SkiffmqCtl ctl;
-
         @Parameters(index = "0", paramLabel = "name", description = "the name of the super stream")
         String name;
-
-        @Option(names = {"-p", "--vhost"}, defaultValue = "/", description = "the virtual host (default: /)")
-        String vhost;
 
         @Option(names = "--partitions", paramLabel = "partitions",
             description = "the number of partitions, default is 3; mutually exclusive with --binding-keys")
@@ -96,7 +88,7 @@ final class SuperStreamCommands {
             }
             body.put("arguments", arguments());
             ctl.info("Adding a super stream...");
-            ctl.api().call("PUT", path(vhost, name), body, Map.of());
+            ctl.api().call("PUT", path(ctl.vhost, name), body, Map.of());
             ctl.out().println("Super stream " + name + " has been created");
             return ExitCodes.OK;
         }
@@ -193,20 +185,14 @@ final class SuperStreamCommands {
 
     @Command(name = "delete_super_stream", mixinStandardHelpOptions = true,
         description = "Deletes a super stream: its exchange and its partition streams.")
-    static final class Delete implements Callable<Integer> {
-        @ParentCommand
-        SkiffmqCtl ctl;
-
+    static final class Delete extends CtlCommand {
         @Parameters(index = "0", paramLabel = "name", description = "the name of the super stream to delete")
         String name;
-
-        @Option(names = {"-p", "--vhost"}, defaultValue = "/", description = "the virtual host (default: /)")
-        String vhost;
 
         @Override
         public Integer call() {
             ctl.info("Deleting a super stream...");
-            ctl.api().call("DELETE", path(vhost, name), null, Map.of());
+            ctl.api().call("DELETE", path(ctl.vhost, name), null, Map.of());
             ctl.out().println("Super stream " + name + " has been deleted");
             return ExitCodes.OK;
         }

@@ -4,18 +4,22 @@ import io.skiffmq.server.Admin;
 import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.store.BrokerDefinitions;
 import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.store.BrokerDefinitions.UserDefinition;
 import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * {@code /api/vhosts}, {@code /api/users} and {@code /api/permissions}, through {@link Admin}. Listing virtual
- * hosts is for every management user (those it may see); everything about users and permissions, and changing
- * virtual hosts, is for administrators, as in RabbitMQ. Stateless; safe from any thread (Admin serialises).
+ * {@code /api/vhosts}, {@code /api/users}, {@code /api/permissions} and {@code /api/topic-permissions}, through
+ * {@link Admin}. Listing virtual hosts is for every management user (those it may see); everything about users and
+ * permissions, and changing virtual hosts, is for administrators, as in RabbitMQ. Stateless; safe from any thread
+ * (Admin serialises).
  */
 final class AccessResources {
     private final Lookups lookups;
@@ -44,8 +48,11 @@ final class AccessResources {
             })
             .sync("PUT", "/api/vhosts/{vhost}", this::putVhost)
             .sync("DELETE", "/api/vhosts/{vhost}", this::deleteVhost)
-            .sync("GET", "/api/vhosts/{vhost}/permissions", r -> permissions(r,
-                p -> p.vhost().equals(r.variable("vhost")), true))
+            .sync("GET", "/api/vhosts/{vhost}/permissions", r -> listed(r, existingVhost(r).permissions(),
+                p -> p.vhost().equals(r.variable("vhost")), Shapes::permission))
+            .sync("GET", "/api/vhosts/{vhost}/topic-permissions", r -> listed(r,
+                existingVhost(r).topicPermissions(), p -> p.vhost().equals(r.variable("vhost")),
+                Shapes::topicPermission))
             .sync("GET", "/api/users", r -> {
                 r.caller().requireAdministrator();
                 List<Map<String, Object>> users = new ArrayList<>();
@@ -61,20 +68,36 @@ final class AccessResources {
                 r.caller().requireAdministrator();
                 return admin().deleteUser(r.variable("user")) ? ApiResponse.noContent() : notFound();
             })
-            .sync("GET", "/api/users/{user}/permissions", r -> permissions(r,
-                p -> p.user().equals(user(r.variable("user")).name()), false))
-            .sync("GET", "/api/permissions", r -> permissions(r, p -> true, false))
+            .sync("GET", "/api/users/{user}/permissions", r -> listed(r, existingUser(r).permissions(),
+                p -> p.user().equals(r.variable("user")), Shapes::permission))
+            .sync("GET", "/api/users/{user}/topic-permissions", r -> listed(r, existingUser(r).topicPermissions(),
+                p -> p.user().equals(r.variable("user")), Shapes::topicPermission))
+            .sync("GET", "/api/permissions", r -> listed(r, admin().definitions().permissions(), p -> true,
+                Shapes::permission))
             .sync("GET", "/api/permissions/{vhost}/{user}", r -> {
                 r.caller().requireAdministrator();
                 return ApiResponse.ok(Shapes.permission(permission(r.variable("vhost"), r.variable("user"))));
             })
-            .sync("PUT", "/api/permissions/{vhost}/{user}", this::putPermission)
+            .sync("PUT", "/api/permissions/{vhost}/{user}", r -> put(r, (user, vhost) -> admin().definitions()
+                .permissions().stream().anyMatch(p -> p.user().equals(user) && p.vhost().equals(vhost)),
+                (user, vhost, body) -> admin().setPermissions(user, vhost, Bodies.required(body, "configure"),
+                    Bodies.required(body, "write"), Bodies.required(body, "read"))))
             .sync("DELETE", "/api/permissions/{vhost}/{user}", r -> {
                 r.caller().requireAdministrator();
                 PermissionDefinition p = permission(r.variable("vhost"), r.variable("user"));
                 admin().clearPermissions(p.user(), p.vhost());
                 return ApiResponse.noContent();
-            });
+            })
+            .sync("GET", "/api/topic-permissions", r -> listed(r, admin().definitions().topicPermissions(),
+                p -> true, Shapes::topicPermission))
+            .sync("GET", "/api/topic-permissions/{vhost}/{user}", r -> listed(r, topicPermissions(r),
+                p -> true, Shapes::topicPermission))
+            .sync("PUT", "/api/topic-permissions/{vhost}/{user}", r -> put(r, (user, vhost) -> admin().definitions()
+                .topicPermissions().stream().anyMatch(p -> p.user().equals(user) && p.vhost().equals(vhost)),
+                (user, vhost, body) -> admin().setTopicPermissions(user, vhost, Bodies.required(body, "exchange"),
+                    Bodies.required(body, "write"), Bodies.required(body, "read"))))
+            .sync("DELETE", "/api/topic-permissions/{vhost}/{user}", this::deleteTopicPermissions)
+            .sync("DELETE", "/api/topic-permissions/{vhost}/{user}/{exchange}", this::deleteTopicPermissions);
     }
 
     private static ApiResponse notFound() {
@@ -161,7 +184,16 @@ final class AccessResources {
         throw ApiException.notFound();
     }
 
-    private ApiResponse putPermission(ApiRequest request) {
+    /** Sets a user's permission or topic permission in a virtual host from a request's body. */
+    private interface Grant {
+        void set(String user, String vhost, Map<String, Object> body);
+    }
+
+    /**
+     * PUT of a permission or topic permission, as RabbitMQ answers it: 400 {@code vhost_or_user_not_found} when
+     * either is missing; 201 when the user had none there ({@code had}), else 204.
+     */
+    private ApiResponse put(ApiRequest request, BiPredicate<String, String> had, Grant grant) {
         request.caller().requireAdministrator();
         String vhost = request.variable("vhost");
         String user = request.variable("user");
@@ -169,25 +201,61 @@ final class AccessResources {
             throw ApiException.badRequest("vhost_or_user_not_found");
         }
         Map<String, Object> body = request.json(mapper);
-        boolean existed = admin().definitions().permissions().stream()
-            .anyMatch(p -> p.vhost().equals(vhost) && p.user().equals(user));
-        admin().setPermissions(user, vhost, Bodies.required(body, "configure"), Bodies.required(body, "write"),
-            Bodies.required(body, "read"));
+        boolean existed = had.test(user, vhost);
+        grant.set(user, vhost, body);
         return ApiResponse.createdOr(existed);
     }
 
-    private ApiResponse permissions(ApiRequest request, Predicate<PermissionDefinition> which, boolean inVhost) {
+    /** The definitions, once the path's virtual host is known to exist (404 otherwise). */
+    private BrokerDefinitions existingVhost(ApiRequest request) {
         request.caller().requireAdministrator();
-        if (inVhost && access().vhost(request.variable("vhost")) == null) {
+        if (access().vhost(request.variable("vhost")) == null) {
             throw ApiException.notFound();
         }
-        BrokerDefinitions definitions = admin().definitions();
+        return admin().definitions();
+    }
+
+    /** The definitions, once the path's user is known to exist (404 otherwise). */
+    private BrokerDefinitions existingUser(ApiRequest request) {
+        request.caller().requireAdministrator();
+        user(request.variable("user"));
+        return admin().definitions();
+    }
+
+    /** The definitions {@code which} selects, each as {@code shape} makes it: for administrators only. */
+    private static <T> ApiResponse listed(ApiRequest request, List<T> all, Predicate<T> which,
+            Function<T, Map<String, Object>> shape) {
+        request.caller().requireAdministrator();
         List<Map<String, Object>> items = new ArrayList<>();
-        for (PermissionDefinition p : definitions.permissions()) {
-            if (which.test(p)) {
-                items.add(Shapes.permission(p));
+        for (T definition : all) {
+            if (which.test(definition)) {
+                items.add(shape.apply(definition));
             }
         }
         return ApiResponse.ok(items);
+    }
+
+    /**
+     * The path's user's topic permissions in the path's virtual host; 404 when the user or the virtual host does
+     * not exist, or there are none (RabbitMQ's {@code rabbit_mgmt_wm_topic_permission}: {@code resource_exists}).
+     */
+    private List<TopicPermissionDefinition> topicPermissions(ApiRequest request) {
+        request.caller().requireAdministrator();
+        String vhost = request.variable("vhost");
+        String user = request.variable("user");
+        List<TopicPermissionDefinition> found = admin().definitions().topicPermissions().stream()
+            .filter(p -> p.vhost().equals(vhost) && p.user().equals(user)).toList();
+        if (found.isEmpty() || access().user(user) == null || access().vhost(vhost) == null) {
+            throw ApiException.notFound();
+        }
+        return found;
+    }
+
+    /** All of the user's topic permissions in the vhost, or those for the path's exchange; 404 when it has none. */
+    private ApiResponse deleteTopicPermissions(ApiRequest request) {
+        topicPermissions(request);
+        admin().clearTopicPermissions(request.variable("user"), request.variable("vhost"),
+            request.variable("exchange"));
+        return ApiResponse.noContent();
     }
 }

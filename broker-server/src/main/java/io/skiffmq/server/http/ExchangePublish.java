@@ -64,9 +64,9 @@ final class ExchangePublish {
             throw ApiException.badRequest("cannot publish to internal exchange '" + exchange.name() + "'");
         }
         BasicProperties props = properties(properties);
-        if (props.userId() != null && !props.userId().equals(request.caller().user())) {
-            throw ApiException.badRequest("user_id property set to '" + props.userId()
-                + "' but authenticated user was '" + request.caller().user() + "'");
+        String userIdRefusal = props.userId() == null ? null : access.userIdRefusal(props.userId());
+        if (userIdRefusal != null) {
+            throw ApiException.badRequest(userIdRefusal);
         }
         if (lookups.broker().alarms().any()) {
             throw new ApiException(503, "resource_alarm", "publishing is blocked by a resource alarm");

@@ -94,6 +94,11 @@ final class Shapes {
         m.put("vhost", opened == null ? null : opened.vhost());
         putAddress(m, "host", "port", c.localAddress());
         putAddress(m, "peer_host", "peer_port", c.remoteAddress());
+        m.put("client_properties", JsonValues.of(c.clientProperties()));
+        String userProvidedName = c.userProvidedName();
+        if (userProvidedName != null) {
+            m.put("user_provided_name", userProvidedName); // only when the client named it, as in RabbitMQ
+        }
         return m;
     }
 

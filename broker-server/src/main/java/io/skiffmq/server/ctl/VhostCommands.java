@@ -1,0 +1,78 @@
+package io.skiffmq.server.ctl;
+
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * rabbitmqctl's {@code add_vhost}, {@code delete_vhost} and {@code list_vhosts}, through the HTTP API's vhosts.
+ * One instance per run.
+ */
+final class VhostCommands {
+    private VhostCommands() {
+    }
+
+    static String path(String vhost) {
+        return "/api/vhosts/" + ApiClient.segment(vhost);
+    }
+
+    /** rabbitmqctl's error for a virtual host that is not there ({@code no_such_vhost}: exit 65). */
+    static CtlException noSuchVhost(String vhost) {
+        return new CtlException(ExitCodes.DATA_ERROR, "Virtual host '" + vhost + "' does not exist");
+    }
+
+    /** A command on one virtual host, named by its argument. */
+    abstract static class OnVhost extends CtlCommand {
+        @Parameters(index = "0", paramLabel = "vhost")
+        String vhost;
+    }
+
+    @Command(name = "add_vhost", mixinStandardHelpOptions = true,
+        description = "Adds a virtual host (nothing happens if it exists).")
+    static final class AddVhost extends OnVhost {
+        @Override
+        public Integer call() {
+            ApiClient api = ctl.api();
+            ctl.info("Adding vhost \"" + vhost + "\" ...");
+            api.call("PUT", path(vhost), Map.of(), Map.of());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "delete_vhost", mixinStandardHelpOptions = true, description = "Deletes a virtual host, with"
+        + " its queues, exchanges, bindings and permissions, and closes its connections.")
+    static final class DeleteVhost extends OnVhost {
+        @Override
+        public Integer call() {
+            ApiClient api = ctl.api();
+            ctl.info("Deleting vhost \"" + vhost + "\" ...");
+            api.callOr404("DELETE", path(vhost), null, noSuchVhost(vhost));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "list_vhosts", mixinStandardHelpOptions = true,
+        description = "Lists the virtual hosts (default column: name).")
+    static final class ListVhosts extends Listing.WithColumns {
+        @Override
+        List<String> defaults() {
+            return List.of("name");
+        }
+
+        @Override
+        List<String> supported() {
+            return List.of("name", "description", "tags", "default_queue_type", "tracing", "cluster_state");
+        }
+
+        @Override
+        String banner() {
+            return "Listing vhosts ...";
+        }
+
+        @Override
+        List<Map<String, Object>> rows(ApiClient api) {
+            return api.list("/api/vhosts");
+        }
+    }
+}
