@@ -397,6 +397,9 @@ public final class ClassicQueue implements Queue {
             consumer.unsettled.removeRange(firstTag, lastTag, entry -> settlements.settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
+                if (outcome.requeues()) {
+                    expiry.expireHeads(); // a message back whose TTL ran out dies now, before any redelivery
+                }
                 gauges.unacked -= settled;
                 QueueDispatcher.releaseSlots(consumer, settled);
                 dispatcher.dispatchAfterTurn();
@@ -450,6 +453,9 @@ public final class ClassicQueue implements Queue {
         consumers.stopPushing(consumer);
         int unsettled = consumer.unsettled.size();
         consumer.unsettled.removeAll(entry -> settlements.settle(entry, unsettledOutcome));
+        if (unsettled > 0 && unsettledOutcome.requeues()) {
+            expiry.expireHeads(); // as after a settlement: the dispatch that follows must not hand them out again
+        }
         gauges.unacked -= unsettled;
         QueueDispatcher.releaseSlots(consumer, unsettled);
         return true;
