@@ -44,13 +44,13 @@ public final class JournalRecord {
     }
 
     /**
-     * A record as read back. {@code flags} without the format tag; {@code format} the tag of a publish record's
+     * A record as read back. {@code version} the layout it was written in; {@code flags} without the format tag; {@code format} the tag of a publish record's
      * message (1, AMQP 1.0, for a version 1 record), 0 for other types. {@code message} (a publish's) and
      * {@code ackRanges} (an {@link RecordType#ACKS}'s body) are slices of the input, null for other types: valid
      * while the input is.
      */
-    public record Read(RecordType type, int flags, long queueId, long sequence, int deliveryCount, String exchange,
-            String routingKey, int format, ByteBuf message, ByteBuf ackRanges) {
+    public record Read(int version, RecordType type, int flags, long queueId, long sequence, int deliveryCount,
+            String exchange, String routingKey, int format, ByteBuf message, ByteBuf ackRanges) {
         /** The ranges of an {@link RecordType#ACKS} record. */
         public int ackRangeCount() {
             return ackRanges.readableBytes() / ACK_RANGE_LENGTH;
@@ -265,7 +265,7 @@ public final class JournalRecord {
             message = buf.slice(position, body + length - position);
         }
         buf.readerIndex(body + length);
-        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format, message,
-            ackRanges);
+        return new Read(version, type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format,
+            message, ackRanges);
     }
 }

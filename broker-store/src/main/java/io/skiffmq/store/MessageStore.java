@@ -389,7 +389,8 @@ public final class MessageStore implements AutoCloseable {
                     throw new Unreadable("journal record at " + location + " holds a message of unknown format "
                         + r.format(), null);
                 }
-                return Message.readStored(format, r.message(), true, r.exchange(), r.routingKey());
+                return Message.readStored(format, r.message(), true, r.exchange(), r.routingKey(),
+                    r.version() < RecordDescriptor.VERSION_4);
             } catch (JournalRecord.Corrupt | MalformedMessageException e) {
                 throw new Unreadable("journal record at " + location + " is damaged: " + e.getMessage(), e);
             }

@@ -54,6 +54,11 @@ public final class RecordDescriptor {
     public static final byte VERSION_1 = 1;
     /** The version before {@link RecordType#ACKS}: acks are one {@link RecordType#ACK} record each. */
     public static final byte VERSION_2 = 2;
+    /**
+     * The first version whose AMQP 0-9-1 stored form keeps a dead-lettered message's history beside it; before it,
+     * the broker kept that history in the message's {@code x-death} header alone.
+     */
+    public static final byte VERSION_4 = 4;
 
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
