@@ -241,4 +241,32 @@ class Amqp091DeadLetterTest extends Amqp091ArgumentsTestBase {
         assertFirstAndLast(dead.getProps(), "delivery_limit", q, "", "delivery_limit", q, "");
         assertThat(ready(q)).isZero();
     }
+
+    /**
+     * A publisher's own {@code x-death} (here 20 tables of three queues, without count or time, as the Java client's
+     * {@code XDeathHeaderGrowth.handlingOfXDeathHeadersFromEarlierVersions} sends them) is no history: RabbitMQ 4
+     * records deaths from its own ({@code mc:record_death/4}) and the header it writes replaces the publisher's, so
+     * the message that died in two queues carries two entries, each counted once.
+     */
+    @Test
+    void aPublishersOwnXDeathHeaderIsReplacedByTheHistory() throws Exception {
+        String dlq = queue("dead");
+        String second = queue("second", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", dlq);
+        String first = queue("first", "x-dead-letter-exchange", "", "x-dead-letter-routing-key", second);
+        List<Map<String, Object>> legacy = new java.util.ArrayList<>();
+        for (String q : List.of("queue97", "queue97", "queue97", "queue98", "queue99")) {
+            for (int i = 0; i < 4; i++) {
+                legacy.add(Map.of("reason", "expired", "queue", q, "exchange", "fanout0",
+                    "routing-keys", List.of("routing-key-1", "routing-key-2"), "random", "r" + i));
+            }
+        }
+        send("", first, new AMQP.BasicProperties.Builder().headers(Map.of("x-death", legacy)).build(), "legacy");
+        channel.basicReject(awaitGet(first, false).getEnvelope().getDeliveryTag(), false);
+        channel.basicReject(awaitGet(second, false).getEnvelope().getDeliveryTag(), false);
+        GetResponse dead = awaitGet(dlq, true);
+        List<Map<String, Object>> deaths = xDeath(dead.getProps());
+        assertThat(deaths).extracting(d -> String.valueOf(d.get("queue"))).containsExactly(second, first);
+        assertThat(deaths).extracting(d -> d.get("count")).containsExactly(1L, 1L);
+        assertThat(String.valueOf(dead.getProps().getHeaders().get("x-first-death-queue"))).isEqualTo(first);
+    }
 }

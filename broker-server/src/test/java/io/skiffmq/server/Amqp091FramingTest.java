@@ -102,6 +102,44 @@ class Amqp091FramingTest {
         brokerGoesOn();
     }
 
+    /**
+     * A consumer that stops reading (its window full of deliveries, the broker's send queue behind it) and stops
+     * sending is closed for its missed heartbeats with a reset, as RabbitMQ's sockets close ({@code linger 0}): a
+     * FIN would wait behind everything unread, and the client, once it reads again, would find its connection alive
+     * for megabytes before it ends.
+     */
+    @Test
+    void aConsumerThatStopsReadingIsResetWhenItMissesHeartbeats() throws Exception {
+        assumeFalse(target.external(), "waits for the broker's end of the connection");
+        String queue = Amqp091Support.unique("unread");
+        try (Connection connection = target.factory().newConnection()) {
+            Channel channel = connection.createChannel();
+            channel.queueDeclare(queue, false, false, true, null);
+            channel.confirmSelect();
+            byte[] body = new byte[4096];
+            for (int i = 0; i < 4096; i++) { // 16 MiB: more than the socket buffers both ways hold
+                channel.basicPublish("", queue, null, body);
+            }
+            channel.waitForConfirmsOrDie(30_000);
+        }
+        long idleEnds = target.broker().ends().count(io.skiffmq.server.connection.ConnectionEnd.IDLE_TIMEOUT);
+        try (Raw091Client client = new Raw091Client(target.host(), target.port(), 8192)) {
+            AMQP.Connection.Tune tune = client.start();
+            client.tuneOk(tune.getChannelMax(), tune.getFrameMax(), 1); // 2 s without a frame: missed heartbeats
+            client.send(0, new AMQP.Connection.Open.Builder().virtualHost("/").build());
+            client.expect(AMQP.Connection.OpenOk.class);
+            client.send(1, new AMQP.Channel.Open.Builder().build());
+            client.expect(AMQP.Channel.OpenOk.class);
+            client.send(1, new AMQP.Basic.Consume.Builder().queue(queue).noAck(true).build());
+            client.expect(AMQP.Basic.ConsumeOk.class);
+            // from here on the client reads and writes nothing
+            Amqp091Support.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                target.broker().ends().count(io.skiffmq.server.connection.ConnectionEnd.IDLE_TIMEOUT) > idleEnds);
+            assertThat(SocketEnds.endsWithReset(client.socket())).as("reset, not a FIN behind the unread").isTrue();
+        }
+        brokerGoesOn();
+    }
+
     @Test
     void aClientSilentAfterTheHeaderIsClosedAtTheHandshakeTimeout() throws Exception {
         try (Raw091Client client = Raw091Client.connect(target)) {
@@ -165,20 +203,45 @@ class Amqp091FramingTest {
     }
 
     /**
-     * After a frame error the decoder reads nothing more, so no close-ok can come: the socket closes once the close
-     * is out, without waiting for one. SkiffMQ only: RabbitMQ (fatal_frame_error) sleeps 3 s before it closes.
+     * After a frame error the decoder reads nothing more, so no close-ok can come: the broker reads on, dropping what
+     * comes, until the client closes the socket, and cuts it with a reset after the close-ok timeout (3 s, as long as
+     * RabbitMQ's {@code fatal_frame_error} waits) when it does not. SkiffMQ only: RabbitMQ reads nothing meanwhile.
      */
     @Test
-    void afterAFrameErrorTheSocketClosesWithoutWaitingForCloseOk() throws Exception {
-        assumeFalse(target.external(), "RabbitMQ waits 3 s after a frame error");
-        for (int type : new int[] {METHOD, 7}) {
-            try (Raw091Client client = openWithChannel()) {
-                byte[] qos = Raw091Client.methodPayload(60, 10, new byte[] {0, 0, 0, 0, 0, 1, 0});
-                client.writeFrame(type, 1, qos, type == METHOD ? 0xCD : FRAME_END); // a bad end, an unknown type
-                assertThat(client.expect(AMQP.Connection.Close.class).getReplyCode()).isEqualTo(AMQP.FRAME_ERROR);
-                client.soTimeout(1_000); // a third of the close-ok timeout
-                assertThat(client.closedByBroker()).as("closed without close-ok").isTrue();
+    void afterAFrameErrorTheBrokerWaitsForTheClientToCloseThenCutsIt() throws Exception {
+        assumeFalse(target.external(), "RabbitMQ reads nothing for 3 s after a frame error");
+        try (Raw091Client client = openWithChannel()) {
+            byte[] qos = Raw091Client.methodPayload(60, 10, new byte[] {0, 0, 0, 0, 0, 1, 0});
+            client.writeFrame(7, 1, qos, FRAME_END); // an unknown frame type
+            assertThat(client.expect(AMQP.Connection.Close.class).getReplyCode()).isEqualTo(AMQP.FRAME_ERROR);
+            client.send(0, new AMQP.Connection.CloseOk.Builder().build()); // dropped: the decoder has lost its place
+            client.soTimeout(1_000);
+            assertThat(client.closedByBroker()).as("open, for the client to close").isFalse();
+            client.soTimeout(5_000);
+            assertThat(client.closedByBroker()).as("cut after the close-ok timeout").isTrue();
+        }
+        brokerGoesOn();
+    }
+
+    /**
+     * A client still writing when its frame error is found (the rest of a frame over frame-max, 16 MiB, more than
+     * the socket buffers hold) writes it all, then reads the broker's close: the broker reads on and drops it. Closing
+     * on it unread would make the kernel reset the connection, failing the client's writes and possibly overtaking
+     * the close (the Java client's {@code FrameMax.rejectExceedingFrameMax}, now and then, without it).
+     */
+    @Test
+    void aClientStillWritingAfterItsFrameErrorSeesTheClose() throws Exception {
+        assumeFalse(target.external(), "RabbitMQ reads nothing for 3 s after a frame error");
+        try (Raw091Client client = openWithChannel()) {
+            int size = 16 << 20;
+            client.writeRaw(new byte[] {BODY, 0, 1, (byte) (size >>> 24), (byte) (size >>> 16), (byte) (size >>> 8),
+                (byte) size});
+            byte[] chunk = new byte[64 * 1024];
+            for (int written = 0; written < size; written += chunk.length) {
+                client.writeRaw(chunk);
             }
+            client.writeRaw(new byte[] {(byte) FRAME_END});
+            assertThat(client.expect(AMQP.Connection.Close.class).getReplyCode()).isEqualTo(AMQP.FRAME_ERROR);
         }
         brokerGoesOn();
     }

@@ -138,6 +138,24 @@ class Amqp091MessageTtlTest extends Amqp091ArgumentsTestBase {
         assertThat(ready(own)).isZero();
     }
 
+    /**
+     * A TTL of 0 means one delivery at most: rejected with requeue, the message dies even in the millisecond it was
+     * published (on the manual clock, time stands still), as RabbitMQ drops a requeued message when
+     * {@code Now >= Expiry} ({@code rabbit_amqqueue_process:requeue_and_run/4}).
+     */
+    @Test
+    void aRequeuedMessageWithATtlOfZeroIsNotDeliveredAgain() throws Exception {
+        String q = queue("ttl-zero-requeue", "x-message-ttl", 0);
+        Channel consuming = connection.createChannel();
+        Recorder recorder = new Recorder(consuming);
+        consuming.basicConsume(q, false, recorder);
+        send(q, "once");
+        assertThat(recorder.awaitDeliveries(1).get(0).getBody()).asString().isEqualTo("once");
+        consuming.basicReject(recorder.lastTag(), true);
+        assertThat(recorder.awaitExactly(1)).as("not redelivered").hasSize(1);
+        assertThat(ready(q)).isZero();
+    }
+
     @Test
     void aMessageGivenBackAfterItsTtlExpiresThen() throws Exception {
         String q = queue("ttl-requeue", "x-message-ttl", 200);

@@ -47,7 +47,19 @@ final class Raw091Client implements AutoCloseable {
     private final DataOutputStream out;
 
     Raw091Client(String host, int port) throws IOException {
-        socket = new Socket(host, port);
+        this(host, port, 0);
+    }
+
+    /**
+     * @param receiveBuffer the socket's receive buffer, set before it connects (a small window fills fast); 0 for
+     *        the default
+     */
+    Raw091Client(String host, int port, int receiveBuffer) throws IOException {
+        socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
+        socket.connect(new java.net.InetSocketAddress(host, port));
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
@@ -198,6 +210,10 @@ final class Raw091Client implements AutoCloseable {
 
     void soTimeout(int millis) throws IOException {
         socket.setSoTimeout(millis);
+    }
+
+    Socket socket() {
+        return socket;
     }
 
     @Override

@@ -59,7 +59,19 @@ final class RawClient implements AutoCloseable {
     private long transfersSent;
 
     RawClient(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(port, 0);
+    }
+
+    /**
+     * @param receiveBuffer the socket's receive buffer, set before it connects (a small window fills fast); 0 for
+     *        the default
+     */
+    RawClient(int port, int receiveBuffer) throws IOException {
+        socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
         in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 1 << 16));
@@ -358,6 +370,15 @@ final class RawClient implements AutoCloseable {
     @Override
     public void close() throws IOException {
         socket.close();
+    }
+
+    /** Sends what was written (writes are buffered until the next read). */
+    void flush() throws IOException {
+        out.flush();
+    }
+
+    Socket socket() {
+        return socket;
     }
 
     /** Resets the connection: SO_LINGER 0 makes the close send an RST instead of a FIN. */

@@ -109,11 +109,13 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         Map<Long, String> names = new HashMap<>();
         queueIds.forEach((name, id) -> names.put(id, name));
         Map<Long, List<StoredMessage>> recovered = messages.recover();
+        List<ClassicQueue> restored = new ArrayList<>();
         for (Map.Entry<Long, List<StoredMessage>> e : recovered.entrySet()) {
             String name = names.get(e.getKey());
             Queue queue = name == null ? null : vhost.queue(name);
             if (queue instanceof ClassicQueue classic) {
                 classic.restore(e.getValue());
+                restored.add(classic);
             } else {
                 // the queue was deleted and the crash came before its deletion reached the journal
                 e.getValue().forEach(messages::discard);
@@ -121,6 +123,9 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         }
         messages.start();
         deleteOrphanStreams(vhost);
+        // only now may a message that expired while the broker was down die: its dead-letter queue is restored
+        // (its sequences taken) and the journal writes
+        restored.forEach(ClassicQueue::recovered);
         LOG.log(System.Logger.Level.INFO, "virtual host {0} recovered: {1} exchanges, {2} queues, {3} bindings",
             vhost.name(), definitions.exchanges().size(), definitions.queues().size(), definitions.bindings().size());
     }

@@ -5,6 +5,7 @@ import static io.skiffmq.store.RecordDescriptor.CRC_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.DELIVERY_COUNT_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.FLAGS_MASK;
 import static io.skiffmq.store.RecordDescriptor.FLAGS_OFFSET;
+import static io.skiffmq.store.RecordDescriptor.FLAG_EXPIRES;
 import static io.skiffmq.store.RecordDescriptor.FORMAT_AMQP_1_0;
 import static io.skiffmq.store.RecordDescriptor.FORMAT_SHIFT;
 import static io.skiffmq.store.RecordDescriptor.HEADER_LENGTH;
@@ -14,7 +15,7 @@ import static io.skiffmq.store.RecordDescriptor.SEQUENCE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.TYPE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.VERSION;
 import static io.skiffmq.store.RecordDescriptor.VERSION_1;
-import static io.skiffmq.store.RecordDescriptor.VERSION_2;
+import static io.skiffmq.store.RecordDescriptor.VERSION_5;
 import static io.skiffmq.store.RecordDescriptor.VERSION_OFFSET;
 
 import io.netty.buffer.ByteBuf;
@@ -44,28 +45,33 @@ public final class JournalRecord {
     }
 
     /**
-     * A record as read back. {@code flags} without the format tag; {@code format} the tag of a publish record's
-     * message (1, AMQP 1.0, for a version 1 record), 0 for other types. {@code message} (a publish's) and
-     * {@code ackRanges} (an {@link RecordType#ACKS}'s body) are slices of the input, null for other types: valid
+     * A record as read back. {@code version} the layout it was written in; {@code flags} without the format tag;
+     * {@code format} the tag of a publish record's message (1, AMQP 1.0, for a version 1 record), 0 for other types;
+     * {@code expiresAt} when a publish record's message expires (ms since the epoch, {@link #NO_EXPIRY} when the
+     * record says none: always before version 5). {@code message} (a publish's) and {@code ranges} (the body of an
+     * {@link RecordType#ACKS} or {@link RecordType#DELIVERED}) are slices of the input, null for other types: valid
      * while the input is.
      */
-    public record Read(RecordType type, int flags, long queueId, long sequence, int deliveryCount, String exchange,
-            String routingKey, int format, ByteBuf message, ByteBuf ackRanges) {
-        /** The ranges of an {@link RecordType#ACKS} record. */
-        public int ackRangeCount() {
-            return ackRanges.readableBytes() / ACK_RANGE_LENGTH;
+    public record Read(int version, RecordType type, int flags, long queueId, long sequence, int deliveryCount,
+            String exchange, String routingKey, int format, long expiresAt, ByteBuf message, ByteBuf ranges) {
+        /** The ranges of an {@link RecordType#ACKS} or {@link RecordType#DELIVERED} record. */
+        public int rangeCount() {
+            return ranges.readableBytes() / ACK_RANGE_LENGTH;
         }
 
         /** The first sequence of range {@code i}. */
-        public long ackFirst(int i) {
-            return ackRanges.getLong(ackRanges.readerIndex() + i * ACK_RANGE_LENGTH);
+        public long rangeFirst(int i) {
+            return ranges.getLong(ranges.readerIndex() + i * ACK_RANGE_LENGTH);
         }
 
-        /** How many sequences range {@code i} holds, from {@link #ackFirst}. */
-        public int ackCount(int i) {
-            return ackRanges.getInt(ackRanges.readerIndex() + i * ACK_RANGE_LENGTH + 8);
+        /** How many sequences range {@code i} holds, from {@link #rangeFirst}. */
+        public int rangeLength(int i) {
+            return ranges.getInt(ranges.readerIndex() + i * ACK_RANGE_LENGTH + 8);
         }
     }
+
+    /** {@link Read#expiresAt} of a message that never expires (its queue's expiry of one). */
+    public static final long NO_EXPIRY = Long.MAX_VALUE;
 
     /** A record that is cut short or does not match its checksum: where the good journal ends. */
     public static final class Corrupt extends Exception {
@@ -79,12 +85,14 @@ public final class JournalRecord {
     /**
      * Appends a {@link RecordType#PUBLISH} record of {@code message}'s stored form, tagged with its format.
      *
+     * @param expiresAt when the message expires in its queue (ms since the epoch), {@link #NO_EXPIRY} for never: 8
+     *        bytes more, only in the records of messages that expire
      * @param message read, not retained or released
      */
     public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
-            Message message) {
+            long expiresAt, Message message) {
         int start = startPublish(out, queueId, sequence, flags, message.format().tag(), deliveryCount,
-            message.exchange(), message.routingKey());
+            message.exchange(), message.routingKey(), expiresAt);
         message.writeStored(out);
         finish(out, start);
     }
@@ -97,40 +105,63 @@ public final class JournalRecord {
      */
     public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
             String exchange, String routingKey, int format, ByteBuf message) {
-        int start = startPublish(out, queueId, sequence, flags, format, deliveryCount, exchange, routingKey);
+        int start = startPublish(out, queueId, sequence, flags, format, deliveryCount, exchange, routingKey,
+            NO_EXPIRY);
         out.writeBytes(message, message.readerIndex(), message.readableBytes());
         finish(out, start);
     }
 
     private static int startPublish(ByteBuf out, long queueId, long sequence, int flags, int format,
-            int deliveryCount, String exchange, String routingKey) {
-        if ((flags & ~FLAGS_MASK) != 0 || format < 1 || format > 0xff) {
+            int deliveryCount, String exchange, String routingKey, long expiresAt) {
+        if ((flags & ~FLAGS_MASK) != 0 || (flags & FLAG_EXPIRES) != 0 || format < 1 || format > 0xff) {
             throw new IllegalArgumentException("flags 0x" + Integer.toHexString(flags) + ", format " + format);
+        }
+        if (expiresAt != NO_EXPIRY) {
+            flags |= FLAG_EXPIRES;
         }
         int start = writeHeader(out, RecordType.PUBLISH, flags | format << FORMAT_SHIFT, queueId, sequence,
             deliveryCount);
         writeString(out, exchange);
         writeString(out, routingKey == null ? "" : routingKey);
+        if (expiresAt != NO_EXPIRY) {
+            out.writeLong(expiresAt);
+        }
         return start;
     }
 
-    /** Appends a record with no body (ack, requeue, expire, queue deleted). */
+    /**
+     * Appends a record with no body (ack, requeue, expire, queue deleted; clean stop and started, with queue id and
+     * sequence 0).
+     */
     public static void write(ByteBuf out, RecordType type, long queueId, long sequence, int flags, int deliveryCount) {
-        if (type == RecordType.PUBLISH || type == RecordType.ACKS) {
-            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish or writeAcks");
+        if (hasRanges(type) || type == RecordType.PUBLISH) {
+            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish or writeRanges");
         }
         finish(out, writeHeader(out, type, flags, queueId, sequence, deliveryCount));
     }
 
-    /**
-     * Appends an {@link RecordType#ACKS} record: the sequences {@code firsts[i]} to {@code firsts[i] + counts[i] -
-     * 1} of queue {@code queueId}, for each of the first {@code ranges} ranges.
-     */
+    private static boolean hasRanges(RecordType type) {
+        return type == RecordType.ACKS || type == RecordType.DELIVERED;
+    }
+
+    /** {@link #writeRanges} of an {@link RecordType#ACKS} record. */
     public static void writeAcks(ByteBuf out, long queueId, long[] firsts, int[] counts, int ranges) {
-        if (ranges < 1) {
-            throw new IllegalArgumentException("an acks record holds at least one range");
+        writeRanges(out, RecordType.ACKS, queueId, firsts, counts, ranges);
+    }
+
+    /**
+     * Appends an {@link RecordType#ACKS} or {@link RecordType#DELIVERED} record: the sequences {@code firsts[i]}
+     * to {@code firsts[i] + counts[i] - 1} of queue {@code queueId}, for each of the first {@code ranges} ranges.
+     */
+    public static void writeRanges(ByteBuf out, RecordType type, long queueId, long[] firsts, int[] counts,
+            int ranges) {
+        if (!hasRanges(type)) {
+            throw new IllegalArgumentException("a " + type + " record holds no ranges");
         }
-        int start = writeHeader(out, RecordType.ACKS, 0, queueId, 0, 0);
+        if (ranges < 1) {
+            throw new IllegalArgumentException("a " + type + " record holds at least one range");
+        }
+        int start = writeHeader(out, type, 0, queueId, 0, 0);
         for (int i = 0; i < ranges; i++) {
             if (counts[i] < 1) {
                 throw new IllegalArgumentException("range of " + counts[i] + " sequences");
@@ -220,6 +251,9 @@ public final class JournalRecord {
         if (type == null || length < 0 || length > buf.readableBytes() - HEADER_LENGTH) {
             throw new Corrupt("record at " + start + " is cut short or has an unknown type");
         }
+        if (version < type.since()) {
+            throw new Corrupt(type + " record at " + start + " of version " + version + ", before the type was");
+        }
         if ((int) crc(buf, start, length) != buf.getInt(start + CRC_OFFSET)) {
             throw new Corrupt("record at " + start + " fails its checksum");
         }
@@ -234,20 +268,24 @@ public final class JournalRecord {
         long queueId = buf.getLong(start + QUEUE_ID_OFFSET);
         long sequence = buf.getLong(start + SEQUENCE_OFFSET);
         int deliveryCount = buf.getInt(start + DELIVERY_COUNT_OFFSET);
+        if ((flags & FLAG_EXPIRES) != 0 && (type != RecordType.PUBLISH || version < VERSION_5)) {
+            throw new Corrupt(type + " record at " + start + " of version " + version + " has an expiry");
+        }
         String exchange = null;
         String routingKey = null;
+        long expiresAt = NO_EXPIRY;
         ByteBuf message = null;
-        ByteBuf ackRanges = null;
+        ByteBuf ranges = null;
         int body = start + HEADER_LENGTH;
-        if (type == RecordType.ACKS) {
-            if (version <= VERSION_2 || flags != 0 || length == 0 || length % ACK_RANGE_LENGTH != 0) {
-                throw new Corrupt("acks record at " + start + " of version " + version + ", flags " + flags
+        if (hasRanges(type)) {
+            if (flags != 0 || length == 0 || length % ACK_RANGE_LENGTH != 0) {
+                throw new Corrupt(type + " record at " + start + " of version " + version + ", flags " + flags
                     + ", body of " + length + " bytes");
             }
-            ackRanges = buf.slice(body, length);
+            ranges = buf.slice(body, length);
             for (int i = 8; i < length; i += ACK_RANGE_LENGTH) {
-                if (ackRanges.getInt(i) < 1) {
-                    throw new Corrupt("acks record at " + start + " has a range of " + ackRanges.getInt(i));
+                if (ranges.getInt(i) < 1) {
+                    throw new Corrupt(type + " record at " + start + " has a range of " + ranges.getInt(i));
                 }
             }
         }
@@ -259,13 +297,17 @@ public final class JournalRecord {
             int keyLength = buf.getUnsignedShort(position);
             routingKey = buf.toString(position + 2, keyLength, StandardCharsets.UTF_8);
             position += 2 + keyLength;
+            if ((flags & FLAG_EXPIRES) != 0) {
+                expiresAt = position + 8 <= body + length ? buf.getLong(position) : NO_EXPIRY;
+                position += 8;
+            }
             if (position > body + length) {
                 throw new Corrupt("publish record at " + start + " has names longer than its body");
             }
             message = buf.slice(position, body + length - position);
         }
         buf.readerIndex(body + length);
-        return new Read(type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format, message,
-            ackRanges);
+        return new Read(version, type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format,
+            expiresAt, message, ranges);
     }
 }

@@ -51,6 +51,8 @@ public final class MessageStore implements AutoCloseable {
     private final Journal journal;
     private final Map<Long, LongFunction<CompletableFuture<Integer>>> relocators = new ConcurrentHashMap<>();
     private final Map<Long, JournalQueueLog> logs = new ConcurrentHashMap<>();
+    /** The journal replayed ends with a clean stop: {@link #start} voids it with a started record. */
+    private boolean recoveredClean;
     private final ScheduledExecutorService maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "skiffmq-store-maintenance");
         t.setDaemon(true);
@@ -74,6 +76,10 @@ public final class MessageStore implements AutoCloseable {
         int priority;
         long ttl = -1;
         int bodySize;
+        /** From the record (version 5), else unknown. */
+        long expiresAt = StoredMessage.EXPIRY_UNKNOWN;
+        /** A {@link RecordType#DELIVERED} record names it. */
+        boolean delivered;
 
         Live(long location, long deliveryCount) {
             this.location = location;
@@ -82,6 +88,9 @@ public final class MessageStore implements AutoCloseable {
 
         /** Reads priority, TTL and body size from a publish record's message (left as they are when unreadable). */
         Live read(JournalRecord.Read r) {
+            if (r.version() >= RecordDescriptor.VERSION_5) {
+                expiresAt = r.expiresAt();
+            }
             bodySize = r.message().readableBytes();
             MessageFormat format = MessageFormat.ofTag(r.format());
             if (format != null) {
@@ -105,15 +114,34 @@ public final class MessageStore implements AutoCloseable {
      * message is null: the queue reads it when it needs it). Call once, after the logs of the durable queues are
      * made and before {@link #start}. Each message keeps its segment until its queue removes it; a message whose
      * queue has no log must be {@link #discard}ed.
+     *
+     * <p>No record is written when a message is delivered, so after a crash every message may have been: all come
+     * back {@linkplain StoredMessage#deliveredBefore delivered before}, as RabbitMQ marks them after a dirty
+     * recovery. After a clean stop (the journal ends with {@link RecordType#CLEAN_STOP}) only those its queue's
+     * {@link RecordType#DELIVERED} records name do, as RabbitMQ keeps its queues' delivery marks in their recovery
+     * terms at a graceful stop.
      */
     public Map<Long, List<StoredMessage>> recover() {
         long started = System.nanoTime();
         Map<Long, TreeMap<Long, Live>> queues = new HashMap<>();
+        RecordType[] last = new RecordType[1];
         long records = journal.replay((r, location) -> {
+            last[0] = r.type();
             switch (r.type()) {
-                // a later copy of the same message (compaction) replaces the earlier one
-                case PUBLISH -> queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>())
-                    .put(r.sequence(), new Live(location, r.deliveryCount()).read(r));
+                case PUBLISH -> {
+                    // a later copy of the same message (compaction) replaces the earlier one
+                    Live copy = new Live(location, r.deliveryCount()).read(r);
+                    Live earlier = queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>()).put(r.sequence(), copy);
+                    copy.delivered = earlier != null && earlier.delivered;
+                }
+                case DELIVERED -> {
+                    TreeMap<Long, Live> queue = queues.get(r.queueId());
+                    for (int i = 0; queue != null && i < r.rangeCount(); i++) {
+                        long first = r.rangeFirst(i);
+                        queue.subMap(first, first + r.rangeLength(i)).values().forEach(live -> live.delivered = true);
+                    }
+                }
+                case CLEAN_STOP, STARTED -> { }
                 case ACK, EXPIRE -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
                     if (queue != null) {
@@ -122,9 +150,9 @@ public final class MessageStore implements AutoCloseable {
                 }
                 case ACKS -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
-                    for (int i = 0; queue != null && i < r.ackRangeCount(); i++) {
-                        long first = r.ackFirst(i);
-                        queue.subMap(first, first + r.ackCount(i)).clear();
+                    for (int i = 0; queue != null && i < r.rangeCount(); i++) {
+                        long first = r.rangeFirst(i);
+                        queue.subMap(first, first + r.rangeLength(i)).clear();
                     }
                 }
                 case REQUEUE -> {
@@ -137,6 +165,7 @@ public final class MessageStore implements AutoCloseable {
                 case QUEUE_DELETED -> queues.remove(r.queueId());
             }
         });
+        recoveredClean = last[0] == RecordType.CLEAN_STOP;
         Map<Long, List<StoredMessage>> recovered = new HashMap<>();
         long messages = 0;
         for (Map.Entry<Long, TreeMap<Long, Live>> queue : queues.entrySet()) {
@@ -149,13 +178,15 @@ public final class MessageStore implements AutoCloseable {
                     log.bySegment.computeIfAbsent(Journal.segmentOf(live.location), s -> new long[1])[0]++;
                 }
                 list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location, live.priority,
-                    live.ttl, live.bodySize));
+                    live.ttl, live.bodySize, live.expiresAt,
+                    !recoveredClean || live.delivered || live.deliveryCount > 0));
             }
             recovered.put(queue.getKey(), list);
             messages += list.size();
         }
-        LOG.log(System.Logger.Level.INFO, "journal replayed: {0} records, {1} live messages in {2} queues, {3} ms",
-            records, messages, recovered.size(), (System.nanoTime() - started) / 1_000_000);
+        LOG.log(System.Logger.Level.INFO, "journal replayed: {0} records, {1} live messages in {2} queues, {3} ms, "
+            + "{4}", records, messages, recovered.size(), (System.nanoTime() - started) / 1_000_000,
+            recoveredClean ? "stopped cleanly" : "not stopped cleanly: every message counts as delivered before");
         return recovered;
     }
 
@@ -164,9 +195,24 @@ public final class MessageStore implements AutoCloseable {
         journal.release(message.location(), 1);
     }
 
-    /** Starts writing and reclaiming. */
+    /**
+     * Starts writing and reclaiming. After a clean stop, first writes (and waits for) a {@link RecordType#STARTED}
+     * record: messages may now be delivered without a record, so a crash from here on must not find the journal
+     * clean.
+     */
     public MessageStore start() {
         journal.start();
+        if (recoveredClean) {
+            appendBrokerRecord(RecordType.STARTED);
+            try {
+                journal.flush().get(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the journal started", e);
+            } catch (Exception e) {
+                throw new IllegalStateException("the journal's started record was not written", e);
+            }
+        }
         maintenance.scheduleWithFixedDelay(this::reclaim, MAINTENANCE_MILLIS, MAINTENANCE_MILLIS, TimeUnit.MILLISECONDS);
         return this;
     }
@@ -241,10 +287,22 @@ public final class MessageStore implements AutoCloseable {
         LOG.log(System.Logger.Level.DEBUG, "journal segment {0} compacted: {1} messages copied forward", segment, copied);
     }
 
-    /** Writes the acks each queue has gathered (on its thread), then what is pending, and closes the journal. */
+    /** Appends a record about the broker rather than a queue (clean stop, started). */
+    private void appendBrokerRecord(RecordType type) {
+        ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH);
+        JournalRecord.write(record, type, 0, 0, 0, 0);
+        journal.append(record, null);
+    }
+
+    /**
+     * Writes the acks each queue has gathered (on its thread), then what is pending, and closes the journal. When
+     * every queue {@linkplain QueueLog#stopped stopped} cleanly, which it does when it closes, the last record says
+     * so ({@link RecordType#CLEAN_STOP}).
+     */
     @Override
     public void close() {
         maintenance.shutdownNow();
+        boolean clean = false;
         try {
             maintenance.awaitTermination(10, TimeUnit.SECONDS);
             List<CompletableFuture<Void>> acks = new ArrayList<>();
@@ -252,11 +310,19 @@ public final class MessageStore implements AutoCloseable {
                 acks.add(log.writeAcksNow());
             }
             CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            clean = logs.values().stream().allMatch(log -> log.stopped);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             // a queue's thread is gone or stuck: its last acks are lost, so those messages come back (at least once)
             LOG.log(System.Logger.Level.WARNING, "acks of some queues not written before the journal closed", e);
+        }
+        if (clean) {
+            try {
+                appendBrokerRecord(RecordType.CLEAN_STOP);
+            } catch (IllegalStateException e) {
+                // the journal failed (it said so): the next start counts every message as delivered before
+            }
         }
         journal.close();
     }
@@ -294,17 +360,19 @@ public final class MessageStore implements AutoCloseable {
          */
         private volatile boolean acksScheduled;
         private final Runnable writeAcks = this::writeAcks;
+        /** The queue stopped cleanly and wrote which messages it had delivered ({@link #stopped}); read by close. */
+        private volatile boolean stopped;
 
         JournalQueueLog(long queueId, QueueExecutor executor) {
             this.queueId = queueId;
             this.executor = executor;
         }
 
-        private long write(long sequence, Message message, long deliveryCount, Runnable durable) {
+        private long write(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
             ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(
-                RecordDescriptor.HEADER_LENGTH + 64 + message.storedSize());
+                RecordDescriptor.HEADER_LENGTH + 72 + message.storedSize());
             JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
-                message);
+                expiresAt, message);
             long location = journal.append(record, true, durable);
             long segment = Journal.segmentOf(location);
             if (segment != lastSegment) {
@@ -343,13 +411,13 @@ public final class MessageStore implements AutoCloseable {
         }
 
         @Override
-        public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
-            return write(sequence, message, deliveryCount, durable);
+        public long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
+            return write(sequence, message, deliveryCount, expiresAt, durable);
         }
 
         @Override
-        public long relocate(long sequence, Message message, long deliveryCount, long location) {
-            long moved = write(sequence, message, deliveryCount, null);
+        public long relocate(long sequence, Message message, long deliveryCount, long expiresAt, long location) {
+            long moved = write(sequence, message, deliveryCount, expiresAt, null);
             release(location);
             return moved;
         }
@@ -389,7 +457,8 @@ public final class MessageStore implements AutoCloseable {
                     throw new Unreadable("journal record at " + location + " holds a message of unknown format "
                         + r.format(), null);
                 }
-                return Message.readStored(format, r.message(), true, r.exchange(), r.routingKey());
+                return Message.readStored(format, r.message(), true, r.exchange(), r.routingKey(),
+                    r.version() < RecordDescriptor.VERSION_4);
             } catch (JournalRecord.Corrupt | MalformedMessageException e) {
                 throw new Unreadable("journal record at " + location + " is damaged: " + e.getMessage(), e);
             }
@@ -442,14 +511,47 @@ public final class MessageStore implements AutoCloseable {
         /** Writes the acks gathered as one record; runs on the queue's thread, after the tasks that gathered them. */
         private void writeAcks() {
             if (ackRanges > 0) {
-                ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH
-                    + ackRanges * RecordDescriptor.ACK_RANGE_LENGTH);
-                JournalRecord.writeAcks(record, queueId, ackFirsts, ackCounts, ackRanges);
+                appendRanges(RecordType.ACKS, ackFirsts, ackCounts, ackRanges);
                 ackRanges = 0;
-                appendQuietly(record);
             }
             // only once the record is in the journal: close() skips this queue on seeing it false
             acksScheduled = false;
+        }
+
+        private void appendRanges(RecordType type, long[] firsts, int[] counts, int ranges) {
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH
+                + ranges * RecordDescriptor.ACK_RANGE_LENGTH);
+            JournalRecord.writeRanges(record, type, queueId, firsts, counts, ranges);
+            appendQuietly(record);
+        }
+
+        /**
+         * The sequences, ascending, as {@link RecordType#DELIVERED} records of at most {@link #MAX_ACK_RANGES}
+         * ranges; then the acks gathered. Nothing is written for the queue afterwards.
+         */
+        @Override
+        public void stopped(long[] deliveredBefore, int count) {
+            long[] firsts = new long[Math.min(count, MAX_ACK_RANGES)];
+            int[] lengths = new int[firsts.length];
+            int ranges = 0;
+            for (int i = 0; i < count; i++) {
+                long sequence = deliveredBefore[i];
+                if (ranges > 0 && firsts[ranges - 1] + lengths[ranges - 1] == sequence) {
+                    lengths[ranges - 1]++;
+                    continue;
+                }
+                if (ranges == firsts.length) {
+                    appendRanges(RecordType.DELIVERED, firsts, lengths, ranges);
+                    ranges = 0;
+                }
+                firsts[ranges] = sequence;
+                lengths[ranges++] = 1;
+            }
+            if (ranges > 0) {
+                appendRanges(RecordType.DELIVERED, firsts, lengths, ranges);
+            }
+            writeAcks();
+            stopped = true;
         }
 
         @Override

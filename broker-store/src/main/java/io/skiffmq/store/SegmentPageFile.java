@@ -113,7 +113,9 @@ final class SegmentPageFile implements PageFile {
                 writeBuffer.writeInt(bodySize);
                 int flags = (message.durable() ? RecordDescriptor.FLAG_DURABLE : 0)
                     | (acquiredBefore ? RecordDescriptor.FLAG_REDELIVERED : 0);
-                JournalRecord.writePublish(writeBuffer, 0, sequence, flags, (int) deliveryCount, message);
+                // the prefix holds the expiry: the record does not repeat it
+                JournalRecord.writePublish(writeBuffer, 0, sequence, flags, (int) deliveryCount,
+                    JournalRecord.NO_EXPIRY, message);
             } catch (RuntimeException e) {
                 writeBuffer.writerIndex(start); // nothing of it stays
                 throw e;
@@ -207,7 +209,8 @@ final class SegmentPageFile implements PageFile {
                     PagedMessage paged = parse(scan.buf, length);
                     long moved;
                     try {
-                        moved = log.relocate(paged.sequence(), paged.message(), paged.deliveryCount(), location);
+                        moved = log.relocate(paged.sequence(), paged.message(), paged.deliveryCount(),
+                            paged.expiresAt(), location);
                     } finally {
                         paged.message().release();
                     }

@@ -96,7 +96,7 @@ class AckRecordTest {
             long[] locations = new long[10];
             for (int s = 0; s < 10; s++) {
                 Message m = message(s);
-                locations[s] = log.publish(s, m, 0, null);
+                locations[s] = log.publish(s, m, 0, Long.MAX_VALUE, null);
                 m.release();
             }
             for (int s : new int[] {0, 1, 2, 3, 4, 7}) {
@@ -113,8 +113,8 @@ class AckRecordTest {
                 assertThat(r.type()).isNotEqualTo(RecordType.ACK);
                 if (r.type() == RecordType.ACKS) {
                     StringBuilder ranges = new StringBuilder();
-                    for (int i = 0; i < r.ackRangeCount(); i++) {
-                        ranges.append(r.ackFirst(i)).append('+').append(r.ackCount(i)).append(' ');
+                    for (int i = 0; i < r.rangeCount(); i++) {
+                        ranges.append(r.rangeFirst(i)).append('+').append(r.rangeLength(i)).append(' ');
                     }
                     acks.add(ranges.toString().trim());
                 }
@@ -138,7 +138,7 @@ class AckRecordTest {
             long[] locations = new long[3];
             for (int s = 0; s < 3; s++) {
                 Message m = message(s);
-                locations[s] = log.publish(s, m, 0, null);
+                locations[s] = log.publish(s, m, 0, Long.MAX_VALUE, null);
                 m.release();
             }
             log.remove(0, locations[0]);

@@ -82,7 +82,7 @@ class DeathHistoryRecordTest {
             QueueLog log = log(store);
             store.recover();
             store.start();
-            log.publish(1, m, 0, durable::countDown);
+            log.publish(1, m, 0, Long.MAX_VALUE, durable::countDown);
             assertThat(durable.await(10, TimeUnit.SECONDS)).isTrue();
         } finally {
             m.release();

@@ -23,6 +23,8 @@ import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
+import io.skiffmq.core.time.BrokerClock;
+import io.skiffmq.core.time.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,6 +68,8 @@ class DiskStoreTest {
         }
     };
     private final List<DiskStore> open = new ArrayList<>();
+    /** What the virtual hosts started next run on. */
+    private BrokerClock clock = BrokerClock.SYSTEM;
 
     @AfterEach
     void close() throws Exception {
@@ -82,9 +86,17 @@ class DiskStoreTest {
         loop.submit(() -> loopThread[0] = Thread.currentThread()).get();
         DiskStore store = new DiskStore(dir, Journal.SyncPolicy.OS, segmentBytes, queueMemoryLimit);
         open.add(store);
-        VirtualHost vhost = new VirtualHost("/", () -> executor, store);
+        VirtualHost vhost = new VirtualHost("/", () -> executor, store, clock, true);
         store.recover(vhost);
         return vhost;
+    }
+
+    /** Stops as the broker stops: every queue closes (saying which messages it had delivered), then the store. */
+    private VirtualHost stopCleanlyAndStart(VirtualHost vhost) throws Exception {
+        for (Queue queue : vhost.queues()) {
+            queue.close().get(10, TimeUnit.SECONDS);
+        }
+        return restart(Journal.DEFAULT_SEGMENT_BYTES);
     }
 
     private VirtualHost restart(long segmentBytes) throws Exception {
@@ -414,5 +426,84 @@ class DiskStoreTest {
         onLoop(() -> { });
         assertThat(after.queue("q").readyCount()).isEqualTo(1);
         assertThat(drain(after.queue("q"), 1, new HashMap<>())).containsExactly("kept");
+    }
+
+    /** Whether each of {@code count} deliveries was its message's first, by body; the messages stay unsettled. */
+    private static Map<String, Boolean> firstAcquirers(Queue queue, int count) throws Exception {
+        Collector collector = new Collector();
+        QueueConsumer consumer = queue.subscribe(collector, ConsumerFlow.credit(), false);
+        queue.flow(consumer, 0, count, false, false);
+        Map<String, QueueDelivery> got = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            collector.take(got);
+        }
+        Map<String, Boolean> first = new LinkedHashMap<>();
+        got.forEach((body, d) -> first.put(body, d.firstAcquirer()));
+        return first;
+    }
+
+    /**
+     * RabbitMQ saves which messages were delivered in its queues' recovery terms at a graceful stop, and marks every
+     * message delivered after a crash ({@code rabbit_variable_queue:init/9}): after a clean stop only the messages
+     * delivered before it come back redelivered, through any number of clean restarts; a stop that was not clean,
+     * even right after a clean start that wrote nothing else, marks them all.
+     */
+    @Test
+    void aCleanStopKeepsWhichMessagesWereDeliveredAndAnyOtherStopMarksThemAll() throws Exception {
+        VirtualHost vhost = start(Journal.DEFAULT_SEGMENT_BYTES);
+        Queue queue = vhost.declareQueue("q", true, Map.of());
+        publish(queue, List.of(message("m0", true), message("m1", true), message("m2", true), message("m3", true)));
+        Collector collector = new Collector();
+        QueueConsumer consumer = queue.subscribe(collector, ConsumerFlow.credit(), false);
+        queue.flow(consumer, 0, 2, false, false);
+        Map<String, QueueDelivery> got = new HashMap<>();
+        collector.take(got);
+        collector.take(got);
+        queue.settle(consumer, got.get("m0").tag(), got.get("m0").tag(), Outcome.RELEASED);
+        onLoop(() -> { }); // m0 is back, delivered before; m1 is still with the consumer at the stop
+
+        VirtualHost twice = stopCleanlyAndStart(stopCleanlyAndStart(vhost)); // not delivered in between
+        onLoop(() -> { });
+        assertThat(firstAcquirers(twice.queue("q"), 4)).containsExactly(Map.entry("m0", false),
+            Map.entry("m1", false), Map.entry("m2", true), Map.entry("m3", true));
+
+        VirtualHost next = stopCleanlyAndStart(twice);
+        onLoop(() -> { });
+        next.queue("q").purge().get(10, TimeUnit.SECONDS);
+        publish(next.queue("q"), List.of(message("fresh", true)));
+        stopCleanlyAndStart(next);
+        onLoop(() -> { });
+        VirtualHost crashed = restart(Journal.DEFAULT_SEGMENT_BYTES); // the queues were not stopped
+        onLoop(() -> { });
+        assertThat(firstAcquirers(crashed.queue("q"), 1)).containsExactly(Map.entry("fresh", false));
+    }
+
+    /**
+     * A message's TTL counts from its arrival across a restart, as RabbitMQ's queue index keeps each message's
+     * expiry; one whose TTL ran out while the broker was down is dead-lettered once it is back.
+     */
+    @Test
+    void aMessagesTtlCountsOnAcrossARestartAndOneThatRanOutWhileDownIsDeadLettered() throws Exception {
+        ManualClock manual = new ManualClock(1_700_000_000_000L);
+        clock = manual;
+        VirtualHost vhost = start(Journal.DEFAULT_SEGMENT_BYTES);
+        vhost.declareQueue("dlq", true, Map.of());
+        Queue queue = vhost.declareQueue("q", true, Map.of("x-message-ttl", 1000L, "x-dead-letter-exchange", "",
+            "x-dead-letter-routing-key", "dlq"));
+        publish(queue, List.of(message("early", true)));
+        manual.advance(600);
+        publish(queue, List.of(message("late", true)));
+        VirtualHost after = stopCleanlyAndStart(vhost);
+        manual.advance(500); // "early" expired while the broker was down
+        onLoop(() -> { });
+        await().atMost(Duration.ofSeconds(10)).until(() -> after.queue("dlq").readyCount() == 1);
+        assertThat(after.queue("q").readyCount()).isEqualTo(1);
+        manual.advance(499);
+        onLoop(() -> { });
+        assertThat(after.queue("q").readyCount()).as("'late' has 1 ms left").isEqualTo(1);
+        manual.advance(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> after.queue("dlq").readyCount() == 2);
+        assertThat(after.queue("q").readyCount()).isZero();
+        assertThat(drain(after.queue("dlq"), 2, new HashMap<>())).containsExactly("early", "late");
     }
 }

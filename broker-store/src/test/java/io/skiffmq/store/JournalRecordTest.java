@@ -7,7 +7,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.testing.LeakDetection;
+import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.testing.RandomMessages;
+import io.skiffmq.core.message.Amqp10Message;
+import io.skiffmq.core.message.Message;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -43,10 +46,12 @@ class JournalRecordTest {
     @Test
     void everyOtherRecordTypeRoundTrips() throws Exception {
         ByteBuf out = Unpooled.buffer();
-        for (RecordType type : EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS))) {
+        EnumSet<RecordType> bodiless = EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS,
+            RecordType.DELIVERED));
+        for (RecordType type : bodiless) {
             JournalRecord.write(out, type, 7, type.ordinal() * 10L, RecordDescriptor.FLAG_REDELIVERED, 2);
         }
-        for (RecordType type : EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS))) {
+        for (RecordType type : bodiless) {
             JournalRecord.Read read = JournalRecord.read(out);
             assertThat(read.type()).isEqualTo(type);
             assertThat(read.sequence()).isEqualTo(type.ordinal() * 10L);
@@ -106,10 +111,10 @@ class JournalRecordTest {
         assertThat(read.type()).isEqualTo(RecordType.ACKS);
         assertThat(read.queueId()).isEqualTo(9);
         assertThat(read.message()).isNull();
-        assertThat(read.ackRangeCount()).as("only the ranges asked for").isEqualTo(3);
-        assertThat(new long[] {read.ackFirst(0), read.ackFirst(1), read.ackFirst(2)})
+        assertThat(read.rangeCount()).as("only the ranges asked for").isEqualTo(3);
+        assertThat(new long[] {read.rangeFirst(0), read.rangeFirst(1), read.rangeFirst(2)})
             .containsExactly(5, 100, Long.MAX_VALUE - 1);
-        assertThat(new int[] {read.ackCount(0), read.ackCount(1), read.ackCount(2)}).containsExactly(3, 1, 2);
+        assertThat(new int[] {read.rangeLength(0), read.rangeLength(1), read.rangeLength(2)}).containsExactly(3, 1, 2);
         assertThat(out.isReadable()).isFalse();
         assertThatThrownBy(() -> JournalRecord.write(out, RecordType.ACKS, 9, 0, 0, 0))
             .isInstanceOf(IllegalArgumentException.class);
@@ -141,8 +146,53 @@ class JournalRecordTest {
         for (byte[] bad : new byte[][] {version2, emptyRange, halfRange}) {
             resign(bad);
             assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(bad)))
-                .isInstanceOf(JournalRecord.Corrupt.class).hasMessageContaining("acks record");
+                .isInstanceOf(JournalRecord.Corrupt.class).hasMessageContaining("ACKS record");
         }
+    }
+
+    /** An expiry costs a record 8 bytes, and only a record of a message that expires (version 5). */
+    @Test
+    void aPublishRecordKeepsItsMessagesExpiryOnlyWhenItHasOne() throws Exception {
+        byte[] message = new RandomMessages(3).next().bytes;
+        Message plain = Amqp10Message.of(Unpooled.wrappedBuffer(message), MessageSections.scan(
+            Unpooled.wrappedBuffer(message)), true, "x", "k");
+        ByteBuf never = Unpooled.buffer();
+        ByteBuf expiring = Unpooled.buffer();
+        try {
+            JournalRecord.writePublish(never, 1, 2, RecordDescriptor.FLAG_DURABLE, 0, JournalRecord.NO_EXPIRY, plain);
+            JournalRecord.writePublish(expiring, 1, 2, RecordDescriptor.FLAG_DURABLE, 0, 1_700_000_000_123L, plain);
+        } finally {
+            plain.release();
+        }
+        assertThat(expiring.readableBytes()).isEqualTo(never.readableBytes() + 8);
+        JournalRecord.Read none = JournalRecord.read(never);
+        JournalRecord.Read some = JournalRecord.read(expiring);
+        assertThat(none.expiresAt()).isEqualTo(JournalRecord.NO_EXPIRY);
+        assertThat(some.expiresAt()).isEqualTo(1_700_000_000_123L);
+        assertThat(some.flags() & RecordDescriptor.FLAG_DURABLE).isNotZero();
+        assertThat(ByteBufUtil.getBytes(some.message())).isEqualTo(ByteBufUtil.getBytes(none.message()))
+            .isEqualTo(message);
+    }
+
+    @Test
+    void theCleanStopTypesAreRefusedInRecordsOfEarlierVersions() throws Exception {
+        ByteBuf out = Unpooled.buffer();
+        JournalRecord.writeRanges(out, RecordType.DELIVERED, 4, new long[] {10, 20}, new int[] {2, 1}, 2);
+        JournalRecord.write(out, RecordType.CLEAN_STOP, 0, 0, 0, 0);
+        byte[] records = ByteBufUtil.getBytes(out);
+        JournalRecord.Read delivered = JournalRecord.read(out);
+        assertThat(delivered.type()).isEqualTo(RecordType.DELIVERED);
+        assertThat(delivered.rangeCount()).isEqualTo(2);
+        assertThat(delivered.rangeFirst(1)).isEqualTo(20);
+        assertThat(delivered.rangeLength(0)).isEqualTo(2);
+        assertThat(JournalRecord.read(out).type()).isEqualTo(RecordType.CLEAN_STOP);
+
+        byte[] old = records.clone();
+        old[RecordDescriptor.VERSION_OFFSET] = RecordDescriptor.VERSION_4;
+        byte[] oldDelivered = java.util.Arrays.copyOf(old, records.length - RecordDescriptor.HEADER_LENGTH);
+        resign(oldDelivered);
+        assertThatThrownBy(() -> JournalRecord.read(Unpooled.wrappedBuffer(oldDelivered)))
+            .isInstanceOf(JournalRecord.Corrupt.class).hasMessageContaining("DELIVERED record");
     }
 
     /** Sets a record's checksum to match its bytes, as the writer would have. */

@@ -77,7 +77,7 @@ class MessageFormatRecordTest {
         Message m = amqp091();
         try {
             ByteBuf out = Unpooled.buffer();
-            JournalRecord.writePublish(out, 1, 2, RecordDescriptor.FLAG_DURABLE, 0, m);
+            JournalRecord.writePublish(out, 1, 2, RecordDescriptor.FLAG_DURABLE, 0, JournalRecord.NO_EXPIRY, m);
             assertThat(out.getByte(RecordDescriptor.VERSION_OFFSET)).isEqualTo(RecordDescriptor.VERSION);
             assertThat(out.getByte(RecordDescriptor.FLAGS_OFFSET)).as("the flags' high byte")
                 .isEqualTo(MessageFormat.AMQP_0_9_1.tag());
@@ -131,7 +131,7 @@ class MessageFormatRecordTest {
             QueueLog log = log(store, 3);
             store.recover();
             store.start();
-            log.publish(1, original, 0, durable::countDown);
+            log.publish(1, original, 0, Long.MAX_VALUE, durable::countDown);
             assertThat(durable.await(10, TimeUnit.SECONDS)).isTrue();
         } finally {
             original.release();

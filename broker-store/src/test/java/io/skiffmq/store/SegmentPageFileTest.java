@@ -111,12 +111,14 @@ class SegmentPageFileTest {
         List<Long> copied = new ArrayList<>();
         QueueLog log = new QueueLog() {
             @Override
-            public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
+            public long publish(long sequence, Message message, long deliveryCount, long expiresAt,
+                    Runnable durable) {
                 throw new AssertionError();
             }
 
             @Override
-            public long relocate(long sequence, Message message, long deliveryCount, long location) {
+            public long relocate(long sequence, Message message, long deliveryCount, long expiresAt,
+                    long location) {
                 assertThat(body(message)).startsWith("message " + sequence + " ");
                 copied.add(sequence);
                 return 5000 + sequence;
@@ -146,6 +148,10 @@ class SegmentPageFileTest {
 
             @Override
             public void deleted() {
+            }
+
+            @Override
+            public void stopped(long[] deliveredBefore, int count) {
             }
         };
         // logged ones are the even ones, at 1000 + i: those before 1100 are i = 2, 4, …, 98

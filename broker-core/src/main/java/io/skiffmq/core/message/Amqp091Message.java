@@ -87,7 +87,11 @@ public final class Amqp091Message extends Message {
             null);
     }
 
-    static Amqp091Message readStored(ByteBuf stored, String exchange, String routingKey)
+    /**
+     * @param historyInHeader the form was stored before record version 4, when the broker kept a message's death
+     *        history in its {@code x-death} header alone: that header is read as the history
+     */
+    static Amqp091Message readStored(ByteBuf stored, String exchange, String routingKey, boolean historyInHeader)
             throws MalformedMessageException {
         try {
             java.util.List<Death> deaths = null;
@@ -107,7 +111,8 @@ public final class Amqp091Message extends Message {
             ByteBuf properties = stored.retainedSlice(start, length);
             ByteBuf body = stored.retainedSlice(start + length, stored.writerIndex() - start - length);
             try {
-                return of(properties, body, exchange, routingKey, deaths);
+                Amqp091Message m = of(properties, body, exchange, routingKey, deaths);
+                return deaths == null && historyInHeader ? m.withHistoryFromHeader() : m;
             } catch (Amqp091DecodeException e) {
                 properties.release();
                 body.release();
@@ -236,11 +241,24 @@ public final class Amqp091Message extends Message {
         java.util.List<Death> history = java.util.List.copyOf(Death.record(deaths(), reason, queue, now,
             exchange(), Death.routingKeys(routingKey(), HeaderRoutes.ccOfAmqp091(old)), ttl()));
         Map<String, Object> headers = new java.util.LinkedHashMap<>(old);
+        // the publisher's own x-death and x-*-death-* headers are replaced, as RabbitMQ 4 replaces them
         headers.put(Death.X_DEATH, Death.toAmqp091(history));
-        headers.putAll(Death.firstAndLast(old, history));
+        headers.putAll(Death.firstAndLast(deaths == null ? Map.of() : old, history));
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), null, p.messageId(), p.timestamp(), p.type(), p.userId(),
             p.appId(), p.clusterId()), exchange, routingKey, history, "dead-letter");
+    }
+
+    /** This message with the history its {@code x-death} header holds kept beside it; itself when none. */
+    private Amqp091Message withHistoryFromHeader() {
+        java.util.List<Death> history = Death.fromAmqp091(properties().headers());
+        if (history.isEmpty()) {
+            return this;
+        }
+        Amqp091Message m = new Amqp091Message(properties.retain(), body.retain(), durable(), priority(), ttl(),
+            exchange(), routingKey(), replyTo, userId, invalidExpiration, java.util.List.copyOf(history));
+        release();
+        return m;
     }
 
     /** This message's body with other properties: a new message, one reference for the caller. */
@@ -261,12 +279,20 @@ public final class Amqp091Message extends Message {
         }
     }
 
+    /**
+     * The history the broker recorded; empty for a message that never died here, whatever {@code x-death} header its
+     * publisher set: RabbitMQ 4 keeps the history in the message container's {@code deaths} annotation and reads no
+     * header into it ({@code mc:record_death/4}; {@code mc_amqpl:init/1} reads none), so a client's header counts
+     * for nothing and is replaced when the message dies.
+     */
     @Override
     public java.util.List<Death> deaths() {
-        if (deaths != null) {
-            return deaths;
-        }
-        return Death.fromAmqp091(properties().headers());
+        return deaths != null ? deaths : java.util.List.of();
+    }
+
+    /** True when the broker dead-lettered this message: its {@code x-death} header is the broker's. */
+    boolean hasDeathHistory() {
+        return deaths != null;
     }
 
     @Override

@@ -62,9 +62,9 @@ final class Amqp091ToAmqp10 {
             }
             if (p.headers() != null) {
                 for (Map.Entry<String, Object> e : p.headers().entrySet()) {
-                    if (e.getKey().equals(Death.X_DEATH)) {
-                        // as RabbitMQ 4 converts the history: from the one kept to the millisecond when the broker
-                        // dead-lettered the message, else from the header
+                    if (e.getKey().equals(Death.X_DEATH) && m.hasDeathHistory()) {
+                        // as RabbitMQ 4 converts the history it keeps (to the millisecond); a publisher's own
+                        // x-death header is no history and goes as any x- header does (mc_amqpl:convert_to/3)
                         annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(m.deaths()));
                         continue;
                     }

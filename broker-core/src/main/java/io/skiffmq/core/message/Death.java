@@ -103,7 +103,12 @@ public record Death(String queue, String reason, long count, Instant firstTime, 
 
     // ---- AMQP 0-9-1: the x-death header ------------------------------------------------------------------
 
-    /** The history in a 0-9-1 {@code headers} table (neutral values), or an empty list. */
+    /**
+     * The history a 0-9-1 {@code x-death} header written by the broker holds (neutral values), or an empty list:
+     * only for a message stored before the history was kept beside it ({@link Message#readStored}); a publisher's
+     * header is no history. Tables without every field the broker writes are left out, as RabbitMQ 3.13 leaves them
+     * out when it reads the header ({@code mc_amqpl:recover_deaths/2}), rather than given a count or a time.
+     */
     public static List<Death> fromAmqp091(Map<String, Object> headers) {
         Object value = headers == null ? null : headers.get(X_DEATH);
         if (!(value instanceof List<?> tables)) {
@@ -111,15 +116,16 @@ public record Death(String queue, String reason, long count, Instant firstTime, 
         }
         List<Death> history = new ArrayList<>(tables.size());
         for (Object t : tables) {
-            if (t instanceof Map<?, ?> table) {
-                Instant time = table.get("time") instanceof Instant i ? i : Instant.EPOCH;
+            if (t instanceof Map<?, ?> table && table.get("time") instanceof Instant time
+                    && table.get("count") instanceof Number count && table.get("queue") != null
+                    && table.get("reason") != null && table.get("exchange") != null
+                    && table.get("routing-keys") instanceof List<?> keys) {
                 long ttl = -1;
                 if (table.get("original-expiration") != null) {
                     ttl = Amqp091Message.ttl(table.get("original-expiration").toString());
                 }
-                history.add(new Death(string(table.get("queue")), string(table.get("reason")),
-                    table.get("count") instanceof Number n ? n.longValue() : 1, time, time,
-                    string(table.get("exchange")), strings(table.get("routing-keys")), ttl));
+                history.add(new Death(table.get("queue").toString(), table.get("reason").toString(),
+                    count.longValue(), time, time, table.get("exchange").toString(), strings(keys), ttl));
             }
         }
         return history;

@@ -161,9 +161,19 @@ public abstract class Message implements ReferenceCounted, Headers {
      */
     public static Message readStored(MessageFormat format, ByteBuf stored, boolean durableIfNoHeader,
             String exchange, String routingKey) throws MalformedMessageException {
+        return readStored(format, stored, durableIfNoHeader, exchange, routingKey, false);
+    }
+
+    /**
+     * As {@link #readStored(MessageFormat, ByteBuf, boolean, String, String)}, for a form stored before the broker
+     * kept a 0-9-1 message's death history beside it (journal record version 3 and older) when
+     * {@code historyInHeader}: its {@code x-death} header, then written by the broker alone, is its history.
+     */
+    public static Message readStored(MessageFormat format, ByteBuf stored, boolean durableIfNoHeader,
+            String exchange, String routingKey, boolean historyInHeader) throws MalformedMessageException {
         return switch (format) {
             case AMQP_1_0 -> Amqp10Message.readStored(stored, durableIfNoHeader, exchange, routingKey);
-            case AMQP_0_9_1 -> Amqp091Message.readStored(stored, exchange, routingKey);
+            case AMQP_0_9_1 -> Amqp091Message.readStored(stored, exchange, routingKey, historyInHeader);
         };
     }
 

@@ -239,7 +239,7 @@ public final class ClassicQueue implements Queue {
         if (log != null && message.durable()) {
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
-                entry.location = log.publish(entry.sequence, message, 0, confirm);
+                entry.location = log.publish(entry.sequence, message, 0, entry.expiresAt, confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 if (!toTail) {
@@ -277,14 +277,23 @@ public final class ClassicQueue implements Queue {
 
     /**
      * Puts back the messages recovered from the log, in sequence order, before the queue is used: usually as an
-     * index only (a null message), read back when dispatched. A recovered message may have been delivered before
-     * the restart, so it is marked as acquired before.
+     * index only (a null message), read back when dispatched; marked as delivered before as the log says
+     * ({@link StoredMessage#deliveredBefore}). Call {@link #recovered} once every queue is restored.
      */
     public void restore(List<StoredMessage> messages) {
         executor.runBeforeUse(() -> {
             long next = recovery.restore(messages, context.clock().millis());
             nextSequence = Math.max(nextSequence, next);
         });
+    }
+
+    /**
+     * Recovery is over: every queue is restored and the log writes. Recovered messages whose TTL ran out while the
+     * broker was down die now (dead-lettered into queues that hold what they held), and the others when it runs
+     * out.
+     */
+    public void recovered() {
+        executor.runBeforeUse(recovery::recovered);
     }
 
     /**
@@ -397,6 +406,9 @@ public final class ClassicQueue implements Queue {
             consumer.unsettled.removeRange(firstTag, lastTag, entry -> settlements.settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
+                if (outcome.requeues()) {
+                    expiry.expireHeads(); // a message back whose TTL ran out dies now, before any redelivery
+                }
                 gauges.unacked -= settled;
                 QueueDispatcher.releaseSlots(consumer, settled);
                 dispatcher.dispatchAfterTurn();
@@ -450,6 +462,9 @@ public final class ClassicQueue implements Queue {
         consumers.stopPushing(consumer);
         int unsettled = consumer.unsettled.size();
         consumer.unsettled.removeAll(entry -> settlements.settle(entry, unsettledOutcome));
+        if (unsettled > 0 && unsettledOutcome.requeues()) {
+            expiry.expireHeads(); // as after a settlement: the dispatch that follows must not hand them out again
+        }
         gauges.unacked -= unsettled;
         QueueDispatcher.releaseSlots(consumer, unsettled);
         return true;
@@ -500,6 +515,9 @@ public final class ClassicQueue implements Queue {
     public CompletableFuture<Void> close() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         executor.run(() -> {
+            if (log != null && !status.gone()) {
+                recovery.stopped(); // before anything is let go: which messages had been delivered
+            }
             status.closed = true;
             publisherFlow.release();
             disarmTimers();

@@ -46,6 +46,19 @@ final class QueueExpiry {
         return ttl < 0 ? Long.MAX_VALUE : now + ttl;
     }
 
+    /**
+     * When a message recovered from the log expires: when the log says, counting its TTL on across the restart as
+     * RabbitMQ does (its queue index keeps each message's expiry), or, when the log did not record it, as if it
+     * arrived {@code now}.
+     */
+    long restored(StoredMessage stored, long now) {
+        if (stored.expiresAt() == StoredMessage.EXPIRY_UNKNOWN) {
+            return expiresAt(now, stored.ttl());
+        }
+        hasMessageTtls |= stored.ttl() >= 0;
+        return stored.expiresAt();
+    }
+
     /** Some waiting message may expire. */
     boolean anyExpire() {
         return hasMessageTtls || arguments.messageTtl() >= 0;

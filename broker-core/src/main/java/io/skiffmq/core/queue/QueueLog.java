@@ -15,10 +15,12 @@ public interface QueueLog {
     /**
      * Writes a message that entered the queue.
      *
+     * @param expiresAt when it expires by the queue's clock, {@link Long#MAX_VALUE} for never: a restart keeps
+     *        counting its TTL from its arrival
      * @param durable runs, on any thread, once the record is as durable as the log promises; may be null
      * @return the message's location
      */
-    long publish(long sequence, Message message, long deliveryCount, Runnable durable);
+    long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable);
 
     /**
      * Copies a live message forward to where the log now writes, so the stretch holding {@code location} can be
@@ -27,7 +29,7 @@ public interface QueueLog {
      *
      * @return the message's new location
      */
-    long relocate(long sequence, Message message, long deliveryCount, long location);
+    long relocate(long sequence, Message message, long deliveryCount, long expiresAt, long location);
 
     /** The message went back to the queue after a failed delivery: its delivery count is now {@code deliveryCount}. */
     void requeue(long sequence, long location, long deliveryCount);
@@ -61,4 +63,11 @@ public interface QueueLog {
 
     /** The queue was deleted: every message of it is gone. */
     void deleted();
+
+    /**
+     * The broker stops cleanly and the queue with it, holding these messages that had been delivered before (an
+     * ascending run of {@code count} sequences): a restart marks them, and only them, as redelivered. Nothing is
+     * written for the queue afterwards.
+     */
+    void stopped(long[] deliveredBefore, int count);
 }

@@ -1,5 +1,6 @@
 package io.skiffmq.core.queue;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -36,26 +37,66 @@ final class QueueRecovery {
 
     /**
      * Puts back the messages recovered from the log, in sequence order: usually as an index only (a null message),
-     * read back when dispatched. A recovered message may have been delivered before the restart, so it is marked as
-     * acquired before.
+     * read back when dispatched; marked as acquired before when they may have been delivered before the restart,
+     * expiring when the log says (see {@link QueueExpiry#restored}). Nothing expires yet: {@link #recovered} does.
      *
-     * @param now the time of the restart (the time a message arrived is not logged: a TTL counts again from here)
+     * @param now the time of the restart
      * @return the sequence after the last one recovered, or 0 for none
      */
     long restore(List<StoredMessage> messages, long now) {
         long nextSequence = 0;
         for (StoredMessage stored : messages) {
             QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), limits.lane(stored.priority()),
-                stored.bodySize(), expiry.expiresAt(now, stored.ttl()));
+                stored.bodySize(), expiry.restored(stored, now));
             entry.deliveryCount = stored.deliveryCount();
-            entry.acquiredBefore = true;
+            entry.acquiredBefore = stored.deliveredBefore();
             entry.location = stored.location();
             waiting.arrive(entry);
             nextSequence = Math.max(nextSequence, stored.sequence() + 1);
         }
         gauges.ready = waiting.size();
-        expiry.armTimer();
         return nextSequence;
+    }
+
+    /**
+     * Recovery is over (every queue restored, the log writing): the timer is armed for the first head to expire,
+     * at once for one whose time came while the broker was down, which then dies as any expired message does
+     * (dead-lettered, as RabbitMQ's queue drops expired messages once it has recovered).
+     */
+    void recovered() {
+        expiry.armTimer();
+    }
+
+    /**
+     * The broker stops cleanly: tells the log which of the queue's logged messages, waiting or unsettled, had been
+     * delivered before ({@link QueueLog#stopped}). Paged tails hold arrivals only, never delivered.
+     */
+    void stopped() {
+        Sequences delivered = new Sequences();
+        Consumer<QueueEntry> note = entry -> {
+            if (entry.acquiredBefore && entry.location >= 0) {
+                delivered.add(entry.sequence);
+            }
+        };
+        waiting.forEach(note);
+        for (QueueConsumer consumer : consumers.all) {
+            consumer.unsettled.forEach(note);
+        }
+        Arrays.sort(delivered.values, 0, delivered.count);
+        log.stopped(delivered.values, delivered.count);
+    }
+
+    /** A growing array of sequences. */
+    private static final class Sequences {
+        long[] values = new long[16];
+        int count;
+
+        void add(long sequence) {
+            if (count == values.length) {
+                values = Arrays.copyOf(values, count * 2);
+            }
+            values[count++] = sequence;
+        }
     }
 
     /**

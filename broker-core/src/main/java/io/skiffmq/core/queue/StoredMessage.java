@@ -12,7 +12,13 @@ import io.skiffmq.core.message.Message;
  * @param priority the message's priority (0..255)
  * @param ttl the message's own TTL in milliseconds, -1 for none
  * @param bodySize its body bytes
+ * @param expiresAt when it expires by the queue's clock, {@link Long#MAX_VALUE} for never, or {@link #EXPIRY_UNKNOWN}
+ *        when the log did not record it (written by a broker from before): its TTL then counts from the restart
+ * @param deliveredBefore it may have been delivered before the restart: all are after a crash, as the log records
+ *        no delivery; after a clean stop, those the queue said it had delivered ({@link QueueLog#stopped})
  */
 public record StoredMessage(long sequence, Message message, long deliveryCount, long location, int priority,
-        long ttl, int bodySize) {
+        long ttl, int bodySize, long expiresAt, boolean deliveredBefore) {
+    /** {@link #expiresAt} of a message whose log did not record when it expires. */
+    public static final long EXPIRY_UNKNOWN = -1;
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * An AMQP 0-9-1 message's death history to the millisecond, as RabbitMQ 4 keeps it: beside the {@code x-death}
  * header (seconds, first time only), converted to {@code x-opt-deaths}, and through the stored form, whose version 1
- * (before the history was stored) still reads back, to the second.
+ * (before the history was stored) still reads back, to the second. A publisher's own {@code x-death} is no history.
  */
 @ExtendWith(LeakDetection.class)
 class Amqp091DeathTimesTest {
@@ -107,7 +107,7 @@ class Amqp091DeathTimesTest {
         old.writeInt(m.propertyBytes().readableBytes()).writeBytes(m.propertyBytes().duplicate())
             .writeBytes(m.body().duplicate());
         m.release();
-        Message back = Message.readStored(MessageFormat.AMQP_0_9_1, old, true, "amq.direct", "rk");
+        Message back = Message.readStored(MessageFormat.AMQP_0_9_1, old, true, "amq.direct", "rk", true);
         try {
             Instant second = Instant.ofEpochSecond(FIRST.getEpochSecond());
             assertThat(back.deaths()).singleElement().satisfies(d -> {
@@ -129,32 +129,83 @@ class Amqp091DeathTimesTest {
         }
     }
 
-    @Test
-    void anXDeathHeaderOfVoidValuesFromAPublisherReadsAsEmptyFields() {
-        Map<String, Object> entry = new java.util.HashMap<>();
-        for (String key : List.of("queue", "reason", "count", "time", "exchange", "original-expiration")) {
-            entry.put(key, null);
+    /** A publisher's {@code x-death} header: 20 tables of 5 queues, none with a count or a time. */
+    private static List<Object> publishersXDeath() {
+        List<Object> tables = new java.util.ArrayList<>();
+        for (String q : List.of("q97", "q97", "q97", "q98", "q99")) {
+            for (int i = 0; i < 4; i++) {
+                tables.add(Map.of("reason", "expired", "queue", q, "exchange", "fanout0",
+                    "routing-keys", List.of("rk-1", "rk-2"), "random", "r" + i));
+            }
         }
-        entry.put("routing-keys", java.util.Arrays.asList(null, "rk"));
-        Amqp091Message published = amqp091(new BasicProperties(null, null, Map.of(Death.X_DEATH, List.of(entry)), 2,
-            null, null, null, null, null, null, null, null, null, null), "void".getBytes());
+        return tables;
+    }
+
+    /**
+     * RabbitMQ 4 reads no history from a publisher's {@code x-death} header ({@code mc_amqpl:init/1};
+     * {@code mc:record_death/4} starts from the container's own {@code deaths}): the header travels as sent until
+     * the message dies, then the broker's history replaces it, and the first death is that one. The Java client's
+     * {@code XDeathHeaderGrowth.handlingOfXDeathHeadersFromEarlierVersions} expects this of 3.13 and later.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aPublishersXDeathHeaderIsNoHistoryAndIsReplacedWhenTheMessageDies() {
+        Amqp091Message published = amqp091(new BasicProperties(null, null, Map.of(Death.X_DEATH, publishersXDeath(),
+            "x-first-death-queue", "q97"), 2, null, null, null, null, null, null, null, null, null, null),
+            "from a publisher".getBytes());
         try {
-            assertThat(published.deaths()).singleElement().satisfies(d -> {
-                assertThat(d.queue()).isEmpty();
-                assertThat(d.count()).isEqualTo(1);
-                assertThat(d.firstTime()).isEqualTo(Instant.EPOCH);
-                assertThat(d.routingKeys()).as("a void routing key is none").containsExactly("rk");
-                assertThat(d.ttl()).isEqualTo(-1);
-            });
-            Message again = published.deadLettered("rejected", "q", FIRST, "", "q");
+            assertThat(published.deaths()).isEmpty();
+            assertThat((List<Object>) published.headers().get(Death.X_DEATH)).as("travels as sent").hasSize(20);
+            assertThat(published.toAmqp10().deaths()).as("converted, still no history").isEmpty();
+            Message once = published.deadLettered("rejected", "q1", FIRST, "", "q1");
             try {
-                assertThat(again.deaths()).extracting(Death::queue).containsExactly("q", "");
-                assertThat(again.toAmqp10().deaths()).hasSize(2);
+                assertThat(once.deaths()).extracting(Death::queue, Death::count)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("q1", 1L));
+                Map<String, Object> headers = ((Amqp091Message) once).headers();
+                assertThat((List<Map<String, Object>>) headers.get(Death.X_DEATH)).singleElement()
+                    .satisfies(t -> assertThat(t).containsEntry("queue", "q1").containsEntry("count", 1L));
+                assertThat(headers).containsEntry("x-first-death-queue", "q1");
+                assertThat(once.toAmqp10().deaths()).hasSize(1);
             } finally {
-                again.release();
+                once.release();
             }
         } finally {
             published.release();
+        }
+    }
+
+    /**
+     * A header stored before the history was (record version 3) is read as the history, and only its whole tables
+     * count: one without a count or a time is left out, as RabbitMQ 3.13 leaves it out, not given count 1 and
+     * 1970. Void values from a publisher (an empty table) count for nothing either.
+     */
+    @Test
+    void anOldStoredHeaderCountsOnlyItsWholeTables() throws Exception {
+        Map<String, Object> voids = new java.util.HashMap<>();
+        for (String key : List.of("queue", "reason", "count", "time", "exchange", "original-expiration")) {
+            voids.put(key, null);
+        }
+        voids.put("routing-keys", java.util.Arrays.asList(null, "rk"));
+        Map<String, Object> whole = Map.of("queue", "q", "reason", "expired", "count", 3L, "time",
+            Instant.ofEpochSecond(FIRST.getEpochSecond()), "exchange", "", "routing-keys", java.util.Arrays.asList(null, "rk"));
+        List<Object> tables = new java.util.ArrayList<>(publishersXDeath());
+        tables.add(voids);
+        tables.add(whole);
+        Amqp091Message m = amqp091(new BasicProperties(null, null, Map.of(Death.X_DEATH, tables), 2, null, null, null,
+            null, null, null, null, null, null, null), "old".getBytes());
+        ByteBuf old = Unpooled.buffer(); // the stored form before record version 4
+        old.writeInt(m.propertyBytes().readableBytes()).writeBytes(m.propertyBytes().duplicate())
+            .writeBytes(m.body().duplicate());
+        m.release();
+        Message back = Message.readStored(MessageFormat.AMQP_0_9_1, old, true, "", "q", true);
+        try {
+            assertThat(back.deaths()).singleElement().satisfies(d -> {
+                assertThat(d.queue()).isEqualTo("q");
+                assertThat(d.count()).isEqualTo(3);
+                assertThat(d.routingKeys()).as("a void routing key is none").containsExactly("rk");
+            });
+        } finally {
+            back.release();
         }
     }
 

@@ -170,12 +170,14 @@ class PublisherTest {
     /** A log whose every write fails, as a closed or broken journal's does. */
     private static final class FailingLog implements QueueLog {
         @Override
-        public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
+        public long publish(long sequence, Message message, long deliveryCount, long expiresAt,
+                Runnable durable) {
             throw new IllegalStateException("journal failed");
         }
 
         @Override
-        public long relocate(long sequence, Message message, long deliveryCount, long location) {
+        public long relocate(long sequence, Message message, long deliveryCount, long expiresAt,
+                long location) {
             throw new IllegalStateException("journal failed");
         }
 
@@ -203,6 +205,10 @@ class PublisherTest {
 
         @Override
         public void deleted() {
+        }
+
+        @Override
+        public void stopped(long[] deliveredBefore, int count) {
         }
     }
 

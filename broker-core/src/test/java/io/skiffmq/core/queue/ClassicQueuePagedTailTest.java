@@ -37,7 +37,8 @@ class ClassicQueuePagedTailTest {
         boolean deleted;
 
         @Override
-        public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
+        public long publish(long sequence, Message message, long deliveryCount, long expiresAt,
+                Runnable durable) {
             if (durable != null) {
                 durable.run();
             }
@@ -45,7 +46,8 @@ class ClassicQueuePagedTailTest {
         }
 
         @Override
-        public long relocate(long sequence, Message message, long deliveryCount, long location) {
+        public long relocate(long sequence, Message message, long deliveryCount, long expiresAt,
+                long location) {
             relocated.add(sequence);
             return next++;
         }
@@ -77,6 +79,10 @@ class ClassicQueuePagedTailTest {
         @Override
         public void deleted() {
             deleted = true;
+        }
+
+        @Override
+        public void stopped(long[] deliveredBefore, int count) {
         }
     }
 

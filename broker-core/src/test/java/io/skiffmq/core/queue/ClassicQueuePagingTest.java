@@ -46,13 +46,15 @@ class ClassicQueuePagingTest {
         }
 
         @Override
-        public long publish(long sequence, Message message, long deliveryCount, Runnable durable) {
+        public long publish(long sequence, Message message, long deliveryCount, long expiresAt,
+                Runnable durable) {
             durable.run();
             return write(message);
         }
 
         @Override
-        public long relocate(long sequence, Message message, long deliveryCount, long location) {
+        public long relocate(long sequence, Message message, long deliveryCount, long expiresAt,
+                long location) {
             return write(message);
         }
 
@@ -66,6 +68,10 @@ class ClassicQueuePagingTest {
 
         @Override
         public void deleted() {
+        }
+
+        @Override
+        public void stopped(long[] deliveredBefore, int count) {
         }
 
         @Override

@@ -87,7 +87,8 @@ final class MemoryPages implements QueuePages {
             for (Page page : pages) {
                 if (page.location() >= 0 && page.location() < before) {
                     Message message = page.message();
-                    long location = log.relocate(page.sequence(), message, page.deliveryCount(), page.location());
+                    long location = log.relocate(page.sequence(), message, page.deliveryCount(), page.expiresAt(),
+                        page.location());
                     message.release();
                     page = page.at(location);
                     copied++;

@@ -279,6 +279,36 @@ class QueueArgumentsBehaviourTest {
         assertThat(bodies(sink)).containsExactly("taken");
     }
 
+    /**
+     * RabbitMQ drops (or dead-letters) a requeued message whose TTL has run out, {@code Now >= Expiry}, before it
+     * delivers again ({@code rabbit_amqqueue_process:requeue_and_run/4}, {@code drop_expired_msgs/2}): a TTL of 0
+     * means one delivery at most, even when the requeue comes in the millisecond it was published.
+     */
+    @Test
+    void aRequeuedMessageWhoseTtlRanOutDiesInsteadOfGoingOutAgain() {
+        Queue dlq = declare("dlq", Map.of());
+        Queue zero = declare("zero", Map.of("x-message-ttl", 0L, "x-dead-letter-exchange", "",
+            "x-dead-letter-routing-key", "dlq"));
+        RecordingSink sink = consume(zero, 10);
+        zero.publish(text("once", "zero"), null);
+        assertThat(bodies(sink)).containsExactly("once");
+        zero.settle(sink.consumer, sink.deliveries.get(0).tag(), sink.deliveries.get(0).tag(), Outcome.RELEASED);
+        assertThat(bodies(sink)).as("the clock has not moved: requeued at its expiry").containsExactly("once");
+        assertThat(zero.readyCount()).isZero();
+
+        Queue q = declare("q", Map.of("x-message-ttl", 1000L, "x-dead-letter-exchange", "",
+            "x-dead-letter-routing-key", "dlq"));
+        RecordingSink first = consume(q, 10);
+        q.publish(text("timed", "q"), null);
+        assertThat(bodies(first)).containsExactly("timed");
+        RecordingSink second = consume(q, 10);
+        clock.advance(1000);
+        q.unsubscribe(first.consumer, Outcome.RELEASED); // a channel closing gives it back as its TTL runs out
+        assertThat(second.deliveries).as("not handed to the other consumer").isEmpty();
+        assertThat(q.readyCount()).isZero();
+        assertThat(bodies(consume(dlq, 10))).containsExactly("once", "timed");
+    }
+
     @Test
     void anUnusedQueueExpiresButNotWhileConsumed() {
         Queue q = declare("q", Map.of("x-expires", 5000L));

@@ -21,6 +21,7 @@ import io.skiffmq.server.connection.ClientProperties;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
+import io.skiffmq.server.connection.SocketReset;
 import io.skiffmq.server.loop.FlushAfterTurn;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.auth.SaslAuthenticator;
@@ -334,7 +335,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
                         return; // we do not read: RabbitMQ pauses its heartbeat monitor too
                     }
                     if (ending.end(ConnectionEnd.IDLE_TIMEOUT, "missed heartbeats")) {
-                        closeSocket();
+                        resetSocket(); // RabbitMQ: heartbeat_timeout, then fast_close; nothing is written
                     }
                 }
                 case WRITER_IDLE -> {
@@ -368,7 +369,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         if (how == ConnectionEnd.INTERNAL_ERROR) {
             sendClose(Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, cause, "internal error: %s", e));
         } else if (how != null) {
-            closeSocket();
+            resetSocket();
         }
     }
 
@@ -384,7 +385,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> {
             if (lingering) {
-                ctx.close(); // the client closed already: nothing it sends now counts
+                resetSocket(); // the client closed already: nothing it sends now counts
                 return;
             }
             closeConnection(ConnectionEnd.ADMIN_CLOSE,
@@ -431,7 +432,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     public io.netty.util.concurrent.Future<?> closeForShutdown() {
         ctx.executor().execute(() -> {
             if (lingering) {
-                ctx.close(); // the client closed already: the stop does not wait for it to go
+                resetSocket(); // the client closed already: the stop does not wait for it to go
                 return;
             }
             closeConnection(ConnectionEnd.SERVER_SHUTDOWN, Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null,
@@ -470,12 +471,21 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Closes the socket without {@code connection.close} (a handshake gone wrong, a silent peer); the caller decided
-     * the end ({@link #end}).
+     * Closes the socket without {@code connection.close} (an old client's failed login); the caller decided the end
+     * ({@link #end}).
      */
     void closeSocket() {
         state = State.CLOSING;
         ctx.close();
+    }
+
+    /**
+     * Closes the socket with a reset ({@link SocketReset}), when nothing more needs to reach the client: it went
+     * silent, or the network failed. The caller decided the end ({@link #end}).
+     */
+    void resetSocket() {
+        state = State.CLOSING;
+        SocketReset.close(ctx.channel());
     }
 
     /** Decides how the connection ends, if nothing did: true when this call did (the caller closes). */

@@ -73,7 +73,7 @@ final class Handshake {
         timeout = HandshakeDeadline.schedule(ctx.channel(), config.handshakeTimeoutMillis(), () -> {
             if (stage != Stage.DONE && !connection.closing() && connection.end(ConnectionEnd.HANDSHAKE_TIMEOUT,
                     "handshake not done within " + config.handshakeTimeoutMillis() + " ms")) {
-                connection.closeSocket();
+                connection.resetSocket();
             }
         });
         peer = PeerCertificate.of(ctx.channel());

@@ -13,6 +13,7 @@ import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
 import io.skiffmq.server.loop.FlushAfterTurn;
 import io.skiffmq.server.connection.HandshakeDeadline;
+import io.skiffmq.server.connection.SocketReset;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.OverLimit;
@@ -359,6 +360,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
         if (event instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) { // from Heartbeats
+            // the close goes out, then a reset: a peer that stopped reading would never see a FIN queued behind
+            // what it left unread (RabbitMQ's sockets linger 0)
             closeConnection(ConnectionEnd.IDLE_TIMEOUT, AmqpError.RESOURCE_LIMIT_EXCEEDED,
                 "no frame for " + config.idleTimeoutMillis() + " ms");
             return;
@@ -387,10 +390,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         }
         ConnectionEnd how = ending.failed(cause);
         if (how == ConnectionEnd.INTERNAL_ERROR) {
-            sendClose(AmqpError.INTERNAL_ERROR, "internal error: " + root);
+            sendClose(AmqpError.INTERNAL_ERROR, "internal error: " + root, false);
         } else if (how != null) {
             state = State.CLOSING; // the network failed: nothing can be said any more
-            ctx.close();
+            SocketReset.close(ctx.channel());
         }
     }
 
@@ -466,11 +469,12 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     /** The same, saying how the connection ends; a no-op once it has. */
     private void closeConnection(ConnectionEnd how, AmqpError condition, String description) {
         if (ending.end(how, condition.symbol() + " " + description)) {
-            sendClose(condition, description);
+            sendClose(condition, description, how == ConnectionEnd.IDLE_TIMEOUT);
         }
     }
 
-    private void sendClose(AmqpError condition, String description) {
+    /** @param reset the socket closes with a reset ({@link SocketReset}): the peer went silent */
+    private void sendClose(AmqpError condition, String description, boolean reset) {
         State previous = state;
         state = State.CLOSING;
         if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
@@ -485,7 +489,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         // what was written before the error goes out first: a protocol header answering the client's, when the
         // garbage that failed arrived in the same read
         writer.flush();
-        ctx.channel().close();
+        if (reset) {
+            SocketReset.close(ctx.channel());
+        } else {
+            ctx.channel().close();
+        }
     }
 
     /**
