@@ -43,10 +43,10 @@ public record Exchange(String name, Type type, boolean durable, boolean autoDele
             return description;
         }
 
-        /** The type named as RabbitMQ names it (case aside). */
+        /** The type named exactly as RabbitMQ names it: "DIRECT" is none, as in RabbitMQ. */
         public static Type of(String name) {
             for (Type type : values()) {
-                if (type.value.equalsIgnoreCase(name)) {
+                if (type.value.equals(name)) {
                     return type;
                 }
             }

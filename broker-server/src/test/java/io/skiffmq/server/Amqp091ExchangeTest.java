@@ -4,6 +4,7 @@ import static io.skiffmq.server.Amqp091Support.TIMEOUT;
 import static io.skiffmq.server.Amqp091Support.awaitChannelError;
 import static io.skiffmq.server.Amqp091Support.bytes;
 import static io.skiffmq.server.Amqp091Support.channelError;
+import static io.skiffmq.server.Amqp091Support.connectionError;
 import static io.skiffmq.server.Amqp091Support.exchangeExists;
 import static io.skiffmq.server.Amqp091Support.text;
 import static io.skiffmq.server.Amqp091Support.unique;
@@ -38,7 +39,9 @@ class Amqp091ExchangeTest extends Amqp091ClientTest {
                 c.exchangeDelete(exchange);
             }
         }
-        connection.close();
+        if (connection.isOpen()) {
+            connection.close();
+        }
     }
 
     /** A unique exchange name, deleted after the test. */
@@ -183,6 +186,14 @@ class Amqp091ExchangeTest extends Amqp091ClientTest {
         channel = connection.createChannel();
         // an argument RabbitMQ does not know is not compared
         channel.exchangeDeclare(name, BuiltinExchangeType.DIRECT, true, false, false, Map.of("x-custom", 1));
+    }
+
+    @Test
+    void anExchangeTypeIsMatchedExactly() throws Exception {
+        // rabbit_exchange:check_type looks the type up as given: "DIRECT" is no type
+        String name = exchange("upper");
+        connectionError(connection, AMQP.COMMAND_INVALID, "COMMAND_INVALID - unknown exchange type 'DIRECT'",
+            () -> channel.exchangeDeclare(name, "DIRECT"));
     }
 
     @Test
