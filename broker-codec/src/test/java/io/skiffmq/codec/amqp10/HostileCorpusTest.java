@@ -1,10 +1,10 @@
 package io.skiffmq.codec.amqp10;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeout;
 
 import io.netty.util.ResourceLeakDetector;
 import io.skiffmq.codec.testing.Amqp;
+import io.skiffmq.codec.testing.CpuBudget;
 import io.skiffmq.codec.testing.DecoderHarness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -121,7 +121,7 @@ class HostileCorpusTest {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long[] allocation = new long[1];
         // any exception other than a typed decode failure escapes from apply() and fails the test
-        DecodeFailure outcome = assertTimeout(Duration.ofSeconds(5), () -> {
+        DecodeFailure outcome = CpuBudget.within(Duration.ofSeconds(5), () -> {
             // The first run is watched by the leak detector (paranoid in the build) and pays once for a path's first
             // use (class loading, proton-j's type tables), which depends on the inputs before it. The bound is on
             // what decoding the input costs: the second, identical run, without the detector's stack-trace records

@@ -1,10 +1,10 @@
 package io.skiffmq.codec.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeout;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import io.skiffmq.codec.testing.CpuBudget;
 import io.skiffmq.codec.testing.StreamHarness;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -113,8 +113,8 @@ class StreamHostileCorpusTest {
     void decodesCleanlyOrFailsTyped(CorpusFile input) {
         byte[] bytes = input.bytes();
         // any exception other than a typed decode failure escapes and fails the test
-        DecodeFailure whole = assertTimeout(Duration.ofSeconds(5), () -> StreamHarness.server(bytes));
-        DecodeFailure split = assertTimeout(Duration.ofSeconds(5),
+        DecodeFailure whole = CpuBudget.within(Duration.ofSeconds(5), () -> StreamHarness.server(bytes));
+        DecodeFailure split = CpuBudget.within(Duration.ofSeconds(5),
             () -> StreamHarness.server(bytes, bytes.length / 2 + 1));
         assertThat(split).as("the same outcome however the bytes arrive").isEqualTo(whole);
         // allocation is measured without the leak detector, which records a stack trace on every read
@@ -126,7 +126,7 @@ class StreamHostileCorpusTest {
         assertThat(allocated).as("bytes allocated decoding %d input bytes", bytes.length)
             .isLessThan(ALLOCATION_FIXED + ALLOCATION_PER_INPUT_BYTE * bytes.length);
         // the client's side: other keys are allowed, the same discipline holds
-        assertTimeout(Duration.ofSeconds(5), () -> StreamHarness.connection(Peer.SERVER, bytes, bytes.length / 3,
+        CpuBudget.within(Duration.ofSeconds(5), () -> StreamHarness.connection(Peer.SERVER, bytes, bytes.length / 3,
             io.netty.buffer.PooledByteBufAllocator.DEFAULT));
         synchronized (OUTCOMES) {
             OUTCOMES.merge(whole == null ? "clean decode" : whole.toString(), 1, Integer::sum);
