@@ -81,6 +81,21 @@ class StreamProtocolTest {
     }
 
     @Test
+    void largeChunksGoFromTheirFileAsTheyAreStored() throws Exception {
+        environment.streamCreator().stream("large").create();
+        String big = "L".repeat(150_000);
+        try (Producer producer = environment.producerBuilder().stream("large").build()) {
+            assertThat(sendAndConfirm(producer, big, 12)).isEmpty();
+        }
+        Received received = new Received();
+        try (Consumer consumer = received.subscribe("large", OffsetSpecification.first())) {
+            assertThat(received.await(12)).isEqualTo(IntStream.range(0, 12).mapToObj(i -> i + ":" + big + i)
+                .toList());
+        }
+        environment.deleteStream("large");
+    }
+
+    @Test
     void consumersStartWhereTheirOffsetSpecificationSays() throws Exception {
         environment.streamCreator().stream("specs").create();
         long before;

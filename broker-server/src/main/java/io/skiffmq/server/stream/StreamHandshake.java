@@ -56,6 +56,7 @@ final class StreamHandshake {
     private final BrokerConfig config;
     private Stage stage = Stage.PEER_PROPERTIES;
     private ScheduledFuture<?> timeout;
+    /** The verified TLS client certificate, or null; read once TLS is done, at the first frame. */
     private X509Certificate peer;
     private Map<String, String> clientProperties = Map.of();
     /** The mechanism of the first login: a re-authentication must use it too. */
@@ -82,7 +83,6 @@ final class StreamHandshake {
                 connection.closeSocket();
             }
         });
-        peer = PeerCertificate.of(ctx.channel());
     }
 
     void cancelTimeout() {
@@ -117,6 +117,8 @@ final class StreamHandshake {
                 if (!(command instanceof PeerProperties properties)) {
                     return false;
                 }
+                // the first frame comes after the TLS handshake: the client's certificate, if any, is known now
+                peer = PeerCertificate.of(ctx.channel());
                 clientProperties = properties.properties();
                 connection.respond(new ConnectionCommand.PeerPropertiesResponse(properties.correlationId(),
                     ResponseCode.OK, serverProperties()));

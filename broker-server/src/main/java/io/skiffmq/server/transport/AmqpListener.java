@@ -162,7 +162,7 @@ public final class AmqpListener implements AutoCloseable {
             metrics = new io.skiffmq.server.metrics.MetricsServer(broker, config.prometheus(), config.bindAddress());
             metricsAddress = metrics.start();
         }
-        if (tls != null) {
+        if (config.tls().enabled()) {
             amqpsChannel = bind(config.tls().port(), amqp10, amqp091, tls);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 over TLS on {0}",
                 amqpsChannel.localAddress());
