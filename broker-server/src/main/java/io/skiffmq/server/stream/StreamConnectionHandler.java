@@ -168,14 +168,18 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
 
     @Override
     public void channelRead(ChannelHandlerContext context, Object msg) {
-        ByteBuf frame = (ByteBuf) msg;
-        if (!reading.hold(frame)) {
-            process(frame);
+        if (!reading.hold(msg)) {
+            process(msg);
         }
     }
 
-    /** Handles one frame and releases it. */
-    private void process(ByteBuf frame) {
+    /** Handles one frame and releases it, or a frame the decoder refused. */
+    private void process(Object msg) {
+        if (msg instanceof StreamDecodeException refused) {
+            decodeFailure(refused);
+            return;
+        }
+        ByteBuf frame = (ByteBuf) msg;
         try {
             switch (state) {
                 case HANDSHAKE -> {
@@ -651,23 +655,25 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     /**
-     * Closes with our {@code close}: its answer closes the socket, or {@link #CLOSE_ANSWER_TIMEOUT_MILLIS}; at once
-     * after a frame the decoder could not cut (it reads nothing more, so no answer can come).
+     * Closes with our {@code close}: its answer, the client's end of the socket, or
+     * {@link #CLOSE_ANSWER_TIMEOUT_MILLIS} closes the socket, as RabbitMQ's {@code close_sent} state waits. The socket
+     * is read meanwhile (a decoder that lost its place discards), so what the client sent after the bad frame is
+     * not left unread to turn the close into a reset.
      */
     void close(ResponseCode code, String reason, ConnectionEnd how, String detail) {
         if (!ending.end(how, detail)) {
             return;
         }
+        sendClose(code, reason);
+    }
+
+    private void sendClose(ResponseCode code, String reason) {
         state = State.CLOSE_SENT;
         releaseAll();
+        reading.stop();
         respond(new ConnectionCommand.Close(nextCorrelationId(), code.code(), reason));
         output.flush();
-        StreamFrameDecoder decoder = ctx.pipeline().get(StreamFrameDecoder.class);
-        if (decoder == null || decoder.broken()) {
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.executor().schedule((Runnable) ctx::close, CLOSE_ANSWER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-        }
+        ctx.executor().schedule((Runnable) ctx::close, CLOSE_ANSWER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Closes the socket without a frame; the caller decided the end ({@link #end}). */
@@ -727,7 +733,9 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof StreamDecodeException decode) {
-            decodeFailure(decode);
+            if (!reading.hold(decode)) {
+                decodeFailure(decode); // else after the frames before it
+            }
             return;
         }
         internalError(cause);
@@ -740,13 +748,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     void internalError(Throwable e) {
         ConnectionEnd how = ending.failed(e);
         if (how == ConnectionEnd.INTERNAL_ERROR && state == State.OPEN) {
-            ending.end(how, "");
-            state = State.CLOSE_SENT;
-            releaseAll();
-            respond(new ConnectionCommand.Close(nextCorrelationId(), ResponseCode.INTERNAL_ERROR.code(),
-                "internal error"));
-            output.flush();
-            ctx.executor().schedule((Runnable) ctx::close, CLOSE_ANSWER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            sendClose(ResponseCode.INTERNAL_ERROR, "internal error");
         } else if (how != null) {
             closeSocket();
         }

@@ -1,7 +1,7 @@
 package io.skiffmq.server.stream;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
@@ -10,24 +10,29 @@ import java.util.function.Consumer;
  * an answer from another thread (the stream's, the disk's; suspensions nest), so the commands after it wait their
  * turn as RabbitMQ's reader takes them one by one; and <em>blocked</em> by publish flow control (too many messages
  * unconfirmed, or a resource alarm). While either holds, the socket is not read, and frames already read wait here,
- * in order; once neither does, they are processed and reading goes on. Owned by the connection's event loop.
+ * in order; once neither does, they are processed and reading goes on. A frame the decoder refused waits its turn
+ * too (the decoder cuts frames ahead of their processing): it is failed where it stood, after the frames before it,
+ * as RabbitMQ's reader meets it. Owned by the connection's event loop.
  */
 final class StreamReading {
     private final Channel channel;
-    private final Consumer<ByteBuf> process;
-    private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
+    private final Consumer<Object> process;
+    private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     private int suspensions;
     private boolean blocked;
     private boolean draining;
 
-    /** @param process handles (and releases) one frame */
-    StreamReading(Channel channel, Consumer<ByteBuf> process) {
+    /** @param process handles (and releases) one frame, or a decoder's failure */
+    StreamReading(Channel channel, Consumer<Object> process) {
         this.channel = channel;
         this.process = process;
     }
 
-    /** True when {@code frame} must wait (it is kept, to be processed when reading is free again). */
-    boolean hold(ByteBuf frame) {
+    /**
+     * True when {@code frame} (a frame, or the decoder's failure) must wait: it is kept, to be processed when
+     * reading is free again.
+     */
+    boolean hold(Object frame) {
         if (free() && !draining) {
             return false;
         }
@@ -47,8 +52,10 @@ final class StreamReading {
 
     /** One answer is in: once none is awaited (and nothing blocks), what waited is processed, then reading goes on. */
     void resume() {
-        --suspensions;
-        drain();
+        if (suspensions > 0) {
+            --suspensions;
+            drain();
+        }
     }
 
     /** Publish flow control holds the connection: nothing more is read until {@link #unblock}. */
@@ -78,7 +85,7 @@ final class StreamReading {
         }
         draining = true;
         try {
-            for (ByteBuf frame; free() && (frame = waiting.poll()) != null; ) {
+            for (Object frame; free() && (frame = waiting.poll()) != null; ) {
                 process.accept(frame);
             }
         } finally {
@@ -89,10 +96,21 @@ final class StreamReading {
         }
     }
 
+    /**
+     * The connection is closing: nothing is held any more and the socket is read on (so the peer's answer, or its
+     * end, is seen, and nothing it sent is left unread to turn our close into a reset); what waited is dropped.
+     */
+    void stop() {
+        suspensions = 0;
+        blocked = false;
+        discard();
+        channel.config().setAutoRead(true);
+    }
+
     /** The connection is gone: what waits is dropped. */
     void discard() {
-        for (ByteBuf frame; (frame = waiting.poll()) != null; ) {
-            frame.release();
+        for (Object frame; (frame = waiting.poll()) != null; ) {
+            ReferenceCountUtil.release(frame);
         }
     }
 }
