@@ -88,6 +88,11 @@ final class RunningBroker implements AutoCloseable {
         return java.util.Objects.requireNonNull(listener.streamTlsAddress(), "no stream-tls-port").getPort();
     }
 
+    /** What the stream protocol's connections share. */
+    io.skiffmq.server.stream.StreamServer streams() {
+        return listener.streams();
+    }
+
     /** The broker itself. */
     Broker broker() {
         return listener.broker();

@@ -105,13 +105,13 @@ final class ConsumerGroups {
         return member.active;
     }
 
-    /** The members of the groups on {@code stream} in {@code vhost}, for listing: name, connection, active. */
-    synchronized List<String> describe(String vhost, String stream) {
-        List<String> out = new ArrayList<>();
+    /** The members of the groups on {@code stream} in {@code vhost}, group by group in order of subscription. */
+    synchronized List<GroupMember> members(String vhost, String stream) {
+        List<GroupMember> out = new ArrayList<>();
         groups.forEach((key, group) -> {
             if (key.vhost().equals(vhost) && key.stream().equals(stream)) {
                 for (Member m : group.members) {
-                    out.add(key.name() + ":" + m.subscriptionId + (m.active ? ":active" : ":waiting"));
+                    out.add(new GroupMember(key.name(), m.subscriptionId, m.connection.name(), m.active));
                 }
             }
         });

@@ -759,7 +759,8 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         LOG.log(System.Logger.Level.INFO, "connection {0}: {1}", name(), message);
     }
 
-    private String name() {
+    /** The connection's name ({@link ConnectionName}); any thread. */
+    String name() {
         return ConnectionName.of(ctx.channel());
     }
 

@@ -31,6 +31,14 @@ public final class StreamServer {
         return new ConnectionCounters(BrokerCounters.STREAM);
     }
 
+    /**
+     * The single active consumer groups on {@code stream} in {@code vhost} and their members, active or waiting
+     * (for listings such as RabbitMQ's {@code list_stream_group_consumers}). Any thread.
+     */
+    public java.util.List<GroupMember> groupMembers(String vhost, String stream) {
+        return groups.members(vhost, stream);
+    }
+
     Broker broker() {
         return broker;
     }

@@ -83,6 +83,8 @@ public final class AmqpListener implements AutoCloseable {
     private volatile Channel amqpsChannel;
     private volatile Channel streamChannel;
     private volatile Channel streamTlsChannel;
+    /** What the stream connections share, once the stream ports are bound; null when there are none. */
+    private volatile StreamServer streams;
     /** The Prometheus endpoint, or null when {@code prometheus-port} is none or before {@link #start()}. */
     private io.skiffmq.server.metrics.MetricsServer metrics;
     private InetSocketAddress metricsAddress;
@@ -183,6 +185,7 @@ public final class AmqpListener implements AutoCloseable {
     /** RabbitMQ's stream protocol, on {@code stream-port} and (over TLS) {@code stream-tls-port}. */
     private void bindStreams() throws InterruptedException {
         StreamServer streams = new StreamServer(broker, sasl);
+        this.streams = streams;
         if (config.stream().enabled()) {
             streamChannel = bind(config.stream().port(), null, ch -> installStream(ch, streams, false));
             LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams on {0}", streamChannel.localAddress());
@@ -200,6 +203,11 @@ public final class AmqpListener implements AutoCloseable {
             .addLast("bytes", new ByteCounter(counters))
             .addLast("frames", new StreamFrameDecoder(Peer.CLIENT, config.stream().initialFrameMax()))
             .addLast("stream", streams.newConnection(counters, overTls));
+    }
+
+    /** What the stream protocol's connections share (its consumer groups), or null when it has no port. */
+    public StreamServer streams() {
+        return streams;
     }
 
     /** Where the stream protocol is spoken ({@code stream-port}), or null. */
