@@ -22,6 +22,7 @@ import io.skiffmq.codec.stream.StreamDecodeException;
 import io.skiffmq.codec.stream.StreamFrame;
 import io.skiffmq.codec.stream.StreamFrameDecoder;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.alarm.ResourceAlarms.Resource;
 import io.skiffmq.core.metrics.ConnectionCounters;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.stream.StreamQueue;
@@ -63,7 +64,7 @@ import java.util.function.Supplier;
  * <p>Commands whose answer comes from another thread (a login, the stream's writer, the disk) suspend reading
  * ({@link StreamReading}): the commands after them wait, in order, as RabbitMQ's reader takes them one at a time.
  * Publish flow control blocks reading as RabbitMQ does: at {@code stream-initial-credits} unconfirmed messages, or
- * while a resource alarm is up and the connection has publishers, until the unconfirmed are back under the
+ * while the disk alarm is up and the connection has publishers (from the frame after the one that found it up), until the unconfirmed are back under the
  * initial credits less {@code stream-credits-required-for-unblocking} and no alarm holds.
  *
  * <p>Owned by the channel's event loop, as are all its parts; {@link #opened()} alone is safe from any thread.
@@ -488,12 +489,20 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         unblockIfPossible();
     }
 
-    /** True while a resource alarm is up (declaring publishers is refused then, as RabbitMQ refuses it). */
+    /**
+     * True while the disk alarm is up: declaring publishers is refused then. RabbitMQ's stream reader registers for
+     * the disk alarm alone ({@code resource_alarm/3} ignores memory): a stream's messages go to its log, and
+     * publish credits bound what a connection holds in memory.
+     */
     boolean alarmed() {
-        return !broker.alarms().active().isEmpty();
+        return broker.alarms().active().contains(Resource.DISK);
     }
 
-    /** RabbitMQ's credits: blocked at the initial credits unconfirmed, or by an alarm when it has publishers. */
+    /**
+     * RabbitMQ's credits: blocked at the initial credits unconfirmed, or by the alarm when it has publishers. Called
+     * after each frame, so the frame that found the alarm up is taken whole, then reading stops (RabbitMQ's reader
+     * takes the packet it had asked for, then asks for no more).
+     */
     private void blockIfNeeded() {
         if (state == State.OPEN && !reading.blocked() && (unconfirmed >= settings().initialCredits()
                 || publishers.count() > 0 && alarmed())) {
@@ -508,11 +517,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         }
     }
 
+    /** An alarm rose or cleared: a blocked connection may go on; one the alarm holds is blocked at its next frame. */
     @Override
     public void resourceAlarmsChanged() {
         ctx.executor().execute(() -> {
             if (state == State.OPEN) {
-                blockIfNeeded();
                 unblockIfPossible();
             }
         });
