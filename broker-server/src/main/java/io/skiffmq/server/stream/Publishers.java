@@ -53,7 +53,7 @@ final class Publishers {
         String stream = declare.stream();
         String reference = declare.reference() == null || declare.reference().isEmpty() ? null
             : declare.reference();
-        if (connection.alarmed()) {
+        if (connection.flow().alarmed()) {
             connection.respond(new Response(CommandKey.DECLARE_PUBLISHER, corr, ResponseCode.PRECONDITION_FAILED));
             return;
         }
@@ -73,7 +73,7 @@ final class Publishers {
             connection.respond(new Response(CommandKey.DECLARE_PUBLISHER, corr, refused));
             return;
         }
-        StreamUse use = connection.use(stream, queue);
+        StreamUse use = connection.uses().use(stream, queue);
         StreamPublisher publisher = new StreamPublisher(declare.publisherId(), reference, use);
         byId[publisher.id()] = publisher;
         count++;
@@ -132,7 +132,7 @@ final class Publishers {
         count--;
         publisher.delete();
         publisher.use().publisherRemoved();
-        connection.releaseIfUnused(publisher.use());
+        connection.uses().releaseIfUnused(publisher.use());
     }
 
     /** Forgets the publishers of {@code use}'s stream (deleted); true when there were any. */
@@ -175,7 +175,7 @@ final class Publishers {
         }
         publisher.published(messages);
         connection.counters().receivedConfirmed(messages);
-        connection.unconfirmed(messages);
+        connection.flow().sent(messages);
         batch.send(publisher, connection.settings().maxSubEntryBatchBytes());
     }
 
@@ -187,7 +187,7 @@ final class Publishers {
         StreamPublisher publisher = batch.publisher();
         int count = batch.count();
         if (publisher.deleted()) {
-            connection.answered(count);
+            connection.flow().answered(count);
             return;
         }
         int errors = 0;
@@ -211,7 +211,7 @@ final class Publishers {
             PublishFrameWriter.endError(out, start);
             connection.output().appended();
             publisher.errored(errors);
-            connection.answered(errors);
+            connection.flow().answered(errors);
         }
         use.confirmCommitted();
         connection.flushLater();

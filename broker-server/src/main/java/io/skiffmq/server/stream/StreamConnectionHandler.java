@@ -22,7 +22,6 @@ import io.skiffmq.codec.stream.StreamDecodeException;
 import io.skiffmq.codec.stream.StreamFrame;
 import io.skiffmq.codec.stream.StreamFrameDecoder;
 import io.skiffmq.core.VirtualHost;
-import io.skiffmq.core.alarm.ResourceAlarms.Resource;
 import io.skiffmq.core.metrics.ConnectionCounters;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.stream.StreamQueue;
@@ -39,11 +38,8 @@ import io.skiffmq.server.loop.FlushAfterTurn;
 import io.skiffmq.store.stream.StreamChunk;
 import io.skiffmq.store.stream.StreamLog;
 import io.skiffmq.store.stream.StreamLogStore;
-import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -63,9 +59,8 @@ import java.util.function.Supplier;
  *
  * <p>Commands whose answer comes from another thread (a login, the stream's writer, the disk) suspend reading
  * ({@link StreamReading}): the commands after them wait, in order, as RabbitMQ's reader takes them one at a time.
- * Publish flow control blocks reading as RabbitMQ does: at {@code stream-initial-credits} unconfirmed messages, or
- * while the disk alarm is up and the connection has publishers (from the frame after the one that found it up), until the unconfirmed are back under the
- * initial credits less {@code stream-credits-required-for-unblocking} and no alarm holds.
+ * Publish flow control ({@link PublishFlow}) blocks reading as RabbitMQ does, checked after each frame. The streams
+ * in use are {@link StreamUses}'.
  *
  * <p>Owned by the channel's event loop, as are all its parts; {@link #opened()} alone is safe from any thread.
  */
@@ -88,9 +83,9 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     private final CreditFrame creditFrame = new CreditFrame();
     private final StoreOffsetFrame storeOffsetFrame = new StoreOffsetFrame();
     private final ArrayDeque<PublishBatch> batches = new ArrayDeque<>();
-    private final Map<String, StreamUse> uses = new HashMap<>();
     private final Publishers publishers = new Publishers(this);
     private final Subscriptions subscriptions = new Subscriptions(this);
+    private final StreamUses uses = new StreamUses(this, publishers, subscriptions);
     private final StreamCommands commands = new StreamCommands(this);
     private final SuperStreams superStreams = new SuperStreams(this);
     private ChannelHandlerContext ctx;
@@ -98,6 +93,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     private StreamOutput output;
     private FlushAfterTurn flushes;
     private StreamReading reading;
+    private PublishFlow flow;
     private StreamHandshake handshake;
     private ConnectionEnding ending;
     private State state = State.HANDSHAKE;
@@ -106,8 +102,6 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     /** The frame-max agreed, 0 for none: confirms are cut to it. */
     private long frameMax;
     private long correlationIds;
-    /** Messages published and neither confirmed nor refused: publish flow control's count. */
-    private long unconfirmed;
 
     StreamConnectionHandler(StreamServer server, ConnectionCounters counters, boolean tls) {
         this.server = server;
@@ -125,6 +119,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         this.output = new StreamOutput(context, !tls);
         this.flushes = new FlushAfterTurn(executor, output::flush);
         this.reading = new StreamReading(context.channel(), this::process);
+        this.flow = new PublishFlow(reading, settings(), broker.alarms(), publishers::count);
         this.handshake = new StreamHandshake(this, context, server.sasl(), admission, server.config());
     }
 
@@ -146,23 +141,13 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     public void channelInactive(ChannelHandlerContext context) {
         handshake.cancelTimeout();
         state = State.CLOSED;
-        releaseAll();
+        uses.releaseAll();
         reading.discard();
         output.discard();
         admission.closed(this);
         broker.unregister(this);
         ending.inactive();
         context.fireChannelInactive();
-    }
-
-    /** The connection's publishers, subscriptions and streams go. */
-    private void releaseAll() {
-        publishers.clear();
-        subscriptions.clear();
-        for (StreamUse use : uses.values()) {
-            use.release();
-        }
-        uses.clear();
     }
 
     // ---- reading ------------------------------------------------------------------------------------------
@@ -217,7 +202,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
             case 0x0a -> subscriptions.storeOffset(storeOffsetFrame.wrap(frame));
             default -> onCommand(StreamCodec.decode(frame));
         }
-        blockIfNeeded();
+        flow.blockIfNeeded();
     }
 
     private void onCommand(Command command) {
@@ -289,28 +274,10 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
             + command.command().protocolName() + (command.isResponse() ? " response" : "") + " after open");
     }
 
-    /**
-     * RabbitMQ's command versions: publish 1 to 2, deliver 1 to 2, 1 for the rest it answers; deliver v2 from now
-     * on when the client takes it.
-     */
     private void exchangeVersions(ConnectionCommand.ExchangeCommandVersions exchange) {
-        for (ConnectionCommand.CommandVersion v : exchange.versions()) {
-            if (v.key() == CommandKey.DELIVER.key() && v.maxVersion() >= 2) {
-                deliverVersion = 2;
-            }
-        }
-        List<ConnectionCommand.CommandVersion> ours = new java.util.ArrayList<>();
-        for (CommandKey key : List.of(CommandKey.DECLARE_PUBLISHER, CommandKey.PUBLISH,
-                CommandKey.QUERY_PUBLISHER_SEQUENCE, CommandKey.DELETE_PUBLISHER, CommandKey.SUBSCRIBE,
-                CommandKey.CREDIT, CommandKey.STORE_OFFSET, CommandKey.QUERY_OFFSET, CommandKey.UNSUBSCRIBE,
-                CommandKey.CREATE_STREAM, CommandKey.DELETE_STREAM, CommandKey.METADATA, CommandKey.CLOSE,
-                CommandKey.HEARTBEAT, CommandKey.ROUTE, CommandKey.PARTITIONS, CommandKey.STREAM_STATS,
-                CommandKey.CREATE_SUPER_STREAM, CommandKey.DELETE_SUPER_STREAM, CommandKey.RESOLVE_OFFSET_SPEC)) {
-            ours.add(new ConnectionCommand.CommandVersion(key.key(), 1, key == CommandKey.PUBLISH ? 2 : 1));
-        }
-        ours.add(new ConnectionCommand.CommandVersion(CommandKey.DELIVER.key(), 1, 2));
+        deliverVersion = CommandVersions.deliverVersion(exchange);
         respond(new ConnectionCommand.ExchangeCommandVersionsResponse(exchange.correlationId(), ResponseCode.OK,
-            ours));
+            CommandVersions.SERVER));
     }
 
     @Override
@@ -363,6 +330,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         flushes.request();
     }
 
+    /** True once open and until a close: commands are taken and the client hears of changes. */
+    boolean isOpen() {
+        return state == State.OPEN;
+    }
+
     /** True while the socket takes more: deliveries wait otherwise. */
     boolean writable() {
         return state == State.OPEN && ctx.channel().isWritable();
@@ -387,62 +359,8 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         return ((StreamLogStore) queue.store()).log();
     }
 
-    /** The connection's use of {@code queue}, made on first use. */
-    StreamUse use(String name, StreamQueue queue) {
-        StreamUse use = uses.get(name);
-        if (use != null && use.queue() == queue) {
-            return use;
-        }
-        if (use != null) {
-            streamDeleted(use); // a stream of that name gone, its deletion's news still on the way
-        }
-        use = new StreamUse(name, queue, log(queue), this);
-        uses.put(name, use);
-        return use;
-    }
-
-    /** Lets go of {@code use} once nothing of this connection needs it. */
-    void releaseIfUnused(StreamUse use) {
-        if (use.unused() && uses.get(use.name()) == use) {
-            uses.remove(use.name());
-            use.release();
-        }
-    }
-
-    /**
-     * The stream was deleted (by anyone): its publishers and subscriptions here go, and the client hears it
-     * ({@code metadata_update}, 0x06, as RabbitMQ says it) when it had any.
-     */
-    void streamDeleted(StreamUse use) {
-        if (uses.get(use.name()) != use) {
-            return;
-        }
-        boolean had = publishers.removeAll(use) | subscriptions.removeAll(use);
-        uses.remove(use.name());
-        answered(use.release());
-        if (had && state == State.OPEN) {
-            respond(new ManagementCommand.MetadataUpdate(ResponseCode.STREAM_NOT_AVAILABLE, use.name()));
-            flushLater();
-        }
-    }
-
-    /**
-     * After a re-authentication: publishers that may no longer write and subscriptions that may no longer read go,
-     * their streams announced as unavailable (RabbitMQ's {@code evaluate_state_after_secret_update}).
-     */
-    void permissionsChanged() {
-        for (StreamUse use : List.copyOf(uses.values())) {
-            boolean lost = false;
-            for (StreamPublisher p : publishers.all()) {
-                lost |= p.use() == use && permission(Permission.WRITE, use.name()) != null;
-            }
-            for (Subscription s : subscriptions.all()) {
-                lost |= s.use() == use && permission(Permission.READ, use.name()) != null;
-            }
-            if (lost) {
-                streamDeleted(use);
-            }
-        }
+    StreamUses uses() {
+        return uses;
     }
 
     /** Writes a deliver of {@code chunk} for subscription {@code subscriptionId}. */
@@ -469,7 +387,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     void published(PublishBatch batch) {
         if (state == State.OPEN) {
             publishers.published(batch);
-            unblockIfPossible();
+            flow.unblockIfPossible();
         }
     }
 
@@ -478,43 +396,8 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         return frameMax == 0 ? 65_536 : (int) Math.max(1, Math.min(65_536, (frameMax - 13) / 8));
     }
 
-    /** {@code n} messages were published: they count until confirmed or refused. */
-    void unconfirmed(int n) {
-        unconfirmed += n;
-    }
-
-    /** {@code n} published messages were confirmed, refused or dropped. */
-    void answered(int n) {
-        unconfirmed = Math.max(0, unconfirmed - n);
-        unblockIfPossible();
-    }
-
-    /**
-     * True while the disk alarm is up: declaring publishers is refused then. RabbitMQ's stream reader registers for
-     * the disk alarm alone ({@code resource_alarm/3} ignores memory): a stream's messages go to its log, and
-     * publish credits bound what a connection holds in memory.
-     */
-    boolean alarmed() {
-        return broker.alarms().active().contains(Resource.DISK);
-    }
-
-    /**
-     * RabbitMQ's credits: blocked at the initial credits unconfirmed, or by the alarm when it has publishers. Called
-     * after each frame, so the frame that found the alarm up is taken whole, then reading stops (RabbitMQ's reader
-     * takes the packet it had asked for, then asks for no more).
-     */
-    private void blockIfNeeded() {
-        if (state == State.OPEN && !reading.blocked() && (unconfirmed >= settings().initialCredits()
-                || publishers.count() > 0 && alarmed())) {
-            reading.block();
-        }
-    }
-
-    private void unblockIfPossible() {
-        if (reading.blocked() && (publishers.count() == 0 || !alarmed() && unconfirmed
-                < settings().initialCredits() - settings().creditsRequiredForUnblocking())) {
-            reading.unblock();
-        }
+    PublishFlow flow() {
+        return flow;
     }
 
     /** An alarm rose or cleared: a blocked connection may go on; one the alarm holds is blocked at its next frame. */
@@ -522,7 +405,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     public void resourceAlarmsChanged() {
         ctx.executor().execute(() -> {
             if (state == State.OPEN) {
-                unblockIfPossible();
+                flow.unblockIfPossible();
             }
         });
     }
@@ -546,7 +429,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
                     return;
                 }
                 then.accept(value);
-                blockIfNeeded();
+                flow.blockIfNeeded();
             } catch (RuntimeException e) {
                 internalError(e);
             } finally {
@@ -602,23 +485,13 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
             handshake.heartbeatSeconds());
     }
 
-    /** The host {@code open} and {@code metadata} advertise: the setting, or the address the client reached. */
+    /** The host {@code open} and {@code metadata} advertise ({@link AdvertisedAddress}). */
     String advertisedHost() {
-        StreamSettings settings = settings();
-        String configured = tls && settings.advertisedTlsHost() != null ? settings.advertisedTlsHost()
-            : settings.advertisedHost();
-        if (configured != null) {
-            return configured;
-        }
-        InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
-        return local.getAddress() == null ? local.getHostString() : local.getAddress().getHostAddress();
+        return AdvertisedAddress.host(settings(), tls, ctx.channel());
     }
 
-    /** The port {@code open} and {@code metadata} advertise: the setting, or the port the client reached. */
     int advertisedPort() {
-        int configured = tls ? settings().advertisedTlsPort() : settings().advertisedPort();
-        return configured != StreamSettings.NO_PORT ? configured
-            : ((InetSocketAddress) ctx.channel().localAddress()).getPort();
+        return AdvertisedAddress.port(settings(), tls, ctx.channel());
     }
 
     /** Answers with a refusal and closes the socket once it is written (RabbitMQ's {@code failure}). */
@@ -638,7 +511,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     void refuseSilently(Command answer, ConnectionEnd how, String detail) {
         if (ending.end(how, detail)) {
             state = State.CLOSED;
-            releaseAll();
+            uses.releaseAll();
             ctx.executor().schedule(() -> {
                 if (ctx.channel().isActive()) {
                     respond(answer);
@@ -657,7 +530,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         ending.end(ok ? ConnectionEnd.CLIENT_CLOSE : ConnectionEnd.CLIENT_ERROR,
             "the client closed with " + close.closingCode() + " " + close.reason());
         state = State.CLOSED;
-        releaseAll();
+        uses.releaseAll();
         respond(new Response(CommandKey.CLOSE, close.correlationId(), ResponseCode.OK));
         output.flush();
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -678,7 +551,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
 
     private void sendClose(ResponseCode code, String reason) {
         state = State.CLOSE_SENT;
-        releaseAll();
+        uses.releaseAll();
         reading.stop();
         respond(new ConnectionCommand.Close(nextCorrelationId(), code.code(), reason));
         output.flush();

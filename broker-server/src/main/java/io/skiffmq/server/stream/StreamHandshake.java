@@ -245,7 +245,7 @@ final class StreamHandshake {
             return;
         }
         connection.respond(new ConnectionCommand.SaslAuthenticateResponse(corr, ResponseCode.OK, null));
-        connection.permissionsChanged();
+        connection.uses().permissionsChanged();
     }
 
     /**

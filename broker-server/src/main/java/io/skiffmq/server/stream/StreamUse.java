@@ -38,7 +38,7 @@ final class StreamUse implements StreamLog.CommitListener {
         log.addListener(this);
         // on the deleting thread: handed to this connection's loop
         this.cancelWatch = connection.vhost().whenDeleted(Destination.queue(name),
-            () -> connection.executor().execute(() -> connection.streamDeleted(this)));
+            () -> connection.executor().execute(() -> connection.uses().deleted(this)));
     }
 
     String name() {
@@ -76,7 +76,7 @@ final class StreamUse implements StreamLog.CommitListener {
     /** Confirms what waits and is committed. */
     void confirmCommitted() {
         if (confirms.size() > 0) {
-            connection.answered(confirms.confirmThrough(log.committedOffset(), connection.output(),
+            connection.flow().answered(confirms.confirmThrough(log.committedOffset(), connection.output(),
                 connection.maxConfirmIds(), connection.counters()));
         }
     }

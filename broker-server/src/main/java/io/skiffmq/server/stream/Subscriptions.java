@@ -87,7 +87,7 @@ final class Subscriptions {
             connection.respond(new Response(CommandKey.SUBSCRIBE, corr, refused));
             return;
         }
-        StreamUse use = connection.use(stream, queue);
+        StreamUse use = connection.uses().use(stream, queue);
         Subscription subscription = new Subscription(subscribe.subscriptionId(), use, offset(subscribe.offset()),
             filter(properties), subscribe.credit(), properties, connection);
         if (!sac) {
@@ -95,7 +95,7 @@ final class Subscriptions {
                 subscription.open(subscription.offset());
             } catch (IllegalStateException e) {
                 // its log closed: the stream is being deleted
-                connection.releaseIfUnused(use);
+                connection.uses().releaseIfUnused(use);
                 connection.respond(new Response(CommandKey.SUBSCRIBE, corr, ResponseCode.STREAM_DOES_NOT_EXIST));
                 return;
             }
@@ -179,7 +179,7 @@ final class Subscriptions {
             connection.groups().leave(subscription.member);
         }
         subscription.use().subscriptions().remove(subscription);
-        connection.releaseIfUnused(subscription.use());
+        connection.uses().releaseIfUnused(subscription.use());
     }
 
     /** Ends the subscriptions to {@code use}'s stream (deleted); true when there were any. */
