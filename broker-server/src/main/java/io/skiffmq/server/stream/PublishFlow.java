@@ -8,7 +8,8 @@ import java.util.function.IntSupplier;
  * A stream connection's publish flow control, RabbitMQ's connection credits: the connection is no longer read once
  * {@code stream-initial-credits} messages are unconfirmed, or while the disk alarm is up and it has publishers, and
  * is read again once the unconfirmed are back under the initial credits less
- * {@code stream-credits-required-for-unblocking} and no alarm holds (a connection without publishers always is).
+ * {@code stream-credits-required-for-unblocking} (at least one below; the settings are not checked against each
+ * other, so they may be set in any order) and no alarm holds (a connection without publishers always is).
  * The check runs after each frame, so the frame that found the alarm up is taken whole (RabbitMQ's reader takes the
  * packet it had asked for, then asks for no more).
  *
@@ -59,7 +60,7 @@ final class PublishFlow {
     /** Reading goes on if nothing holds it any more (an alarm cleared, confirms came, publishers went). */
     void unblockIfPossible() {
         if (reading.blocked() && (publishers.getAsInt() == 0 || !alarmed() && unconfirmed
-                < settings.initialCredits() - settings.creditsRequiredForUnblocking())) {
+                < Math.max(1, settings.initialCredits() - settings.creditsRequiredForUnblocking()))) {
             reading.unblock();
         }
     }

@@ -52,8 +52,8 @@ public record StreamSettings(int port, int tlsPort, String advertisedHost, int a
         check(heartbeatSeconds >= 0, "stream-heartbeat must be >= 0");
         check(initialFrameMax >= 1024, "stream-initial-frame-max must be >= 1024");
         check(initialCredits > 0, "stream-initial-credits must be > 0");
-        check(creditsRequiredForUnblocking >= 0 && creditsRequiredForUnblocking < initialCredits,
-            "stream-credits-required-for-unblocking must be in [0, stream-initial-credits)");
+        // not checked against initialCredits, so the two may be set in any order (PublishFlow caps it)
+        check(creditsRequiredForUnblocking >= 0, "stream-credits-required-for-unblocking must be >= 0");
         check(maxSubEntryBatchBytes > 0, "stream-max-sub-entry-batch-size must be > 0");
     }
 
@@ -100,7 +100,7 @@ public record StreamSettings(int port, int tlsPort, String advertisedHost, int a
         Setting.of("stream-initial-credits", "int", "50000", "unconfirmed messages at which a stream connection"
             + " is no longer read (RabbitMQ's `initial_credits`)"),
         Setting.of("stream-credits-required-for-unblocking", "int", "12500", "reading goes on once the"
-            + " unconfirmed messages are this many below `stream-initial-credits`"),
+            + " unconfirmed messages are this many below `stream-initial-credits` (at least 1 below)"),
         Setting.of("stream-max-sub-entry-batch-size", "bytes", "67108864", "the largest uncompressed size a"
             + " published sub-entry batch may declare; a larger one is refused (0x11)"));
 
