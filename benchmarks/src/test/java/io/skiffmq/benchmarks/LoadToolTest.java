@@ -26,7 +26,7 @@ class LoadToolTest {
     static void start() throws Exception {
         broker = new AmqpListener(BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
             .with("data-dir", data.toString()).with("sync-policy", "os").with("prometheus-port", "0")
-            .with("management-port", "0"));
+            .with("management-port", "0").with("stream-port", "0"));
         port = broker.start().getPort();
     }
 

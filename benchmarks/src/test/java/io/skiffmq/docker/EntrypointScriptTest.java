@@ -46,7 +46,7 @@ class EntrypointScriptTest {
             "broker-server/target/skiffmq.jar is not built (mvn package)");
 
         ProcessBuilder builder = new ProcessBuilder("sh", root.resolve("docker/entrypoint.sh").toString(),
-            "--port=0", "--management-port=0", "--prometheus-port=0").redirectErrorStream(true);
+            "--port=0", "--management-port=0", "--prometheus-port=0", "--stream-port=0").redirectErrorStream(true);
         builder.environment().put("SKIFFMQ_HOME", home.toString());
         builder.environment().put("SKIFFMQ_DATA_DIR", dataDir.toString());
         // a setting through JAVA_OPTS: the broker listening on 127.0.0.1 shows the flags reached the JVM

@@ -97,6 +97,34 @@ final class Bystander implements AutoCloseable {
         });
     }
 
+    /** A bystander on the stream protocol (the stream Java client): a stream of its own, a producer, a consumer. */
+    static Bystander stream(int port) throws Exception {
+        com.rabbitmq.stream.Environment environment = StreamClients.builder(port).build();
+        String stream = "bystander-stream-" + NEXT.incrementAndGet();
+        environment.streamCreator().stream(stream).create();
+        com.rabbitmq.stream.Producer producer = environment.producerBuilder().stream(stream).build();
+        java.util.concurrent.BlockingQueue<String> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        com.rabbitmq.stream.Consumer consumer = environment.consumerBuilder().stream(stream)
+            .messageHandler((context, message) -> received.add(StreamClients.text(message))).build();
+        return new Bystander("stream", new RoundTrip() {
+            @Override
+            public void once(String body) throws Exception {
+                java.util.concurrent.CompletableFuture<Boolean> confirmed = new java.util.concurrent.CompletableFuture<>();
+                producer.send(producer.messageBuilder().addData(StreamClients.bytes(body)).build(),
+                    status -> confirmed.complete(status.isConfirmed()));
+                assertThat(confirmed.get(30, TimeUnit.SECONDS)).as("confirm of %s", body).isTrue();
+                assertThat(received.poll(30, TimeUnit.SECONDS)).as("round trip %s", body).isEqualTo(body);
+            }
+
+            @Override
+            public void close() {
+                consumer.close();
+                producer.close();
+                environment.close();
+            }
+        });
+    }
+
     private void run() {
         while (!stopping) {
             try {

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 final class ChildBroker implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
     private static final Pattern HTTP_API = Pattern.compile("listening for HTTP API requests on .*:(\\d+)");
+    private static final Pattern STREAMS = Pattern.compile("listening for RabbitMQ streams on .*:(\\d+)");
 
     final Process process;
     final int port;
@@ -30,12 +31,21 @@ final class ChildBroker implements AutoCloseable {
     final Path log;
     /** The HTTP API's port, once the child logged it (it binds last). */
     private final CompletableFuture<Integer> managementPort;
+    /** The stream protocol's port, once the child logged it. */
+    private final CompletableFuture<Integer> streamPort;
 
-    private ChildBroker(Process process, int port, Path log, CompletableFuture<Integer> managementPort) {
+    private ChildBroker(Process process, int port, Path log, CompletableFuture<Integer> managementPort,
+            CompletableFuture<Integer> streamPort) {
         this.process = process;
         this.port = port;
         this.log = log;
         this.managementPort = managementPort;
+        this.streamPort = streamPort;
+    }
+
+    /** The stream protocol's port ({@code stream-port=0}), waiting for the child to bind it. */
+    int streamPort() throws Exception {
+        return streamPort.get(60, TimeUnit.SECONDS);
     }
 
     /** The HTTP API's port ({@code management-port=0}), waiting for the child to bind it. */
@@ -58,7 +68,7 @@ final class ChildBroker implements AutoCloseable {
         }
         command.addAll(jvmFlags);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
-            "--prometheus-port=0", "--management-port=0",
+            "--prometheus-port=0", "--management-port=0", "--stream-port=0",
             "--bind=127.0.0.1", "--data-dir=" + dataDir.resolve("broker")));
         command.addAll(settings);
         Path log = Path.of("target", "child-brokers", name + ".log");
@@ -66,11 +76,13 @@ final class ChildBroker implements AutoCloseable {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         CompletableFuture<Integer> managementPort = new CompletableFuture<>();
-        Thread pump = new Thread(() -> pump(process, log, port, managementPort), "child-broker-log-" + name);
+        CompletableFuture<Integer> streamPort = new CompletableFuture<>();
+        Thread pump = new Thread(() -> pump(process, log, port, managementPort, streamPort),
+            "child-broker-log-" + name);
         pump.setDaemon(true);
         pump.start();
         try {
-            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log, managementPort);
+            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log, managementPort, streamPort);
         } catch (Exception e) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
@@ -79,7 +91,7 @@ final class ChildBroker implements AutoCloseable {
 
     /** Copies the child's output to its log file, and finds the port it listens on. */
     private static void pump(Process process, Path log, CompletableFuture<Integer> port,
-            CompletableFuture<Integer> managementPort) {
+            CompletableFuture<Integer> managementPort, CompletableFuture<Integer> streamPort) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
             for (String line; (line = in.readLine()) != null; ) {
@@ -94,13 +106,19 @@ final class ChildBroker implements AutoCloseable {
                 if (http.find()) {
                     managementPort.complete(Integer.parseInt(http.group(1)));
                 }
+                Matcher streams = STREAMS.matcher(line);
+                if (streams.find()) {
+                    streamPort.complete(Integer.parseInt(streams.group(1)));
+                }
             }
         } catch (IOException e) {
             port.completeExceptionally(e);
             managementPort.completeExceptionally(e);
+            streamPort.completeExceptionally(e);
         }
         port.completeExceptionally(new IllegalStateException("the child broker exited"));
         managementPort.completeExceptionally(new IllegalStateException("the child broker exited"));
+        streamPort.completeExceptionally(new IllegalStateException("the child broker exited"));
     }
 
     /** SIGKILL: no shutdown hook runs. */

@@ -48,7 +48,8 @@ class DataDirectoryTest {
             }
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
-            "--management-port=0", "--prometheus-port=0", "--bind=127.0.0.1", "--data-dir=" + data));
+            "--management-port=0", "--prometheus-port=0", "--stream-port=0", "--bind=127.0.0.1",
+            "--data-dir=" + data));
         Process broker = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(broker.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(broker.waitFor(60, TimeUnit.SECONDS)).isTrue();

@@ -102,4 +102,31 @@ final class ReplayOutcomes {
         return channelClose != null ? channelClose + ", then closed without connection.close"
             : "closed without connection.close after " + last;
     }
+
+    /**
+     * What a stream protocol broker sent: the code of its {@code close} request, or how it ended without one (the
+     * last response or command it sent).
+     */
+    static String stream(byte[] bytes) {
+        if (bytes.length == 0) {
+            return "closed, no bytes";
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        String last = "nothing";
+        while (in.remaining() >= 8) {
+            int at = in.position();
+            long size = in.getInt(at) & 0xffffffffL;
+            if (size < 4 || size + 4 > in.remaining()) {
+                return "closed after a partial frame";
+            }
+            int key = in.getShort(at + 4) & 0xffff;
+            if (key == 0x16 && size >= 10) {
+                return String.format("close 0x%02x", in.getShort(at + 12) & 0xffff);
+            }
+            last = String.format("0x%04x", key) + (key >= 0x8000 && size >= 10
+                ? String.format(" code 0x%02x", in.getShort(at + 12) & 0xffff) : "");
+            in.position(at + 4 + (int) size);
+        }
+        return "closed without close after " + last;
+    }
 }

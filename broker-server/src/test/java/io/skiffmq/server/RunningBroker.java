@@ -40,7 +40,7 @@ final class RunningBroker implements AutoCloseable {
         Path temporary = Files.createTempDirectory("skiffmq-test");
         BrokerConfig config = BrokerConfig.defaults().with("port", "0").with("bind", "127.0.0.1")
             .with("data-dir", temporary.toString()).with("prometheus-port", "0")
-            .with("management-port", "0");
+            .with("management-port", "0").with("stream-port", "0");
         for (String setting : settings) {
             int eq = setting.indexOf('=');
             config = config.with(setting.substring(0, eq), setting.substring(eq + 1));
@@ -76,6 +76,26 @@ final class RunningBroker implements AutoCloseable {
     /** The AMQPS port ({@code amqps-port}); fails when none was asked for. */
     int amqpsPort() {
         return java.util.Objects.requireNonNull(listener.amqpsAddress(), "no amqps-port").getPort();
+    }
+
+    /** The stream protocol's port ({@code stream-port}, ephemeral here); fails when it is none. */
+    int streamPort() {
+        return java.util.Objects.requireNonNull(listener.streamAddress(), "stream-port is none").getPort();
+    }
+
+    /** The stream protocol's TLS port ({@code stream-tls-port}); fails when none was asked for. */
+    int streamTlsPort() {
+        return java.util.Objects.requireNonNull(listener.streamTlsAddress(), "no stream-tls-port").getPort();
+    }
+
+    /** What the stream protocol's connections share. */
+    io.skiffmq.server.stream.StreamServer streams() {
+        return listener.streams();
+    }
+
+    /** The broker itself. */
+    Broker broker() {
+        return listener.broker();
     }
 
     /** What checks the broker's logins (its count of credentials checked). */

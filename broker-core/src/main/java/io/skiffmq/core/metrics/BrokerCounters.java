@@ -17,10 +17,11 @@ public final class BrokerCounters {
     /** RabbitMQ's protocol labels, in the order {@link #totals} is indexed. */
     public static final String AMQP091 = "amqp091";
     public static final String AMQP10 = "amqp10";
+    public static final String STREAM = "stream";
 
     private final Set<ConnectionCounters> open = ConcurrentHashMap.newKeySet();
-    private final LongAdder[][] closed = {adders(), adders()};
-    /** Closed connections' totals (both protocols) by the virtual host they had opened. */
+    private final LongAdder[][] closed = {adders(), adders(), adders()};
+    /** Closed connections' totals (all protocols) by the virtual host they had opened. */
     private final Map<String, LongAdder[]> closedByVhost = new ConcurrentHashMap<>();
 
     private static LongAdder[] adders() {
@@ -114,6 +115,7 @@ public final class BrokerCounters {
         return switch (protocol) {
             case AMQP091 -> 0;
             case AMQP10 -> 1;
+            case STREAM -> 2;
             default -> throw new IllegalArgumentException("unknown protocol " + protocol);
         };
     }

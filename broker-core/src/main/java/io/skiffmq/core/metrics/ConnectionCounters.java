@@ -29,7 +29,7 @@ public final class ConnectionCounters extends OwnedCounters {
 
     private final String protocol;
 
-    /** @param protocol RabbitMQ's label for it: {@code amqp091} or {@code amqp10} */
+    /** @param protocol RabbitMQ's label for it: {@code amqp091}, {@code amqp10} or {@code stream} */
     public ConnectionCounters(String protocol) {
         super(COUNT);
         this.protocol = protocol;
@@ -49,9 +49,20 @@ public final class ConnectionCounters extends OwnedCounters {
         }
     }
 
+    /** {@code n} messages published at once (the stream protocol's publish), each waiting for its confirm. */
+    public void receivedConfirmed(long n) {
+        add(RECEIVED, n);
+        add(RECEIVED_CONFIRM, n);
+    }
+
     /** A message went to at least one queue. */
     public void routed() {
         add(ROUTED, 1);
+    }
+
+    /** {@code n} messages went to their queue. */
+    public void routed(long n) {
+        add(ROUTED, n);
     }
 
     /** A message went nowhere: {@code returned} to its publisher (0-9-1 mandatory), else dropped. */
@@ -70,6 +81,14 @@ public final class ConnectionCounters extends OwnedCounters {
         if (redelivery) {
             add(REDELIVERED, 1);
         }
+    }
+
+    /**
+     * {@code n} messages were delivered to a consumer that acknowledges nothing (the stream protocol's chunks), as
+     * RabbitMQ counts them: consumed with automatic acknowledgement.
+     */
+    public void deliveredAutoAck(long n) {
+        add(CONSUME_AUTO_ACK, n);
     }
 
     /** A pull ({@code basic.get}) found the queue empty. */

@@ -194,6 +194,11 @@ final class StreamAppender {
         }
     }
 
+    /** True once the log failed: nothing more is written. */
+    boolean failed() {
+        return failed;
+    }
+
     /** The log committed up to {@code offset}: the confirms of the messages up to it run. */
     void committed(long offset) {
         confirms.confirmThrough(offset);

@@ -144,6 +144,14 @@ public final class StreamQueue implements Queue {
         appender.commitAfterTurn();
     }
 
+    /**
+     * On the stream's thread: true while its log takes writes (the stream is neither deleted nor closed, and its log
+     * has not failed). The stream protocol asks before it adds entries to the log's chunk builder itself.
+     */
+    public boolean writable() {
+        return !deleted && !closed && !appender.failed();
+    }
+
     @Override
     public boolean holdsPublishers() {
         return appender.holding();

@@ -92,6 +92,10 @@ public enum ConnectionEnd {
         if (root instanceof TooLongFrameException) {
             return RESOURCE_LIMIT;
         }
+        if (root instanceof io.skiffmq.codec.stream.StreamDecodeException stream) {
+            return stream.failure() == io.skiffmq.codec.stream.DecodeFailure.FRAME_TOO_LARGE ? RESOURCE_LIMIT
+                : PROTOCOL_ERROR;
+        }
         if (root instanceof io.skiffmq.codec.amqp10.AmqpDecodeException
                 || root instanceof io.skiffmq.codec.amqp091.Amqp091DecodeException) {
             return PROTOCOL_ERROR;

@@ -31,6 +31,9 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
+import io.skiffmq.codec.stream.Peer;
+import io.skiffmq.codec.stream.StreamFrameDecoder;
+import io.skiffmq.server.stream.StreamServer;
 import io.skiffmq.server.http.HttpApiServer;
 import io.skiffmq.server.http.Listener;
 import java.net.InetSocketAddress;
@@ -43,7 +46,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The TCP listener: one port for AMQP 1.0 and 0-9-1 (told apart by {@link ProtocolDetector}), optionally a
  * second for 0-9-1 alone, and optionally an AMQPS port for both over TLS ({@link TlsContext}: the protocol is told
- * apart after the handshake), and the HTTP API ({@link HttpApiServer}, on the boss group); epoll when the native transport loads and NIO otherwise. Each accepted
+ * apart after the handshake); RabbitMQ's stream protocol on its own port ({@code stream-port}, 5552) and optionally
+ * over TLS ({@code stream-tls-port}, the AMQPS certificates; {@link StreamServer}); and the HTTP API ({@link HttpApiServer}, on the boss group); epoll when the native transport loads and NIO otherwise. Each accepted
  * connection lives on one event loop for its whole life.
  *
  * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
@@ -77,13 +81,17 @@ public final class AmqpListener implements AutoCloseable {
     private volatile Channel serverChannel;
     private volatile Channel amqp091Channel;
     private volatile Channel amqpsChannel;
+    private volatile Channel streamChannel;
+    private volatile Channel streamTlsChannel;
+    /** What the stream connections share, once the stream ports are bound; null when there are none. */
+    private volatile StreamServer streams;
     /** The Prometheus endpoint, or null when {@code prometheus-port} is none or before {@link #start()}. */
     private io.skiffmq.server.metrics.MetricsServer metrics;
     private InetSocketAddress metricsAddress;
     /** The HTTP API ({@code management-port}), or null when it is off. */
     private HttpApiServer httpApi;
     private InetSocketAddress httpApiAddress;
-    /** The AMQPS listener's TLS, or null when there is none. */
+    /** The TLS of the AMQPS and stream TLS listeners, or null when there is neither. */
     private final TlsContext tls;
 
     public AmqpListener(BrokerConfig config) throws java.io.IOException {
@@ -93,7 +101,8 @@ public final class AmqpListener implements AutoCloseable {
     /** @param clock what message TTLs and queue expiry run on */
     public AmqpListener(BrokerConfig config, io.skiffmq.core.time.BrokerClock clock) throws java.io.IOException {
         this.config = config;
-        this.tls = config.tls().enabled() ? TlsContext.of(config.tls()) : null;
+        this.tls = config.tls().enabled() ? TlsContext.of(config.tls(), "amqps-port")
+            : config.stream().tlsEnabled() ? TlsContext.of(config.tls(), "stream-tls-port") : null;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, io);
@@ -155,10 +164,13 @@ public final class AmqpListener implements AutoCloseable {
             metrics = new io.skiffmq.server.metrics.MetricsServer(broker, config.prometheus(), config.bindAddress());
             metricsAddress = metrics.start();
         }
-        if (tls != null) {
+        if (config.tls().enabled()) {
             amqpsChannel = bind(config.tls().port(), amqp10, amqp091, tls);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 over TLS on {0}",
                 amqpsChannel.localAddress());
+        }
+        if (config.stream().enabled() || config.stream().tlsEnabled()) {
+            bindStreams();
         }
         if (config.management().enabled()) {
             // on the boss group's loop: the HTTP loop only parses and writes, the work runs on other threads
@@ -168,6 +180,44 @@ public final class AmqpListener implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "listening for HTTP API requests on {0}", httpApiAddress);
         }
         return address;
+    }
+
+    /** RabbitMQ's stream protocol, on {@code stream-port} and (over TLS) {@code stream-tls-port}. */
+    private void bindStreams() throws InterruptedException {
+        StreamServer streams = new StreamServer(broker, sasl);
+        this.streams = streams;
+        if (config.stream().enabled()) {
+            streamChannel = bind(config.stream().port(), null, ch -> installStream(ch, streams, false));
+            LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams on {0}", streamChannel.localAddress());
+        }
+        if (config.stream().tlsEnabled()) {
+            streamTlsChannel = bind(config.stream().tlsPort(), tls, ch -> installStream(ch, streams, true));
+            LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams over TLS on {0}",
+                streamTlsChannel.localAddress());
+        }
+    }
+
+    private void installStream(SocketChannel ch, StreamServer streams, boolean overTls) {
+        ConnectionCounters counters = StreamServer.counters();
+        ch.pipeline()
+            .addLast("bytes", new ByteCounter(counters))
+            .addLast("frames", new StreamFrameDecoder(Peer.CLIENT, config.stream().initialFrameMax()))
+            .addLast("stream", streams.newConnection(counters, overTls));
+    }
+
+    /** What the stream protocol's connections share (its consumer groups), or null when it has no port. */
+    public StreamServer streams() {
+        return streams;
+    }
+
+    /** Where the stream protocol is spoken ({@code stream-port}), or null. */
+    public InetSocketAddress streamAddress() {
+        return streamChannel == null ? null : (InetSocketAddress) streamChannel.localAddress();
+    }
+
+    /** Where the stream protocol is spoken over TLS ({@code stream-tls-port}), or null. */
+    public InetSocketAddress streamTlsAddress() {
+        return streamTlsChannel == null ? null : (InetSocketAddress) streamTlsChannel.localAddress();
     }
 
     /** Where Prometheus metrics are served ({@code prometheus-port}), or null. */
@@ -191,6 +241,12 @@ public final class AmqpListener implements AutoCloseable {
         if (amqpsChannel != null && amqpsChannel.isActive()) {
             bound.add(new Listener("amqp/ssl", (InetSocketAddress) amqpsChannel.localAddress()));
         }
+        if (streamChannel != null && streamChannel.isActive()) {
+            bound.add(new Listener("stream", (InetSocketAddress) streamChannel.localAddress()));
+        }
+        if (streamTlsChannel != null && streamTlsChannel.isActive()) {
+            bound.add(new Listener("stream/ssl", (InetSocketAddress) streamTlsChannel.localAddress()));
+        }
         return bound;
     }
 
@@ -207,6 +263,16 @@ public final class AmqpListener implements AutoCloseable {
     /** @param tls null for plain TCP; else each connection's TLS handshake comes before the protocol header */
     private Channel bind(int port, ProtocolDetector.Protocol amqp10, ProtocolDetector.Protocol amqp091,
             TlsContext tls) throws InterruptedException {
+        return bind(port, tls, ch -> ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
+            config.handshakeTimeoutMillis(), broker.ends())));
+    }
+
+    /**
+     * Binds a port whose connections get {@code protocol}'s handlers, after TLS when {@code tls} is not null.
+     * Accepted connections are counted against {@code max-preauth-connections} and their handshake timed from now.
+     */
+    private Channel bind(int port, TlsContext tls, java.util.function.Consumer<SocketChannel> protocol)
+            throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
             .group(bossGroup, workerGroup)
             .channel(channelClass)
@@ -228,8 +294,7 @@ public final class AmqpListener implements AutoCloseable {
                         ch.pipeline().addLast("plain-on-tls", new PlainAmqpOnTlsPort(broker.ends()));
                         ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     }
-                    ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
-                        config.handshakeTimeoutMillis(), broker.ends()));
+                    protocol.accept(ch);
                 }
             });
         return bootstrap.bind(config.bindAddress(), port).sync().channel();
@@ -252,6 +317,12 @@ public final class AmqpListener implements AutoCloseable {
         }
         if (amqpsChannel != null) {
             amqpsChannel.close().syncUninterruptibly();
+        }
+        if (streamChannel != null) {
+            streamChannel.close().syncUninterruptibly();
+        }
+        if (streamTlsChannel != null) {
+            streamTlsChannel.close().syncUninterruptibly();
         }
         if (metrics != null) {
             metrics.close();

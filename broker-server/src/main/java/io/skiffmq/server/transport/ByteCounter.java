@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.FileRegion;
 import io.skiffmq.core.metrics.ConnectionCounters;
 
 /**
@@ -30,6 +31,8 @@ public final class ByteCounter extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof ByteBuf buf) {
             counters.bytesOut(buf.readableBytes());
+        } else if (msg instanceof FileRegion region) {
+            counters.bytesOut(region.count()); // a stream chunk sent from its file
         }
         ctx.write(msg, promise);
     }

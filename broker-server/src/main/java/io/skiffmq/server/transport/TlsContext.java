@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import javax.net.ssl.SSLException;
 
 /**
- * The AMQPS listener's TLS: one {@link SslContext} built from {@link TlsSettings} at start, with OpenSSL
+ * The TLS of the AMQPS and stream TLS listeners: one {@link SslContext} built from {@link TlsSettings} at start, with OpenSSL
  * (BoringSSL, from {@code netty-tcnative-boringssl-static}) when it loads and the JDK's provider otherwise (or as
  * {@code tls-provider} says), and a
  * fresh {@link SslHandler} per connection. Immutable after construction; {@link #newHandler} is called on the
@@ -33,13 +33,14 @@ final class TlsContext {
     /**
      * Checks the settings as a whole and loads the files.
      *
+     * @param port the TLS port setting that needs them, named in the failures
      * @throws IOException when a file is missing or unreadable, or the settings do not fit together
      */
-    static TlsContext of(TlsSettings settings) throws IOException {
-        requireFile("tls-cert-file", settings.certFile());
-        requireFile("tls-key-file", settings.keyFile());
+    static TlsContext of(TlsSettings settings, String port) throws IOException {
+        requireFile(port, "tls-cert-file", settings.certFile());
+        requireFile(port, "tls-key-file", settings.keyFile());
         if (settings.verify() != TlsSettings.Verify.NONE) {
-            requireFile("tls-ca-file (needed with tls-verify=" + settings.verify().name().toLowerCase() + ")",
+            requireFile(port, "tls-ca-file (needed with tls-verify=" + settings.verify().name().toLowerCase() + ")",
                 settings.caFile());
         }
         if (settings.provider() == TlsSettings.Provider.OPENSSL && !OpenSsl.isAvailable()) {
@@ -73,9 +74,10 @@ final class TlsContext {
         }
     }
 
-    private static void requireFile(String setting, Path file) throws IOException {
+    /** @param port the TLS port setting that asks for the file ({@code amqps-port}, {@code stream-tls-port}) */
+    private static void requireFile(String port, String setting, Path file) throws IOException {
         if (file == null) {
-            throw new IOException("amqps-port is set but " + setting + " is not");
+            throw new IOException(port + " is set but " + setting + " is not");
         }
         if (!Files.isReadable(file)) {
             throw new IOException(setting + ": cannot read " + file);

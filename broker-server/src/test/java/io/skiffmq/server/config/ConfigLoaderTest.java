@@ -42,7 +42,12 @@ class ConfigLoaderTest {
             "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
             "collect-statistics-interval", "1000", "max-super-stream-partitions", "10",
             "max-transaction-messages", "100",
-            "max-transaction-bytes", "1MiB"};
+            "max-transaction-bytes", "1MiB", "stream-port", "5553", "stream-tls-port", "5551",
+            "stream-advertised-host", "streams.example", "stream-advertised-port", "15552",
+            "stream-advertised-tls-host", "tls.example", "stream-advertised-tls-port", "15551",
+            "stream-frame-max", "65536", "stream-heartbeat", "20", "stream-initial-frame-max", "16384",
+            "stream-initial-credits", "1000", "stream-credits-required-for-unblocking", "100",
+            "stream-max-sub-entry-batch-size", "1048576"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }

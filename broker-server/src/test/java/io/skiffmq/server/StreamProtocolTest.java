@@ -1,0 +1,130 @@
+package io.skiffmq.server;
+
+import static io.skiffmq.server.StreamClients.TIMEOUT;
+import static io.skiffmq.server.StreamClients.sendAndConfirm;
+import static io.skiffmq.server.StreamClients.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.stream.Consumer;
+import com.rabbitmq.stream.Environment;
+import com.rabbitmq.stream.OffsetSpecification;
+import com.rabbitmq.stream.Producer;
+import io.skiffmq.codec.testing.LeakDetection;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * RabbitMQ's stream Java client against the stream protocol: a producer with confirms, and consumers from each
+ * offset specification reading what it wrote, offsets and bodies.
+ */
+@ExtendWith(LeakDetection.class)
+class StreamProtocolTest {
+    private static RunningBroker broker;
+    private static Environment environment;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = RunningBroker.start();
+        environment = StreamClients.environment(broker);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (environment != null) {
+            environment.close();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /** A consumer's messages as "offset:body", in the order received. */
+    private static final class Received {
+        final List<String> messages = Collections.synchronizedList(new ArrayList<>());
+
+        Consumer subscribe(String stream, OffsetSpecification offset) {
+            return environment.consumerBuilder().stream(stream).offset(offset)
+                .messageHandler((context, message) -> messages.add(context.offset() + ":" + text(message)))
+                .build();
+        }
+
+        List<String> await(int count) {
+            org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> messages.size() >= count);
+            synchronized (messages) {
+                return List.copyOf(messages);
+            }
+        }
+    }
+
+    private static List<String> expected(int from, int to) {
+        return IntStream.range(from, to).mapToObj(i -> i + ":m" + i).toList();
+    }
+
+    @Test
+    void aProducerIsConfirmedAndAConsumerFromTheFirstReadsEveryMessageAtItsOffset() throws Exception {
+        environment.streamCreator().stream("first").create();
+        try (Producer producer = environment.producerBuilder().stream("first").build()) {
+            assertThat(sendAndConfirm(producer, "m", 1000)).isEmpty();
+        }
+        Received received = new Received();
+        try (Consumer consumer = received.subscribe("first", OffsetSpecification.first())) {
+            assertThat(received.await(1000)).isEqualTo(expected(0, 1000));
+        }
+        environment.deleteStream("first");
+    }
+
+    @Test
+    void largeChunksGoFromTheirFileAsTheyAreStored() throws Exception {
+        environment.streamCreator().stream("large").create();
+        String big = "L".repeat(150_000);
+        try (Producer producer = environment.producerBuilder().stream("large").build()) {
+            assertThat(sendAndConfirm(producer, big, 12)).isEmpty();
+        }
+        Received received = new Received();
+        try (Consumer consumer = received.subscribe("large", OffsetSpecification.first())) {
+            assertThat(received.await(12)).isEqualTo(IntStream.range(0, 12).mapToObj(i -> i + ":" + big + i)
+                .toList());
+        }
+        environment.deleteStream("large");
+    }
+
+    @Test
+    void consumersStartWhereTheirOffsetSpecificationSays() throws Exception {
+        environment.streamCreator().stream("specs").create();
+        long before;
+        try (Producer producer = environment.producerBuilder().stream("specs").build()) {
+            assertThat(sendAndConfirm(producer, "m", 100)).isEmpty();
+            before = System.currentTimeMillis();
+            await().until(() -> System.currentTimeMillis() > before); // later chunks have later timestamps
+        }
+        Received fromOffset = new Received();
+        Received fromLast = new Received();
+        Received fromNext = new Received();
+        Received fromTimestamp = new Received();
+        try (Consumer a = fromOffset.subscribe("specs", OffsetSpecification.offset(42));
+                Consumer b = fromLast.subscribe("specs", OffsetSpecification.last());
+                Consumer c = fromNext.subscribe("specs", OffsetSpecification.next());
+                Consumer d = fromTimestamp.subscribe("specs", OffsetSpecification.timestamp(before + 1))) {
+            assertThat(fromOffset.await(58)).isEqualTo(expected(42, 100));
+            // the start of the last chunk: whatever it holds, it ends with the last message
+            List<String> last = fromLast.await(1);
+            assertThat(last).last().isEqualTo("99:m99");
+            try (Producer producer = environment.producerBuilder().stream("specs").build()) {
+                for (int i = 100; i < 110; i++) {
+                    producer.send(producer.messageBuilder().addData(StreamClients.bytes("m" + i)).build(), s -> { });
+                }
+                assertThat(fromNext.await(10)).isEqualTo(expected(100, 110));
+                assertThat(fromTimestamp.await(10)).isEqualTo(expected(100, 110));
+                assertThat(fromOffset.await(68)).isEqualTo(expected(42, 110));
+            }
+        }
+        environment.deleteStream("specs");
+    }
+}
