@@ -62,7 +62,16 @@ public final class SkiffMq {
             listener.close();
             log.log(System.Logger.Level.INFO, "SkiffMQ stopped");
         }, "skiffmq-shutdown"));
-        InetSocketAddress address = listener.start();
+        InetSocketAddress address;
+        try {
+            address = listener.start();
+        } catch (IllegalStateException e) {
+            // a port that cannot be bound (PortBinding) or a listener that cannot start: one line, and the
+            // shutdown hook releases what did bind
+            System.err.println("skiffmq: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
         log.log(System.Logger.Level.INFO, "SkiffMQ started on {0}, data in {1}", address,
             config.dataDir().toAbsolutePath());
         Thread.currentThread().join();

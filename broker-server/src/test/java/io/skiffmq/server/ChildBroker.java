@@ -53,12 +53,8 @@ final class ChildBroker implements AutoCloseable {
         return managementPort.get(60, TimeUnit.SECONDS);
     }
 
-    /**
-     * @param jvmFlags heap size and the like
-     * @param settings {@code --name=value} broker settings beyond port, bind address and data directory
-     */
-    static ChildBroker start(Path dataDir, String name, List<String> jvmFlags, List<String> settings)
-            throws Exception {
+    /** This JVM's java with the module and Chronicle flags the broker needs, before a child's own flags. */
+    static List<String> javaCommand() {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -66,6 +62,16 @@ final class ChildBroker implements AutoCloseable {
                 command.add(flag);
             }
         }
+        return command;
+    }
+
+    /**
+     * @param jvmFlags heap size and the like
+     * @param settings {@code --name=value} broker settings beyond port, bind address and data directory
+     */
+    static ChildBroker start(Path dataDir, String name, List<String> jvmFlags, List<String> settings)
+            throws Exception {
+        List<String> command = new ArrayList<>(javaCommand());
         command.addAll(jvmFlags);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
             "--prometheus-port=0", "--management-port=0", "--stream-port=0",

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,12 +40,7 @@ class DataDirectoryTest {
             Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("r-xr-xr-x"));
             owner = "(it belongs to uid " + uid + ", r-xr-xr-x)";
         }
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
-                command.add(flag);
-            }
-        }
+        command.addAll(ChildBroker.javaCommand());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
             "--management-port=0", "--prometheus-port=0", "--stream-port=0", "--bind=127.0.0.1",
             "--data-dir=" + data));

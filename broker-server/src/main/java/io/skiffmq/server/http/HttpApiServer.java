@@ -62,7 +62,7 @@ public final class HttpApiServer implements AutoCloseable {
 
     /** Binds and returns the bound address. */
     public InetSocketAddress start(String bindAddress, int port) throws InterruptedException {
-        serverChannel = new ServerBootstrap()
+        io.netty.channel.ChannelFuture bound = new ServerBootstrap()
             .group(group, group)
             .channel(channelClass)
             .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -74,7 +74,8 @@ public final class HttpApiServer implements AutoCloseable {
                         .addLast("api", new HttpApiHandler(api, console));
                 }
             })
-            .bind(bindAddress, port).sync().channel();
+            .bind(bindAddress, port);
+        serverChannel = io.skiffmq.server.transport.PortBinding.await(bound, bindAddress, port, "management-port");
         rates.start();
         return (InetSocketAddress) serverChannel.localAddress();
     }

@@ -110,7 +110,7 @@ public final class MetricsServer implements AutoCloseable {
         collector.collect(false); // hooks up the journals open now: their first syncs are timed too
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ScrapeHandler scrapes = new ScrapeHandler(registry.getPrometheusRegistry());
-        channel = new ServerBootstrap()
+        io.netty.channel.ChannelFuture bound = new ServerBootstrap()
             .group(group)
             .channel(NioServerSocketChannel.class)
             .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -119,7 +119,8 @@ public final class MetricsServer implements AutoCloseable {
                     ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(8192), scrapes);
                 }
             })
-            .bind(bindAddress, settings.port()).sync().channel();
+            .bind(bindAddress, settings.port());
+        channel = io.skiffmq.server.transport.PortBinding.await(bound, bindAddress, settings.port(), "prometheus-port");
         InetSocketAddress address = (InetSocketAddress) channel.localAddress();
         LOG.log(System.Logger.Level.INFO, "serving Prometheus metrics on http://{0}:{1}/metrics", bindAddress,
             String.valueOf(address.getPort()));

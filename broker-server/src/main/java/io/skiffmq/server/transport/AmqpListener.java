@@ -150,14 +150,14 @@ public final class AmqpListener implements AutoCloseable {
                 .addAfter("bytes", "frames", new Amqp091FrameDecoder(config.amqp091InitialFrameMax()))
                 .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo, counters));
         };
-        serverChannel = bind(config.port(), amqp10, amqp091, null);
+        serverChannel = bind("port", config.port(), amqp10, amqp091, null);
         broker.startResourceMonitor();
         InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
         // harnesses wait for this line, as it is (benchmarks, the crash test)
         LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 on {0} ({1})", address, channelClass.getSimpleName());
         LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0} too", address);
         if (config.amqp091Port() != BrokerConfig.NO_PORT) {
-            amqp091Channel = bind(config.amqp091Port(), null, amqp091, null);
+            amqp091Channel = bind("amqp091-port", config.amqp091Port(), null, amqp091, null);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0}", amqp091Channel.localAddress());
         }
         if (config.prometheus().enabled()) {
@@ -165,7 +165,7 @@ public final class AmqpListener implements AutoCloseable {
             metricsAddress = metrics.start();
         }
         if (config.tls().enabled()) {
-            amqpsChannel = bind(config.tls().port(), amqp10, amqp091, tls);
+            amqpsChannel = bind("amqps-port", config.tls().port(), amqp10, amqp091, tls);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 1.0 and 0-9-1 over TLS on {0}",
                 amqpsChannel.localAddress());
         }
@@ -187,11 +187,11 @@ public final class AmqpListener implements AutoCloseable {
         StreamServer streams = new StreamServer(broker, sasl);
         this.streams = streams;
         if (config.stream().enabled()) {
-            streamChannel = bind(config.stream().port(), null, ch -> installStream(ch, streams, false));
+            streamChannel = bind("stream-port", config.stream().port(), null, ch -> installStream(ch, streams, false));
             LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams on {0}", streamChannel.localAddress());
         }
         if (config.stream().tlsEnabled()) {
-            streamTlsChannel = bind(config.stream().tlsPort(), tls, ch -> installStream(ch, streams, true));
+            streamTlsChannel = bind("stream-tls-port", config.stream().tlsPort(), tls, ch -> installStream(ch, streams, true));
             LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams over TLS on {0}",
                 streamTlsChannel.localAddress());
         }
@@ -261,9 +261,9 @@ public final class AmqpListener implements AutoCloseable {
     }
 
     /** @param tls null for plain TCP; else each connection's TLS handshake comes before the protocol header */
-    private Channel bind(int port, ProtocolDetector.Protocol amqp10, ProtocolDetector.Protocol amqp091,
+    private Channel bind(String setting, int port, ProtocolDetector.Protocol amqp10, ProtocolDetector.Protocol amqp091,
             TlsContext tls) throws InterruptedException {
-        return bind(port, tls, ch -> ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
+        return bind(setting, port, tls, ch -> ch.pipeline().addLast("detect", new ProtocolDetector(amqp10, amqp091,
             config.handshakeTimeoutMillis(), broker.ends())));
     }
 
@@ -271,7 +271,7 @@ public final class AmqpListener implements AutoCloseable {
      * Binds a port whose connections get {@code protocol}'s handlers, after TLS when {@code tls} is not null.
      * Accepted connections are counted against {@code max-preauth-connections} and their handshake timed from now.
      */
-    private Channel bind(int port, TlsContext tls, java.util.function.Consumer<SocketChannel> protocol)
+    private Channel bind(String setting, int port, TlsContext tls, java.util.function.Consumer<SocketChannel> protocol)
             throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
             .group(bossGroup, workerGroup)
@@ -297,7 +297,7 @@ public final class AmqpListener implements AutoCloseable {
                     protocol.accept(ch);
                 }
             });
-        return bootstrap.bind(config.bindAddress(), port).sync().channel();
+        return PortBinding.await(bootstrap.bind(config.bindAddress(), port), config.bindAddress(), port, setting);
     }
 
     /**

@@ -1,0 +1,34 @@
+package io.skiffmq.server.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import java.util.regex.Pattern;
+
+/**
+ * Waits for a listening socket to bind. A port that cannot be bound (in use, a privileged port, an address this host
+ * does not have) stops the start with one line naming the address and the setting that chose it, which
+ * {@link io.skiffmq.server.SkiffMq} prints without a stack trace.
+ */
+public final class PortBinding {
+    private static final Pattern NATIVE_PREFIX = Pattern.compile("^bind\\(\\.\\.\\) failed[^:]*: ");
+
+    private PortBinding() {
+    }
+
+    /**
+     * The bound channel.
+     *
+     * @throws IllegalStateException naming {@code host:port}, {@code setting} and the reason, when the bind failed
+     */
+    public static Channel await(ChannelFuture bind, String host, int port, String setting)
+            throws InterruptedException {
+        bind.await();
+        if (bind.isSuccess()) {
+            return bind.channel();
+        }
+        // epoll says "bind(..) failed with error(-98): Address already in use", NIO "Address already in use"
+        String reason = NATIVE_PREFIX.matcher(String.valueOf(bind.cause().getMessage())).replaceFirst("");
+        throw new IllegalStateException("cannot listen on " + host + ":" + port + " (" + setting + "): " + reason
+            + "; stop what holds it, or set " + setting + " to another port", bind.cause());
+    }
+}
