@@ -37,7 +37,8 @@ class AccessTest {
         BrokerDefinitions definitions = new BrokerDefinitions(List.of(new VhostDefinition("/", -1, -1)),
             List.of(new UserDefinition("u", "hash", "algorithm", List.of(), -1, -1)),
             List.of(new PermissionDefinition("u", "/", configure, write, read)), List.of());
-        BrokerDefinitionsStore store = BrokerDefinitionsStore.open(dir, ChangeLog.Compaction.DEFAULTS,
+        BrokerDefinitionsStore store = BrokerDefinitionsStore.open(dir.resolve("store-" + stores.size()),
+            ChangeLog.Compaction.DEFAULTS,
             () -> definitions);
         stores.add(store);
         return new AccessControl(store, store.recovered(), null);

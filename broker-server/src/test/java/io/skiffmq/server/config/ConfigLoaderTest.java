@@ -42,7 +42,8 @@ class ConfigLoaderTest {
             "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
             "collect-statistics-interval", "1000", "max-super-stream-partitions", "10",
             "max-transaction-messages", "100",
-            "max-transaction-bytes", "1MiB"};
+            "max-transaction-bytes", "1MiB", "definitions-compaction-ratio", "2.5",
+            "definitions-compaction-min-bytes", "64KiB"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }
@@ -86,6 +87,8 @@ class ConfigLoaderTest {
             Set.of(), 200, new AuthSettings.DefaultUser("admin", "hunter#2")));
         assertThat(config.tls().keyPassword()).as("a # inside a value is kept").isEqualTo("s3cret#1");
         assertThat(config.tls().verify()).isEqualTo(TlsSettings.Verify.REQUIRED);
+        assertThat(config.definitionsCompaction())
+            .isEqualTo(new io.skiffmq.store.definitions.ChangeLog.Compaction(2.5, 64 << 10));
     }
 
     @Test
