@@ -1,6 +1,12 @@
 package io.skiffmq.core;
 
 import io.skiffmq.core.BrokerException.Kind;
+import io.skiffmq.core.definitions.DefinitionChange.BindingAdded;
+import io.skiffmq.core.definitions.DefinitionChange.BindingRemoved;
+import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
+import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueType;
@@ -27,8 +33,9 @@ import java.util.function.Supplier;
  * be deleted or redeclared differently; names starting {@code amq.} are reserved.
  *
  * <p>Durable exchanges and queues, and bindings between durable ends, are kept by the {@link VirtualHostStore}:
- * every change to them is handed to it under the write lock, which takes a snapshot there and saves it on a thread
- * of its own. A change is durable when the call returns (or, for {@link #declareQueueAsync}, when its future
+ * every change to them is handed to it under the write lock as one small record (a queue declared, a binding
+ * removed: {@link io.skiffmq.core.definitions.DefinitionChange}), which it appends to its log on a thread of its
+ * own; nothing here is proportional to the number of definitions. A change is durable when the call returns (or, for {@link #declareQueueAsync}, when its future
  * completes); the caller waits outside the lock, so the disk never holds up other changes' lookups.
  *
  * <p>An exclusive queue belongs to the connection that declared it (its {@code owner}, any object standing for it):
@@ -181,7 +188,7 @@ public final class VirtualHost {
             // durable before anyone can route to it: a message confirmed into it must find it after a crash
             ready = new CompletableFuture<>();
             pendingDeclares.put(queueName, new PendingDeclare(queue, ready));
-            saved = store.definitionsChanged(this);
+            saved = store.queueDeclared(declaration);
         }
         saved.whenComplete((done, failure) -> {
             synchronized (writeLock) {
@@ -219,21 +226,6 @@ public final class VirtualHost {
             throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + declared.name() + "' exists as "
                 + existing.describe());
         }
-    }
-
-    /**
-     * The queues whose definitions the store keeps, those still being saved included. For the store, under the
-     * write lock.
-     */
-    public List<Queue> persistentQueues() {
-        List<Queue> persistent = new ArrayList<>();
-        for (Queue queue : queues.values()) {
-            if (queue.declaration().persistent()) {
-                persistent.add(queue);
-            }
-        }
-        pendingDeclares.values().forEach(p -> persistent.add(p.queue));
-        return persistent;
     }
 
     /**
@@ -280,10 +272,12 @@ public final class VirtualHost {
                 return null;
             }
             exclusiveOwners.remove(queue.name());
-            boolean durableGone = replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())));
-            if (queue.declaration().persistent() || durableGone) {
-                saved = store.definitionsChanged(this);
+            List<VhostChange> changes = new ArrayList<>(1);
+            if (queue.declaration().persistent()) {
+                changes.add(new QueueDeleted(queue.name())); // its bindings go with it
             }
+            replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes);
+            saved = changes.isEmpty() ? null : store.changed(changes);
         }
         CompletableFuture<Integer> messages = queue.delete();
         deletions.deleted(Destination.queue(queue.name()));
@@ -344,7 +338,7 @@ public final class VirtualHost {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
             exchanges.put(exchange.name(), exchange);
-            saved = exchange.durable() ? store.definitionsChanged(this) : null;
+            saved = exchange.durable() ? store.changed(List.of(new ExchangeDeclared(exchange))) : null;
         }
         if (saved != null) {
             Futures.await(saved);
@@ -366,9 +360,13 @@ public final class VirtualHost {
             if (removed == null) {
                 return false;
             }
-            boolean durableGone = replaceBindings(bindings.withoutSource(exchangeName)
-                .withoutDestination(Destination.exchange(exchangeName)));
-            saved = removed.durable() || durableGone ? store.definitionsChanged(this) : null;
+            List<VhostChange> changes = new ArrayList<>(1);
+            if (removed.durable()) {
+                changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
+            }
+            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)),
+                changes);
+            saved = changes.isEmpty() ? null : store.changed(changes);
         }
         if (saved != null) {
             Futures.await(saved);
@@ -413,6 +411,19 @@ public final class VirtualHost {
         Futures.await(bindAsync(binding, false));
     }
 
+    /**
+     * Adds bindings read back from the store, as {@link #recoverBinding} each, in one new table: a restart with n
+     * bindings costs O(n), not O(n²). Each must lead from and to what exists.
+     */
+    public void recoverBindings(java.util.Collection<Binding> recovered) {
+        synchronized (writeLock) {
+            for (Binding binding : recovered) {
+                checkBindable(binding, false);
+            }
+            bindings = bindings.withAll(recovered);
+        }
+    }
+
     private CompletableFuture<Void> bindAsync(Binding binding, boolean checkArguments) {
         synchronized (writeLock) {
             try {
@@ -421,9 +432,9 @@ public final class VirtualHost {
                 return CompletableFuture.failedFuture(e);
             }
             if (!bindings.contains(binding)) {
-                replaceBindings(bindings.with(binding));
+                bindings = bindings.with(binding); // adding leaves no auto-delete exchange without bindings
                 if (durable(binding)) {
-                    return store.definitionsChanged(this);
+                    return store.changed(List.of(new BindingAdded(binding)));
                 }
             }
             return CompletableFuture.completedFuture(null);
@@ -452,10 +463,12 @@ public final class VirtualHost {
             if (destination != null && owner != null) {
                 checkAccess(destination, owner);
             }
-            boolean durable = durable(binding); // before an auto-delete source goes with it
-            if (replaceBindings(bindings.without(binding)) | durable) {
-                saved = store.definitionsChanged(this);
+            List<VhostChange> changes = new ArrayList<>(1);
+            if (durable(binding)) { // before an auto-delete source goes with it
+                changes.add(new BindingRemoved(binding));
             }
+            replaceBindings(bindings.without(binding), changes);
+            saved = changes.isEmpty() ? null : store.changed(changes);
         }
         deletions.announce();
         if (saved != null) {
@@ -464,7 +477,10 @@ public final class VirtualHost {
         return true;
     }
 
-    /** A binding survives a restart when both its ends do (as in RabbitMQ). */
+    /**
+     * A binding survives a restart when both its ends do (as in RabbitMQ): a durable exchange, and a durable exchange
+     * or a {@link QueueDeclaration#persistent persistent} queue (an exclusive one goes with its connection).
+     */
     public boolean durable(Binding binding) {
         Exchange source = exchanges.get(binding.source());
         Destination d = binding.destination();
@@ -474,7 +490,7 @@ public final class VirtualHost {
             destination = e != null && e.durable();
         } else {
             Queue q = queues.get(d.name());
-            destination = q != null && q.durable();
+            destination = q != null && q.declaration().persistent();
         }
         return source != null && source.durable() && destination;
     }
@@ -511,12 +527,11 @@ public final class VirtualHost {
      * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades:
      * repeated until no more goes. Holds the write lock.
      *
-     * @return true when a durable exchange went with them, so the store must hear of the change
+     * @param changes where the deletion of each durable exchange that went with them is added, for the store
      */
-    private boolean replaceBindings(BindingTable table) {
+    private void replaceBindings(BindingTable table, List<VhostChange> changes) {
         BindingTable previous = bindings;
         BindingTable next = table;
-        boolean durableGone = false;
         boolean deleted;
         do {
             deleted = false;
@@ -525,13 +540,14 @@ public final class VirtualHost {
                     exchanges.remove(e.name());
                     next = next.withoutDestination(Destination.exchange(e.name()));
                     deletions.deletedUnderLock(Destination.exchange(e.name()));
-                    durableGone |= e.durable();
+                    if (e.durable()) {
+                        changes.add(new ExchangeDeleted(e.name()));
+                    }
                     deleted = true;
                 }
             }
         } while (deleted);
         bindings = next;
-        return durableGone;
     }
 
     // ---- routing ------------------------------------------------------------------------------------------

@@ -1,15 +1,18 @@
 package io.skiffmq.core;
 
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueType;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What keeps a virtual host's durable state: it makes the queues (a durable one gets a log for its messages) and
- * is told when durable definitions change. The store module implements it on disk; {@link #TRANSIENT} keeps
+ * is told of each change to the durable definitions, one small record each, never the whole state. The store module implements it on disk; {@link #TRANSIENT} keeps
  * nothing.
  */
 public interface VirtualHostStore {
@@ -26,8 +29,13 @@ public interface VirtualHostStore {
         }
 
         @Override
-        public java.util.concurrent.CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
-            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> changed(List<VhostChange> changes) {
+            return CompletableFuture.completedFuture(null);
         }
     };
 
@@ -40,12 +48,21 @@ public interface VirtualHostStore {
     Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context);
 
     /**
-     * A durable exchange, {@link QueueDeclaration#persistent persistent} queue or binding was added or removed.
-     * Called under the virtual host's write lock, so calls are serialised and each sees the state after its change
-     * (queues being declared included: {@link VirtualHost#persistentQueues}); takes a snapshot there and returns at
-     * once.
+     * The {@link QueueDeclaration#persistent persistent} queue this store has just {@link #createQueue created} is to
+     * be kept: the store appends its {@link VhostChange QueueDeclared}, with the id it gave it. Called under the
+     * virtual host's write lock; returns at once.
      *
-     * @return completes once that snapshot, or a later one, is durable
+     * @return completes once the change is durable
      */
-    java.util.concurrent.CompletableFuture<Void> definitionsChanged(VirtualHost vhost);
+    CompletableFuture<Void> queueDeclared(QueueDeclaration declaration);
+
+    /**
+     * Durable definitions changed: a persistent queue deleted, a durable exchange declared or deleted, a binding
+     * between durable ends added or removed ({@link io.skiffmq.core.definitions.DefinitionChange}). Called under the
+     * virtual host's write lock, so calls are in the order of the changes; appends them and returns at once, whatever
+     * the number of definitions already kept.
+     *
+     * @return completes once these changes (and every earlier one) are durable
+     */
+    CompletableFuture<Void> changed(List<VhostChange> changes);
 }

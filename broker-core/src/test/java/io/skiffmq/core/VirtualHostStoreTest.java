@@ -3,6 +3,8 @@ package io.skiffmq.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
@@ -27,14 +29,19 @@ class VirtualHostStoreTest {
             return TRANSIENT.createQueue(declaration, executor, context);
         }
 
+        VirtualHost vhost;
+
         @Override
-        public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
-            for (Queue queue : vhost.persistentQueues()) {
-                seen.add(queue.name() + (vhost.queue(queue.name()) == null ? " not yet routable" : " routable"));
-            }
+        public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
+            seen.add(declaration.name() + (vhost.queue(declaration.name()) == null ? " not yet routable" : " routable"));
             CompletableFuture<Void> save = new CompletableFuture<>();
             saves.add(save);
             return save;
+        }
+
+        @Override
+        public CompletableFuture<Void> changed(List<VhostChange> changes) {
+            throw new AssertionError("no other change here: " + changes);
         }
     }
 
@@ -42,6 +49,7 @@ class VirtualHostStoreTest {
     void aDurableQueueIsRoutableOnlyOnceSavedAndNotDeclaredWhenTheSaveFails() {
         RecordingStore store = new RecordingStore();
         VirtualHost vhost = new VirtualHost("/", () -> QueueExecutor.CALLER_THREAD, store);
+        store.vhost = vhost;
         CompletableFuture<Queue> declared = vhost.declareQueueAsync(QueueDeclaration.of("saved", true, Map.of()), null);
         assertThat(store.seen).containsExactly("saved not yet routable");
         assertThat(declared).isNotDone();
@@ -58,7 +66,7 @@ class VirtualHostStoreTest {
         store.saves.get(1).completeExceptionally(new IllegalStateException("disk full"));
         assertThatThrownBy(unsaved::join).hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("disk full");
         assertThat(vhost.queue("unsaved")).as("a queue whose definition is not durable does not exist").isNull();
-        assertThat(vhost.persistentQueues()).extracting(Queue::name).containsExactly("saved");
+        assertThat(store.seen).containsExactly("saved not yet routable", "unsaved not yet routable");
         vhost.declareQueue("transient", false, Map.of());
         assertThat(vhost.queue("transient")).as("transient queues need no save").isNotNull();
         assertThat(store.saves).hasSize(2);
@@ -66,7 +74,7 @@ class VirtualHostStoreTest {
 
     @Test
     void aDurableAutoDeleteExchangeCascadedAwayIsSaved() {
-        List<String> saved = new ArrayList<>();
+        List<VhostChange> saved = new ArrayList<>();
         VirtualHostStore store = new VirtualHostStore() {
             @Override
             public Queue createQueue(QueueDeclaration declaration, QueueExecutor executor, QueueContext context) {
@@ -74,9 +82,13 @@ class VirtualHostStoreTest {
             }
 
             @Override
-            public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
-                saved.add(String.join(",", vhost.exchanges().stream().filter(Exchange::durable)
-                    .map(Exchange::name).filter(n -> !n.startsWith("amq.") && !n.isEmpty()).sorted().toList()));
+            public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
+                throw new AssertionError("no durable queue here");
+            }
+
+            @Override
+            public CompletableFuture<Void> changed(List<VhostChange> changes) {
+                saved.addAll(changes);
                 return CompletableFuture.completedFuture(null);
             }
         };
@@ -93,6 +105,7 @@ class VirtualHostStoreTest {
         vhost.deleteQueue("transient");
         assertThat(vhost.exchange("down")).isNull();
         assertThat(vhost.exchange("up")).as("it lost its only binding, to down").isNull();
-        assertThat(saved).as("the store hears that the durable exchanges went").containsExactly("");
+        assertThat(saved).as("the store hears that the durable exchanges went, one change each")
+            .containsExactly(new ExchangeDeleted("down"), new ExchangeDeleted("up"));
     }
 }

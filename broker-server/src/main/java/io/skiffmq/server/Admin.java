@@ -6,11 +6,20 @@ import io.skiffmq.server.auth.PasswordHash;
 import io.skiffmq.server.auth.UserStore;
 import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.server.connection.ClientConnection;
-import io.skiffmq.store.BrokerDefinitions;
-import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
-import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.DefinitionChange.PermissionCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
+import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionCleared;
+import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionSet;
+import io.skiffmq.core.definitions.DefinitionChange.UserDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.UserPut;
+import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
+import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -111,8 +120,7 @@ public final class Admin {
         if (access.vhost(name) != null) {
             return;
         }
-        access.update(d -> new BrokerDefinitions(append(d.vhosts(), new VhostDefinition(name, -1, -1)), d.users(),
-            d.permissions(), d.topicPermissions()));
+        access.update(new VhostAdded(new VhostDefinition(name, -1, -1)));
         vhosts.create(name);
     }
 
@@ -126,9 +134,7 @@ public final class Admin {
         if (access.vhost(name) == null) {
             return false;
         }
-        access.update(d -> new BrokerDefinitions(remove(d.vhosts(), v -> v.name().equals(name)), d.users(),
-            remove(d.permissions(), p -> p.vhost().equals(name)),
-            remove(d.topicPermissions(), p -> p.vhost().equals(name))));
+        access.update(new VhostDeleted(name)); // its permissions go with it
         closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()),
             "virtual host '" + name + "' is deleted");
         vhosts.delete(name);
@@ -138,10 +144,8 @@ public final class Admin {
 
     /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
     public synchronized void setVhostLimits(String name, long maxConnections, long maxQueues) {
-        VhostDefinition old = require(access.vhost(name), "virtual host", name);
-        VhostDefinition limited = new VhostDefinition(name, maxConnections, maxQueues);
-        access.update(d -> new BrokerDefinitions(replace(d.vhosts(), old, limited), d.users(), d.permissions(),
-            d.topicPermissions()));
+        require(access.vhost(name), "virtual host", name);
+        access.update(new VhostLimitsSet(name, maxConnections, maxQueues));
         VirtualHost vhost = vhosts.get(name);
         vhost.maxQueues(maxQueues);
     }
@@ -179,9 +183,7 @@ public final class Admin {
         UserDefinition old = access.user(name);
         UserDefinition user = new UserDefinition(name, passwordHash, hashingAlgorithm, tags,
             old == null ? -1 : old.maxConnections(), old == null ? -1 : old.maxChannels());
-        access.update(d -> new BrokerDefinitions(d.vhosts(),
-            old == null ? append(d.users(), user) : replace(d.users(), old, user), d.permissions(),
-            d.topicPermissions()));
+        access.update(new UserPut(user));
         users.add(name, hash);
     }
 
@@ -190,9 +192,7 @@ public final class Admin {
         if (access.user(name) == null) {
             return false;
         }
-        access.update(d -> new BrokerDefinitions(d.vhosts(), remove(d.users(), u -> u.name().equals(name)),
-            remove(d.permissions(), p -> p.user().equals(name)),
-            remove(d.topicPermissions(), p -> p.user().equals(name))));
+        access.update(new UserDeleted(name)); // its permissions go with it
         users.remove(name);
         closeConnections(c -> c.opened() != null && name.equals(c.opened().user()), "user '" + name + "' is deleted");
         return true;
@@ -203,8 +203,7 @@ public final class Admin {
         UserDefinition old = require(access.user(name), "user", name);
         UserDefinition user = new UserDefinition(name, old.passwordHash(), old.hashingAlgorithm(), old.tags(),
             maxConnections, maxChannels);
-        access.update(d -> new BrokerDefinitions(d.vhosts(), replace(d.users(), old, user), d.permissions(),
-            d.topicPermissions()));
+        access.update(new UserPut(user));
     }
 
     /**
@@ -216,14 +215,12 @@ public final class Admin {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
         PermissionDefinition p = new PermissionDefinition(user, vhost, configure, write, read);
-        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), append(remove(d.permissions(),
-            q -> q.user().equals(user) && q.vhost().equals(vhost)), p), d.topicPermissions()));
+        access.update(new PermissionSet(p));
     }
 
     /** Takes a user's permissions in a virtual host away: it can no longer open connections there. */
     public synchronized void clearPermissions(String user, String vhost) {
-        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), remove(d.permissions(),
-            q -> q.user().equals(user) && q.vhost().equals(vhost)), d.topicPermissions()));
+        access.update(new PermissionCleared(user, vhost));
     }
 
     /**
@@ -237,9 +234,7 @@ public final class Admin {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
         TopicPermissionDefinition p = new TopicPermissionDefinition(user, vhost, exchange, write, read);
-        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(),
-            append(remove(d.topicPermissions(), q -> q.user().equals(user) && q.vhost().equals(vhost)
-                && q.exchange().equals(exchange)), p)));
+        access.update(new TopicPermissionSet(p));
     }
 
     /** Takes all of a user's topic permissions in a virtual host away. */
@@ -249,9 +244,7 @@ public final class Admin {
 
     /** Takes a user's topic permissions for one exchange of a virtual host away; all of them when it is null. */
     public synchronized void clearTopicPermissions(String user, String vhost, String exchange) {
-        access.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(), remove(d.topicPermissions(),
-            q -> q.user().equals(user) && q.vhost().equals(vhost)
-                && (exchange == null || q.exchange().equals(exchange)))));
+        access.update(new TopicPermissionCleared(user, vhost, exchange));
     }
 
     /**
@@ -284,23 +277,5 @@ public final class Admin {
             throw new IllegalArgumentException("no " + kind + " '" + name + "'");
         }
         return found;
-    }
-
-    private static <T> List<T> append(List<T> list, T item) {
-        List<T> copy = new ArrayList<>(list);
-        copy.add(item);
-        return copy;
-    }
-
-    private static <T> List<T> replace(List<T> list, T old, T item) {
-        List<T> copy = new ArrayList<>(list);
-        copy.set(copy.indexOf(old), item);
-        return copy;
-    }
-
-    private static <T> List<T> remove(List<T> list, Predicate<T> which) {
-        List<T> copy = new ArrayList<>(list);
-        copy.removeIf(which);
-        return copy;
     }
 }

@@ -16,7 +16,8 @@ import io.skiffmq.server.connection.ConnectionEnds;
 import io.skiffmq.server.connection.PreAuthLimit;
 import io.skiffmq.server.connection.ScopeErrors;
 import io.skiffmq.server.loop.EventLoops;
-import io.skiffmq.store.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.store.definitions.BrokerDefinitionsStore;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -30,7 +31,8 @@ import java.util.function.Supplier;
 
 /**
  * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
- * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.amqp}; on the
+ * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.snapshot} and
+ * {@code .log}, a {@link BrokerDefinitionsStore}; on the
  * first start: the virtual host {@code /}, {@code guest} and the users file's users with all permissions there),
  * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user).
  * Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual host keeps its
@@ -48,6 +50,7 @@ public final class Broker implements AutoCloseable {
     private final UserStore users;
     private final VirtualHosts vhosts;
     private final AccessControl access;
+    private final BrokerDefinitionsStore definitionsStore;
     private final Admin admin;
     private final Set<ClientConnection> connections = ConcurrentHashMap.newKeySet();
     /** What waits for a connection to unregister ({@link #whenUnregistered}). */
@@ -106,18 +109,14 @@ public final class Broker implements AutoCloseable {
                 + " is in use by another broker");
         }
         this.vhosts = new VirtualHosts(config, queueExecutors, clock);
-        Path definitionsFile = config.dataDir().resolve("definitions.amqp");
-        BrokerDefinitions definitions = BrokerDefinitions.read(definitionsFile);
-        boolean firstStart = definitions == null;
-        if (firstStart) {
-            definitions = Admin.firstStart(users, config.auth().defaultUser().name());
-            definitions.write(definitionsFile);
-        }
+        this.definitionsStore = BrokerDefinitionsStore.open(config.dataDir(), config.definitionsCompaction(),
+            () -> Admin.firstStart(users, config.auth().defaultUser().name()));
+        BrokerDefinitions definitions = definitionsStore.recovered();
         Admin.loadUsers(users, definitions);
-        if (!firstStart) {
+        if (!definitionsStore.firstStart()) {
             Admin.noteDefaultUserNotApplied(users, config.auth().defaultUser());
         }
-        this.access = new AccessControl(definitionsFile, definitions,
+        this.access = new AccessControl(definitionsStore, definitions,
             config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null);
         for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {
             vhosts.open(vhost.name(), vhost.maxQueues());
@@ -162,6 +161,7 @@ public final class Broker implements AutoCloseable {
         resourceMonitor.close();
         managementExecutor.shutdown();
         vhosts.closeStores();
+        definitionsStore.close();
         lockFile.close();
     }
 

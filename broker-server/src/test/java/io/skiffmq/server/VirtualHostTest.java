@@ -20,7 +20,10 @@ import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.server.auth.UserStore;
-import io.skiffmq.store.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
+import io.skiffmq.store.definitions.BrokerDefinitionsStore;
+import io.skiffmq.store.definitions.ChangeLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -187,7 +190,7 @@ class VirtualHostTest {
                 Channel channel = connection.createChannel();
                 channel.queueDeclare("kept", true, false, false, null);
                 publishConfirmed(channel, "kept", "stored");
-                assertThat(Files.exists(directory.resolve("definitions.amqp"))).isTrue();
+                assertThat(Files.exists(directory.resolve("definitions.log"))).isTrue();
 
                 assertThat(admin.deleteVhost("doomed")).isTrue();
 
@@ -225,11 +228,10 @@ class VirtualHostTest {
             }
         }
         // the crash came after the definitions lost the virtual host and before its directory went
-        Path file = dir.resolve("data").resolve("definitions.amqp");
-        BrokerDefinitions d = BrokerDefinitions.read(file);
-        new BrokerDefinitions(d.vhosts().stream().filter(v -> !v.name().equals("ghost")).toList(), d.users(),
-            d.permissions().stream().filter(p -> !p.vhost().equals("ghost")).toList(), d.topicPermissions())
-            .write(file);
+        try (BrokerDefinitionsStore store = BrokerDefinitionsStore.open(dir.resolve("data"),
+                ChangeLog.Compaction.DEFAULTS, () -> null)) {
+            store.append(List.of(new VhostDeleted("ghost"))).join();
+        }
         assertThat(Files.exists(dir.resolve("data").resolve("vhosts").resolve("ghost"))).isTrue();
         try (RunningBroker broker = RunningBroker.start(settings)) {
             assertThat(broker.vhost("ghost")).isNull();

@@ -3,6 +3,9 @@ package io.skiffmq.store;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.VirtualHostStore;
+import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
+import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueContext;
@@ -11,6 +14,9 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.queue.StreamArguments;
 import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.store.definitions.ChangeLog;
+import io.skiffmq.store.definitions.LegacyDefinitions;
+import io.skiffmq.store.definitions.VhostReplica;
 import io.skiffmq.store.stream.StreamLogConfig;
 import io.skiffmq.store.stream.StreamLogStore;
 import io.skiffmq.store.stream.StreamSyncer;
@@ -29,20 +35,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A virtual host's durable state on disk, in its own directory: {@code definitions.amqp} ({@link Definitions}),
- * {@code journal/} ({@link MessageStore}) and {@code streams/} (a stream log per stream, named by its queue id:
+ * A virtual host's durable state on disk, in its own directory: {@code definitions.snapshot} and
+ * {@code definitions.log} (its exchanges, queues and bindings as a {@link ChangeLog}; an older broker's
+ * {@code definitions.amqp} is migrated on the first start), {@code journal/} ({@link MessageStore}) and {@code streams/} (a stream log per stream, named by its queue id:
  * {@link StreamLogStore}); and {@code paging/} ({@link PageStore}), where every classic queue, durable or not, pages
  * the messages past its memory limit, which is not durable.
  *
  * <p>Threads: {@link #recover} runs on the starting thread before any listener opens; afterwards
- * {@link #createQueue} and {@link #definitionsChanged} run under the virtual host's write lock, which guards
- * {@link #queueIds} and {@link #nextQueueId}; the definitions are written by a {@link DefinitionsWriter}'s thread.
+ * {@link #createQueue}, {@link #queueDeclared} and {@link #changed} run under the virtual host's write lock, which
+ * guards {@link #queueIds} and {@link #nextQueueId}; the definitions are written by the {@link ChangeLog}'s thread.
  */
 public final class DiskStore implements VirtualHostStore, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DiskStore.class.getName());
 
-    private final Path definitionsFile;
-    private final DefinitionsWriter definitionsWriter;
+    private final VhostReplica replica = new VhostReplica();
+    private final ChangeLog definitions;
     private final MessageStore messages;
     private final PageStore pages;
     private final long queueMemoryLimit;
@@ -63,6 +70,12 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
      *        arrive to its page files (see {@link ClassicQueue})
      */
     public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit) {
+        this(directory, policy, segmentBytes, queueMemoryLimit, ChangeLog.Compaction.DEFAULTS);
+    }
+
+    /** @param compaction when the definitions' change log is compacted into a new snapshot */
+    public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit,
+            ChangeLog.Compaction compaction) {
         this.queueMemoryLimit = queueMemoryLimit;
         this.policy = policy;
         this.directory = directory;
@@ -72,8 +85,10 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + directory, e);
         }
-        this.definitionsFile = directory.resolve("definitions.amqp");
-        this.definitionsWriter = new DefinitionsWriter(definitionsFile);
+        Path legacy = directory.resolve(LegacyDefinitions.FILE);
+        this.definitions = ChangeLog.open(directory, "definitions", replica, compaction,
+            () -> LegacyDefinitions.vhost(legacy));
+        LegacyDefinitions.delete(legacy);
         this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes);
         this.pages = new PageStore(directory.resolve("paging"), PageStore.DEFAULT_SEGMENT_BYTES);
     }
@@ -88,24 +103,25 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
      * can reach it.
      */
     public void recover(VirtualHost vhost) {
-        Definitions definitions = Definitions.read(definitionsFile);
+        List<Binding> bindings = replica.bindings();
         recovering = true;
         try {
-            nextQueueId = definitions.nextQueueId();
-            for (Exchange exchange : definitions.exchanges()) {
+            nextQueueId = replica.nextQueueId();
+            for (Exchange exchange : replica.exchanges()) {
                 vhost.declareExchange(exchange);
             }
-            for (Definitions.QueueDefinition queue : definitions.queues()) {
+            for (QueueDeclared queue : replica.queues()) {
                 queueIds.put(queue.name(), queue.id());
                 vhost.declareQueue(new QueueDeclaration(queue.name(), true, false, queue.autoDelete(), queue.arguments()),
                     null);
             }
-            for (Binding binding : definitions.bindings()) {
-                vhost.recoverBinding(binding);
-            }
+            vhost.recoverBindings(bindings);
         } finally {
             recovering = false;
         }
+        int exchanges = replica.exchanges().size();
+        int queues = replica.queues().size();
+        definitions.start(); // the replica is the writer's from here
         Map<Long, String> names = new HashMap<>();
         queueIds.forEach((name, id) -> names.put(id, name));
         Map<Long, List<StoredMessage>> recovered = messages.recover();
@@ -127,7 +143,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         // (its sequences taken) and the journal writes
         restored.forEach(ClassicQueue::recovered);
         LOG.log(System.Logger.Level.INFO, "virtual host {0} recovered: {1} exchanges, {2} queues, {3} bindings",
-            vhost.name(), definitions.exchanges().size(), definitions.queues().size(), definitions.bindings().size());
+            vhost.name(), exchanges, queues, bindings.size());
     }
 
     @Override
@@ -217,38 +233,32 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+    public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
         if (recovering) {
             return CompletableFuture.completedFuture(null);
         }
-        List<Definitions.QueueDefinition> queues = new ArrayList<>();
-        Set<String> live = new HashSet<>();
-        for (Queue queue : vhost.persistentQueues()) {
-            live.add(queue.name());
-            queues.add(new Definitions.QueueDefinition(queue.name(), queueIds.get(queue.name()),
-                queue.declaration().autoDelete(), queue.arguments()));
+        return definitions.append(new QueueDeclared(declaration.name(), queueIds.get(declaration.name()),
+            declaration.autoDelete(), declaration.arguments()));
+    }
+
+    @Override
+    public CompletableFuture<Void> changed(List<VhostChange> changes) {
+        if (recovering) {
+            return CompletableFuture.completedFuture(null);
         }
-        // a deleted queue's id goes: a queue declared later under its name gets a new one
-        queueIds.keySet().retainAll(live);
-        List<Exchange> exchanges = new ArrayList<>();
-        for (Exchange exchange : vhost.exchanges()) {
-            if (exchange.durable() && !exchange.isDefault() && !exchange.name().startsWith("amq.")) {
-                exchanges.add(exchange);
+        for (VhostChange change : changes) {
+            if (change instanceof QueueDeleted deleted) {
+                // a queue declared later under its name gets a new id
+                queueIds.remove(deleted.name());
             }
         }
-        List<Binding> bindings = new ArrayList<>();
-        for (Binding binding : vhost.bindings().all()) {
-            if (vhost.durable(binding)) {
-                bindings.add(binding);
-            }
-        }
-        return definitionsWriter.save(new Definitions(nextQueueId, queues, exchanges, bindings));
+        return definitions.append(changes);
     }
 
     /** Closes the store; its streams were closed before (their queues close them). */
     @Override
     public void close() {
-        definitionsWriter.close();
+        definitions.close();
         messages.close();
         synchronized (this) {
             if (streamSyncer != null) {

@@ -1,6 +1,7 @@
 package io.skiffmq.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
@@ -10,6 +11,10 @@ import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
+import io.skiffmq.store.definitions.ChangeLog;
+import io.skiffmq.store.definitions.OldDefinitionsFormat;
+import io.skiffmq.store.definitions.VhostReplica;
 import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
@@ -176,6 +181,43 @@ class DiskStoreTest {
         }
         queue.unsubscribe(consumer, Outcome.RELEASED);
         return bodies;
+    }
+
+    @Test
+    void aDirectoryWrittenByTheOldDefinitionsFormatIsMigratedWithNothingLost() throws Exception {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        headers.put("x-match", "all");
+        headers.put("n", UnsignedInteger.valueOf(7));
+        headers.put("present", null);
+        Exchange topic = new Exchange("events", Exchange.Type.TOPIC, true, false, false, Map.of("k", 1L));
+        Exchange matching = new Exchange("match", Exchange.Type.HEADERS, true, true, false, Map.of());
+        List<Binding> bindings = List.of(new Binding("events", Destination.queue("orders"), "a.#", Map.of()),
+            new Binding("match", Destination.queue("orders"), "", headers),
+            new Binding("amq.fanout", Destination.exchange("events"), "", Map.of()));
+        OldDefinitionsFormat.writeVhost(dir.resolve("definitions.amqp"), 9, List.of(
+                new QueueDeclared("orders", 7, false, Map.of("x-max-length", 10L)),
+                new QueueDeclared("fleeting", 8, true, Map.of())),
+            List.of(topic, matching), bindings);
+
+        VirtualHost vhost = start(Journal.DEFAULT_SEGMENT_BYTES);
+        assertThat(dir.resolve("definitions.amqp")).as("migrated, then gone").doesNotExist();
+        assertThat(dir.resolve("definitions.snapshot")).exists();
+        assertThat(vhost.queue("orders").arguments()).isEqualTo(Map.of("x-max-length", 10L));
+        assertThat(vhost.queue("fleeting").declaration().autoDelete()).isTrue();
+        assertThat(vhost.exchange("events")).isEqualTo(topic);
+        assertThat(vhost.exchange("match")).isEqualTo(matching);
+        assertThat(vhost.bindings().all()).containsExactlyInAnyOrderElementsOf(bindings);
+        vhost.declareQueue("fresh", true, Map.of());
+
+        VirtualHost after = restart(Journal.DEFAULT_SEGMENT_BYTES);
+        assertThat(after.bindings().all()).containsExactlyInAnyOrderElementsOf(bindings);
+        assertThat(after.queue("fresh")).isNotNull();
+        open.remove(open.size() - 1).close();
+        VhostReplica replica = new VhostReplica();
+        ChangeLog.open(dir, "definitions", replica, ChangeLog.Compaction.DEFAULTS, () -> null).close();
+        assertThat(replica.queues()).as("the journal's ids kept, and none given twice")
+            .extracting(QueueDeclared::name, QueueDeclared::id)
+            .containsExactly(tuple("orders", 7L), tuple("fleeting", 8L), tuple("fresh", 9L));
     }
 
     @Test

@@ -48,6 +48,21 @@ public final class BindingTable {
         return replace(binding.source(), of(binding.source()).with(binding));
     }
 
+    /** With all of {@code added}: each source's bindings built once, however many are added to it. */
+    public BindingTable withAll(java.util.Collection<Binding> added) {
+        Map<String, java.util.LinkedHashSet<Binding>> bySourceAdded = new HashMap<>();
+        for (Binding binding : added) {
+            bySourceAdded.computeIfAbsent(binding.source(), s -> new java.util.LinkedHashSet<>(of(s).bindings))
+                .add(binding);
+        }
+        if (bySourceAdded.isEmpty()) {
+            return this;
+        }
+        Map<String, SourceBindings> copy = new HashMap<>(bySource);
+        bySourceAdded.forEach((source, bindings) -> put(copy, source, new SourceBindings(bindings)));
+        return new BindingTable(copy);
+    }
+
     public BindingTable without(Binding binding) {
         return replace(binding.source(), of(binding.source()).without(binding));
     }

@@ -16,6 +16,7 @@ import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
+import io.skiffmq.core.definitions.DefinitionChange;
 import java.util.concurrent.CompletableFuture;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
@@ -129,7 +130,12 @@ class PublisherTest {
             }
 
             @Override
-            public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+            public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletableFuture<Void> changed(java.util.List<DefinitionChange.VhostChange> changes) {
                 return CompletableFuture.completedFuture(null);
             }
         });

@@ -2,6 +2,7 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.VirtualHostStore;
+import io.skiffmq.core.definitions.DefinitionChange;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,7 +19,12 @@ class PagedQueueArgumentsBehaviourTest extends QueueArgumentsBehaviourTest {
             }
 
             @Override
-            public CompletableFuture<Void> definitionsChanged(VirtualHost vhost) {
+            public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletableFuture<Void> changed(java.util.List<DefinitionChange.VhostChange> changes) {
                 return CompletableFuture.completedFuture(null);
             }
         };

@@ -54,7 +54,7 @@ public final class Access {
         this.control = control;
         this.user = user;
         this.vhost = vhost;
-        io.skiffmq.store.BrokerDefinitions.UserDefinition definition = control.user(user);
+        io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition definition = control.user(user);
         this.impersonator = control.unrestricted(user)
             || definition != null && definition.tags().contains(IMPERSONATOR);
     }

@@ -1,17 +1,18 @@
 package io.skiffmq.server.authz;
 
-import io.skiffmq.store.BrokerDefinitions;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
-import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
-import java.nio.file.Path;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
+import io.skiffmq.store.definitions.BrokerDefinitionsStore;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.UnaryOperator;
 
 /**
- * Who may use which virtual host and resource, and how much: the durable {@link BrokerDefinitions} (written to
- * {@code data-dir/definitions.amqp} before a change takes effect), compiled into the {@link Policy} in force, and
+ * Who may use which virtual host and resource, and how much: the durable {@link BrokerDefinitions} (each change
+ * appended to the {@link BrokerDefinitionsStore}'s log, and durable, before it takes effect), compiled into the {@link Policy} in force, and
  * the counts the limits are checked against (connections per virtual host and per user, channels or sessions per
  * user).
  *
@@ -19,7 +20,7 @@ import java.util.function.UnaryOperator;
  * volatile field; checks read whichever policy is current, without locking. Counts are atomic.
  */
 public final class AccessControl {
-    private final Path file;
+    private final BrokerDefinitionsStore store;
     /** The user a connection without SASL runs as ({@code allow-plain-amqp}); it may do anything. Null: none. */
     private final String unrestrictedUser;
     private volatile Policy policy;
@@ -27,8 +28,8 @@ public final class AccessControl {
     private final Map<String, AtomicInteger> userConnections = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> userChannels = new ConcurrentHashMap<>();
 
-    public AccessControl(Path file, BrokerDefinitions definitions, String unrestrictedUser) {
-        this.file = file;
+    public AccessControl(BrokerDefinitionsStore store, BrokerDefinitions definitions, String unrestrictedUser) {
+        this.store = store;
         this.unrestrictedUser = unrestrictedUser;
         this.policy = new Policy(1, definitions);
     }
@@ -39,13 +40,17 @@ public final class AccessControl {
     }
 
     /**
-     * Applies a change: computes the new definitions, checks their regular expressions compile, writes them
-     * durably, then puts them in force. Waits for the disk: never call from an event loop.
+     * Applies changes: computes the new definitions, checks their regular expressions compile, appends the changes
+     * to the store and waits until they are durable, then puts them in force. Waits for the disk: never call from an
+     * event loop.
      *
      * @throws IllegalArgumentException when an expression does not compile (nothing changes)
      */
-    public synchronized BrokerDefinitions update(UnaryOperator<BrokerDefinitions> change) {
-        BrokerDefinitions next = change.apply(policy.definitions());
+    public synchronized BrokerDefinitions update(BrokerChange... changes) {
+        BrokerDefinitions next = policy.definitions();
+        for (BrokerChange change : changes) {
+            next = next.apply(change);
+        }
         Policy compiled;
         try {
             compiled = new Policy(policy.version() + 1, next);
@@ -53,7 +58,14 @@ public final class AccessControl {
             throw new IllegalArgumentException("invalid regular expression: " + e.getDescription() + " in '"
                 + e.getPattern() + "'", e);
         }
-        next.write(file);
+        try {
+            store.append(List.of(changes)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while saving definitions", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("saving definitions failed: " + e.getCause(), e.getCause());
+        }
         policy = compiled;
         return next;
     }

@@ -1,7 +1,7 @@
 package io.skiffmq.server.authz;
 
-import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import java.util.Map;
 import java.util.regex.Pattern;
 

@@ -1,10 +1,10 @@
 package io.skiffmq.server.authz;
 
-import io.skiffmq.store.BrokerDefinitions;
-import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
-import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import java.util.HashMap;
 import java.util.Map;
 

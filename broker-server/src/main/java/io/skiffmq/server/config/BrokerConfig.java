@@ -22,8 +22,8 @@ import java.util.Map;
  * {@code skiffmq.conf}, {@code SKIFFMQ_*} environment variables, {@code skiffmq.*} system properties and
  * {@code --name=value} flags (docs/configuration.md). Groups of settings live in small records of their own
  * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings}, {@link PrometheusSettings},
- * {@link ManagementSettings}, {@link TransactionSettings}, {@link StreamSettings}), each with {@code SETTINGS},
- * {@code has}, {@code with} and {@code defaults}. Immutable.
+ * {@link ManagementSettings}, {@link TransactionSettings}, {@link StreamSettings}, {@link DefinitionsSettings}),
+ * each with {@code SETTINGS}, {@code has}, {@code with} and {@code defaults}. Immutable.
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
         long journalSegmentSize, long queueMemoryLimit, boolean allowPlainAmqp, String anonymousLoginUser,
@@ -32,7 +32,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
         int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
-        ManagementSettings management, TransactionSettings transactions, StreamSettings stream) {
+        ManagementSettings management, TransactionSettings transactions, StreamSettings stream,
+        DefinitionsSettings definitions) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -75,8 +76,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
         check(auth != null && tls != null && log != null && prometheus != null && management != null
-            && transactions != null && stream != null,
-            "auth, tls, log, prometheus, management, transactions and stream settings must be set");
+            && transactions != null && stream != null && definitions != null,
+            "auth, tls, log, prometheus, management, transactions, stream and definitions settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -99,7 +100,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
-            TransactionSettings.defaults(), StreamSettings.defaults());
+            TransactionSettings.defaults(), StreamSettings.defaults(), DefinitionsSettings.defaults());
     }
 
     /**
@@ -157,6 +158,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         ManagementSettings m = management;
         TransactionSettings tx = transactions;
         StreamSettings st = stream;
+        DefinitionsSettings defs = definitions;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -207,6 +209,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         tx = tx.with(name, value);
                     } else if (StreamSettings.has(name)) {
                         st = st.with(name, value);
+                    } else if (DefinitionsSettings.has(name)) {
+                        defs = defs.with(name, value);
                     } else {
                         throw new IllegalStateException("setting " + name + " is listed but not parsed");
                     }
@@ -217,7 +221,12 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, initial091, watermark,
-            diskFree, loops, flow, a, t, l, metrics, m, tx, st);
+            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs);
+    }
+
+    /** When the definitions' change logs are compacted. */
+    public io.skiffmq.store.definitions.ChangeLog.Compaction definitionsCompaction() {
+        return definitions.compaction();
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */

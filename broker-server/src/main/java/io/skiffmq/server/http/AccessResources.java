@@ -2,11 +2,11 @@ package io.skiffmq.server.http;
 
 import io.skiffmq.server.Admin;
 import io.skiffmq.server.authz.AccessControl;
-import io.skiffmq.store.BrokerDefinitions;
-import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
-import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -7,8 +7,8 @@ import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.Admin;
 import io.skiffmq.server.Broker;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
-import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import java.util.List;
 import java.util.Map;
 

@@ -5,7 +5,7 @@ import io.skiffmq.server.Broker;
 import io.skiffmq.server.auth.Credentials;
 import io.skiffmq.server.auth.LoginResult;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

@@ -3,13 +3,22 @@ package io.skiffmq.server.authz;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.skiffmq.store.BrokerDefinitions;
-import io.skiffmq.store.BrokerDefinitions.PermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.TopicPermissionDefinition;
-import io.skiffmq.store.BrokerDefinitions.UserDefinition;
-import io.skiffmq.store.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.DefinitionChange.PermissionCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
+import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionSet;
+import io.skiffmq.core.definitions.DefinitionChange.UserPut;
+import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import io.skiffmq.store.definitions.BrokerDefinitionsStore;
+import io.skiffmq.store.definitions.ChangeLog;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,12 +26,22 @@ import org.junit.jupiter.api.io.TempDir;
 class AccessTest {
     @TempDir
     Path dir;
+    private final List<BrokerDefinitionsStore> stores = new ArrayList<>();
+
+    @AfterEach
+    void closeStores() {
+        stores.forEach(BrokerDefinitionsStore::close);
+    }
 
     private AccessControl control(String configure, String write, String read) {
         BrokerDefinitions definitions = new BrokerDefinitions(List.of(new VhostDefinition("/", -1, -1)),
             List.of(new UserDefinition("u", "hash", "algorithm", List.of(), -1, -1)),
             List.of(new PermissionDefinition("u", "/", configure, write, read)), List.of());
-        return new AccessControl(dir.resolve("definitions.amqp"), definitions, null);
+        BrokerDefinitionsStore store = BrokerDefinitionsStore.open(dir.resolve("store-" + stores.size()),
+            ChangeLog.Compaction.DEFAULTS,
+            () -> definitions);
+        stores.add(store);
+        return new AccessControl(store, store.recovered(), null);
     }
 
     @Test
@@ -55,11 +74,10 @@ class AccessTest {
         AccessControl control = control(".*", ".*", ".*");
         Access access = control.access("u", "/");
         assertThat(access.refusal(Permission.WRITE, Access.Resource.EXCHANGE, "x")).isNull();
-        control.update(d -> new BrokerDefinitions(d.vhosts(), d.users(),
-            List.of(new PermissionDefinition("u", "/", ".*", "^y$", ".*")), d.topicPermissions()));
+        control.update(new PermissionSet(new PermissionDefinition("u", "/", ".*", "^y$", ".*")));
         assertThat(access.refusal(Permission.WRITE, Access.Resource.EXCHANGE, "x")).isNotNull();
         assertThat(control.mayAccess("u", "/")).isTrue();
-        control.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), List.of(), d.topicPermissions()));
+        control.update(new PermissionCleared("u", "/"));
         assertThat(control.mayAccess("u", "/")).isFalse();
         assertThat(access.refusal(Permission.READ, Access.Resource.QUEUE, "q")).isNotNull();
     }
@@ -67,8 +85,8 @@ class AccessTest {
     @Test
     void topicPermissionsExpandTheUserAndVirtualHostAndApplyOnlyToTheirExchange() {
         AccessControl control = control(".*", ".*", ".*");
-        control.update(d -> new BrokerDefinitions(d.vhosts(), d.users(), d.permissions(),
-            List.of(new TopicPermissionDefinition("u", "/", "amq.topic", "^{username}\\.{vhost}\\.", "^$"))));
+        control.update(new TopicPermissionSet(
+            new TopicPermissionDefinition("u", "/", "amq.topic", "^{username}\\.{vhost}\\.", "^$")));
         Access access = control.access("u", "/");
         assertThat(access.hasTopicPermissions()).isTrue();
         assertThat(access.topicRefusal(Permission.WRITE, "amq.topic", "u./.news")).isNull();
@@ -81,8 +99,7 @@ class AccessTest {
     @Test
     void anExpressionThatDoesNotCompileChangesNothing() {
         AccessControl control = control(".*", ".*", ".*");
-        assertThatThrownBy(() -> control.update(d -> new BrokerDefinitions(d.vhosts(), d.users(),
-            List.of(new PermissionDefinition("u", "/", "(", ".*", ".*")), d.topicPermissions())))
+        assertThatThrownBy(() -> control.update(new PermissionSet(new PermissionDefinition("u", "/", "(", ".*", ".*"))))
             .isInstanceOf(IllegalArgumentException.class);
         assertThat(control.definitions().permissions().get(0).configure()).isEqualTo(".*");
     }
@@ -90,8 +107,8 @@ class AccessTest {
     @Test
     void limitsCountAndFree() {
         AccessControl control = control(".*", ".*", ".*");
-        control.update(d -> new BrokerDefinitions(List.of(new VhostDefinition("/", 1, -1)), List.of(
-            new UserDefinition("u", "hash", "algorithm", List.of(), -1, 1)), d.permissions(), d.topicPermissions()));
+        control.update(new VhostLimitsSet("/", 1, -1),
+            new UserPut(new UserDefinition("u", "hash", "algorithm", List.of(), -1, 1)));
         assertThat(control.connectionOpened("u", "/")).isNull();
         assertThat(control.connectionOpened("u", "/")).isEqualTo(new OverLimit(true, "/", "u", 1));
         control.connectionClosed("u", "/");

@@ -47,7 +47,8 @@ class ConfigLoaderTest {
             "stream-advertised-tls-host", "tls.example", "stream-advertised-tls-port", "15551",
             "stream-frame-max", "65536", "stream-heartbeat", "20", "stream-initial-frame-max", "16384",
             "stream-initial-credits", "1000", "stream-credits-required-for-unblocking", "100",
-            "stream-max-sub-entry-batch-size", "1048576"};
+            "stream-max-sub-entry-batch-size", "1048576", "definitions-compaction-ratio", "2.5",
+            "definitions-compaction-min-bytes", "64KiB"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }
@@ -91,6 +92,8 @@ class ConfigLoaderTest {
             Set.of(), 200, new AuthSettings.DefaultUser("admin", "hunter#2")));
         assertThat(config.tls().keyPassword()).as("a # inside a value is kept").isEqualTo("s3cret#1");
         assertThat(config.tls().verify()).isEqualTo(TlsSettings.Verify.REQUIRED);
+        assertThat(config.definitionsCompaction())
+            .isEqualTo(new io.skiffmq.store.definitions.ChangeLog.Compaction(2.5, 64 << 10));
     }
 
     @Test

@@ -1,0 +1,85 @@
+package io.skiffmq.benchmarks;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Issue 30's "many queues" scenario, as a new user would try it: N durable queues declared over AMQP 0-9-1 one after
+ * another, each bound to {@code amq.direct} with its name as the key, on one channel. Prints, every {@code --every}
+ * queues, the queues declared, the seconds since the start, the declare-and-bind rate over that interval and over
+ * the whole run, and the broker's RSS (from {@code /proc/PID/status}) per queue over the RSS before the first one.
+ * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). A benchmark, not a test.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
+ *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-]
+ * </pre>
+ */
+public final class DeclareMany {
+    private DeclareMany() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("port", "5672", "pid", "-1",
+            "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-"), args);
+        int port = Integer.parseInt(options.get("port"));
+        long pid = Long.parseLong(options.get("pid"));
+        int count = Integer.parseInt(options.get("count"));
+        int every = Integer.parseInt(options.get("every"));
+        long seconds = Long.parseLong(options.get("seconds"));
+        String prefix = options.get("prefix");
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setPort(port);
+        factory.setRequestedHeartbeat(0);
+        long rssBefore = rss(pid);
+        System.out.printf("queues  seconds  interval/s  overall/s  rss-MiB  rss-KiB/queue%n");
+        try (Connection connection = factory.newConnection(); Channel channel = connection.createChannel()) {
+            long start = System.nanoTime();
+            long intervalStart = start;
+            int declared = 0;
+            while (declared < count && System.nanoTime() - start < seconds * 1_000_000_000L) {
+                String name = prefix + declared;
+                channel.queueDeclare(name, true, false, false, null);
+                channel.queueBind(name, "amq.direct", name);
+                declared++;
+                if (declared % every == 0 || declared == count) {
+                    long now = System.nanoTime();
+                    int inInterval = declared % every == 0 ? every : declared % every;
+                    report(declared, start, intervalStart, now, inInterval, pid, rssBefore);
+                    intervalStart = now;
+                }
+            }
+            if (declared < count) {
+                long now = System.nanoTime();
+                report(declared, start, intervalStart, now, declared % every, pid, rssBefore);
+                System.out.printf("stopped after %d s with %d of %d queues declared%n", seconds, declared, count);
+            }
+        }
+    }
+
+    private static void report(int declared, long start, long intervalStart, long now, int inInterval, long pid,
+            long rssBefore) throws Exception {
+        double total = (now - start) / 1e9;
+        double interval = (now - intervalStart) / 1e9;
+        long rss = rss(pid);
+        System.out.printf("%6d  %7.1f  %10.0f  %9.0f  %7d  %13.1f%n", declared, total, inInterval / interval,
+            declared / total, rss >> 20, rss < 0 ? -1.0 : (rss - rssBefore) / 1024.0 / declared);
+    }
+
+    /** The process's resident set in bytes; -1 without a pid. */
+    static long rss(long pid) throws Exception {
+        if (pid < 0) {
+            return -1;
+        }
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        return -1;
+    }
+}

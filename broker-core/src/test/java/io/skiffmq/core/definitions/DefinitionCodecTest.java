@@ -1,0 +1,99 @@
+package io.skiffmq.core.definitions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.DefinitionChange.*;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.junit.jupiter.api.Test;
+
+/** Every kind of change comes back equal from its bytes, arguments with their AMQP types. */
+class DefinitionCodecTest {
+    static List<DefinitionChange> everyKind() {
+        Map<String, Object> arguments = new LinkedHashMap<>();
+        arguments.put("x-max-length", 10L);
+        arguments.put("flag", Symbol.valueOf("s"));
+        arguments.put("count", UnsignedInteger.valueOf(7));
+        arguments.put("present", null);
+        arguments.put("nested", Map.of("a", List.of(1, "b")));
+        Binding binding = new Binding("x", Destination.exchange("y"), "a.#", arguments);
+        return List.of(
+            new QueueDeclared("q", 42, true, arguments),
+            new QueueDeleted("q"),
+            new ExchangeDeclared(new Exchange("x", Exchange.Type.LOCAL_RANDOM, true, true, true, arguments)),
+            new ExchangeDeleted("x"),
+            new BindingAdded(binding),
+            new BindingRemoved(new Binding("x", Destination.queue("q"), "", Map.of())),
+            new NextQueueId(43),
+            new InVhost("/", new BindingAdded(binding)),
+            new VhostAdded(new VhostDefinition("v", 5, -1)),
+            new VhostDeleted("v"),
+            new VhostLimitsSet("v", -1, 100),
+            new UserPut(new UserDefinition("u", "hash", "rabbit_password_hashing_sha256", List.of("a", "b"), 3, -1)),
+            new UserDeleted("u"),
+            new PermissionSet(new PermissionDefinition("u", "v", ".*", "^w", "")),
+            new PermissionCleared("u", "v"),
+            new TopicPermissionSet(new TopicPermissionDefinition("u", "v", "amq.topic", "^{username}", ".*")),
+            new TopicPermissionCleared("u", "v", "amq.topic"),
+            new TopicPermissionCleared("u", "v", null));
+    }
+
+    @Test
+    void everyKindRoundTrips() {
+        for (DefinitionChange change : everyKind()) {
+            assertThat(DefinitionCodec.decode(ByteBuffer.wrap(DefinitionCodec.encode(change)))).isEqualTo(change);
+        }
+    }
+
+    @Test
+    void aChangeIsSmall() {
+        byte[] bytes = DefinitionCodec.encode(new QueueDeclared("orders-00001", 1, false,
+            Map.of("x-queue-type", "classic")));
+        assertThat(bytes.length).isLessThan(64);
+    }
+
+    @Test
+    void bytesThatAreNoChangeAreRefused() {
+        assertThatThrownBy(() -> DefinitionCodec.decode(ByteBuffer.wrap(new byte[] {0x45})))
+            .isInstanceOf(IllegalArgumentException.class);
+        byte[] unknownKind = DefinitionCodec.encode(new QueueDeleted("q"));
+        unknownKind[unknownKind.length - 4] = 99; // the kind, before the name "q" (a1 01 71)
+        assertThatThrownBy(() -> DefinitionCodec.decode(ByteBuffer.wrap(unknownKind)))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void brokerDefinitionsApplyCascadesAndRebuildFromTheirChanges() {
+        BrokerDefinitions d = BrokerDefinitions.EMPTY;
+        for (DefinitionChange change : List.of(new VhostAdded(new VhostDefinition("v", -1, -1)),
+                new VhostAdded(new VhostDefinition("w", -1, -1)),
+                new UserPut(new UserDefinition("u", "h", "a", List.of(), -1, -1)),
+                new PermissionSet(new PermissionDefinition("u", "v", ".*", ".*", ".*")),
+                new PermissionSet(new PermissionDefinition("u", "w", ".*", ".*", ".*")),
+                new TopicPermissionSet(new TopicPermissionDefinition("u", "v", "t", ".*", ".*")),
+                new VhostLimitsSet("w", 1, 2), new VhostDeleted("v"))) {
+            d = d.apply((DefinitionChange.BrokerChange) change);
+        }
+        assertThat(d.vhosts()).containsExactly(new VhostDefinition("w", 1, 2));
+        assertThat(d.permissions()).extracting(PermissionDefinition::vhost).containsExactly("w");
+        assertThat(d.topicPermissions()).isEmpty();
+        BrokerDefinitions rebuilt = BrokerDefinitions.EMPTY;
+        for (DefinitionChange.BrokerChange change : d.changes()) {
+            rebuilt = rebuilt.apply(change);
+        }
+        assertThat(rebuilt).isEqualTo(d);
+        assertThat(d.apply(new UserDeleted("u")).permissions()).isEmpty();
+    }
+}
