@@ -175,6 +175,27 @@ final class AmqpSession {
         writeFrame(end);
     }
 
+    /**
+     * A session or link error found outside the session's frame handling (a management request answered on another
+     * thread): the session ends or the link detaches, as {@link SessionTable#onFrame} does for errors thrown there.
+     * Nothing happens once the session is ending: the error came too late to matter.
+     */
+    void fail(AmqpException e) {
+        if (state != SessionState.MAPPED) {
+            return;
+        }
+        if (e.scope() == AmqpException.Scope.SESSION) {
+            errors.log(ScopeErrors.Scope.SESSION, connection.remote(), "ending session " + channel,
+                e.condition().symbol() + " " + e.getMessage(), e.condition() == AmqpError.INTERNAL_ERROR, e.getCause(),
+                loop);
+            end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
+        } else if (e.scope() == AmqpException.Scope.LINK) {
+            detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()), e.getCause());
+        } else {
+            throw new IllegalArgumentException("a connection error is the connection's to raise", e);
+        }
+    }
+
     /** Ends every link and drops what waits to be sent or settled (end, or the connection going away). */
     void closeAllLinks() {
         transactions.clear(); // first: the deliveries their dispositions held go back through links still open

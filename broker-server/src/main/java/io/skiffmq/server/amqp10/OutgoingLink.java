@@ -123,7 +123,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         if (Boolean.TRUE.equals(source.getDynamic())) {
             // [3.5.3] a dynamic node: a server-named queue of this connection's, gone with the link
             deleteOnClose = QueueDeclaration.generateName();
-            LinkPermits.require(session.connection().access(), handle, Permission.CONFIGURE, Access.Resource.QUEUE,
+            LinkPermits.require(session.connection().access(), Permission.CONFIGURE, Access.Resource.QUEUE,
                 deleteOnClose);
             queue = vhost.declareQueueAsync(new QueueDeclaration(deleteOnClose, false, true, false, Map.of()),
                 session.owner());
@@ -175,13 +175,13 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         VirtualHost vhost = session.vhost();
         Access access = session.connection().access();
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, address.queue());
+        LinkPermits.require(access, Permission.READ, Access.Resource.QUEUE, address.queue());
         Queue queue = vhost.queue(address.queue());
         if (queue == null) {
             if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                 throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
             }
-            LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, address.queue());
+            LinkPermits.require(access, Permission.CONFIGURE, Access.Resource.QUEUE, address.queue());
             return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), session.owner());
         }
         try {
