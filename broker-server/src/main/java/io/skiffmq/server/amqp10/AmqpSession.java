@@ -196,10 +196,20 @@ final class AmqpSession {
         }
     }
 
-    /** Ends every link and drops what waits to be sent or settled (end, or the connection going away). */
-    void closeAllLinks() {
+    /** Ends every link (the session ends): each queue takes back the links' unsettled deliveries at once. */
+    private void closeAllLinks() {
+        LinkRelease release = new LinkRelease();
+        closeAllLinks(release);
+        release.run();
+    }
+
+    /**
+     * Ends every link and drops what waits to be sent or settled (end, or the connection going away); the consumer
+     * links leave their queues through {@code release}, which the caller runs once every session it ends is done.
+     */
+    void closeAllLinks(LinkRelease release) {
         transactions.clear(); // first: the deliveries their dispositions held go back through links still open
-        links.clear(link -> link.close(false));
+        links.clear(link -> link.leave(release));
         unsettled.clear();
         deliveries.discardAll();
         dispositions.clear();

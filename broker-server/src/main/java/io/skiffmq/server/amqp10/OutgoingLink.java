@@ -35,8 +35,9 @@ import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
  *
  * <p>When the link ends (detach, end, connection loss), its unsettled deliveries are settled with the source's
  * {@code default-outcome}: released (requeued, delivery count unchanged) when the client named none, as RabbitMQ
- * 4 does; modified(delivery-failed) when it asks for that, as Qpid JMS does. When the queue is deleted, the link
- * is detached with {@code amqp:resource-deleted}.
+ * 4 does; modified(delivery-failed) when it asks for that, as Qpid JMS does. When the session or connection ends,
+ * the queue takes them back together with those of the session's other links on it ({@link LinkRelease}), in their
+ * original order. When the queue is deleted, the link is detached with {@code amqp:resource-deleted}.
  *
  * <p>Owned by the connection's event loop, except the {@link ConsumerSink} methods, which the queue calls on its
  * thread and which only hand over to the event loop, in batches.
@@ -326,6 +327,17 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
 
     @Override
     public void close(boolean detachClosed) {
+        LinkRelease alone = new LinkRelease();
+        leave(alone, detachClosed);
+        alone.run();
+    }
+
+    @Override
+    public void leave(LinkRelease release) {
+        leave(release, false);
+    }
+
+    private void leave(LinkRelease release, boolean detachClosed) {
         if (closed) {
             return;
         }
@@ -333,13 +345,15 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         if (consumer == null) {
             return; // the queue is not ready yet: queueReady cleans up
         }
-        queue.unsubscribe(consumer, defaultOutcome);
-        filters.detached(queue, session.owner());
-        if (deleteOnClose != null) {
-            session.vhost().deleteQueue(deleteOnClose);
-        }
-        if (durableSubscription != null && detachClosed) {
-            TopicSubscriptions.closed(session.vhost(), queue);
-        }
+        release.add(queue, consumer, defaultOutcome);
+        release.afterwards(() -> {
+            filters.detached(queue, session.owner());
+            if (deleteOnClose != null) {
+                session.vhost().deleteQueue(deleteOnClose);
+            }
+            if (durableSubscription != null && detachClosed) {
+                TopicSubscriptions.closed(session.vhost(), queue);
+            }
+        });
     }
 }

@@ -124,9 +124,12 @@ final class SessionTable {
 
     /** The connection is going: every session's links close, and no session counts any longer. */
     void closeAll() {
+        // one release for the connection: a queue takes back all of its consumers' unsettled deliveries at once
+        LinkRelease release = new LinkRelease();
         for (AmqpSession session : new ArrayList<>(sessions.values())) {
-            session.closeAllLinks();
+            session.closeAllLinks(release);
         }
+        release.run();
         for (int i = 0; i < sessions.size(); i++) {
             admission.channelClosed();
         }
