@@ -203,6 +203,35 @@ class Amqp10PermissionTest {
         }
     }
 
+    /** As RabbitMQ checks a new exchange's alternate exchange: read on the exchange, write on the alternate. */
+    @Test
+    void aNewExchangesAlternateExchangeNeedsWrite() throws Exception {
+        try (Environment environment = environment("alice"); Connection c = environment.connectionBuilder().build()) {
+            assertRefused(c, () -> c.management().exchange("ok-alternated").argument("alternate-exchange", "ro-x")
+                .declare(), refused("alice", "write", "exchange", "ro-x"));
+            assertThat(broker.vhost("/").exchange("ok-alternated")).isNull();
+            c.management().exchange("ok-alternated").argument("alternate-exchange", "wo-x").declare();
+            c.management().exchangeDelete("ok-alternated");
+        }
+    }
+
+    /** A binding's key is checked against the topic permissions whatever its destination, a queue or an exchange. */
+    @Test
+    void anExchangeBindingNeedsTopicReadOnItsKey() throws Exception {
+        broker.admin().putUser("tess", "pw", List.of());
+        broker.admin().setPermissions("tess", "/", ".*", ".*", ".*");
+        broker.admin().setTopicPermissions("tess", "/", "amq.topic", ".*", "^tess\\.");
+        try (Environment environment = environment("tess"); Connection c = environment.connectionBuilder().build()) {
+            c.management().exchange("tess-x").type(Management.ExchangeType.FANOUT).declare();
+            c.management().binding().sourceExchange("amq.topic").destinationExchange("tess-x").key("tess.k").bind();
+            assertRefused(c, () -> c.management().binding().sourceExchange("amq.topic").destinationExchange("tess-x")
+                .key("other.k").bind(), "read access to topic 'other.k' in exchange 'amq.topic' in vhost '/' refused "
+                + "for user 'tess'");
+            assertThat(broker.vhost("/").bindings().bindingsFrom("amq.topic")).noneMatch(b -> b.key().equals("other.k"));
+            c.management().exchangeDelete("tess-x");
+        }
+    }
+
     /** The request's own errors come before the permission checks, as RabbitMQ orders them: 403, not a refusal. */
     @Test
     void reservedNamesAreRefusedBeforePermissions() throws Exception {

@@ -167,17 +167,22 @@ public final class ManagementNode {
     }
 
     /**
-     * Binding and unbinding: neither end the default exchange (403), then write on the destination, read on the
-     * source (and its topic permission), whether or not the binding exists.
+     * Binding and unbinding: neither end the default exchange (403) nor a name with a line break (400), then write
+     * on the destination, read on the source and its topic permission (a queue's binding or an exchange's), whether
+     * or not the binding exists.
      */
     private void requireBinding(Binding binding) {
         Destination d = binding.destination();
         if (binding.source().isEmpty() || d.isExchange() && d.name().isEmpty()) {
             throw new BrokerException(BrokerException.Kind.ACCESS_REFUSED, DEFAULT_EXCHANGE_REFUSED);
         }
+        String bad = lineBreak(binding.source()) != null ? lineBreak(binding.source()) : lineBreak(d.name());
+        if (bad != null) {
+            throw new BrokerException(BrokerException.Kind.INVALID, bad);
+        }
         require(Permission.WRITE, d.isExchange() ? Access.Resource.EXCHANGE : Access.Resource.QUEUE, d.name());
         require(Permission.READ, Access.Resource.EXCHANGE, binding.source());
-        if (permits != null && !d.isExchange()) {
+        if (permits != null) {
             LinkPermits.refuseIf(LinkPermits.topicRefusal(permits.get(), vhost, Permission.READ, binding.source(),
                 binding.key()));
         }
@@ -187,8 +192,14 @@ public final class ManagementNode {
 
     /** A name RabbitMQ refuses (400), or null. */
     private static Response badName(String name) {
-        return name.indexOf('\n') >= 0 || name.indexOf('\r') >= 0 ? Response.error(400, "Bad name '" + name
-            + "': line feed and carriage return characters not allowed") : null;
+        String bad = lineBreak(name);
+        return bad == null ? null : Response.error(400, bad);
+    }
+
+    /** RabbitMQ's text for a name holding a line break, or null. */
+    private static String lineBreak(String name) {
+        return name.indexOf('\n') >= 0 || name.indexOf('\r') >= 0 ? "Bad name '" + name
+            + "': line feed and carriage return characters not allowed" : null;
     }
 
     /** RabbitMQ's 403 for a name with the reserved prefix {@code amq.}, or null. */
@@ -314,9 +325,24 @@ public final class ManagementNode {
             return Response.error(403, DEFAULT_EXCHANGE_REFUSED);
         }
         require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
+        Map<String, Object> arguments = arguments(body);
+        if (vhost.exchange(name) == null) {
+            // as RabbitMQ checks a new exchange only: its name, then read on it and write on its alternate exchange
+            Response refused = badName(name);
+            if (refused == null) {
+                refused = reserved("exchange", name);
+            }
+            if (refused != null) {
+                return refused;
+            }
+            if (arguments.get("alternate-exchange") instanceof String ae) {
+                require(Permission.READ, Access.Resource.EXCHANGE, name);
+                require(Permission.WRITE, Access.Resource.EXCHANGE, ae);
+            }
+        }
         Object type = body.getOrDefault("type", "direct");
         Exchange exchange = new Exchange(name, Exchange.Type.of(type.toString()), flag(body, "durable", true),
-            flag(body, "auto_delete", false), flag(body, "internal", false), arguments(body));
+            flag(body, "auto_delete", false), flag(body, "internal", false), arguments);
         vhost.declareExchange(exchange);
         return Response.of(204, null);
     }
