@@ -203,6 +203,16 @@ class Amqp10PermissionTest {
         }
     }
 
+    /** A queue's GET needs any of the three permissions on it, as RabbitMQ 4.3 checks it (its passive declare's). */
+    @Test
+    void gettingAQueueNeedsAnyPermissionOnIt() throws Exception {
+        try (Environment environment = environment("alice"); Connection c = environment.connectionBuilder().build()) {
+            assertThat(c.management().queueInfo("ro-q").name()).isEqualTo("ro-q");
+            assertThat(c.management().queueInfo("wo-q").name()).isEqualTo("wo-q");
+            assertRefused(c, () -> c.management().queueInfo("no-q"), refused("alice", "configure", "queue", "no-q"));
+        }
+    }
+
     /** As RabbitMQ checks a new exchange's alternate exchange: read on the exchange, write on the alternate. */
     @Test
     void aNewExchangesAlternateExchangeNeedsWrite() throws Exception {

@@ -117,7 +117,10 @@ public final class ManagementNode {
             String name = Address.decode(parts[1]);
             return switch (method) {
                 case "PUT" -> done(declareQueue(name, map(body, QUEUE_FIELDS)));
-                case "GET" -> done(queueInfo(name));
+                case "GET" -> {
+                    requireAny(Access.Resource.QUEUE, name);
+                    yield done(queueInfo(name));
+                }
                 case "DELETE" -> deleteQueue(name);
                 default -> done(Response.error(405, method + " " + path));
             };
@@ -163,6 +166,17 @@ public final class ManagementNode {
     private void require(Permission permission, Access.Resource resource, String name) {
         if (permits != null) {
             LinkPermits.refuseIf(permits.get().refusal(permission, resource, name));
+        }
+    }
+
+    /**
+     * Any of the three permissions, as RabbitMQ 4.3 checks a queue's {@code GET} (its 0-9-1 passive declare's
+     * check): read, write, then configure, and the last refusal is the one given.
+     */
+    private void requireAny(Access.Resource resource, String name) {
+        if (permits != null && permits.get().refusal(Permission.READ, resource, name) != null
+                && permits.get().refusal(Permission.WRITE, resource, name) != null) {
+            require(Permission.CONFIGURE, resource, name);
         }
     }
 
