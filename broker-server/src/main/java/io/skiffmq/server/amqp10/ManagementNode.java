@@ -159,8 +159,9 @@ public final class ManagementNode {
     }
 
     /**
-     * RabbitMQ's checks, made after the request's own (names, the default exchange), as its
-     * {@code rabbit_amqp_management} orders them: a refusal ends the session with {@code amqp:unauthorized-access}
+     * RabbitMQ's checks, in the order its {@code rabbit_amqp_management} makes them (after a request's own checks
+     * of names and the default exchange, except a new exchange's name): a refusal ends the session with
+     * {@code amqp:unauthorized-access}
      * ({@link LinkPermits#refused}), where the request's own errors are answered with a status.
      */
     private void require(Permission permission, Access.Resource resource, String name) {
