@@ -33,15 +33,22 @@ class CreditTest {
 
     /** Publishes {@code count} messages to {@code queue} and waits for every confirm. */
     static void publish(int port, String queue, int count) throws Exception {
+        byte[] message = Messages.data("payload-12b", null);
+        publish(port, queue, count, i -> message);
+    }
+
+    /** Publishes the messages {@code message} makes of 0 to {@code count - 1}, in order, and waits for the confirms. */
+    static void publish(int port, String queue, int count, java.util.function.IntFunction<byte[]> message)
+            throws Exception {
         try (RawClient publisher = RawClient.openSession(port)) {
             publisher.attachSender(0, queue);
             long credit = publisher.readUntil(Flow.class).getLinkCredit().longValue();
-            byte[] message = Messages.data("payload-12b", null);
             int sent = 0;
             int confirmed = 0;
             while (confirmed < count) {
                 while (sent < count && credit > 0) {
-                    publisher.transfer(0, sent++, message, false);
+                    publisher.transfer(0, sent, message.apply(sent), false);
+                    sent++;
                     credit--;
                 }
                 RawClient.Frame frame = publisher.read();

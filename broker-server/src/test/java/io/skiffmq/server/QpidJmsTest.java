@@ -164,6 +164,41 @@ class QpidJmsTest {
     }
 
     /**
+     * Two CLIENT_ACKNOWLEDGE consumers of one session on one queue, each with a prefetch of 5 and credit before the
+     * messages come, so the queue serves them in turn: the first holds m0, m2, ..., the second m1, m3, .... Then the
+     * session closes. Qpid JMS settles what it handed to the application itself (modified, a disposition each), but
+     * ends the session without detaching the links, so their prefetched messages come back with the session's end:
+     * a consumer waiting on another connection gets all of them in their original order, redelivered, their
+     * JMSXDeliveryCount raised once (Qpid JMS's default outcome, modified(delivery-failed)).
+     */
+    @Test
+    void twoConsumersOfAClosedSessionGiveTheirMessagesBackInOrder() throws Exception {
+        String name = "jms-two-consumers";
+        try (Connection waiting = connect("jms.prefetchPolicy.all=20");
+             Connection connection = connect("jms.prefetchPolicy.all=5")) {
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            Queue queue = session.createQueue(name);
+            session.createConsumer(queue);
+            session.createConsumer(queue);
+            MessageProducer producer = session.createProducer(queue);
+            for (int i = 0; i < 10; i++) {
+                producer.send(session.createTextMessage("m" + i));
+            }
+            MessageConsumer elsewhere = waiting.createSession(false, Session.AUTO_ACKNOWLEDGE).createConsumer(queue);
+            assertThat(elsewhere.receive(100)).as("every message is held by the session").isNull();
+            session.close();
+            for (int i = 0; i < 10; i++) {
+                TextMessage message = (TextMessage) elsewhere.receive(5000);
+                assertThat(message).as("m%d", i).isNotNull();
+                assertThat(message.getText()).isEqualTo("m" + i);
+                assertThat(message.getJMSRedelivered()).as("m%d redelivered", i).isTrue();
+                assertThat(message.getIntProperty("JMSXDeliveryCount")).as("m%d delivery count", i).isEqualTo(2);
+            }
+            assertThat(elsewhere.receive(200)).isNull();
+        }
+    }
+
+    /**
      * A CLIENT_ACKNOWLEDGE consumer closed while messages it received are not acknowledged (Qpid JMS keeps its link
      * until the session settles them), then its session or connection closed: every message is back in the queue,
      * in order, those it received redelivered.

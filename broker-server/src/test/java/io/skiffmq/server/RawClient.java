@@ -170,6 +170,11 @@ final class RawClient implements AutoCloseable {
 
     /** A publisher link whose transfers promise {@code mode}; {@code address} null for the anonymous relay. */
     Attach attachSender(int handle, String address, SenderSettleMode mode) throws IOException {
+        return attachSenderAnswer(handle, address, mode).as(Attach.class);
+    }
+
+    /** The same, answered with any frame (an attach, or the end of the session). */
+    Frame attachSenderAnswer(int handle, String address, SenderSettleMode mode) throws IOException {
         Attach attach = new Attach();
         attach.setName("sender-" + handle);
         attach.setHandle(UnsignedInteger.valueOf(handle));
@@ -181,11 +186,16 @@ final class RawClient implements AutoCloseable {
         target.setAddress(address);
         attach.setTarget(target);
         write(0, attach);
-        return read().as(Attach.class);
+        return read();
     }
 
     /** Attaches a consumer link for {@code source} (configured by the caller); returns the broker's attach. */
     Attach attachReceiver(int handle, Source source, boolean preSettled) throws IOException {
+        return attachReceiverAnswer(handle, source, preSettled).as(Attach.class);
+    }
+
+    /** The same, answered with any frame (an attach, or the end of the session). */
+    Frame attachReceiverAnswer(int handle, Source source, boolean preSettled) throws IOException {
         Attach attach = new Attach();
         attach.setName("receiver-" + handle);
         attach.setHandle(UnsignedInteger.valueOf(handle));
@@ -194,7 +204,7 @@ final class RawClient implements AutoCloseable {
         attach.setSource(source);
         attach.setTarget(new Target());
         write(0, attach);
-        return read().as(Attach.class);
+        return read();
     }
 
     static Source source(String address) {

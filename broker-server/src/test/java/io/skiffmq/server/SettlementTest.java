@@ -22,6 +22,7 @@ import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.transport.Detach;
 import org.apache.qpid.proton.amqp.transport.Disposition;
+import org.apache.qpid.proton.amqp.transport.End;
 import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.amqp.transport.Transfer;
 import org.apache.qpid.proton.message.Message;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Outcomes, requeue on detach, and the consumer's bytes. */
+/** Outcomes, requeue on detach and on a session's end, and the consumer's bytes. */
 @ExtendWith(LeakDetection.class)
 class SettlementTest {
     private static RunningBroker broker;
@@ -79,6 +80,56 @@ class SettlementTest {
                 assertThat(m.getDeliveryCount()).isEqualTo(modifiedDefault ? 1 : 0);
             }
             assertThat(second.silentFor(200)).isTrue();
+        }
+    }
+
+    /**
+     * Two consumer links of one session on one queue hold every other message; when the session ends (or its
+     * connection closes), the queue takes all of them back at once, so a consumer waiting elsewhere gets them in their
+     * original order, each once, with the delivery-count the links' default outcome gives (modified(delivery-failed)
+     * raises it, as Qpid JMS asks; released leaves it, RabbitMQ 4's default). Returned link by link, the first link's
+     * messages would reach it before the second's.
+     */
+    @ParameterizedTest(name = "the {0} ends, default-outcome modified={1}")
+    @CsvSource({"session, false", "session, true", "connection, false", "connection, true"})
+    void aSessionsLinksOnOneQueueGiveTheirDeliveriesBackTogetherInOrder(String ends, boolean modifiedDefault)
+            throws Exception {
+        String queue = "requeue-together-" + ends + "-" + modifiedDefault;
+        CreditTest.publish(broker.port(), queue, 10, i -> Messages.data("m" + i, null));
+        try (RawClient holder = RawClient.openSession(broker.port());
+             RawClient waiting = RawClient.openSession(broker.port())) {
+            Source source = RawClient.source(queue);
+            if (modifiedDefault) {
+                Modified outcome = new Modified();
+                outcome.setDeliveryFailed(true);
+                source.setDefaultOutcome(outcome);
+            }
+            holder.attachReceiver(0, source, false);
+            holder.attachReceiver(1, source, false);
+            // one credit at a time, turn by turn: link 0 holds m0, m2, m4, ...; link 1 holds m1, m3, m5, ...
+            for (int i = 0; i < 10; i++) {
+                holder.flow(i % 2, i / 2, 1, false, false);
+                Transfer transfer = holder.readUntil(Transfer.class);
+                assertThat(transfer.getHandle().intValue()).isEqualTo(i % 2);
+            }
+            waiting.attachReceiver(0, RawClient.source(queue), false);
+            waiting.flow(0, 0, 20, false, false);
+            assertThat(waiting.silentFor(100)).as("every message is held").isTrue();
+            if (ends.equals("session")) {
+                holder.write(0, new End());
+                holder.readUntil(End.class);
+            } else {
+                holder.close(true);
+            }
+            for (int i = 0; i < 10; i++) {
+                RawClient.Frame frame = waiting.read();
+                frame.as(Transfer.class);
+                Message m = Messages.decode(frame.payload());
+                assertThat(Messages.body(frame.payload())).isEqualTo("m" + i);
+                assertThat(Boolean.TRUE.equals(m.getHeader().getFirstAcquirer())).as("first-acquirer").isFalse();
+                assertThat(m.getDeliveryCount()).isEqualTo(modifiedDefault ? 1 : 0);
+            }
+            assertThat(waiting.silentFor(200)).isTrue();
         }
     }
 

@@ -175,10 +175,41 @@ final class AmqpSession {
         writeFrame(end);
     }
 
-    /** Ends every link and drops what waits to be sent or settled (end, or the connection going away). */
-    void closeAllLinks() {
+    /**
+     * A session or link error found outside the session's frame handling (a management request answered on another
+     * thread): the session ends or the link detaches, as {@link SessionTable#onFrame} does for errors thrown there.
+     * Nothing happens once the session is ending: the error came too late to matter.
+     */
+    void fail(AmqpException e) {
+        if (state != SessionState.MAPPED) {
+            return;
+        }
+        if (e.scope() == AmqpException.Scope.SESSION) {
+            errors.log(ScopeErrors.Scope.SESSION, connection.remote(), "ending session " + channel,
+                e.condition().symbol() + " " + e.getMessage(), e.condition() == AmqpError.INTERNAL_ERROR, e.getCause(),
+                loop);
+            end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
+        } else if (e.scope() == AmqpException.Scope.LINK) {
+            detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()), e.getCause());
+        } else {
+            throw new IllegalArgumentException("a connection error is the connection's to raise", e);
+        }
+    }
+
+    /** Ends every link (the session ends): each queue takes back the links' unsettled deliveries at once. */
+    private void closeAllLinks() {
+        LinkRelease release = new LinkRelease();
+        closeAllLinks(release);
+        release.run();
+    }
+
+    /**
+     * Ends every link and drops what waits to be sent or settled (end, or the connection going away); the consumer
+     * links leave their queues through {@code release}, which the caller runs once every session it ends is done.
+     */
+    void closeAllLinks(LinkRelease release) {
         transactions.clear(); // first: the deliveries their dispositions held go back through links still open
-        links.clear(link -> link.close(false));
+        links.clear(link -> link.leave(release));
         unsettled.clear();
         deliveries.discardAll();
         dispositions.clear();

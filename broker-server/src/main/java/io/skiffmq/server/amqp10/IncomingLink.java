@@ -115,18 +115,15 @@ final class IncomingLink implements Link, Publisher.Confirms {
         if (Boolean.TRUE.equals(target.getDynamic())) {
             // [3.5.4] a dynamic node: a server-named queue of this connection's, gone with the link
             dynamic = QueueDeclaration.generateName();
-            LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, dynamic);
-            LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.EXCHANGE, "");
+            LinkPermits.require(access, Permission.CONFIGURE, Access.Resource.QUEUE, dynamic);
+            LinkPermits.require(access, Permission.WRITE, Access.Resource.EXCHANGE, "");
             vhost.declareQueue(new QueueDeclaration(dynamic, false, true, false, Map.of()), session.owner());
             target.setAddress("/queues/" + dynamic);
             address = new Address(dynamic, null, null, false);
         } else if (target.getAddress() != null) {
             address = hasCapability(target.getCapabilities(), "topic") ? Address.topic(target.getAddress())
                 : parse(handle, target.getAddress());
-            String refusal = LinkPermits.publishRefusal(access, address);
-            if (refusal != null) {
-                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
-            }
+            LinkPermits.refuseIf(LinkPermits.publishRefusal(access, address));
             ready = resolve(session, handle, address);
         }
         if (ready.isCompletedExceptionally()) {
@@ -172,8 +169,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
                     throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no %s",
                         RoutingErrors.resource("queue", address.queue(), vhost.name()));
                 }
-                LinkPermits.require(session.connection().access(), handle, Permission.CONFIGURE,
-                    Access.Resource.QUEUE, address.queue());
+                LinkPermits.require(session.connection().access(), Permission.CONFIGURE, Access.Resource.QUEUE,
+                    address.queue());
                 return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), null);
             }
         } else if (vhost.exchange(address.exchange()) == null) {
@@ -338,7 +335,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
             }
             if (refusal != null) {
                 bytes.release();
-                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
+                throw LinkPermits.refused(refusal);
             }
             message = Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange, key);
         } catch (AmqpDecodeException | IllegalArgumentException e) {
@@ -362,7 +359,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
             }
             if (refusal != null) {
                 message.release();
-                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
+                throw LinkPermits.refused(refusal);
             }
         }
         if (deliveryTxn != null) {

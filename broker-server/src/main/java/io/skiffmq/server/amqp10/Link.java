@@ -41,4 +41,13 @@ interface Link {
      * @param closed the peer detached with {@code closed=true}: the link's durable state goes too [2.6.6]
      */
     void close(boolean closed);
+
+    /**
+     * The link ends with its session or connection, together with the others there: a link that consumes from a
+     * queue leaves it through {@code release}, so the queue takes back the unsettled deliveries of all those links
+     * at once ({@link LinkRelease}); any other link just closes. Idempotent, as {@link #close} is.
+     */
+    default void leave(LinkRelease release) {
+        close(false);
+    }
 }

@@ -11,18 +11,28 @@ import io.skiffmq.server.authz.Permission;
  * its target exchange, and a queue target is published to through the default exchange, so it needs write on
  * {@code amq.default}; a consumer link needs read on its source queue; a queue created through an address needs
  * configure on it. A topic exchange is also checked per routing key against the user's topic permissions. A
- * refusal detaches the link with {@code amqp:unauthorized-access} and RabbitMQ's text. Stateless; the
- * {@link Access} (the connection's, with its cache) is owned by the connection's event loop.
+ * refusal ends the session with {@code amqp:unauthorized-access} and RabbitMQ's text, as RabbitMQ 4's
+ * {@code check_resource_access} does (a {@code protocol_error}, not a link error). Stateless; the {@link Access}
+ * (the connection's, with its cache) is owned by the connection's event loop.
  */
 final class LinkPermits {
     private LinkPermits() {
     }
 
-    static void require(Access access, long handle, Permission permission, Access.Resource resource, String name) {
-        String refusal = access.refusal(permission, resource, name);
+    static void require(Access access, Permission permission, Access.Resource resource, String name) {
+        refuseIf(access.refusal(permission, resource, name));
+    }
+
+    /** Ends the session when {@code refusal} is not null. */
+    static void refuseIf(String refusal) {
         if (refusal != null) {
-            throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
+            throw refused(refusal);
         }
+    }
+
+    /** The session error a refusal is. */
+    static AmqpException refused(String refusal) {
+        return AmqpException.sessionError(AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
     }
 
     /** Write on where a publisher link's target (or a message's {@code to}) sends messages. */
@@ -44,11 +54,8 @@ final class LinkPermits {
         return access.topicRefusal(permission, exchange, routingKey == null ? "" : routingKey);
     }
 
-    static void requireTopic(Access access, VirtualHost vhost, long handle, Permission permission, String exchange,
+    static void requireTopic(Access access, VirtualHost vhost, Permission permission, String exchange,
             String routingKey) {
-        String refusal = topicRefusal(access, vhost, permission, exchange, routingKey);
-        if (refusal != null) {
-            throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", refusal);
-        }
+        refuseIf(topicRefusal(access, vhost, permission, exchange, routingKey));
     }
 }

@@ -27,8 +27,10 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
 
 /**
  * RabbitMQ 4's HTTP-over-AMQP management API, as the RabbitMQ AMQP 1.0 clients use it: queues, exchanges and
- * bindings, by method and path, with maps as bodies and HTTP status codes as answers (200, 201, 204, 400, 404,
- * 409), each where RabbitMQ gives it. Names in paths are percent-encoded.
+ * bindings, by method and path, with maps as bodies and HTTP status codes as answers (200, 201, 204, 400, 403,
+ * 404, 409), each where RabbitMQ gives it. Names in paths are percent-encoded. A permission refused is no status:
+ * the request fails with a session error ({@link LinkPermits#refused}), which ends the requesting session, as
+ * RabbitMQ 4 answers it.
  *
  * <p>Stateless apart from the virtual host; safe from any thread. Answers that need a queue's own thread (purge,
  * delete) complete later.
@@ -113,12 +115,12 @@ public final class ManagementNode {
         String resource = parts[0];
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
-            if (!method.equals("GET")) {
-                require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
-            }
             return switch (method) {
                 case "PUT" -> done(declareQueue(name, map(body, QUEUE_FIELDS)));
-                case "GET" -> done(queueInfo(name));
+                case "GET" -> {
+                    requireAny(Access.Resource.QUEUE, name);
+                    yield done(queueInfo(name));
+                }
                 case "DELETE" -> deleteQueue(name);
                 default -> done(Response.error(405, method + " " + path));
             };
@@ -136,13 +138,9 @@ public final class ManagementNode {
         }
         if (resource.equals("exchanges") && parts.length == 2) {
             String name = Address.decode(parts[1]);
-            require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
             return switch (method) {
                 case "PUT" -> done(declareExchange(name, map(body, EXCHANGE_FIELDS)));
-                case "DELETE" -> {
-                    vhost.deleteExchange(name);
-                    yield done(Response.of(204, null));
-                }
+                case "DELETE" -> done(deleteExchange(name));
                 default -> done(Response.error(405, method + " " + path));
             };
         }
@@ -165,24 +163,69 @@ public final class ManagementNode {
         return done(Response.error(404, "no management resource " + method + " " + path));
     }
 
-    /** RabbitMQ's checks: a refusal is 403 with its text. */
+    /**
+     * RabbitMQ's checks, in the order its {@code rabbit_amqp_management} makes them (after a request's own checks
+     * of names and the default exchange, except a new exchange's name): a refusal ends the session with
+     * {@code amqp:unauthorized-access}
+     * ({@link LinkPermits#refused}), where the request's own errors are answered with a status.
+     */
     private void require(Permission permission, Access.Resource resource, String name) {
-        String refusal = permits == null ? null : permits.get().refusal(permission, resource, name);
-        if (refusal != null) {
-            throw new BrokerException(BrokerException.Kind.ACCESS_REFUSED, refusal);
+        if (permits != null) {
+            LinkPermits.refuseIf(permits.get().refusal(permission, resource, name));
         }
     }
 
-    /** Binding and unbinding: write on the destination, read on the source (and its topic permission). */
+    /**
+     * Any of the three permissions, as RabbitMQ 4.3 checks a queue's {@code GET} (its 0-9-1 passive declare's
+     * check): read, write, then configure, and the last refusal is the one given.
+     */
+    private void requireAny(Access.Resource resource, String name) {
+        if (permits != null && permits.get().refusal(Permission.READ, resource, name) != null
+                && permits.get().refusal(Permission.WRITE, resource, name) != null) {
+            require(Permission.CONFIGURE, resource, name);
+        }
+    }
+
+    /**
+     * Binding and unbinding: neither end the default exchange (403) nor a name with a line break (400), then write
+     * on the destination, read on the source and its topic permission (a queue's binding or an exchange's), whether
+     * or not the binding exists.
+     */
     private void requireBinding(Binding binding) {
         Destination d = binding.destination();
+        if (binding.source().isEmpty() || d.isExchange() && d.name().isEmpty()) {
+            throw new BrokerException(BrokerException.Kind.ACCESS_REFUSED, DEFAULT_EXCHANGE_REFUSED);
+        }
+        String bad = lineBreak(binding.source()) != null ? lineBreak(binding.source()) : lineBreak(d.name());
+        if (bad != null) {
+            throw new BrokerException(BrokerException.Kind.INVALID, bad);
+        }
         require(Permission.WRITE, d.isExchange() ? Access.Resource.EXCHANGE : Access.Resource.QUEUE, d.name());
         require(Permission.READ, Access.Resource.EXCHANGE, binding.source());
-        String refusal = permits == null || d.isExchange() ? null : LinkPermits.topicRefusal(permits.get(), vhost,
-            Permission.READ, binding.source(), binding.key());
-        if (refusal != null) {
-            throw new BrokerException(BrokerException.Kind.ACCESS_REFUSED, refusal);
+        if (permits != null) {
+            LinkPermits.refuseIf(LinkPermits.topicRefusal(permits.get(), vhost, Permission.READ, binding.source(),
+                binding.key()));
         }
+    }
+
+    private static final String DEFAULT_EXCHANGE_REFUSED = "operation not permitted on the default exchange";
+
+    /** A name RabbitMQ refuses (400), or null. */
+    private static Response badName(String name) {
+        String bad = lineBreak(name);
+        return bad == null ? null : Response.error(400, bad);
+    }
+
+    /** RabbitMQ's text for a name holding a line break, or null. */
+    private static String lineBreak(String name) {
+        return name.indexOf('\n') >= 0 || name.indexOf('\r') >= 0 ? "Bad name '" + name
+            + "': line feed and carriage return characters not allowed" : null;
+    }
+
+    /** RabbitMQ's 403 for a name with the reserved prefix {@code amq.}, or null. */
+    private Response reserved(String kind, String name) {
+        return name.startsWith("amq.") ? Response.error(403, RoutingErrors.resource(kind, name, vhost.name())
+            + " starts with reserved prefix 'amq.'") : null;
     }
 
     private static CompletableFuture<Response> done(Response response) {
@@ -229,15 +272,22 @@ public final class ManagementNode {
         if (name.isEmpty()) {
             return Response.error(400, "declare queue with empty name not allowed");
         }
-        if (name.indexOf('\n') >= 0 || name.indexOf('\r') >= 0) {
-            return Response.error(400, "bad name '" + name + "': line feed and carriage return characters not allowed");
+        Response refused = badName(name);
+        if (refused == null) {
+            refused = reserved("queue", name);
         }
-        if (name.startsWith("amq.")) {
-            return Response.error(403, "queue '" + name + "' starts with reserved prefix 'amq.'");
+        if (refused != null) {
+            return refused;
         }
+        require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
         // the arguments are checked by the virtual host, as for every protocol
         Map<String, Object> arguments = arguments(body);
         boolean existed = vhost.queue(name) != null;
+        if (!existed && arguments.get("x-dead-letter-exchange") instanceof String dlx) {
+            // as RabbitMQ checks a new queue's dead-letter exchange: read on the queue, write on the exchange
+            require(Permission.READ, Access.Resource.QUEUE, name);
+            require(Permission.WRITE, Access.Resource.EXCHANGE, dlx);
+        }
         vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), flag(body, "exclusive", false),
             flag(body, "auto_delete", false), arguments), owner);
         Response info = queueInfo(name);
@@ -269,6 +319,11 @@ public final class ManagementNode {
     }
 
     private CompletableFuture<Response> deleteQueue(String name) {
+        Response bad = badName(name);
+        if (bad != null) {
+            return done(bad);
+        }
+        require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
         Queue queue = vhost.queue(name);
         if (queue == null) {
             // RabbitMQ answers a delete of a missing queue with 200 and no messages
@@ -286,10 +341,42 @@ public final class ManagementNode {
     // ---- exchanges ----------------------------------------------------------------------------------------
 
     private Response declareExchange(String name, Map<String, Object> body) {
+        if (name.isEmpty()) {
+            return Response.error(403, DEFAULT_EXCHANGE_REFUSED);
+        }
+        require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
+        Map<String, Object> arguments = arguments(body);
+        if (vhost.exchange(name) == null) {
+            // as RabbitMQ checks a new exchange only: its name, then read on it and write on its alternate exchange
+            Response refused = badName(name);
+            if (refused == null) {
+                refused = reserved("exchange", name);
+            }
+            if (refused != null) {
+                return refused;
+            }
+            if (arguments.get("alternate-exchange") instanceof String ae) {
+                require(Permission.READ, Access.Resource.EXCHANGE, name);
+                require(Permission.WRITE, Access.Resource.EXCHANGE, ae);
+            }
+        }
         Object type = body.getOrDefault("type", "direct");
         Exchange exchange = new Exchange(name, Exchange.Type.of(type.toString()), flag(body, "durable", true),
-            flag(body, "auto_delete", false), flag(body, "internal", false), arguments(body));
+            flag(body, "auto_delete", false), flag(body, "internal", false), arguments);
         vhost.declareExchange(exchange);
+        return Response.of(204, null);
+    }
+
+    private Response deleteExchange(String name) {
+        Response refused = badName(name);
+        if (refused == null) {
+            refused = name.isEmpty() ? Response.error(403, DEFAULT_EXCHANGE_REFUSED) : reserved("exchange", name);
+        }
+        if (refused != null) {
+            return refused;
+        }
+        require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
+        vhost.deleteExchange(name);
         return Response.of(204, null);
     }
 
@@ -346,13 +433,16 @@ public final class ManagementNode {
             }
         }
         String args = fields.getOrDefault("args", "");
-        for (Binding b : vhost.bindings().bindingsFrom(fields.getOrDefault("src", ""))) {
-            boolean destination = fields.containsKey("dstq")
-                ? !b.destination().isExchange() && b.destination().name().equals(fields.get("dstq"))
-                : b.destination().isExchange() && b.destination().name().equals(fields.get("dste"));
-            if (destination && b.key().equals(fields.getOrDefault("key", ""))
+        String queue = fields.get("dstq");
+        if (!fields.containsKey("src") || (queue == null) == (fields.get("dste") == null)) {
+            throw new IllegalArgumentException("bad binding path segment '" + spec + "'");
+        }
+        Destination destination = queue != null ? Destination.queue(queue) : Destination.exchange(fields.get("dste"));
+        String key = fields.getOrDefault("key", "");
+        requireBinding(new Binding(fields.get("src"), destination, key, Map.of()));
+        for (Binding b : vhost.bindings().bindingsFrom(fields.get("src"))) {
+            if (b.destination().equals(destination) && b.key().equals(key)
                 && (args.isEmpty() ? b.arguments().isEmpty() : argumentsHash(b.arguments()).equals(args))) {
-                requireBinding(b);
                 vhost.unbind(b);
                 return;
             }

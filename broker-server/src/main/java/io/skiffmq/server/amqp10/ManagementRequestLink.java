@@ -111,6 +111,13 @@ final class ManagementRequestLink implements Link {
         Object body = request.getBody() instanceof AmqpValue value ? value.getValue() : null;
         node.handle(request.getSubject(), request.getAddress(), body).whenComplete((response, error) ->
             session.onLoop(() -> {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+                if (cause instanceof AmqpException refused) {
+                    // a permission refused: RabbitMQ 4 ends the session, and sends no response
+                    session.fail(refused);
+                    return;
+                }
                 ManagementResponseLink responses = session.managementResponses(name);
                 if (responses != null) {
                     responses.respond(id, error == null ? response

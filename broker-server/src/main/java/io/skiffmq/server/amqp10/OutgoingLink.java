@@ -37,8 +37,9 @@ import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
  *
  * <p>When the link ends (detach, end, connection loss), its unsettled deliveries are settled with the source's
  * {@code default-outcome}: released (requeued, delivery count unchanged) when the client named none, as RabbitMQ
- * 4 does; modified(delivery-failed) when it asks for that, as Qpid JMS does. When the queue is deleted, the link
- * is detached with {@code amqp:resource-deleted}.
+ * 4 does; modified(delivery-failed) when it asks for that, as Qpid JMS does. When the session or connection ends,
+ * the queue takes them back together with those of the session's other links on it ({@link LinkRelease}), in their
+ * original order. When the queue is deleted, the link is detached with {@code amqp:resource-deleted}.
  *
  * <p>Owned by the connection's event loop, except the {@link ConsumerSink} methods, which the queue calls on its
  * thread and which only hand over to the event loop, in batches.
@@ -126,7 +127,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         if (Boolean.TRUE.equals(source.getDynamic())) {
             // [3.5.3] a dynamic node: a server-named queue of this connection's, gone with the link
             deleteOnClose = QueueDeclaration.generateName();
-            LinkPermits.require(session.connection().access(), handle, Permission.CONFIGURE, Access.Resource.QUEUE,
+            LinkPermits.require(session.connection().access(), Permission.CONFIGURE, Access.Resource.QUEUE,
                 deleteOnClose);
             queue = vhost.declareQueueAsync(new QueueDeclaration(deleteOnClose, false, true, false, Map.of()),
                 session.owner());
@@ -186,13 +187,13 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         VirtualHost vhost = session.vhost();
         Access access = session.connection().access();
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, address.queue());
+        LinkPermits.require(access, Permission.READ, Access.Resource.QUEUE, address.queue());
         Queue queue = vhost.queue(address.queue());
         if (queue == null) {
             if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                 throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
             }
-            LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, address.queue());
+            LinkPermits.require(access, Permission.CONFIGURE, Access.Resource.QUEUE, address.queue());
             return vhost.declareQueueAsync(QueueDeclaration.of(address.queue(), true, Map.of()), session.owner());
         }
         try {
@@ -350,6 +351,17 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
 
     @Override
     public void close(boolean detachClosed) {
+        LinkRelease alone = new LinkRelease();
+        leave(alone, detachClosed);
+        alone.run();
+    }
+
+    @Override
+    public void leave(LinkRelease release) {
+        leave(release, false);
+    }
+
+    private void leave(LinkRelease release, boolean detachClosed) {
         if (closed) {
             return;
         }
@@ -357,13 +369,15 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         if (consumer == null) {
             return; // the queue is not ready yet: queueReady cleans up
         }
-        queue.unsubscribe(consumer, defaultOutcome);
-        filters.detached(queue, session.owner());
-        if (deleteOnClose != null) {
-            session.vhost().deleteQueue(deleteOnClose);
-        }
-        if (durableSubscription != null && detachClosed) {
-            TopicSubscriptions.closed(session.vhost(), queue);
-        }
+        release.add(queue, consumer, defaultOutcome);
+        release.afterwards(() -> {
+            filters.detached(queue, session.owner());
+            if (deleteOnClose != null) {
+                session.vhost().deleteQueue(deleteOnClose);
+            }
+            if (durableSubscription != null && detachClosed) {
+                TopicSubscriptions.closed(session.vhost(), queue);
+            }
+        });
     }
 }

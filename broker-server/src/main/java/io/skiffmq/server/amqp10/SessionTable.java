@@ -3,7 +3,6 @@ package io.skiffmq.server.amqp10;
 import io.netty.buffer.ByteBuf;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.AmqpError;
-import io.skiffmq.server.connection.ScopeErrors;
 import io.skiffmq.codec.amqp10.DispositionPerformative;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.codec.amqp10.TransferPerformative;
@@ -16,7 +15,6 @@ import org.apache.qpid.proton.amqp.transport.Attach;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Detach;
 import org.apache.qpid.proton.amqp.transport.End;
-import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 
 /**
  * An AMQP 1.0 connection's sessions by channel [2.5]: {@code begin} within the channel-max and the user's
@@ -102,17 +100,10 @@ final class SessionTable {
                     performative.getClass().getSimpleName());
             }
         } catch (AmqpException e) {
-            if (e.scope() == AmqpException.Scope.SESSION) {
-                admission.scopeErrors().log(ScopeErrors.Scope.SESSION, connection.remote(), "ending session " + channel,
-                    e.condition().symbol() + " " + e.getMessage(), e.condition() == AmqpError.INTERNAL_ERROR,
-                    e.getCause(), connection.socket().eventLoop());
-                session.end(new ErrorCondition(e.condition().symbol(), e.getMessage()));
-            } else if (e.scope() == AmqpException.Scope.LINK) {
-                session.detachWithError(e.handle(), new ErrorCondition(e.condition().symbol(), e.getMessage()),
-                    e.getCause());
-            } else {
+            if (e.scope() == AmqpException.Scope.CONNECTION) {
                 throw e;
             }
+            session.fail(e);
         }
     }
 
@@ -123,7 +114,6 @@ final class SessionTable {
         }
     }
 
-    /** The connection is going: every session's links close, and no session counts any longer. */
     /** What the HTTP API shows of the sessions, as channels, by channel number. */
     List<io.skiffmq.server.connection.ChannelInfo> describe() {
         List<io.skiffmq.server.connection.ChannelInfo> described = new ArrayList<>();
@@ -132,10 +122,14 @@ final class SessionTable {
         return described;
     }
 
+    /** The connection is going: every session's links close, and no session counts any longer. */
     void closeAll() {
+        // one release for the connection: a queue takes back all of its consumers' unsettled deliveries at once
+        LinkRelease release = new LinkRelease();
         for (AmqpSession session : new ArrayList<>(sessions.values())) {
-            session.closeAllLinks();
+            session.closeAllLinks(release);
         }
+        release.run();
         for (int i = 0; i < sessions.size(); i++) {
             admission.channelClosed();
         }

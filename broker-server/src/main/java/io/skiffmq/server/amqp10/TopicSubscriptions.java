@@ -82,7 +82,7 @@ final class TopicSubscriptions {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no durable subscription '%s'", name.name());
         }
         Binding binding = bindings.get(0);
-        requirePermits(session, handle, existing.name(), binding.key());
+        requirePermits(session, existing.name(), binding.key());
         try {
             vhost.checkAccess(existing, session.owner());
         } catch (BrokerException e) {
@@ -113,13 +113,13 @@ final class TopicSubscriptions {
             && source.getExpiryPolicy() == TerminusExpiryPolicy.NEVER;
         if (!durable && !IncomingLink.hasCapability(source.getCapabilities(), SubscriptionName.SHARED)) {
             String own = QueueDeclaration.generateName();
-            requirePermits(session, handle, own, topic);
+            requirePermits(session, own, topic);
             QueueDeclaration exclusive = new QueueDeclaration(own, false, true, false, arguments);
             return new Subscription(source, declareAndBind(session, exclusive, topic), own, null);
         }
         SubscriptionName name = SubscriptionName.of(session.containerId(), attach.getName(), source.getCapabilities(),
             durable);
-        requirePermits(session, handle, name.queue(), topic);
+        requirePermits(session, name.queue(), topic);
         CompletableFuture<Queue> queue = open(session, name, topic, arguments);
         return new Subscription(source, queue, null, durable ? name.queue() : null);
     }
@@ -207,13 +207,13 @@ final class TopicSubscriptions {
     }
 
     /** What a subscriber needs: configure, write and read the queue; read {@code amq.topic} for the topic. */
-    private static void requirePermits(AmqpSession session, long handle, String queue, String topic) {
+    private static void requirePermits(AmqpSession session, String queue, String topic) {
         Access access = session.connection().access();
-        LinkPermits.require(access, handle, Permission.CONFIGURE, Access.Resource.QUEUE, queue);
-        LinkPermits.require(access, handle, Permission.WRITE, Access.Resource.QUEUE, queue);
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.EXCHANGE, TOPIC_EXCHANGE);
-        LinkPermits.requireTopic(access, session.vhost(), handle, Permission.READ, TOPIC_EXCHANGE, topic);
-        LinkPermits.require(access, handle, Permission.READ, Access.Resource.QUEUE, queue);
+        LinkPermits.require(access, Permission.CONFIGURE, Access.Resource.QUEUE, queue);
+        LinkPermits.require(access, Permission.WRITE, Access.Resource.QUEUE, queue);
+        LinkPermits.require(access, Permission.READ, Access.Resource.EXCHANGE, TOPIC_EXCHANGE);
+        LinkPermits.requireTopic(access, session.vhost(), Permission.READ, TOPIC_EXCHANGE, topic);
+        LinkPermits.require(access, Permission.READ, Access.Resource.QUEUE, queue);
     }
 
     private static List<Binding> bindings(VirtualHost vhost, String queueName) {
