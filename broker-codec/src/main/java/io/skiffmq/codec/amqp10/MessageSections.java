@@ -483,6 +483,16 @@ public final class MessageSections {
             key, FormatCode.SYM8, FormatCode.SYM32);
     }
 
+    /**
+     * Where the value of the message annotation under the symbol {@code key} starts, -1 when absent: for a reader that
+     * reads it in place ({@link TypeReader}, {@link ValueDecoder}). Found as {@link #messageAnnotation} finds it.
+     */
+    public int messageAnnotationIndex(CharSequence key) throws AmqpDecodeException {
+        return messageAnnotationsStart == ABSENT || buf.getUnsignedByte(messageAnnotationsValue) == FormatCode.NULL
+            ? ABSENT : SectionMaps.find(buf, messageAnnotationsValue, sectionEnd(SectionCode.MESSAGE_ANNOTATIONS), key,
+                FormatCode.SYM8, FormatCode.SYM32);
+    }
+
     private Object lookup(int sectionStart, int value, int code, CharSequence key, int code8, int code32)
             throws AmqpDecodeException {
         return sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? null
