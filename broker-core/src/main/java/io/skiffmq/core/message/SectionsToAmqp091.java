@@ -1,5 +1,19 @@
 package io.skiffmq.core.message;
 
+import static io.skiffmq.codec.amqp091.BasicProperties.APP_ID;
+import static io.skiffmq.codec.amqp091.BasicProperties.CONTENT_ENCODING;
+import static io.skiffmq.codec.amqp091.BasicProperties.CONTENT_TYPE;
+import static io.skiffmq.codec.amqp091.BasicProperties.CORRELATION_ID;
+import static io.skiffmq.codec.amqp091.BasicProperties.DELIVERY_MODE;
+import static io.skiffmq.codec.amqp091.BasicProperties.EXPIRATION;
+import static io.skiffmq.codec.amqp091.BasicProperties.HEADERS;
+import static io.skiffmq.codec.amqp091.BasicProperties.MESSAGE_ID;
+import static io.skiffmq.codec.amqp091.BasicProperties.PRIORITY;
+import static io.skiffmq.codec.amqp091.BasicProperties.REPLY_TO;
+import static io.skiffmq.codec.amqp091.BasicProperties.TIMESTAMP;
+import static io.skiffmq.codec.amqp091.BasicProperties.TYPE;
+import static io.skiffmq.codec.amqp091.BasicProperties.USER_ID;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
@@ -31,21 +45,6 @@ import java.nio.charset.StandardCharsets;
 final class SectionsToAmqp091 {
     /** Header names (top level and nested, all at once) kept to find repeats; past this, the maps convert. */
     static final int MAX_NAMES = 64;
-
-    // AMQP 0-9-1 property flags [1.8] (BasicProperties' order)
-    private static final int CONTENT_TYPE = 1 << 15;
-    private static final int CONTENT_ENCODING = 1 << 14;
-    private static final int HEADERS = 1 << 13;
-    private static final int DELIVERY_MODE = 1 << 12;
-    private static final int PRIORITY = 1 << 11;
-    private static final int CORRELATION_ID = 1 << 10;
-    private static final int REPLY_TO = 1 << 9;
-    private static final int EXPIRATION = 1 << 8;
-    private static final int MESSAGE_ID = 1 << 7;
-    private static final int TIMESTAMP = 1 << 6;
-    private static final int TYPE = 1 << 5;
-    private static final int USER_ID = 1 << 4;
-    private static final int APP_ID = 1 << 3;
 
     /** What became of a value: written, left out (no neutral form), or the whole header dropped (a uuid in it). */
     private static final int WRITTEN = 0;
