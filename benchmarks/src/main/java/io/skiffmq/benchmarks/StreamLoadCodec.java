@@ -21,8 +21,46 @@ final class StreamLoadCodec implements Codec {
     private static final int VBIN8 = 0xa0;
     private static final int VBIN32 = 0xb0;
 
+    /** The tool's messages have a body only, which it reads and writes itself: no model of the rest. */
+    interface BodyOnly extends Message {
+        @Override
+        default boolean hasPublishingId() {
+            return false;
+        }
+
+        @Override
+        default long getPublishingId() {
+            return 0;
+        }
+
+        @Override
+        default byte[] getBodyAsBinary() {
+            return null;
+        }
+
+        @Override
+        default Object getBody() {
+            return null;
+        }
+
+        @Override
+        default Properties getProperties() {
+            return null;
+        }
+
+        @Override
+        default Map<String, Object> getApplicationProperties() {
+            return null;
+        }
+
+        @Override
+        default Map<String, Object> getMessageAnnotations() {
+            return null;
+        }
+    }
+
     /** A message to publish: its body is written when the client encodes it. */
-    static final class Outgoing implements Message, Codec.EncodedMessage {
+    static final class Outgoing implements BodyOnly, Codec.EncodedMessage {
         final long sentAt;
         final int id;
         final int size;
@@ -79,67 +117,13 @@ final class StreamLoadCodec implements Codec {
         public byte[] getBodyAsBinary() {
             throw new UnsupportedOperationException("written when encoded");
         }
-
-        @Override
-        public Object getBody() {
-            return null;
-        }
-
-        @Override
-        public Properties getProperties() {
-            return null;
-        }
-
-        @Override
-        public Map<String, Object> getApplicationProperties() {
-            return null;
-        }
-
-        @Override
-        public Map<String, Object> getMessageAnnotations() {
-            return null;
-        }
     }
 
     /**
      * A message received: its body's send time, or -1 when the body is not a {@link LoadBody} of the expected size
      * (a message another tool wrote, or a damaged one).
      */
-    record Received(long sentAt) implements Message {
-        @Override
-        public boolean hasPublishingId() {
-            return false;
-        }
-
-        @Override
-        public long getPublishingId() {
-            return 0;
-        }
-
-        @Override
-        public byte[] getBodyAsBinary() {
-            return null;
-        }
-
-        @Override
-        public Object getBody() {
-            return null;
-        }
-
-        @Override
-        public Properties getProperties() {
-            return null;
-        }
-
-        @Override
-        public Map<String, Object> getApplicationProperties() {
-            return null;
-        }
-
-        @Override
-        public Map<String, Object> getMessageAnnotations() {
-            return null;
-        }
+    record Received(long sentAt) implements BodyOnly {
     }
 
     private static final Received DAMAGED = new Received(-1);
