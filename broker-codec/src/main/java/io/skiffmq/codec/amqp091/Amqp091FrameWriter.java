@@ -52,16 +52,40 @@ public final class Amqp091FrameWriter {
     }
 
     /**
+     * Starts a content header frame whose properties (flags and list) the caller appends next, at {@code out}'s
+     * writer index: properties written straight into the frame, without a buffer of their own.
+     * {@link #endContentHeader} finishes it.
+     *
+     * @return where the frame starts, for {@link #endContentHeader}
+     */
+    public static int beginContentHeader(ByteBuf out, int channel, int classId) {
+        int start = begin(out, Amqp091Frame.TYPE_HEADER, channel);
+        out.writeShort(classId).writeShort(0).writeLong(0);
+        return start;
+    }
+
+    /** Finishes the content header frame begun at {@code start}: its body size, its length, its frame-end. */
+    public static void endContentHeader(ByteBuf out, int start, long bodySize) {
+        out.setLong(start + HEADER + 4, bodySize); // after class-id and weight
+        end(out, start);
+    }
+
+    /**
      * Body frames carrying the readable bytes of {@code body}, each at most {@code frameMax} bytes long (frame-max
      * counts the whole frame), copied into {@code out}. An empty body takes no frame [4.2.6.2]. {@code body}'s
      * indexes are left alone.
      */
     public static void writeBody(ByteBuf out, int channel, ByteBuf body, int frameMax) {
+        writeBody(out, channel, body, body.readerIndex(), body.readableBytes(), frameMax);
+    }
+
+    /** As {@link #writeBody(ByteBuf, int, ByteBuf, int)}, of the {@code length} bytes of {@code body} at {@code index}. */
+    public static void writeBody(ByteBuf out, int channel, ByteBuf body, int index, int length, int frameMax) {
         int chunk = maxPayload(frameMax);
-        for (int at = body.readerIndex(), to = body.writerIndex(); at < to; at += chunk) {
-            int length = Math.min(chunk, to - at);
-            out.writeByte(Amqp091Frame.TYPE_BODY).writeShort(channel).writeInt(length);
-            out.writeBytes(body, at, length);
+        for (int at = index, to = index + length; at < to; at += chunk) {
+            int size = Math.min(chunk, to - at);
+            out.writeByte(Amqp091Frame.TYPE_BODY).writeShort(channel).writeInt(size);
+            out.writeBytes(body, at, size);
             out.writeByte(Amqp091FrameDecoder.FRAME_END);
         }
     }
@@ -72,16 +96,25 @@ public final class Amqp091FrameWriter {
      * caller releases the returned buffer (typically by writing it to the channel) and still owns {@code body}.
      */
     public static ByteBuf bodyFrames(ByteBufAllocator alloc, int channel, ByteBuf body, int frameMax) {
+        return bodyFrames(alloc, channel, body, body.readerIndex(), body.readableBytes(), frameMax);
+    }
+
+    /**
+     * As {@link #bodyFrames(ByteBufAllocator, int, ByteBuf, int)}, of the {@code length} bytes of {@code body} at
+     * {@code index}.
+     */
+    public static ByteBuf bodyFrames(ByteBufAllocator alloc, int channel, ByteBuf body, int index, int length,
+            int frameMax) {
         int chunk = maxPayload(frameMax);
-        int frames = (body.readableBytes() + chunk - 1) / chunk;
+        int frames = (length + chunk - 1) / chunk;
         CompositeByteBuf out = alloc.compositeBuffer(Math.max(2, frames * 3));
         try {
-            for (int at = body.readerIndex(), to = body.writerIndex(); at < to; at += chunk) {
-                int length = Math.min(chunk, to - at);
+            for (int at = index, to = index + length; at < to; at += chunk) {
+                int size = Math.min(chunk, to - at);
                 ByteBuf header = alloc.buffer(HEADER).writeByte(Amqp091Frame.TYPE_BODY).writeShort(channel)
-                    .writeInt(length);
+                    .writeInt(size);
                 out.addComponent(true, header);
-                out.addComponent(true, body.retainedSlice(at, length));
+                out.addComponent(true, body.retainedSlice(at, size));
                 out.addComponent(true, alloc.buffer(1).writeByte(Amqp091FrameDecoder.FRAME_END));
             }
             return out;

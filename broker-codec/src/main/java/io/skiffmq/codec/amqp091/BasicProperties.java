@@ -25,19 +25,20 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
     public static final BasicProperties EMPTY = new BasicProperties(null, null, null, null, null, null, null, null,
         null, null, null, null, null, null);
 
-    private static final int CONTENT_TYPE = 1 << 15;
-    private static final int CONTENT_ENCODING = 1 << 14;
-    private static final int HEADERS = 1 << 13;
-    private static final int DELIVERY_MODE = 1 << 12;
-    private static final int PRIORITY = 1 << 11;
-    private static final int CORRELATION_ID = 1 << 10;
-    private static final int REPLY_TO = 1 << 9;
-    private static final int EXPIRATION = 1 << 8;
-    private static final int MESSAGE_ID = 1 << 7;
-    private static final int TIMESTAMP = 1 << 6;
-    private static final int TYPE = 1 << 5;
-    private static final int USER_ID = 1 << 4;
-    private static final int APP_ID = 1 << 3;
+    /** The property flags [1.8], in the order of the fields; public for writers of the flags word elsewhere. */
+    public static final int CONTENT_TYPE = 1 << 15;
+    public static final int CONTENT_ENCODING = 1 << 14;
+    public static final int HEADERS = 1 << 13;
+    public static final int DELIVERY_MODE = 1 << 12;
+    public static final int PRIORITY = 1 << 11;
+    public static final int CORRELATION_ID = 1 << 10;
+    public static final int REPLY_TO = 1 << 9;
+    public static final int EXPIRATION = 1 << 8;
+    public static final int MESSAGE_ID = 1 << 7;
+    public static final int TIMESTAMP = 1 << 6;
+    public static final int TYPE = 1 << 5;
+    public static final int USER_ID = 1 << 4;
+    public static final int APP_ID = 1 << 3;
     private static final int CLUSTER_ID = 1 << 2;
     /** Bits 1 and 0: reserved, and "another flags word follows", which class basic never needs. */
     private static final int UNUSED = 3;

@@ -204,6 +204,66 @@ public final class MessageSections {
         };
     }
 
+    /**
+     * Index of section {@code code}'s value (just past its descriptor), -1 when the section is absent; for a body
+     * code, the first body section's, when the body is of that kind. What a reader that walks a section in place
+     * starts from (the value may be an encoded null).
+     */
+    public int sectionValue(int code) {
+        return switch (code) {
+            case SectionCode.HEADER -> headerStart == ABSENT ? ABSENT : headerValue;
+            case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart == ABSENT ? ABSENT
+                : deliveryAnnotationsValue;
+            case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsValue();
+            case SectionCode.PROPERTIES -> propertiesStart == ABSENT ? ABSENT : propertiesValue;
+            case SectionCode.APPLICATION_PROPERTIES -> applicationPropertiesStart == ABSENT ? ABSENT
+                : applicationPropertiesValue;
+            case SectionCode.FOOTER -> footerStart == ABSENT ? ABSENT : footerValue;
+            default -> bodyCode != code ? ABSENT : bodyValue();
+        };
+    }
+
+    private int bodyValue() {
+        try {
+            return Descriptor.end(buf, bodyStart, end);
+        } catch (AmqpDecodeException e) {
+            throw new IllegalStateException("bytes changed after they were scanned", e);
+        }
+    }
+
+    /** Index where the body starts (its first section's descriptor), -1 when there is no body. */
+    public int bodyStart() {
+        return bodyStart;
+    }
+
+    /**
+     * Index just past the present section {@code code} (past the last body section, for the body's code): where the
+     * next present section starts, or the message's end, since present sections tile it. Meaningless for an absent
+     * section. Derived rather than stored: one array fewer per message.
+     */
+    public int sectionEnd(int code) {
+        int rank = SectionCode.rank(code);
+        if (rank < 1 && deliveryAnnotationsStart != ABSENT) {
+            return deliveryAnnotationsStart;
+        }
+        if (rank < 2 && messageAnnotationsStart != ABSENT) {
+            return messageAnnotationsStart;
+        }
+        if (rank < 3 && propertiesStart != ABSENT) {
+            return propertiesStart;
+        }
+        if (rank < 4 && applicationPropertiesStart != ABSENT) {
+            return applicationPropertiesStart;
+        }
+        if (rank < 5 && bodyStart != ABSENT) {
+            return bodyStart;
+        }
+        if (rank < 6 && footerStart != ABSENT) {
+            return footerStart;
+        }
+        return end;
+    }
+
     /** Start of the message-annotations section, or -1. */
     int messageAnnotationsStart() {
         return messageAnnotationsStart;
@@ -251,34 +311,6 @@ public final class MessageSections {
 
     /** One section: its code and where it starts, where its value starts and where it ends. */
     public record Section(int code, int offset, int valueOffset, int endOffset) {
-    }
-
-    /**
-     * Index just past the present section {@code code} (past the last body section, for a body code): where the next
-     * present section starts, or the message's end, since present sections tile it. Derived rather than stored: one
-     * array fewer per message.
-     */
-    private int sectionEnd(int code) {
-        int rank = SectionCode.rank(code);
-        if (rank < 1 && deliveryAnnotationsStart != ABSENT) {
-            return deliveryAnnotationsStart;
-        }
-        if (rank < 2 && messageAnnotationsStart != ABSENT) {
-            return messageAnnotationsStart;
-        }
-        if (rank < 3 && propertiesStart != ABSENT) {
-            return propertiesStart;
-        }
-        if (rank < 4 && applicationPropertiesStart != ABSENT) {
-            return applicationPropertiesStart;
-        }
-        if (rank < 5 && bodyStart != ABSENT) {
-            return bodyStart;
-        }
-        if (rank < 6 && footerStart != ABSENT) {
-            return footerStart;
-        }
-        return end;
     }
 
     // ---- header [3.2.1] -----------------------------------------------------------------------------------
@@ -449,6 +481,16 @@ public final class MessageSections {
     public Object messageAnnotation(CharSequence key) throws AmqpDecodeException {
         return lookup(messageAnnotationsStart, messageAnnotationsValue, SectionCode.MESSAGE_ANNOTATIONS,
             key, FormatCode.SYM8, FormatCode.SYM32);
+    }
+
+    /**
+     * Where the value of the message annotation under the symbol {@code key} starts, -1 when absent: for a reader that
+     * reads it in place ({@link TypeReader}, {@link ValueDecoder}). Found as {@link #messageAnnotation} finds it.
+     */
+    public int messageAnnotationIndex(CharSequence key) throws AmqpDecodeException {
+        return messageAnnotationsStart == ABSENT || buf.getUnsignedByte(messageAnnotationsValue) == FormatCode.NULL
+            ? ABSENT : SectionMaps.find(buf, messageAnnotationsValue, sectionEnd(SectionCode.MESSAGE_ANNOTATIONS), key,
+                FormatCode.SYM8, FormatCode.SYM32);
     }
 
     private Object lookup(int sectionStart, int value, int code, CharSequence key, int code8, int code32)

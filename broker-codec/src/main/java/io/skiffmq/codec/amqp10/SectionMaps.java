@@ -23,6 +23,13 @@ final class SectionMaps {
      */
     static Object lookup(ByteBuf buf, int value, int limit, CharSequence key, int code8, int code32)
             throws AmqpDecodeException {
+        int at = find(buf, value, limit, key, code8, code32);
+        return at < 0 ? null : ValueDecoder.decode(buf, at, limit);
+    }
+
+    /** Where the value under {@code key} starts in the map at {@code value}, -1 when absent; as {@link #lookup}. */
+    static int find(ByteBuf buf, int value, int limit, CharSequence key, int code8, int code32)
+            throws AmqpDecodeException {
         int count = TypeReader.mapCount(buf, value, limit);
         int position = TypeReader.compoundContentStart(buf, value);
         int asciiLength = asciiLength(key);
@@ -38,11 +45,11 @@ final class SectionMaps {
                     : TypeReader.utf8Equals(buf, keyCode, position, limit, key);
             }
             if (match) {
-                return ValueDecoder.decode(buf, keyEnd, limit);
+                return keyEnd;
             }
             position = TypeReader.valueEnd(buf, keyEnd, limit);
         }
-        return null;
+        return -1;
     }
 
     /** The map at {@code value}, decoded, its keys all of {@code keyType} (else a decode error). */

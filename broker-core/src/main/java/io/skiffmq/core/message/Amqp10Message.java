@@ -69,10 +69,25 @@ public final class Amqp10Message extends Message {
      */
     public static Amqp10Message fromStream(ByteBuf bytes, long offset, String stream)
             throws MalformedMessageException {
+        return fromStream(bytes, offset, stream, new StoredRouteNames());
+    }
+
+    /**
+     * As {@link #fromStream(ByteBuf, long, String)}, reading the exchange and routing key with a reader's
+     * {@code names}, which keeps the strings of its last message.
+     */
+    public static Amqp10Message fromStream(ByteBuf bytes, long offset, String stream, StoredRouteNames names)
+            throws MalformedMessageException {
         try {
             MessageSections sections = MessageSections.scan(bytes);
-            String exchange = sections.messageAnnotation(X_EXCHANGE) instanceof String e ? e : "";
-            String routingKey = sections.messageAnnotation(X_ROUTING_KEY) instanceof String k ? k : stream;
+            String exchange = names.exchange(sections);
+            String routingKey = names.routingKey(sections);
+            if (exchange == null) {
+                exchange = "";
+            }
+            if (routingKey == null) {
+                routingKey = stream;
+            }
             boolean durable = !sections.has(SectionCode.HEADER) || sections.durable();
             return new Amqp10Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
                 routingKey, offset);

@@ -2,6 +2,7 @@ package io.skiffmq.core.message;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.skiffmq.codec.amqp091.BasicProperties;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.MessageSections;
@@ -19,17 +20,64 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
  * AMQP 1.0 to AMQP 0-9-1, following RabbitMQ 4's "AMQP 1.0 -> AMQP 0.9.1" table (docs/messages.md lists the
  * rules and where we differ). A body that is one {@code data} section becomes the 0-9-1 body without a copy (a
  * slice of the publisher's bytes); any other body is passed on AMQP 1.0-encoded, with {@code type} "amqp-1.0".
- * Stateless; runs on the thread of the consumer that first needs the conversion.
+ * The properties are written by {@link SectionsToAmqp091}, walking the sections in place; what it declines is
+ * converted here through decoded maps ({@link #convertWithMaps}), the reference it is tested against. Stateless;
+ * runs on the thread of the consumer that first needs the conversion.
  */
 final class Amqp10ToAmqp091 {
     static final String AMQP_1_0_TYPE = "amqp-1.0";
     static final String X_MESSAGE_ID = "x-message-id";
     static final String X_CORRELATION_ID = "x-correlation-id";
+    /** Each thread's walker (its scratch is reused). */
+    private static final FastThreadLocal<SectionsToAmqp091> SECTIONS = new FastThreadLocal<>() {
+        @Override
+        protected SectionsToAmqp091 initialValue() {
+            return new SectionsToAmqp091();
+        }
+    };
 
     private Amqp10ToAmqp091() {
     }
 
     static Amqp091Message convert(Amqp10Message m) {
+        ByteBuf properties = ByteBufAllocator.DEFAULT.buffer(128);
+        try {
+            if (!SECTIONS.get().write(m, properties)) {
+                properties.release();
+                properties = null;
+                return convertWithMaps(m);
+            }
+            MessageSections s = m.sections();
+            ByteBuf body = s.buffer().retainedSlice(bodyIndex(s), bodyLength(s));
+            return Amqp091Message.converted(properties, body, m.durable(), m.priority(), m.ttl(), m.exchange(),
+                m.routingKey());
+        } catch (RuntimeException e) {
+            if (properties != null) {
+                properties.release();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Where the 0-9-1 body lies in the message's buffer: the bytes of its one {@code data} section, else all its body
+     * sections as encoded, else nothing (at the message's start).
+     */
+    static int bodyIndex(MessageSections s) {
+        if (s.bodyCode() == SectionCode.DATA && s.bodySectionCount() == 1) {
+            int value = s.sectionValue(SectionCode.DATA);
+            return value + (s.buffer().getUnsignedByte(value) == 0xa0 ? 2 : 5);
+        }
+        return s.bodyCode() >= 0 ? s.bodyStart() : s.start();
+    }
+
+    /** The length of the 0-9-1 body at {@link #bodyIndex}. */
+    static int bodyLength(MessageSections s) {
+        return s.bodyCode() >= 0 ? s.sectionEnd(s.bodyCode()) - bodyIndex(s) : 0;
+    }
+
+    /** The conversion through decoded maps: the reference {@link SectionsToAmqp091} is held to. */
+    static Amqp091Message convertWithMaps(Amqp10Message m) {
         MessageSections s = m.sections();
         ByteBuf properties = null;
         ByteBuf body = null;
@@ -64,34 +112,12 @@ final class Amqp10ToAmqp091 {
                 user.getLength(), StandardCharsets.UTF_8), user.getLength());
             long created = s.creationTime();
             String type = null;
-            int bodyStart = -1;
-            int bodyEnd = -1;
-            int dataStart = -1;
-            int dataEnd = -1;
-            for (MessageSections.Section section : s.sections()) {
-                int code = section.code();
-                if (code == SectionCode.DATA || code == SectionCode.AMQP_SEQUENCE || code == SectionCode.AMQP_VALUE) {
-                    if (bodyStart < 0) {
-                        bodyStart = section.offset();
-                    }
-                    bodyEnd = section.endOffset();
-                    if (code == SectionCode.DATA) {
-                        int value = s.start() + section.valueOffset();
-                        boolean small = s.buffer().getUnsignedByte(value) == 0xa0;
-                        dataStart = value + (small ? 2 : 5);
-                        dataEnd = s.start() + section.endOffset();
-                    }
-                }
-            }
             if (s.bodyCode() == SectionCode.DATA && s.bodySectionCount() == 1) {
-                body = s.buffer().retainedSlice(dataStart, dataEnd - dataStart);
                 type = shortString(basicType); // a 0-9-1 message's type comes back (mc_amqpl's convert_from)
-            } else if (bodyStart >= 0) {
-                body = s.buffer().retainedSlice(s.start() + bodyStart, bodyEnd - bodyStart);
+            } else if (s.bodyCode() >= 0) {
                 type = AMQP_1_0_TYPE;
-            } else {
-                body = s.buffer().retainedSlice(s.start(), 0);
             }
+            body = s.buffer().retainedSlice(bodyIndex(s), bodyLength(s));
             Integer priority = s.has(SectionCode.HEADER) ? s.priority() : null;
             BasicProperties p = new BasicProperties(
                 symbol(s.contentType()), symbol(s.contentEncoding()), headers.isEmpty() ? null : headers,

@@ -5,6 +5,7 @@ import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.core.filter.Selector;
 import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.MalformedMessageException;
+import io.skiffmq.core.message.StoredRouteNames;
 import io.skiffmq.core.metrics.QueueCounters;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
@@ -52,6 +53,8 @@ final class StreamConsumer {
     boolean drain;
     private long nextTag;
     final UnsettledTags unsettled = new UnsettledTags();
+    /** The exchange and routing key of the last message read, reused while the next ones' are the same. */
+    private final StoredRouteNames routeNames = new StoredRouteNames();
     /** No more deliveries (0-9-1 {@code basic.cancel}); its unsettled ones may still be settled. */
     boolean cancelled;
     boolean removed;
@@ -174,7 +177,7 @@ final class StreamConsumer {
             }
             Amqp10Message message;
             try {
-                message = Amqp10Message.fromStream(chunk.retainedSlice(body, length), at, stream);
+                message = Amqp10Message.fromStream(chunk.retainedSlice(body, length), at, stream, routeNames);
             } catch (MalformedMessageException e) {
                 LOG.log(System.Logger.Level.WARNING, "stream ''{0}'': the message at offset {1} is not AMQP 1.0, "
                     + "skipped: {2}", stream, at, e.getMessage());

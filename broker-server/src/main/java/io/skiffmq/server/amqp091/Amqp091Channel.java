@@ -472,7 +472,7 @@ final class Amqp091Channel {
             connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
             long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
             output.content(number, new BasicMethod.Deliver(consumer.tag(), tag, !delivery.firstAcquirer(),
-                message.exchange(), message.routingKey()), message.toAmqp091());
+                message.exchange(), message.routingKey()), message);
         } finally {
             message.release();
         }
@@ -486,7 +486,7 @@ final class Amqp091Channel {
             }
             long tag = deliveryTags.add(null, 0);
             output.content(number, new BasicMethod.Deliver(consumerTag, tag, false, message.exchange(),
-                message.routingKey()), message.toAmqp091());
+                message.routingKey()), message);
             connection.flushLater();
         } finally {
             message.release();
@@ -526,7 +526,7 @@ final class Amqp091Channel {
                 connection.counters().delivered(true, get.noAck(), !delivery.firstAcquirer());
                 long tag = deliveryTags.add(get.noAck() ? null : source, delivery.tag());
                 output.content(number, new BasicMethod.GetOk(tag, !delivery.firstAcquirer(), message.exchange(),
-                    message.routingKey(), delivery.remaining()), message.toAmqp091());
+                    message.routingKey(), delivery.remaining()), message);
             } finally {
                 message.release();
             }

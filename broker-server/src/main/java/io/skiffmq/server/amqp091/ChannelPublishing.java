@@ -176,7 +176,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
         if (routed == Publisher.Routed.UNROUTED && mandatory) {
             Message returned = message.withoutBcc(); // it is no consumer's to see either
             output.content(channel.number(), new BasicMethod.Return(ReplyCode.NO_ROUTE.code(),
-                ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), returned.toAmqp091());
+                ReplyCode.NO_ROUTE.text(), message.exchange(), message.routingKey()), returned);
             if (returned != message) {
                 returned.release();
             }

@@ -5,7 +5,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.skiffmq.codec.amqp091.Amqp091FrameWriter;
 import io.skiffmq.codec.amqp091.BasicMethod;
 import io.skiffmq.codec.amqp091.Method;
-import io.skiffmq.core.message.Amqp091Message;
+import io.skiffmq.core.message.Amqp091Content;
+import io.skiffmq.core.message.Message;
 
 /**
  * The one writer of a 0-9-1 connection. Frames are appended to one buffer, which goes to the socket with one write
@@ -25,6 +26,7 @@ final class FrameOutput {
     private static final int FLUSH_THRESHOLD = 64 * 1024;
 
     private final ChannelHandlerContext ctx;
+    private final Amqp091Content content = new Amqp091Content();
     private ByteBuf buffer;
     private boolean flushPending;
     /** Bytes written to the channel since the last flush (the buffer's not counted). */
@@ -48,22 +50,37 @@ final class FrameOutput {
 
     /**
      * A method with content ({@code basic.deliver}, {@code get-ok}, {@code return}): the method, the content header
-     * with the message's properties as they were published, and its body frames. The caller keeps its reference to
-     * the message.
+     * with the message's 0-9-1 properties (as published, or converted straight into the frame: {@link
+     * Amqp091Content}), and its body frames. The caller keeps its reference to the message.
+     *
+     * @throws IllegalStateException when the message cannot be converted to 0-9-1; nothing is written then
      */
-    void content(int channel, Method method, Amqp091Message message) {
+    void content(int channel, Method method, Message message) {
         ByteBuf out = buffer();
-        Amqp091FrameWriter.writeMethod(out, channel, method);
-        ByteBuf body = message.body();
-        int size = body.readableBytes();
-        Amqp091FrameWriter.writeContentHeader(out, channel, BasicMethod.CLASS_ID, size, message.propertyBytes());
+        int start = out.writerIndex();
+        ByteBuf body;
+        int at;
+        int size;
+        try {
+            Amqp091FrameWriter.writeMethod(out, channel, method);
+            int header = Amqp091FrameWriter.beginContentHeader(out, channel, BasicMethod.CLASS_ID);
+            content.writeProperties(message, out);
+            body = content.body();
+            at = content.bodyIndex();
+            size = content.bodyLength();
+            content.clear();
+            Amqp091FrameWriter.endContentHeader(out, header, size);
+        } catch (RuntimeException e) {
+            out.writerIndex(start);
+            throw e;
+        }
         if (size <= COPY_LIMIT) {
-            Amqp091FrameWriter.writeBody(out, channel, body, frameMax);
+            Amqp091FrameWriter.writeBody(out, channel, body, at, size, frameMax);
             afterAppend();
             return;
         }
         writeBuffer();
-        ctx.write(Amqp091FrameWriter.bodyFrames(ctx.alloc(), channel, body, frameMax), ctx.voidPromise());
+        ctx.write(Amqp091FrameWriter.bodyFrames(ctx.alloc(), channel, body, at, size, frameMax), ctx.voidPromise());
         flushPending = true;
         unflushed += size;
         if (unflushed >= FLUSH_THRESHOLD) {

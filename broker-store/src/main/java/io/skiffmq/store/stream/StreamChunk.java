@@ -104,17 +104,17 @@ public final class StreamChunk {
 
     /** The 48 header bytes as stored, over the mapped file; release it. */
     public ByteBuf retainedHeader() {
-        return new MappedChunkBuf(segment, window.slice(at, HEADER_LENGTH));
+        return MappedChunkBuf.of(segment, window.slice(at, HEADER_LENGTH));
     }
 
     /** The data (the entries), over the mapped file; release it. */
     public ByteBuf retainedData() {
-        return new MappedChunkBuf(segment, window.slice(dataAt(), dataLength()));
+        return MappedChunkBuf.of(segment, window.slice(dataAt(), dataLength()));
     }
 
     /** The whole chunk as stored (what a replica copies), over the mapped file; release it. */
     public ByteBuf retainedChunk() {
-        return new MappedChunkBuf(segment, window.slice(at, length));
+        return MappedChunkBuf.of(segment, window.slice(at, length));
     }
 
     /** The data as a region of the segment's file, for {@code sendfile}; release it (the file stays open till). */
