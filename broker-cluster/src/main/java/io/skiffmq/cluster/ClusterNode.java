@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -21,9 +22,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
-import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -40,8 +39,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * This node's place in the cluster: a Ratis server on the cluster port holding the one metadata group, and a client
- * of that group through which this node appends ({@link MetadataLog}), names the cluster, and adds and removes
- * members. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
+ * of that group through which this node appends ({@link MetadataLog}) and names the cluster. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
  * Ratis runs its own threads, and the applier is called on its state machine updater thread.
  */
 public final class ClusterNode implements MetadataLog, AutoCloseable {
@@ -55,13 +53,17 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private static final TimeDuration PING_TIMEOUT = TimeDuration.valueOf(2, TimeUnit.SECONDS);
 
     private final ClusterSettings settings;
-    private final LogApplier applier;
     private final MetadataStateMachine stateMachine;
     private final RaftPeerId selfId;
     private final RaftProperties properties;
     private final Parameters parameters;
     private final RaftServer server;
-    private final RaftClient client;
+    /**
+     * Appends go through this client, in order. Ratis closes an ordered client for good once one request fails, so
+     * a failure replaces it ({@link #send}).
+     */
+    private final AtomicReference<RaftClient> client;
+    private final RaftGroup seeds;
     /** Runs the blocking pings of {@link #status}. */
     private final ExecutorService pings = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "cluster-ping");
@@ -71,18 +73,17 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private ClusterNode(ClusterSettings settings, LogApplier applier) throws IOException {
         this.settings = settings;
-        this.applier = applier;
         this.selfId = RaftPeerId.valueOf(settings.self().name());
         this.stateMachine = new MetadataStateMachine(applier, settings.self().name());
         this.properties = properties(settings);
         this.parameters = parameters(new SecretTls(settings.secret(), settings.self().name()).grpcConfig());
-        RaftGroup seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
+        this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
             .setParameters(parameters).setStateMachine(stateMachine)
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
-        this.client = newClient(seeds, appendRetries(settings));
+        this.client = new AtomicReference<>(newClient(seeds, appendRetries(settings)));
     }
 
     /**
@@ -166,7 +167,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private CompletableFuture<Long> send(byte[] framed) {
         long timeout = settings.appendTimeout().toMillis();
-        return client.async().send(Message.valueOf(ByteString.copyFrom(framed)))
+        RaftClient appender = client.get();
+        return appender.async().send(Message.valueOf(ByteString.copyFrom(framed)))
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("the metadata change was not committed",
@@ -175,7 +177,28 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 return stateMachine.whenApplied(reply.getLogIndex());
             })
             .orTimeout(timeout, TimeUnit.MILLISECONDS)
-            .exceptionallyCompose(e -> CompletableFuture.failedFuture(noMajority(e, timeout)));
+            .exceptionallyCompose(e -> {
+                replace(appender);
+                return CompletableFuture.failedFuture(noMajority(e, timeout));
+            });
+    }
+
+    private void replace(RaftClient failed) {
+        RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
+        RaftClient fresh = newClient(group.getPeers().isEmpty() ? seeds : group, appendRetries(settings));
+        if (client.compareAndSet(failed, fresh)) {
+            closeQuietly(failed);
+        } else {
+            closeQuietly(fresh);
+        }
+    }
+
+    private static void closeQuietly(RaftClient c) {
+        try {
+            c.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing a metadata client failed", e);
+        }
     }
 
     private static Throwable noMajority(Throwable failure, long timeout) {
@@ -245,72 +268,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
     }
 
-    /**
-     * Joins the cluster that {@code seed} belongs to (rabbitmqctl {@code join_cluster}, without the stop and reset
-     * RabbitMQ before 4.1 needed): this node leaves its own group, forgetting its metadata, and the seed's leader
-     * adds it; it then receives that cluster's log or snapshot.
-     *
-     * @throws IOException when the seed cannot be reached or the leader refuses the new member
-     */
-    public void join(NodeAddress seed) throws IOException {
-        RaftGroup theirs;
-        try (RaftClient one = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(seed)), RetryPolicies.noRetry())) {
-            GroupInfoReply info = one.getGroupManagementApi(RaftPeerId.valueOf(seed.name())).info(METADATA_GROUP);
-            theirs = info.getGroup();
-        }
-        if (theirs.getPeer(selfId) != null && members().stream().anyMatch(m -> m.name().equals(seed.name()))) {
-            return; // already one cluster
-        }
-        List<RaftPeer> peers = new ArrayList<>(theirs.getPeers());
-        peers.removeIf(p -> p.getId().equals(selfId));
-        peers.add(peer(settings.self()));
-        RaftGroup joined = RaftGroup.valueOf(METADATA_GROUP, peers);
-        try (RaftClient local = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())),
-                RetryPolicies.noRetry())) {
-            local.getGroupManagementApi(selfId).remove(METADATA_GROUP, true, false);
-            applier.reset();
-            stateMachine.reset();
-            check(local.getGroupManagementApi(selfId).add(joined, true), "start the joined group here");
-        }
-        try (RaftClient theirClient = newClient(theirs, appendRetries(settings))) {
-            check(theirClient.admin().setConfiguration(peers), "add " + name() + " to the cluster");
-        }
-        LOG.log(System.Logger.Level.INFO, "node {0} joined the cluster of {1}", name(), seed.name());
-    }
-
-    /**
-     * Removes {@code nodeName} from the cluster (rabbitmqctl {@code forget_cluster_node}).
-     *
-     * @throws IllegalArgumentException for this node itself or a node that is not a member
-     * @throws IOException when no majority commits the change
-     */
-    public void forget(String nodeName) throws IOException {
-        if (nodeName.equals(name())) {
-            throw new IllegalArgumentException("a node cannot forget itself; run this on another member");
-        }
-        List<NodeAddress> members = members();
-        if (members.stream().noneMatch(m -> m.name().equals(nodeName))) {
-            throw new IllegalArgumentException("node " + nodeName + " is not a member of this cluster");
-        }
-        List<RaftPeer> remaining = members.stream().filter(m -> !m.name().equals(nodeName)).map(ClusterNode::peer)
-            .toList();
-        try (RaftClient members2 = newClient(RaftGroup.valueOf(METADATA_GROUP, remaining), appendRetries(settings))) {
-            check(members2.admin().setConfiguration(remaining), "remove " + nodeName);
-        }
-        LOG.log(System.Logger.Level.INFO, "node {0} was removed from the cluster", nodeName);
-    }
-
-    private static void check(RaftClientReply reply, String what) throws IOException {
-        if (!reply.isSuccess()) {
-            throw new IOException("could not " + what + ": " + reply.getException(), reply.getException());
-        }
-    }
-
     @Override
     public void close() throws IOException {
         pings.shutdownNow();
         try {
-            client.close();
+            client.get().close();
         } finally {
             server.close();
         }

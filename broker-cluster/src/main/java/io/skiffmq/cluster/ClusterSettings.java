@@ -11,7 +11,7 @@ import java.util.List;
  *
  * @param self this node
  * @param seeds the nodes that form the cluster on its first start, this one among them (added when missing); after
- *        that, membership is what the log holds ({@link ClusterNode#join}, {@link ClusterNode#forget})
+ *        that, membership is what the log holds
  * @param bindHost the address the cluster port listens on
  * @param dataDir where this node keeps the metadata log and its snapshots
  * @param secret the cluster's shared secret

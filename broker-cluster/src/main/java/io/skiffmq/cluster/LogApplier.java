@@ -29,9 +29,4 @@ public interface LogApplier {
     /** Replaces the whole state by one {@link #writeSnapshot} wrote. */
     void installSnapshot(InputStream in) throws IOException;
 
-    /**
-     * Forgets the whole state: this node leaves its cluster to join another ({@link ClusterNode#join}), whose log
-     * and snapshot it then receives from the start.
-     */
-    void reset();
 }

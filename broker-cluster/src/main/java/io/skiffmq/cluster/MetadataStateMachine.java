@@ -84,8 +84,10 @@ final class MetadataStateMachine extends BaseStateMachine {
             return;
         }
         File file = snapshot.getFile().getPath().toFile();
-        if (snapshot.getFile().getFileDigest() != null) {
-            MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+        // a snapshot installed from the leader comes without its .md5 file, but with the digest
+        var digest = snapshot.getFile().getFileDigest();
+        if (digest != null && !digest.equals(MD5FileUtil.computeMd5ForFile(file))) {
+            throw new IOException("metadata snapshot " + file + " does not match its MD5 digest");
         }
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file.toPath())))) {
             if (in.readInt() != SNAPSHOT_MAGIC || in.readInt() != SNAPSHOT_VERSION) {
@@ -121,7 +123,7 @@ final class MetadataStateMachine extends BaseStateMachine {
         var md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
             new org.apache.ratis.server.storage.FileInfo(file.toPath(), md5), last));
-        LOG.log(System.Logger.Level.DEBUG, "metadata snapshot taken at index {0}", last.getIndex());
+        LOG.log(System.Logger.Level.INFO, "metadata snapshot taken at index {0}", last.getIndex());
         return last.getIndex();
     }
 
@@ -138,13 +140,6 @@ final class MetadataStateMachine extends BaseStateMachine {
         updateLastAppliedTermIndex(entry.getTerm(), index);
         completeUpTo(index);
         return CompletableFuture.completedFuture(Message.EMPTY);
-    }
-
-    /** Forgets the cluster's state before this node joins another cluster, whose log starts again at 1. */
-    void reset() {
-        clusterName = null;
-        leader = null;
-        setLastAppliedTermIndex(null);
     }
 
     /** Completes with {@code index} once this node has applied it. */
@@ -184,10 +179,6 @@ final class MetadataStateMachine extends BaseStateMachine {
         return leader;
     }
 
-    List<String> members() {
-        return members;
-    }
-
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
         String name = newLeader == null ? null : newLeader.toString();
@@ -215,8 +206,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void notifyExtendedNoLeader(RoleInfoProto role) {
         if (!leaderless) {
             leaderless = true;
-            LOG.log(System.Logger.Level.WARNING, "no metadata leader: a majority of {0} is not reachable; metadata"
-                + " changes fail until it is", members);
+            LOG.log(System.Logger.Level.WARNING, "no metadata leader: a majority of the cluster is not reachable"
+                + " from this node; metadata changes fail until it is");
         }
     }
 
