@@ -255,9 +255,17 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         List<String> running = answers.stream().map(CompletableFuture::join).filter(Objects::nonNull).sorted()
             .toList();
         List<String> names = members.stream().map(NodeAddress::name).toList();
-        String clusterName = stateMachine.clusterName();
-        return new ClusterStatus(clusterName != null ? clusterName : names.isEmpty() ? name() : names.get(0), name(),
-            names, running, stateMachine.leader());
+        return new ClusterStatus(clusterName(), name(), names, running, stateMachine.leader());
+    }
+
+    /** The name set with {@link #setClusterName}, else the first member's name (the same on every node). */
+    public String clusterName() {
+        String set = stateMachine.clusterName();
+        if (set != null) {
+            return set;
+        }
+        List<NodeAddress> members = members();
+        return members.isEmpty() ? name() : members.get(0).name();
     }
 
     private boolean ping(NodeAddress member) {

@@ -31,7 +31,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         boolean autoCreateQueues, boolean durableIfNoHeader, String rabbitmqVersion, String node, int amqp091Port,
         int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
         int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
-        ManagementSettings management, TransactionSettings transactions) {
+        ManagementSettings management, TransactionSettings transactions, ClusterConfig cluster) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -74,7 +74,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
         check(auth != null && tls != null && log != null && prometheus != null && management != null
-            && transactions != null, "auth, tls, log, prometheus, management and transactions settings must be set");
+            && transactions != null && cluster != null,
+            "auth, tls, log, prometheus, management, transactions and cluster settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -97,7 +98,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
-            TransactionSettings.defaults());
+            TransactionSettings.defaults(), ClusterConfig.defaults());
     }
 
     /**
@@ -154,6 +155,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         LogSettings l = log;
         ManagementSettings m = management;
         TransactionSettings tx = transactions;
+        ClusterConfig c = cluster;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -202,6 +204,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         m = m.with(name, value);
                     } else if (TransactionSettings.has(name)) {
                         tx = tx.with(name, value);
+                    } else if (ClusterConfig.has(name)) {
+                        c = c.with(name, value);
                     } else {
                         throw new IllegalStateException("setting " + name + " is listed but not parsed");
                     }
@@ -212,7 +216,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, initial091, watermark,
-            diskFree, loops, flow, a, t, l, metrics, m, tx);
+            diskFree, loops, flow, a, t, l, metrics, m, tx, c);
     }
 
     /** The user SASL ANONYMOUS logs in as, or null when ANONYMOUS is off. */
