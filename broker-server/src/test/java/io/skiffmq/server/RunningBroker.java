@@ -98,6 +98,10 @@ final class RunningBroker implements AutoCloseable {
         return listener.broker().admin();
     }
 
+    Broker broker() {
+        return listener.broker();
+    }
+
     /** Who may do what: the definitions in force. */
     io.skiffmq.server.authz.AccessControl accessControl() {
         return listener.broker().accessControl();
