@@ -30,6 +30,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 
 /**
@@ -65,13 +66,22 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        load(storage.getLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()), IOException.class);
+    }
+
+    /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
     }
 
     @Override
     public void reinitialize() throws IOException {
         // a snapshot from the leader replaced the log: everything comes from it
+        getLifeCycle().transition(LifeCycle.State.STARTING);
         load(storage.loadLatestSnapshot());
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 
     @Override
