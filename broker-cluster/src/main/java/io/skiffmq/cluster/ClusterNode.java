@@ -22,7 +22,9 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -39,7 +41,8 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * This node's place in the cluster: a Ratis server on the cluster port holding the one metadata group, and a client
- * of that group through which this node appends ({@link MetadataLog}) and names the cluster. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
+ * of that group through which this node appends ({@link MetadataLog}), names the cluster, and adds and removes
+ * members. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
  * Ratis runs its own threads, and the applier is called on its state machine updater thread.
  */
 public final class ClusterNode implements MetadataLog, AutoCloseable {
@@ -53,7 +56,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private static final TimeDuration PING_TIMEOUT = TimeDuration.valueOf(2, TimeUnit.SECONDS);
 
     private final ClusterSettings settings;
-    private final MetadataStateMachine stateMachine;
+    private final LogApplier applier;
+    /** The state machine of the group this node runs now: a new one each time it joins a cluster. */
+    private final AtomicReference<MetadataStateMachine> stateMachine = new AtomicReference<>();
     private final RaftPeerId selfId;
     private final RaftProperties properties;
     private final Parameters parameters;
@@ -74,13 +79,13 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private ClusterNode(ClusterSettings settings, LogApplier applier) throws IOException {
         this.settings = settings;
         this.selfId = RaftPeerId.valueOf(settings.self().name());
-        this.stateMachine = new MetadataStateMachine(applier, settings.self().name());
+        this.applier = applier;
         this.properties = properties(settings);
         this.parameters = parameters(new SecretTls(settings.secret(), settings.self().name()).grpcConfig());
         this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
-            .setParameters(parameters).setStateMachine(stateMachine)
+            .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newClient(seeds, appendRetries(settings)));
@@ -96,6 +101,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "cluster node {0} listening on {1}:{2,number,#}, seeds {3}",
             settings.self().name(), settings.bindHost(), settings.self().port(), settings.seeds());
         return node;
+    }
+
+    private MetadataStateMachine newStateMachine() {
+        MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name());
+        stateMachine.set(machine);
+        return machine;
     }
 
     private static RaftProperties properties(ClusterSettings settings) {
@@ -174,7 +185,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                     throw new CompletionException(new NoMajorityException("the metadata change was not committed",
                         reply.getException()));
                 }
-                return stateMachine.whenApplied(reply.getLogIndex());
+                return stateMachine.get().whenApplied(reply.getLogIndex());
             })
             .orTimeout(timeout, TimeUnit.MILLISECONDS)
             .exceptionallyCompose(e -> {
@@ -215,7 +226,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     @Override
     public long appliedIndex() {
-        return stateMachine.appliedIndex();
+        return stateMachine.get().appliedIndex();
     }
 
     /** This node's name. */
@@ -255,12 +266,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         List<String> running = answers.stream().map(CompletableFuture::join).filter(Objects::nonNull).sorted()
             .toList();
         List<String> names = members.stream().map(NodeAddress::name).toList();
-        return new ClusterStatus(clusterName(), name(), names, running, stateMachine.leader());
+        return new ClusterStatus(clusterName(), name(), names, running, stateMachine.get().leader());
     }
 
     /** The name set with {@link #setClusterName}, else the first member's name (the same on every node). */
     public String clusterName() {
-        String set = stateMachine.clusterName();
+        String set = stateMachine.get().clusterName();
         if (set != null) {
             return set;
         }
@@ -273,6 +284,80 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             return one.getGroupManagementApi(RaftPeerId.valueOf(member.name())).info(METADATA_GROUP).isSuccess();
         } catch (IOException | RuntimeException e) {
             return false;
+        }
+    }
+
+    /**
+     * Joins the cluster that {@code seed} belongs to (rabbitmqctl {@code join_cluster}, without the stop and reset
+     * RabbitMQ before 4.1 needed): this node leaves its own group, forgetting its metadata, and the cluster's leader
+     * adds it as a new member, which receives the cluster's snapshot and log. A node that the cluster still lists
+     * (its disk was wiped, say) is removed first and added again: the leader would otherwise go on believing it
+     * holds what it held before.
+     *
+     * @throws IOException when the seed cannot be reached or the leader refuses the change
+     */
+    public void join(NodeAddress seed) throws IOException {
+        if (seed.name().equals(name())) {
+            throw new IllegalArgumentException("a node cannot join itself");
+        }
+        RaftGroup theirs;
+        try (RaftClient one = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(seed)), RetryPolicies.noRetry())) {
+            GroupInfoReply info = one.getGroupManagementApi(RaftPeerId.valueOf(seed.name())).info(METADATA_GROUP);
+            check(info, "reach " + seed.name());
+            theirs = info.getGroup();
+        } catch (RuntimeException e) {
+            // gRPC's own failures (a refused TLS handshake: this node lacks the secret) are unchecked
+            throw new IOException("could not reach " + seed.name() + " at " + seed.socketAddress() + ": " + e, e);
+        }
+        List<RaftPeer> others = new ArrayList<>(theirs.getPeers());
+        others.removeIf(p -> p.getId().equals(selfId));
+        if (others.size() < theirs.getPeers().size()) {
+            try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others),
+                    appendRetries(settings))) {
+                check(theirClient.admin().setConfiguration(others), "remove the old " + name() + " first");
+            }
+        }
+        List<RaftPeer> peers = new ArrayList<>(others);
+        peers.add(peer(settings.self()));
+        try (RaftClient local = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())),
+                RetryPolicies.noRetry())) {
+            check(local.getGroupManagementApi(selfId).remove(METADATA_GROUP, true, false), "leave the old group");
+            applier.reset();
+            check(local.getGroupManagementApi(selfId).add(RaftGroup.valueOf(METADATA_GROUP, peers), true),
+                "start the joined group here");
+        }
+        try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others), appendRetries(settings))) {
+            check(theirClient.admin().setConfiguration(peers), "add " + name() + " to the cluster");
+        }
+        replace(client.get());
+        LOG.log(System.Logger.Level.INFO, "node {0} joined the cluster of {1}", name(), seed.name());
+    }
+
+    /**
+     * Removes {@code nodeName} from the cluster (rabbitmqctl {@code forget_cluster_node}); run on another member.
+     *
+     * @throws IllegalArgumentException for this node itself or a node that is not a member
+     * @throws IOException when no majority commits the change
+     */
+    public void forget(String nodeName) throws IOException {
+        if (nodeName.equals(name())) {
+            throw new IllegalArgumentException("a node cannot forget itself; run this on another member");
+        }
+        List<NodeAddress> members = members();
+        if (members.stream().noneMatch(m -> m.name().equals(nodeName))) {
+            throw new IllegalArgumentException("node " + nodeName + " is not a member of this cluster");
+        }
+        List<RaftPeer> remaining = members.stream().filter(m -> !m.name().equals(nodeName)).map(ClusterNode::peer)
+            .toList();
+        try (RaftClient admin = newClient(RaftGroup.valueOf(METADATA_GROUP, remaining), appendRetries(settings))) {
+            check(admin.admin().setConfiguration(remaining), "remove " + nodeName);
+        }
+        LOG.log(System.Logger.Level.INFO, "node {0} was removed from the cluster", nodeName);
+    }
+
+    private static void check(RaftClientReply reply, String what) throws IOException {
+        if (!reply.isSuccess()) {
+            throw new IOException("could not " + what + ": " + reply.getException(), reply.getException());
         }
     }
 

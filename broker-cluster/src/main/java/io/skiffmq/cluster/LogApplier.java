@@ -29,4 +29,9 @@ public interface LogApplier {
     /** Replaces the whole state by one {@link #writeSnapshot} wrote. */
     void installSnapshot(InputStream in) throws IOException;
 
+    /**
+     * Forgets the whole state: this node is joining a cluster ({@link ClusterNode#join}), whose snapshot and log it
+     * then receives from the start.
+     */
+    void reset();
 }

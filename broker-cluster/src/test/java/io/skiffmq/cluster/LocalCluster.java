@@ -37,8 +37,9 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** The seeds are the first three nodes (a fourth, if any, joins later). */
     ClusterSettings settings(int i, ClusterSecret withSecret) {
-        return tuning.apply(ClusterSettings.of(addresses.get(i), addresses, "127.0.0.1", dir.resolve("n" + i),
+        return tuning.apply(ClusterSettings.of(addresses.get(i), addresses.subList(0, Math.min(3, addresses.size())), "127.0.0.1", dir.resolve("n" + i),
             withSecret).withAppendTimeout(Duration.ofSeconds(5)));
     }
 
@@ -50,6 +51,21 @@ final class LocalCluster implements AutoCloseable {
         appliers[i] = new RecordingApplier();
         nodes[i] = ClusterNode.start(settings(i, withSecret), appliers[i]);
         return nodes[i];
+    }
+
+    /** Node {@code i} as a cluster of its own: its seeds are itself alone. */
+    ClusterNode startAlone(int i) throws IOException {
+        appliers[i] = new RecordingApplier();
+        nodes[i] = ClusterNode.start(tuning.apply(ClusterSettings.of(addresses.get(i), List.of(addresses.get(i)),
+            "127.0.0.1", dir.resolve("n" + i), secret).withAppendTimeout(Duration.ofSeconds(5))), appliers[i]);
+        return nodes[i];
+    }
+
+    /** Starts the first {@code count} nodes. */
+    void startFirst(int count) throws IOException {
+        for (int i = 0; i < count; i++) {
+            start(i);
+        }
     }
 
     void startAll() throws IOException {

@@ -125,7 +125,6 @@ class MetadataLogTest {
     }
 
     @Test
-    @Disabled("fails: the leader does not send the restarted node its snapshot within a minute; to be found")
     void aNodeThatFellBehindTheTruncatedLogGetsASnapshot() throws Exception {
         // a snapshot every 20 entries, and segments small enough that the log before it is removed
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(20, 1024))) {
@@ -145,6 +144,52 @@ class MetadataLogTest {
     }
 
     @Test
+    void aWipedNodeJoinsAgainAndIsRebuiltFromASnapshot() throws Exception {
+        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(20, 1024))) {
+            cluster.startAll();
+            appendOnceALeaderIsElected(cluster.nodes[0], "first");
+            for (int i = 0; i < 60; i++) {
+                cluster.nodes[i % 2].append(bytes("entry " + i)).get(60, TimeUnit.SECONDS);
+            }
+            awaitSame(cluster, 61, 0, 1, 2);
+            cluster.stop(2);
+            deleteTree(cluster.dir(2));
+            cluster.start(2);
+            // as a reset RabbitMQ node, it joins again
+            cluster.nodes[2].join(cluster.addresses.get(0));
+            awaitSame(cluster, 61, 0, 1, 2);
+            assertThat(cluster.appliers[2].snapshotsInstalled.get()).as("rebuilt from a snapshot").isPositive();
+            cluster.nodes[2].append(bytes("from the wiped node")).get(60, TimeUnit.SECONDS);
+            awaitSame(cluster, 62, 0, 1, 2);
+        }
+    }
+
+    @Test
+    void aNodeOfItsOwnJoinsWithoutAStopAndIsForgotten() throws Exception {
+        try (LocalCluster cluster = new LocalCluster(dir, 4, SECRET, s -> s)) {
+            cluster.startFirst(3);
+            ClusterNode loner = cluster.startAlone(3);
+            appendOnceALeaderIsElected(loner, "its own");
+            appendOnceALeaderIsElected(cluster.nodes[0], "the cluster's");
+            loner.join(cluster.addresses.get(1));
+            // what it had is gone; it has the cluster's entries and takes part
+            await().atMost(WAIT).until(() -> cluster.appliers[3].entries().equals(List.of("the cluster's")));
+            loner.append(bytes("joined")).get(60, TimeUnit.SECONDS);
+            awaitSame(cluster, 2, 0, 1, 2, 3);
+            String lonerName = cluster.addresses.get(3).name();
+            assertThat(cluster.nodes[0].status().members()).contains(lonerName);
+            assertThat(cluster.nodes[2].status().running()).contains(lonerName);
+
+            cluster.stop(3);
+            cluster.nodes[0].forget(lonerName);
+            await().atMost(WAIT).until(() -> !cluster.nodes[1].status().members().contains(lonerName));
+            cluster.nodes[1].append(bytes("without it")).get(60, TimeUnit.SECONDS);
+            awaitSame(cluster, 3, 0, 1, 2);
+            assertThatThrownBy(() -> cluster.nodes[0].forget(lonerName)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void aNodeWithoutTheSecretGetsNothingAndChangesNothing() throws Exception {
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withAppendTimeout(Duration.ofSeconds(3)))) {
             cluster.start(0);
@@ -160,6 +205,9 @@ class MetadataLogTest {
             assertThat(intruder.appliedIndex()).isZero();
             assertThat(cluster.nodes[0].status().running()).containsExactly("n0@127.0.0.1", "n1@127.0.0.1");
             assertThat(intruder.status().running()).containsExactly("n2@127.0.0.1");
+            assertThatThrownBy(() -> intruder.join(cluster.addresses.get(0))).isInstanceOf(java.io.IOException.class);
+            assertThat(cluster.nodes[0].status().members()).containsExactly("n0@127.0.0.1", "n1@127.0.0.1",
+                "n2@127.0.0.1");
             // its attempts did not disturb the others
             cluster.nodes[1].append(bytes("still fine")).get(60, TimeUnit.SECONDS);
             awaitSame(cluster, 6, 0, 1);
@@ -183,6 +231,14 @@ class MetadataLogTest {
             await().atMost(WAIT).until(() -> !cluster.nodes[2].status().running().contains("n0@127.0.0.1"));
             // the name is not an applier entry
             assertThat(cluster.appliers[1].entries()).isEmpty();
+        }
+    }
+
+    static void deleteTree(Path root) throws java.io.IOException {
+        try (Stream<Path> paths = java.nio.file.Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(p);
+            }
         }
     }
 }

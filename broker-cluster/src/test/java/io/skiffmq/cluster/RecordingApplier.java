@@ -54,6 +54,12 @@ final class RecordingApplier implements LogApplier {
         snapshotsInstalled.incrementAndGet();
     }
 
+    @Override
+    public synchronized void reset() {
+        entries.clear();
+        lastIndex = 0;
+    }
+
     synchronized List<String> entries() {
         return List.copyOf(entries);
     }
