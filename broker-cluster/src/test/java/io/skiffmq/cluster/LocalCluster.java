@@ -39,7 +39,8 @@ final class LocalCluster implements AutoCloseable {
 
     /** The seeds are the first three nodes (a fourth, if any, joins later). */
     ClusterSettings settings(int i, ClusterSecret withSecret) {
-        return tuning.apply(ClusterSettings.of(addresses.get(i), addresses.subList(0, Math.min(3, addresses.size())), "127.0.0.1", dir.resolve("n" + i),
+        List<NodeAddress> seeds = addresses.subList(0, Math.min(3, addresses.size()));
+        return tuning.apply(ClusterSettings.of(addresses.get(i), seeds, "127.0.0.1", dir.resolve("n" + i),
             withSecret).withAppendTimeout(Duration.ofSeconds(5)));
     }
 

@@ -28,9 +28,9 @@ class ClusterChildBrokersTest {
     @TempDir
     Path dir;
 
-    private final ChildBroker[] nodes = new ChildBroker[3];
+    private final ChildBroker[] nodes = new ChildBroker[4];
     private final List<Path> logs = new ArrayList<>();
-    private final int[] clusterPorts = new int[3];
+    private final int[] clusterPorts = new int[4];
 
     @AfterEach
     void stopAll() throws Exception {
@@ -48,9 +48,10 @@ class ClusterChildBrokersTest {
         return "n" + i + "@127.0.0.1";
     }
 
+    /** Node {@code i} of the three that form the cluster, or (3) a fourth that starts alone. */
     private ChildBroker start(int i) throws Exception {
-        String members = java.util.stream.IntStream.range(0, 3).mapToObj(n -> name(n) + ":" + clusterPorts[n])
-            .collect(Collectors.joining(","));
+        String members = i == 3 ? "" : java.util.stream.IntStream.range(0, 3)
+            .mapToObj(n -> name(n) + ":" + clusterPorts[n]).collect(Collectors.joining(","));
         nodes[i] = ChildBroker.start(dir.resolve("n" + i), "cluster-n" + i + "-" + logs.size(),
             List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
             List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + members,
@@ -75,12 +76,7 @@ class ClusterChildBrokersTest {
 
     @Test
     void threeNodesShareTheClusterNameThroughKillsAndALostMajority() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            clusterPorts[i] = freePort();
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
+        startThree();
         setName(0, "skiffs");
         awaitName(1, "skiffs");
         awaitName(2, "skiffs");
@@ -111,6 +107,48 @@ class ClusterChildBrokersTest {
         start(1);
         setName(0, "majority again");
         awaitName(1, "majority again");
+    }
+
+    private void startThree() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            clusterPorts[i] = freePort();
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+    }
+
+    private SkiffmqCtlTest.Result ctl(int i, String... command) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port",
+            String.valueOf(nodes[i].managementPort())));
+        args.addAll(List.of(command));
+        return SkiffmqCtlTest.run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void aFourthNodeJoinsWithSkiffmqctlAndIsForgotten() throws Exception {
+        startThree();
+        setName(0, "skiffs");
+        start(3);
+        SkiffmqCtlTest.Result joined = ctl(3, "join_cluster", name(1) + ":" + clusterPorts[1]);
+        assertThat(joined.code()).as(joined.err()).isZero();
+        SkiffmqCtlTest.Result online = ctl(0, "await_online_nodes", "4", "--timeout", "60");
+        assertThat(online.code()).as(online.err()).isZero();
+        awaitName(3, "skiffs");
+        SkiffmqCtlTest.Result status = ctl(3, "cluster_status");
+        assertThat(status.code()).as(status.err()).isZero();
+        assertThat(status.out()).contains("Cluster name: skiffs")
+            .contains("Disk Nodes\n\n" + name(0) + "\n" + name(1) + "\n" + name(2) + "\n" + name(3) + "\n")
+            .contains("Running Nodes\n\n" + name(0));
+
+        nodes[3].kill();
+        SkiffmqCtlTest.Result forgot = ctl(0, "forget_cluster_node", name(3));
+        assertThat(forgot.code()).as(forgot.err()).isZero();
+        await().atMost(WAIT).until(() -> ((List<?>) api(1).get("/api/cluster-status").map().get("disk_nodes"))
+            .equals(List.of(name(0), name(1), name(2))));
+        assertThat(ctl(0, "forget_cluster_node", name(3)).code()).as("no longer a member").isNotZero();
+        setName(2, "three again");
+        awaitName(0, "three again");
     }
 
     @Test

@@ -55,6 +55,33 @@ public final class ClusterMembership implements AutoCloseable {
         return node.setClusterName(name);
     }
 
+    /**
+     * Joins the cluster of {@code seed}, {@code name@host:port} or {@code name@host} (then on this node's own
+     * cluster port, as RabbitMQ nodes share 25672).
+     *
+     * @throws IllegalArgumentException when {@code seed} is malformed or is this node
+     * @throws IOException when the seed cannot be reached or refuses
+     */
+    public void join(String seed) throws IOException {
+        node.join(seed.lastIndexOf(':') > seed.indexOf('@') ? NodeAddress.parse(seed)
+            : new NodeAddress(seed, NodeAddress.hostOf(seed), ownPort()));
+    }
+
+    private int ownPort() {
+        return node.members().stream().filter(m -> m.name().equals(node.name())).findFirst()
+            .orElseThrow().port();
+    }
+
+    /**
+     * Removes {@code nodeName} from the cluster.
+     *
+     * @throws IllegalArgumentException for this node or a node that is not a member
+     * @throws IOException when no majority commits the change
+     */
+    public void forget(String nodeName) throws IOException {
+        node.forget(nodeName);
+    }
+
     @Override
     public void close() throws IOException {
         node.close();

@@ -29,4 +29,9 @@ final class NoReplicatedDefinitions implements LogApplier {
             throw new IOException("the metadata snapshot carries definitions, which this version does not replicate");
         }
     }
+
+    @Override
+    public void reset() {
+        // no state
+    }
 }

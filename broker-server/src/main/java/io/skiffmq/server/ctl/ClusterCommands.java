@@ -7,8 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * The cluster: rabbitmqctl's {@code cluster_status} (from {@code /api/cluster-status}, in rabbitmqctl's sections)
- * and {@code set_cluster_name}.
+ * The cluster: rabbitmqctl's {@code cluster_status} (from {@code /api/cluster-status}, in rabbitmqctl's sections),
+ * {@code set_cluster_name}, {@code join_cluster}, {@code forget_cluster_node} and {@code await_online_nodes}.
  */
 final class ClusterCommands {
     private ClusterCommands() {
@@ -76,6 +76,74 @@ final class ClusterCommands {
             ApiClient.ok("PUT", "/api/cluster-name", api.send("PUT", "/api/cluster-name", Map.of("name", name),
                 Map.of()));
             return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "join_cluster", mixinStandardHelpOptions = true, description = "Makes the node join the cluster"
+        + " of NODE (name@host or name@host:cluster-port), without a stop or reset first; the node's own metadata"
+        + " is replaced by the cluster's.")
+    static final class Join extends CtlCommand {
+        @Parameters(index = "0", paramLabel = "NODE")
+        String seed;
+
+        @Override
+        public Integer call() {
+            ctl.info("Clustering node with " + seed + " ...");
+            ApiClient.ok("POST", "/api/cluster/join", ctl.api().send("POST", "/api/cluster/join",
+                Map.of("node", seed), Map.of()));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "forget_cluster_node", mixinStandardHelpOptions = true,
+        description = "Removes NODE from the cluster (run on another member; needs a majority).")
+    static final class Forget extends CtlCommand {
+        @Parameters(index = "0", paramLabel = "NODE")
+        String node;
+
+        @Override
+        public Integer call() {
+            ctl.info("Removing node " + node + " from the cluster");
+            String path = "/api/cluster/nodes/" + ApiClient.segment(node);
+            ApiClient.ok("DELETE", path, ctl.api().send("DELETE", path, null, Map.of()));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "await_online_nodes", mixinStandardHelpOptions = true, description = "Waits until COUNT nodes"
+        + " of the cluster are running: exit 0; 75 when the timeout runs out first.")
+    static final class AwaitOnline extends CtlCommand {
+        /** Between two looks: each look asks every member, for up to two seconds. */
+        private static final long RETRY_MILLIS = 500;
+
+        @Parameters(index = "0", paramLabel = "COUNT")
+        int count;
+
+        @picocli.CommandLine.Option(names = {"-t", "--timeout"}, defaultValue = "300", paramLabel = "SECONDS",
+            description = "how long to wait (default: ${DEFAULT-VALUE} s)")
+        long timeoutSeconds;
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public Integer call() throws InterruptedException {
+            ctl.info("Will wait for at least " + count + " nodes to join the cluster. Timeout: " + timeoutSeconds
+                + " seconds");
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (true) {
+                Map<String, Object> status = (Map<String, Object>) ctl.api().get("/api/cluster-status");
+                List<Object> running = (List<Object>) status.get("running_nodes");
+                if (running.size() >= count) {
+                    return ExitCodes.OK;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new CtlException(ExitCodes.TEMPFAIL, "fewer than " + count + " nodes are running after "
+                        + timeoutSeconds + " seconds: " + running);
+                }
+                // polling, as rabbitmqctl's await_online_nodes does
+                java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.min(left,
+                    java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS)));
+            }
         }
     }
 }

@@ -12,8 +12,10 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The cluster in the HTTP API: {@code /api/cluster-name} (RabbitMQ's, read by anyone who may log in and set by
- * administrators) and {@code /api/cluster-status}, ours, which {@code skiffmqctl cluster_status} prints (rabbitmqctl
- * asks the Erlang distribution instead). On a single node both describe that node alone. Stateless.
+ * administrators), and ours for what rabbitmqctl does over the Erlang distribution instead:
+ * {@code /api/cluster-status} ({@code cluster_status}, {@code await_online_nodes}), {@code POST /api/cluster/join}
+ * ({@code join_cluster}) and {@code DELETE /api/cluster/nodes/{node}} ({@code forget_cluster_node}). On a single node
+ * the status describes that node alone and the changes are refused (400). Stateless.
  */
 final class ClusterResources {
     private final Lookups lookups;
@@ -30,17 +32,44 @@ final class ClusterResources {
             .sync("GET", "/api/cluster-status", r -> {
                 r.caller().requireMonitoring();
                 return ApiResponse.ok(status());
+            })
+            .sync("POST", "/api/cluster/join", r -> {
+                r.caller().requireAdministrator();
+                String seed = Bodies.required(r.json(mapper), "node");
+                try {
+                    clustered().join(seed);
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.badRequest(e.getMessage());
+                } catch (java.io.IOException e) {
+                    throw ApiException.unavailable(e.getMessage());
+                }
+                return ApiResponse.noContent();
+            })
+            .sync("DELETE", "/api/cluster/nodes/{node}", r -> {
+                r.caller().requireAdministrator();
+                try {
+                    clustered().forget(r.variable("node"));
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.badRequest(e.getMessage());
+                } catch (java.io.IOException e) {
+                    throw ApiException.unavailable(e.getMessage());
+                }
+                return ApiResponse.noContent();
             });
+    }
+
+    private ClusterMembership clustered() {
+        ClusterMembership cluster = lookups.broker().cluster();
+        if (cluster == null) {
+            throw ApiException.badRequest("this node is not part of a cluster (no cluster-port)");
+        }
+        return cluster;
     }
 
     private ApiResponse setName(ApiRequest request) {
         request.caller().requireAdministrator();
         String name = Bodies.required(request.json(mapper), "name");
-        ClusterMembership cluster = lookups.broker().cluster();
-        if (cluster == null) {
-            throw ApiException.badRequest("this node is not part of a cluster (no cluster-port): its cluster name is"
-                + " its node name");
-        }
+        ClusterMembership cluster = clustered();
         try {
             cluster.setClusterName(name).get();
         } catch (ExecutionException | CompletionException e) {

@@ -42,7 +42,9 @@ class ConfigLoaderTest {
             "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
             "collect-statistics-interval", "1000", "max-super-stream-partitions", "10",
             "max-transaction-messages", "100",
-            "max-transaction-bytes", "1MiB"};
+            "max-transaction-bytes", "1MiB", "cluster-port", "25672",
+            "cluster-nodes", "rabbit@test:25672,rabbit@other:25672", "cluster-secret-file", "/etc/skiffmq/secret",
+            "cluster-append-timeout", "5000"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }
