@@ -51,15 +51,19 @@ public final class ClusterSecret {
             byte[] random = new byte[GENERATED_BYTES];
             new SecureRandom().nextBytes(random);
             Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
+            Files.createDirectories(parent);
+            // written beside it with its permissions (never readable by others, not even for a moment), then linked
+            // into place whole: a node starting at the same time sees no file or the whole secret, and one of two
+            // that raced keeps the other's
+            Path partial = Files.createTempFile(parent, ".cluster-secret", ".partial",
+                PosixFilePermissions.asFileAttribute(OWNER_ONLY));
             try {
-                // created with its permissions, so it is never readable by others, not even for a moment
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-                Files.writeString(file, HexFormat.of().formatHex(random) + "\n");
+                Files.writeString(partial, HexFormat.of().formatHex(random) + "\n");
+                Files.createLink(file.toAbsolutePath(), partial);
             } catch (FileAlreadyExistsException raced) {
                 // another process made it first: read theirs
+            } finally {
+                Files.deleteIfExists(partial);
             }
         }
         Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);

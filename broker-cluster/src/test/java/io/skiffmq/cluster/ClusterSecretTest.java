@@ -27,6 +27,36 @@ class ClusterSecretTest {
     }
 
     @Test
+    void nodesStartingTogetherAllReadTheOneSecretThatWasWritten() throws Exception {
+        int starters = 4;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(starters);
+        try {
+            // many rounds: a reader catching the file between its creation and its content is a narrow window
+            for (int round = 0; round < 300; round++) {
+                Path roundDir = Files.createDirectory(dir.resolve("round" + round));
+                Path file = roundDir.resolve("shared-secret");
+                java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(starters);
+                java.util.List<java.util.concurrent.Future<byte[]>> macs = new java.util.ArrayList<>();
+                for (int i = 0; i < starters; i++) {
+                    macs.add(pool.submit(() -> {
+                        go.await();
+                        return ClusterSecret.loadOrCreate(file).mac(new byte[] {7});
+                    }));
+                }
+                byte[] first = macs.get(0).get();
+                for (var mac : macs) {
+                    assertThat(mac.get()).isEqualTo(first);
+                }
+                try (var left = Files.list(roundDir)) {
+                    assertThat(left.map(p -> p.getFileName().toString())).containsExactly("shared-secret");
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void aSecretOthersCanReadIsRefused() throws IOException {
         Path file = dir.resolve("secret");
         Files.writeString(file, "cookie\n");

@@ -129,16 +129,25 @@ final class ClusterCommands {
             ctl.info("Will wait for at least " + count + " nodes to join the cluster. Timeout: " + timeoutSeconds
                 + " seconds");
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            ApiClient api = ctl.api();
             while (true) {
-                Map<String, Object> status = (Map<String, Object>) ctl.api().get("/api/cluster-status");
-                List<Object> running = (List<Object>) status.get("running_nodes");
-                if (running.size() >= count) {
-                    return ExitCodes.OK;
+                Object running;
+                try {
+                    running = ((Map<String, Object>) api.get("/api/cluster-status")).get("running_nodes");
+                    if (((List<Object>) running).size() >= count) {
+                        return ExitCodes.OK;
+                    }
+                } catch (CtlException unreachable) {
+                    if (unreachable.exitCode() != ExitCodes.UNAVAILABLE) {
+                        throw unreachable;
+                    }
+                    // the node is not listening yet: wait for it, as await_startup does
+                    running = unreachable.getMessage();
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new CtlException(ExitCodes.TEMPFAIL, "fewer than " + count + " nodes are running after "
-                        + timeoutSeconds + " seconds: " + running);
+                        + timeoutSeconds + " seconds; last: " + running);
                 }
                 // polling, as rabbitmqctl's await_online_nodes does
                 java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.min(left,
