@@ -88,7 +88,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
-        this.client = new AtomicReference<>(newClient(seeds, appendRetries(settings)));
+        this.client = new AtomicReference<>(newClient(seeds, APPEND_RETRIES));
     }
 
     /**
@@ -141,8 +141,14 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         return parameters;
     }
 
-    /** Tries an append until its timeout runs out; {@link #send} fails it then in any case. */
-    private static RetryPolicy appendRetries(ClusterSettings settings) {
+    /**
+     * Appends are tried until {@link #send}'s timeout fails them: it then closes the client, which ends the tries.
+     * (A count of tries would end sooner: a refused connection fails at once.)
+     */
+    private static final RetryPolicy APPEND_RETRIES = RetryPolicies.retryForeverWithSleep(RETRY_SLEEP);
+
+    /** Membership changes, which block: tried for about the append timeout. */
+    private static RetryPolicy adminRetries(ClusterSettings settings) {
         int tries = (int) Math.max(1, settings.appendTimeout().toMillis() / RETRY_SLEEP.toLong(TimeUnit.MILLISECONDS));
         return RetryPolicies.retryUpToMaximumCountWithFixedSleep(tries, RETRY_SLEEP);
     }
@@ -194,9 +200,10 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             });
     }
 
+    /** After a failed append: Ratis' ordered client is closed for good then, and closing it ends its retries. */
     private void replace(RaftClient failed) {
         RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
-        RaftClient fresh = newClient(group.getPeers().isEmpty() ? seeds : group, appendRetries(settings));
+        RaftClient fresh = newClient(group.getPeers().isEmpty() ? seeds : group, APPEND_RETRIES);
         if (client.compareAndSet(failed, fresh)) {
             closeQuietly(failed);
         } else {
@@ -313,7 +320,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         others.removeIf(p -> p.getId().equals(selfId));
         if (others.size() < theirs.getPeers().size()) {
             try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others),
-                    appendRetries(settings))) {
+                    adminRetries(settings))) {
                 check(theirClient.admin().setConfiguration(others), "remove the old " + name() + " first");
             }
         }
@@ -326,7 +333,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             check(local.getGroupManagementApi(selfId).add(RaftGroup.valueOf(METADATA_GROUP, peers), true),
                 "start the joined group here");
         }
-        try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others), appendRetries(settings))) {
+        try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others), adminRetries(settings))) {
             check(theirClient.admin().setConfiguration(peers), "add " + name() + " to the cluster");
         }
         replace(client.get());
@@ -349,7 +356,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
         List<RaftPeer> remaining = members.stream().filter(m -> !m.name().equals(nodeName)).map(ClusterNode::peer)
             .toList();
-        try (RaftClient admin = newClient(RaftGroup.valueOf(METADATA_GROUP, remaining), appendRetries(settings))) {
+        try (RaftClient admin = newClient(RaftGroup.valueOf(METADATA_GROUP, remaining), adminRetries(settings))) {
             check(admin.admin().setConfiguration(remaining), "remove " + nodeName);
         }
         LOG.log(System.Logger.Level.INFO, "node {0} was removed from the cluster", nodeName);
