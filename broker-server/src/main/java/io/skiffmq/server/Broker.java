@@ -66,6 +66,8 @@ public final class Broker implements AutoCloseable {
     private final io.skiffmq.core.metrics.BrokerCounters counters = new io.skiffmq.core.metrics.BrokerCounters();
     private final ConnectionEnds ends = new ConnectionEnds();
     private final ScopeErrors scopeErrors = new ScopeErrors();
+    /** This node's cluster membership, or null for a single node (no {@code cluster-port}). */
+    private final io.skiffmq.server.cluster.ClusterMembership cluster;
     /** Runs management operations, which may wait for the disk, off the event loops. */
     private final java.util.concurrent.ExecutorService managementExecutor =
         java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
@@ -108,6 +110,7 @@ public final class Broker implements AutoCloseable {
             throw new IllegalStateException("data directory " + config.dataDir().toAbsolutePath()
                 + " is in use by another broker");
         }
+        this.cluster = io.skiffmq.server.cluster.ClusterMembership.start(config);
         this.vhosts = new VirtualHosts(config, queueExecutors, clock);
         this.definitionsStore = BrokerDefinitionsStore.open(config.dataDir(), config.definitionsCompaction(),
             () -> Admin.firstStart(users, config.auth().defaultUser().name()));
@@ -162,7 +165,20 @@ public final class Broker implements AutoCloseable {
         managementExecutor.shutdown();
         vhosts.closeStores();
         definitionsStore.close();
+        if (cluster != null) {
+            cluster.close();
+        }
         lockFile.close();
+    }
+
+    /** This node's cluster membership, or null for a single node. */
+    public io.skiffmq.server.cluster.ClusterMembership cluster() {
+        return cluster;
+    }
+
+    /** The cluster's name: the node's own name on a single node, as RabbitMQ's default. */
+    public String clusterName() {
+        return cluster != null ? cluster.clusterName() : config.node();
     }
 
     /** Where work that may wait for the disk runs (management operations): never an event loop. */

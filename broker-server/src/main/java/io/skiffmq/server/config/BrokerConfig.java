@@ -22,7 +22,8 @@ import java.util.Map;
  * {@code skiffmq.conf}, {@code SKIFFMQ_*} environment variables, {@code skiffmq.*} system properties and
  * {@code --name=value} flags (docs/configuration.md). Groups of settings live in small records of their own
  * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings}, {@link PrometheusSettings},
- * {@link ManagementSettings}, {@link TransactionSettings}, {@link StreamSettings}, {@link DefinitionsSettings}),
+ * {@link ManagementSettings}, {@link TransactionSettings}, {@link StreamSettings}, {@link DefinitionsSettings},
+ * {@link ClusterConfig}),
  * each with {@code SETTINGS}, {@code has}, {@code with} and {@code defaults}. Immutable.
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -33,7 +34,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
         int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
         ManagementSettings management, TransactionSettings transactions, StreamSettings stream,
-        DefinitionsSettings definitions) {
+        DefinitionsSettings definitions, ClusterConfig cluster) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -76,8 +77,9 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
         check(auth != null && tls != null && log != null && prometheus != null && management != null
-            && transactions != null && stream != null && definitions != null,
-            "auth, tls, log, prometheus, management, transactions, stream and definitions settings must be set");
+            && transactions != null && stream != null && definitions != null && cluster != null,
+            "auth, tls, log, prometheus, management, transactions, stream, definitions and cluster settings must be"
+                + " set");
     }
 
     private static void check(boolean ok, String message) {
@@ -100,7 +102,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             MemoryWatermark.DEFAULT,
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
-            TransactionSettings.defaults(), StreamSettings.defaults(), DefinitionsSettings.defaults());
+            TransactionSettings.defaults(), StreamSettings.defaults(), DefinitionsSettings.defaults(),
+            ClusterConfig.defaults());
     }
 
     /**
@@ -159,6 +162,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         TransactionSettings tx = transactions;
         StreamSettings st = stream;
         DefinitionsSettings defs = definitions;
+        ClusterConfig c = cluster;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -211,6 +215,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         st = st.with(name, value);
                     } else if (DefinitionsSettings.has(name)) {
                         defs = defs.with(name, value);
+                    } else if (ClusterConfig.has(name)) {
+                        c = c.with(name, value);
                     } else {
                         throw new IllegalStateException("setting " + name + " is listed but not parsed");
                     }
@@ -221,7 +227,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, initial091, watermark,
-            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs);
+            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs, c);
     }
 
     /** When the definitions' change logs are compacted. */

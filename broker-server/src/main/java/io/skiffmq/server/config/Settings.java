@@ -53,7 +53,8 @@ public final class Settings {
         Setting.of("rabbitmq-version", "version", BrokerConfig.RABBITMQ_VERSION, "the RabbitMQ feature level"
             + " implemented, told to clients as `version` (AMQP 1.0 `open`, 0-9-1 server properties, HTTP API); the"
             + " RabbitMQ AMQP 1.0 clients turn features on by it and need 4.0.0 or later (docs/server.md)"),
-        Setting.described("node", "name", "skiffmq@host", "the `node` open property"),
+        Setting.described("node", "name", "skiffmq@host", "this node's name, `name@host` (RabbitMQ's"
+            + " `rabbit@host`): the `node` open property, and its name in a cluster (docs/cluster.md)"),
         Setting.of("amqp091-port", "int|none", "none",
             "a second port that speaks AMQP 0-9-1 only (0-9-1 is spoken on `port` too); 0 picks a free one"),
         Setting.of("heartbeat", "seconds", "60",
@@ -77,7 +78,7 @@ public final class Settings {
     public static final List<Setting> ALL = join(BROKER, LogSettings.SETTINGS, AuthSettings.SETTINGS,
         TlsSettings.SETTINGS, io.skiffmq.server.metrics.PrometheusSettings.SETTINGS,
         io.skiffmq.server.http.ManagementSettings.SETTINGS, TransactionSettings.SETTINGS,
-        io.skiffmq.server.stream.StreamSettings.SETTINGS, DefinitionsSettings.SETTINGS);
+        io.skiffmq.server.stream.StreamSettings.SETTINGS, DefinitionsSettings.SETTINGS, ClusterConfig.SETTINGS);
 
     private static final Map<String, Setting> BY_NAME = new LinkedHashMap<>();
 

@@ -24,6 +24,11 @@ final class ApiException extends RuntimeException {
         return new ApiException(400, "bad_request", reason);
     }
 
+    /** The cluster could not commit a change in time (RabbitMQ answers 503 when Khepri times out). */
+    static ApiException unavailable(String reason) {
+        return new ApiException(503, "timeout", reason);
+    }
+
     /** RabbitMQ answers a user whose tags or permissions do not allow a request with 401, not 403. */
     static ApiException notAuthorised(String reason) {
         return new ApiException(401, "not_authorised", reason);

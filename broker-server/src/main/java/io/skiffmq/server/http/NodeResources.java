@@ -97,7 +97,7 @@ final class NodeResources {
             o.put("product_version", BrokerConfig.SKIFFMQ_VERSION);
             o.put("product_name", "SkiffMQ");
             o.put("rabbitmq_version", config.rabbitmqVersion());
-            o.put("cluster_name", config.node());
+            o.put("cluster_name", lookups.broker().clusterName());
             o.put("node", config.node());
             // ours: RabbitMQ's overview has no node state; as /api/nodes' running, false once the node is stopping
             o.put("running", !lookups.broker().isStopping());

@@ -22,6 +22,7 @@ final class Resources {
         new BindingResources(lookups, mapper).register(router);
         new SuperStreamResources(lookups, mapper).register(router);
         new AccessResources(lookups, mapper, rates).register(router);
+        new ClusterResources(lookups, mapper).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
     }
 }

@@ -65,6 +65,13 @@ public final class LogSetup {
             // Chronicle tells at INFO how long each mapping and sync took, and asks for an e-mail address: its
             // warnings and errors are what an operator needs; log-level=debug brings the rest back
             context.getLogger("net.openhft").setLevel(Level.WARN);
+            // Ratis logs every retry while a node is down or an election runs (its client at ERROR); the cluster
+            // logs leader changes, member changes and a lost majority once each itself (docs/cluster.md)
+            context.getLogger("org.apache.ratis").setLevel(Level.WARN);
+            context.getLogger("org.apache.ratis.client.impl.OrderedAsync").setLevel(Level.OFF);
+            context.getLogger("org.apache.ratis.grpc.server.GrpcLogAppender").setLevel(Level.ERROR);
+            context.getLogger("org.apache.ratis.grpc.server.GrpcServerProtocolService").setLevel(Level.ERROR);
+            context.getLogger("org.apache.ratis.grpc.server.GrpcClientProtocolService").setLevel(Level.ERROR);
         }
 
         SLF4JBridgeHandler.removeHandlersForRootLogger();

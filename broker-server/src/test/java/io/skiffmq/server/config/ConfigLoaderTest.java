@@ -48,7 +48,9 @@ class ConfigLoaderTest {
             "stream-frame-max", "65536", "stream-heartbeat", "20", "stream-initial-frame-max", "16384",
             "stream-initial-credits", "1000", "stream-credits-required-for-unblocking", "100",
             "stream-max-sub-entry-batch-size", "1048576", "definitions-compaction-ratio", "2.5",
-            "definitions-compaction-min-bytes", "64KiB"};
+            "definitions-compaction-min-bytes", "64KiB", "cluster-port", "25672",
+            "cluster-nodes", "rabbit@test:25672,rabbit@other:25672", "cluster-secret-file", "/etc/skiffmq/secret",
+            "cluster-append-timeout", "5000"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }

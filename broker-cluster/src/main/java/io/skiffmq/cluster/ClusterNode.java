@@ -1,0 +1,380 @@
+package io.skiffmq.cluster;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * This node's place in the cluster: a Ratis server on the cluster port holding the one metadata group, and a client
+ * of that group through which this node appends ({@link MetadataLog}), names the cluster, and adds and removes
+ * members. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
+ * Ratis runs its own threads, and the applier is called on its state machine updater thread.
+ */
+public final class ClusterNode implements MetadataLog, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ClusterNode.class.getName());
+    /** The metadata group's id: the same in every SkiffMQ cluster, which the secret keeps apart. */
+    static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes("skiffmq metadata".getBytes(StandardCharsets.US_ASCII)));
+    /** Between two tries of an append whose leader is unknown or unreachable. */
+    private static final TimeDuration RETRY_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
+    /** How long a peer has to answer {@link #status}: a live node on loopback or a LAN answers in milliseconds. */
+    private static final TimeDuration PING_TIMEOUT = TimeDuration.valueOf(2, TimeUnit.SECONDS);
+
+    private final ClusterSettings settings;
+    private final LogApplier applier;
+    /** The state machine of the group this node runs now: a new one each time it joins a cluster. */
+    private final AtomicReference<MetadataStateMachine> stateMachine = new AtomicReference<>();
+    private final RaftPeerId selfId;
+    private final RaftProperties properties;
+    private final Parameters parameters;
+    private final RaftServer server;
+    /**
+     * Appends go through this client, in order. Ratis closes an ordered client for good once one request fails, so
+     * a failure replaces it ({@link #send}).
+     */
+    private final AtomicReference<RaftClient> client;
+    private final RaftGroup seeds;
+    /** Runs the blocking pings of {@link #status}. */
+    private final ExecutorService pings = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "cluster-ping");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private ClusterNode(ClusterSettings settings, LogApplier applier) throws IOException {
+        this.settings = settings;
+        this.selfId = RaftPeerId.valueOf(settings.self().name());
+        this.applier = applier;
+        this.properties = properties(settings);
+        this.parameters = parameters(new SecretTls(settings.secret(), settings.self().name()).grpcConfig());
+        this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
+        Files.createDirectories(settings.dataDir());
+        this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
+            .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
+            // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
+            .setOption(RaftStorage.StartupOption.RECOVER).build();
+        this.client = new AtomicReference<>(newClient(seeds, APPEND_RETRIES));
+    }
+
+    /**
+     * Starts this node's Raft server on its cluster port and joins the metadata group (forming it with the seeds on
+     * a first start, recovering its log otherwise).
+     */
+    public static ClusterNode start(ClusterSettings settings, LogApplier applier) throws IOException {
+        ClusterNode node = new ClusterNode(settings, applier);
+        node.server.start();
+        LOG.log(System.Logger.Level.INFO, "cluster node {0} listening on {1}:{2,number,#}, seeds {3}",
+            settings.self().name(), settings.bindHost(), settings.self().port(), settings.seeds());
+        return node;
+    }
+
+    private MetadataStateMachine newStateMachine() {
+        MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name());
+        stateMachine.set(machine);
+        return machine;
+    }
+
+    private static RaftProperties properties(ClusterSettings settings) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(p, settings.bindHost());
+        GrpcConfigKeys.Server.setPort(p, settings.self().port());
+        RaftServerConfigKeys.setStorageDir(p, List.of(settings.dataDir().toFile()));
+        long election = settings.electionTimeout().toMillis();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
+        // a leader cut off from its majority steps down after this, so that appends to it fail rather than wait
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
+            TimeDuration.valueOf(4 * election, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Notification.setNoLeaderTimeout(p,
+            TimeDuration.valueOf(settings.appendTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEvery());
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.segmentBytes()));
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+        return p;
+    }
+
+    private static Parameters parameters(GrpcTlsConfig tls) {
+        Parameters parameters = new Parameters();
+        GrpcConfigKeys.TLS.setConf(parameters, tls);
+        GrpcConfigKeys.Server.setTlsConf(parameters, tls);
+        GrpcConfigKeys.Client.setTlsConf(parameters, tls);
+        GrpcConfigKeys.Admin.setTlsConf(parameters, tls);
+        return parameters;
+    }
+
+    /**
+     * Appends are tried until {@link #send}'s timeout fails them: it then closes the client, which ends the tries.
+     * (A count of tries would end sooner: a refused connection fails at once.)
+     */
+    private static final RetryPolicy APPEND_RETRIES = RetryPolicies.retryForeverWithSleep(RETRY_SLEEP);
+
+    /** Membership changes, which block: tried for about the append timeout. */
+    private static RetryPolicy adminRetries(ClusterSettings settings) {
+        int tries = (int) Math.max(1, settings.appendTimeout().toMillis() / RETRY_SLEEP.toLong(TimeUnit.MILLISECONDS));
+        return RetryPolicies.retryUpToMaximumCountWithFixedSleep(tries, RETRY_SLEEP);
+    }
+
+    private RaftClient newClient(RaftGroup group, RetryPolicy retry) {
+        return RaftClient.newBuilder().setRaftGroup(group).setProperties(clientProperties())
+            .setParameters(parameters).setRetryPolicy(retry).build();
+    }
+
+    private RaftProperties clientProperties() {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, PING_TIMEOUT);
+        return p;
+    }
+
+    static RaftPeer peer(NodeAddress node) {
+        return RaftPeer.newBuilder().setId(node.name()).setAddress(node.socketAddress()).build();
+    }
+
+    @Override
+    public CompletableFuture<Long> append(ByteBuffer entry) {
+        return send(EntryKind.APPLIER.frame(entry));
+    }
+
+    /** Names the cluster (rabbitmqctl {@code set_cluster_name}), on every node. */
+    public CompletableFuture<Long> setClusterName(String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("a cluster name must not be empty");
+        }
+        return send(EntryKind.CLUSTER_NAME.frame(ByteBuffer.wrap(name.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    private CompletableFuture<Long> send(byte[] framed) {
+        long timeout = settings.appendTimeout().toMillis();
+        RaftClient appender = client.get();
+        return appender.async().send(Message.valueOf(ByteString.copyFrom(framed)))
+            .thenCompose(reply -> {
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(new NoMajorityException("the metadata change was not committed",
+                        reply.getException()));
+                }
+                return stateMachine.get().whenApplied(reply.getLogIndex());
+            })
+            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+            .exceptionallyCompose(e -> {
+                replace(appender);
+                return CompletableFuture.failedFuture(noMajority(e, timeout));
+            });
+    }
+
+    /** After a failed append: Ratis' ordered client is closed for good then, and closing it ends its retries. */
+    private void replace(RaftClient failed) {
+        RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
+        RaftClient fresh = newClient(group.getPeers().isEmpty() ? seeds : group, APPEND_RETRIES);
+        if (client.compareAndSet(failed, fresh)) {
+            closeQuietly(failed);
+        } else {
+            closeQuietly(fresh);
+        }
+    }
+
+    private static void closeQuietly(RaftClient c) {
+        try {
+            c.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing a metadata client failed", e);
+        }
+    }
+
+    private static Throwable noMajority(Throwable failure, long timeout) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure;
+        if (cause instanceof NoMajorityException) {
+            return cause;
+        }
+        String why = cause instanceof TimeoutException
+            ? "no majority of the cluster committed the metadata change within " + timeout + " ms"
+            : "the metadata change failed: " + cause;
+        return new NoMajorityException(why, cause);
+    }
+
+    @Override
+    public long appliedIndex() {
+        return stateMachine.get().appliedIndex();
+    }
+
+    /** This node's name. */
+    public String name() {
+        return settings.self().name();
+    }
+
+    /** The members of the metadata group as this node's log has them, with their addresses. */
+    public List<NodeAddress> members() {
+        try {
+            return server.getDivision(METADATA_GROUP).getRaftConf().getCurrentPeers().stream()
+                .map(p -> NodeAddress.parse(p.getId() + ":" + port(p.getAddress())))
+                .sorted(java.util.Comparator.comparing(NodeAddress::name)).toList();
+        } catch (IOException e) {
+            throw new IllegalStateException("the metadata group is not running on this node", e);
+        }
+    }
+
+    private static int port(String address) {
+        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    }
+
+    /**
+     * The cluster as seen from here: every member is asked over the cluster transport, in parallel; those that
+     * answer within two seconds are running. Blocks for at most that long.
+     */
+    public ClusterStatus status() {
+        List<NodeAddress> members = members();
+        List<CompletableFuture<String>> answers = new ArrayList<>();
+        for (NodeAddress member : members) {
+            if (member.name().equals(name())) {
+                answers.add(CompletableFuture.completedFuture(name()));
+            } else {
+                answers.add(CompletableFuture.supplyAsync(() -> ping(member) ? member.name() : null, pings));
+            }
+        }
+        List<String> running = answers.stream().map(CompletableFuture::join).filter(Objects::nonNull).sorted()
+            .toList();
+        List<String> names = members.stream().map(NodeAddress::name).toList();
+        return new ClusterStatus(clusterName(), name(), names, running, stateMachine.get().leader());
+    }
+
+    /** The name set with {@link #setClusterName}, else the first member's name (the same on every node). */
+    public String clusterName() {
+        String set = stateMachine.get().clusterName();
+        if (set != null) {
+            return set;
+        }
+        List<NodeAddress> members = members();
+        return members.isEmpty() ? name() : members.get(0).name();
+    }
+
+    private boolean ping(NodeAddress member) {
+        try (RaftClient one = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(member)), RetryPolicies.noRetry())) {
+            return one.getGroupManagementApi(RaftPeerId.valueOf(member.name())).info(METADATA_GROUP).isSuccess();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Joins the cluster that {@code seed} belongs to (rabbitmqctl {@code join_cluster}, without the stop and reset
+     * RabbitMQ before 4.1 needed): this node leaves its own group, forgetting its metadata, and the cluster's leader
+     * adds it as a new member, which receives the cluster's snapshot and log. A node that the cluster still lists
+     * (its disk was wiped, say) is removed first and added again: the leader would otherwise go on believing it
+     * holds what it held before.
+     *
+     * @throws IOException when the seed cannot be reached or the leader refuses the change
+     */
+    public void join(NodeAddress seed) throws IOException {
+        if (seed.name().equals(name())) {
+            throw new IllegalArgumentException("a node cannot join itself");
+        }
+        RaftGroup theirs;
+        try (RaftClient one = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(seed)), RetryPolicies.noRetry())) {
+            GroupInfoReply info = one.getGroupManagementApi(RaftPeerId.valueOf(seed.name())).info(METADATA_GROUP);
+            check(info, "reach " + seed.name());
+            theirs = info.getGroup();
+        } catch (RuntimeException e) {
+            // gRPC's own failures (a refused TLS handshake: this node lacks the secret) are unchecked
+            throw new IOException("could not reach " + seed.name() + " at " + seed.socketAddress() + ": " + e, e);
+        }
+        List<RaftPeer> others = new ArrayList<>(theirs.getPeers());
+        others.removeIf(p -> p.getId().equals(selfId));
+        if (others.size() < theirs.getPeers().size()) {
+            try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others),
+                    adminRetries(settings))) {
+                check(theirClient.admin().setConfiguration(others), "remove the old " + name() + " first");
+            }
+        }
+        List<RaftPeer> peers = new ArrayList<>(others);
+        peers.add(peer(settings.self()));
+        try (RaftClient local = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())),
+                RetryPolicies.noRetry())) {
+            check(local.getGroupManagementApi(selfId).remove(METADATA_GROUP, true, false), "leave the old group");
+            applier.reset();
+            check(local.getGroupManagementApi(selfId).add(RaftGroup.valueOf(METADATA_GROUP, peers), true),
+                "start the joined group here");
+        }
+        try (RaftClient theirClient = newClient(RaftGroup.valueOf(METADATA_GROUP, others), adminRetries(settings))) {
+            check(theirClient.admin().setConfiguration(peers), "add " + name() + " to the cluster");
+        }
+        replace(client.get());
+        LOG.log(System.Logger.Level.INFO, "node {0} joined the cluster of {1}", name(), seed.name());
+    }
+
+    /**
+     * Removes {@code nodeName} from the cluster (rabbitmqctl {@code forget_cluster_node}); run on another member.
+     *
+     * @throws IllegalArgumentException for this node itself or a node that is not a member
+     * @throws IOException when no majority commits the change
+     */
+    public void forget(String nodeName) throws IOException {
+        if (nodeName.equals(name())) {
+            throw new IllegalArgumentException("a node cannot forget itself; run this on another member");
+        }
+        List<NodeAddress> members = members();
+        if (members.stream().noneMatch(m -> m.name().equals(nodeName))) {
+            throw new IllegalArgumentException("node " + nodeName + " is not a member of this cluster");
+        }
+        List<RaftPeer> remaining = members.stream().filter(m -> !m.name().equals(nodeName)).map(ClusterNode::peer)
+            .toList();
+        try (RaftClient admin = newClient(RaftGroup.valueOf(METADATA_GROUP, remaining), adminRetries(settings))) {
+            check(admin.admin().setConfiguration(remaining), "remove " + nodeName);
+        }
+        LOG.log(System.Logger.Level.INFO, "node {0} was removed from the cluster", nodeName);
+    }
+
+    private static void check(RaftClientReply reply, String what) throws IOException {
+        if (!reply.isSuccess()) {
+            throw new IOException("could not " + what + ": " + reply.getException(), reply.getException());
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        pings.shutdownNow();
+        try {
+            client.get().close();
+        } finally {
+            server.close();
+        }
+    }
+}

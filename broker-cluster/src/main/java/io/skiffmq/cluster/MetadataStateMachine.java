@@ -1,0 +1,250 @@
+package io.skiffmq.cluster;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+
+/**
+ * The metadata group's state machine: unframes each committed entry ({@link EntryKind}) and hands the applier's
+ * entries to the {@link LogApplier}, keeps the cluster's own small state (its name), writes and reads snapshots, and
+ * completes appends once this node has applied them. Applying, snapshotting and reloading all run on Ratis' state
+ * machine updater thread, which owns the applier's state; the cluster name is published through a volatile field.
+ * Leader changes, configuration changes and a lasting lack of a leader are logged here, each once.
+ */
+final class MetadataStateMachine extends BaseStateMachine {
+    private static final System.Logger LOG = System.getLogger(MetadataStateMachine.class.getName());
+    /** "SKMS": a snapshot file of this state machine; then a version. */
+    private static final int SNAPSHOT_MAGIC = 0x534b4d53;
+    private static final int SNAPSHOT_VERSION = 1;
+
+    private final LogApplier applier;
+    private final String nodeName;
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /** Appends waiting for this node to apply their index; guarded by itself. */
+    private final TreeMap<Long, List<CompletableFuture<Long>>> waiting = new TreeMap<>();
+    private volatile String clusterName;
+    private volatile String leader;
+    private volatile List<String> members = List.of();
+    /** Set while no leader is known past Ratis' no-leader timeout: logged once until one is elected. */
+    private volatile boolean leaderless;
+
+    MetadataStateMachine(LogApplier applier, String nodeName) {
+        this.applier = applier;
+        this.nodeName = nodeName;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()), IOException.class);
+    }
+
+    /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        // a snapshot from the leader replaced the log: everything comes from it
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        load(storage.loadLatestSnapshot());
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+
+    @Override
+    public SimpleStateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) {
+            return;
+        }
+        File file = snapshot.getFile().getPath().toFile();
+        // a snapshot installed from the leader comes without its .md5 file, but with the digest
+        var digest = snapshot.getFile().getFileDigest();
+        if (digest != null && !digest.equals(MD5FileUtil.computeMd5ForFile(file))) {
+            throw new IOException("metadata snapshot " + file + " does not match its MD5 digest");
+        }
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file.toPath())))) {
+            if (in.readInt() != SNAPSHOT_MAGIC || in.readInt() != SNAPSHOT_VERSION) {
+                throw new IOException("not a metadata snapshot of this version: " + file);
+            }
+            String name = in.readUTF();
+            clusterName = name.isEmpty() ? null : name;
+            applier.installSnapshot(in);
+        }
+        TermIndex last = snapshot.getTermIndex();
+        setLastAppliedTermIndex(last);
+        LOG.log(System.Logger.Level.INFO, "metadata state loaded from the snapshot at index {0}", last.getIndex());
+        completeUpTo(last.getIndex());
+    }
+
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() < 0) {
+            return -1;
+        }
+        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        File partial = new File(file.getPath() + ".partial");
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+                Files.newOutputStream(partial.toPath())))) {
+            out.writeInt(SNAPSHOT_MAGIC);
+            out.writeInt(SNAPSHOT_VERSION);
+            String name = clusterName;
+            out.writeUTF(name == null ? "" : name);
+            applier.writeSnapshot(new NonClosing(out));
+        }
+        Files.move(partial.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+        var md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
+            new org.apache.ratis.server.storage.FileInfo(file.toPath(), md5), last));
+        LOG.log(System.Logger.Level.INFO, "metadata snapshot taken at index {0}", last.getIndex());
+        return last.getIndex();
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
+        LogEntryProto entry = transaction.getLogEntry();
+        ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
+        long index = entry.getIndex();
+        EntryKind kind = EntryKind.of(data.get());
+        switch (kind) {
+            case APPLIER -> applier.apply(index, data.slice());
+            case CLUSTER_NAME -> clusterName = EntryKind.text(data);
+        }
+        updateLastAppliedTermIndex(entry.getTerm(), index);
+        completeUpTo(index);
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /** Completes with {@code index} once this node has applied it. */
+    CompletableFuture<Long> whenApplied(long index) {
+        CompletableFuture<Long> applied = new CompletableFuture<>();
+        synchronized (waiting) {
+            if (appliedIndex() < index) {
+                waiting.computeIfAbsent(index, i -> new ArrayList<>(1)).add(applied);
+                return applied;
+            }
+        }
+        applied.complete(index);
+        return applied;
+    }
+
+    private void completeUpTo(long index) {
+        List<CompletableFuture<Long>> done = new ArrayList<>();
+        synchronized (waiting) {
+            Map<Long, List<CompletableFuture<Long>>> head = waiting.headMap(index, true);
+            head.values().forEach(done::addAll);
+            head.clear();
+        }
+        // outside the lock: what waits on them runs here
+        done.forEach(f -> f.complete(index));
+    }
+
+    long appliedIndex() {
+        TermIndex last = getLastAppliedTermIndex();
+        return last == null ? 0 : Math.max(0, last.getIndex());
+    }
+
+    String clusterName() {
+        return clusterName;
+    }
+
+    String leader() {
+        return leader;
+    }
+
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+        String name = newLeader == null ? null : newLeader.toString();
+        String previous = leader;
+        leader = name;
+        leaderless = false;
+        if (name != null && !name.equals(previous)) {
+            LOG.log(System.Logger.Level.INFO, "metadata leader is now {0}{1}", name,
+                name.equals(nodeName) ? " (this node)" : "");
+        }
+    }
+
+    @Override
+    public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto configuration) {
+        List<String> now = configuration.getPeersList().stream().map(RaftPeerProto::getId)
+            .map(id -> id.toStringUtf8()).sorted().toList();
+        List<String> before = members;
+        members = now;
+        if (!now.equals(before)) {
+            LOG.log(System.Logger.Level.INFO, "cluster members are now {0}", now);
+        }
+    }
+
+    @Override
+    public void notifyExtendedNoLeader(RoleInfoProto role) {
+        if (!leaderless) {
+            leaderless = true;
+            LOG.log(System.Logger.Level.WARNING, "no metadata leader: a majority of the cluster is not reachable"
+                + " from this node; metadata changes fail until it is");
+        }
+    }
+
+    @Override
+    public void close() {
+        List<CompletableFuture<Long>> left = new ArrayList<>();
+        synchronized (waiting) {
+            waiting.values().forEach(left::addAll);
+            waiting.clear();
+        }
+        left.forEach(f -> f.completeExceptionally(new NoMajorityException("the node is stopping", null)));
+    }
+
+    /** Keeps the applier from closing the snapshot's stream under us. */
+    private static final class NonClosing extends java.io.FilterOutputStream {
+        NonClosing(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.skiffmq.cluster;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * Three (or more) cluster nodes in this JVM on free loopback ports, each with its own directory and applier. A node
+ * can be stopped and started again on the same directory and port. Used by one test thread.
+ */
+final class LocalCluster implements AutoCloseable {
+    final List<NodeAddress> addresses = new ArrayList<>();
+    final ClusterNode[] nodes;
+    final RecordingApplier[] appliers;
+    private final Path dir;
+    private final ClusterSecret secret;
+    private final UnaryOperator<ClusterSettings> tuning;
+
+    LocalCluster(Path dir, int size, ClusterSecret secret, UnaryOperator<ClusterSettings> tuning) throws IOException {
+        this.dir = dir;
+        this.secret = secret;
+        this.tuning = tuning;
+        this.nodes = new ClusterNode[size];
+        this.appliers = new RecordingApplier[size];
+        for (int i = 0; i < size; i++) {
+            addresses.add(new NodeAddress("n" + i + "@127.0.0.1", "127.0.0.1", freePort()));
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** The seeds are the first three nodes (a fourth, if any, joins later). */
+    ClusterSettings settings(int i, ClusterSecret withSecret) {
+        List<NodeAddress> seeds = addresses.subList(0, Math.min(3, addresses.size()));
+        return tuning.apply(ClusterSettings.of(addresses.get(i), seeds, "127.0.0.1", dir.resolve("n" + i),
+            withSecret).withAppendTimeout(Duration.ofSeconds(5)));
+    }
+
+    ClusterNode start(int i) throws IOException {
+        return start(i, secret);
+    }
+
+    ClusterNode start(int i, ClusterSecret withSecret) throws IOException {
+        appliers[i] = new RecordingApplier();
+        nodes[i] = ClusterNode.start(settings(i, withSecret), appliers[i]);
+        return nodes[i];
+    }
+
+    /** Node {@code i} as a cluster of its own: its seeds are itself alone. */
+    ClusterNode startAlone(int i) throws IOException {
+        appliers[i] = new RecordingApplier();
+        nodes[i] = ClusterNode.start(tuning.apply(ClusterSettings.of(addresses.get(i), List.of(addresses.get(i)),
+            "127.0.0.1", dir.resolve("n" + i), secret).withAppendTimeout(Duration.ofSeconds(5))), appliers[i]);
+        return nodes[i];
+    }
+
+    /** Starts the first {@code count} nodes. */
+    void startFirst(int count) throws IOException {
+        for (int i = 0; i < count; i++) {
+            start(i);
+        }
+    }
+
+    void startAll() throws IOException {
+        for (int i = 0; i < nodes.length; i++) {
+            start(i);
+        }
+    }
+
+    void stop(int i) throws IOException {
+        nodes[i].close();
+        nodes[i] = null;
+    }
+
+    Path dir(int i) {
+        return dir.resolve("n" + i);
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null) {
+                stop(i);
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.skiffmq.server.cluster;
+
+import io.skiffmq.cluster.ClusterNode;
+import io.skiffmq.cluster.ClusterSecret;
+import io.skiffmq.cluster.ClusterSettings;
+import io.skiffmq.cluster.ClusterStatus;
+import io.skiffmq.cluster.NodeAddress;
+import io.skiffmq.server.config.BrokerConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * This broker's part in a cluster: the {@link ClusterNode} started from the {@code node} and {@code cluster-*}
+ * settings, with the metadata log under {@code data-dir/cluster}. Not started at all without {@code cluster-port}
+ * ({@link #start} returns null). Thread-safe, as the node is.
+ */
+public final class ClusterMembership implements AutoCloseable {
+    private final ClusterNode node;
+
+    private ClusterMembership(ClusterNode node) {
+        this.node = node;
+    }
+
+    /**
+     * Starts this node's cluster membership, or returns null when {@code config} has no {@code cluster-port}.
+     *
+     * @throws IllegalArgumentException when the node name or a {@code cluster-nodes} entry is malformed
+     * @throws IOException when the secret or the log cannot be read or written
+     */
+    public static ClusterMembership start(BrokerConfig config) throws IOException {
+        if (!config.cluster().enabled()) {
+            return null;
+        }
+        NodeAddress self = new NodeAddress(config.node(), NodeAddress.hostOf(config.node()), config.cluster().port());
+        ClusterSecret secret = ClusterSecret.loadOrCreate(config.cluster().secretFile(config.dataDir()));
+        ClusterSettings settings = ClusterSettings.of(self, NodeAddress.parseList(config.cluster().nodes()),
+                config.bindAddress(), config.dataDir().resolve("cluster"), secret)
+            .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
+        return new ClusterMembership(ClusterNode.start(settings, new NoReplicatedDefinitions()));
+    }
+
+    /** The cluster as this node sees it; asks the other members, for up to two seconds. */
+    public ClusterStatus status() {
+        return node.status();
+    }
+
+    /** The cluster's name, without asking anyone. */
+    public String clusterName() {
+        return node.clusterName();
+    }
+
+    /** Names the cluster on every node; completes once a majority has it. */
+    public CompletableFuture<Long> setClusterName(String name) {
+        return node.setClusterName(name);
+    }
+
+    /**
+     * Joins the cluster of {@code seed}, {@code name@host:port} or {@code name@host} (then on this node's own
+     * cluster port, as RabbitMQ nodes share 25672).
+     *
+     * @throws IllegalArgumentException when {@code seed} is malformed or is this node
+     * @throws IOException when the seed cannot be reached or refuses
+     */
+    public void join(String seed) throws IOException {
+        node.join(seed.lastIndexOf(':') > seed.indexOf('@') ? NodeAddress.parse(seed)
+            : new NodeAddress(seed, NodeAddress.hostOf(seed), ownPort()));
+    }
+
+    private int ownPort() {
+        return node.members().stream().filter(m -> m.name().equals(node.name())).findFirst()
+            .orElseThrow().port();
+    }
+
+    /**
+     * Removes {@code nodeName} from the cluster.
+     *
+     * @throws IllegalArgumentException for this node or a node that is not a member
+     * @throws IOException when no majority commits the change
+     */
+    public void forget(String nodeName) throws IOException {
+        node.forget(nodeName);
+    }
+
+    @Override
+    public void close() throws IOException {
+        node.close();
+    }
+}

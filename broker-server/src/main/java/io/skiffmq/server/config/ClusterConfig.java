@@ -1,0 +1,78 @@
+package io.skiffmq.server.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The settings that make a node part of a cluster (docs/cluster.md). Without {@code cluster-port} the node is
+ * alone, exactly as before clustering existed: nothing of the cluster starts. Listed in {@link #SETTINGS} (joined
+ * into {@code Settings.ALL}). Immutable.
+ *
+ * @param nodes the {@code name@host:port} entries of the cluster's nodes (RabbitMQ's {@code classic_config}), as
+ *        written; {@code io.skiffmq.cluster.NodeAddress} reads them
+ * @param port the cluster port (Raft and node-to-node traffic), or {@link Setting#NO_PORT}: not clustered
+ * @param secretFile the shared secret's file, or null for {@code .cluster-secret} in the data directory
+ * @param appendTimeoutMillis how long a metadata change waits for a majority before it fails
+ */
+public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis) {
+    /** Ten seconds: an election and a slow fsync fit, a client waiting on a declare is not kept long. */
+    public static final long DEFAULT_APPEND_TIMEOUT_MILLIS = 10_000;
+
+    public ClusterConfig {
+        Setting.checkPort("cluster-port", port);
+        if (port == 0) {
+            throw new IllegalArgumentException("cluster-port must be a fixed port: the other nodes dial it");
+        }
+        if (appendTimeoutMillis <= 0) {
+            throw new IllegalArgumentException("cluster-append-timeout must be > 0");
+        }
+    }
+
+    public static ClusterConfig defaults() {
+        return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS);
+    }
+
+    /** True when this node is to be part of a cluster. */
+    public boolean enabled() {
+        return port != Setting.NO_PORT;
+    }
+
+    /** The secret's file for a broker on {@code dataDir}. */
+    public Path secretFile(Path dataDir) {
+        return secretFile != null ? secretFile : dataDir.resolve(".cluster-secret");
+    }
+
+    /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
+    public static final List<Setting> SETTINGS = List.of(
+        Setting.of("cluster-port", "int|none", "none", "the port for Raft and node-to-node traffic (RabbitMQ uses"
+            + " 25672); set, the node is part of a cluster (docs/cluster.md); `none`: a single node, nothing of the"
+            + " cluster starts"),
+        Setting.of("cluster-nodes", "list", "", "the cluster's nodes as `name@host:port` entries separated by"
+            + " commas, this node among them (RabbitMQ's classic_config peer discovery); they form the cluster on"
+            + " the first start"),
+        Setting.described("cluster-secret-file", "path", "data-dir/.cluster-secret", "the secret every node of the"
+            + " cluster shares (the Erlang cookie); generated, readable by its owner only, when the file is missing"),
+        Setting.of("cluster-append-timeout", "ms", "10000", "how long a metadata change waits for a majority of"
+            + " the cluster before it fails"));
+
+    /** True when {@code name} is one of these settings. */
+    public static boolean has(String name) {
+        return SETTINGS.stream().anyMatch(s -> s.name().equals(name));
+    }
+
+    /**
+     * These settings with one changed.
+     *
+     * @throws NumberFormatException for a value that is not a number
+     */
+    public ClusterConfig with(String name, String value) {
+        return switch (name) {
+            case "cluster-port" -> new ClusterConfig(nodes, Setting.port(name, value), secretFile,
+                appendTimeoutMillis);
+            case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis);
+            case "cluster-secret-file" -> new ClusterConfig(nodes, port, Path.of(value), appendTimeoutMillis);
+            case "cluster-append-timeout" -> new ClusterConfig(nodes, port, secretFile, Long.parseLong(value));
+            default -> throw new IllegalArgumentException("unknown setting " + name);
+        };
+    }
+}

@@ -1,0 +1,173 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in three child JVMs form a cluster on loopback and keep the cluster's name (the one piece of
+ * metadata replicated so far) through kill -9, restarts and a lost majority; the leak detector runs at paranoid in
+ * each, beside Ratis' own shaded Netty.
+ */
+class ClusterChildBrokersTest {
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int APPEND_TIMEOUT_MILLIS = 3000;
+
+    @TempDir
+    Path dir;
+
+    private final ChildBroker[] nodes = new ChildBroker[4];
+    private final List<Path> logs = new ArrayList<>();
+    private final int[] clusterPorts = new int[4];
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (ChildBroker node : nodes) {
+            if (node != null) {
+                node.close();
+            }
+        }
+        for (Path log : logs) {
+            assertThat(Files.readString(log)).as("leak reports in " + log).doesNotContain("LEAK:");
+        }
+    }
+
+    private static String name(int i) {
+        return "n" + i + "@127.0.0.1";
+    }
+
+    /** Node {@code i} of the three that form the cluster, or (3) a fourth that starts alone. */
+    private ChildBroker start(int i) throws Exception {
+        String members = i == 3 ? "" : java.util.stream.IntStream.range(0, 3)
+            .mapToObj(n -> name(n) + ":" + clusterPorts[n]).collect(Collectors.joining(","));
+        nodes[i] = ChildBroker.start(dir.resolve("n" + i), "cluster-n" + i + "-" + logs.size(),
+            List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
+            List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + members,
+                "--cluster-secret-file=" + dir.resolve("secret"),
+                "--cluster-append-timeout=" + APPEND_TIMEOUT_MILLIS));
+        logs.add(nodes[i].log);
+        return nodes[i];
+    }
+
+    private HttpApiClient api(int i) throws Exception {
+        return new HttpApiClient(nodes[i].managementPort(), "guest", "guest");
+    }
+
+    private void awaitName(int i, String name) {
+        await().atMost(WAIT).until(() -> name.equals(api(i).get("/api/cluster-name").map().get("name")));
+    }
+
+    /** Names the cluster through node {@code i}, trying again while there is no leader (503). */
+    private void setName(int i, String name) {
+        await().atMost(WAIT).until(() -> api(i).put("/api/cluster-name", Map.of("name", name)).status() == 204);
+    }
+
+    @Test
+    void threeNodesShareTheClusterNameThroughKillsAndALostMajority() throws Exception {
+        startThree();
+        setName(0, "skiffs");
+        awaitName(1, "skiffs");
+        awaitName(2, "skiffs");
+        await().atMost(WAIT).until(() -> ((List<?>) api(1).get("/api/cluster-status").map().get("running_nodes"))
+            .size() == 3);
+        Map<String, Object> status = api(1).get("/api/cluster-status").map();
+        assertThat(status.get("disk_nodes")).isEqualTo(List.of(name(0), name(1), name(2)));
+        assertThat(status.get("cluster_name")).isEqualTo("skiffs");
+
+        // kill -9 one node: the two others still form a majority; the killed one catches up when it returns
+        nodes[2].kill();
+        setName(1, "two of three");
+        awaitName(0, "two of three");
+        await().atMost(WAIT).until(() -> !((List<?>) api(0).get("/api/cluster-status").map().get("running_nodes"))
+            .contains(name(2)));
+        start(2);
+        awaitName(2, "two of three");
+
+        // without a majority a change fails within the timeout, with 503; it works again once one is back
+        nodes[1].kill();
+        nodes[2].kill();
+        long began = System.nanoTime();
+        HttpApiClient.Answer refused = api(0).put("/api/cluster-name", Map.of("name", "alone"));
+        long tookMillis = (System.nanoTime() - began) / 1_000_000;
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(tookMillis).isBetween((long) APPEND_TIMEOUT_MILLIS - 100, APPEND_TIMEOUT_MILLIS + 3000L);
+        assertThat(api(0).get("/api/cluster-name").map().get("name")).isEqualTo("two of three");
+        start(1);
+        setName(0, "majority again");
+        awaitName(1, "majority again");
+    }
+
+    private void startThree() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            clusterPorts[i] = freePort();
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+    }
+
+    private SkiffmqCtlTest.Result ctl(int i, String... command) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port",
+            String.valueOf(nodes[i].managementPort())));
+        args.addAll(List.of(command));
+        return SkiffmqCtlTest.run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void aFourthNodeJoinsWithSkiffmqctlAndIsForgotten() throws Exception {
+        startThree();
+        setName(0, "skiffs");
+        start(3);
+        SkiffmqCtlTest.Result joined = ctl(3, "join_cluster", name(1) + ":" + clusterPorts[1]);
+        assertThat(joined.code()).as(joined.err()).isZero();
+        SkiffmqCtlTest.Result online = ctl(0, "await_online_nodes", "4", "--timeout", "60");
+        assertThat(online.code()).as(online.err()).isZero();
+        awaitName(3, "skiffs");
+        SkiffmqCtlTest.Result status = ctl(3, "cluster_status");
+        assertThat(status.code()).as(status.err()).isZero();
+        assertThat(status.out()).contains("Cluster name: skiffs")
+            .contains("Disk Nodes\n\n" + name(0) + "\n" + name(1) + "\n" + name(2) + "\n" + name(3) + "\n")
+            .contains("Running Nodes\n\n" + name(0));
+
+        nodes[3].kill();
+        SkiffmqCtlTest.Result forgot = ctl(0, "forget_cluster_node", name(3));
+        assertThat(forgot.code()).as(forgot.err()).isZero();
+        await().atMost(WAIT).until(() -> ((List<?>) api(1).get("/api/cluster-status").map().get("disk_nodes"))
+            .equals(List.of(name(0), name(1), name(2))));
+        assertThat(ctl(0, "forget_cluster_node", name(3)).code()).as("no longer a member").isNotZero();
+        setName(2, "three again");
+        awaitName(0, "three again");
+    }
+
+    @Test
+    void aSingleNodeStartsNothingOfTheCluster() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            assertThat(broker.broker().cluster()).isNull();
+            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .noneMatch(name -> name.contains("grpc") || name.contains("StateMachineUpdater"));
+            HttpApiClient api = HttpApiClient.guest(broker);
+            assertThat(api.get("/api/cluster-name").map().get("name")).isEqualTo(broker.broker().config().node());
+            assertThat(api.put("/api/cluster-name", Map.of("name", "x")).status()).isEqualTo(400);
+            assertThat(api.get("/api/cluster-status").map().get("running_nodes"))
+                .isEqualTo(List.of(broker.broker().config().node()));
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
