@@ -10,10 +10,8 @@ import com.rabbitmq.stream.Producer;
 import com.rabbitmq.stream.StreamException;
 import com.rabbitmq.stream.impl.Client;
 import io.skiffmq.codec.testing.LeakDetection;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,18 +54,6 @@ class StreamProtocolCommandsTest {
         return new Client(new Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
     }
 
-    /**
-     * The response code of {@code create_super_stream}: the client's method is package-private (its
-     * {@code Environment} takes 0x05 as done), so it is called by reflection.
-     */
-    private static short createSuperStream(Client client, String name, List<String> partitions,
-            List<String> bindingKeys) throws Exception {
-        Method create = Client.class.getDeclaredMethod("createSuperStream", String.class, List.class, List.class,
-            Map.class);
-        create.setAccessible(true);
-        return ((Client.Response) create.invoke(client, name, partitions, bindingKeys, Map.of())).getResponseCode();
-    }
-
     @Test
     void resolveOffsetSpecAnswersWhereAConsumerWouldStart() throws Exception {
         environment.streamCreator().stream("resolved").create();
@@ -102,11 +88,11 @@ class StreamProtocolCommandsTest {
         Client client = client();
         try {
             assertThat(client.partitions("orders")).containsExactly("orders-0", "orders-1");
-            assertThat(createSuperStream(client, "orders", List.of("orders-0", "orders-1"), List.of("0", "1")))
+            assertThat(StreamClients.createSuperStream(client, "orders", List.of("orders-0", "orders-1"), List.of("0", "1")))
                 .as("the exchange exists").isEqualTo(STREAM_ALREADY_EXISTS);
-            assertThat(createSuperStream(client, "amq.x", List.of("amq.x-0"), List.of("0")))
+            assertThat(StreamClients.createSuperStream(client, "amq.x", List.of("amq.x-0"), List.of("0")))
                 .isEqualTo(PRECONDITION_FAILED);
-            assertThat(createSuperStream(client, "twice", List.of("twice-0", "twice-0"), List.of("0", "1")))
+            assertThat(StreamClients.createSuperStream(client, "twice", List.of("twice-0", "twice-0"), List.of("0", "1")))
                 .as("a partition named twice").isEqualTo(PRECONDITION_FAILED);
             assertThat(client.partitions("unknown")).isEmpty();
             assertThat(client.route("key", "unknown")).isEmpty();

@@ -49,7 +49,7 @@ import java.util.function.Supplier;
 /**
  * A connection of RabbitMQ's stream protocol (port 5552), after {@link StreamFrameDecoder}: the handshake
  * ({@link StreamHandshake}), then the commands, each to the part that owns what it touches: {@link Publishers},
- * {@link Subscriptions}, {@link StreamCommands} and {@link SuperStreams}; heartbeats; {@code close} both ways.
+ * {@link Subscriptions}, {@link StreamCommands} and {@link SuperStreamCommands}; heartbeats; {@code close} both ways.
  * Behaviour is {@code rabbit_stream_reader}'s (docs/streams.md says where it differs).
  *
  * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSE_SENT} (we sent {@code close}; its answer, or a
@@ -87,7 +87,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     private final Subscriptions subscriptions = new Subscriptions(this);
     private final StreamUses uses = new StreamUses(this, publishers, subscriptions);
     private final StreamCommands commands = new StreamCommands(this);
-    private final SuperStreams superStreams = new SuperStreams(this);
+    private final SuperStreamCommands superStreams = new SuperStreamCommands(this);
     private ChannelHandlerContext ctx;
     private QueueExecutor executor;
     private StreamOutput output;
@@ -310,6 +310,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
 
     ConsumerGroups groups() {
         return server.groups();
+    }
+
+    /** The most partitions a super stream may have ({@code max-super-stream-partitions}). */
+    int maxSuperStreamPartitions() {
+        return server.config().management().maxSuperStreamPartitions();
     }
 
     VirtualHost vhost() {

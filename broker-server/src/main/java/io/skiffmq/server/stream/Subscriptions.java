@@ -15,6 +15,7 @@ import io.skiffmq.codec.stream.ResponseCode;
 import io.skiffmq.codec.stream.StoreOffsetFrame;
 import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.core.stream.SuperStreams;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.store.stream.StreamFilter;
 import io.skiffmq.store.stream.StreamLog;
