@@ -55,6 +55,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private final ConnectionCounters counters;
 
     @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
+    }
+
+    @Override
     public ConnectionCounters counters() {
         return counters;
     }

@@ -683,6 +683,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
+    }
+
+    @Override
     public ConnectionCounters counters() {
         return counters;
     }
@@ -695,6 +700,40 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public String protocol() {
         return "stream";
+    }
+
+    /**
+     * Its publishers and subscriptions, read on its event loop ({@link StreamActivity#NONE} once the loop is gone).
+     * Any thread.
+     */
+    public CompletableFuture<StreamActivity> activity() {
+        CompletableFuture<StreamActivity> answer = new CompletableFuture<>();
+        try {
+            ctx.executor().execute(() -> answer.complete(state == State.OPEN
+                ? new StreamActivity(publishers.snapshot(), subscriptions.snapshot(), reading.blocked())
+                : StreamActivity.NONE));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            answer.complete(StreamActivity.NONE);
+        }
+        return answer;
+    }
+
+    /**
+     * The single active consumer groups on {@code stream} in {@code vhost} ({@link StreamServer#groupMembers}): they
+     * span the server's connections, so any of them answers. Any thread.
+     */
+    public List<GroupMember> groupMembers(String vhost, String stream) {
+        return server.groupMembers(vhost, stream);
+    }
+
+    /** Publishers declared on the connection, for the metrics. Any thread. */
+    public int publisherCount() {
+        return publishers.count();
+    }
+
+    /** Subscriptions on the connection, for the metrics. Any thread. */
+    public int subscriptionCount() {
+        return subscriptions.count();
     }
 
     /** A stream connection has no channels; its publishers and subscriptions are listed by stream elsewhere. */
