@@ -4,10 +4,8 @@ import static io.skiffmq.server.StreamClients.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.stream.Consumer;
-import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import com.rabbitmq.stream.Producer;
-import io.skiffmq.codec.testing.LeakDetection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,29 +14,23 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A stream, its publisher and consumers (one plain, two of a single active consumer group) made with the Java stream
  * client, then seen as RabbitMQ's operators see them: the HTTP API's queue object and {@code rabbitmq_stream_management}
  * endpoints, {@code rabbitmq-streams}' commands ({@code skiffmqctl}) and the Prometheus metrics.
  */
-@ExtendWith(LeakDetection.class)
 @SuppressWarnings("unchecked")
-class StreamOperationsTest {
+class StreamOperationsTest extends StreamProtocolTestBase {
     private static final String STREAM = "ops";
     private static final int MESSAGES = 10;
 
-    private static RunningBroker broker;
-    private static Environment environment;
     private static HttpApiClient http;
     private static final List<AutoCloseable> clients = new ArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        broker = RunningBroker.start();
         http = HttpApiClient.guest(broker);
-        environment = StreamClients.environment(broker);
         environment.streamCreator().stream(STREAM).create();
         Producer producer = environment.producerBuilder().stream(STREAM).name("ops-producer").build();
         clients.add(producer);
@@ -55,15 +47,9 @@ class StreamOperationsTest {
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void closeClients() throws Exception {
         for (AutoCloseable client : clients) {
             client.close();
-        }
-        if (environment != null) {
-            environment.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 

@@ -30,6 +30,7 @@ import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.server.connection.ChannelInfo;
 import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ReadSuspension;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
@@ -58,7 +59,7 @@ import java.util.function.Supplier;
  * word; after, with {@code close} 0x0e (frame too large) or 0x0d (unknown frame).
  *
  * <p>Commands whose answer comes from another thread (a login, the stream's writer, the disk) suspend reading
- * ({@link StreamReading}): the commands after them wait, in order, as RabbitMQ's reader takes them one at a time.
+ * ({@link ReadSuspension}): the commands after them wait, in order, as RabbitMQ's reader takes them one at a time.
  * Publish flow control ({@link PublishFlow}) blocks reading as RabbitMQ does, checked after each frame. The streams
  * in use are {@link StreamUses}'.
  *
@@ -92,7 +93,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     private QueueExecutor executor;
     private StreamOutput output;
     private FlushAfterTurn flushes;
-    private StreamReading reading;
+    private ReadSuspension<Object> reading;
     private PublishFlow flow;
     private StreamHandshake handshake;
     private ConnectionEnding ending;
@@ -118,7 +119,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new StreamOutput(context, !tls);
         this.flushes = new FlushAfterTurn(executor, output::flush);
-        this.reading = new StreamReading(context.channel(), this::process);
+        this.reading = new ReadSuspension<>(context.channel(), this::process);
         this.flow = new PublishFlow(reading, settings(), broker.alarms(), publishers::count);
         this.handshake = new StreamHandshake(this, context, server.sasl(), admission, server.config());
     }
