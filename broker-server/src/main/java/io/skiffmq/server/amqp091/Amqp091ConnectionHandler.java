@@ -56,11 +56,6 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private final ConnectionCounters counters;
 
     @Override
-    public io.skiffmq.server.connection.ConnectionDetails details() {
-        return admission.details();
-    }
-
-    @Override
     public ConnectionCounters counters() {
         return counters;
     }
@@ -397,6 +392,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             closeConnection(ConnectionEnd.ADMIN_CLOSE,
                 Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description));
         });
+    }
+
+    @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
     }
 
     @Override

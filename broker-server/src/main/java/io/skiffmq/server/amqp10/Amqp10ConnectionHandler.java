@@ -55,11 +55,6 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     private final ConnectionCounters counters;
 
     @Override
-    public io.skiffmq.server.connection.ConnectionDetails details() {
-        return admission.details();
-    }
-
-    @Override
     public ConnectionCounters counters() {
         return counters;
     }
@@ -411,6 +406,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE, AmqpError.CONNECTION_FORCED,
             "Connection forced: " + description));
+    }
+
+    @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
     }
 
     @Override

@@ -100,7 +100,7 @@ final class StreamResources {
     }
 
     private static CompletableFuture<StreamActivity> activity(StreamConnectionHandler connection) {
-        return connection.activity().completeOnTimeout(new StreamActivity(List.of(), List.of(), false),
+        return connection.activity().completeOnTimeout(StreamActivity.NONE,
             ChannelResources.WAIT_SECONDS, TimeUnit.SECONDS);
     }
 

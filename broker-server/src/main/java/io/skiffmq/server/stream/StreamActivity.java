@@ -13,7 +13,7 @@ import java.util.Map;
  */
 public record StreamActivity(List<Publisher> publishers, List<Consumer> consumers, boolean blocked) {
     /** A connection with nothing: one that is gone, or not open. */
-    static final StreamActivity NONE = new StreamActivity(List.of(), List.of(), false);
+    public static final StreamActivity NONE = new StreamActivity(List.of(), List.of(), false);
 
     /**
      * @param reference empty for a publisher without deduplication, as RabbitMQ shows it

@@ -679,13 +679,13 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
-    public Access opened() {
-        return admission.access();
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
     }
 
     @Override
-    public io.skiffmq.server.connection.ConnectionDetails details() {
-        return admission.details();
+    public Access opened() {
+        return admission.access();
     }
 
     @Override
