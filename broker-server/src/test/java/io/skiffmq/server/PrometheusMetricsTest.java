@@ -225,7 +225,7 @@ class PrometheusMetricsTest {
         }
     }
 
-    private static Map<String, Double> scrape(RunningBroker broker, String path) throws Exception {
+    static Map<String, Double> scrape(RunningBroker broker, String path) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
             URI.create("http://127.0.0.1:" + broker.metricsPort() + path)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);

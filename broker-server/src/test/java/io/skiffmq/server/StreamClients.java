@@ -7,9 +7,12 @@ import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.EnvironmentBuilder;
 import com.rabbitmq.stream.Message;
 import com.rabbitmq.stream.Producer;
+import com.rabbitmq.stream.impl.Client;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +62,18 @@ final class StreamClients {
         }
         assertThat(done.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("every message answered").isTrue();
         return List.copyOf(failed);
+    }
+
+    /**
+     * The response code of {@code create_super_stream}: the client's method is package-private (its
+     * {@code Environment} takes 0x05 as done), so it is called by reflection.
+     */
+    static short createSuperStream(Client client, String name, List<String> partitions, List<String> bindingKeys)
+            throws Exception {
+        Method create = Client.class.getDeclaredMethod("createSuperStream", String.class, List.class, List.class,
+            Map.class);
+        create.setAccessible(true);
+        return ((Client.Response) create.invoke(client, name, partitions, bindingKeys, Map.of())).getResponseCode();
     }
 
     /** Counts the confirmations of a producer. */

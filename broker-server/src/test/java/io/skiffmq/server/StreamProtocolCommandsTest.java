@@ -4,20 +4,13 @@ import static io.skiffmq.server.StreamClients.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import com.rabbitmq.stream.Producer;
 import com.rabbitmq.stream.StreamException;
 import com.rabbitmq.stream.impl.Client;
-import io.skiffmq.codec.testing.LeakDetection;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The stream protocol's commands the other tests do not reach, answered as RabbitMQ's reader answers them:
@@ -25,47 +18,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * does not exist, {@code create_super_stream} and {@code delete_super_stream} refusals, and heartbeats on an idle
  * connection.
  */
-@ExtendWith(LeakDetection.class)
-class StreamProtocolCommandsTest {
+class StreamProtocolCommandsTest extends StreamProtocolTestBase {
     private static final short OK = 0x01;
     private static final short STREAM_DOES_NOT_EXIST = 0x02;
     private static final short STREAM_ALREADY_EXISTS = 0x05;
     private static final short PRECONDITION_FAILED = 0x11;
     private static final short NO_OFFSET = 0x13;
 
-    private static RunningBroker broker;
-    private static Environment environment;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = RunningBroker.start();
-        environment = StreamClients.environment(broker);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (environment != null) {
-            environment.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     private static Client client() {
         return new Client(new Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
-    }
-
-    /**
-     * The response code of {@code create_super_stream}: the client's method is package-private (its
-     * {@code Environment} takes 0x05 as done), so it is called by reflection.
-     */
-    private static short createSuperStream(Client client, String name, List<String> partitions,
-            List<String> bindingKeys) throws Exception {
-        Method create = Client.class.getDeclaredMethod("createSuperStream", String.class, List.class, List.class,
-            Map.class);
-        create.setAccessible(true);
-        return ((Client.Response) create.invoke(client, name, partitions, bindingKeys, Map.of())).getResponseCode();
     }
 
     @Test
@@ -102,11 +64,11 @@ class StreamProtocolCommandsTest {
         Client client = client();
         try {
             assertThat(client.partitions("orders")).containsExactly("orders-0", "orders-1");
-            assertThat(createSuperStream(client, "orders", List.of("orders-0", "orders-1"), List.of("0", "1")))
+            assertThat(StreamClients.createSuperStream(client, "orders", List.of("orders-0", "orders-1"), List.of("0", "1")))
                 .as("the exchange exists").isEqualTo(STREAM_ALREADY_EXISTS);
-            assertThat(createSuperStream(client, "amq.x", List.of("amq.x-0"), List.of("0")))
+            assertThat(StreamClients.createSuperStream(client, "amq.x", List.of("amq.x-0"), List.of("0")))
                 .isEqualTo(PRECONDITION_FAILED);
-            assertThat(createSuperStream(client, "twice", List.of("twice-0", "twice-0"), List.of("0", "1")))
+            assertThat(StreamClients.createSuperStream(client, "twice", List.of("twice-0", "twice-0"), List.of("0", "1")))
                 .as("a partition named twice").isEqualTo(PRECONDITION_FAILED);
             assertThat(client.partitions("unknown")).isEmpty();
             assertThat(client.route("key", "unknown")).isEmpty();

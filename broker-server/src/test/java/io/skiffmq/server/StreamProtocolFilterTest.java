@@ -11,7 +11,6 @@ import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import com.rabbitmq.stream.Producer;
 import com.rabbitmq.stream.metrics.MetricsCollector;
-import io.skiffmq.codec.testing.LeakDetection;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,39 +18,17 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What a consumer reads over the stream protocol, measured in the client: a filtering consumer gets the chunks its
  * values may be in and skips the others (the bytes it reads, against an unfiltered consumer's); retention by size
  * moves the first offset a consumer from the first sees.
  */
-@ExtendWith(LeakDetection.class)
-class StreamProtocolFilterTest {
+class StreamProtocolFilterTest extends StreamProtocolTestBase {
     private static final int VALUES = 10;
     private static final int PER_VALUE = 200;
 
-    private static RunningBroker broker;
-    private static Environment environment;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = RunningBroker.start();
-        environment = StreamClients.environment(broker);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (environment != null) {
-            environment.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     /** Counts what one environment's connections read: bytes of frames, and chunks. */
     private static final class Reads implements MetricsCollector {

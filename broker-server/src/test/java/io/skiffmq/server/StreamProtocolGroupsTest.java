@@ -4,11 +4,9 @@ import static io.skiffmq.server.StreamClients.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.stream.Consumer;
-import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import com.rabbitmq.stream.Producer;
 import com.rabbitmq.stream.impl.Client;
-import io.skiffmq.codec.testing.LeakDetection;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,10 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Single active consumers and super streams over the stream protocol, with the stream Java client: a group's second
@@ -28,26 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (an exchange and its partitions), messages routed to its partitions by hash and by key, and a single active
  * consumer group spread over its partitions.
  */
-@ExtendWith(LeakDetection.class)
-class StreamProtocolGroupsTest {
-    private static RunningBroker broker;
-    private static Environment environment;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = RunningBroker.start();
-        environment = StreamClients.environment(broker);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (environment != null) {
-            environment.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+class StreamProtocolGroupsTest extends StreamProtocolTestBase {
 
     @Test
     void theNextConsumerOfAGroupTakesOverWhereTheActiveOneStoredItsOffset() throws Exception {

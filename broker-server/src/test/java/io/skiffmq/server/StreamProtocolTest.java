@@ -7,43 +7,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.stream.Consumer;
-import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import com.rabbitmq.stream.Producer;
-import io.skiffmq.codec.testing.LeakDetection;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * RabbitMQ's stream Java client against the stream protocol: a producer with confirms, and consumers from each
  * offset specification reading what it wrote, offsets and bodies.
  */
-@ExtendWith(LeakDetection.class)
-class StreamProtocolTest {
-    private static RunningBroker broker;
-    private static Environment environment;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = RunningBroker.start();
-        environment = StreamClients.environment(broker);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (environment != null) {
-            environment.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+class StreamProtocolTest extends StreamProtocolTestBase {
 
     /** A consumer's messages as "offset:body", in the order received. */
     private static final class Received {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.stream.impl.Client;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
@@ -178,6 +179,28 @@ class SuperStreamTest {
             assertThat(SuperStreams.partitions(second.vhost("/"), "kept")).containsExactly("kept-b", "kept-a");
             assertThat(SuperStreams.route(second.vhost("/"), "kept", "a")).containsExactly("kept-a");
             assertThat(second.vhost("/").exchange("kept").arguments()).containsEntry("x-super-stream", true);
+        }
+    }
+
+    @Test
+    void theStreamProtocolCreatesSuperStreamsWithinMaxSuperStreamPartitions() throws Exception {
+        String name = unique("protocol");
+        Client client = new Client(new Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
+        try {
+            assertThat(StreamClients.createSuperStream(client, name, SuperStreams.partitionNames(name, 6),
+                SuperStreams.routingKeys(6))).as("max-super-stream-partitions=5: validation_failed").isEqualTo(
+                (short) 0x11);
+            assertThat(vhost().exchange(name)).isNull();
+            assertThat(StreamClients.createSuperStream(client, name, SuperStreams.partitionNames(name, 5),
+                SuperStreams.routingKeys(5))).isEqualTo((short) 0x01);
+            assertThat(client.partitions(name)).isEqualTo(SuperStreams.partitionNames(name, 5));
+            assertThat(client.route("3", name)).containsExactly(name + "-3");
+            try (com.rabbitmq.stream.Environment environment = StreamClients.environment(broker)) {
+                environment.deleteSuperStream(name);
+            }
+            assertThat(vhost().queue(name + "-0")).isNull();
+        } finally {
+            client.close();
         }
     }
 

@@ -137,14 +137,14 @@ public final class SuperStreams {
             throw invalid("Duplicate partition names found " + String.join(",", partitions));
         }
         for (String partition : partitions) {
-            if (!correctName(partition)) {
+            if (correctName(partition) == null) {
                 throw invalid(partition + " is not a correct partition names");
             }
         }
         if (partitions.size() > maxPartitions) {
             throw invalid("The partition number must not exceed " + maxPartitions);
         }
-        if (!correctName(name)) {
+        if (correctName(name) == null) {
             throw invalid(name + " is not a correct name for a super stream");
         }
         if (vhost.exchange(name) != null) {
@@ -159,9 +159,13 @@ public final class SuperStreams {
         }
     }
 
-    /** {@code rabbit_stream_utils:enforce_correct_name/1}: neither empty nor {@code amq.*}. */
-    private static boolean correctName(String name) {
-        return !name.isEmpty() && !name.startsWith("amq.");
+    /**
+     * A stream or super stream name as RabbitMQ takes it ({@code rabbit_stream_utils:enforce_correct_name/1}): line
+     * breaks dropped; null when what is left is empty or starts with {@code amq.}.
+     */
+    public static String correctName(String name) {
+        String stripped = name.replace("\n", "").replace("\r", "");
+        return stripped.isEmpty() || stripped.startsWith("amq.") ? null : stripped;
     }
 
     /**
@@ -187,6 +191,37 @@ public final class SuperStreams {
             if (queue != null && queue.type() == QueueType.STREAM) {
                 vhost.deleteQueue(partition);
             }
+        }
+    }
+
+    /**
+     * The index of {@code stream} among the partitions of {@code superStream}, as
+     * {@code rabbit_stream_manager:partition_index/3} answers it: its binding's {@value #PARTITION_ORDER}, else the
+     * number after its name's last {@code -}, else -1; -1 too when it is no partition of it.
+     */
+    public static int partitionIndex(VirtualHost vhost, String superStream, String stream) {
+        if (vhost.exchange(superStream) == null) {
+            return -1;
+        }
+        Binding first = null;
+        for (Binding binding : vhost.bindings().bindingsFrom(superStream)) {
+            if (binding.destination().name().equals(stream) && isStream(vhost, binding.destination())
+                    && (first == null || order(binding) < order(first))) {
+                first = binding;
+            }
+        }
+        if (first == null) {
+            return -1;
+        }
+        long order = order(first);
+        if (order != Long.MAX_VALUE) {
+            return (int) order;
+        }
+        int dash = stream.lastIndexOf('-');
+        try {
+            return dash < 0 ? -1 : Integer.parseInt(stream.substring(dash + 1));
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 

@@ -17,6 +17,7 @@ import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
 import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ReadSuspension;
 import io.skiffmq.server.connection.ClientProperties;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
@@ -78,7 +79,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private State state = State.HANDSHAKE;
     /** Our close-ok to the client's close is written: the socket stays open until the client closes it. */
     private boolean lingering;
-    private ReadSuspension reading;
+    private ReadSuspension<Amqp091Frame> reading;
     private PublisherBlock publisherBlock;
     /** How the connection ends, decided once: the guard that makes every later close a no-op. */
     private ConnectionEnding ending;
@@ -109,7 +110,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new FrameOutput(context, Negotiation.FRAME_MIN);
         this.flushes = new FlushAfterTurn(executor, output::flush);
-        this.reading = new ReadSuspension(context.channel(), this::process);
+        this.reading = new ReadSuspension<>(context.channel(), this::process);
         this.publisherBlock = new PublisherBlock(reading, output, broker.alarms()::active);
         this.handshake = new Handshake(this, context, sasl, admission, channels);
     }
@@ -391,6 +392,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
             closeConnection(ConnectionEnd.ADMIN_CLOSE,
                 Amqp091Exception.of(ReplyCode.CONNECTION_FORCED, null, "%s", description));
         });
+    }
+
+    @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
     }
 
     @Override

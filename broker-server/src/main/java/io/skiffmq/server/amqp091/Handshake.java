@@ -177,7 +177,7 @@ final class Handshake {
             }
             return;
         }
-        admission.loggedIn(result.user());
+        admission.loggedIn(result.user(), mechanism);
         connection.output().method(0, negotiation.tune());
         stage = Stage.AWAIT_TUNE_OK;
     }
@@ -190,6 +190,7 @@ final class Handshake {
         connection.output().frameMax(frameMax);
         int heartbeat = tuneOk.heartbeat();
         heartbeatSeconds = heartbeat;
+        admission.tuned(frameMax, tuneOk.channelMax(), heartbeat);
         if (heartbeat > 0) {
             // a heartbeat every half interval; a peer silent for two intervals is gone (RabbitMQ's reading)
             ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(heartbeat * 2L * 1000,

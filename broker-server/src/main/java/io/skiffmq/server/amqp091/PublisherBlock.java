@@ -1,8 +1,9 @@
 package io.skiffmq.server.amqp091;
 
 import io.skiffmq.codec.amqp091.ConnectionMethod;
-import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceAlarms.Resource;
+import io.skiffmq.core.alarm.ResourceAlarms;
+import io.skiffmq.server.connection.ReadSuspension;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -22,14 +23,14 @@ import java.util.function.Supplier;
  * still lets it go. Owned by the connection's event loop.
  */
 final class PublisherBlock {
-    private final ReadSuspension reading;
+    private final ReadSuspension<?> reading;
     private final FrameOutput output;
     private final Supplier<Set<Resource>> alarms;
     private boolean blocked;
     private boolean blockedSent;
 
     /** @param alarms the alarms up now (the broker's {@link ResourceAlarms#active}) */
-    PublisherBlock(ReadSuspension reading, FrameOutput output, Supplier<Set<Resource>> alarms) {
+    PublisherBlock(ReadSuspension<?> reading, FrameOutput output, Supplier<Set<Resource>> alarms) {
         this.reading = reading;
         this.output = output;
         this.alarms = alarms;

@@ -231,7 +231,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             state = State.SASL;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
             header.writeTo(out);
-            admission.loggedIn(SaslAuthenticator.ANONYMOUS_USER);
+            admission.loggedIn(SaslAuthenticator.ANONYMOUS_USER, null);
             state = State.AWAIT_OPEN;
         } else if (state == State.AWAIT_AMQP_HEADER && header == ProtocolHeader.AMQP) {
             header.writeTo(out);
@@ -277,7 +277,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             ctx.writeAndFlush(outcome).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        admission.loggedIn(result.user());
+        admission.loggedIn(result.user(), saslExchange.mechanism());
         writer.write(outcome);
         state = State.AWAIT_AMQP_HEADER;
     }
@@ -340,6 +340,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             return;
         }
         admission.admitted(found, vhostName);
+        admission.tuned(remoteMaxFrameSize, channelMax, (int) (config.idleTimeoutMillis() / 1000));
         // incoming frames may now be as large as we offered
         ctx.pipeline().get(Amqp10FrameDecoder.class).maxFrameSize(config.maxFrameSize());
         var idle = negotiation.idleHandler(open);
@@ -405,6 +406,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     public io.netty.util.concurrent.Future<?> closeForced(String description) {
         return ctx.executor().submit(() -> closeConnection(ConnectionEnd.ADMIN_CLOSE, AmqpError.CONNECTION_FORCED,
             "Connection forced: " + description));
+    }
+
+    @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
     }
 
     @Override

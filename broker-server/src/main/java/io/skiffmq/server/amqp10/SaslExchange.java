@@ -30,6 +30,8 @@ final class SaslExchange {
     private final ChannelHandlerContext ctx;
     private final QueueExecutor loop;
     private final HeldReads held;
+    /** The {@code sasl-init}'s mechanism; the loop's. */
+    private String mechanism;
     /** The verified TLS client certificate, or null; read when the mechanisms are offered. */
     private X509Certificate peer;
 
@@ -48,6 +50,11 @@ final class SaslExchange {
         PerformativeCodec.writeFrame(out, AmqpFrame.TYPE_SASL, 0, mechanisms, 0);
     }
 
+    /** The mechanism of the {@code sasl-init} read, null before it. */
+    String mechanism() {
+        return mechanism;
+    }
+
     /**
      * Checks {@code init}'s credentials off the loop; {@code then} hears the result on the loop (null: the check
      * failed internally), after which held reads go on. A mechanism we do not offer is refused at once.
@@ -55,7 +62,7 @@ final class SaslExchange {
      * @param afterwards runs once held reads have gone on (a flush)
      */
     void onInit(SaslInit init, Consumer<LoginResult> then, Runnable afterwards) {
-        String mechanism = init.getMechanism() == null ? null : init.getMechanism().toString();
+        mechanism = init.getMechanism() == null ? null : init.getMechanism().toString();
         Binary response = init.getInitialResponse();
         Credentials credentials = sasl.read(mechanism, response == null ? null : java.util.Arrays.copyOfRange(
             response.getArray(), response.getArrayOffset(), response.getArrayOffset() + response.getLength()), peer);

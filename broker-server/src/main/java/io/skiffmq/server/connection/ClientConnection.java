@@ -84,6 +84,12 @@ public interface ClientConnection {
     }
 
     /**
+     * When it was accepted, its login's mechanism and what was tuned (the HTTP API's {@code connected_at},
+     * {@code auth_mechanism}, {@code frame_max}, {@code channel_max}, {@code timeout}). Any thread.
+     */
+    ConnectionDetails details();
+
+    /**
      * Its channels (AMQP 1.0: sessions) and their consumers, read on the connection's event loop; an empty list when
      * the loop is gone. Called from any thread.
      */

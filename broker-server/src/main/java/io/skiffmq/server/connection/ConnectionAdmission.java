@@ -13,7 +13,10 @@ import io.skiffmq.server.authz.OverLimit;
  * release. The steps of admission are separate because the protocols take them in different orders (0-9-1: limits,
  * then access; AMQP 1.0: access, then limits) and tell refusals in their own terms.
  *
- * <p>Owned by the connection's event loop; {@link #access} alone may be read from any thread.
+ * <p>It also keeps what listings show of the connection ({@link #details}): when it was accepted, the login's
+ * mechanism and what was tuned.
+ *
+ * <p>Owned by the connection's event loop; {@link #access} and {@link #details} alone may be read from any thread.
  */
 public final class ConnectionAdmission {
     private final Broker broker;
@@ -28,6 +31,8 @@ public final class ConnectionAdmission {
     /** The connection's socket, set with its name. */
     private io.netty.channel.Channel socket;
     private static final System.Logger LOG = System.getLogger(ConnectionAdmission.class.getName());
+    /** Replaced whole on the loop as the handshake goes; read by listings on any thread. */
+    private volatile ConnectionDetails details = new ConnectionDetails(System.currentTimeMillis(), null, 0, 0, 0);
 
     /** Where the connection counts its open channels or sessions ({@code rabbitmq_channels}). */
     private final io.skiffmq.core.metrics.ConnectionCounters counters;
@@ -47,9 +52,26 @@ public final class ConnectionAdmission {
         this.socket = socket;
     }
 
-    /** The login succeeded (or, for plain AMQP 1.0, was not asked for) as {@code user}. */
-    public void loggedIn(String name) {
+    /**
+     * The login succeeded (or, for plain AMQP 1.0, was not asked for) as {@code user}.
+     *
+     * @param mechanism the SASL mechanism it used ({@code auth_mechanism}); null for none
+     */
+    public void loggedIn(String name, String mechanism) {
         this.user = name;
+        ConnectionDetails d = details;
+        details = new ConnectionDetails(d.connectedAt(), mechanism, d.frameMax(), d.channelMax(), d.heartbeatSeconds());
+    }
+
+    /** What the handshake agreed: frame-max (0 for no limit), channel-max and the heartbeat in seconds. */
+    public void tuned(long frameMax, int channelMax, int heartbeatSeconds) {
+        ConnectionDetails d = details;
+        details = new ConnectionDetails(d.connectedAt(), d.authMechanism(), frameMax, channelMax, heartbeatSeconds);
+    }
+
+    /** What listings show of the connection. Any thread. */
+    public ConnectionDetails details() {
+        return details;
     }
 
     /** Where the connection's session, link and channel errors are logged. */

@@ -108,7 +108,9 @@ final class ListCommands {
         List<String> supported() {
             return List.of("pid", "name", "user", "vhost", "protocol", "state", "type", "node", "host", "port",
                 "peer_host", "peer_port", "channels", "recv_oct", "send_oct", "client_properties",
-                "user_provided_name", "container_id");
+                "user_provided_name", "container_id", "auth_mechanism", "ssl", "ssl_protocol", "ssl_cipher",
+                "peer_cert_subject", "peer_cert_issuer", "peer_cert_validity", "frame_max", "channel_max", "timeout",
+                "connected_at");
         }
 
         @Override

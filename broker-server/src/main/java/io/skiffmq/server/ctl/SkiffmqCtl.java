@@ -34,7 +34,9 @@ import picocli.CommandLine.ScopeType;
         DefinitionsCommands.Export.class, DefinitionsCommands.Import.class, NodeCommands.Status.class,
         NodeCommands.AwaitStartup.class, ClusterCommands.Status.class, ClusterCommands.SetName.class,
         ClusterCommands.Join.class, ClusterCommands.Forget.class, ClusterCommands.AwaitOnline.class,
-        SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class},
+        SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class,
+        StreamCommands.Status.class, StreamCommands.ListConnections.class, StreamCommands.ListConsumers.class,
+        StreamCommands.ListPublishers.class, StreamCommands.ListGroupConsumers.class},
     footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 67 no such user, 69 node unavailable or stopping, 70"
         + " refused by the node (HTTP error), 75 timed out, 78 unreadable settings."})
 public final class SkiffmqCtl implements Callable<Integer> {

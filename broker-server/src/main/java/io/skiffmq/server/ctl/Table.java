@@ -47,6 +47,55 @@ final class Table {
         }
     }
 
+    /**
+     * Rows as {@code rabbitmq-streams} prints them ({@code RabbitMQ.CLI.Formatters.PrettyTable}, on
+     * {@code stdout_formatter}): a box-drawn table, the column names as its first row, one space either side of each
+     * cell; nothing when there are no rows. With {@code --formatter json}, as {@link #print}.
+     */
+    static void printPretty(SkiffmqCtl ctl, List<String> columns, List<Map<String, Object>> rows) {
+        if (ctl.json()) {
+            print(ctl, columns, rows, true);
+            return;
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        List<List<String>> cells = new ArrayList<>();
+        cells.add(columns);
+        for (Map<String, Object> row : rows) {
+            cells.add(columns.stream().map(c -> cell(row.get(c))).toList());
+        }
+        int[] widths = new int[columns.size()];
+        for (List<String> line : cells) {
+            for (int i = 0; i < widths.length; i++) {
+                widths[i] = Math.max(widths[i], line.get(i).codePointCount(0, line.get(i).length()));
+            }
+        }
+        PrintWriter out = ctl.out();
+        out.println(rule(widths, '┌', '┬', '┐'));
+        for (int r = 0; r < cells.size(); r++) {
+            StringBuilder line = new StringBuilder("│");
+            for (int i = 0; i < widths.length; i++) {
+                String cell = cells.get(r).get(i);
+                line.append(' ').append(cell).append(" ".repeat(widths[i] - cell.codePointCount(0, cell.length())))
+                    .append(" │");
+            }
+            out.println(line);
+            if (r == 0) {
+                out.println(rule(widths, '├', '┼', '┤'));
+            }
+        }
+        out.println(rule(widths, '└', '┴', '┘'));
+    }
+
+    private static String rule(int[] widths, char left, char middle, char right) {
+        StringBuilder line = new StringBuilder().append(left);
+        for (int i = 0; i < widths.length; i++) {
+            line.append("─".repeat(widths[i] + 2)).append(i == widths.length - 1 ? right : middle);
+        }
+        return line.toString();
+    }
+
     static String cell(Object value) {
         if (value == null) {
             return "";

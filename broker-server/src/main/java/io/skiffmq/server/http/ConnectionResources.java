@@ -56,7 +56,7 @@ final class ConnectionResources {
     }
 
     /** The connection's JSON with its {@code channels} count, read on its loop (0 when it does not answer). */
-    private CompletableFuture<Map<String, Object>> describe(ClientConnection connection) {
+    CompletableFuture<Map<String, Object>> describe(ClientConnection connection) {
         return connection.channels().orTimeout(ChannelResources.WAIT_SECONDS, TimeUnit.SECONDS)
             .exceptionally(e -> List.of()).thenApply(channels -> {
                 Map<String, Object> shape = Shapes.connection(connection, lookups.node());
@@ -66,10 +66,18 @@ final class ConnectionResources {
             });
     }
 
-    private ClientConnection find(ApiRequest request, boolean toClose) {
-        String name = request.variable("name");
+    /**
+     * The connection named in the path that the caller may see (or, {@code toClose}, close): 404 for none, 401
+     * when it is another user's and the caller may not.
+     */
+    ClientConnection find(ApiRequest request, boolean toClose) {
+        return find(request, request.variable("name"), toClose, c -> true);
+    }
+
+    ClientConnection find(ApiRequest request, String name, boolean toClose,
+            java.util.function.Predicate<ClientConnection> kind) {
         for (ClientConnection connection : lookups.broker().connections()) {
-            if (Shapes.connectionName(connection).equals(name)) {
+            if (Shapes.connectionName(connection).equals(name) && kind.test(connection)) {
                 Access opened = connection.opened();
                 boolean own = opened != null && opened.user().equals(request.caller().user());
                 if (!own && !(toClose ? request.caller().administrator() : request.caller().monitoring())) {
@@ -82,7 +90,10 @@ final class ConnectionResources {
     }
 
     private ApiResponse close(ApiRequest request) {
-        ClientConnection connection = find(request, true);
+        return close(request, find(request, true));
+    }
+
+    static ApiResponse close(ApiRequest request, ClientConnection connection) {
         String reason = request.header("x-reason");
         connection.closeForced(reason == null || reason.isEmpty() ? DEFAULT_REASON : reason);
         return ApiResponse.noContent();

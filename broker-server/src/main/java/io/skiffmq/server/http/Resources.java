@@ -15,7 +15,9 @@ final class Resources {
         Lookups lookups = new Lookups(broker);
         new NodeResources(lookups, listeners, rates).register(router);
         new HealthChecks(broker, listeners).register(router);
-        new ConnectionResources(lookups, rates).register(router);
+        ConnectionResources connections = new ConnectionResources(lookups, rates);
+        connections.register(router);
+        new StreamResources(lookups, connections).register(router);
         new ChannelResources(lookups).register(router);
         new QueueResources(lookups, mapper, rates).register(router);
         new ExchangeResources(lookups, mapper).register(router);

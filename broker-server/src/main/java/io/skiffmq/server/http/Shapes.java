@@ -5,12 +5,17 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueCounts;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.server.authz.Access;
-import io.skiffmq.server.connection.ClientConnection;
+import io.netty.handler.ssl.SslHandler;
 import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ConnectionDetails;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,10 +47,15 @@ final class Shapes {
         q.put("messages_unacknowledged", counts.unacknowledged());
         q.put("consumers", counts.consumers());
         if (queue instanceof io.skiffmq.core.stream.StreamQueue stream) {
-            // what RabbitMQ's stream queues add (osiris' counters); the rest of them comes with operations
-            q.put("segments", stream.store().segmentCount());
-            q.put("committed_offset", stream.store().committedOffset());
-            q.put("first_offset", stream.store().firstOffset());
+            // rabbit_stream_queue's info keys (osiris' counters), one node leading with no replica; first_offset ours
+            io.skiffmq.store.stream.StreamLog log = ((io.skiffmq.store.stream.StreamLogStore) stream.store()).log();
+            q.put("leader", node);
+            q.put("members", List.of(node));
+            q.put("online", List.of(node));
+            q.put("segments", log.segmentCount());
+            q.put("committed_offset", log.committedOffset());
+            q.put("committed_chunk_id", log.committedChunkId());
+            q.put("first_offset", log.firstOffset());
         }
         return q;
     }
@@ -95,11 +105,44 @@ final class Shapes {
         putAddress(m, "host", "port", c.localAddress());
         putAddress(m, "peer_host", "peer_port", c.remoteAddress());
         m.put("client_properties", JsonValues.of(c.clientProperties()));
+        ConnectionDetails details = c.details();
+        m.put("auth_mechanism", details.authMechanism());
+        m.put("frame_max", details.frameMax());
+        m.put("channel_max", details.channelMax());
+        m.put("timeout", details.heartbeatSeconds());
+        m.put("connected_at", details.connectedAt());
+        tls(m, c.socket());
         String userProvidedName = c.userProvidedName();
         if (userProvidedName != null) {
             m.put("user_provided_name", userProvidedName); // only when the client named it, as in RabbitMQ
         }
         return m;
+    }
+
+    /**
+     * {@code ssl} and, over TLS, what RabbitMQ's {@code rabbit_ssl:info} shows: the protocol as it names it
+     * ({@code tlsv1.3}), the cipher suite (the JDK's name, whole: RabbitMQ splits it into {@code ssl_key_exchange},
+     * {@code ssl_cipher} and {@code ssl_hash}) and the peer's certificate, if any.
+     */
+    private static void tls(Map<String, Object> m, io.netty.channel.Channel socket) {
+        SslHandler ssl = socket == null ? null : socket.pipeline().get(SslHandler.class);
+        SSLSession session = ssl == null ? null : ssl.engine().getSession();
+        m.put("ssl", ssl != null);
+        m.put("ssl_protocol", session == null ? null : session.getProtocol().toLowerCase(java.util.Locale.ROOT));
+        m.put("ssl_cipher", session == null ? null : session.getCipherSuite());
+        X509Certificate peer = null;
+        try {
+            if (session != null && session.getPeerCertificates().length > 0
+                    && session.getPeerCertificates()[0] instanceof X509Certificate x) {
+                peer = x;
+            }
+        } catch (SSLPeerUnverifiedException e) {
+            // no client certificate
+        }
+        m.put("peer_cert_subject", peer == null ? null : peer.getSubjectX500Principal().getName());
+        m.put("peer_cert_issuer", peer == null ? null : peer.getIssuerX500Principal().getName());
+        m.put("peer_cert_validity", peer == null ? null : peer.getNotBefore().toInstant() + " - "
+            + peer.getNotAfter().toInstant());
     }
 
     private static void putAddress(Map<String, Object> m, String host, String port, SocketAddress address) {

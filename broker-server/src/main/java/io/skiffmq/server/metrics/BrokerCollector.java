@@ -24,13 +24,16 @@ import java.util.function.Consumer;
  *       alarm is up);
  *   <li>{@code rabbitmq_connections}, {@code rabbitmq_channels} (0-9-1 channels and AMQP 1.0 sessions),
  *       {@code rabbitmq_queues}, {@code rabbitmq_consumers};
- *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}), as RabbitMQ's
- *       global counters; those of deliveries also by {@code queue_type} (always {@code rabbit_classic_queue});
+ *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}, {@code stream}), as
+ *       RabbitMQ's global counters; those of deliveries also by {@code queue_type} ({@code rabbit_classic_queue},
+ *       {@code rabbit_stream_queue} for the stream protocol);
  *   <li>{@code rabbitmq_queue_messages_ready}, {@code _unacked}, {@code rabbitmq_queue_messages},
  *       {@code rabbitmq_queue_consumers} and {@code skiffmq_queue_messages_{published,delivered,redelivered,
  *       acknowledged,published_bytes,delivered_bytes}_total}: by {@code vhost} and {@code queue} when the scrape is per object, else summed over all
  *       queues with no label (as RabbitMQ's aggregated {@code /metrics});
  *   <li>{@code rabbitmq_connection_incoming_bytes_total}, {@code _outgoing_bytes_total}: all connections;
+ *   <li>{@code rabbitmq_stream_segments}, as the queue metrics (per stream, or summed);
+ *   <li>{@code rabbitmq_global_publishers} and {@code rabbitmq_global_consumers} of the stream protocol;
  *   <li>{@code skiffmq_journal_*} by {@code vhost}: records, bytes, syncs, segments on disk.
  * </ul>
  *
@@ -40,7 +43,7 @@ import java.util.function.Consumer;
  */
 final class BrokerCollector implements MultiCollector {
     static final String PER_OBJECT_PATH = "/metrics/per-object";
-    private static final String[] PROTOCOLS = {BrokerCounters.AMQP091, BrokerCounters.AMQP10};
+    private static final String[] PROTOCOLS = {BrokerCounters.AMQP091, BrokerCounters.AMQP10, BrokerCounters.STREAM};
     private static final String CLASSIC = "rabbit_classic_queue";
 
     private final Broker broker;
@@ -82,6 +85,7 @@ final class BrokerCollector implements MultiCollector {
             + "max-preauth-connections had not finished their handshake", broker.preAuth().refused());
         connectionEnds(f);
         protocolCounters(f);
+        streamProtocol(f);
         queues(f, perQueue);
         journals(f);
         return f.build();
@@ -95,6 +99,25 @@ final class BrokerCollector implements MultiCollector {
             f.counter("skiffmq_connection_ends", "Connections that ended, by how they ended (ERROR-level "
                 + "internal_error is a broker bug)", ends.count(end), "reason", end.label());
         }
+    }
+
+    /**
+     * RabbitMQ's global gauges of the stream protocol's publishers and consumers ({@code rabbit_global_counters}'
+     * {@code publishers} and {@code consumers}, {@code protocol="stream"}), counted over the open stream
+     * connections.
+     */
+    private void streamProtocol(Families f) {
+        long publishers = 0;
+        long consumers = 0;
+        for (io.skiffmq.server.connection.ClientConnection c : broker.connections()) {
+            if (c instanceof io.skiffmq.server.stream.StreamConnectionHandler stream) {
+                publishers += stream.publisherCount();
+                consumers += stream.subscriptionCount();
+            }
+        }
+        String[] p = {"protocol", BrokerCounters.STREAM};
+        f.gauge("rabbitmq_global_publishers", "Current number of publishers", publishers, p);
+        f.gauge("rabbitmq_global_consumers", "Current number of consumers", consumers, p);
     }
 
     private void protocolCounters(Families f) {
@@ -119,7 +142,9 @@ final class BrokerCollector implements MultiCollector {
                 + "mandatory into an exchange and returned to the publisher as unroutable", t.unroutableReturned(), p);
             f.counter("rabbitmq_global_messages_confirmed", "Total number of messages confirmed to publishers",
                 t.confirmed(), p);
-            String[] pq = {"protocol", protocol, "queue_type", CLASSIC};
+            // the stream protocol reads streams only, as RabbitMQ labels its deliveries
+            String[] pq = {"protocol", protocol, "queue_type", protocol.equals(BrokerCounters.STREAM)
+                ? "rabbit_stream_queue" : CLASSIC};
             f.counter("rabbitmq_global_messages_delivered", "Total number of messages delivered to consumers",
                 t.delivered(), pq);
             f.counter("rabbitmq_global_messages_delivered_consume_manual_ack", "Total number of messages delivered "
@@ -187,9 +212,16 @@ final class BrokerCollector implements MultiCollector {
         long acknowledged;
         long publishedBytes;
         long deliveredBytes;
+        /** Streams among the queues added, and their segments ({@code rabbitmq_stream_segments}). */
+        int streams;
+        long segments;
 
         void add(Queue queue) {
             QueueCounters c = queue.counters();
+            if (queue instanceof io.skiffmq.core.stream.StreamQueue stream) {
+                streams++;
+                segments += stream.store().segmentCount();
+            }
             ready += queue.readyCount();
             unacked += queue.unackedCount();
             consumers += queue.consumerCount();
@@ -219,6 +251,10 @@ final class BrokerCollector implements MultiCollector {
                 + "stored: AMQP 1.0 bytes, or 0-9-1 properties and body)", publishedBytes, labels);
             f.counter("skiffmq_queue_messages_delivered_bytes", "Bytes of the messages a queue delivered",
                 deliveredBytes, labels);
+            if (streams > 0 || labels.length == 0) {
+                // a counter in RabbitMQ, named without _total; a gauge here keeps the name (segments also go)
+                f.gauge("rabbitmq_stream_segments", "Total number of stream segment files", segments, labels);
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 package io.skiffmq.server.stream;
 
-import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceAlarms.Resource;
+import io.skiffmq.core.alarm.ResourceAlarms;
+import io.skiffmq.server.connection.ReadSuspension;
 import java.util.function.IntSupplier;
 
 /**
@@ -18,7 +19,7 @@ import java.util.function.IntSupplier;
  * Owned by the connection's event loop.
  */
 final class PublishFlow {
-    private final StreamReading reading;
+    private final ReadSuspension<?> reading;
     private final StreamSettings settings;
     private final ResourceAlarms alarms;
     private final IntSupplier publishers;
@@ -26,7 +27,7 @@ final class PublishFlow {
     private long unconfirmed;
 
     /** @param publishers the connection's count of publishers */
-    PublishFlow(StreamReading reading, StreamSettings settings, ResourceAlarms alarms, IntSupplier publishers) {
+    PublishFlow(ReadSuspension<?> reading, StreamSettings settings, ResourceAlarms alarms, IntSupplier publishers) {
         this.reading = reading;
         this.settings = settings;
         this.alarms = alarms;

@@ -28,7 +28,8 @@ import java.util.List;
 final class Publishers {
     private final StreamConnectionHandler connection;
     private final StreamPublisher[] byId = new StreamPublisher[256];
-    private int count;
+    /** Written on the loop only; volatile for the metrics, which read it from their thread. */
+    private volatile int count;
 
     Publishers(StreamConnectionHandler connection) {
         this.connection = connection;
@@ -36,6 +37,16 @@ final class Publishers {
 
     int count() {
         return count;
+    }
+
+    /** What listings show of each publisher ({@link StreamActivity}). */
+    List<StreamActivity.Publisher> snapshot() {
+        List<StreamActivity.Publisher> list = new ArrayList<>(count);
+        for (StreamPublisher p : all()) {
+            list.add(new StreamActivity.Publisher(p.id(), p.stream(), p.reference() == null ? "" : p.reference(),
+                p.publishedCount(), p.confirmedCount(), p.erroredCount()));
+        }
+        return list;
     }
 
     List<StreamPublisher> all() {

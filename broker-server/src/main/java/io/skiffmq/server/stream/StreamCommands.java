@@ -14,6 +14,8 @@ import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.core.stream.SuperStreamException;
+import io.skiffmq.core.stream.SuperStreams;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.store.stream.StreamLog;
 import java.util.LinkedHashMap;
@@ -38,60 +40,29 @@ final class StreamCommands {
         this.connection = connection;
     }
 
-    /**
-     * A name as RabbitMQ takes it for a stream or super stream ({@code enforce_correct_name}): line breaks
-     * dropped; null when it is empty or starts with {@code amq.}.
-     */
-    static String correctName(String name) {
-        String stripped = name.replace("\n", "").replace("\r", "");
-        return stripped.isEmpty() || stripped.startsWith("amq.") ? null : stripped;
-    }
-
-    /**
-     * The queue arguments of a stream created with the protocol's arguments ({@code stream_queue_arguments}): the
-     * six RabbitMQ knows become their {@code x-} arguments, the others are ignored; null when a number is not one.
-     *
-     * @param superStream a partition of a super stream: {@code queue-leader-locator} defaults to {@code balanced}
-     */
-    static Map<String, Object> queueArguments(Map<String, String> arguments, boolean superStream) {
+    /** A stream's {@code x-} arguments from the protocol's; null when a number is not one. */
+    private static Map<String, Object> queueArguments(Map<String, String> arguments) {
         Map<String, Object> x = new LinkedHashMap<>();
         x.put("x-queue-type", "stream");
         try {
-            for (Map.Entry<String, String> e : arguments.entrySet()) {
-                String value = e.getValue();
-                switch (e.getKey()) {
-                    case "max-length-bytes" -> x.put("x-max-length-bytes", Long.parseLong(value.trim()));
-                    case "max-age" -> x.put("x-max-age", value);
-                    case "stream-max-segment-size-bytes" ->
-                        x.put("x-stream-max-segment-size-bytes", Long.parseLong(value.trim()));
-                    case "initial-cluster-size" -> x.put("x-initial-cluster-size", Long.parseLong(value.trim()));
-                    case "queue-leader-locator" -> x.put("x-queue-leader-locator", value);
-                    case "stream-filter-size-bytes" ->
-                        x.put("x-stream-filter-size-bytes", Long.parseLong(value.trim()));
-                    default -> {
-                    }
-                }
-            }
-        } catch (NumberFormatException e) {
+            x.putAll(SuperStreams.queueArguments(arguments));
+        } catch (SuperStreamException e) {
             return null;
-        }
-        if (superStream) {
-            x.putIfAbsent("x-queue-leader-locator", "balanced");
         }
         return x;
     }
 
     /** A stream's declaration: durable, neither exclusive nor auto-delete. */
-    static QueueDeclaration declaration(String name, Map<String, Object> arguments) {
+    private static QueueDeclaration declaration(String name, Map<String, Object> arguments) {
         return new QueueDeclaration(name, true, false, false, arguments);
     }
 
     void create(CreateStream create) {
         long corr = create.correlationId();
-        String name = correctName(create.stream());
+        String name = SuperStreams.correctName(create.stream());
         ResponseCode refused = name == null ? ResponseCode.PRECONDITION_FAILED
             : connection.permission(Permission.CONFIGURE, name);
-        Map<String, Object> arguments = refused == null ? queueArguments(create.arguments(), false) : null;
+        Map<String, Object> arguments = refused == null ? queueArguments(create.arguments()) : null;
         if (refused == null && arguments == null) {
             refused = ResponseCode.PRECONDITION_FAILED;
         }

@@ -30,6 +30,7 @@ import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.server.connection.ChannelInfo;
 import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.connection.ReadSuspension;
 import io.skiffmq.server.connection.ConnectionAdmission;
 import io.skiffmq.server.connection.ConnectionEnd;
 import io.skiffmq.server.connection.ConnectionEnding;
@@ -49,7 +50,7 @@ import java.util.function.Supplier;
 /**
  * A connection of RabbitMQ's stream protocol (port 5552), after {@link StreamFrameDecoder}: the handshake
  * ({@link StreamHandshake}), then the commands, each to the part that owns what it touches: {@link Publishers},
- * {@link Subscriptions}, {@link StreamCommands} and {@link SuperStreams}; heartbeats; {@code close} both ways.
+ * {@link Subscriptions}, {@link StreamCommands} and {@link SuperStreamCommands}; heartbeats; {@code close} both ways.
  * Behaviour is {@code rabbit_stream_reader}'s (docs/streams.md says where it differs).
  *
  * <p>States: {@code HANDSHAKE} → {@code OPEN} → {@code CLOSE_SENT} (we sent {@code close}; its answer, or a
@@ -58,7 +59,7 @@ import java.util.function.Supplier;
  * word; after, with {@code close} 0x0e (frame too large) or 0x0d (unknown frame).
  *
  * <p>Commands whose answer comes from another thread (a login, the stream's writer, the disk) suspend reading
- * ({@link StreamReading}): the commands after them wait, in order, as RabbitMQ's reader takes them one at a time.
+ * ({@link ReadSuspension}): the commands after them wait, in order, as RabbitMQ's reader takes them one at a time.
  * Publish flow control ({@link PublishFlow}) blocks reading as RabbitMQ does, checked after each frame. The streams
  * in use are {@link StreamUses}'.
  *
@@ -87,12 +88,12 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     private final Subscriptions subscriptions = new Subscriptions(this);
     private final StreamUses uses = new StreamUses(this, publishers, subscriptions);
     private final StreamCommands commands = new StreamCommands(this);
-    private final SuperStreams superStreams = new SuperStreams(this);
+    private final SuperStreamCommands superStreams = new SuperStreamCommands(this);
     private ChannelHandlerContext ctx;
     private QueueExecutor executor;
     private StreamOutput output;
     private FlushAfterTurn flushes;
-    private StreamReading reading;
+    private ReadSuspension<Object> reading;
     private PublishFlow flow;
     private StreamHandshake handshake;
     private ConnectionEnding ending;
@@ -118,7 +119,7 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         this.executor = broker.loopExecutor(context.channel().eventLoop());
         this.output = new StreamOutput(context, !tls);
         this.flushes = new FlushAfterTurn(executor, output::flush);
-        this.reading = new StreamReading(context.channel(), this::process);
+        this.reading = new ReadSuspension<>(context.channel(), this::process);
         this.flow = new PublishFlow(reading, settings(), broker.alarms(), publishers::count);
         this.handshake = new StreamHandshake(this, context, server.sasl(), admission, server.config());
     }
@@ -310,6 +311,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
 
     ConsumerGroups groups() {
         return server.groups();
+    }
+
+    /** The most partitions a super stream may have ({@code max-super-stream-partitions}). */
+    int maxSuperStreamPartitions() {
+        return server.config().management().maxSuperStreamPartitions();
     }
 
     VirtualHost vhost() {
@@ -673,6 +679,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     }
 
     @Override
+    public io.skiffmq.server.connection.ConnectionDetails details() {
+        return admission.details();
+    }
+
+    @Override
     public Access opened() {
         return admission.access();
     }
@@ -690,6 +701,40 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
     @Override
     public String protocol() {
         return "stream";
+    }
+
+    /**
+     * Its publishers and subscriptions, read on its event loop ({@link StreamActivity#NONE} once the loop is gone).
+     * Any thread.
+     */
+    public CompletableFuture<StreamActivity> activity() {
+        CompletableFuture<StreamActivity> answer = new CompletableFuture<>();
+        try {
+            ctx.executor().execute(() -> answer.complete(state == State.OPEN
+                ? new StreamActivity(publishers.snapshot(), subscriptions.snapshot(), reading.blocked())
+                : StreamActivity.NONE));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            answer.complete(StreamActivity.NONE);
+        }
+        return answer;
+    }
+
+    /**
+     * The single active consumer groups on {@code stream} in {@code vhost} ({@link StreamServer#groupMembers}): they
+     * span the server's connections, so any of them answers. Any thread.
+     */
+    public List<GroupMember> groupMembers(String vhost, String stream) {
+        return server.groupMembers(vhost, stream);
+    }
+
+    /** Publishers declared on the connection, for the metrics. Any thread. */
+    public int publisherCount() {
+        return publishers.count();
+    }
+
+    /** Subscriptions on the connection, for the metrics. Any thread. */
+    public int subscriptionCount() {
+        return subscriptions.count();
     }
 
     /** A stream connection has no channels; its publishers and subscriptions are listed by stream elsewhere. */

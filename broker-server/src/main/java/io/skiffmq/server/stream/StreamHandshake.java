@@ -220,7 +220,7 @@ final class StreamHandshake {
             return;
         }
         mechanism = credentials.mechanism();
-        admission.loggedIn(result.user());
+        admission.loggedIn(result.user(), mechanism);
         connection.respond(new ConnectionCommand.SaslAuthenticateResponse(corr, ResponseCode.OK, null));
         connection.respond(new Tune(settings.frameMax(), settings.heartbeatSeconds(), false));
         stage = Stage.TUNE;
@@ -293,6 +293,7 @@ final class StreamHandshake {
         properties.put("advertised_host", connection.advertisedHost());
         properties.put("advertised_port", Long.toString(connection.advertisedPort()));
         connection.respond(new ConnectionCommand.OpenResponse(open.correlationId(), ResponseCode.OK, properties));
+        admission.tuned(frameMax, 0, heartbeatSeconds);
         connection.opened(frameMax);
     }
 

@@ -15,6 +15,7 @@ import io.skiffmq.codec.stream.ResponseCode;
 import io.skiffmq.codec.stream.StoreOffsetFrame;
 import io.skiffmq.core.stream.StreamOffset;
 import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.core.stream.SuperStreams;
 import io.skiffmq.server.authz.Permission;
 import io.skiffmq.store.stream.StreamFilter;
 import io.skiffmq.store.stream.StreamLog;
@@ -36,7 +37,8 @@ import java.util.Map;
 final class Subscriptions {
     private final StreamConnectionHandler connection;
     private final Subscription[] byId = new Subscription[256];
-    private int count;
+    /** Written on the loop only; volatile for the metrics, which read it from their thread. */
+    private volatile int count;
     /** Consumer updates sent and not answered yet: correlation id → the subscription's member then. */
     private final Map<Long, Pending> updates = new HashMap<>();
 
@@ -50,6 +52,22 @@ final class Subscriptions {
 
     int count() {
         return count;
+    }
+
+    /** What listings show of each subscription ({@link StreamActivity}). */
+    List<StreamActivity.Consumer> snapshot() {
+        List<StreamActivity.Consumer> list = new ArrayList<>(count);
+        for (Subscription s : all()) {
+            boolean sac = "true".equals(s.properties().get("single-active-consumer"));
+            boolean active = !sac || s.active();
+            long offset = Math.max(0, s.lastOffset());
+            long committed = s.use().log().committedOffset();
+            // rabbit_stream_utils:offset_lag/4: nothing to lag behind in an empty stream, or before a first delivery
+            long lag = committed < 0 || s.messagesSent() == 0 ? 0 : committed - offset;
+            list.add(new StreamActivity.Consumer(s.id(), s.use().name(), s.messagesSent(), offset, lag, s.credit(),
+                active, !sac ? "up" : active ? "single_active" : "waiting", Map.copyOf(s.properties())));
+        }
+        return list;
     }
 
     List<Subscription> all() {

@@ -133,11 +133,30 @@ function byteRate(c, field) {
 /** Header values must be printable ASCII (fetch refuses others). */
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
+const STREAM_CONNECTION_COLUMNS = [
+  { title: 'Name' }, { title: 'Virtual host' }, { title: 'User' }, { title: 'State' },
+  { title: 'Subscriptions', numeric: true }, { title: 'Publishers', numeric: true },
+];
+
 export function connections(main, app) {
   const connectionTable = table('connections', CONNECTION_COLUMNS, [], 'Loading…');
-  main.append(el('h1', {}, 'Connections'), connectionTable);
+  const streamTable = table('stream-connections', STREAM_CONNECTION_COLUMNS, [], 'Loading…');
+  main.append(el('h1', {}, 'Connections'), connectionTable, el('h2', {}, 'Stream connections'), streamTable);
   const page = {
     async refresh() {
+      await Promise.all([page.refreshAll(), page.refreshStreams()]);
+    },
+    // RabbitMQ's stream management plugin's tab: the stream protocol's connections and their publishers
+    async refreshStreams() {
+      const [list, publishers] = await Promise.all([call('GET', '/api/stream/connections'),
+        call('GET', '/api/stream/publishers')]);
+      const rows = list.map((c) => row(STREAM_CONNECTION_COLUMNS, [
+        c.name, c.vhost, c.user, c.connection_state, count(c.subscriptions),
+        count(publishers.filter((p) => p.connection_details.name === c.name).length),
+      ], { dataset: { name: c.name } }));
+      streamTable.tBodies[0].replaceWith(body(STREAM_CONNECTION_COLUMNS, rows, 'No stream connections'));
+    },
+    async refreshAll() {
       const list = await call('GET', '/api/connections');
       const rows = list.map((c) => row(CONNECTION_COLUMNS, [
         c.name, c.vhost, c.user, c.protocol, c.state, byteRate(c, 'recv_oct'), byteRate(c, 'send_oct'),

@@ -82,6 +82,13 @@ export function queue(main, app, vhost, name) {
         ['Incoming', rate(q.message_stats, 'publish')],
         ['Deliver / get', rate(q.message_stats, 'deliver_get')],
         ['Ack', rate(q.message_stats, 'ack')],
+        // a stream's log, as RabbitMQ's stream queue page shows it
+        ...(q.type === 'stream' ? [
+          ['First offset', count(q.first_offset), 'stream-first-offset'],
+          ['Last offset', count(q.committed_offset), 'stream-last-offset'],
+          ['Committed chunk', count(q.committed_chunk_id)],
+          ['Segments', count(q.segments), 'stream-segments'],
+        ] : []),
       ]));
     },
   };

@@ -568,6 +568,11 @@ public final class StreamLog implements AutoCloseable {
         return tracking.sequence(reference);
     }
 
+    /** The epoch of the leader that writes it (osiris' {@code epoch}). */
+    public long epoch() {
+        return config.epoch();
+    }
+
     /** The offset of the first record still in the log (retention moves it forward). */
     public long firstOffset() {
         Segment[] all = segments;
