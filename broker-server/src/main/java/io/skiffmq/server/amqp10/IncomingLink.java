@@ -326,8 +326,11 @@ final class IncomingLink implements Link, Publisher.Confirms {
             // last: once the message exists it owns the bytes
             String refusal = target != null ? null : LinkPermits.publishRefusal(session.connection().access(),
                 address);
-            if (refusal == null) {
-                refusal = userIdRefusal(sections);
+            String userId = refusal == null ? userIdRefusal(sections) : null;
+            if (userId != null) {
+                // rabbit_amqp_session:check_user_id raises a link error, where permissions end the session
+                bytes.release();
+                throw AmqpException.linkError(handle, AmqpError.UNAUTHORIZED_ACCESS, "%s", userId);
             }
             if (refusal == null) {
                 refusal = LinkPermits.topicRefusal(session.connection().access(), session.vhost(),
