@@ -7,11 +7,11 @@ import java.util.Map;
  * A JSON value as Erlang's {@code ~tp} prints the term RabbitMQ decodes it to ({@code <<"x">>} for a string), for
  * refusals worded as RabbitMQ's. Stateless.
  */
-final class ErlangFormat {
+public final class ErlangFormat {
     private ErlangFormat() {
     }
 
-    static String of(Object value) {
+    public static String of(Object value) {
         if (value == null) {
             return "null";
         }

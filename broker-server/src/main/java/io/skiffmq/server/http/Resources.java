@@ -23,5 +23,6 @@ final class Resources {
         new SuperStreamResources(lookups, mapper).register(router);
         new AccessResources(lookups, mapper, rates).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
+        new PolicyResources(lookups, mapper).register(router);
     }
 }
