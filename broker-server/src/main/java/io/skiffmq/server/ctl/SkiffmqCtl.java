@@ -32,7 +32,10 @@ import picocli.CommandLine.ScopeType;
         PermissionCommands.SetTopicPermissions.class, PermissionCommands.ClearTopicPermissions.class,
         PermissionCommands.ListTopicPermissions.class, PermissionCommands.ListUserTopicPermissions.class,
         DefinitionsCommands.Export.class, DefinitionsCommands.Import.class, NodeCommands.Status.class,
-        NodeCommands.AwaitStartup.class, SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class},
+        NodeCommands.AwaitStartup.class, SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class,
+        PolicyCommands.SetUserPolicy.class, PolicyCommands.ClearUserPolicy.class, PolicyCommands.ListUserPolicies.class,
+        PolicyCommands.SetOperatorPolicy.class, PolicyCommands.ClearOperatorPolicy.class,
+        PolicyCommands.ListOperatorPolicies.class},
     footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 67 no such user, 69 node unavailable or stopping, 70"
         + " refused by the node (HTTP error), 75 timed out, 78 unreadable settings."})
 public final class SkiffmqCtl implements Callable<Integer> {
