@@ -31,8 +31,9 @@ public record Policy(String name, String pattern, ApplyTo applyTo, Number priori
     public static Policy checked(String name, String pattern, ApplyTo applyTo, Number priority,
             Map<String, Object> definition, boolean operator) {
         regex(pattern);
-        PolicyKeys.check(definition, operator);
-        return new Policy(name, pattern, applyTo, priority, definition);
+        Policy policy = new Policy(name, pattern, applyTo, priority, definition);
+        PolicyKeys.check(policy.definition, operator); // its integers as longs
+        return policy;
     }
 
     /** The pattern compiled; RabbitMQ's wording when it is none. */
