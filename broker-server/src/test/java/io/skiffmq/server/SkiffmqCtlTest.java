@@ -458,7 +458,8 @@ class SkiffmqCtlTest {
         assertThat(ctl("set_operator_policy", "-p", "ctl-policies", "dlx", ".*",
             "{\"dead-letter-exchange\":\"x\"}").code()).as("not an operator policy's key").isEqualTo(69);
         assertThat(ctl("list_operator_policies", "-q", "-p", "ctl-policies").lines()).containsExactly(
-            "vhost\tname\tpattern\tapply-to\tdefinition\tpriority", "ctl-policies\tcap\t.*\tall\t{\"max-length\":2}\t0");
+            "vhost\tname\tpattern\tapply-to\tdefinition\tpriority",
+            "ctl-policies\tcap\t.*\tall\t{\"max-length\":2}\t0");
         assertThat(http.put("/api/queues/ctl-policies/q1", Map.of()).status()).isEqualTo(201);
         assertThat(http.get("/api/queues/ctl-policies/q1").map()).containsEntry("policy", "limits")
             .containsEntry("operator_policy", "cap")

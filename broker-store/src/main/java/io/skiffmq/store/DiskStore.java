@@ -99,8 +99,8 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     /**
-     * Declares the stored policies, exchanges, queues and bindings in {@code vhost}, puts the journal's live messages back
-     * in their queues, and starts the journal. Call once, on a virtual host made with this store, before anyone
+     * Declares the stored policies, exchanges, queues and bindings in {@code vhost}, puts the journal's live messages
+     * back in their queues, and starts the journal. Call once, on a virtual host made with this store, before anyone
      * can reach it.
      */
     public void recover(VirtualHost vhost) {

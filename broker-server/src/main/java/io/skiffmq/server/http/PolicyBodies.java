@@ -29,7 +29,8 @@ final class PolicyBodies {
         }
         Object priority = body.getOrDefault("priority", 0L);
         if (!(priority instanceof Number n)) {
-            throw new IllegalArgumentException("priority should be a number, actually was " + ErlangFormat.of(priority));
+            throw new IllegalArgumentException("priority should be a number, actually was "
+                + ErlangFormat.of(priority));
         }
         Object pattern = body.get("pattern");
         if (!(pattern instanceof String p)) {
