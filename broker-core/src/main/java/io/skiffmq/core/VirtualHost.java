@@ -48,6 +48,10 @@ import java.util.function.Supplier;
  * it goes when {@link #ownerClosed} says its connection went. An auto-delete queue goes when its last consumer
  * leaves. Deleting a queue or exchange, however it happens, runs what was {@link #whenDeleted watching} it.
  *
+ * <p>Its policies and operator policies ({@link #setPolicy}) are durable definitions too; a change to them is
+ * evaluated against every queue and exchange once, under the write lock, and each takes what applies to it from
+ * then on, without a redeclaration (docs/policies.md).
+ *
  * <p>Thread-safe. Queues and exchanges are in concurrent maps. The bindings are an immutable {@link BindingTable}
  * behind one volatile reference: changes (serialised on {@link #writeLock}) build a new snapshot and swap it in,
  * and routing reads whichever snapshot is current without locking.
