@@ -1,17 +1,21 @@
 package io.skiffmq.core;
 
 import io.skiffmq.core.message.HeaderValues;
+import io.skiffmq.core.policy.EffectivePolicy;
 import java.util.Map;
 
 /**
- * An exchange. Two declarations are equivalent when type, durability, auto-delete, internal and arguments agree.
+ * An exchange. Two declarations are {@link #equivalent} when type, durability, auto-delete, internal and arguments
+ * agree.
  *
  * @param autoDelete deleted when its last binding (as a source) is removed
  * @param internal clients cannot publish to it; only other exchanges route to it
  * @param arguments e.g. {@code alternate-exchange}: where messages that route nowhere go
+ * @param policy the policy in force, which its virtual host sets ({@link #withPolicy}) when policies change: its
+ *        {@code alternate-exchange} applies where the arguments name none
  */
 public record Exchange(String name, Type type, boolean durable, boolean autoDelete, boolean internal,
-        Map<String, Object> arguments) {
+        Map<String, Object> arguments, EffectivePolicy policy) {
 
     public enum Type {
         DIRECT("direct", "AMQP direct exchange, as per the AMQP specification"),
@@ -58,8 +62,25 @@ public record Exchange(String name, Type type, boolean durable, boolean autoDele
         arguments = HeaderValues.copyOf(arguments); // keeps void (null) values
     }
 
+    /** An exchange as declared, without a policy. */
+    public Exchange(String name, Type type, boolean durable, boolean autoDelete, boolean internal,
+            Map<String, Object> arguments) {
+        this(name, type, durable, autoDelete, internal, arguments, EffectivePolicy.NONE);
+    }
+
     public Exchange(String name, Type type) {
         this(name, type, true, false, false, Map.of());
+    }
+
+    /** This exchange under {@code inForce}. */
+    public Exchange withPolicy(EffectivePolicy inForce) {
+        return inForce.equals(policy) ? this
+            : new Exchange(name, type, durable, autoDelete, internal, arguments, inForce);
+    }
+
+    /** Declared alike: everything but the policy agrees. */
+    public boolean equivalent(Exchange other) {
+        return withPolicy(EffectivePolicy.NONE).equals(other.withPolicy(EffectivePolicy.NONE));
     }
 
     /** The default exchange: routes a message to the queue named by its routing key. */
@@ -67,9 +88,18 @@ public record Exchange(String name, Type type, boolean durable, boolean autoDele
         return name.isEmpty();
     }
 
-    /** The alternate exchange's name, or null. */
+    /** The alternate exchange its arguments name, or null. */
     public String alternateExchange() {
         Object ae = arguments.get("alternate-exchange");
         return ae == null ? null : ae.toString();
+    }
+
+    /**
+     * Where messages that route nowhere go: the argument's alternate exchange, else the policy's (the argument
+     * wins, as in RabbitMQ's {@code rabbit_exchange:process_alternate/2}); null for nowhere.
+     */
+    public String alternateInForce() {
+        String ae = alternateExchange();
+        return ae != null ? ae : policy.string("alternate-exchange");
     }
 }

@@ -5,9 +5,14 @@ import io.skiffmq.core.definitions.DefinitionChange.BindingAdded;
 import io.skiffmq.core.definitions.DefinitionChange.BindingRemoved;
 import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.message.Headers;
+import io.skiffmq.core.policy.EffectivePolicy;
+import io.skiffmq.core.policy.Policies;
+import io.skiffmq.core.policy.Policy;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.queue.QueueContext;
@@ -43,6 +48,10 @@ import java.util.function.Supplier;
  * it goes when {@link #ownerClosed} says its connection went. An auto-delete queue goes when its last consumer
  * leaves. Deleting a queue or exchange, however it happens, runs what was {@link #whenDeleted watching} it.
  *
+ * <p>Its policies and operator policies ({@link #setPolicy}) are durable definitions too; a change to them is
+ * evaluated against every queue and exchange once, under the write lock, and each takes what applies to it from
+ * then on, without a redeclaration (docs/policies.md).
+ *
  * <p>Thread-safe. Queues and exchanges are in concurrent maps. The bindings are an immutable {@link BindingTable}
  * behind one volatile reference: changes (serialised on {@link #writeLock}) build a new snapshot and swap it in,
  * and routing reads whichever snapshot is current without locking.
@@ -61,6 +70,8 @@ public final class VirtualHost {
     private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
     private final DeletionWatchers deletions = new DeletionWatchers();
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
+    /** Its policies and operator policies; replaced under {@link #writeLock}. */
+    private volatile Policies policies = Policies.NONE;
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
     private final QueueContext queueContext;
 
@@ -181,6 +192,10 @@ public final class VirtualHost {
                     + "': queue limit in vhost '" + name + "' (" + maxQueues + ") is reached");
             }
             queue = store.createQueue(declaration, executors.get(), queueContext);
+            EffectivePolicy policy = policies.forQueue(queueName, queue.type());
+            if (policy != EffectivePolicy.NONE) {
+                queue.applyPolicy(policy); // before anyone can reach it
+            }
             if (!declaration.persistent()) {
                 register(queue, owner);
                 return CompletableFuture.completedFuture(queue);
@@ -328,7 +343,7 @@ public final class VirtualHost {
         synchronized (writeLock) {
             Exchange existing = exchanges.get(exchange.name());
             if (existing != null) {
-                if (!existing.equals(exchange)) {
+                if (!existing.equivalent(exchange)) {
                     throw new BrokerException(Kind.PRECONDITION_FAILED, "exchange '" + exchange.name()
                         + "' exists with different properties: " + existing);
                 }
@@ -337,6 +352,7 @@ public final class VirtualHost {
             if (exchange.name().startsWith("amq.")) {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
+            exchange = exchange.withPolicy(policies.forExchange(exchange.name()));
             exchanges.put(exchange.name(), exchange);
             saved = exchange.durable() ? store.changed(List.of(new ExchangeDeclared(exchange))) : null;
         }
@@ -374,6 +390,82 @@ public final class VirtualHost {
         deletions.deleted(Destination.exchange(exchangeName));
         deletions.announce();
         return true;
+    }
+
+    // ---- policies -----------------------------------------------------------------------------------------
+
+    /** Its policies and operator policies. */
+    public Policies policies() {
+        return policies;
+    }
+
+    /**
+     * Sets a policy (an operator policy when {@code operator}), checked already ({@link Policy#checked}), replacing
+     * the one of its name, and applies what changes to the queues and exchanges it concerns, without redeclaring
+     * them. Returns once it is saved.
+     *
+     * @return true when it replaced one
+     */
+    public boolean setPolicy(Policy policy, boolean operator) {
+        CompletableFuture<Void> saved;
+        boolean existed;
+        synchronized (writeLock) {
+            existed = policies.get(policy.name(), operator) != null;
+            policies = policies.with(policy, operator);
+            saved = store.changed(List.of(new PolicySet(policy, operator)));
+            reapplyPolicies();
+        }
+        Futures.await(saved);
+        return existed;
+    }
+
+    /**
+     * Clears a policy (an operator policy when {@code operator}); what it set goes from the queues and exchanges
+     * it applied to (the next policy that matches applies instead). Returns once it is saved.
+     *
+     * @return false when there was none of that name
+     */
+    public boolean clearPolicy(String policyName, boolean operator) {
+        CompletableFuture<Void> saved;
+        synchronized (writeLock) {
+            if (policies.get(policyName, operator) == null) {
+                return false;
+            }
+            policies = policies.without(policyName, operator);
+            saved = store.changed(List.of(new PolicyCleared(policyName, operator)));
+            reapplyPolicies();
+        }
+        Futures.await(saved);
+        return true;
+    }
+
+    /**
+     * Tells every queue and exchange whose policy changed: RabbitMQ's {@code rabbit_policy:update_matched_objects}.
+     * A queue takes it into effect on its own thread; an exchange is replaced by one under its new policy. The
+     * default exchange takes none: it routes by queue name alone. Holds the write lock.
+     */
+    private void reapplyPolicies() {
+        for (Queue queue : queues.values()) {
+            applyPolicy(queue);
+        }
+        for (PendingDeclare pending : pendingDeclares.values()) {
+            applyPolicy(pending.queue);
+        }
+        for (Exchange exchange : exchanges.values()) {
+            if (!exchange.isDefault()) {
+                Exchange next = exchange.withPolicy(policies.forExchange(exchange.name()));
+                if (next != exchange) {
+                    exchanges.put(next.name(), next);
+                }
+            }
+        }
+    }
+
+    private void applyPolicy(Queue queue) {
+        EffectivePolicy next = policies.forQueue(queue.name(), queue.type());
+        if (!next.equals(queue.policy())) {
+            queue.applyPolicy(next);
+        }
     }
 
     // ---- bindings -----------------------------------------------------------------------------------------

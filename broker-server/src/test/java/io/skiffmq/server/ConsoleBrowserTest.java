@@ -173,6 +173,17 @@ class ConsoleBrowserTest {
         assertThat(text("#queue-name")).isEqualTo(name);
         awaitTrue("the queue's details", "document.getElementById('queue-total') !== null");
         assertThat(text("#queue-total")).isEqualTo("0");
+        assertThat(text("#queue-policy")).isEmpty();
+        assertThat(api.put("/api/policies/%2F/console-limit", Map.of("pattern", "^" + name + "$", "definition",
+            Map.of("max-length", 10))).status()).isEqualTo(201);
+        assertThat(api.put("/api/operator-policies/%2F/console-cap", Map.of("pattern", "^" + name + "$",
+            "definition", Map.of("max-length", 5))).status()).isEqualTo(201);
+        awaitTrue("the queue's policy", "(document.getElementById('queue-policy') || {}).textContent"
+            + " === 'console-limit'");
+        assertThat(text("#queue-operator-policy")).isEqualTo("console-cap");
+        assertThat(text("#queue-effective-policy")).isEqualTo("{\"max-length\":5}");
+        assertThat(api.delete("/api/policies/%2F/console-limit").status()).isEqualTo(204);
+        assertThat(api.delete("/api/operator-policies/%2F/console-cap").status()).isEqualTo(204);
 
         chromium.type("#publish-payload", "hello from the console");
         chromium.click("#publish");

@@ -427,6 +427,59 @@ class SkiffmqCtlTest {
     }
 
     @Test
+    void policiesAndOperatorPolicies() throws Exception {
+        assertThat(ctl("add_vhost", "ctl-policies").code()).isZero();
+        Result set = ctl("set_policy", "-p", "ctl-policies", "--priority", "3", "--apply-to", "queues", "limits",
+            "^q", "{\"max-length\":6}");
+        assertThat(set.code()).as(set.err()).isZero();
+        assertThat(set.lines()).containsExactly("Setting policy \"limits\" for pattern \"^q\" to"
+            + " \"{\"max-length\":6}\" with priority \"3\" for vhost \"ctl-policies\" ...");
+        assertThat(ctl("set_policy", "-p", "ctl-policies", "ttl", ".*", "{\"message-ttl\":100}").code()).isZero();
+        assertThat(ctl("list_policies", "-p", "ctl-policies").lines()).containsExactly(
+            "Listing policies for vhost \"ctl-policies\" ...", "vhost\tname\tpattern\tapply-to\tdefinition\tpriority",
+            "ctl-policies\tttl\t.*\tall\t{\"message-ttl\":100}\t0",
+            "ctl-policies\tlimits\t^q\tqueues\t{\"max-length\":6}\t3");
+        Result json = ctl("list_policies", "-p", "ctl-policies", "--formatter", "json");
+        assertThat(JSON.readValue(json.out(), List.class)).contains(Map.of("vhost", "ctl-policies", "name", "ttl",
+            "pattern", ".*", "apply-to", "all", "definition", "{\"message-ttl\":100}", "priority", 0));
+
+        Result bad = ctl("set_policy", "-p", "ctl-policies", "bad", "^q", "{\"foo\":1}");
+        assertThat(bad.code()).isEqualTo(69);
+        assertThat(bad.err()).contains("Validation failed", "[{<<\"foo\">>,1}] are not recognised policy settings");
+        assertThat(ctl("set_policy", "-p", "ctl-policies", "--priority", "x", "p", "^q", "{\"max-length\":1}")
+            .code()).isEqualTo(64);
+        Result noVhost = ctl("set_policy", "-p", "nowhere", "p", "^q", "{\"max-length\":1}");
+        assertThat(noVhost.code()).isEqualTo(65);
+        assertThat(noVhost.err()).contains("Virtual host 'nowhere' does not exist");
+
+        Result op = ctl("set_operator_policy", "-p", "ctl-policies", "cap", ".*", "{\"max-length\":2}");
+        assertThat(op.lines()).containsExactly("Setting operator policy override \"cap\" for pattern \".*\" to"
+            + " \"{\"max-length\":2}\" with priority \"0\" for vhost \"ctl-policies\" ...");
+        assertThat(ctl("set_operator_policy", "-p", "ctl-policies", "dlx", ".*",
+            "{\"dead-letter-exchange\":\"x\"}").code()).as("not an operator policy's key").isEqualTo(69);
+        assertThat(ctl("list_operator_policies", "-q", "-p", "ctl-policies").lines()).containsExactly(
+            "vhost\tname\tpattern\tapply-to\tdefinition\tpriority",
+            "ctl-policies\tcap\t.*\tall\t{\"max-length\":2}\t0");
+        assertThat(http.put("/api/queues/ctl-policies/q1", Map.of()).status()).isEqualTo(201);
+        assertThat(http.get("/api/queues/ctl-policies/q1").map()).containsEntry("policy", "limits")
+            .containsEntry("operator_policy", "cap")
+            .containsEntry("effective_policy_definition", Map.of("max-length", 2));
+
+        assertThat(ctl("clear_operator_policy", "-p", "ctl-policies", "cap").lines())
+            .containsExactly("Clearing operator policy \"cap\" on vhost \"ctl-policies\" ...");
+        assertThat(ctl("clear_policy", "-p", "ctl-policies", "limits").lines())
+            .containsExactly("Clearing policy \"limits\" on vhost \"ctl-policies\" ...");
+        Result missing = ctl("clear_policy", "-p", "ctl-policies", "limits");
+        assertThat(missing.code()).isEqualTo(69);
+        assertThat(missing.err()).contains("Parameter does not exist");
+        assertThat(ctl("list_policies", "-s", "-p", "ctl-policies").lines())
+            .containsExactly("ctl-policies\tttl\t.*\tall\t{\"message-ttl\":100}\t0");
+        assertThat(http.get("/api/queues/ctl-policies/q1").map()).containsEntry("policy", "ttl")
+            .containsEntry("operator_policy", null)
+            .containsEntry("effective_policy_definition", Map.of("message-ttl", 100));
+    }
+
+    @Test
     void definitionsExportedFromOneBrokerImportIntoAnother() throws Exception {
         assertThat(ctl("add_vhost", "exported").code()).isZero();
         assertThat(ctl("set_permissions", "-p", "exported", "guest", ".*", ".*", ".*").code()).isZero();

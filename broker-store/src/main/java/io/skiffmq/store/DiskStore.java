@@ -3,6 +3,7 @@ package io.skiffmq.store;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.VirtualHostStore;
+import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
@@ -98,8 +99,8 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     }
 
     /**
-     * Declares the stored exchanges, queues and bindings in {@code vhost}, puts the journal's live messages back
-     * in their queues, and starts the journal. Call once, on a virtual host made with this store, before anyone
+     * Declares the stored policies, exchanges, queues and bindings in {@code vhost}, puts the journal's live messages
+     * back in their queues, and starts the journal. Call once, on a virtual host made with this store, before anyone
      * can reach it.
      */
     public void recover(VirtualHost vhost) {
@@ -107,6 +108,9 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         recovering = true;
         try {
             nextQueueId = replica.nextQueueId();
+            for (PolicySet policy : replica.policies()) {
+                vhost.setPolicy(policy.policy(), policy.operator()); // first: queues and exchanges start under them
+            }
             for (Exchange exchange : replica.exchanges()) {
                 vhost.declareExchange(exchange);
             }

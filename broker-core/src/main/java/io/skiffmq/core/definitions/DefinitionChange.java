@@ -6,6 +6,7 @@ import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import io.skiffmq.core.message.HeaderValues;
+import io.skiffmq.core.policy.Policy;
 import io.skiffmq.core.routing.Binding;
 import java.util.Map;
 
@@ -71,6 +72,17 @@ public sealed interface DefinitionChange {
      * be gone.
      */
     record NextQueueId(long next) implements VhostChange {
+    }
+
+    /**
+     * A policy of the virtual host set, replacing the one of its name: a user policy, or an operator policy when
+     * {@code operator}.
+     */
+    record PolicySet(Policy policy, boolean operator) implements VhostChange {
+    }
+
+    /** A policy (an operator policy when {@code operator}) of the virtual host cleared. */
+    record PolicyCleared(String name, boolean operator) implements VhostChange {
     }
 
     /** A change of virtual host {@code vhost}, for a log that carries every virtual host's changes. */

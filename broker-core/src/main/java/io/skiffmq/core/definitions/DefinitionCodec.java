@@ -23,12 +23,17 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.message.HeaderValues;
+import io.skiffmq.core.policy.ApplyTo;
+import io.skiffmq.core.policy.Policy;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.qpid.proton.codec.Data;
@@ -58,6 +63,10 @@ import org.apache.qpid.proton.codec.Data;
  * 23 permission cleared [user, vhost]
  * 24 topic permission set     [user, vhost, exchange, write, read]
  * 25 topic permission cleared [user, vhost, exchange or null for all]
+ * 26 policy set               [name, pattern, apply-to, priority, definition]
+ * 27 policy cleared           [name]
+ * 28 operator policy set      [name, pattern, apply-to, priority, definition]
+ * 29 operator policy cleared  [name]
  * </pre>
  *
  * Stateless; safe from any thread.
@@ -130,6 +139,12 @@ public final class DefinitionCodec {
             return List.of(24, p.user(), p.vhost(), p.exchange(), p.write(), p.read());
         } else if (change instanceof TopicPermissionCleared p) {
             return Arrays.asList(25, p.user(), p.vhost(), p.exchange()); // exchange may be null
+        } else if (change instanceof PolicySet s) {
+            Policy p = s.policy();
+            return List.of(s.operator() ? 28 : 26, p.name(), p.pattern(), p.applyTo().value(), p.priority(),
+                new LinkedHashMap<>(p.definition()));
+        } else if (change instanceof PolicyCleared c) {
+            return List.of(c.operator() ? 29 : 27, c.name());
         }
         throw new IllegalArgumentException("unknown change " + change);
     }
@@ -175,6 +190,9 @@ public final class DefinitionCodec {
             case 24 -> new TopicPermissionSet(new TopicPermissionDefinition(string(f, 1), string(f, 2), string(f, 3),
                 string(f, 4), string(f, 5)));
             case 25 -> new TopicPermissionCleared(string(f, 1), string(f, 2), string(f, 3));
+            case 26, 28 -> new PolicySet(new Policy(string(f, 1), string(f, 2), ApplyTo.of(string(f, 3)),
+                (Number) f.get(4), map(f, 5)), kind == 28);
+            case 27, 29 -> new PolicyCleared(string(f, 1), kind == 29);
             default -> throw new IllegalArgumentException("unknown definition change kind " + kind);
         };
     }

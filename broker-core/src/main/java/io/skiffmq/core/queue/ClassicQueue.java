@@ -2,6 +2,7 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.metrics.QueueCounters;
+import io.skiffmq.core.policy.EffectivePolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,12 @@ public final class ClassicQueue implements Queue {
     private final String name;
     private final QueueExecutor executor;
     private final QueueDeclaration declaration;
-    private final QueueArguments arguments;
+    /** The declaration's arguments as read. */
+    private final QueueArguments declared;
+    /** What the queue acts on: {@link #declared} with its policy's keys ({@link #applyPolicy}). */
+    private QueueArguments arguments;
+    /** The policy in force; written under the virtual host's write lock, read anywhere. */
+    private volatile EffectivePolicy policy = EffectivePolicy.NONE;
     private final QueueContext context;
     /** Null for a transient queue, or when the broker runs without a store. */
     private final QueueLog log;
@@ -100,7 +106,8 @@ public final class ClassicQueue implements Queue {
         this.name = declaration.name();
         this.executor = executor;
         this.declaration = declaration;
-        this.arguments = QueueArguments.orNone(context.vhost(), declaration);
+        this.declared = QueueArguments.orNone(context.vhost(), declaration);
+        this.arguments = declared;
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
@@ -121,7 +128,7 @@ public final class ClassicQueue implements Queue {
         this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits);
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
             gauges);
-        this.unused = new UnusedQueue(declaration, arguments, context.clock(), executor, status, consumers.pushed);
+        this.unused = new UnusedQueue(declaration, declared, context.clock(), executor, status, consumers.pushed);
     }
 
     @Override
@@ -129,9 +136,45 @@ public final class ClassicQueue implements Queue {
         return declaration;
     }
 
-    /** The declaration's arguments as the queue reads them. */
+    /** The arguments in effect: the declaration's, with its policy's. Read on the queue's thread. */
     public QueueArguments queueArguments() {
         return arguments;
+    }
+
+    @Override
+    public EffectivePolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Takes a policy's keys into effect, by RabbitMQ's precedence ({@link QueueArguments#withPolicy}), as RabbitMQ's
+     * classic queue does when its policy changes: a lower length limit drops the oldest of a drop-head queue, a
+     * message TTL applies to messages that arrive from now (those waiting keep their expiry), and a changed expiry
+     * counts from now.
+     */
+    @Override
+    public void applyPolicy(EffectivePolicy next) {
+        policy = next;
+        executor.run(() -> {
+            if (status.gone()) {
+                return;
+            }
+            QueueArguments inEffect = declared.withPolicy(declaration.arguments(), next);
+            if (inEffect.equals(arguments)) {
+                return;
+            }
+            arguments = inEffect;
+            departures.use(inEffect);
+            limits.use(inEffect);
+            expiry.use(inEffect);
+            settlements.use(inEffect);
+            unused.expires(inEffect.expires());
+            if (inEffect.overflow() == QueueArguments.Overflow.DROP_HEAD) {
+                limits.dropHeads();
+                gauges.ready = waiting.size();
+            }
+            expiry.expireHeads();
+        });
     }
 
     @Override

@@ -11,7 +11,8 @@ import io.skiffmq.core.message.Message;
 final class Departures {
     private static final System.Logger LOG = System.getLogger(ClassicQueue.class.getName());
     private final String name;
-    private final QueueArguments arguments;
+    /** The queue's arguments in effect: its declaration's, with its policy's ({@link #use}). */
+    private QueueArguments arguments;
     /** Null for a queue that keeps nothing on disk. */
     private final QueueLog log;
     private final DeadLetters deadLetters;
@@ -78,5 +79,10 @@ final class Departures {
             LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': a message dead-lettered ({1}) is lost", name,
                 reason.value(), e);
         }
+    }
+
+    /** A policy changed what is in effect. */
+    void use(QueueArguments inEffect) {
+        this.arguments = inEffect;
     }
 }

@@ -187,6 +187,18 @@ public interface Queue {
      */
     void whenUnused(Runnable action);
 
+    /** The policy and operator policy in force, and their merged definition. */
+    default io.skiffmq.core.policy.EffectivePolicy policy() {
+        return io.skiffmq.core.policy.EffectivePolicy.NONE;
+    }
+
+    /**
+     * Its virtual host's policies changed what applies to this queue: the queue takes it into effect on its thread,
+     * without a redeclaration. Called under the virtual host's write lock, in the order of the changes.
+     */
+    default void applyPolicy(io.skiffmq.core.policy.EffectivePolicy policy) {
+    }
+
     /** The queue was used (redeclared): {@code x-expires} counts from now. */
     default void touch() {
     }

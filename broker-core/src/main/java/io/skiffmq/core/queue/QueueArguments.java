@@ -5,6 +5,7 @@ import io.skiffmq.core.filter.SubscriptionFilter;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.message.HeaderValues;
+import io.skiffmq.core.policy.EffectivePolicy;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,16 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
 
         public String value() {
             return value;
+        }
+
+        /** The overflow named so, or null. */
+        public static Overflow of(String value) {
+            for (Overflow o : values()) {
+                if (o.value.equals(value)) {
+                    return o;
+                }
+            }
+            return null;
         }
     }
 
@@ -130,13 +141,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         int maxPriority = (int) Math.max(0, check.integer("x-max-priority", 0, MAX_SUPPORTED_PRIORITY));
         Overflow overflow = Overflow.DROP_HEAD;
         if (arguments.containsKey("x-overflow")) {
-            String value = check.string("x-overflow");
-            overflow = null;
-            for (Overflow o : Overflow.values()) {
-                if (o.value.equals(value)) {
-                    overflow = o;
-                }
-            }
+            overflow = Overflow.of(check.string("x-overflow"));
             if (overflow == null) {
                 throw check.invalid("x-overflow", "invalid_overflow");
             }
@@ -181,6 +186,37 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
     /** A reason RabbitMQ formats as a string, which its {@code ~p} prints in double quotes. */
     static String quoted(String reason) {
         return '"' + reason + '"';
+    }
+
+    /**
+     * These (a classic queue's declared arguments) with what a policy sets, by RabbitMQ's precedence for classic
+     * queues ({@code rabbit_amqqueue_process:process_args_policy/1}): the smaller value wins for
+     * {@code message-ttl}, {@code expires}, {@code max-length} and {@code max-length-bytes}; the argument wins for
+     * the dead-letter keys and {@code overflow}. {@code delivery-limit}, which RabbitMQ's classic queues lack, takes
+     * the smaller too, as its quorum queues do. Called when a policy changes, never per message.
+     *
+     * @param declared the declaration's arguments: whether one sets a key, for the keys where it wins
+     */
+    public QueueArguments withPolicy(Map<String, Object> declared, EffectivePolicy policy) {
+        if (policy.definition().isEmpty()) {
+            return this;
+        }
+        Overflow o = declared.containsKey("x-overflow") || !policy.has("overflow") ? overflow
+            : Overflow.of(policy.string("overflow"));
+        String dlx = declared.containsKey("x-dead-letter-exchange") || !policy.has("dead-letter-exchange")
+            ? deadLetterExchange : policy.string("dead-letter-exchange");
+        String dlrk = declared.containsKey("x-dead-letter-routing-key") || !policy.has("dead-letter-routing-key")
+            ? deadLetterRoutingKey : policy.string("dead-letter-routing-key");
+        return new QueueArguments(smaller(maxLength, policy.number("max-length")),
+            smaller(maxLengthBytes, policy.number("max-length-bytes")), o,
+            smaller(messageTtl, policy.number("message-ttl")), smaller(expires, policy.number("expires")), dlx, dlrk,
+            smaller(deliveryLimit, policy.number("delivery-limit")), maxPriority, singleActiveConsumer,
+            confirmAfterConsume, subscriptionFilter);
+    }
+
+    /** The smaller of two limits, -1 (or any negative) meaning none. */
+    private static long smaller(long a, long b) {
+        return a < 0 ? Math.max(b, -1) : b < 0 ? a : Math.min(a, b);
     }
 
     /** True when a message may die here with somewhere to go. */

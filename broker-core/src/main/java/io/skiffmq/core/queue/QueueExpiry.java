@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}: the timer fires on the queue's executor.
  */
 final class QueueExpiry {
-    private final QueueArguments arguments;
+    /** The queue's arguments in effect: its declaration's, with its policy's ({@link #use}). */
+    private QueueArguments arguments;
     private final WaitingMessages waiting;
     private final BrokerClock clock;
     private final QueueExecutor executor;
@@ -103,5 +104,10 @@ final class QueueExpiry {
         if (!status.gone()) {
             fired.run(); // expires the heads that are due and arms the timer again
         }
+    }
+
+    /** A policy changed what is in effect. */
+    void use(QueueArguments inEffect) {
+        this.arguments = inEffect;
     }
 }

@@ -11,7 +11,8 @@ import io.skiffmq.core.message.Message;
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
  */
 final class QueueLimits {
-    private final QueueArguments arguments;
+    /** The queue's arguments in effect: its declaration's, with its policy's ({@link #use}). */
+    private QueueArguments arguments;
     private final WaitingMessages waiting;
     private final Departures departures;
 
@@ -88,5 +89,10 @@ final class QueueLimits {
     /** The priority lane of a message: its priority capped at {@code x-max-priority}, as RabbitMQ caps it. */
     int lane(int priority) {
         return Math.min(priority, arguments.maxPriority());
+    }
+
+    /** A policy changed what is in effect. */
+    void use(QueueArguments inEffect) {
+        this.arguments = inEffect;
     }
 }

@@ -12,7 +12,8 @@ import io.skiffmq.core.metrics.QueueCounters;
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
  */
 final class Settlements {
-    private final QueueArguments arguments;
+    /** The queue's arguments in effect: its declaration's, with its policy's ({@link #use}). */
+    private QueueArguments arguments;
     private final WaitingMessages waiting;
     /** Null for a queue that keeps nothing on disk. */
     private final QueueLog log;
@@ -61,5 +62,10 @@ final class Settlements {
         }
         waiting.putBack(entry);
         limits.requeued();
+    }
+
+    /** A policy changed what is in effect. */
+    void use(QueueArguments inEffect) {
+        this.arguments = inEffect;
     }
 }

@@ -2,6 +2,7 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.BrokerException.Kind;
+import io.skiffmq.core.policy.EffectivePolicy;
 import java.util.List;
 import java.util.Map;
 
@@ -90,6 +91,22 @@ public record StreamArguments(long maxLengthBytes, long maxAgeMillis, long maxSe
         }
         return new StreamArguments(Math.max(0, maxLengthBytes), maxAge, Math.max(0, segment),
             (int) Math.max(0, Math.min(filter, MAX_FILTER_SIZE_BYTES)), Math.max(1, clusterSize), locator);
+    }
+
+    /**
+     * These (a stream's declared arguments) with what a policy sets: for a stream the policy wins
+     * ({@code rabbit_stream_queue}'s {@code policy_precedence/2}) for {@code max-length-bytes}, {@code max-age} and
+     * {@code stream-max-segment-size-bytes}.
+     */
+    public StreamArguments withPolicy(EffectivePolicy policy) {
+        if (policy.definition().isEmpty()) {
+            return this;
+        }
+        long bytes = policy.has("max-length-bytes") ? policy.number("max-length-bytes") : maxLengthBytes;
+        long age = policy.has("max-age") ? maxAge(policy.string("max-age")) : maxAgeMillis;
+        long segment = policy.has("stream-max-segment-size-bytes") ? policy.number("stream-max-segment-size-bytes")
+            : maxSegmentSizeBytes;
+        return new StreamArguments(bytes, age, segment, filterSizeBytes, initialClusterSize, leaderLocator);
     }
 
     /**

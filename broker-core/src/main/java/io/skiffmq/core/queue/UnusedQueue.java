@@ -13,8 +13,8 @@ final class UnusedQueue {
     private static final System.Logger LOG = System.getLogger(ClassicQueue.class.getName());
     private final String name;
     private final boolean autoDelete;
-    /** {@code x-expires} in milliseconds; negative when none. */
-    private final long expires;
+    /** {@code x-expires} (or a policy's {@code expires}) in milliseconds; negative when none. */
+    private long expires;
     private final BrokerClock clock;
     private final QueueExecutor executor;
     private final QueueStatus status;
@@ -71,6 +71,21 @@ final class UnusedQueue {
         lastUsed = clock.millis();
         if (expires >= 0 && consumers.isEmpty()) {
             armTimer();
+        }
+    }
+
+    /**
+     * A policy changed the expiry: it counts from now, as RabbitMQ restarts its expiry timer
+     * ({@code rabbit_amqqueue_process:init_exp/2}).
+     */
+    void expires(long inEffect) {
+        if (inEffect == expires) {
+            return;
+        }
+        expires = inEffect;
+        disarm();
+        if (expires >= 0) {
+            used();
         }
     }
 

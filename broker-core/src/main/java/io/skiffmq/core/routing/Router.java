@@ -113,9 +113,9 @@ public final class Router {
                 default -> throw new IllegalStateException(exchange.type().toString());
             }
         }
-        String alternate = exchange.alternateExchange();
-        if (queues.size() == before && alternate != null) {
-            Exchange ae = exchanges.apply(alternate);
+        if (queues.size() == before) {
+            String alternate = exchange.alternateInForce();
+            Exchange ae = alternate == null ? null : exchanges.apply(alternate);
             if (ae != null) {
                 routeFrom(table, exchanges, ae, key, headers);
             }

@@ -6,6 +6,7 @@ import io.skiffmq.core.BrokerException.Kind;
 import io.skiffmq.core.filter.Selector;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.metrics.QueueCounters;
+import io.skiffmq.core.policy.EffectivePolicy;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Outcome;
@@ -20,6 +21,7 @@ import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.queue.StreamArguments;
+
 import io.skiffmq.core.time.BrokerClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +59,12 @@ public final class StreamQueue implements Queue {
     private final String name;
     private final QueueExecutor executor;
     private final QueueDeclaration declaration;
-    private final StreamArguments arguments;
+    /** The declaration's arguments as read. */
+    private final StreamArguments declared;
+    /** What the log keeps: {@link #declared} with its policy's keys; the stream's thread's. */
+    private StreamArguments arguments;
+    /** The policy in force; written under the virtual host's write lock, read anywhere. */
+    private volatile EffectivePolicy policy = EffectivePolicy.NONE;
     private final String vhost;
     private final BrokerClock clock;
     private final StreamStore store;
@@ -85,7 +92,8 @@ public final class StreamQueue implements Queue {
         this.executor = executor;
         this.declaration = declaration;
         this.vhost = context.vhost();
-        this.arguments = StreamArguments.of(context.vhost(), name, declaration.arguments());
+        this.declared = StreamArguments.of(context.vhost(), name, declaration.arguments());
+        this.arguments = declared;
         this.clock = context.clock();
         this.store = store;
         this.appender = new StreamAppender(name, executor, store, counters, holdAbove);
@@ -115,9 +123,40 @@ public final class StreamQueue implements Queue {
         return declaration;
     }
 
-    /** The stream's arguments as it reads them. */
+    /** The stream's arguments in effect: its declaration's, with its policy's. Read on the stream's thread. */
     public StreamArguments streamArguments() {
         return arguments;
+    }
+
+    @Override
+    public EffectivePolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Takes a policy's retention and segment size into effect (the policy wins over the arguments, as in
+     * RabbitMQ): the log keeps by the new limits from its next retention pass, which runs now.
+     */
+    @Override
+    public void applyPolicy(EffectivePolicy next) {
+        policy = next;
+        executor.run(() -> {
+            StreamArguments inEffect = declared.withPolicy(next);
+            if (deleted || closed || inEffect.equals(arguments)) {
+                return;
+            }
+            arguments = inEffect;
+            store.retention(inEffect.maxLengthBytes(), inEffect.maxAgeMillis(), inEffect.maxSegmentSizeBytes());
+            stopRetention();
+            if (inEffect.maxAgeMillis() > 0) {
+                scheduleRetention();
+            }
+            try {
+                store.applyRetention();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "stream '" + name + "': retention failed", e);
+            }
+        });
     }
 
     /**

@@ -45,6 +45,12 @@ public interface StreamStore {
     /** Bytes the log's segments use (what {@code x-max-length-bytes} limits). */
     long bytes();
 
+    /**
+     * Retention by size ({@code maxLengthBytes}, 0: none) and age ({@code maxAgeMillis}, 0: none), and the size
+     * segments roll at ({@code maxSegmentBytes}, 0: the log's default): a policy changed them. The writer's.
+     */
+    void retention(long maxLengthBytes, long maxAgeMillis, long maxSegmentBytes);
+
     /** Deletes the segments retention no longer keeps (by size and by age); how many it deleted. */
     int applyRetention();
 

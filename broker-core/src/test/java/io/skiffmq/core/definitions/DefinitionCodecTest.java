@@ -17,6 +17,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
+import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
+import io.skiffmq.core.policy.ApplyTo;
+import io.skiffmq.core.policy.Policy;
 import org.junit.jupiter.api.Test;
 
 /** Every kind of change comes back equal from its bytes, arguments with their AMQP types. */
@@ -47,7 +51,12 @@ class DefinitionCodecTest {
             new PermissionCleared("u", "v"),
             new TopicPermissionSet(new TopicPermissionDefinition("u", "v", "amq.topic", "^{username}", ".*")),
             new TopicPermissionCleared("u", "v", "amq.topic"),
-            new TopicPermissionCleared("u", "v", null));
+            new TopicPermissionCleared("u", "v", null),
+            new PolicySet(new Policy("p", "^q", ApplyTo.CLASSIC_QUEUES, 3, Map.of("max-length", 5L,
+                "dead-letter-exchange", "dlx")), false),
+            new PolicySet(new Policy("o", ".*", ApplyTo.ALL, 1.5, Map.of("expires", 1_000L)), true),
+            new PolicyCleared("p", false),
+            new PolicyCleared("o", true));
     }
 
     @Test

@@ -36,7 +36,10 @@ import picocli.CommandLine.ScopeType;
         ClusterCommands.Join.class, ClusterCommands.Forget.class, ClusterCommands.AwaitOnline.class,
         SuperStreamCommands.Add.class, SuperStreamCommands.Delete.class,
         StreamCommands.Status.class, StreamCommands.ListConnections.class, StreamCommands.ListConsumers.class,
-        StreamCommands.ListPublishers.class, StreamCommands.ListGroupConsumers.class},
+        StreamCommands.ListPublishers.class, StreamCommands.ListGroupConsumers.class,
+        PolicyCommands.SetUserPolicy.class, PolicyCommands.ClearUserPolicy.class,
+        PolicyCommands.ListUserPolicies.class, PolicyCommands.SetOperatorPolicy.class,
+        PolicyCommands.ClearOperatorPolicy.class, PolicyCommands.ListOperatorPolicies.class},
     footer = {"", "Exit codes: 0 ok, 64 usage, 65 bad data, 67 no such user, 69 node unavailable or stopping, 70"
         + " refused by the node (HTTP error), 75 timed out, 78 unreadable settings."})
 public final class SkiffmqCtl implements Callable<Integer> {

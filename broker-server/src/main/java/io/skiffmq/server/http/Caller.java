@@ -5,10 +5,10 @@ import java.util.List;
 
 /**
  * The authenticated user of a request and what its tags allow, as RabbitMQ's management plugin rules them:
- * {@code management} sees the virtual hosts it has permissions in; {@code policymaker} adds policies (we have
- * none); {@code monitoring} reads everything (all virtual hosts, connections, channels, nodes);
- * {@code administrator} does everything, users and virtual hosts included. A user with none of these tags may not
- * use the API. Immutable.
+ * {@code management} sees the virtual hosts it has permissions in; {@code policymaker} adds the policies of the
+ * virtual hosts it has permissions in; {@code monitoring} reads everything (all virtual hosts, connections,
+ * channels, nodes); {@code administrator} does everything, users and virtual hosts included. A user with none of
+ * these tags may not use the API. Immutable.
  */
 record Caller(String user, List<String> tags) {
     static final String ADMINISTRATOR = "administrator";

@@ -2,6 +2,7 @@ package io.skiffmq.server.http;
 
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.policy.Policy;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.server.Broker;
@@ -19,7 +20,8 @@ import java.util.Map;
 /**
  * RabbitMQ's definitions document from the broker's state: users (with {@code password_hash},
  * {@code hashing_algorithm}, {@code tags}, {@code limits}), virtual hosts, permissions, topic permissions,
- * virtual host limits as {@code vhost-limits} parameters, and the non-exclusive queues, the exchanges (not the
+ * virtual host limits as {@code vhost-limits} parameters, policies, operator policies as {@code operator_policy}
+ * parameters, and the non-exclusive queues, the exchanges (not the
  * default and {@code amq.*} ones) and the explicit bindings. Stateless.
  */
 final class DefinitionsExport {
@@ -64,9 +66,6 @@ final class DefinitionsExport {
             topicPermissions.add(Shapes.topicPermission(p));
         }
         out.put("topic_permissions", topicPermissions);
-        out.put("parameters", parameters);
-        out.put("global_parameters", List.of());
-        out.put("policies", List.of());
         List<VirtualHost> all = new ArrayList<>();
         for (VhostDefinition vhost : d.vhosts()) {
             VirtualHost v = broker.vhost(vhost.name());
@@ -74,6 +73,9 @@ final class DefinitionsExport {
                 all.add(v);
             }
         }
+        out.put("parameters", parameters);
+        out.put("global_parameters", List.of());
+        putPolicies(out, all);
         putTopology(out, all);
         return out;
     }
@@ -85,10 +87,39 @@ final class DefinitionsExport {
         out.put("rabbitmq_version", broker.config().rabbitmqVersion());
         VhostDefinition definition = broker.accessControl().vhost(vhost.name());
         Map<String, Object> limits = definition == null ? Map.of() : vhostLimits(definition);
-        out.put("parameters", limits.isEmpty() ? List.of() : List.of(limitsParameter(vhost.name(), limits)));
-        out.put("policies", List.of());
+        List<Map<String, Object>> parameters = new ArrayList<>();
+        if (!limits.isEmpty()) {
+            parameters.add(limitsParameter(vhost.name(), limits));
+        }
+        out.put("parameters", parameters);
+        putPolicies(out, List.of(vhost));
         putTopology(out, List.of(vhost));
         return out;
+    }
+
+    /**
+     * The virtual hosts' policies under {@code policies}, and their operator policies added to {@code parameters},
+     * of component {@code operator_policy}, as RabbitMQ exports them.
+     */
+    @SuppressWarnings("unchecked")
+    private static void putPolicies(Map<String, Object> out, List<VirtualHost> vhosts) {
+        List<Map<String, Object>> parameters = (List<Map<String, Object>>) out.get("parameters");
+        List<Map<String, Object>> policies = new ArrayList<>();
+        for (VirtualHost vhost : vhosts) {
+            vhost.policies().list(false).forEach(p -> policies.add(PolicyResources.shape(vhost.name(), p)));
+            for (Policy p : vhost.policies().list(true)) {
+                Map<String, Object> value = PolicyResources.shape(vhost.name(), p);
+                value.remove("vhost");
+                value.remove("name");
+                Map<String, Object> parameter = new LinkedHashMap<>();
+                parameter.put("value", value);
+                parameter.put("vhost", vhost.name());
+                parameter.put("component", "operator_policy");
+                parameter.put("name", p.name());
+                parameters.add(parameter);
+            }
+        }
+        out.put("policies", policies);
     }
 
     private static void putTopology(Map<String, Object> out, List<VirtualHost> vhosts) {
@@ -110,6 +141,7 @@ final class DefinitionsExport {
             for (Exchange exchange : vhost.exchanges()) {
                 if (!exchange.isDefault() && !exchange.name().startsWith("amq.")) {
                     Map<String, Object> e = Shapes.exchange(vhost.name(), exchange);
+                    e.remove("policy"); // state, not definition
                     exchanges.add(e);
                 }
             }

@@ -14,9 +14,10 @@ import java.util.Map;
 
 /**
  * Applies a RabbitMQ definitions document, in RabbitMQ's order: virtual hosts, users, permissions, topic
- * permissions, {@code vhost-limits} parameters, exchanges, queues, bindings. What exists is kept or updated
- * (an equivalent queue or exchange is left alone, a different one is a 400). Sections we have no counterpart for
- * (policies, other parameters, global parameters) must be empty or absent: a 400 names them. One per request.
+ * permissions, {@code vhost-limits} and {@code operator_policy} parameters, policies, exchanges, queues, bindings.
+ * What exists is kept or updated (an equivalent queue or exchange is left alone, a different one is a 400; a
+ * policy of the same name is replaced). Sections we have no counterpart for (other parameters, global parameters)
+ * must be empty or absent: a 400 names them; so does a policy RabbitMQ would refuse. One per request.
  *
  * @param vhost the virtual host every queue, exchange and binding goes to ({@code POST /api/definitions/{vhost}}),
  *        or null to take each item's {@code vhost}
@@ -25,7 +26,6 @@ record DefinitionsImport(Broker broker, String vhost) {
     private static final Object OWNER = new Object();
 
     void apply(Map<String, Object> document) {
-        refuseUnsupported(document, "policies");
         refuseUnsupported(document, "global_parameters");
         Admin admin = broker.admin();
         if (vhost == null) {
@@ -46,6 +46,9 @@ record DefinitionsImport(Broker broker, String vhost) {
         }
         for (Map<String, Object> p : items(document, "parameters")) {
             importParameter(admin, p);
+        }
+        for (Map<String, Object> p : items(document, "policies")) {
+            importPolicy(target(p), Bodies.required(p, "name"), p, false);
         }
         for (Map<String, Object> e : items(document, "exchanges")) {
             target(e).declareExchange(new Exchange(Bodies.required(e, "name"), exchangeType(e),
@@ -85,6 +88,11 @@ record DefinitionsImport(Broker broker, String vhost) {
     }
 
     private void importParameter(Admin admin, Map<String, Object> p) {
+        if ("operator_policy".equals(p.get("component"))) {
+            importPolicy(target(p), Bodies.required(p, "name"), p.get("value") instanceof Map<?, ?> m
+                ? castMap(m) : Map.of(), true);
+            return;
+        }
         if (!"vhost-limits".equals(p.get("component"))) {
             throw ApiException.badRequest("parameters of component '" + p.get("component") + "' are not supported");
         }
@@ -96,6 +104,20 @@ record DefinitionsImport(Broker broker, String vhost) {
         Map<?, ?> value = p.get("value") instanceof Map<?, ?> m ? m : Map.of();
         admin.setVhostLimits(name, limit(value, "max-connections", definition.maxConnections()),
             limit(value, "max-queues", definition.maxQueues()));
+    }
+
+    private static void importPolicy(VirtualHost target, String name, Map<String, Object> body, boolean operator) {
+        try {
+            target.setPolicy(PolicyBodies.policy(name, body, operator), operator);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest((operator ? "operator policy '" : "policy '") + name + "' in vhost '"
+                + target.name() + "': " + e.getMessage());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> castMap(Map<?, ?> map) {
+        return (Map<String, Object>) map;
     }
 
     private static long limit(Map<?, ?> limits, String name, long otherwise) {

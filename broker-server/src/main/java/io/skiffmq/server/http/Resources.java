@@ -26,5 +26,6 @@ final class Resources {
         new AccessResources(lookups, mapper, rates).register(router);
         new ClusterResources(lookups, mapper).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
+        new PolicyResources(lookups, mapper).register(router);
     }
 }

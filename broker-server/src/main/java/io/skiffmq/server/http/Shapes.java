@@ -1,6 +1,7 @@
 package io.skiffmq.server.http;
 
 import io.skiffmq.core.Exchange;
+import io.skiffmq.core.policy.EffectivePolicy;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueCounts;
 import io.skiffmq.core.routing.Binding;
@@ -46,6 +47,7 @@ final class Shapes {
         q.put("messages_ready", counts.ready());
         q.put("messages_unacknowledged", counts.unacknowledged());
         q.put("consumers", counts.consumers());
+        putPolicy(q, queue.policy());
         if (queue instanceof io.skiffmq.core.stream.StreamQueue stream) {
             // rabbit_stream_queue's info keys (osiris' counters), one node leading with no replica; first_offset ours
             io.skiffmq.store.stream.StreamLog log = ((io.skiffmq.store.stream.StreamLogStore) stream.store()).log();
@@ -69,7 +71,17 @@ final class Shapes {
         e.put("auto_delete", exchange.autoDelete());
         e.put("internal", exchange.internal());
         e.put("arguments", JsonValues.of(exchange.arguments()));
+        if (exchange.policy().policy() != null) {
+            e.put("policy", exchange.policy().policy()); // RabbitMQ shows an exchange's only when it has one
+        }
         return e;
+    }
+
+    /** A queue's {@code policy}, {@code operator_policy} (null for none) and {@code effective_policy_definition}. */
+    private static void putPolicy(Map<String, Object> q, EffectivePolicy policy) {
+        q.put("policy", policy.policy());
+        q.put("operator_policy", policy.operatorPolicy());
+        q.put("effective_policy_definition", policy.definition());
     }
 
     static Map<String, Object> binding(String vhost, Binding binding) {

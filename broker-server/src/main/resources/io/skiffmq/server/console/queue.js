@@ -75,6 +75,10 @@ export function queue(main, app, vhost, name) {
       details.replaceChildren(facts([
         ['Type', q.type], ['State', q.state, 'queue-state'], ['Features', flags],
         ['Arguments', Object.keys(q.arguments || {}).length ? JSON.stringify(q.arguments) : ''],
+        ['Policy', q.policy || '', 'queue-policy'],
+        ['Operator policy', q.operator_policy || '', 'queue-operator-policy'],
+        ['Effective policy definition', Object.keys(q.effective_policy_definition || {}).length
+          ? JSON.stringify(q.effective_policy_definition) : '', 'queue-effective-policy'],
         ['Consumers', count(q.consumers)],
         ['Ready', count(q.messages_ready), 'queue-ready'],
         ['Unacked', count(q.messages_unacknowledged), 'queue-unacked'],

@@ -7,6 +7,8 @@ import io.skiffmq.core.definitions.DefinitionChange.BindingRemoved;
 import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.NextQueueId;
+import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
 import io.skiffmq.core.routing.Binding;
@@ -23,9 +25,9 @@ import java.util.function.Consumer;
 
 /**
  * A virtual host's durable definitions as {@link DefinitionChange.VhostChange}s build them: exchanges, queues
- * (with their ids), bindings, and the next queue id. Bindings are indexed by source and by destination, so a
- * deletion takes its bindings along in time proportional to those alone. Owned by one thread at a time (see
- * {@link ChangeLog}).
+ * (with their ids), bindings, policies and operator policies, and the next queue id. Bindings are indexed by
+ * source and by destination, so a deletion takes its bindings along in time proportional to those alone. Owned
+ * by one thread at a time (see {@link ChangeLog}).
  */
 public final class VhostReplica implements ChangeLog.Replica {
     private final Map<String, Exchange> exchanges = new LinkedHashMap<>();
@@ -33,6 +35,9 @@ public final class VhostReplica implements ChangeLog.Replica {
     private final Map<String, Set<Binding>> bySource = new LinkedHashMap<>();
     private final Map<Destination, Set<Binding>> byDestination = new HashMap<>();
     private long nextQueueId = 1;
+    /** Policies and operator policies by name, each as its last {@link PolicySet}. */
+    private final Map<String, PolicySet> policies = new LinkedHashMap<>();
+    private final Map<String, PolicySet> operatorPolicies = new LinkedHashMap<>();
 
     @Override
     public void apply(DefinitionChange change) {
@@ -54,6 +59,10 @@ public final class VhostReplica implements ChangeLog.Replica {
             remove(b.binding());
         } else if (change instanceof NextQueueId n) {
             nextQueueId = Math.max(nextQueueId, n.next());
+        } else if (change instanceof PolicySet p) {
+            (p.operator() ? operatorPolicies : policies).put(p.policy().name(), p);
+        } else if (change instanceof PolicyCleared p) {
+            (p.operator() ? operatorPolicies : policies).remove(p.name());
         } else {
             throw new IllegalArgumentException("not a virtual host's change: " + change);
         }
@@ -88,6 +97,15 @@ public final class VhostReplica implements ChangeLog.Replica {
         exchanges.values().forEach(e -> out.accept(new ExchangeDeclared(e)));
         queues.values().forEach(out);
         bySource.values().forEach(set -> set.forEach(b -> out.accept(new BindingAdded(b))));
+        policies.values().forEach(out);
+        operatorPolicies.values().forEach(out);
+    }
+
+    /** The policies, then the operator policies. */
+    public List<PolicySet> policies() {
+        List<PolicySet> all = new ArrayList<>(policies.values());
+        all.addAll(operatorPolicies.values());
+        return all;
     }
 
     public long nextQueueId() {

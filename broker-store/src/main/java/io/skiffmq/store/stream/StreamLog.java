@@ -69,7 +69,8 @@ public final class StreamLog implements AutoCloseable {
     }
 
     private final Path directory;
-    private final StreamLogConfig config;
+    /** Replaced by {@link #retention} when a policy changes; the writer thread's. */
+    private volatile StreamLogConfig config;
     private final boolean sync;
     private final StreamSyncer syncer;
     private final boolean ownSyncer;
@@ -422,6 +423,16 @@ public final class StreamLog implements AutoCloseable {
         } finally {
             body.release();
         }
+    }
+
+    /**
+     * New retention limits and segment size (a policy changed them), in force from the next segment roll and the
+     * next {@link #applyRetention}. The writer thread's.
+     *
+     * @param maxSegmentBytes in 1..{@link StreamLogConfig#MAX_SEGMENT_BYTES_LIMIT}
+     */
+    public void retention(long maxLengthBytes, long maxAgeMillis, long maxSegmentBytes) {
+        config = config.withRetention(maxLengthBytes, maxAgeMillis).withMaxSegmentBytes(maxSegmentBytes);
     }
 
     /**

@@ -46,6 +46,13 @@ public final class StreamLogStore implements StreamStore {
     }
 
     @Override
+    public void retention(long maxLengthBytes, long maxAgeMillis, long maxSegmentBytes) {
+        // 0: the log's default; RabbitMQ takes segments up to 3,000,000,000 bytes, ours are at most 2 GiB
+        log.retention(maxLengthBytes, maxAgeMillis, maxSegmentBytes <= 0 ? StreamLogConfig.DEFAULT_MAX_SEGMENT_BYTES
+            : Math.min(maxSegmentBytes, StreamLogConfig.MAX_SEGMENT_BYTES_LIMIT));
+    }
+
+    @Override
     public long commit() {
         return builder.commit();
     }
