@@ -148,4 +148,54 @@ final class NodeCommands {
             }
         }
     }
+
+    /** The node's name, as the HTTP API's overview has it, for the informational lines. */
+    private static String nodeName(ApiClient api) {
+        return String.valueOf(((Map<?, ?>) api.get("/api/overview")).get("node"));
+    }
+
+    @Command(name = "stop_app", mixinStandardHelpOptions = true, description = "Stops the broker's application:"
+        + " closes the AMQP and stream listeners and every client connection (as forced); the node, its queues"
+        + " and the HTTP API stay up.")
+    static final class StopApp extends CtlCommand {
+        @Override
+        public Integer call() {
+            ApiClient api = ctl.api();
+            ctl.info("Stopping rabbit application on node " + nodeName(api) + " ...");
+            api.call("POST", "/api/app/stop", null, Map.of());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "start_app", mixinStandardHelpOptions = true, description = "Starts the broker's application"
+        + " again after stop_app: binds the listeners on the ports they had.")
+    static final class StartApp extends CtlCommand {
+        @Override
+        public Integer call() {
+            ApiClient api = ctl.api();
+            ctl.info("Starting node " + nodeName(api) + " ...");
+            api.call("POST", "/api/app/start", null, Map.of());
+            return ExitCodes.OK;
+        }
+    }
+
+    /**
+     * rabbitmqctl's {@code eval} runs an Erlang expression on the node; SkiffMQ is no Erlang node, so every
+     * expression fails as one that does not evaluate does in rabbitmqctl (65), saying why.
+     */
+    @Command(name = "eval", mixinStandardHelpOptions = true, description = "Refused: evaluates Erlang expressions"
+        + " in rabbitmqctl, and SkiffMQ runs no Erlang.")
+    static final class Eval extends CtlCommand {
+        @picocli.CommandLine.Parameters(paramLabel = "EXPRESSION", arity = "0..*")
+        List<String> expression = List.of();
+
+        @Override
+        public Integer call() {
+            if (!expression.isEmpty() && expression.get(0).isBlank()) {
+                throw new CtlException(ExitCodes.USAGE, "Expression must not be blank");
+            }
+            throw new CtlException(ExitCodes.DATA_ERROR, "Evaluation failed: skiffmqctl cannot evaluate Erlang"
+                + " expressions (SkiffMQ is not an Erlang node); see docs/cli.md for the commands it has");
+        }
+    }
 }
