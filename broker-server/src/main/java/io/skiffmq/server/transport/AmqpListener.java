@@ -50,7 +50,9 @@ import java.util.concurrent.TimeUnit;
  * over TLS ({@code stream-tls-port}, the AMQPS certificates; {@link StreamServer}); and the HTTP API ({@link HttpApiServer}, on the boss group); epoll when the native transport loads and NIO otherwise. Each accepted
  * connection lives on one event loop for its whole life.
  *
- * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
+ * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook),
+ * {@link #stopApp()} and {@link #startApp()} by the HTTP API's; all four hold this object's lock, which guards the
+ * listeners' state.
  */
 public final class AmqpListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AmqpListener.class.getName());
