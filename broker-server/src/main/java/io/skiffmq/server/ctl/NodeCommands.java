@@ -149,33 +149,49 @@ final class NodeCommands {
         }
     }
 
-    /** The node's name, as the HTTP API's overview has it, for the informational lines. */
-    private static String nodeName(ApiClient api) {
-        return String.valueOf(((Map<?, ?>) api.get("/api/overview")).get("node"));
+    /** stop_app and start_app: rabbitmqctl's informational line, then the HTTP API's {@code POST /api/app/...}. */
+    abstract static class ApplicationCommand extends CtlCommand {
+        /** The informational line for {@code node}. */
+        abstract String banner(String node);
+
+        /** {@code stop} or {@code start}. */
+        abstract String action();
+
+        @Override
+        public Integer call() {
+            ApiClient api = ctl.api();
+            ctl.info(banner(String.valueOf(((Map<?, ?>) api.get("/api/overview")).get("node"))));
+            api.call("POST", "/api/app/" + action(), null, Map.of());
+            return ExitCodes.OK;
+        }
     }
 
     @Command(name = "stop_app", mixinStandardHelpOptions = true, description = "Stops the broker's application:"
         + " closes the AMQP and stream listeners and every client connection (as forced); the node, its queues"
         + " and the HTTP API stay up.")
-    static final class StopApp extends CtlCommand {
+    static final class StopApp extends ApplicationCommand {
         @Override
-        public Integer call() {
-            ApiClient api = ctl.api();
-            ctl.info("Stopping rabbit application on node " + nodeName(api) + " ...");
-            api.call("POST", "/api/app/stop", null, Map.of());
-            return ExitCodes.OK;
+        String banner(String node) {
+            return "Stopping rabbit application on node " + node + " ...";
+        }
+
+        @Override
+        String action() {
+            return "stop";
         }
     }
 
     @Command(name = "start_app", mixinStandardHelpOptions = true, description = "Starts the broker's application"
         + " again after stop_app: binds the listeners on the ports they had.")
-    static final class StartApp extends CtlCommand {
+    static final class StartApp extends ApplicationCommand {
         @Override
-        public Integer call() {
-            ApiClient api = ctl.api();
-            ctl.info("Starting node " + nodeName(api) + " ...");
-            api.call("POST", "/api/app/start", null, Map.of());
-            return ExitCodes.OK;
+        String banner(String node) {
+            return "Starting node " + node + " ...";
+        }
+
+        @Override
+        String action() {
+            return "start";
         }
     }
 
