@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 /**
  * The node as a whole: rabbitmqctl's {@code status} (from {@code /api/overview} and {@code /api/nodes/{node}}) and
  * {@code await_startup} (on the virtual-hosts health check). A stopping node shows as such in both: {@code status}
- * prints "State: stopping", and {@code await_startup} fails at once with {@link ExitCodes#UNAVAILABLE}.
+ * prints "State: stopping", and {@code await_startup} fails at once with {@link ExitCodes#UNAVAILABLE}. Also
+ * {@code stop_app} and {@code start_app} ({@code POST /api/app/stop}, {@code /start}), and {@code eval}, refused.
  */
 final class NodeCommands {
     /** The health check's reason on a stopping node (the HTTP API's {@code HealthChecks}). */
