@@ -57,6 +57,8 @@ public final class Broker implements AutoCloseable {
     private final Map<ClientConnection, CompletableFuture<Void>> unregistered = new ConcurrentHashMap<>();
     /** Guarded by {@link #connections}. */
     private boolean stopping;
+    /** Between rabbitmqctl's stop_app and start_app ({@link #suspendAccepting}); guarded by {@link #connections}. */
+    private boolean suspended;
     /** Set once by {@link #beginStopping}, read by the HTTP API's health checks and node view from any thread. */
     private volatile boolean nodeStopping;
     private final FileChannel lockFile;
@@ -266,10 +268,13 @@ public final class Broker implements AutoCloseable {
         return nodeStopping;
     }
 
-    /** False once the broker is stopping ({@link #stopAccepting}): the connection must close at once. */
+    /**
+     * False once the broker is stopping ({@link #stopAccepting}) or while its application is stopped
+     * ({@link #suspendAccepting}): the connection must close at once.
+     */
     public boolean register(ClientConnection connection) {
         synchronized (connections) {
-            if (stopping) {
+            if (stopping || suspended) {
                 return false;
             }
             connections.add(connection);
@@ -286,6 +291,24 @@ public final class Broker implements AutoCloseable {
         synchronized (connections) {
             stopping = true;
             return List.copyOf(connections);
+        }
+    }
+
+    /**
+     * As {@link #stopAccepting}, until {@link #resumeAccepting}: rabbitmqctl's stop_app, which closes the client
+     * listeners and connections and keeps the node (its queues, definitions and HTTP API).
+     */
+    public List<ClientConnection> suspendAccepting() {
+        synchronized (connections) {
+            suspended = true;
+            return List.copyOf(connections);
+        }
+    }
+
+    /** Connections register again (rabbitmqctl's start_app). */
+    public void resumeAccepting() {
+        synchronized (connections) {
+            suspended = false;
         }
     }
 

@@ -149,6 +149,38 @@ class SkiffmqCtlTest {
         assertThat(noVhost.err()).contains("HTTP 404");
     }
 
+    /** As the RabbitMQ AMQP 1.0 client's test helper asks: info keys separated by commas, as rabbitmqctl takes them. */
+    @Test
+    void listQueuesTakesColumnsSeparatedByCommas() throws Exception {
+        assertThat(http.put("/api/queues/%2F/ctl-commas", Map.of("durable", true)).status()).isEqualTo(201);
+        assertThat(http.post("/api/exchanges/%2F/amq.default/publish", Map.of("routing_key", "ctl-commas",
+            "properties", Map.of(), "payload", "hi", "payload_encoding", "string")).status()).isEqualTo(200);
+        String header = "name\tmessages\tmessages_ready\tmessages_unacknowledged";
+        Result commas = ctl("list_queues", "-q", "name,messages,messages_ready,messages_unacknowledged");
+        assertThat(commas.code()).as(commas.err()).isZero();
+        assertThat(commas.lines().get(0)).isEqualTo(header);
+        assertThat(commas.rows(header)).contains(List.of("ctl-commas", "1", "1", "0"));
+        // mixed, with spaces and a repeated key, as rabbitmqctl's InfoKeys.prepare_info_keys reads them
+        Result mixed = ctl("list_queues", "-q", "name, messages", "name", "consumers,");
+        assertThat(mixed.lines().get(0)).isEqualTo("name\tmessages\tconsumers");
+        Result unknown = ctl("list_queues", "name,colour");
+        assertThat(unknown.code()).isEqualTo(64);
+        assertThat(unknown.err()).contains("Info key(s) colour are not supported");
+    }
+
+    /** rabbitmqctl's eval runs Erlang on the node: refused here as an expression that cannot be evaluated. */
+    @Test
+    void evalFailsAsAnExpressionThatCannotBeEvaluated() {
+        for (String expression : List.of("nodes().", "rabbit_alarm:set_alarm({{resource_limit, disk, node()}, []}).")) {
+            Result eval = ctl("eval", expression);
+            assertThat(eval.code()).as(expression).isEqualTo(65);
+            assertThat(eval.out()).isEmpty();
+            assertThat(eval.err()).startsWith("Error: Evaluation failed: skiffmqctl cannot evaluate Erlang");
+        }
+        assertThat(ctl("eval", " ").err()).contains("Expression must not be blank");
+        assertThat(ctl("eval", " ").code()).isEqualTo(64);
+    }
+
     @Test
     void listExchangesAndBindings() throws Exception {
         assertThat(http.put("/api/queues/%2F/ctl-b", Map.of()).status()).isEqualTo(201);

@@ -71,13 +71,19 @@ abstract class Listing extends CtlCommand {
 
         @Override
         List<String> shown() {
-            List<String> shown = columns.isEmpty() ? defaults() : columns;
+            List<String> shown = columns.isEmpty() ? defaults() : split(columns);
             List<String> unknown = shown.stream().filter(c -> !supported().contains(c)).toList();
             if (!unknown.isEmpty()) {
                 throw new CtlException(ExitCodes.USAGE, "Info key(s) " + String.join(",", unknown)
                     + " are not supported. Supported keys: " + String.join(", ", supported()));
             }
             return shown;
+        }
+
+        /** As rabbitmqctl's info keys: an argument may hold several, separated by commas; each once. */
+        private static List<String> split(List<String> arguments) {
+            return arguments.stream().flatMap(a -> java.util.Arrays.stream(a.split(",")))
+                .map(String::trim).filter(c -> !c.isEmpty()).distinct().toList();
         }
     }
 }

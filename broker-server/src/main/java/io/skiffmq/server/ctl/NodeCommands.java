@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 /**
  * The node as a whole: rabbitmqctl's {@code status} (from {@code /api/overview} and {@code /api/nodes/{node}}) and
  * {@code await_startup} (on the virtual-hosts health check). A stopping node shows as such in both: {@code status}
- * prints "State: stopping", and {@code await_startup} fails at once with {@link ExitCodes#UNAVAILABLE}.
+ * prints "State: stopping", and {@code await_startup} fails at once with {@link ExitCodes#UNAVAILABLE}. Also
+ * {@code stop_app} and {@code start_app} ({@code POST /api/app/stop}, {@code /start}), and {@code eval}, refused.
  */
 final class NodeCommands {
     /** The health check's reason on a stopping node (the HTTP API's {@code HealthChecks}). */
@@ -146,6 +147,72 @@ final class NodeCommands {
                 // polling, as rabbitmqctl's await_startup does: there is nothing to wait on across the network
                 TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS)));
             }
+        }
+    }
+
+    /** stop_app and start_app: rabbitmqctl's informational line, then the HTTP API's {@code POST /api/app/...}. */
+    abstract static class ApplicationCommand extends CtlCommand {
+        /** The informational line for {@code node}. */
+        abstract String banner(String node);
+
+        /** {@code stop} or {@code start}. */
+        abstract String action();
+
+        @Override
+        public Integer call() {
+            ApiClient api = ctl.api();
+            ctl.info(banner(String.valueOf(((Map<?, ?>) api.get("/api/overview")).get("node"))));
+            api.call("POST", "/api/app/" + action(), null, Map.of());
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "stop_app", mixinStandardHelpOptions = true, description = "Stops the broker's application:"
+        + " closes the AMQP and stream listeners and every client connection (as forced); the node, its queues"
+        + " and the HTTP API stay up.")
+    static final class StopApp extends ApplicationCommand {
+        @Override
+        String banner(String node) {
+            return "Stopping rabbit application on node " + node + " ...";
+        }
+
+        @Override
+        String action() {
+            return "stop";
+        }
+    }
+
+    @Command(name = "start_app", mixinStandardHelpOptions = true, description = "Starts the broker's application"
+        + " again after stop_app: binds the listeners on the ports they had.")
+    static final class StartApp extends ApplicationCommand {
+        @Override
+        String banner(String node) {
+            return "Starting node " + node + " ...";
+        }
+
+        @Override
+        String action() {
+            return "start";
+        }
+    }
+
+    /**
+     * rabbitmqctl's {@code eval} runs an Erlang expression on the node; SkiffMQ is no Erlang node, so every
+     * expression fails as one that does not evaluate does in rabbitmqctl (65), saying why.
+     */
+    @Command(name = "eval", mixinStandardHelpOptions = true, description = "Refused: evaluates Erlang expressions"
+        + " in rabbitmqctl, and SkiffMQ runs no Erlang.")
+    static final class Eval extends CtlCommand {
+        @picocli.CommandLine.Parameters(paramLabel = "EXPRESSION", arity = "0..*")
+        List<String> expression = List.of();
+
+        @Override
+        public Integer call() {
+            if (!expression.isEmpty() && expression.get(0).isBlank()) {
+                throw new CtlException(ExitCodes.USAGE, "Expression must not be blank");
+            }
+            throw new CtlException(ExitCodes.DATA_ERROR, "Evaluation failed: skiffmqctl cannot evaluate Erlang"
+                + " expressions (SkiffMQ is not an Erlang node); see docs/cli.md for the commands it has");
         }
     }
 }

@@ -39,11 +39,12 @@ public final class HttpApiServer implements AutoCloseable {
 
     /**
      * @param listeners the broker's bound AMQP addresses, for the port-listener health check
+     * @param application what {@code POST /api/app/stop} and {@code /start} act on
      * @param statisticsIntervalMillis how often the message rates' counters are sampled
      */
     public HttpApiServer(Broker broker, SaslAuthenticator sasl, EventLoopGroup group,
             Class<? extends ServerChannel> channelClass, Supplier<List<Listener>> listeners,
-            long statisticsIntervalMillis) {
+            NodeApplication application, long statisticsIntervalMillis) {
         this.group = group;
         this.channelClass = channelClass;
         Router router = new Router();
@@ -57,7 +58,7 @@ public final class HttpApiServer implements AutoCloseable {
             return bound;
         };
         this.rates = new RateSampler(broker, statisticsIntervalMillis);
-        Resources.register(router, broker, api.mapper(), all, rates);
+        Resources.register(router, broker, api.mapper(), all, application, rates);
     }
 
     /** Binds and returns the bound address. */

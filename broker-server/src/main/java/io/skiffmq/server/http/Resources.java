@@ -11,9 +11,10 @@ final class Resources {
     }
 
     static void register(Router router, Broker broker, ObjectMapper mapper, Supplier<List<Listener>> listeners,
-            RateSampler rates) {
+            NodeApplication application, RateSampler rates) {
         Lookups lookups = new Lookups(broker);
         new NodeResources(lookups, listeners, rates).register(router);
+        new ApplicationResources(application).register(router);
         new HealthChecks(broker, listeners).register(router);
         ConnectionResources connections = new ConnectionResources(lookups, rates);
         connections.register(router);

@@ -50,7 +50,9 @@ import java.util.concurrent.TimeUnit;
  * over TLS ({@code stream-tls-port}, the AMQPS certificates; {@link StreamServer}); and the HTTP API ({@link HttpApiServer}, on the boss group); epoll when the native transport loads and NIO otherwise. Each accepted
  * connection lives on one event loop for its whole life.
  *
- * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook).
+ * <p>{@link #start()} and {@link #close()} are called by one thread (main or the shutdown hook),
+ * {@link #stopApp()} and {@link #startApp()} by the HTTP API's; all four hold this object's lock, which guards the
+ * listeners' state.
  */
 public final class AmqpListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AmqpListener.class.getName());
@@ -93,6 +95,25 @@ public final class AmqpListener implements AutoCloseable {
     private InetSocketAddress httpApiAddress;
     /** The TLS of the AMQPS and stream TLS listeners, or null when there is neither. */
     private final TlsContext tls;
+    /** What a connection detected as AMQP 1.0 or 0-9-1 gets; set by {@link #start()}, used again by startApp. */
+    private ProtocolDetector.Protocol amqp10;
+    private ProtocolDetector.Protocol amqp091;
+    /** Between stopApp and startApp; guarded by this object's lock. */
+    private boolean appStopped;
+    /** Set by {@link #close()}: the application cannot start again. */
+    private boolean closed;
+    /** rabbitmqctl's stop_app and start_app, for the HTTP API. */
+    private final io.skiffmq.server.http.NodeApplication application = new io.skiffmq.server.http.NodeApplication() {
+        @Override
+        public void stop() {
+            stopApp();
+        }
+
+        @Override
+        public void start() throws InterruptedException {
+            startApp();
+        }
+    };
 
     public AmqpListener(BrokerConfig config) throws java.io.IOException {
         this(config, io.skiffmq.core.time.BrokerClock.SYSTEM);
@@ -136,14 +157,14 @@ public final class AmqpListener implements AutoCloseable {
     public synchronized InetSocketAddress start() throws InterruptedException {
         EnumSet<ProtocolHeader> first = config.allowPlainAmqp()
             ? EnumSet.of(ProtocolHeader.SASL, ProtocolHeader.AMQP) : EnumSet.of(ProtocolHeader.SASL);
-        ProtocolDetector.Protocol amqp10 = detector -> {
+        amqp10 = detector -> {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
             detector.pipeline()
                 .addAfter(detector.name(), "bytes", new ByteCounter(counters))
                 .addAfter("bytes", "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
                 .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl, counters));
         };
-        ProtocolDetector.Protocol amqp091 = detector -> {
+        amqp091 = detector -> {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
             detector.pipeline()
                 .addAfter(detector.name(), "bytes", new ByteCounter(counters))
@@ -170,11 +191,12 @@ public final class AmqpListener implements AutoCloseable {
                 amqpsChannel.localAddress());
         }
         if (config.stream().enabled() || config.stream().tlsEnabled()) {
+            streams = new StreamServer(broker, sasl);
             bindStreams();
         }
         if (config.management().enabled()) {
             // on the boss group's loop: the HTTP loop only parses and writes, the work runs on other threads
-            httpApi = new HttpApiServer(broker, sasl, bossGroup, channelClass, this::listeners,
+            httpApi = new HttpApiServer(broker, sasl, bossGroup, channelClass, this::listeners, application,
                 config.management().statisticsIntervalMillis());
             httpApiAddress = httpApi.start(config.bindAddress(), config.management().port());
             LOG.log(System.Logger.Level.INFO, "listening for HTTP API requests on {0}", httpApiAddress);
@@ -184,14 +206,14 @@ public final class AmqpListener implements AutoCloseable {
 
     /** RabbitMQ's stream protocol, on {@code stream-port} and (over TLS) {@code stream-tls-port}. */
     private void bindStreams() throws InterruptedException {
-        StreamServer streams = new StreamServer(broker, sasl);
-        this.streams = streams;
         if (config.stream().enabled()) {
-            streamChannel = bind("stream-port", config.stream().port(), null, ch -> installStream(ch, streams, false));
+            streamChannel = bind("stream-port", boundPort(streamChannel, config.stream().port()), null,
+                ch -> installStream(ch, streams, false));
             LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams on {0}", streamChannel.localAddress());
         }
         if (config.stream().tlsEnabled()) {
-            streamTlsChannel = bind("stream-tls-port", config.stream().tlsPort(), tls, ch -> installStream(ch, streams, true));
+            streamTlsChannel = bind("stream-tls-port", boundPort(streamTlsChannel, config.stream().tlsPort()), tls,
+                ch -> installStream(ch, streams, true));
             LOG.log(System.Logger.Level.INFO, "listening for RabbitMQ streams over TLS on {0}",
                 streamTlsChannel.localAddress());
         }
@@ -308,36 +330,13 @@ public final class AmqpListener implements AutoCloseable {
      */
     @Override
     public synchronized void close() {
+        closed = true;
         broker.beginStopping();
-        if (serverChannel != null) {
-            serverChannel.close().syncUninterruptibly();
-        }
-        if (amqp091Channel != null) {
-            amqp091Channel.close().syncUninterruptibly();
-        }
-        if (amqpsChannel != null) {
-            amqpsChannel.close().syncUninterruptibly();
-        }
-        if (streamChannel != null) {
-            streamChannel.close().syncUninterruptibly();
-        }
-        if (streamTlsChannel != null) {
-            streamTlsChannel.close().syncUninterruptibly();
-        }
+        closeClientPorts();
         if (metrics != null) {
             metrics.close();
         }
-        // all closes at once, each on its connection's loop; a peer that reads nothing (its socket buffer full) or
-        // never answers would hold its close back forever, so the wait is bounded: such a connection is cut when its
-        // loop stops (0-9-1 cuts one that sends no close-ok sooner, Amqp091ConnectionHandler.CLOSE_OK_TIMEOUT_MILLIS)
-        List<io.netty.util.concurrent.Future<?>> closes = new ArrayList<>();
-        for (ClientConnection connection : broker.stopAccepting()) {
-            closes.add(connection.closeForShutdown());
-        }
-        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
-        for (io.netty.util.concurrent.Future<?> close : closes) {
-            close.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        }
+        awaitClosed(broker.stopAccepting());
         if (httpApi != null) {
             httpApi.close();
         }
@@ -352,5 +351,81 @@ public final class AmqpListener implements AutoCloseable {
         }
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /**
+     * rabbitmqctl's stop_app, as far as it can go without stopping the JVM: the AMQP, AMQPS and stream ports close,
+     * every connection is closed as forced (as {@link #close()} does) and none is accepted until {@link #startApp}.
+     * Queues, their messages, definitions, the HTTP API and the metrics stay. Nothing happens when already stopped.
+     */
+    public synchronized void stopApp() {
+        if (appStopped || closed) {
+            return;
+        }
+        appStopped = true;
+        LOG.log(System.Logger.Level.INFO, "stopping the application (stop_app): closing listeners and connections");
+        closeClientPorts();
+        awaitClosed(broker.suspendAccepting());
+    }
+
+    /**
+     * rabbitmqctl's start_app: binds again the ports {@link #stopApp} closed, on the ports they had, and accepts
+     * connections. Nothing happens when running.
+     *
+     * @throws IllegalStateException when the broker is shutting down, or a port cannot be bound again
+     */
+    public synchronized void startApp() throws InterruptedException {
+        if (closed) {
+            throw new IllegalStateException("the node is stopping");
+        }
+        if (!appStopped) {
+            return;
+        }
+        broker.resumeAccepting();
+        serverChannel = bind("port", boundPort(serverChannel, config.port()), amqp10, amqp091, null);
+        if (amqp091Channel != null) {
+            amqp091Channel = bind("amqp091-port", boundPort(amqp091Channel, config.amqp091Port()), null, amqp091,
+                null);
+        }
+        if (amqpsChannel != null) {
+            amqpsChannel = bind("amqps-port", boundPort(amqpsChannel, config.tls().port()), amqp10, amqp091, tls);
+        }
+        if (streams != null) {
+            bindStreams();
+        }
+        appStopped = false;
+        LOG.log(System.Logger.Level.INFO, "application started again (start_app): {0}", listeners());
+    }
+
+    /** The port {@code channel} was bound to (a configured 0 stays the port it got), or {@code configured}. */
+    private static int boundPort(Channel channel, int configured) {
+        return channel == null ? configured : ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /** Closes the ports clients connect to (not the HTTP API's or the metrics'). */
+    private void closeClientPorts() {
+        for (Channel channel : new Channel[] {serverChannel, amqp091Channel, amqpsChannel, streamChannel,
+                streamTlsChannel}) {
+            if (channel != null) {
+                channel.close().syncUninterruptibly();
+            }
+        }
+    }
+
+    /**
+     * Closes {@code connections} as forced and waits for their sockets. All closes at once, each on its connection's
+     * loop; a peer that reads nothing (its socket buffer full) or never answers would hold its close back forever,
+     * so the wait is bounded: such a connection is cut when its loop stops (0-9-1 cuts one that sends no close-ok
+     * sooner, Amqp091ConnectionHandler.CLOSE_OK_TIMEOUT_MILLIS).
+     */
+    private static void awaitClosed(List<ClientConnection> connections) {
+        List<io.netty.util.concurrent.Future<?>> closes = new ArrayList<>();
+        for (ClientConnection connection : connections) {
+            closes.add(connection.closeForShutdown());
+        }
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        for (io.netty.util.concurrent.Future<?> close : closes) {
+            close.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
     }
 }
