@@ -68,18 +68,28 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
     public CompletableFuture<Void> append(List<? extends BrokerChange> changes) {
         CompletableFuture<Long> last = CompletableFuture.completedFuture(0L);
         for (BrokerChange change : changes) {
-            byte[] bytes = DefinitionCodec.encode(change);
-            last = log.append(ByteBuffer.allocate(1 + bytes.length).put(CHANGE).put(bytes).flip());
+            last = log.append(entry(change));
         }
         return last.thenApply(index -> null);
     }
 
-    /** Offers {@code seed} as the cluster's first definitions: applied only where there are none yet. */
-    CompletableFuture<Void> seed(List<? extends BrokerChange> seed) {
+    /** The log entry of one change. */
+    static ByteBuffer entry(BrokerChange change) {
+        byte[] bytes = DefinitionCodec.encode(change);
+        return ByteBuffer.allocate(1 + bytes.length).put(CHANGE).put(bytes).flip();
+    }
+
+    /** The log entry that offers {@code seed} as the first definitions of a cluster that has none. */
+    static ByteBuffer seedEntry(List<? extends BrokerChange> seed) {
         List<byte[]> encoded = seed.stream().map(DefinitionCodec::encode).toList();
         ByteBuffer entry = ByteBuffer.allocate(1 + encoded.stream().mapToInt(b -> 4 + b.length).sum()).put(SEED);
         encoded.forEach(b -> entry.putInt(b.length).put(b));
-        return log.append(entry.flip()).thenApply(index -> null);
+        return entry.flip();
+    }
+
+    /** Offers {@code seed} as the cluster's first definitions: applied only where there are none yet. */
+    CompletableFuture<Void> seed(List<? extends BrokerChange> seed) {
+        return log.append(seedEntry(seed)).thenApply(index -> null);
     }
 
     @Override
