@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three brokers in three child JVMs share the broker's definitions through the metadata log: a virtual host, a user
  * and its permissions made on one node let the user in on another, survive a kill -9 of a node that was down when
- * some were made, and a node without a majority refuses a change within the append timeout (503).
+ * some were made, and a node without a majority refuses a change within the append timeout (503). A single
+ * node's definitions are migrated into the cluster when it first starts with clustering.
  */
 class ClusterDefinitionsTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
@@ -127,6 +128,37 @@ class ClusterDefinitionsTest {
         assertThat(tookMillis).isBetween((long) APPEND_TIMEOUT_MILLIS - 100, APPEND_TIMEOUT_MILLIS + 3000L);
         assertThat(api(0).get("/api/users/carol").status()).isEqualTo(404);
         assertThat(logsIn(0, "bob", "pw", "/")).isTrue();
+    }
+
+    @Test
+    void aSingleNodesDefinitionsAreMigratedIntoTheClusterOnItsFirstStartWithClustering() throws Exception {
+        ChildBroker single = ChildBroker.start(dir.resolve("d0"), "cluster-defs-single", List.of("-Xmx256m"),
+            List.of());
+        HttpApiClient http = new HttpApiClient(single.managementPort(), "guest", "guest");
+        assertThat(http.put("/api/vhosts/legacy", Map.of()).status()).isEqualTo(201);
+        assertThat(http.put("/api/users/old", Map.of("password", "pw", "tags", "")).status()).isEqualTo(201);
+        assertThat(http.put("/api/permissions/legacy/old", Map.of("configure", ".*", "write", ".*", "read", ".*"))
+            .status()).isEqualTo(201);
+        single.kill();
+
+        for (int i = 0; i < 3; i++) {
+            clusterPorts[i] = freePort();
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        await().atMost(WAIT).until(() -> logsIn(2, "old", "pw", "legacy"));
+        assertThat(logsIn(1, "guest", "guest", "/")).isTrue();
+        Path dataDir = dir.resolve("d0").resolve("broker");
+        await().atMost(WAIT).until(() -> Files.exists(dataDir.resolve("definitions-migrated/definitions.snapshot")));
+        assertThat(dataDir.resolve("definitions.snapshot")).doesNotExist();
+
+        // the log is now the one record: the node that migrated has them after a kill -9, without the files
+        nodes[0].kill();
+        start(0);
+        await().atMost(WAIT).until(() -> logsIn(0, "old", "pw", "legacy"));
+        assertThat(api(0).get("/api/users").list()).extracting(u -> u.get("name"))
+            .containsExactlyInAnyOrder("guest", "old");
     }
 
     private static int freePort() throws IOException {
