@@ -32,11 +32,13 @@ import java.util.function.Predicate;
  * Administration without restart: virtual hosts, users with tags, permissions, topic permissions and limits, as
  * RabbitMQ's {@code rabbitmqctl} and HTTP API have them (RabbitMQ 4's {@code /management} AMQP node has no
  * operation for these; the HTTP API of issue 15 calls this). Every change is durable before it returns
- * ({@link AccessControl#update}) and applies to open connections at their next operation; deleting a virtual host
+ * ({@link AccessControl#update}; in a cluster, committed by a majority and applied on this node) and applies to open connections at their next operation; deleting a virtual host
  * or a user closes its connections first (320 CONNECTION_FORCED / {@code amqp:connection:forced}).
  *
  * <p>Thread-safe; changes are serialised on {@code this}. They wait for the disk and for connections to close:
- * call them from a management or administration thread, never an event loop.
+ * call them from a management or administration thread, never an event loop. In a cluster their effects
+ * ({@link #applied}, {@link #replaceAll}) run on the metadata log's applier thread instead, one at a time and
+ * without that lock, whose holder waits for them.
  */
 public final class Admin {
     private static final System.Logger LOG = System.getLogger(Admin.class.getName());

@@ -32,7 +32,7 @@ import java.util.function.Supplier;
 /**
  * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
  * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.snapshot} and
- * {@code .log}, a {@link BrokerDefinitionsStore}; on the
+ * {@code .log}, a {@link BrokerDefinitionsStore}, or in a cluster on its metadata log (docs/cluster.md); on the
  * first start: the virtual host {@code /}, {@code guest} and the users file's users with all permissions there),
  * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user).
  * Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual host keeps its

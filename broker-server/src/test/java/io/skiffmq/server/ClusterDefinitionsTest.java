@@ -7,16 +7,13 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,39 +30,26 @@ class ClusterDefinitionsTest {
     @TempDir
     Path dir;
 
-    private final ChildBroker[] nodes = new ChildBroker[3];
-    private final int[] clusterPorts = new int[3];
-    private final List<Path> logs = new ArrayList<>();
+    private ChildCluster cluster;
+    private ChildBroker[] nodes;
+
+    @BeforeEach
+    void ports() throws IOException {
+        cluster = new ChildCluster(dir, "d", 3, 3, APPEND_TIMEOUT_MILLIS);
+        nodes = cluster.nodes;
+    }
 
     @AfterEach
     void stopAll() throws Exception {
-        for (ChildBroker node : nodes) {
-            if (node != null) {
-                node.close();
-            }
-        }
-        for (Path log : logs) {
-            assertThat(Files.readString(log)).as("leak reports in " + log).doesNotContain("LEAK:");
-        }
-    }
-
-    private static String name(int i) {
-        return "d" + i + "@127.0.0.1";
+        cluster.close();
     }
 
     private void start(int i) throws Exception {
-        String members = IntStream.range(0, 3).mapToObj(n -> name(n) + ":" + clusterPorts[n])
-            .collect(Collectors.joining(","));
-        nodes[i] = ChildBroker.start(dir.resolve("d" + i), "cluster-defs-d" + i + "-" + logs.size(),
-            List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
-            List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + members,
-                "--cluster-secret-file=" + dir.resolve("secret"),
-                "--cluster-append-timeout=" + APPEND_TIMEOUT_MILLIS));
-        logs.add(nodes[i].log);
+        cluster.start(i);
     }
 
     private HttpApiClient api(int i) throws Exception {
-        return new HttpApiClient(nodes[i].managementPort(), "guest", "guest");
+        return cluster.api(i);
     }
 
     /** Makes a change through node {@code i}, trying again while the cluster has no leader or no guest yet. */
@@ -89,12 +73,7 @@ class ClusterDefinitionsTest {
 
     @Test
     void definitionsMadeOnOneNodeHoldOnEveryNodeThroughKillsAndARefusingMinority() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            clusterPorts[i] = freePort();
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
+        cluster.startMembers();
         change(0, "/api/vhosts/v1", Map.of());
         change(0, "/api/users/alice", Map.of("password", "secret", "tags", ""));
         change(0, "/api/permissions/v1/alice", Map.of("configure", ".*", "write", ".*", "read", ".*"));
@@ -132,7 +111,7 @@ class ClusterDefinitionsTest {
 
     @Test
     void aSingleNodesDefinitionsAreMigratedIntoTheClusterOnItsFirstStartWithClustering() throws Exception {
-        ChildBroker single = ChildBroker.start(dir.resolve("d0"), "cluster-defs-single", List.of("-Xmx256m"),
+        ChildBroker single = ChildBroker.start(cluster.home(0), "cluster-d-single", List.of("-Xmx256m"),
             List.of());
         HttpApiClient http = new HttpApiClient(single.managementPort(), "guest", "guest");
         assertThat(http.put("/api/vhosts/legacy", Map.of()).status()).isEqualTo(201);
@@ -141,15 +120,10 @@ class ClusterDefinitionsTest {
             .status()).isEqualTo(201);
         single.kill();
 
-        for (int i = 0; i < 3; i++) {
-            clusterPorts[i] = freePort();
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
+        cluster.startMembers();
         await().atMost(WAIT).until(() -> logsIn(2, "old", "pw", "legacy"));
         assertThat(logsIn(1, "guest", "guest", "/")).isTrue();
-        Path dataDir = dir.resolve("d0").resolve("broker");
+        Path dataDir = cluster.home(0).resolve("broker");
         await().atMost(WAIT).until(() -> Files.exists(dataDir.resolve("definitions-migrated/definitions.snapshot")));
         assertThat(dataDir.resolve("definitions.snapshot")).doesNotExist();
 
@@ -159,11 +133,5 @@ class ClusterDefinitionsTest {
         await().atMost(WAIT).until(() -> logsIn(0, "old", "pw", "legacy"));
         assertThat(api(0).get("/api/users").list()).extracting(u -> u.get("name"))
             .containsExactlyInAnyOrder("guest", "old");
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
