@@ -12,9 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Who may use which virtual host and resource, and how much: the durable {@link BrokerDefinitions} (each change
  * appended to a {@link DefinitionsLog}, and durable, before it takes effect), compiled into the {@link Policy} in
- * force, and
- * the counts the limits are checked against (connections per virtual host and per user, channels or sessions per
- * user).
+ * force, and the counts the limits are checked against (connections per virtual host and per user, channels or
+ * sessions per user).
  *
  * <p>Thread-safe: changes are serialised on {@code this} and publish a new immutable {@link Policy} through a
  * volatile field; checks read whichever policy is current, without locking. Counts are atomic. In a cluster the
@@ -22,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #update} only checks and appends, and the change takes effect here when the log applies it.
  */
 public final class AccessControl {
-    private final DefinitionsLog store;
+    private final DefinitionsLog log;
     /** The user a connection without SASL runs as ({@code allow-plain-amqp}); it may do anything. Null: none. */
     private final String unrestrictedUser;
     private volatile Policy policy;
@@ -30,8 +29,8 @@ public final class AccessControl {
     private final Map<String, AtomicInteger> userConnections = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> userChannels = new ConcurrentHashMap<>();
 
-    public AccessControl(DefinitionsLog store, BrokerDefinitions definitions, String unrestrictedUser) {
-        this.store = store;
+    public AccessControl(DefinitionsLog log, BrokerDefinitions definitions, String unrestrictedUser) {
+        this.log = log;
         this.unrestrictedUser = unrestrictedUser;
         this.policy = new Policy(1, definitions);
     }
@@ -43,8 +42,8 @@ public final class AccessControl {
 
     /**
      * Applies changes: computes the new definitions, checks their regular expressions compile, appends the changes
-     * to the store and waits until they are durable, then puts them in force. Waits for the disk: never call from an
-     * event loop.
+     * to the log and waits until they are durable, then puts them in force (in a cluster the log's applier has, on
+     * every node, by the time the append completes). Waits for the disk: never call from an event loop.
      *
      * @throws IllegalArgumentException when an expression does not compile (nothing changes)
      * @throws io.skiffmq.cluster.NoMajorityException in a cluster, when no majority committed the change in time
@@ -62,7 +61,7 @@ public final class AccessControl {
                 + e.getPattern() + "'", e);
         }
         try {
-            store.append(List.of(changes)).get();
+            log.append(List.of(changes)).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while saving definitions", e);
@@ -72,7 +71,7 @@ public final class AccessControl {
             }
             throw new IllegalStateException("saving definitions failed: " + e.getCause(), e.getCause());
         }
-        if (store.appliesChanges()) {
+        if (log.appliesChanges()) {
             return policy.definitions(); // the log's applier put them in force, with any other node's changes
         }
         policy = compiled;

@@ -7,6 +7,7 @@ import io.skiffmq.core.definitions.DefinitionChange;
 import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
 import io.skiffmq.core.definitions.DefinitionCodec;
 import io.skiffmq.server.authz.DefinitionsLog;
+import io.skiffmq.store.definitions.BrokerReplica;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -20,9 +21,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The broker's definitions (virtual hosts, users, permissions, topic permissions, limits) replicated by the
  * cluster's metadata log: each change is one entry ({@link DefinitionCodec}'s bytes after a kind byte), applied on
- * every node in commit order, first to the {@link BrokerDefinitions} held here, then to the broker
- * ({@link Target}) once it is {@link #attach attached}: entries may be applied while the node starts, before the
- * broker's parts exist. A snapshot is the changes that rebuild the definitions ({@link BrokerDefinitions#changes}).
+ * every node in commit order, first to the {@link BrokerReplica} held here (a change costs O(1), as in the single
+ * node's store), then to the broker ({@link Target}) once it is {@link #attach attached}: entries may be applied
+ * while the node starts, before the broker's parts exist. A snapshot is the changes that rebuild the definitions,
+ * as the replica writes them for the single node's snapshot file ({@link BrokerReplica#snapshot}).
  *
  * <p>Entries: {@code 1} then one change; {@code 2} then changes (each an int length and its bytes) applied only when
  * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
@@ -44,7 +46,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
         void replaceAll(BrokerDefinitions definitions);
     }
 
-    private BrokerDefinitions definitions = BrokerDefinitions.EMPTY;
+    private BrokerReplica replica = new BrokerReplica();
     private Target target;
     private volatile MetadataLog log;
 
@@ -54,7 +56,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
 
     /** Hands the definitions applied so far to {@code target}, and every later change. */
     public synchronized void attach(Target target) {
-        target.replaceAll(definitions);
+        target.replaceAll(replica.definitions());
         this.target = target;
     }
 
@@ -98,6 +100,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
         if (kind == CHANGE) {
             apply(decode(entry, entry.remaining()));
         } else if (kind == SEED) {
+            BrokerDefinitions definitions = replica.definitions();
             boolean empty = definitions.vhosts().isEmpty() && definitions.users().isEmpty();
             while (entry.hasRemaining()) {
                 BrokerChange change = decode(entry, entry.getInt());
@@ -112,7 +115,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
     }
 
     private void apply(BrokerChange change) {
-        definitions = definitions.apply(change);
+        replica.apply(change);
         if (target != null) {
             target.applied(change);
         }
@@ -131,11 +134,11 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
 
     @Override
     public synchronized void writeSnapshot(OutputStream out) throws IOException {
+        List<byte[]> changes = new ArrayList<>();
+        replica.snapshot(change -> changes.add(DefinitionCodec.encode(change)));
         DataOutputStream data = new DataOutputStream(out);
-        List<BrokerChange> changes = definitions.changes();
         data.writeInt(changes.size());
-        for (BrokerChange change : changes) {
-            byte[] bytes = DefinitionCodec.encode(change);
+        for (byte[] bytes : changes) {
             data.writeInt(bytes.length);
             data.write(bytes);
         }
@@ -145,32 +148,28 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
     @Override
     public synchronized void installSnapshot(InputStream in) throws IOException {
         DataInputStream data = new DataInputStream(in);
-        BrokerDefinitions rebuilt = BrokerDefinitions.EMPTY;
-        List<BrokerChange> changes = new ArrayList<>();
+        BrokerReplica rebuilt = new BrokerReplica();
         for (int n = data.readInt(); n > 0; n--) {
             byte[] bytes = data.readNBytes(data.readInt());
-            changes.add(decode(ByteBuffer.wrap(bytes), bytes.length));
-        }
-        for (BrokerChange change : changes) {
-            rebuilt = rebuilt.apply(change);
+            rebuilt.apply(decode(ByteBuffer.wrap(bytes), bytes.length));
         }
         replace(rebuilt);
     }
 
     @Override
     public synchronized void reset() {
-        replace(BrokerDefinitions.EMPTY);
+        replace(new BrokerReplica());
     }
 
-    private void replace(BrokerDefinitions replacement) {
-        definitions = replacement;
+    private void replace(BrokerReplica replacement) {
+        replica = replacement;
         if (target != null) {
-            target.replaceAll(replacement);
+            target.replaceAll(replacement.definitions());
         }
     }
 
     /** The definitions applied so far; for tests and the applier thread. */
     synchronized BrokerDefinitions definitions() {
-        return definitions;
+        return replica.definitions();
     }
 }
