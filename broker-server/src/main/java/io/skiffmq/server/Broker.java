@@ -161,8 +161,8 @@ public final class Broker implements AutoCloseable {
     /**
      * In a cluster, the metadata log is the one durable record of the broker's definitions: a single node's
      * definitions files, when this data directory has them, are appended to it whole (nothing is lost) and then
-     * moved into {@code definitions-migrated/}; a node with neither those files nor a metadata log offers its
-     * first-start definitions, which the log applies only to a cluster that has none.
+     * moved into {@code definitions-migrated/}; otherwise the node offers its first-start definitions, which the
+     * log applies only to a cluster that has none (at every start: a first one may have ended before a majority).
      */
     private static void offerOwnDefinitions(BrokerConfig config, UserStore users,
             io.skiffmq.server.cluster.ClusterMembership cluster) {
@@ -174,7 +174,7 @@ public final class Broker implements AutoCloseable {
                 changes = single.recovered().changes();
             }
             cluster.offer(changes, false, () -> BrokerDefinitionsStore.retire(dataDir));
-        } else if (cluster.firstStart()) {
+        } else {
             cluster.offer(Admin.firstStart(users, config.auth().defaultUser().name()).changes(), true, () -> { });
         }
     }

@@ -20,8 +20,6 @@ public final class ClusterMembership implements AutoCloseable {
 
     private final ClusterNode node;
     private final ReplicatedDefinitions definitions;
-    /** True when this node had no metadata log before this start: it offers its first-start definitions. */
-    private final boolean firstStart;
     /** Appends this node's own definitions into the log at start ({@link #offer}), until they are committed. */
     private final java.util.concurrent.ExecutorService offers = java.util.concurrent.Executors.newSingleThreadExecutor(
         runnable -> {
@@ -30,10 +28,9 @@ public final class ClusterMembership implements AutoCloseable {
             return thread;
         });
 
-    private ClusterMembership(ClusterNode node, ReplicatedDefinitions definitions, boolean firstStart) {
+    private ClusterMembership(ClusterNode node, ReplicatedDefinitions definitions) {
         this.node = node;
         this.definitions = definitions;
-        this.firstStart = firstStart;
     }
 
     /**
@@ -51,21 +48,15 @@ public final class ClusterMembership implements AutoCloseable {
         ClusterSettings settings = ClusterSettings.of(self, NodeAddress.parseList(config.cluster().nodes()),
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
-        boolean firstStart = !java.nio.file.Files.exists(settings.dataDir());
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
         ClusterNode node = ClusterNode.start(settings, definitions);
         definitions.log(node);
-        return new ClusterMembership(node, definitions, firstStart);
+        return new ClusterMembership(node, definitions);
     }
 
     /** The broker's definitions, replicated by the metadata log. */
     public ReplicatedDefinitions definitions() {
         return definitions;
-    }
-
-    /** True when this node had no metadata log before this start. */
-    public boolean firstStart() {
-        return firstStart;
     }
 
     /**
