@@ -11,6 +11,7 @@ import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionCleared;
@@ -31,11 +32,13 @@ import java.util.function.Predicate;
  * Administration without restart: virtual hosts, users with tags, permissions, topic permissions and limits, as
  * RabbitMQ's {@code rabbitmqctl} and HTTP API have them (RabbitMQ 4's {@code /management} AMQP node has no
  * operation for these; the HTTP API of issue 15 calls this). Every change is durable before it returns
- * ({@link AccessControl#update}) and applies to open connections at their next operation; deleting a virtual host
+ * ({@link AccessControl#update}; in a cluster, committed by a majority and applied on this node) and applies to open connections at their next operation; deleting a virtual host
  * or a user closes its connections first (320 CONNECTION_FORCED / {@code amqp:connection:forced}).
  *
  * <p>Thread-safe; changes are serialised on {@code this}. They wait for the disk and for connections to close:
- * call them from a management or administration thread, never an event loop.
+ * call them from a management or administration thread, never an event loop. In a cluster their effects
+ * ({@link #applied}, {@link #replaceAll}) run on the metadata log's applier thread instead, one at a time and
+ * without that lock, whose holder waits for them.
  */
 public final class Admin {
     private static final System.Logger LOG = System.getLogger(Admin.class.getName());
@@ -45,9 +48,12 @@ public final class Admin {
     private final VirtualHosts vhosts;
     private final AccessControl access;
     private final UserStore users;
+    /** True in a cluster: changes take effect through the metadata log's applier ({@link #applied}). */
+    private final boolean replicated;
 
-    Admin(Broker broker, VirtualHosts vhosts, AccessControl access, UserStore users) {
+    Admin(Broker broker, VirtualHosts vhosts, AccessControl access, UserStore users, boolean replicated) {
         this.broker = broker;
+        this.replicated = replicated;
         this.vhosts = vhosts;
         this.access = access;
         this.users = users;
@@ -120,8 +126,7 @@ public final class Admin {
         if (access.vhost(name) != null) {
             return;
         }
-        access.update(new VhostAdded(new VhostDefinition(name, -1, -1)));
-        vhosts.create(name);
+        change(new VhostAdded(new VhostDefinition(name, -1, -1)));
     }
 
     /**
@@ -134,20 +139,14 @@ public final class Admin {
         if (access.vhost(name) == null) {
             return false;
         }
-        access.update(new VhostDeleted(name)); // its permissions go with it
-        closeConnections(c -> c.opened() != null && name.equals(c.opened().vhost()),
-            "virtual host '" + name + "' is deleted");
-        vhosts.delete(name);
-        broker.counters().forgetVhost(name);
+        change(new VhostDeleted(name)); // its permissions go with it
         return true;
     }
 
     /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
     public synchronized void setVhostLimits(String name, long maxConnections, long maxQueues) {
         require(access.vhost(name), "virtual host", name);
-        access.update(new VhostLimitsSet(name, maxConnections, maxQueues));
-        VirtualHost vhost = vhosts.get(name);
-        vhost.maxQueues(maxQueues);
+        change(new VhostLimitsSet(name, maxConnections, maxQueues));
     }
 
     /** Adds or replaces a user with a password, hashed as RabbitMQ hashes by default (salted SHA-256). */
@@ -179,12 +178,11 @@ public final class Admin {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("a user needs a name");
         }
-        PasswordHash hash = hashOf(passwordHash, hashingAlgorithm);
+        hashOf(passwordHash, hashingAlgorithm); // refused here, before anything changes
         UserDefinition old = access.user(name);
         UserDefinition user = new UserDefinition(name, passwordHash, hashingAlgorithm, tags,
             old == null ? -1 : old.maxConnections(), old == null ? -1 : old.maxChannels());
-        access.update(new UserPut(user));
-        users.add(name, hash);
+        change(new UserPut(user));
     }
 
     /** Deletes a user, its permissions and its connections; false when there was none. */
@@ -192,9 +190,7 @@ public final class Admin {
         if (access.user(name) == null) {
             return false;
         }
-        access.update(new UserDeleted(name)); // its permissions go with it
-        users.remove(name);
-        closeConnections(c -> c.opened() != null && name.equals(c.opened().user()), "user '" + name + "' is deleted");
+        change(new UserDeleted(name)); // its permissions go with it
         return true;
     }
 
@@ -203,7 +199,7 @@ public final class Admin {
         UserDefinition old = require(access.user(name), "user", name);
         UserDefinition user = new UserDefinition(name, old.passwordHash(), old.hashingAlgorithm(), old.tags(),
             maxConnections, maxChannels);
-        access.update(new UserPut(user));
+        change(new UserPut(user));
     }
 
     /**
@@ -215,12 +211,12 @@ public final class Admin {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
         PermissionDefinition p = new PermissionDefinition(user, vhost, configure, write, read);
-        access.update(new PermissionSet(p));
+        change(new PermissionSet(p));
     }
 
     /** Takes a user's permissions in a virtual host away: it can no longer open connections there. */
     public synchronized void clearPermissions(String user, String vhost) {
-        access.update(new PermissionCleared(user, vhost));
+        change(new PermissionCleared(user, vhost));
     }
 
     /**
@@ -234,7 +230,7 @@ public final class Admin {
         require(access.user(user), "user", user);
         require(access.vhost(vhost), "virtual host", vhost);
         TopicPermissionDefinition p = new TopicPermissionDefinition(user, vhost, exchange, write, read);
-        access.update(new TopicPermissionSet(p));
+        change(new TopicPermissionSet(p));
     }
 
     /** Takes all of a user's topic permissions in a virtual host away. */
@@ -244,7 +240,70 @@ public final class Admin {
 
     /** Takes a user's topic permissions for one exchange of a virtual host away; all of them when it is null. */
     public synchronized void clearTopicPermissions(String user, String vhost, String exchange) {
-        access.update(new TopicPermissionCleared(user, vhost, exchange));
+        change(new TopicPermissionCleared(user, vhost, exchange));
+    }
+
+    /**
+     * Makes {@code change} durable and puts it in force: on a single node, here, with its effects; in a cluster,
+     * the metadata log's applier does that on every node ({@link #applied}) before the append completes.
+     */
+    private void change(BrokerChange change) {
+        access.update(change);
+        if (!replicated) {
+            applied(change);
+        }
+    }
+
+    /**
+     * What a change does beyond the definitions in force: the virtual host objects, the user store that checks
+     * passwords, and the connections of a deleted virtual host or user. Called once the change is durable: in a
+     * cluster on the metadata log's applier thread, on every node, after {@link AccessControl#applied}.
+     */
+    void applied(BrokerChange change) {
+        if (change instanceof VhostAdded a) {
+            if (replicated) {
+                // the log may replay an entry this node applied before it restarted: keep what the directory holds
+                vhosts.open(a.vhost().name(), a.vhost().maxQueues());
+            } else {
+                vhosts.create(a.vhost().name());
+            }
+        } else if (change instanceof VhostDeleted d) {
+            closeConnections(c -> c.opened() != null && d.name().equals(c.opened().vhost()),
+                "virtual host '" + d.name() + "' is deleted");
+            vhosts.delete(d.name());
+            broker.counters().forgetVhost(d.name());
+        } else if (change instanceof VhostLimitsSet l) {
+            VirtualHost vhost = vhosts.get(l.name());
+            if (vhost != null) {
+                vhost.maxQueues(l.maxQueues());
+            }
+        } else if (change instanceof UserPut p) {
+            users.add(p.user().name(), hashOf(p.user().passwordHash(), p.user().hashingAlgorithm()));
+        } else if (change instanceof UserDeleted d) {
+            users.remove(d.name());
+            closeConnections(c -> c.opened() != null && d.name().equals(c.opened().user()),
+                "user '" + d.name() + "' is deleted");
+        }
+    }
+
+    /**
+     * In a cluster: every definition replaced by {@code definitions} (at start, and when a snapshot is installed),
+     * on the metadata log's applier thread: the policy, the user store, and the virtual hosts (opened, recovering
+     * what their directories hold, or deleted).
+     */
+    void replaceAll(BrokerDefinitions definitions) {
+        access.replaceAll(definitions);
+        loadUsers(users, definitions);
+        List<String> names = new ArrayList<>();
+        for (VhostDefinition vhost : definitions.vhosts()) {
+            vhosts.open(vhost.name(), vhost.maxQueues()).maxQueues(vhost.maxQueues());
+            names.add(vhost.name());
+        }
+        for (VirtualHost vhost : List.copyOf(vhosts.all())) {
+            if (!names.contains(vhost.name())) {
+                applied(new VhostDeleted(vhost.name()));
+            }
+        }
     }
 
     /**

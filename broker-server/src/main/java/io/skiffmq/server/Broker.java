@@ -32,7 +32,7 @@ import java.util.function.Supplier;
 /**
  * What all connections share: configuration, users, virtual hosts ({@link VirtualHosts}), who may do what
  * ({@link AccessControl}, on the durable {@link BrokerDefinitions} in {@code data-dir/definitions.snapshot} and
- * {@code .log}, a {@link BrokerDefinitionsStore}; on the
+ * {@code .log}, a {@link BrokerDefinitionsStore}, or in a cluster on its metadata log (docs/cluster.md); on the
  * first start: the virtual host {@code /}, {@code guest} and the users file's users with all permissions there),
  * and the registry of open connections (for shutdown, and to close those of a deleted virtual host or user).
  * Queues live on the worker event loops, each on its first user's ({@link EventLoops}). Each virtual host keeps its
@@ -114,19 +114,39 @@ public final class Broker implements AutoCloseable {
         }
         this.cluster = io.skiffmq.server.cluster.ClusterMembership.start(config);
         this.vhosts = new VirtualHosts(config, queueExecutors, clock);
-        this.definitionsStore = BrokerDefinitionsStore.open(config.dataDir(), config.definitionsCompaction(),
-            () -> Admin.firstStart(users, config.auth().defaultUser().name()));
-        BrokerDefinitions definitions = definitionsStore.recovered();
-        Admin.loadUsers(users, definitions);
-        if (!definitionsStore.firstStart()) {
-            Admin.noteDefaultUserNotApplied(users, config.auth().defaultUser());
+        String unrestricted = config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null;
+        if (cluster == null) {
+            this.definitionsStore = BrokerDefinitionsStore.open(config.dataDir(), config.definitionsCompaction(),
+                () -> Admin.firstStart(users, config.auth().defaultUser().name()));
+            BrokerDefinitions definitions = definitionsStore.recovered();
+            Admin.loadUsers(users, definitions);
+            if (!definitionsStore.firstStart()) {
+                Admin.noteDefaultUserNotApplied(users, config.auth().defaultUser());
+            }
+            this.access = new AccessControl(definitionsStore::append, definitions, unrestricted);
+            for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {
+                vhosts.open(vhost.name(), vhost.maxQueues());
+            }
+            this.admin = new Admin(this, vhosts, access, users, false);
+        } else {
+            this.definitionsStore = null;
+            this.access = new AccessControl(cluster.definitions(), BrokerDefinitions.EMPTY, unrestricted);
+            this.admin = new Admin(this, vhosts, access, users, true);
+            offerOwnDefinitions(config, users, cluster);
+            Admin target = admin;
+            cluster.definitions().attach(new io.skiffmq.server.cluster.ReplicatedDefinitions.Target() {
+                @Override
+                public void applied(io.skiffmq.core.definitions.DefinitionChange.BrokerChange change) {
+                    access.applied(change);
+                    target.applied(change);
+                }
+
+                @Override
+                public void replaceAll(BrokerDefinitions definitions) {
+                    target.replaceAll(definitions);
+                }
+            });
         }
-        this.access = new AccessControl(definitionsStore, definitions,
-            config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null);
-        for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {
-            vhosts.open(vhost.name(), vhost.maxQueues());
-        }
-        this.admin = new Admin(this, vhosts, access, users);
         alarms.onChange(active -> connections.forEach(connection -> {
             try {
                 connection.resourceAlarmsChanged();
@@ -138,6 +158,27 @@ public final class Broker implements AutoCloseable {
         resourceMonitor = new ResourceMonitor(alarms, new JvmReadings(config.dataDir()),
             config.memoryHighWatermark().limit(maxHeap), config.diskFreeLimit(), config.node(),
             config.dataDir().toAbsolutePath().toString(), System::nanoTime);
+    }
+
+    /**
+     * In a cluster, the metadata log is the one durable record of the broker's definitions: a single node's
+     * definitions files, when this data directory has them, are appended to it whole (nothing is lost) and then
+     * moved into {@code definitions-migrated/}; otherwise the node offers its first-start definitions, which the
+     * log applies only to a cluster that has none (at every start: a first one may have ended before a majority).
+     */
+    private static void offerOwnDefinitions(BrokerConfig config, UserStore users,
+            io.skiffmq.server.cluster.ClusterMembership cluster) {
+        Path dataDir = config.dataDir();
+        if (BrokerDefinitionsStore.exists(dataDir)) {
+            List<io.skiffmq.core.definitions.DefinitionChange.BrokerChange> changes;
+            try (BrokerDefinitionsStore single = BrokerDefinitionsStore.open(dataDir, config.definitionsCompaction(),
+                    () -> BrokerDefinitions.EMPTY)) {
+                changes = single.recovered().changes();
+            }
+            cluster.offer(changes, false, () -> BrokerDefinitionsStore.retire(dataDir));
+        } else {
+            cluster.offer(Admin.firstStart(users, config.auth().defaultUser().name()).changes(), true, () -> { });
+        }
     }
 
     /** Starts raising and clearing the resource alarms from the JVM's readings (the listener does, once bound). */
@@ -166,7 +207,9 @@ public final class Broker implements AutoCloseable {
         resourceMonitor.close();
         managementExecutor.shutdown();
         vhosts.closeStores();
-        definitionsStore.close();
+        if (definitionsStore != null) {
+            definitionsStore.close();
+        }
         if (cluster != null) {
             cluster.close();
         }

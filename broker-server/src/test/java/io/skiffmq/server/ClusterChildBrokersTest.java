@@ -4,22 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three brokers in three child JVMs form a cluster on loopback and keep the cluster's name (the one piece of
- * metadata replicated so far) through kill -9, restarts and a lost majority; the leak detector runs at paranoid in
- * each, beside Ratis' own shaded Netty.
+ * Three brokers in three child JVMs form a cluster on loopback and keep the cluster's name (the definitions are
+ * {@link ClusterDefinitionsTest}'s) through kill -9, restarts and a lost majority; the leak detector runs at paranoid
+ * in each, beside Ratis' own shaded Netty.
  */
 class ClusterChildBrokersTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
@@ -28,41 +26,31 @@ class ClusterChildBrokersTest {
     @TempDir
     Path dir;
 
-    private final ChildBroker[] nodes = new ChildBroker[4];
-    private final List<Path> logs = new ArrayList<>();
-    private final int[] clusterPorts = new int[4];
+    private ChildCluster cluster;
+    private ChildBroker[] nodes;
+
+    @BeforeEach
+    void ports() throws IOException {
+        cluster = new ChildCluster(dir, "n", 4, 3, APPEND_TIMEOUT_MILLIS);
+        nodes = cluster.nodes;
+    }
 
     @AfterEach
     void stopAll() throws Exception {
-        for (ChildBroker node : nodes) {
-            if (node != null) {
-                node.close();
-            }
-        }
-        for (Path log : logs) {
-            assertThat(Files.readString(log)).as("leak reports in " + log).doesNotContain("LEAK:");
-        }
+        cluster.close();
     }
 
-    private static String name(int i) {
-        return "n" + i + "@127.0.0.1";
+    private String name(int i) {
+        return cluster.name(i);
     }
 
     /** Node {@code i} of the three that form the cluster, or (3) a fourth that starts alone. */
     private ChildBroker start(int i) throws Exception {
-        String members = i == 3 ? "" : java.util.stream.IntStream.range(0, 3)
-            .mapToObj(n -> name(n) + ":" + clusterPorts[n]).collect(Collectors.joining(","));
-        nodes[i] = ChildBroker.start(dir.resolve("n" + i), "cluster-n" + i + "-" + logs.size(),
-            List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
-            List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + members,
-                "--cluster-secret-file=" + dir.resolve("secret"),
-                "--cluster-append-timeout=" + APPEND_TIMEOUT_MILLIS));
-        logs.add(nodes[i].log);
-        return nodes[i];
+        return cluster.start(i);
     }
 
     private HttpApiClient api(int i) throws Exception {
-        return new HttpApiClient(nodes[i].managementPort(), "guest", "guest");
+        return cluster.api(i);
     }
 
     private void awaitName(int i, String name) {
@@ -110,12 +98,7 @@ class ClusterChildBrokersTest {
     }
 
     private void startThree() throws Exception {
-        for (int i = 0; i < 4; i++) {
-            clusterPorts[i] = freePort();
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
+        cluster.startMembers();
     }
 
     private SkiffmqCtlTest.Result ctl(int i, String... command) throws Exception {
@@ -130,7 +113,9 @@ class ClusterChildBrokersTest {
         startThree();
         setName(0, "skiffs");
         start(3);
-        SkiffmqCtlTest.Result joined = ctl(3, "join_cluster", name(1) + ":" + clusterPorts[1]);
+        // alone, it has guest once it elected itself and committed its first-start definitions
+        await().atMost(WAIT).until(() -> api(3).get("/api/whoami").status() == 200);
+        SkiffmqCtlTest.Result joined = ctl(3, "join_cluster", name(1) + ":" + cluster.clusterPort(1));
         assertThat(joined.code()).as(joined.err()).isZero();
         SkiffmqCtlTest.Result online = ctl(0, "await_online_nodes", "4", "--timeout", "60");
         assertThat(online.code()).as(online.err()).isZero();
@@ -162,12 +147,6 @@ class ClusterChildBrokersTest {
             assertThat(api.put("/api/cluster-name", Map.of("name", "x")).status()).isEqualTo(400);
             assertThat(api.get("/api/cluster-status").map().get("running_nodes"))
                 .isEqualTo(List.of(broker.broker().config().node()));
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

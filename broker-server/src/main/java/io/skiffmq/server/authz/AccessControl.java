@@ -4,7 +4,6 @@ import io.skiffmq.core.definitions.BrokerDefinitions;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
-import io.skiffmq.store.definitions.BrokerDefinitionsStore;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,15 +11,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Who may use which virtual host and resource, and how much: the durable {@link BrokerDefinitions} (each change
- * appended to the {@link BrokerDefinitionsStore}'s log, and durable, before it takes effect), compiled into the {@link Policy} in force, and
- * the counts the limits are checked against (connections per virtual host and per user, channels or sessions per
- * user).
+ * appended to a {@link DefinitionsLog}, and durable, before it takes effect), compiled into the {@link Policy} in
+ * force, and the counts the limits are checked against (connections per virtual host and per user, channels or
+ * sessions per user).
  *
  * <p>Thread-safe: changes are serialised on {@code this} and publish a new immutable {@link Policy} through a
- * volatile field; checks read whichever policy is current, without locking. Counts are atomic.
+ * volatile field; checks read whichever policy is current, without locking. Counts are atomic. In a cluster the
+ * policy has one writer instead, the metadata log's applier thread ({@link #applied}, {@link #replaceAll}):
+ * {@link #update} only checks and appends, and the change takes effect here when the log applies it.
  */
 public final class AccessControl {
-    private final BrokerDefinitionsStore store;
+    private final DefinitionsLog log;
     /** The user a connection without SASL runs as ({@code allow-plain-amqp}); it may do anything. Null: none. */
     private final String unrestrictedUser;
     private volatile Policy policy;
@@ -28,8 +29,8 @@ public final class AccessControl {
     private final Map<String, AtomicInteger> userConnections = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> userChannels = new ConcurrentHashMap<>();
 
-    public AccessControl(BrokerDefinitionsStore store, BrokerDefinitions definitions, String unrestrictedUser) {
-        this.store = store;
+    public AccessControl(DefinitionsLog log, BrokerDefinitions definitions, String unrestrictedUser) {
+        this.log = log;
         this.unrestrictedUser = unrestrictedUser;
         this.policy = new Policy(1, definitions);
     }
@@ -41,10 +42,11 @@ public final class AccessControl {
 
     /**
      * Applies changes: computes the new definitions, checks their regular expressions compile, appends the changes
-     * to the store and waits until they are durable, then puts them in force. Waits for the disk: never call from an
-     * event loop.
+     * to the log and waits until they are durable, then puts them in force (in a cluster the log's applier has, on
+     * every node, by the time the append completes). Waits for the disk: never call from an event loop.
      *
      * @throws IllegalArgumentException when an expression does not compile (nothing changes)
+     * @throws io.skiffmq.cluster.NoMajorityException in a cluster, when no majority committed the change in time
      */
     public synchronized BrokerDefinitions update(BrokerChange... changes) {
         BrokerDefinitions next = policy.definitions();
@@ -59,15 +61,32 @@ public final class AccessControl {
                 + e.getPattern() + "'", e);
         }
         try {
-            store.append(List.of(changes)).get();
+            log.append(List.of(changes)).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while saving definitions", e);
         } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof io.skiffmq.cluster.NoMajorityException noMajority) {
+                throw noMajority;
+            }
             throw new IllegalStateException("saving definitions failed: " + e.getCause(), e.getCause());
+        }
+        if (log.appliesChanges()) {
+            return policy.definitions(); // the log's applier put them in force, with any other node's changes
         }
         policy = compiled;
         return next;
+    }
+
+    /** In a cluster: a change the metadata log committed, put in force. On the log's applier thread only. */
+    public void applied(BrokerChange change) {
+        Policy current = policy;
+        policy = new Policy(current.version() + 1, current.definitions().apply(change));
+    }
+
+    /** In a cluster: every definition replaced (a snapshot installed). On the log's applier thread only. */
+    public void replaceAll(BrokerDefinitions definitions) {
+        policy = new Policy(policy.version() + 1, definitions);
     }
 
     Policy policy() {

@@ -16,10 +16,21 @@ import java.util.concurrent.CompletableFuture;
  * ({@link #start} returns null). Thread-safe, as the node is.
  */
 public final class ClusterMembership implements AutoCloseable {
-    private final ClusterNode node;
+    private static final System.Logger LOG = System.getLogger(ClusterMembership.class.getName());
 
-    private ClusterMembership(ClusterNode node) {
+    private final ClusterNode node;
+    private final ReplicatedDefinitions definitions;
+    /** Appends this node's own definitions into the log at start ({@link #offer}), until they are committed. */
+    private final java.util.concurrent.ExecutorService offers = java.util.concurrent.Executors.newSingleThreadExecutor(
+        runnable -> {
+            Thread thread = new Thread(runnable, "skiffmq-definitions-offer");
+            thread.setDaemon(true);
+            return thread;
+        });
+
+    private ClusterMembership(ClusterNode node, ReplicatedDefinitions definitions) {
         this.node = node;
+        this.definitions = definitions;
     }
 
     /**
@@ -37,7 +48,52 @@ public final class ClusterMembership implements AutoCloseable {
         ClusterSettings settings = ClusterSettings.of(self, NodeAddress.parseList(config.cluster().nodes()),
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
-        return new ClusterMembership(ClusterNode.start(settings, new NoReplicatedDefinitions()));
+        ReplicatedDefinitions definitions = new ReplicatedDefinitions();
+        ClusterNode node = ClusterNode.start(settings, definitions);
+        definitions.log(node);
+        return new ClusterMembership(node, definitions);
+    }
+
+    /** The broker's definitions, replicated by the metadata log. */
+    public ReplicatedDefinitions definitions() {
+        return definitions;
+    }
+
+    /**
+     * Appends this node's own definitions to the log, in the background, trying again while there is no majority;
+     * runs {@code done} once they are committed. {@code seed}: only where the cluster has no definitions yet (a
+     * first start's guest and {@code /}); otherwise every change, as a single node's definitions migrated into the
+     * cluster are.
+     */
+    public void offer(java.util.List<? extends io.skiffmq.core.definitions.DefinitionChange.BrokerChange> changes,
+            boolean seed, IoAction done) {
+        offers.execute(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    (seed ? definitions.seed(changes) : definitions.append(changes)).get();
+                    done.run();
+                    LOG.log(System.Logger.Level.INFO, seed ? "offered this node''s first-start definitions to the"
+                        + " cluster" : "this node''s definitions ({0} changes) are now the cluster''s", changes.size());
+                    return;
+                } catch (InterruptedException e) {
+                    return;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (!(e.getCause() instanceof io.skiffmq.cluster.NoMajorityException)) {
+                        LOG.log(System.Logger.Level.ERROR, "cannot append this node's definitions", e.getCause());
+                        return;
+                    }
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.ERROR, "cannot retire the single node's definitions files", e);
+                    return;
+                }
+            }
+        });
+    }
+
+    /** What runs once an offer is committed. */
+    @FunctionalInterface
+    public interface IoAction {
+        void run() throws IOException;
     }
 
     /** The cluster as this node sees it; asks the other members, for up to two seconds. */
@@ -84,6 +140,7 @@ public final class ClusterMembership implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        offers.shutdownNow();
         node.close();
     }
 }

@@ -117,6 +117,9 @@ final class HttpApi {
                 default -> 400;
             };
             error = status == 404 ? "Object Not Found" : "bad_request";
+        } else if (e instanceof io.skiffmq.cluster.NoMajorityException) {
+            status = 503; // RabbitMQ's answer when Khepri times out
+            error = "timeout";
         } else if (e instanceof IllegalArgumentException || e instanceof ClassCastException) {
             status = 400;
             error = "bad_request";

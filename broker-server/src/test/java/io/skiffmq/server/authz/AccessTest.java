@@ -41,7 +41,7 @@ class AccessTest {
             ChangeLog.Compaction.DEFAULTS,
             () -> definitions);
         stores.add(store);
-        return new AccessControl(store, store.recovered(), null);
+        return new AccessControl(store::append, store.recovered(), null);
     }
 
     @Test

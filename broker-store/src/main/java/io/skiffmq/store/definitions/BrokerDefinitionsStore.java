@@ -51,6 +51,25 @@ public final class BrokerDefinitionsStore implements AutoCloseable {
         return new BrokerDefinitionsStore(log, definitions, first[0]);
     }
 
+    /** True when {@code dataDir} holds a single node's definitions (in this form or an older broker's file). */
+    public static boolean exists(Path dataDir) {
+        return ChangeLog.exists(dataDir, NAME) || java.nio.file.Files.exists(dataDir.resolve(LegacyDefinitions.FILE));
+    }
+
+    /**
+     * Moves a single node's definitions files into {@code dataDir/definitions-migrated/}, once a cluster's log
+     * holds them: kept for the operator, no longer read.
+     */
+    public static void retire(Path dataDir) throws java.io.IOException {
+        Path into = java.nio.file.Files.createDirectories(dataDir.resolve(NAME + "-migrated"));
+        for (String file : List.of(NAME + ".snapshot", NAME + ".log", LegacyDefinitions.FILE)) {
+            Path from = dataDir.resolve(file);
+            if (java.nio.file.Files.exists(from)) {
+                java.nio.file.Files.move(from, into.resolve(file), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
     /** The definitions as recovered (or made for the first start). */
     public BrokerDefinitions recovered() {
         return recovered;

@@ -1,0 +1,175 @@
+package io.skiffmq.server.cluster;
+
+import io.skiffmq.cluster.LogApplier;
+import io.skiffmq.cluster.MetadataLog;
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.DefinitionChange;
+import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
+import io.skiffmq.core.definitions.DefinitionCodec;
+import io.skiffmq.server.authz.DefinitionsLog;
+import io.skiffmq.store.definitions.BrokerReplica;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The broker's definitions (virtual hosts, users, permissions, topic permissions, limits) replicated by the
+ * cluster's metadata log: each change is one entry ({@link DefinitionCodec}'s bytes after a kind byte), applied on
+ * every node in commit order, first to the {@link BrokerReplica} held here (a change costs O(1), as in the single
+ * node's store), then to the broker ({@link Target}) once it is {@link #attach attached}: entries may be applied
+ * while the node starts, before the broker's parts exist. A snapshot is the changes that rebuild the definitions,
+ * as the replica writes them for the single node's snapshot file ({@link BrokerReplica#snapshot}).
+ *
+ * <p>Entries: {@code 1} then one change; {@code 2} then changes (each an int length and its bytes) applied only when
+ * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
+ * definitions (guest and {@code /}) without the others' copies, or a later node's, adding to what is there.
+ *
+ * <p>The definitions and the target are owned by the log's applier thread; {@link #attach} takes them over under
+ * {@code this}, which the applier's methods also hold.
+ */
+public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
+    private static final byte CHANGE = 1;
+    private static final byte SEED = 2;
+
+    /** What the applied changes act on: the broker's definitions in force and their effects. */
+    public interface Target {
+        /** A committed change, after the definitions here have it. */
+        void applied(BrokerChange change);
+
+        /** Every definition replaced: at {@link #attach}, and when a snapshot is installed or the node resets. */
+        void replaceAll(BrokerDefinitions definitions);
+    }
+
+    private BrokerReplica replica = new BrokerReplica();
+    private Target target;
+    private volatile MetadataLog log;
+
+    void log(MetadataLog log) {
+        this.log = log;
+    }
+
+    /** Hands the definitions applied so far to {@code target}, and every later change. */
+    public synchronized void attach(Target target) {
+        target.replaceAll(replica.definitions());
+        this.target = target;
+    }
+
+    @Override
+    public boolean appliesChanges() {
+        return true;
+    }
+
+    /** One entry per change; completes once the last is committed by a majority and applied here. */
+    @Override
+    public CompletableFuture<Void> append(List<? extends BrokerChange> changes) {
+        CompletableFuture<Long> last = CompletableFuture.completedFuture(0L);
+        for (BrokerChange change : changes) {
+            last = log.append(entry(change));
+        }
+        return last.thenApply(index -> null);
+    }
+
+    /** The log entry of one change. */
+    static ByteBuffer entry(BrokerChange change) {
+        byte[] bytes = DefinitionCodec.encode(change);
+        return ByteBuffer.allocate(1 + bytes.length).put(CHANGE).put(bytes).flip();
+    }
+
+    /** The log entry that offers {@code seed} as the first definitions of a cluster that has none. */
+    static ByteBuffer seedEntry(List<? extends BrokerChange> seed) {
+        List<byte[]> encoded = seed.stream().map(DefinitionCodec::encode).toList();
+        ByteBuffer entry = ByteBuffer.allocate(1 + encoded.stream().mapToInt(b -> 4 + b.length).sum()).put(SEED);
+        encoded.forEach(b -> entry.putInt(b.length).put(b));
+        return entry.flip();
+    }
+
+    /** Offers {@code seed} as the cluster's first definitions: applied only where there are none yet. */
+    CompletableFuture<Void> seed(List<? extends BrokerChange> seed) {
+        return log.append(seedEntry(seed)).thenApply(index -> null);
+    }
+
+    @Override
+    public synchronized void apply(long index, ByteBuffer entry) {
+        byte kind = entry.get();
+        if (kind == CHANGE) {
+            apply(decode(entry, entry.remaining()));
+        } else if (kind == SEED) {
+            BrokerDefinitions definitions = replica.definitions();
+            boolean empty = definitions.vhosts().isEmpty() && definitions.users().isEmpty();
+            while (entry.hasRemaining()) {
+                BrokerChange change = decode(entry, entry.getInt());
+                if (empty) {
+                    apply(change);
+                }
+            }
+        } else {
+            throw new IllegalStateException("metadata entry " + index + " is of kind " + kind
+                + ", which this version does not know: was it written by a newer node?");
+        }
+    }
+
+    private void apply(BrokerChange change) {
+        replica.apply(change);
+        if (target != null) {
+            target.applied(change);
+        }
+    }
+
+    /** The change in the next {@code length} bytes of {@code entry}, which it moves past them. */
+    private static BrokerChange decode(ByteBuffer entry, int length) {
+        ByteBuffer bytes = entry.slice(entry.position(), length);
+        entry.position(entry.position() + length);
+        DefinitionChange change = DefinitionCodec.decode(bytes);
+        if (!(change instanceof BrokerChange broker)) {
+            throw new IllegalStateException("not a broker definition change: " + change);
+        }
+        return broker;
+    }
+
+    @Override
+    public synchronized void writeSnapshot(OutputStream out) throws IOException {
+        List<byte[]> changes = new ArrayList<>();
+        replica.snapshot(change -> changes.add(DefinitionCodec.encode(change)));
+        DataOutputStream data = new DataOutputStream(out);
+        data.writeInt(changes.size());
+        for (byte[] bytes : changes) {
+            data.writeInt(bytes.length);
+            data.write(bytes);
+        }
+        data.flush();
+    }
+
+    @Override
+    public synchronized void installSnapshot(InputStream in) throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        BrokerReplica rebuilt = new BrokerReplica();
+        for (int n = data.readInt(); n > 0; n--) {
+            byte[] bytes = data.readNBytes(data.readInt());
+            rebuilt.apply(decode(ByteBuffer.wrap(bytes), bytes.length));
+        }
+        replace(rebuilt);
+    }
+
+    @Override
+    public synchronized void reset() {
+        replace(new BrokerReplica());
+    }
+
+    private void replace(BrokerReplica replacement) {
+        replica = replacement;
+        if (target != null) {
+            target.replaceAll(replacement.definitions());
+        }
+    }
+
+    /** The definitions applied so far; for tests and the applier thread. */
+    synchronized BrokerDefinitions definitions() {
+        return replica.definitions();
+    }
+}

@@ -1,0 +1,94 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Brokers in child JVMs (leak detector at paranoid) that form a cluster on loopback: node {@code i} is
+ * {@code <prefix><i>@127.0.0.1}, each with its own data directory under {@code dir} and one shared secret file;
+ * the first {@code members} are listed in {@code cluster-nodes} and form the cluster, the others start alone.
+ * Closing kills what still runs and fails when a node's log reports a leak.
+ */
+final class ChildCluster implements AutoCloseable {
+    final ChildBroker[] nodes;
+    private final int[] clusterPorts;
+    private final List<Path> logs = new ArrayList<>();
+    private final Path dir;
+    private final String prefix;
+    private final int members;
+    private final int appendTimeoutMillis;
+
+    ChildCluster(Path dir, String prefix, int size, int members, int appendTimeoutMillis) throws IOException {
+        this.dir = dir;
+        this.prefix = prefix;
+        this.members = members;
+        this.appendTimeoutMillis = appendTimeoutMillis;
+        this.nodes = new ChildBroker[size];
+        this.clusterPorts = new int[size];
+        for (int i = 0; i < size; i++) {
+            clusterPorts[i] = freePort();
+        }
+    }
+
+    String name(int i) {
+        return prefix + i + "@127.0.0.1";
+    }
+
+    int clusterPort(int i) {
+        return clusterPorts[i];
+    }
+
+    /** The data directory node {@code i}'s {@link ChildBroker} is given. */
+    Path home(int i) {
+        return dir.resolve(prefix + i);
+    }
+
+    /** Starts (or starts again) node {@code i}. */
+    ChildBroker start(int i) throws Exception {
+        String listed = i >= members ? "" : IntStream.range(0, members)
+            .mapToObj(n -> name(n) + ":" + clusterPorts[n]).collect(Collectors.joining(","));
+        nodes[i] = ChildBroker.start(home(i), "cluster-" + prefix + i + "-" + logs.size(),
+            List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
+            List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + listed,
+                "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis));
+        logs.add(nodes[i].log);
+        return nodes[i];
+    }
+
+    /** Starts the nodes that form the cluster. */
+    void startMembers() throws Exception {
+        for (int i = 0; i < members; i++) {
+            start(i);
+        }
+    }
+
+    HttpApiClient api(int i) throws Exception {
+        return new HttpApiClient(nodes[i].managementPort(), "guest", "guest");
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (ChildBroker node : nodes) {
+            if (node != null) {
+                node.close();
+            }
+        }
+        for (Path log : logs) {
+            assertThat(Files.readString(log)).as("leak reports in " + log).doesNotContain("LEAK:");
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

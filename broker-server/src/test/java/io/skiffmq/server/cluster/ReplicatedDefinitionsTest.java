@@ -1,0 +1,99 @@
+package io.skiffmq.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skiffmq.core.definitions.BrokerDefinitions;
+import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
+import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
+import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
+import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionSet;
+import io.skiffmq.core.definitions.DefinitionChange.UserDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.UserPut;
+import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
+import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The applier's side of the replicated definitions: entries, seeds, snapshots, and the broker it hands them to. */
+class ReplicatedDefinitionsTest {
+    private static final UserDefinition ALICE = new UserDefinition("alice", "h", "rabbit_password_hashing_sha256",
+        List.of("management"), -1, 5);
+    private static final UserDefinition GUEST = new UserDefinition("guest", "g", "rabbit_password_hashing_sha256",
+        List.of("administrator"), -1, -1);
+
+    /** What the broker is handed, in order. */
+    private static final class Recorder implements ReplicatedDefinitions.Target {
+        final List<Object> seen = new ArrayList<>();
+
+        @Override
+        public void applied(BrokerChange change) {
+            seen.add(change);
+        }
+
+        @Override
+        public void replaceAll(BrokerDefinitions definitions) {
+            seen.add(definitions);
+        }
+    }
+
+    private static void apply(ReplicatedDefinitions applier, long index, BrokerChange change) {
+        applier.apply(index, ReplicatedDefinitions.entry(change).asReadOnlyBuffer());
+    }
+
+    @Test
+    void entriesAppliedBeforeTheBrokerAttachesAreHandedOverWholeAndLaterOnesOneByOne() {
+        ReplicatedDefinitions applier = new ReplicatedDefinitions();
+        apply(applier, 3, new VhostAdded(new VhostDefinition("v", -1, -1)));
+        Recorder broker = new Recorder();
+        applier.attach(broker);
+        UserPut put = new UserPut(ALICE);
+        apply(applier, 5, put);
+        assertThat(broker.seen).containsExactly(
+            new BrokerDefinitions(List.of(new VhostDefinition("v", -1, -1)), List.of(), List.of(), List.of()), put);
+        assertThat(applier.definitions().users()).containsExactly(ALICE);
+    }
+
+    @Test
+    void aSeedIsAppliedOnlyToDefinitionsWithNoVhostAndNoUser() {
+        ReplicatedDefinitions applier = new ReplicatedDefinitions();
+        List<BrokerChange> seed = List.of(new VhostAdded(new VhostDefinition("/", -1, -1)), new UserPut(GUEST),
+            new PermissionSet(new PermissionDefinition("guest", "/", ".*", ".*", ".*")));
+        applier.apply(1, ReplicatedDefinitions.seedEntry(seed));
+        apply(applier, 2, new UserDeleted("guest"));
+        // a second node's first-start definitions, committed after: they must not bring guest back
+        applier.apply(3, ReplicatedDefinitions.seedEntry(seed));
+        assertThat(applier.definitions().users()).isEmpty();
+        assertThat(applier.definitions().vhosts()).extracting(VhostDefinition::name).containsExactly("/");
+    }
+
+    @Test
+    void aSnapshotRebuildsTheDefinitionsOnAnotherNodeAndReplacesWhatItHad() throws Exception {
+        ReplicatedDefinitions a = new ReplicatedDefinitions();
+        apply(a, 1, new VhostAdded(new VhostDefinition("v", -1, -1)));
+        apply(a, 2, new VhostLimitsSet("v", 10, 20));
+        apply(a, 3, new UserPut(ALICE));
+        apply(a, 4, new PermissionSet(new PermissionDefinition("alice", "v", "^a", ".*", "")));
+        apply(a, 5, new TopicPermissionSet(new TopicPermissionDefinition("alice", "v", "amq.topic", "^x", ".*")));
+        ByteArrayOutputStream snapshot = new ByteArrayOutputStream();
+        a.writeSnapshot(snapshot);
+
+        ReplicatedDefinitions b = new ReplicatedDefinitions();
+        Recorder broker = new Recorder();
+        b.attach(broker);
+        apply(b, 1, new UserPut(GUEST)); // what b had: gone with the snapshot
+        b.installSnapshot(new ByteArrayInputStream(snapshot.toByteArray()));
+        assertThat(b.definitions()).isEqualTo(a.definitions());
+        assertThat(broker.seen).last().isEqualTo(a.definitions());
+        assertThat(a.definitions().vhosts()).containsExactly(new VhostDefinition("v", 10, 20));
+
+        b.reset();
+        assertThat(b.definitions()).isEqualTo(BrokerDefinitions.EMPTY);
+        assertThat(broker.seen).last().isEqualTo(BrokerDefinitions.EMPTY);
+    }
+}
