@@ -28,7 +28,9 @@ public final class PortBinding {
         }
         // epoll says "bind(..) failed with error(-98): Address already in use", NIO "Address already in use"
         String reason = NATIVE_PREFIX.matcher(String.valueOf(bind.cause().getMessage())).replaceFirst("");
+        String fix = reason.contains("in use") ? "stop what holds it, or set " + setting + " to another port"
+            : "set " + setting + " (or bind) to one this process may use";
         throw new IllegalStateException("cannot listen on " + host + ":" + port + " (" + setting + "): " + reason
-            + "; stop what holds it, or set " + setting + " to another port", bind.cause());
+            + "; " + fix, bind.cause());
     }
 }
