@@ -8,6 +8,7 @@ import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.message.Headers;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -17,12 +18,22 @@ import java.util.function.Function;
  * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
  * exchange routed nowhere.
  *
- * <p>One per routing thread: {@link #route} reuses its lists, so direct and fanout routing allocate nothing.
+ * <p>One per routing thread: {@link #route} reuses its lists, and keeps what one call routes with in fields that the
+ * trie walks' callbacks (made once) read, so direct, fanout and topic routing allocate nothing.
  */
 public final class Router {
     private final ArrayList<String> queues = new ArrayList<>();
     private final ArrayList<String> visited = new ArrayList<>();
-    /** The routing keys of the message being routed beside its own (CC and BCC), or null: set per call. */
+    private final Consumer<Destination> deliverTo = this::deliver;
+    private final Consumer<Binding> matchHeaders = this::matchHeaders;
+    // what the current call routes with: set per call, cleared after it
+    private BindingTable table;
+    private Function<String, Exchange> exchanges;
+    /** The message's own routing key, with which it goes on through exchange-to-exchange bindings. */
+    private String key;
+    private Headers headers;
+    private Map<String, Object> headerValues;
+    /** The routing keys of the message being routed beside its own (CC and BCC), or null. */
     private List<String> moreKeys;
 
     /**
@@ -47,17 +58,25 @@ public final class Router {
             String routingKey, List<String> moreKeys, Headers headers) {
         queues.clear();
         visited.clear();
+        this.table = table;
+        this.exchanges = exchanges;
+        this.key = routingKey == null ? "" : routingKey;
+        this.headers = headers;
         this.moreKeys = moreKeys;
         try {
-            routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
+            routeFrom(exchange);
         } finally {
+            this.table = null;
+            this.exchanges = null;
+            this.key = null;
+            this.headers = null;
+            this.headerValues = null;
             this.moreKeys = null;
         }
         return queues;
     }
 
-    private void routeFrom(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange, String key,
-            Headers headers) {
+    private void routeFrom(Exchange exchange) {
         if (visited.contains(exchange.name())) {
             return;
         }
@@ -71,43 +90,40 @@ public final class Router {
         } else {
             SourceBindings bindings = table.of(exchange.name());
             switch (exchange.type()) {
-                case FANOUT -> {
-                    for (Destination d : bindings.destinations) {
-                        deliver(table, exchanges, d, key, headers);
-                    }
-                }
+                case FANOUT -> bindings.destinations.forEachKey(deliverTo);
                 case DIRECT -> {
-                    direct(table, exchanges, bindings, key, key, headers);
+                    direct(bindings, key);
                     if (moreKeys != null) {
                         for (int i = 0; i < moreKeys.size(); i++) {
-                            direct(table, exchanges, bindings, moreKeys.get(i), key, headers);
+                            direct(bindings, moreKeys.get(i));
                         }
                     }
                 }
                 case TOPIC -> {
-                    bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
-                    if (moreKeys != null) {
-                        for (int i = 0; i < moreKeys.size(); i++) {
-                            bindings.trie().match(moreKeys.get(i), d -> deliver(table, exchanges, d, key, headers));
+                    if (!bindings.isEmpty()) {
+                        TopicTrie trie = bindings.trie();
+                        trie.match(key, deliverTo);
+                        if (moreKeys != null) {
+                            for (int i = 0; i < moreKeys.size(); i++) {
+                                trie.match(moreKeys.get(i), deliverTo);
+                            }
                         }
                     }
                 }
                 case LOCAL_RANDOM -> {
                     // every queue is local on one node; its bindings all have the empty key and lead to queues
-                    Destination[] all = bindings.destinations;
-                    if (all.length > 0) {
-                        int pick = all.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(all.length);
-                        deliver(table, exchanges, all[pick], key, headers);
+                    int count = bindings.destinations.size();
+                    if (count > 0) {
+                        int pick = count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count);
+                        deliver(bindings.destinations.keyAt(pick));
                     }
                 }
                 case HEADERS -> {
-                    if (!bindings.bindings.isEmpty()) {
-                        Map<String, Object> values = headers.headers();
-                        for (Binding b : bindings.bindings) {
-                            if (headersMatch(b.arguments(), values)) {
-                                deliver(table, exchanges, b.destination(), key, headers);
-                            }
+                    if (!bindings.isEmpty()) {
+                        if (headerValues == null) {
+                            headerValues = headers.headers();
                         }
+                        bindings.bindings.forEachKey(matchHeaders);
                     }
                 }
                 default -> throw new IllegalStateException(exchange.type().toString());
@@ -117,31 +133,35 @@ public final class Router {
         if (queues.size() == before && alternate != null) {
             Exchange ae = exchanges.apply(alternate);
             if (ae != null) {
-                routeFrom(table, exchanges, ae, key, headers);
+                routeFrom(ae);
             }
         }
     }
 
-    /** The destinations a direct exchange binds with {@code match}; the message goes on with its own {@code key}. */
-    private void direct(BindingTable table, Function<String, Exchange> exchanges, SourceBindings bindings,
-            String match, String key, Headers headers) {
+    /** The destinations a direct exchange binds with {@code match}; the message goes on with its own key. */
+    private void direct(SourceBindings bindings, String match) {
         Destination[] matched = bindings.byKey.get(match);
         if (matched != null) {
             for (Destination d : matched) {
-                deliver(table, exchanges, d, key, headers);
+                deliver(d);
             }
         }
     }
 
-    private void deliver(BindingTable table, Function<String, Exchange> exchanges, Destination destination,
-            String key, Headers headers) {
+    private void matchHeaders(Binding binding) {
+        if (headersMatch(binding.arguments(), headerValues)) {
+            deliver(binding.destination());
+        }
+    }
+
+    private void deliver(Destination destination) {
         if (!destination.isExchange()) {
             addQueue(destination.name());
             return;
         }
         Exchange next = exchanges.apply(destination.name());
         if (next != null) {
-            routeFrom(table, exchanges, next, key, headers);
+            routeFrom(next);
         }
     }
 
