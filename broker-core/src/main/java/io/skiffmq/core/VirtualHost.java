@@ -59,6 +59,8 @@ public final class VirtualHost {
     private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
     /** The owner of each exclusive queue, by queue name. */
     private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
+    /** The exclusive queues of each owner, so a connection's close finds its own without a scan. Under the lock. */
+    private final Map<Object, java.util.Set<String>> exclusiveByOwner = new java.util.HashMap<>();
     private final DeletionWatchers deletions = new DeletionWatchers();
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
@@ -217,6 +219,7 @@ public final class VirtualHost {
         queue.whenUnused(() -> deleteQueue(queue)); // auto-delete, or x-expires
         if (declaration.exclusive()) {
             exclusiveOwners.put(declaration.name(), owner);
+            exclusiveByOwner.computeIfAbsent(owner, o -> new java.util.HashSet<>()).add(declaration.name());
         }
         queues.put(declaration.name(), queue);
     }
@@ -271,7 +274,13 @@ public final class VirtualHost {
             if (!queues.remove(queue.name(), queue)) {
                 return null;
             }
-            exclusiveOwners.remove(queue.name());
+            Object owner = exclusiveOwners.remove(queue.name());
+            if (owner != null) {
+                java.util.Set<String> owned = exclusiveByOwner.get(owner);
+                if (owned != null && owned.remove(queue.name()) && owned.isEmpty()) {
+                    exclusiveByOwner.remove(owner);
+                }
+            }
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
@@ -288,10 +297,14 @@ public final class VirtualHost {
 
     /** The connection {@code owner} closed: its exclusive queues go. */
     public void ownerClosed(Object owner) {
-        for (Map.Entry<String, Object> e : exclusiveOwners.entrySet()) {
-            if (e.getValue() == owner) {
-                Queue queue = queues.get(e.getKey());
-                if (queue != null) {
+        java.util.Set<String> owned;
+        synchronized (writeLock) {
+            owned = exclusiveByOwner.remove(owner);
+        }
+        if (owned != null) {
+            for (String queueName : owned) {
+                Queue queue = queues.get(queueName);
+                if (queue != null && exclusiveOwners.get(queueName) == owner) {
                     deleteQueue(queue);
                 }
             }
