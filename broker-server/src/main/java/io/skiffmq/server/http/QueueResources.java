@@ -3,6 +3,7 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
 import java.util.ArrayList;
@@ -131,10 +132,8 @@ final class QueueResources {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
         Queue queue = lookups.queue(vhost, request.variable("name"));
         List<Map<String, Object>> items = new ArrayList<>();
-        for (var binding : BindingResources.all(vhost)) {
-            if (!binding.destination().isExchange() && binding.destination().name().equals(queue.name())) {
-                items.add(Shapes.binding(vhost.name(), binding));
-            }
+        for (var binding : BindingResources.to(vhost, Destination.queue(queue.name()))) {
+            items.add(Shapes.binding(vhost.name(), binding));
         }
         return ApiResponse.ok(items);
     }
