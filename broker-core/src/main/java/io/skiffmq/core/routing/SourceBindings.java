@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * Every binding of one source exchange, with the indexes routing reads: the bindings themselves (headers), each
  * distinct destination with the number of bindings to it (fanout, x-local-random), the destinations by key
- * (direct), and a topic trie. Immutable.
+ * (direct), and a topic trie ({@link TopicTrie}, persistent too). Immutable.
  *
  * <p><b>Why these structures.</b> A change used to copy and re-index all of the source's bindings, so binding n
  * queues to {@code amq.direct} cost O(n²). Now the bindings, the destinations and the keys are each a
@@ -19,7 +19,7 @@ import java.util.Arrays;
  * <p>Bindings carry the sequence number the table gave them when added, so listings keep binding order.
  */
 final class SourceBindings {
-    static final SourceBindings EMPTY = new SourceBindings(HashTrie.empty(), HashTrie.empty(), HashTrie.empty());
+    static final SourceBindings EMPTY = new SourceBindings(HashTrie.empty(), HashTrie.empty(), HashTrie.empty(), null);
 
     /** Each binding, with its sequence number. */
     final HashTrie<Binding, Long> bindings;
@@ -30,10 +30,24 @@ final class SourceBindings {
     private volatile TopicTrie trie;
 
     private SourceBindings(HashTrie<Binding, Long> bindings, HashTrie<Destination, Integer> destinations,
-            HashTrie<String, Destination[]> byKey) {
+            HashTrie<String, Destination[]> byKey, TopicTrie trie) {
         this.bindings = bindings;
         this.destinations = destinations;
         this.byKey = byKey;
+        this.trie = trie;
+    }
+
+    /**
+     * The next version after a change to {@code key}'s destinations: the trie follows, path-copied, once one was
+     * built (only topic exchanges build one), so a topic bind costs O(log n) too.
+     */
+    private SourceBindings next(HashTrie<Binding, Long> bindings, HashTrie<Destination, Integer> destinations,
+            HashTrie<String, Destination[]> byKey, String key) {
+        TopicTrie t = trie;
+        if (t != null && byKey != this.byKey) {
+            t = t.with(key, byKey.get(key));
+        }
+        return new SourceBindings(bindings, destinations, byKey, t);
     }
 
     boolean isEmpty() {
@@ -41,13 +55,13 @@ final class SourceBindings {
     }
 
     /**
-     * The topic trie, built on first use after a change (only topic exchanges need it): O(n) in this source's
-     * bindings, once per change that a publish follows.
+     * The topic trie, built on first use (only topic exchanges need it): O(n) in this source's bindings, once; each
+     * later version updates it along one path.
      */
     TopicTrie trie() {
         TopicTrie t = trie;
         if (t == null) {
-            t = new TopicTrie(this);
+            t = TopicTrie.of(byKey);
             trie = t;
         }
         return t;
@@ -71,8 +85,8 @@ final class SourceBindings {
             grown[keyed.length] = d;
             nextByKey = byKey.put(binding.key(), grown);
         }
-        return new SourceBindings(bindings.put(binding, sequence),
-            destinations.put(d, count == null ? 1 : count + 1), nextByKey);
+        return next(bindings.put(binding, sequence), destinations.put(d, count == null ? 1 : count + 1), nextByKey,
+            binding.key());
     }
 
     /**
@@ -92,8 +106,8 @@ final class SourceBindings {
             Destination[] keyed = byKey.get(binding.key());
             nextByKey = keyed.length == 1 ? byKey.remove(binding.key()) : byKey.put(binding.key(), minus(keyed, d));
         }
-        return new SourceBindings(bindings.remove(binding),
-            count == 1 ? destinations.remove(d) : destinations.put(d, count - 1), nextByKey);
+        return next(bindings.remove(binding), count == 1 ? destinations.remove(d) : destinations.put(d, count - 1),
+            nextByKey, binding.key());
     }
 
     private static boolean sameKeyElsewhere(Binding binding, Binding[] toDestination) {

@@ -110,6 +110,21 @@ class BindingTableTest {
     }
 
     @Test
+    void aTopicTrieOnceBuiltFollowsEachChangeAndOldSnapshotsKeepTheirs() {
+        BindingTable table = BindingTable.EMPTY.with(binding("t", "q1", "a.*")).with(binding("t", "q2", "#"));
+        assertThat(route(table, "t", "a.b")).containsExactlyInAnyOrder("q1", "q2"); // builds the trie
+        BindingTable more = table.with(binding("t", "q3", "a.b")).with(binding("t", "q3", "*.b"));
+        BindingTable less = more.without(binding("t", "q2", "#")).without(binding("t", "q3", "a.b"));
+        assertThat(route(table, "t", "a.b")).containsExactlyInAnyOrder("q1", "q2");
+        assertThat(route(more, "t", "a.b")).containsExactlyInAnyOrder("q1", "q2", "q3");
+        assertThat(route(less, "t", "a.b")).containsExactlyInAnyOrder("q1", "q3");
+        assertThat(route(less, "t", "x")).isEmpty();
+        BindingTable none = less.without(binding("t", "q1", "a.*")).without(binding("t", "q3", "*.b"));
+        assertThat(route(none, "t", "a.b")).isEmpty();
+        assertThat(route(none.with(binding("t", "q4", "a.b")), "t", "a.b")).containsExactly("q4");
+    }
+
+    @Test
     void aChangeToAHundredThousandBindingsAllocatesWhatOneBindingNeeds() {
         BindingTable table = BindingTable.EMPTY;
         for (int i = 0; i < 100_000; i++) {
@@ -128,6 +143,19 @@ class BindingTableTest {
         assertThat(route(result[1], "d", "q5")).isEmpty();
         assertThat(route(result[2], "d", "q5")).isEmpty();
         assertThat(route(big, "d", "q5")).containsExactly("q5");
+
+        BindingTable topics = BindingTable.EMPTY;
+        for (int i = 0; i < 100_000; i++) {
+            topics = topics.with(binding("t", "q" + i, "orders." + i + ".#"));
+        }
+        assertThat(route(topics, "t", "orders.7.x")).containsExactly("q7"); // the trie is built once, here
+        BindingTable bigTopics = topics;
+        assertThat(allocatedBy(() -> result[0] = bigTopics.with(binding("t", "new", "orders.new.*"))))
+            .isLessThan(16 * 1024);
+        assertThat(route(result[0], "t", "orders.new.x")).containsExactly("new");
+        assertThat(allocatedBy(() -> result[1] = result[0].without(binding("t", "q7", "orders.7.#"))))
+            .isLessThan(16 * 1024);
+        assertThat(route(result[1], "t", "orders.7.x")).isEmpty();
     }
 
     /** Direct, fanout and topic routing through 100,000 bindings allocate nothing per message. */
