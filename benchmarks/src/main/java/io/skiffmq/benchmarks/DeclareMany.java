@@ -13,11 +13,12 @@ import java.util.Map;
  * another, each bound to {@code amq.direct} with its name as the key, on one channel. Prints, every {@code --every}
  * queues, the queues declared, the seconds since the start, the declare-and-bind rate over that interval and over
  * the whole run, and the broker's RSS (from {@code /proc/PID/status}) per queue over the RSS before the first one.
- * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). A benchmark, not a test.
+ * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). With {@code --delete=true} it then
+ * deletes them all, in the order declared, reporting the rate the same way. A benchmark, not a test.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
- *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true]
+ *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true] [--delete=false]
  * </pre>
  */
 public final class DeclareMany {
@@ -26,7 +27,7 @@ public final class DeclareMany {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("port", "5672", "pid", "-1",
-            "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-", "durable", "true"), args);
+            "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-", "durable", "true", "delete", "false"), args);
         int port = Integer.parseInt(options.get("port"));
         long pid = Long.parseLong(options.get("pid"));
         int count = Integer.parseInt(options.get("count"));
@@ -59,6 +60,20 @@ public final class DeclareMany {
                 long now = System.nanoTime();
                 report(declared, start, intervalStart, now, declared % every, pid, rssBefore);
                 System.out.printf("stopped after %d s with %d of %d queues declared%n", seconds, declared, count);
+            }
+            if (Boolean.parseBoolean(options.get("delete"))) {
+                System.out.printf("deleting%n");
+                start = System.nanoTime();
+                intervalStart = start;
+                for (int deleted = 1; deleted <= declared; deleted++) {
+                    channel.queueDelete(prefix + (deleted - 1));
+                    if (deleted % every == 0 || deleted == declared) {
+                        long now = System.nanoTime();
+                        report(deleted, start, intervalStart, now, deleted % every == 0 ? every : deleted % every, pid,
+                            rssBefore);
+                        intervalStart = now;
+                    }
+                }
             }
         }
     }
