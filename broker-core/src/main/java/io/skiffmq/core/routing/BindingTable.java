@@ -35,7 +35,7 @@ public final class BindingTable {
     }
 
     SourceBindings of(String source) {
-        SourceBindings bindings = bySource.get(source);
+        SourceBindings bindings = bySource.getString(source);
         return bindings == null ? SourceBindings.EMPTY : bindings;
     }
 

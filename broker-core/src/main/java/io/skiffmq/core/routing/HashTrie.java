@@ -93,6 +93,39 @@ final class HashTrie<K, V> {
     }
 
     /**
+     * As {@link #get}, for a map whose keys are Strings: {@code equals} is then String's own, inlined, rather than a
+     * call through whatever key types share {@link #get}'s profile (bindings, destinations). For routing lookups.
+     */
+    @SuppressWarnings("unchecked")
+    V getString(String key) {
+        int hash = hash(key.hashCode());
+        Node node = root;
+        for (int shift = 0; node != null; shift += BITS) {
+            Object[] array = node.array;
+            if (shift >= Integer.SIZE) {
+                for (int i = 0; i < array.length; i += 2) {
+                    if (key.equals(array[i])) {
+                        return (V) array[i + 1];
+                    }
+                }
+                return null;
+            }
+            int bit = 1 << ((hash >>> shift) & MASK);
+            if ((node.bitmap & bit) == 0) {
+                return null;
+            }
+            int index = 2 * Integer.bitCount(node.bitmap & (bit - 1));
+            Object k = array[index];
+            if (k == null) {
+                node = (Node) array[index + 1];
+            } else {
+                return key.equals(k) ? (V) array[index + 1] : null;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The value whose key is the String {@code text.substring(from, to)}, without making that substring (for keys
      * that are Strings: a topic key's words).
      */

@@ -18,22 +18,24 @@ import java.util.function.Function;
  * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
  * exchange routed nowhere.
  *
- * <p>One per routing thread: {@link #route} reuses its lists, and keeps what one call routes with in fields that the
- * trie walks' callbacks (made once) read, so direct, fanout and topic routing allocate nothing.
+ * <p>One per routing thread: {@link #route} reuses its lists, and the callbacks the trie walks call are made once and
+ * read what the call routes with from fields, so direct, fanout and topic routing allocate nothing.
  */
 public final class Router {
     private final ArrayList<String> queues = new ArrayList<>();
     private final ArrayList<String> visited = new ArrayList<>();
-    private final Consumer<Destination> deliverTo = this::deliver;
+    private final Consumer<Destination> deliverTo = this::deliverFromFields;
     private final Consumer<Binding> matchHeaders = this::matchHeaders;
-    // what the current call routes with: set per call, cleared after it
+    // what the callbacks of the trie walks route with: set only by fanout, topic and headers exchanges, and only
+    // when changed, so a direct route stores nothing here (each reference store costs GC barriers); kept after the
+    // call but for the message's headers, so a Router holds at most one old snapshot
     private BindingTable table;
     private Function<String, Exchange> exchanges;
     /** The message's own routing key, with which it goes on through exchange-to-exchange bindings. */
     private String key;
     private Headers headers;
     private Map<String, Object> headerValues;
-    /** The routing keys of the message being routed beside its own (CC and BCC), or null. */
+    /** The routing keys of the message being routed beside its own (CC and BCC), or null: set per call. */
     private List<String> moreKeys;
 
     /**
@@ -58,25 +60,21 @@ public final class Router {
             String routingKey, List<String> moreKeys, Headers headers) {
         queues.clear();
         visited.clear();
-        this.table = table;
-        this.exchanges = exchanges;
-        this.key = routingKey == null ? "" : routingKey;
-        this.headers = headers;
         this.moreKeys = moreKeys;
         try {
-            routeFrom(exchange);
+            routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
         } finally {
-            this.table = null;
-            this.exchanges = null;
-            this.key = null;
-            this.headers = null;
-            this.headerValues = null;
             this.moreKeys = null;
+            if (this.headers != null) { // the message is not kept past the call
+                this.headers = null;
+                this.headerValues = null;
+            }
         }
         return queues;
     }
 
-    private void routeFrom(Exchange exchange) {
+    private void routeFrom(BindingTable table, Function<String, Exchange> exchanges, Exchange exchange, String key,
+            Headers headers) {
         if (visited.contains(exchange.name())) {
             return;
         }
@@ -90,17 +88,21 @@ public final class Router {
         } else {
             SourceBindings bindings = table.of(exchange.name());
             switch (exchange.type()) {
-                case FANOUT -> bindings.destinations.forEachKey(deliverTo);
+                case FANOUT -> {
+                    forCallbacks(table, exchanges, key, headers);
+                    bindings.destinations.forEachKey(deliverTo);
+                }
                 case DIRECT -> {
-                    direct(bindings, key);
+                    direct(table, exchanges, bindings, key, key, headers);
                     if (moreKeys != null) {
                         for (int i = 0; i < moreKeys.size(); i++) {
-                            direct(bindings, moreKeys.get(i));
+                            direct(table, exchanges, bindings, moreKeys.get(i), key, headers);
                         }
                     }
                 }
                 case TOPIC -> {
                     if (!bindings.isEmpty()) {
+                        forCallbacks(table, exchanges, key, headers);
                         TopicTrie trie = bindings.trie();
                         trie.match(key, deliverTo);
                         if (moreKeys != null) {
@@ -115,11 +117,12 @@ public final class Router {
                     int count = bindings.destinations.size();
                     if (count > 0) {
                         int pick = count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count);
-                        deliver(bindings.destinations.keyAt(pick));
+                        deliver(table, exchanges, bindings.destinations.keyAt(pick), key, headers);
                     }
                 }
                 case HEADERS -> {
                     if (!bindings.isEmpty()) {
+                        forCallbacks(table, exchanges, key, headers);
                         if (headerValues == null) {
                             headerValues = headers.headers();
                         }
@@ -133,35 +136,57 @@ public final class Router {
         if (queues.size() == before && alternate != null) {
             Exchange ae = exchanges.apply(alternate);
             if (ae != null) {
-                routeFrom(ae);
+                routeFrom(table, exchanges, ae, key, headers);
             }
         }
     }
 
-    /** The destinations a direct exchange binds with {@code match}; the message goes on with its own key. */
-    private void direct(SourceBindings bindings, String match) {
-        Destination[] matched = bindings.byKey.get(match);
+    /** Sets what the callbacks read, storing only what changed. */
+    private void forCallbacks(BindingTable table, Function<String, Exchange> exchanges, String key, Headers headers) {
+        if (this.table != table) {
+            this.table = table;
+        }
+        if (this.exchanges != exchanges) {
+            this.exchanges = exchanges;
+        }
+        if (this.key != key) {
+            this.key = key;
+        }
+        if (this.headers != headers) {
+            this.headers = headers;
+        }
+    }
+
+    /** The destinations a direct exchange binds with {@code match}; the message goes on with its own {@code key}. */
+    private void direct(BindingTable table, Function<String, Exchange> exchanges, SourceBindings bindings,
+            String match, String key, Headers headers) {
+        Destination[] matched = bindings.byKey.getString(match);
         if (matched != null) {
             for (Destination d : matched) {
-                deliver(d);
+                deliver(table, exchanges, d, key, headers);
             }
         }
+    }
+
+    private void deliverFromFields(Destination destination) {
+        deliver(table, exchanges, destination, key, headers);
     }
 
     private void matchHeaders(Binding binding) {
         if (headersMatch(binding.arguments(), headerValues)) {
-            deliver(binding.destination());
+            deliver(table, exchanges, binding.destination(), key, headers);
         }
     }
 
-    private void deliver(Destination destination) {
+    private void deliver(BindingTable table, Function<String, Exchange> exchanges, Destination destination,
+            String key, Headers headers) {
         if (!destination.isExchange()) {
             addQueue(destination.name());
             return;
         }
         Exchange next = exchanges.apply(destination.name());
         if (next != null) {
-            routeFrom(next);
+            routeFrom(table, exchanges, next, key, headers);
         }
     }
 
