@@ -8,15 +8,17 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Issue 30's "many queues" scenario, as a new user would try it: N durable queues declared over AMQP 0-9-1 one after
+ * Issue 30's "many queues" scenario, as a new user would try it: N durable (or, with {@code --durable=false},
+ * transient) queues declared over AMQP 0-9-1 one after
  * another, each bound to {@code amq.direct} with its name as the key, on one channel. Prints, every {@code --every}
  * queues, the queues declared, the seconds since the start, the declare-and-bind rate over that interval and over
  * the whole run, and the broker's RSS (from {@code /proc/PID/status}) per queue over the RSS before the first one.
- * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). A benchmark, not a test.
+ * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). With {@code --delete=true} it then
+ * deletes them all, in the order declared, reporting the rate the same way. A benchmark, not a test.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
- *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-]
+ *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true] [--delete=false]
  * </pre>
  */
 public final class DeclareMany {
@@ -25,13 +27,14 @@ public final class DeclareMany {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("port", "5672", "pid", "-1",
-            "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-"), args);
+            "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-", "durable", "true", "delete", "false"), args);
         int port = Integer.parseInt(options.get("port"));
         long pid = Long.parseLong(options.get("pid"));
         int count = Integer.parseInt(options.get("count"));
         int every = Integer.parseInt(options.get("every"));
         long seconds = Long.parseLong(options.get("seconds"));
         String prefix = options.get("prefix");
+        boolean durable = Boolean.parseBoolean(options.get("durable"));
         ConnectionFactory factory = new ConnectionFactory();
         factory.setPort(port);
         factory.setRequestedHeartbeat(0);
@@ -43,7 +46,7 @@ public final class DeclareMany {
             int declared = 0;
             while (declared < count && System.nanoTime() - start < seconds * 1_000_000_000L) {
                 String name = prefix + declared;
-                channel.queueDeclare(name, true, false, false, null);
+                channel.queueDeclare(name, durable, false, false, null);
                 channel.queueBind(name, "amq.direct", name);
                 declared++;
                 if (declared % every == 0 || declared == count) {
@@ -57,6 +60,20 @@ public final class DeclareMany {
                 long now = System.nanoTime();
                 report(declared, start, intervalStart, now, declared % every, pid, rssBefore);
                 System.out.printf("stopped after %d s with %d of %d queues declared%n", seconds, declared, count);
+            }
+            if (Boolean.parseBoolean(options.get("delete"))) {
+                System.out.printf("deleting%n");
+                start = System.nanoTime();
+                intervalStart = start;
+                for (int deleted = 1; deleted <= declared; deleted++) {
+                    channel.queueDelete(prefix + (deleted - 1));
+                    if (deleted % every == 0 || deleted == declared) {
+                        long now = System.nanoTime();
+                        report(deleted, start, intervalStart, now, deleted % every == 0 ? every : deleted % every, pid,
+                            rssBefore);
+                        intervalStart = now;
+                    }
+                }
             }
         }
     }

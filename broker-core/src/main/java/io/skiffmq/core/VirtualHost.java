@@ -68,6 +68,8 @@ public final class VirtualHost {
     private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
     /** The owner of each exclusive queue, by queue name. */
     private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
+    /** The exclusive queues of each owner, so a connection's close finds its own without a scan. Under the lock. */
+    private final Map<Object, java.util.Set<String>> exclusiveByOwner = new java.util.HashMap<>();
     private final DeletionWatchers deletions = new DeletionWatchers();
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
     /** Its policies and operator policies; replaced under {@link #writeLock}. */
@@ -232,6 +234,7 @@ public final class VirtualHost {
         queue.whenUnused(() -> deleteQueue(queue)); // auto-delete, or x-expires
         if (declaration.exclusive()) {
             exclusiveOwners.put(declaration.name(), owner);
+            exclusiveByOwner.computeIfAbsent(owner, o -> new java.util.HashSet<>()).add(declaration.name());
         }
         queues.put(declaration.name(), queue);
     }
@@ -286,12 +289,19 @@ public final class VirtualHost {
             if (!queues.remove(queue.name(), queue)) {
                 return null;
             }
-            exclusiveOwners.remove(queue.name());
+            Object owner = exclusiveOwners.remove(queue.name());
+            if (owner != null) {
+                java.util.Set<String> owned = exclusiveByOwner.get(owner);
+                if (owned != null && owned.remove(queue.name()) && owned.isEmpty()) {
+                    exclusiveByOwner.remove(owner);
+                }
+            }
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
             }
-            replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes);
+            Destination gone = Destination.queue(queue.name());
+            replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone), changes);
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
         CompletableFuture<Integer> messages = queue.delete();
@@ -302,10 +312,14 @@ public final class VirtualHost {
 
     /** The connection {@code owner} closed: its exclusive queues go. */
     public void ownerClosed(Object owner) {
-        for (Map.Entry<String, Object> e : exclusiveOwners.entrySet()) {
-            if (e.getValue() == owner) {
-                Queue queue = queues.get(e.getKey());
-                if (queue != null) {
+        java.util.Set<String> owned;
+        synchronized (writeLock) {
+            owned = exclusiveByOwner.remove(owner);
+        }
+        if (owned != null) {
+            for (String queueName : owned) {
+                Queue queue = queues.get(queueName);
+                if (queue != null && exclusiveOwners.get(queueName) == owner) {
                     deleteQueue(queue);
                 }
             }
@@ -380,7 +394,8 @@ public final class VirtualHost {
             if (removed.durable()) {
                 changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
             }
-            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)),
+            Destination gone = Destination.exchange(exchangeName);
+            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(gone), bindings.bindingsTo(gone),
                 changes);
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
@@ -559,7 +574,7 @@ public final class VirtualHost {
             if (durable(binding)) { // before an auto-delete source goes with it
                 changes.add(new BindingRemoved(binding));
             }
-            replaceBindings(bindings.without(binding), changes);
+            replaceBindings(bindings.without(binding), List.of(binding), changes);
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
         deletions.announce();
@@ -616,29 +631,29 @@ public final class VirtualHost {
 
     /**
      * Swaps in a new snapshot, deleting auto-delete exchanges left without bindings as a source. Deleting one removes
-     * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades:
-     * repeated until no more goes. Holds the write lock.
+     * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades.
+     * Only the sources of removed bindings can have lost their last, so only they are looked at: the cost follows
+     * what was removed, not the number of exchanges. Holds the write lock.
      *
+     * @param removed the bindings that {@code table} no longer has
      * @param changes where the deletion of each durable exchange that went with them is added, for the store
      */
-    private void replaceBindings(BindingTable table, List<VhostChange> changes) {
-        BindingTable previous = bindings;
+    private void replaceBindings(BindingTable table, java.util.Collection<Binding> removed, List<VhostChange> changes) {
         BindingTable next = table;
-        boolean deleted;
-        do {
-            deleted = false;
-            for (Exchange e : exchanges.values()) {
-                if (e.autoDelete() && previous.hasBindingsFrom(e.name()) && !next.hasBindingsFrom(e.name())) {
-                    exchanges.remove(e.name());
-                    next = next.withoutDestination(Destination.exchange(e.name()));
-                    deletions.deletedUnderLock(Destination.exchange(e.name()));
-                    if (e.durable()) {
-                        changes.add(new ExchangeDeleted(e.name()));
-                    }
-                    deleted = true;
+        java.util.ArrayDeque<Binding> left = new java.util.ArrayDeque<>(removed);
+        while (!left.isEmpty()) {
+            Exchange e = exchanges.get(left.poll().source());
+            if (e != null && e.autoDelete() && !next.hasBindingsFrom(e.name())) {
+                exchanges.remove(e.name());
+                Destination gone = Destination.exchange(e.name());
+                left.addAll(next.bindingsTo(gone));
+                next = next.withoutDestination(gone);
+                deletions.deletedUnderLock(gone);
+                if (e.durable()) {
+                    changes.add(new ExchangeDeleted(e.name()));
                 }
             }
-        } while (deleted);
+        }
         bindings = next;
     }
 

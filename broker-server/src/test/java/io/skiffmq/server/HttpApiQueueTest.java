@@ -55,6 +55,33 @@ class HttpApiQueueTest {
         return ((Number) api.get("/api/queues/%2F/" + queue).map().get("messages_ready")).intValue();
     }
 
+    /** A page sorted by name is chosen by name before the queues are read: the same answer as sorting them all. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void pagesOfQueuesByNameAndByCount() throws Exception {
+        for (String name : List.of("paged-c", "paged-a", "paged-b")) {
+            channel.queueDeclare(name, false, false, true, null);
+        }
+        publish("paged-c", "one", "two");
+        Map<String, Object> page = api.get("/api/queues/%2F?page=2&page_size=1&name=paged-").map();
+        assertThat(page).containsEntry("filtered_count", 3).containsEntry("item_count", 1).containsEntry("page", 2)
+            .containsEntry("page_count", 3).containsEntry("page_size", 1);
+        assertThat((List<Map<String, Object>>) page.get("items")).singleElement()
+            .satisfies(q -> assertThat(q).containsEntry("name", "paged-b").containsEntry("messages", 0));
+        Map<String, Object> reversed = api.get("/api/queues/%2F?page=1&page_size=2&name=paged-&sort=name"
+            + "&sort_reverse=true&columns=name,messages").map();
+        assertThat((List<Map<String, Object>>) reversed.get("items")).containsExactly(
+            Map.of("name", "paged-c", "messages", 2), Map.of("name", "paged-b", "messages", 0));
+        Map<String, Object> byCount = api.get("/api/queues/%2F?page=1&page_size=1&name=paged-&sort=messages"
+            + "&sort_reverse=true").map();
+        assertThat((List<Map<String, Object>>) byCount.get("items")).singleElement()
+            .satisfies(q -> assertThat(q).containsEntry("name", "paged-c"));
+        assertThat(api.get("/api/queues/%2F?page=4&page_size=1&name=paged-").status()).isEqualTo(400);
+        for (String name : List.of("paged-c", "paged-a", "paged-b")) {
+            channel.queueDelete(name);
+        }
+    }
+
     @Test
     void declareAndDeleteAQueue() throws Exception {
         assertThat(api.put("/api/queues/%2F/made", Map.of("durable", true, "arguments",

@@ -132,7 +132,14 @@ class HttpApiShapeTest {
         assertThat(api.get("/api/bindings/%2F/e/shapes.x/q/shapes").list()).singleElement()
             .satisfies(b -> assertThat(b).containsEntry("routing_key", "a.#").containsEntry("properties_key", "a.#"));
         assertThat(api.get("/api/exchanges/%2F/shapes.x/bindings/source").list()).hasSize(1);
-        assertThat(api.get("/api/queues/%2F/shapes/bindings").list()).hasSize(2);
+        assertThat(api.get("/api/queues/%2F/shapes/bindings").list()).extracting(b -> b.get("source"))
+            .containsExactly("", "shapes.x");
+        // the lists of one object's bindings read that object's only, the default exchange's implicit ones included
+        assertThat(api.get("/api/exchanges/%2F/amq.default/bindings/source").list()).singleElement()
+            .satisfies(b -> assertThat(b).containsEntry("destination", "shapes").containsEntry("routing_key", "shapes"));
+        assertThat(api.get("/api/exchanges/%2F/shapes.x/bindings/destination").list()).isEmpty();
+        assertThat(api.get("/api/bindings/%2F/e/amq.default/q/shapes").list()).singleElement()
+            .satisfies(b -> assertThat(b).containsEntry("routing_key", "shapes"));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.message.Headers;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -17,11 +18,23 @@ import java.util.function.Function;
  * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
  * exchange routed nowhere.
  *
- * <p>One per routing thread: {@link #route} reuses its lists, so direct and fanout routing allocate nothing.
+ * <p>One per routing thread: {@link #route} reuses its lists, and the callbacks the trie walks call are made once and
+ * read what the call routes with from fields, so direct, fanout and topic routing allocate nothing.
  */
 public final class Router {
     private final ArrayList<String> queues = new ArrayList<>();
     private final ArrayList<String> visited = new ArrayList<>();
+    private final Consumer<Destination> deliverTo = this::deliverFromFields;
+    private final Consumer<Binding> matchHeaders = this::matchHeaders;
+    // what the callbacks of the trie walks route with: set only by fanout, topic and headers exchanges, and only
+    // when changed, so a direct route stores nothing here (each reference store costs GC barriers); kept after the
+    // call but for the message's headers, so a Router holds at most one old snapshot
+    private BindingTable table;
+    private Function<String, Exchange> exchanges;
+    /** The message's own routing key, with which it goes on through exchange-to-exchange bindings. */
+    private String key;
+    private Headers headers;
+    private Map<String, Object> headerValues;
     /** The routing keys of the message being routed beside its own (CC and BCC), or null: set per call. */
     private List<String> moreKeys;
 
@@ -52,6 +65,10 @@ public final class Router {
             routeFrom(table, exchanges, exchange, routingKey == null ? "" : routingKey, headers);
         } finally {
             this.moreKeys = null;
+            if (this.headers != null) { // the message is not kept past the call
+                this.headers = null;
+                this.headerValues = null;
+            }
         }
         return queues;
     }
@@ -72,9 +89,8 @@ public final class Router {
             SourceBindings bindings = table.of(exchange.name());
             switch (exchange.type()) {
                 case FANOUT -> {
-                    for (Destination d : bindings.destinations) {
-                        deliver(table, exchanges, d, key, headers);
-                    }
+                    forCallbacks(table, exchanges, key, headers);
+                    bindings.destinations.forEachKey(deliverTo);
                 }
                 case DIRECT -> {
                     direct(table, exchanges, bindings, key, key, headers);
@@ -85,29 +101,32 @@ public final class Router {
                     }
                 }
                 case TOPIC -> {
-                    bindings.trie().match(key, d -> deliver(table, exchanges, d, key, headers));
-                    if (moreKeys != null) {
-                        for (int i = 0; i < moreKeys.size(); i++) {
-                            bindings.trie().match(moreKeys.get(i), d -> deliver(table, exchanges, d, key, headers));
+                    if (!bindings.isEmpty()) {
+                        forCallbacks(table, exchanges, key, headers);
+                        TopicTrie trie = bindings.trie();
+                        trie.match(key, deliverTo);
+                        if (moreKeys != null) {
+                            for (int i = 0; i < moreKeys.size(); i++) {
+                                trie.match(moreKeys.get(i), deliverTo);
+                            }
                         }
                     }
                 }
                 case LOCAL_RANDOM -> {
                     // every queue is local on one node; its bindings all have the empty key and lead to queues
-                    Destination[] all = bindings.destinations;
-                    if (all.length > 0) {
-                        int pick = all.length == 1 ? 0 : ThreadLocalRandom.current().nextInt(all.length);
-                        deliver(table, exchanges, all[pick], key, headers);
+                    int count = bindings.destinations.size();
+                    if (count > 0) {
+                        int pick = count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count);
+                        deliver(table, exchanges, bindings.destinations.keyAt(pick), key, headers);
                     }
                 }
                 case HEADERS -> {
-                    if (!bindings.bindings.isEmpty()) {
-                        Map<String, Object> values = headers.headers();
-                        for (Binding b : bindings.bindings) {
-                            if (headersMatch(b.arguments(), values)) {
-                                deliver(table, exchanges, b.destination(), key, headers);
-                            }
+                    if (!bindings.isEmpty()) {
+                        forCallbacks(table, exchanges, key, headers);
+                        if (headerValues == null) {
+                            headerValues = headers.headers();
                         }
+                        bindings.bindings.forEachKey(matchHeaders);
                     }
                 }
                 default -> throw new IllegalStateException(exchange.type().toString());
@@ -122,14 +141,40 @@ public final class Router {
         }
     }
 
+    /** Sets what the callbacks read, storing only what changed. */
+    private void forCallbacks(BindingTable table, Function<String, Exchange> exchanges, String key, Headers headers) {
+        if (this.table != table) {
+            this.table = table;
+        }
+        if (this.exchanges != exchanges) {
+            this.exchanges = exchanges;
+        }
+        if (this.key != key) {
+            this.key = key;
+        }
+        if (this.headers != headers) {
+            this.headers = headers;
+        }
+    }
+
     /** The destinations a direct exchange binds with {@code match}; the message goes on with its own {@code key}. */
     private void direct(BindingTable table, Function<String, Exchange> exchanges, SourceBindings bindings,
             String match, String key, Headers headers) {
-        Destination[] matched = bindings.byKey.get(match);
+        Destination[] matched = bindings.byKey.getString(match);
         if (matched != null) {
             for (Destination d : matched) {
                 deliver(table, exchanges, d, key, headers);
             }
+        }
+    }
+
+    private void deliverFromFields(Destination destination) {
+        deliver(table, exchanges, destination, key, headers);
+    }
+
+    private void matchHeaders(Binding binding) {
+        if (headersMatch(binding.arguments(), headerValues)) {
+            deliver(table, exchanges, binding.destination(), key, headers);
         }
     }
 

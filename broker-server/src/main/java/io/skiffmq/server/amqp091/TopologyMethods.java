@@ -427,7 +427,7 @@ final class TopologyMethods {
             }
             return;
         }
-        if (delete.ifUnused() && !vhost.bindings().bindingsFrom(name).isEmpty()) {
+        if (delete.ifUnused() && vhost.bindings().hasBindingsFrom(name)) {
             throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, delete, "exchange '%s' in vhost '%s' in use",
                 name, vhost.name());
         }

@@ -395,7 +395,12 @@ public final class ManagementNode {
 
     private List<Map<String, Object>> listBindings(Map<String, String> filter) {
         List<Map<String, Object>> list = new ArrayList<>();
-        for (Binding b : vhost.bindings().all()) {
+        // a filter by destination (how clients look a binding up) reads only that destination's bindings
+        List<Binding> candidates = filter.get("dstq") != null
+            ? vhost.bindings().bindingsTo(Destination.queue(filter.get("dstq")))
+            : filter.get("dste") != null ? vhost.bindings().bindingsTo(Destination.exchange(filter.get("dste")))
+            : vhost.bindings().all();
+        for (Binding b : candidates) {
             if (matches(filter.get("src"), b.source()) && matches(filter.get("key"), b.key())
                 && (filter.get("dstq") == null || !b.destination().isExchange() && b.destination().name().equals(filter.get("dstq")))
                 && (filter.get("dste") == null || b.destination().isExchange() && b.destination().name().equals(filter.get("dste")))) {
@@ -440,8 +445,8 @@ public final class ManagementNode {
         Destination destination = queue != null ? Destination.queue(queue) : Destination.exchange(fields.get("dste"));
         String key = fields.getOrDefault("key", "");
         requireBinding(new Binding(fields.get("src"), destination, key, Map.of()));
-        for (Binding b : vhost.bindings().bindingsFrom(fields.get("src"))) {
-            if (b.destination().equals(destination) && b.key().equals(key)
+        for (Binding b : vhost.bindings().bindingsTo(destination)) {
+            if (b.source().equals(fields.get("src")) && b.key().equals(key)
                 && (args.isEmpty() ? b.arguments().isEmpty() : argumentsHash(b.arguments()).equals(args))) {
                 vhost.unbind(b);
                 return;

@@ -218,8 +218,8 @@ final class TopicSubscriptions {
 
     private static List<Binding> bindings(VirtualHost vhost, String queueName) {
         List<Binding> found = new ArrayList<>();
-        for (Binding b : vhost.bindings().bindingsFrom(TOPIC_EXCHANGE)) {
-            if (b.destination().equals(Destination.queue(queueName))) {
+        for (Binding b : vhost.bindings().bindingsTo(Destination.queue(queueName))) {
+            if (b.source().equals(TOPIC_EXCHANGE)) {
                 found.add(b);
             }
         }

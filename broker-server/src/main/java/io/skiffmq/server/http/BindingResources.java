@@ -42,12 +42,41 @@ final class BindingResources {
 
     /** The virtual host's bindings, with the default exchange's implicit one to each queue first. */
     static List<Binding> all(VirtualHost vhost) {
-        List<Binding> all = new ArrayList<>();
-        for (Queue queue : vhost.queues()) {
-            all.add(new Binding("", Destination.queue(queue.name()), queue.name(), Map.of()));
-        }
+        List<Binding> all = implicit(vhost);
         all.addAll(vhost.bindings().all());
         return all;
+    }
+
+    /** The default exchange's implicit binding to each queue. */
+    static List<Binding> implicit(VirtualHost vhost) {
+        List<Binding> implicit = new ArrayList<>();
+        for (Queue queue : vhost.queues()) {
+            implicit.add(new Binding("", Destination.queue(queue.name()), queue.name(), Map.of()));
+        }
+        return implicit;
+    }
+
+    /**
+     * The bindings to {@code destination}, the default exchange's implicit one to a queue first: O(its bindings),
+     * whatever the virtual host holds.
+     */
+    static List<Binding> to(VirtualHost vhost, Destination destination) {
+        List<Binding> to = new ArrayList<>();
+        if (!destination.isExchange()) {
+            to.add(new Binding("", destination, destination.name(), Map.of()));
+        }
+        to.addAll(vhost.bindings().bindingsTo(destination));
+        return to;
+    }
+
+    private static List<Binding> between(VirtualHost vhost, String source, Destination destination) {
+        List<Binding> between = new ArrayList<>();
+        for (Binding b : to(vhost, destination)) {
+            if (b.source().equals(source)) {
+                between.add(b);
+            }
+        }
+        return between;
     }
 
     private ApiResponse list(ApiRequest request) {
@@ -86,10 +115,8 @@ final class BindingResources {
         String source = source(vhost, request);
         Destination destination = destination(vhost, request, toExchange);
         List<Map<String, Object>> items = new ArrayList<>();
-        for (Binding b : all(vhost)) {
-            if (b.source().equals(source) && b.destination().equals(destination)) {
-                items.add(Shapes.binding(vhost.name(), b));
-            }
+        for (Binding b : between(vhost, source, destination)) {
+            items.add(Shapes.binding(vhost.name(), b));
         }
         return ApiResponse.ok(items);
     }
@@ -113,9 +140,8 @@ final class BindingResources {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
         String source = source(vhost, request);
         Destination destination = destination(vhost, request, toExchange);
-        for (Binding b : all(vhost)) {
-            if (b.source().equals(source) && b.destination().equals(destination)
-                && BindingKeys.propertiesKey(b).equals(request.variable("props"))) {
+        for (Binding b : between(vhost, source, destination)) {
+            if (BindingKeys.propertiesKey(b).equals(request.variable("props"))) {
                 return b;
             }
         }

@@ -3,6 +3,7 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ final class ExchangeResources {
         lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.EXCHANGE,
             exchange.isDefault() ? Access.DEFAULT_EXCHANGE : exchange.name());
         if (Boolean.parseBoolean(request.query().get("if-unused"))
-            && !vhost.bindings().bindingsFrom(exchange.name()).isEmpty()) {
+            && vhost.bindings().hasBindingsFrom(exchange.name())) {
             throw ApiException.badRequest("exchange '" + exchange.name() + "' in vhost '" + vhost.name()
                 + "' is in use");
         }
@@ -99,12 +100,16 @@ final class ExchangeResources {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
         Exchange exchange = existing(vhost, request.variable("name"));
         List<Map<String, Object>> items = new ArrayList<>();
-        for (Binding b : BindingResources.all(vhost)) {
-            boolean matches = asSource ? b.source().equals(exchange.name())
-                : b.destination().isExchange() && b.destination().name().equals(exchange.name());
-            if (matches) {
-                items.add(Shapes.binding(vhost.name(), b));
-            }
+        List<Binding> bindings;
+        if (!asSource) {
+            bindings = vhost.bindings().bindingsTo(Destination.exchange(exchange.name()));
+        } else if (exchange.isDefault()) {
+            bindings = BindingResources.implicit(vhost);
+        } else {
+            bindings = vhost.bindings().bindingsFrom(exchange.name());
+        }
+        for (Binding b : bindings) {
+            items.add(Shapes.binding(vhost.name(), b));
         }
         return ApiResponse.ok(items);
     }

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -30,27 +31,56 @@ final class Paging {
         if (!query.containsKey("page")) {
             return ApiResponse.ok(columns(sorted, query.get("columns")));
         }
+        Page<Map<String, Object>> page = page(filter(sorted, m -> String.valueOf(m.get("name")), query), items.size(),
+            query);
+        return answer(page, page.slice(), query);
+    }
+
+    /** One page of a sorted, filtered list, and the counts its answer gives. */
+    record Page<T>(List<T> slice, int filtered, int total, int page, int pageCount, int size) {
+    }
+
+    /**
+     * The page {@code query} asks for, chosen by name alone when it sorts by name (RabbitMQ's default) or not at
+     * all: only that page's items then need describing (a queue's counts are asked of its thread), not every one.
+     * Null when it does not page, or sorts by another field.
+     */
+    static <T> Page<T> byName(List<T> items, Function<T, String> name, Map<String, String> query) {
+        String sort = query.get("sort");
+        if (!query.containsKey("page") || sort != null && !sort.equals("name")) {
+            return null;
+        }
+        List<T> sorted = new ArrayList<>(items);
+        Comparator<T> order = Comparator.comparing(name);
+        sorted.sort(Boolean.parseBoolean(query.get("sort_reverse")) ? order.reversed() : order);
+        return page(filter(sorted, name, query), items.size(), query);
+    }
+
+    private static <T> Page<T> page(List<T> filtered, int total, Map<String, String> query) {
         int page = number(query.get("page"), "page");
         int size = query.containsKey("page_size") ? number(query.get("page_size"), "page_size") : DEFAULT_PAGE_SIZE;
         if (size > MAX_PAGE_SIZE) {
             throw ApiException.badRequest("page_size must be less than or equal to " + MAX_PAGE_SIZE);
         }
-        List<Map<String, Object>> filtered = filter(sorted, query.get("name"),
-            Boolean.parseBoolean(query.get("use_regex")));
         int pageCount = (filtered.size() + size - 1) / size;
         if (page > Math.max(1, pageCount)) {
             throw ApiException.badRequest("page_out_of_range");
         }
-        List<Map<String, Object>> slice = filtered.subList(Math.min((page - 1) * size, filtered.size()),
+        List<T> slice = filtered.subList(Math.min((page - 1) * size, filtered.size()),
             Math.min(page * size, filtered.size()));
+        return new Page<>(slice, filtered.size(), total, page, pageCount, size);
+    }
+
+    /** The paged answer: {@code items} are the page's items described, in the page's order. */
+    static ApiResponse answer(Page<?> page, List<Map<String, Object>> items, Map<String, String> query) {
         Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("filtered_count", filtered.size());
-        answer.put("item_count", slice.size());
-        answer.put("items", columns(slice, query.get("columns")));
-        answer.put("page", page);
-        answer.put("page_count", pageCount);
-        answer.put("page_size", size);
-        answer.put("total_count", items.size());
+        answer.put("filtered_count", page.filtered());
+        answer.put("item_count", items.size());
+        answer.put("items", columns(items, query.get("columns")));
+        answer.put("page", page.page());
+        answer.put("page_count", page.pageCount());
+        answer.put("page_size", page.size());
+        answer.put("total_count", page.total());
         return ApiResponse.ok(answer);
     }
 
@@ -82,7 +112,9 @@ final class Paging {
         return kept;
     }
 
-    private static List<Map<String, Object>> filter(List<Map<String, Object>> items, String name, boolean regex) {
+    private static <T> List<T> filter(List<T> items, Function<T, String> names, Map<String, String> query) {
+        String name = query.get("name");
+        boolean regex = Boolean.parseBoolean(query.get("use_regex"));
         if (name == null || name.isEmpty()) {
             return items;
         }
@@ -92,9 +124,9 @@ final class Paging {
         } catch (PatternSyntaxException e) {
             throw ApiException.badRequest("invalid regular expression: " + e.getDescription());
         }
-        List<Map<String, Object>> kept = new ArrayList<>();
-        for (Map<String, Object> item : items) {
-            String itemName = String.valueOf(item.get("name"));
+        List<T> kept = new ArrayList<>();
+        for (T item : items) {
+            String itemName = names.apply(item);
             if (regex ? pattern.matcher(itemName).find() : itemName.contains(name)) {
                 kept.add(item);
             }

@@ -3,6 +3,7 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
 import java.util.ArrayList;
@@ -46,16 +47,28 @@ final class QueueResources {
             .sync("GET", "/api/queues/{vhost}/{name}/bindings", this::bindings);
     }
 
-    /** Each queue's counts are read on its own thread; the answer waits for all of them. */
+    /**
+     * Each queue's counts are read on its own thread; the answer waits for all of them. A page sorted by name is
+     * chosen by name first, and only its queues are read.
+     */
     private CompletableFuture<ApiResponse> list(ApiRequest request) {
-        List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
+        List<Map.Entry<VirtualHost, Queue>> queues = new ArrayList<>();
         for (VirtualHost vhost : lookups.vhosts(request)) {
             for (Queue queue : vhost.queues()) {
-                items.add(describe(vhost, queue));
+                queues.add(Map.entry(vhost, queue));
             }
         }
-        return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new))
-            .thenApply(done -> Paging.list(items.stream().map(CompletableFuture::join).toList(), request.query()));
+        Paging.Page<Map.Entry<VirtualHost, Queue>> page = Paging.byName(queues, e -> e.getValue().name(),
+            request.query());
+        List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
+        for (Map.Entry<VirtualHost, Queue> e : page == null ? queues : page.slice()) {
+            items.add(describe(e.getKey(), e.getValue()));
+        }
+        return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<Map<String, Object>> described = items.stream().map(CompletableFuture::join).toList();
+            return page == null ? Paging.list(described, request.query())
+                : Paging.answer(page, described, request.query());
+        });
     }
 
     private CompletableFuture<ApiResponse> one(ApiRequest request) {
@@ -131,10 +144,8 @@ final class QueueResources {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
         Queue queue = lookups.queue(vhost, request.variable("name"));
         List<Map<String, Object>> items = new ArrayList<>();
-        for (var binding : BindingResources.all(vhost)) {
-            if (!binding.destination().isExchange() && binding.destination().name().equals(queue.name())) {
-                items.add(Shapes.binding(vhost.name(), binding));
-            }
+        for (var binding : BindingResources.to(vhost, Destination.queue(queue.name()))) {
+            items.add(Shapes.binding(vhost.name(), binding));
         }
         return ApiResponse.ok(items);
     }
