@@ -8,6 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -20,7 +24,9 @@ import java.util.stream.IntStream;
 final class ChildCluster implements AutoCloseable {
     final ChildBroker[] nodes;
     private final int[] clusterPorts;
-    private final List<Path> logs = new ArrayList<>();
+    /** Nodes start side by side ({@link #startMembers}): these two are shared by the starting threads. */
+    private final List<Path> logs = new CopyOnWriteArrayList<>();
+    private final AtomicInteger starts = new AtomicInteger();
     private final Path dir;
     private final String prefix;
     private final int members;
@@ -55,18 +61,33 @@ final class ChildCluster implements AutoCloseable {
     ChildBroker start(int i) throws Exception {
         String listed = i >= members ? "" : IntStream.range(0, members)
             .mapToObj(n -> name(n) + ":" + clusterPorts[n]).collect(Collectors.joining(","));
-        nodes[i] = ChildBroker.start(home(i), "cluster-" + prefix + i + "-" + logs.size(),
+        ChildBroker node = ChildBroker.start(home(i), "cluster-" + prefix + i + "-" + starts.getAndIncrement(),
             List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
             List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + listed,
                 "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis));
-        logs.add(nodes[i].log);
-        return nodes[i];
+        logs.add(node.log);
+        nodes[i] = node;
+        return node;
     }
 
-    /** Starts the nodes that form the cluster. */
+    /**
+     * Starts the nodes that form the cluster, side by side: none waits for a majority to start, and the first
+     * election then has every member to vote.
+     */
     void startMembers() throws Exception {
+        List<CompletableFuture<ChildBroker>> starting = new ArrayList<>();
         for (int i = 0; i < members; i++) {
-            start(i);
+            int node = i;
+            starting.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return start(node);
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            }, task -> new Thread(task, "start-" + name(node)).start())); // not the common pool: 1 thread on 2 cores
+        }
+        for (CompletableFuture<ChildBroker> node : starting) {
+            node.join();
         }
     }
 
