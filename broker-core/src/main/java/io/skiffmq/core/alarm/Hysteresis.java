@@ -53,6 +53,13 @@ final class Hysteresis {
         return Transition.NONE;
     }
 
+    /** The same alarm, in the same state, with new levels: the next check decides by them. */
+    Hysteresis withLevels(long raise, long clear) {
+        Hysteresis next = sign > 0 ? above(raise, clear) : below(raise, clear);
+        next.raised = raised;
+        return next;
+    }
+
     boolean raised() {
         return raised;
     }

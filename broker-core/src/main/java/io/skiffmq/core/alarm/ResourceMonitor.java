@@ -33,7 +33,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Threads: checks run on the monitor's own daemon thread ({@code skiffmq-resource-monitor}), started by
  * {@link #start}; {@link #checkMemory} and {@link #checkDisk} are also public so a test can step the monitor
- * itself. Both are {@code synchronized}: the hysteresis state and the readings are guarded by {@code this}.
+ * itself, and the limits can be changed at run time from any thread. All are {@code synchronized}: the hysteresis
+ * state, the limits and the readings are guarded by {@code this}.
  */
 public final class ResourceMonitor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ResourceMonitor.class.getName());
@@ -47,8 +48,8 @@ public final class ResourceMonitor implements AutoCloseable {
     private final ResourceAlarms alarms;
     private final String node;
     private final String dataDir;
-    private final Hysteresis memory;
-    private final Hysteresis disk;
+    private Hysteresis memory;
+    private Hysteresis disk;
     private final LongSupplier nanoClock;
     private ResourceReadings readings;
     private long lastReclaim;
@@ -73,12 +74,35 @@ public final class ResourceMonitor implements AutoCloseable {
         this.disk = Hysteresis.below(diskFreeLimit, diskFreeLimit + diskFreeLimit / DISK_CLEAR_MARGIN_DIVISOR);
     }
 
-    public long memoryLimit() {
+    public synchronized long memoryLimit() {
         return memory.raiseLevel();
     }
 
-    public long diskFreeLimit() {
+    public synchronized long diskFreeLimit() {
         return disk.raiseLevel();
+    }
+
+    /**
+     * A new memory limit at run time (rabbitmqctl's {@code set_vm_memory_high_watermark}), checked at once: the
+     * alarm rises or clears by the new level before this returns. Not kept across a restart, as in RabbitMQ.
+     */
+    public synchronized void memoryLimit(long limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("the memory limit must be >= 0");
+        }
+        memory = memory.withLevels(limit, (long) (limit * MEMORY_CLEAR_FRACTION));
+        LOG.log(System.Logger.Level.INFO, "memory-high-watermark on node {0} set to {1}", node, bytes(limit));
+        checkMemory();
+    }
+
+    /** A new free disk limit at run time (rabbitmqctl's {@code set_disk_free_limit}), checked at once. */
+    public synchronized void diskFreeLimit(long limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("the free disk limit must be >= 0");
+        }
+        disk = disk.withLevels(limit, limit + limit / DISK_CLEAR_MARGIN_DIVISOR);
+        LOG.log(System.Logger.Level.INFO, "disk-free-limit on node {0} set to {1}", node, bytes(limit));
+        checkDisk();
     }
 
     /**

@@ -77,6 +77,26 @@ class ResourceMonitorTest {
     }
 
     @Test
+    void limitsChangedAtRunTimeRaiseAndClearAtOnceAndKeepTheirHysteresis() {
+        readings.memory = 500;
+        monitor.checkMemory();
+        monitor.memoryLimit(0); // rabbitmqctl set_vm_memory_high_watermark 0: every publisher blocked
+        assertThat(alarms.active()).containsExactly(Resource.MEMORY);
+        assertThat(monitor.memoryLimit()).isZero();
+
+        monitor.memoryLimit(540);
+        assertThat(alarms.active()).as("500 is above 540's clear level, 486").containsExactly(Resource.MEMORY);
+        monitor.memoryLimit(MEMORY_LIMIT);
+        assertThat(alarms.any()).isFalse();
+
+        monitor.diskFreeLimit(readings.disk * 2);
+        assertThat(alarms.active()).containsExactly(Resource.DISK);
+        monitor.diskFreeLimit(DISK_LIMIT);
+        assertThat(alarms.any()).isFalse();
+        assertThat(changes).containsExactly(Set.of(Resource.MEMORY), Set.of(), Set.of(Resource.DISK), Set.of());
+    }
+
+    @Test
     void diskRisesBelowTheLimitAndClearsOnlyAboveTheLimitAndATenthMore() {
         readings.disk = DISK_LIMIT;
         monitor.checkDisk();

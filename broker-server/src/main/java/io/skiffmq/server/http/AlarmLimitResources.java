@@ -1,0 +1,73 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.core.alarm.ResourceMonitor;
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Ours, for rabbitmqctl's {@code set_vm_memory_high_watermark} and {@code set_disk_free_limit} (which RabbitMQ runs
+ * over the Erlang distribution): {@code PUT /api/app/memory-high-watermark} with {@code {"relative": f}} (a fraction
+ * of the maximum heap, as the {@code memory-high-watermark} setting reads one) or {@code {"absolute": bytes}}, and
+ * {@code PUT /api/app/disk-free-limit} with {@code {"absolute": bytes}} or {@code {"mem_relative": f}} (a multiple
+ * of the machine's RAM, as in RabbitMQ). Administrators only; the new limit holds until the next restart, as in
+ * RabbitMQ, and the alarm rises or clears by it before the answer (204). Stateless.
+ */
+final class AlarmLimitResources {
+    private final ResourceMonitor monitor;
+    private final ObjectMapper mapper;
+
+    AlarmLimitResources(ResourceMonitor monitor, ObjectMapper mapper) {
+        this.monitor = monitor;
+        this.mapper = mapper;
+    }
+
+    void register(Router router) {
+        router.sync("PUT", "/api/app/memory-high-watermark", r -> {
+            r.caller().requireAdministrator();
+            Map<String, Object> body = r.json(mapper);
+            long limit = body.containsKey("relative")
+                ? fractionOf(Runtime.getRuntime().maxMemory(), number(body, "relative"), 1.0)
+                : absolute(body);
+            monitor.memoryLimit(limit);
+            return ApiResponse.noContent();
+        }).sync("PUT", "/api/app/disk-free-limit", r -> {
+            r.caller().requireAdministrator();
+            Map<String, Object> body = r.json(mapper);
+            long limit = body.containsKey("mem_relative")
+                ? fractionOf(totalMemory(), number(body, "mem_relative"), Double.MAX_VALUE)
+                : absolute(body);
+            monitor.diskFreeLimit(limit);
+            return ApiResponse.noContent();
+        });
+    }
+
+    private static long fractionOf(long whole, double fraction, double max) {
+        if (!(fraction >= 0 && fraction <= max)) {
+            throw ApiException.badRequest(max == 1.0 ? "the threshold should be a fraction between 0.0 and 1.0"
+                : "the fraction must be >= 0");
+        }
+        return (long) (whole * fraction);
+    }
+
+    private static long absolute(Map<String, Object> body) {
+        if (!(body.get("absolute") instanceof Number n) || n instanceof Double || n.longValue() < 0) {
+            throw ApiException.badRequest("give \"absolute\": a whole number of bytes >= 0, or a fraction");
+        }
+        return n.longValue();
+    }
+
+    private static double number(Map<String, Object> body, String name) {
+        if (!(body.get(name) instanceof Number n)) {
+            throw ApiException.badRequest("\"" + name + "\" must be a number");
+        }
+        return n.doubleValue();
+    }
+
+    private static long totalMemory() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getTotalMemorySize();
+        }
+        throw ApiException.unavailable("this JVM does not report the machine's memory");
+    }
+}
