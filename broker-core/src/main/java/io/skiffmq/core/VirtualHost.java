@@ -72,6 +72,8 @@ public final class VirtualHost {
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
     /** Its policies and operator policies; replaced under {@link #writeLock}. */
     private volatile Policies policies = Policies.NONE;
+    /** Where declarations and deletions are counted; its own until {@link #countChurnIn} (after recovery). */
+    private volatile io.skiffmq.core.metrics.QueueChurn churn = new io.skiffmq.core.metrics.QueueChurn();
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
     private final QueueContext queueContext;
 
@@ -102,6 +104,14 @@ public final class VirtualHost {
                 new Exchange("amq.match", Exchange.Type.HEADERS))) {
             exchanges.put(e.name(), e);
         }
+    }
+
+    /**
+     * Counts queue declarations, creations and deletions in {@code churn} (the node's) from now on: set once the
+     * queues on disk are recovered, so that a restart counts none.
+     */
+    public void countChurnIn(io.skiffmq.core.metrics.QueueChurn churn) {
+        this.churn = churn;
     }
 
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
@@ -171,6 +181,7 @@ public final class VirtualHost {
         String queueName = declaration.name();
         // refused before anything else, as RabbitMQ does, by the rules of the queue's type
         QueueType.of(declaration.arguments()).check(name, declaration);
+        churn.declared();
         Queue queue;
         CompletableFuture<Void> saved;
         CompletableFuture<Queue> ready;
@@ -230,6 +241,7 @@ public final class VirtualHost {
     private void register(Queue queue, Object owner) {
         QueueDeclaration declaration = queue.declaration();
         queue.whenUnused(() -> deleteQueue(queue)); // auto-delete, or x-expires
+        churn.created();
         if (declaration.exclusive()) {
             exclusiveOwners.put(declaration.name(), owner);
         }
@@ -286,6 +298,7 @@ public final class VirtualHost {
             if (!queues.remove(queue.name(), queue)) {
                 return null;
             }
+            churn.deleted();
             exclusiveOwners.remove(queue.name());
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {

@@ -81,6 +81,16 @@ public final class ResourceMonitor implements AutoCloseable {
         return disk.raiseLevel();
     }
 
+    /** Memory in use now, as the memory alarm measures it (for the metrics; one reading). */
+    public synchronized long memoryUsed() {
+        return readings.memoryUsed();
+    }
+
+    /** Free disk now, as the disk alarm measures it; negative when it cannot be read. */
+    public synchronized long diskFree() {
+        return readings.diskFree();
+    }
+
     /**
      * Replaces where readings come from: a test's own, to raise and clear alarms at will. The old readings are
      * closed.
