@@ -68,6 +68,7 @@ public final class Broker implements AutoCloseable {
     private final io.skiffmq.core.metrics.BrokerCounters counters = new io.skiffmq.core.metrics.BrokerCounters();
     private final ConnectionEnds ends = new ConnectionEnds();
     private final io.skiffmq.core.metrics.QueueChurn queueChurn = new io.skiffmq.core.metrics.QueueChurn();
+    private final io.skiffmq.server.stream.StreamErrors streamErrors = new io.skiffmq.server.stream.StreamErrors();
     /** Connections ever registered (accepted by a protocol handler): RabbitMQ's {@code connections_opened_total}. */
     private final java.util.concurrent.atomic.LongAdder connectionsOpened = new java.util.concurrent.atomic.LongAdder();
     private final ScopeErrors scopeErrors = new ScopeErrors();
@@ -278,6 +279,11 @@ public final class Broker implements AutoCloseable {
     /** The totals by protocol of what every connection, open or closed, counted. */
     public io.skiffmq.core.metrics.BrokerCounters counters() {
         return counters;
+    }
+
+    /** The stream protocol's error answers, by code. */
+    public io.skiffmq.server.stream.StreamErrors streamErrors() {
+        return streamErrors;
     }
 
     /** Queues declared, created and deleted on this node. */

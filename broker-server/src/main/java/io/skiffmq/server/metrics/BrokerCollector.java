@@ -3,6 +3,7 @@ package io.skiffmq.server.metrics;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.skiffmq.codec.stream.ResponseCode;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.metrics.BrokerCounters;
@@ -19,11 +20,13 @@ import java.util.function.Consumer;
  * connection to create and remove): RabbitMQ's names where RabbitMQ has the metric, {@code skiffmq_*} otherwise.
  *
  * <ul>
- *   <li>{@code rabbitmq_identity_info} (node and cluster: ours is the node name), {@code
- *       rabbitmq_alarms_memory_used_watermark} and {@code rabbitmq_alarms_free_disk_space_watermark} (1 while the
- *       alarm is up);
+ *   <li>the node: {@code rabbitmq_identity_info} (node, cluster, endpoint), {@code rabbitmq_build_info}, uptime,
+ *       memory and disk as the alarms measure them against their limits, file descriptors, and
+ *       {@code rabbitmq_alarms_memory_used_watermark} and {@code rabbitmq_alarms_free_disk_space_watermark} (1 while
+ *       the alarm is up);
  *   <li>{@code rabbitmq_connections}, {@code rabbitmq_channels} (0-9-1 channels and AMQP 1.0 sessions),
- *       {@code rabbitmq_queues}, {@code rabbitmq_consumers};
+ *       {@code rabbitmq_queues}, {@code rabbitmq_consumers}; connections and channels opened and closed, queues
+ *       declared, created and deleted;
  *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}, {@code stream}), as
  *       RabbitMQ's global counters; those of deliveries also by {@code queue_type} ({@code rabbit_classic_queue},
  *       {@code rabbit_stream_queue} for the stream protocol);
@@ -33,7 +36,8 @@ import java.util.function.Consumer;
  *       queues with no label (as RabbitMQ's aggregated {@code /metrics});
  *   <li>{@code rabbitmq_connection_incoming_bytes_total}, {@code _outgoing_bytes_total}: all connections;
  *   <li>{@code rabbitmq_stream_segments}, as the queue metrics (per stream, or summed);
- *   <li>{@code rabbitmq_global_publishers} and {@code rabbitmq_global_consumers} of the stream protocol;
+ *   <li>{@code rabbitmq_global_publishers} and {@code rabbitmq_global_consumers} by {@code protocol}, and the
+ *       stream protocol's {@code rabbitmq_global_stream_error_*_total};
  *   <li>{@code skiffmq_journal_*} by {@code vhost}: records, bytes, syncs, segments on disk.
  * </ul>
  *
@@ -45,6 +49,11 @@ final class BrokerCollector implements MultiCollector {
     static final String PER_OBJECT_PATH = "/metrics/per-object";
     private static final String[] PROTOCOLS = {BrokerCounters.AMQP091, BrokerCounters.AMQP10, BrokerCounters.STREAM};
     private static final String CLASSIC = "rabbit_classic_queue";
+    /** The stream protocol's error codes RabbitMQ counts ({@code rabbit_stream_metrics.hrl}). */
+    private static final java.util.List<ResponseCode> STREAM_ERRORS = java.util.Arrays.stream(ResponseCode.values())
+        .filter(c -> c.code() >= ResponseCode.STREAM_DOES_NOT_EXIST.code()
+            && c.code() <= ResponseCode.PUBLISHER_DOES_NOT_EXIST.code())
+        .toList();
 
     private final Broker broker;
     private final boolean perQueueByDefault;
@@ -156,6 +165,14 @@ final class BrokerCollector implements MultiCollector {
         String[] p = {"protocol", BrokerCounters.STREAM};
         f.gauge("rabbitmq_global_publishers", "Current number of publishers", publishers, p);
         f.gauge("rabbitmq_global_consumers", "Current number of consumers", consumers, p);
+        io.skiffmq.server.stream.StreamErrors errors = broker.streamErrors();
+        for (ResponseCode code : STREAM_ERRORS) {
+            // RabbitMQ's names: the code's, but vhost_access_failure for VIRTUAL_HOST_ACCESS_FAILURE
+            String name = code == ResponseCode.VIRTUAL_HOST_ACCESS_FAILURE ? "vhost_access_failure"
+                : code.name().toLowerCase(java.util.Locale.ROOT);
+            f.counter("rabbitmq_global_stream_error_" + name, "Total number of stream protocol answers with the "
+                + "error code " + name, errors.count(code), p);
+        }
     }
 
     private void protocolCounters(Families f) {
