@@ -3,12 +3,14 @@ check's virtualenv Python.
 
 1. The files: each dashboard in docker/grafana/dashboards is JSON with a uid, unique panel ids and a query in each
    panel, all on the data source docker/grafana/provisioning provides, and docker/compose.yaml mounts both.
-2. A running broker: the jar (built first when missing) started on free ports with a data directory of its own,
+2. A running broker: bin/skiffmq (which builds the jar when missing) started on free ports with a data directory of its own,
    given traffic through its HTTP API (a durable queue with persistent messages, a stream), then scraped: every
    metric our dashboard queries, and every one docker/grafana/rabbitmq-dashboards.txt lists (RabbitMQ's
    dashboards' names) with its labels, is served.
 3. The queries, where Debian's prometheus is installed (apt-get install prometheus): a Prometheus of our own
-   scrapes that broker every second, and each query of our dashboard must parse and return data.
+   scrapes that broker every second, and each query of our dashboard must parse and return data; so must those of
+   RabbitMQ's Overview and Stream dashboards (but the ones reading a metric listed absent) when RABBITMQ_DASHBOARDS
+   names a folder that holds them (rabbitmq-server's deps/rabbitmq_prometheus/docker/grafana/dashboards).
 """
 import base64
 import json
@@ -29,7 +31,6 @@ import yaml
 DASHBOARDS = "docker/grafana/dashboards"
 PROVISIONING = "docker/grafana/provisioning"
 RABBITMQ_LIST = "docker/grafana/rabbitmq-dashboards.txt"
-JAR = "broker-server/target/skiffmq.jar"
 METRIC = re.compile(r"\b(?:rabbitmq|skiffmq|jvm|process|netty|system)_[a-z0-9_]+")
 LABEL_PARTS = re.compile(r"\{[^}]*}|\b(?:by|on|group_left|without)\s*\([^)]*\)")
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)})?\s+\S+")
@@ -204,44 +205,68 @@ def check_queries(metrics_port, ours, work):
             result = answer["data"]["result"]
             return result and float(result[0]["value"][1]) >= 3
         wait_for("three scrapes by Prometheus", scraped_thrice)
-        empty = []
-        count = 0
-        for name, dashboard in ours.items():
-            for query in queries(dashboard):
-                bare = query.replace("$__rate_interval", "1m").replace("$__range", "5m").replace("$node", ".*")
-                if bare.startswith("label_values("):
-                    metric = re.match(r"label_values\(([^,]+),\s*(\w+)\)", bare)
-                    bare = f"count by({metric.group(2)}) ({metric.group(1)})"
-                try:
-                    answer = json.loads(http("GET", api + urllib.parse.quote(bare), user=None))
-                except urllib.error.HTTPError as e:
-                    fail(f"{name}: Prometheus refuses {query!r}: {e.read().decode()}")
-                count += 1
-                if not answer["data"]["result"]:
-                    empty.append(f"{name}: {query}")
-        if empty:
-            fail("these queries return nothing from a running broker:\n  " + "\n  ".join(empty))
-        print(f"docker/check: Prometheus ran our dashboards' {count} queries against the broker: each has data")
+        cluster = json.loads(http("GET", api + "rabbitmq_identity_info", user=None))["data"]["result"][0]["metric"][
+            "rabbitmq_cluster"]
+        variables = {"$__rate_interval": "1m", "$__range": "5m", "$node": ".*", "$rabbitmq_cluster": cluster,
+                     "$namespace": "", "$endpoint": "per-object"}
+        run_queries(api, ours, variables, "our dashboards'")
+        theirs = os.environ.get("RABBITMQ_DASHBOARDS")
+        if theirs:
+            # RabbitMQ's own dashboards, from a checkout of rabbitmq-server (their JSON is not kept here)
+            dashboards = {}
+            for name in ("RabbitMQ-Overview.json", "RabbitMQ-Stream.json"):
+                with open(os.path.join(theirs, name)) as f:
+                    dashboards[name] = json.load(f)
+            absent = [line.split()[2] for line in open(RABBITMQ_LIST) if line.split()[1:2] == ["absent"]]
+            run_queries(api, dashboards, variables, "RabbitMQ's dashboards'", absent)
     finally:
         prometheus.terminate()
         prometheus.wait(30)
 
 
+def run_queries(api, dashboards, variables, whose, absent=()):
+    """Runs every query of {dashboards} with {variables} set; each must parse, and return data unless it reads an
+    absent metric."""
+    empty = []
+    count = 0
+    for name, dashboard in dashboards.items():
+        for query in queries(dashboard):
+            if "(" not in query and "{" not in query:
+                continue  # a data source variable's type ("prometheus"), not a query
+            bare = query
+            for variable, value in variables.items():
+                bare = bare.replace(variable, value)
+            if bare.startswith("label_values("):
+                metric = re.match(r"label_values\((.+),\s*(\w+)\)$", bare)
+                bare = f"count by({metric.group(2)}) ({metric.group(1)})"
+            try:
+                answer = json.loads(http("GET", api + urllib.parse.quote(bare), user=None))
+            except urllib.error.HTTPError as e:
+                fail(f"{name}: Prometheus refuses {query!r}: {e.read().decode()}")
+            count += 1
+            if not answer["data"]["result"] and not any(metric in query for metric in absent):
+                empty.append(f"{name}: {query}")
+    if empty:
+        fail("these queries return nothing from a running broker:\n  " + "\n  ".join(empty))
+    print(f"docker/check: Prometheus ran {whose} {count} queries against the broker: each has data")
+
+
 def main():
     ours = check_files()
-    if not os.path.isfile(JAR):
-        print(f"docker/check: building {JAR} (mvn package, tests skipped)")
-        subprocess.run(["mvn", "-B", "-q", "-DskipTests", "-pl", "broker-server", "-am", "package"], check=True)
     with tempfile.TemporaryDirectory(prefix="skiffmq-dashboards-") as work:
         amqp, api_port, metrics_port, stream = free_port(), free_port(), free_port(), free_port()
         log = open(f"{work}/broker.log", "w")
-        broker = subprocess.Popen(["java", "-jar", JAR, "--bind=127.0.0.1", f"--port={amqp}",
+        # bin/skiffmq: the root pom's JVM flags (Chronicle's --add-opens), and the jar built when missing or stale
+        broker = subprocess.Popen(["bin/skiffmq", "--bind=127.0.0.1", f"--port={amqp}",
                                    f"--management-port={api_port}", f"--prometheus-port={metrics_port}",
                                    f"--stream-port={stream}", f"--data-dir={work}/data"], stdout=log, stderr=log)
         try:
             api = f"http://127.0.0.1:{api_port}/api"
-            wait_for("the broker's HTTP API", lambda: broker.poll() is None and http("GET", f"{api}/overview"))
-            traffic(api)
+            wait_for("the broker's HTTP API", lambda: broker.poll() is None and http("GET", f"{api}/overview"), 600)
+            try:
+                traffic(api)
+            except urllib.error.HTTPError as e:
+                fail(f"the HTTP API refused {e.url}: {e.code} {e.read().decode()}")
             check_names(scrape(f"http://127.0.0.1:{metrics_port}/metrics"), ours)
             check_queries(metrics_port, ours, work)
         except SystemExit:
