@@ -298,7 +298,6 @@ public final class VirtualHost {
             if (!queues.remove(queue.name(), queue)) {
                 return null;
             }
-            churn.deleted();
             exclusiveOwners.remove(queue.name());
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {
@@ -307,6 +306,7 @@ public final class VirtualHost {
             replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes);
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
+        churn.deleted();
         CompletableFuture<Integer> messages = queue.delete();
         deletions.deleted(Destination.queue(queue.name()));
         deletions.announce();
