@@ -74,6 +74,8 @@ public final class VirtualHost {
     private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
     /** Its policies and operator policies; replaced under {@link #writeLock}. */
     private volatile Policies policies = Policies.NONE;
+    /** Where declarations and deletions are counted; its own until {@link #countChurnIn} (after recovery). */
+    private volatile io.skiffmq.core.metrics.QueueChurn churn = new io.skiffmq.core.metrics.QueueChurn();
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
     private final QueueContext queueContext;
 
@@ -104,6 +106,14 @@ public final class VirtualHost {
                 new Exchange("amq.match", Exchange.Type.HEADERS))) {
             exchanges.put(e.name(), e);
         }
+    }
+
+    /**
+     * Counts queue declarations, creations and deletions in {@code churn} (the node's) from now on: set once the
+     * queues on disk are recovered, so that a restart counts none.
+     */
+    public void countChurnIn(io.skiffmq.core.metrics.QueueChurn churn) {
+        this.churn = churn;
     }
 
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
@@ -173,6 +183,7 @@ public final class VirtualHost {
         String queueName = declaration.name();
         // refused before anything else, as RabbitMQ does, by the rules of the queue's type
         QueueType.of(declaration.arguments()).check(name, declaration);
+        churn.declared();
         Queue queue;
         CompletableFuture<Void> saved;
         CompletableFuture<Queue> ready;
@@ -232,6 +243,7 @@ public final class VirtualHost {
     private void register(Queue queue, Object owner) {
         QueueDeclaration declaration = queue.declaration();
         queue.whenUnused(() -> deleteQueue(queue)); // auto-delete, or x-expires
+        churn.created();
         if (declaration.exclusive()) {
             exclusiveOwners.put(declaration.name(), owner);
             exclusiveByOwner.computeIfAbsent(owner, o -> new java.util.HashSet<>()).add(declaration.name());
@@ -304,6 +316,7 @@ public final class VirtualHost {
             replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone), changes);
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
+        churn.deleted();
         CompletableFuture<Integer> messages = queue.delete();
         deletions.deleted(Destination.queue(queue.name()));
         deletions.announce();

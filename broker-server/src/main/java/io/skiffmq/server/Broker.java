@@ -67,6 +67,10 @@ public final class Broker implements AutoCloseable {
     private final EventLoops loops;
     private final io.skiffmq.core.metrics.BrokerCounters counters = new io.skiffmq.core.metrics.BrokerCounters();
     private final ConnectionEnds ends = new ConnectionEnds();
+    private final io.skiffmq.core.metrics.QueueChurn queueChurn = new io.skiffmq.core.metrics.QueueChurn();
+    private final io.skiffmq.server.stream.StreamErrors streamErrors = new io.skiffmq.server.stream.StreamErrors();
+    /** Connections ever registered (accepted by a protocol handler): RabbitMQ's {@code connections_opened_total}. */
+    private final java.util.concurrent.atomic.LongAdder connectionsOpened = new java.util.concurrent.atomic.LongAdder();
     private final ScopeErrors scopeErrors = new ScopeErrors();
     /** This node's cluster membership, or null for a single node (no {@code cluster-port}). */
     private final io.skiffmq.server.cluster.ClusterMembership cluster;
@@ -113,7 +117,7 @@ public final class Broker implements AutoCloseable {
                 + " is in use by another broker");
         }
         this.cluster = io.skiffmq.server.cluster.ClusterMembership.start(config);
-        this.vhosts = new VirtualHosts(config, queueExecutors, clock);
+        this.vhosts = new VirtualHosts(config, queueExecutors, clock, queueChurn);
         String unrestricted = config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null;
         if (cluster == null) {
             this.definitionsStore = BrokerDefinitionsStore.open(config.dataDir(), config.definitionsCompaction(),
@@ -277,6 +281,21 @@ public final class Broker implements AutoCloseable {
         return counters;
     }
 
+    /** The stream protocol's error answers, by code. */
+    public io.skiffmq.server.stream.StreamErrors streamErrors() {
+        return streamErrors;
+    }
+
+    /** Queues declared, created and deleted on this node. */
+    public io.skiffmq.core.metrics.QueueChurn queueChurn() {
+        return queueChurn;
+    }
+
+    /** Connections registered since the broker started (those refused as it stops are not). */
+    public long connectionsOpened() {
+        return connectionsOpened.sum();
+    }
+
     /** How connections ended, counted and logged ({@link ConnectionEnding}). */
     public ConnectionEnds ends() {
         return ends;
@@ -321,6 +340,7 @@ public final class Broker implements AutoCloseable {
                 return false;
             }
             connections.add(connection);
+            connectionsOpened.increment();
             counters.opened(connection.counters());
             return true;
         }

@@ -33,11 +33,14 @@ final class VirtualHosts {
     private final BrokerConfig config;
     private final Supplier<QueueExecutor> queueExecutors;
     private final BrokerClock clock;
+    private final io.skiffmq.core.metrics.QueueChurn churn;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
     private final Map<String, DiskStore> stores = new ConcurrentHashMap<>();
 
-    VirtualHosts(BrokerConfig config, Supplier<QueueExecutor> queueExecutors, BrokerClock clock) {
+    VirtualHosts(BrokerConfig config, Supplier<QueueExecutor> queueExecutors, BrokerClock clock,
+            io.skiffmq.core.metrics.QueueChurn churn) {
         this.config = config;
+        this.churn = churn;
         this.queueExecutors = queueExecutors;
         this.clock = clock;
     }
@@ -57,6 +60,7 @@ final class VirtualHosts {
         VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
         vhost.maxQueues(maxQueues);
         store.recover(vhost);
+        vhost.countChurnIn(churn); // after recovery: queues read back from disk are not declared anew
         stores.put(name, store);
         vhosts.put(name, vhost);
         return vhost;

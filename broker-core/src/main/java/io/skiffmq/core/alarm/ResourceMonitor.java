@@ -82,6 +82,16 @@ public final class ResourceMonitor implements AutoCloseable {
         return disk.raiseLevel();
     }
 
+    /** Memory in use now, as the memory alarm measures it (for the metrics; one reading). */
+    public synchronized long memoryUsed() {
+        return readings.memoryUsed();
+    }
+
+    /** Free disk now, as the disk alarm measures it; negative when it cannot be read. */
+    public synchronized long diskFree() {
+        return readings.diskFree();
+    }
+
     /**
      * A new memory limit at run time (rabbitmqctl's {@code set_vm_memory_high_watermark}), checked at once: the
      * alarm rises or clears by the new level before this returns. Not kept across a restart, as in RabbitMQ.

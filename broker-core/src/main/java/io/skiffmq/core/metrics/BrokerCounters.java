@@ -54,7 +54,7 @@ public final class BrokerCounters {
 
     private static void add(LongAdder[] totals, ConnectionCounters counters) {
         for (int i = 0; i < ConnectionCounters.COUNT; i++) {
-            if (i != ConnectionCounters.CHANNELS) {
+            if (!ConnectionCounters.gauge(i)) {
                 totals[i].add(counters.value(i));
             }
         }
@@ -196,6 +196,21 @@ public final class BrokerCounters {
         /** Channels (0-9-1) or sessions (AMQP 1.0) open now, on open connections. */
         public long channels() {
             return values[ConnectionCounters.CHANNELS];
+        }
+
+        /** Channels or sessions ever opened; those closed are these less {@link #channels()}. */
+        public long channelsOpened() {
+            return values[ConnectionCounters.CHANNELS_OPENED];
+        }
+
+        /** Publishers now, on open connections. */
+        public long publishers() {
+            return values[ConnectionCounters.PUBLISHERS];
+        }
+
+        /** Consumers now, on open connections. */
+        public long consumers() {
+            return values[ConnectionCounters.CONSUMERS];
         }
     }
 }

@@ -25,7 +25,16 @@ public final class ConnectionCounters extends OwnedCounters {
     static final int BYTES_OUT = 14;
     /** A gauge, not a counter: channels (0-9-1) or sessions (AMQP 1.0) open now; left out of closed totals. */
     static final int CHANNELS = 15;
-    static final int COUNT = 16;
+    /** Channels (0-9-1) or sessions (AMQP 1.0) ever opened: RabbitMQ's {@code channels_opened_total}. */
+    static final int CHANNELS_OPENED = 16;
+    /**
+     * Gauges, as {@link #CHANNELS}: publishers (0-9-1 channels that have routed a message, AMQP 1.0 sending
+     * links) and consumers (0-9-1 {@code basic.consume}s, AMQP 1.0 receiving links) now, RabbitMQ's global
+     * {@code publishers} and {@code consumers}. Counted where they begin and end, never per message.
+     */
+    static final int PUBLISHERS = 17;
+    static final int CONSUMERS = 18;
+    static final int COUNT = 19;
 
     private final String protocol;
 
@@ -104,11 +113,27 @@ public final class ConnectionCounters extends OwnedCounters {
     /** A channel (0-9-1) or session (AMQP 1.0) opened. */
     public void channelOpened() {
         add(CHANNELS, 1);
+        add(CHANNELS_OPENED, 1);
     }
 
     /** One closed. */
     public void channelClosed() {
         add(CHANNELS, -1);
+    }
+
+    /** {@code n} publishers began ({@code n} > 0) or ended ({@code n} < 0). */
+    public void publishers(int n) {
+        add(PUBLISHERS, n);
+    }
+
+    /** {@code n} consumers began ({@code n} > 0) or ended ({@code n} < 0). */
+    public void consumers(int n) {
+        add(CONSUMERS, n);
+    }
+
+    /** True for the gauges (what is open now), which a closed connection leaves out of the totals. */
+    static boolean gauge(int index) {
+        return index == CHANNELS || index == PUBLISHERS || index == CONSUMERS;
     }
 
     public void bytesIn(long n) {

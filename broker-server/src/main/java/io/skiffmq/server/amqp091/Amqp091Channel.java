@@ -236,7 +236,7 @@ final class Amqp091Channel {
         } else if (method instanceof BasicMethod.Consume consume) {
             onConsume(consume);
         } else if (method instanceof BasicMethod.Cancel cancel) {
-            ChannelConsumer consumer = consumers.remove(cancel.consumerTag());
+            ChannelConsumer consumer = removeConsumer(cancel.consumerTag());
             if (consumer != null) {
                 if (consumer.cancel()) {
                     cancelled.add(consumer); // its unacked deliveries are still the channel's
@@ -357,7 +357,7 @@ final class Amqp091Channel {
         ChannelConsumer consumer = new ChannelConsumer(this, tag, queue, consume.noAck(), flow,
             consume.noWait());
         int priority = consumerPriority(consume, queueName);
-        consumers.put(tag, consumer);
+        addConsumer(consumer);
         consumer.subscribe(flow, consume.exclusive(), priority);
         connection.suspend(); // until the queue answers: consume-ok goes before any delivery
     }
@@ -388,7 +388,7 @@ final class Amqp091Channel {
         }
         ConsumerFlow flow = ConsumerFlow.prefetch(prefetch, null);
         ChannelConsumer consumer = new ChannelConsumer(this, tag, stream, false, flow, consume.noWait());
-        consumers.put(tag, consumer);
+        addConsumer(consumer);
         consumer.subscribe(flow, arguments);
         connection.suspend(); // until the stream answers: consume-ok goes before any delivery
     }
@@ -430,6 +430,21 @@ final class Amqp091Channel {
         return replyAddress;
     }
 
+    /** A consumer begins: in the channel's table and in the connection's count of consumers. */
+    private void addConsumer(ChannelConsumer consumer) {
+        consumers.put(consumer.tag(), consumer);
+        connection.counters().consumers(1);
+    }
+
+    /** The consumer of {@code tag} ends (cancelled, refused, its queue gone), or null when there is none. */
+    private ChannelConsumer removeConsumer(String tag) {
+        ChannelConsumer consumer = consumers.remove(tag);
+        if (consumer != null) {
+            connection.counters().consumers(-1);
+        }
+        return consumer;
+    }
+
     void consumeAccepted(ChannelConsumer consumer) {
         if (!consumer.noWait()) {
             reply(new BasicMethod.ConsumeOk(consumer.tag()));
@@ -438,7 +453,7 @@ final class Amqp091Channel {
     }
 
     void consumeRefused(ChannelConsumer consumer, String reason) {
-        consumers.remove(consumer.tag());
+        removeConsumer(consumer.tag());
         connection.resume();
         // RabbitMQ's text, whichever of the two rules refused it
         connection.channelError(this, Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, new BasicMethod.Consume(
@@ -453,7 +468,7 @@ final class Amqp091Channel {
 
     /** The consumer's queue was deleted: the client hears of it by a {@code basic.cancel} when it asked to. */
     void consumerQueueDeleted(ChannelConsumer consumer) {
-        consumers.remove(consumer.tag());
+        removeConsumer(consumer.tag());
         consumer.close();
         if (connection.clientCapability("consumer_cancel_notify")) {
             reply(new BasicMethod.Cancel(consumer.tag(), true));
@@ -567,6 +582,7 @@ final class Amqp091Channel {
             getter.leave(release);
         }
         release.run();
+        connection.counters().consumers(-consumers.size());
         consumers.clear();
         cancelled.clear();
         getters.clear();

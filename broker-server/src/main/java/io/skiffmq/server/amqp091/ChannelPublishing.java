@@ -201,6 +201,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     private Publisher publisher() {
         if (publisher == null) {
             publisher = new Publisher(vhost, connection.executor(), this, connection.counters());
+            connection.counters().publishers(1); // a publishing channel, as RabbitMQ counts publishers
         }
         return publisher;
     }
@@ -312,6 +313,7 @@ final class ChannelPublishing implements Publisher.Confirms, PublisherConfirms.A
     void close() {
         if (publisher != null) {
             publisher.close();
+            connection.counters().publishers(-1);
         }
         if (transaction != null) {
             transaction.rollback(none -> { }); // held acks: the channel's close requeues their deliveries

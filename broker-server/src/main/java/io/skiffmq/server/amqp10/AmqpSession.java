@@ -45,7 +45,7 @@ final class AmqpSession {
     private SessionState state = SessionState.MAPPED;
 
     private final SessionWindow window;
-    private final LinkRegistry links = new LinkRegistry();
+    private final LinkRegistry links;
     private final UnsettledDeliveries unsettled = new UnsettledDeliveries(this);
     private final DeliveryWriter deliveries;
     private final PublisherDispositions dispositions = new PublisherDispositions(this);
@@ -64,6 +64,7 @@ final class AmqpSession {
         this.writer = connection.writer();
         this.loop = connection.context().channel().eventLoop();
         this.window = new SessionWindow(connection.config().sessionWindow());
+        this.links = new LinkRegistry(connection.counters());
         this.deliveries = new DeliveryWriter(this, connection, window, unsettled, channel);
         this.transactions = new SessionTransactions(this);
     }

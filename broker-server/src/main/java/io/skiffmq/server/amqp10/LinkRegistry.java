@@ -1,5 +1,6 @@
 package io.skiffmq.server.amqp10;
 
+import io.skiffmq.core.metrics.ConnectionCounters;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -7,7 +8,9 @@ import java.util.function.Consumer;
 /**
  * A session's link handles [2.6.2] and the state of each. A handle stays taken from the peer's attach until the
  * detach exchange completes: a link we detached (or refused) keeps its handle in {@link LinkState#DETACH_SENT}
- * until the peer's reply detach, and frames for it meanwhile are ignored by the session. Owned by the connection's
+ * until the peer's reply detach, and frames for it meanwhile are ignored by the session. Attached sending and
+ * receiving links are the connection's consumers and publishers in its counters (RabbitMQ's global
+ * {@code consumers} and {@code publishers}), from the attach until the first detach. Owned by the connection's
  * event loop.
  */
 final class LinkRegistry {
@@ -32,6 +35,11 @@ final class LinkRegistry {
     }
 
     private final Map<Long, Slot> slots = new HashMap<>();
+    private final ConnectionCounters counters;
+
+    LinkRegistry(ConnectionCounters counters) {
+        this.counters = counters;
+    }
 
     /** The slot of {@code handle}, or null when the handle is free. */
     Slot get(long handle) {
@@ -44,6 +52,16 @@ final class LinkRegistry {
 
     void attached(long handle, String name, Link link) {
         slots.put(handle, new Slot(link, name));
+        count(link, 1);
+    }
+
+    /** A publisher ({@link IncomingLink}) or consumer ({@link OutgoingLink}) began or ended; other links are not. */
+    private void count(Link link, int n) {
+        if (link instanceof IncomingLink) {
+            counters.publishers(n);
+        } else if (link instanceof OutgoingLink) {
+            counters.consumers(n);
+        }
     }
 
     /** An attach we refused: answered with attach and detach at once, so the handle waits for the peer's detach. */
@@ -57,6 +75,9 @@ final class LinkRegistry {
     Slot detachSent(long handle) {
         Slot slot = slots.get(handle);
         if (slot != null) {
+            if (slot.attached()) {
+                count(slot.link, -1);
+            }
             slot.state = slot.state.to(LinkState.DETACH_SENT);
         }
         return slot;
@@ -66,6 +87,9 @@ final class LinkRegistry {
     Slot detached(long handle) {
         Slot slot = slots.remove(handle);
         if (slot != null) {
+            if (slot.attached()) {
+                count(slot.link, -1);
+            }
             slot.state = slot.state.to(LinkState.DETACHED);
         }
         return slot;
@@ -93,6 +117,9 @@ final class LinkRegistry {
     /** Calls {@code action} on every link ever attached here, then forgets every handle (the session ends). */
     void clear(Consumer<Link> action) {
         for (Slot slot : slots.values()) {
+            if (slot.attached()) {
+                count(slot.link, -1);
+            }
             if (slot.link != null) {
                 action.accept(slot.link);
             }

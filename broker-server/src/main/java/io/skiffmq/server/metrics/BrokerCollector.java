@@ -3,6 +3,7 @@ package io.skiffmq.server.metrics;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.skiffmq.codec.stream.ResponseCode;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.metrics.BrokerCounters;
@@ -19,11 +20,13 @@ import java.util.function.Consumer;
  * connection to create and remove): RabbitMQ's names where RabbitMQ has the metric, {@code skiffmq_*} otherwise.
  *
  * <ul>
- *   <li>{@code rabbitmq_identity_info} (node and cluster: ours is the node name), {@code
- *       rabbitmq_alarms_memory_used_watermark} and {@code rabbitmq_alarms_free_disk_space_watermark} (1 while the
- *       alarm is up);
+ *   <li>the node: {@code rabbitmq_identity_info} (node, cluster, endpoint), {@code rabbitmq_build_info}, uptime,
+ *       memory and disk as the alarms measure them against their limits, file descriptors, and
+ *       {@code rabbitmq_alarms_memory_used_watermark} and {@code rabbitmq_alarms_free_disk_space_watermark} (1 while
+ *       the alarm is up);
  *   <li>{@code rabbitmq_connections}, {@code rabbitmq_channels} (0-9-1 channels and AMQP 1.0 sessions),
- *       {@code rabbitmq_queues}, {@code rabbitmq_consumers};
+ *       {@code rabbitmq_queues}, {@code rabbitmq_consumers}; connections and channels opened and closed, queues
+ *       declared, created and deleted;
  *   <li>{@code rabbitmq_global_messages_*_total} by {@code protocol} ({@code amqp091}, {@code amqp10}, {@code stream}), as
  *       RabbitMQ's global counters; those of deliveries also by {@code queue_type} ({@code rabbit_classic_queue},
  *       {@code rabbit_stream_queue} for the stream protocol);
@@ -33,7 +36,8 @@ import java.util.function.Consumer;
  *       queues with no label (as RabbitMQ's aggregated {@code /metrics});
  *   <li>{@code rabbitmq_connection_incoming_bytes_total}, {@code _outgoing_bytes_total}: all connections;
  *   <li>{@code rabbitmq_stream_segments}, as the queue metrics (per stream, or summed);
- *   <li>{@code rabbitmq_global_publishers} and {@code rabbitmq_global_consumers} of the stream protocol;
+ *   <li>{@code rabbitmq_global_publishers} and {@code rabbitmq_global_consumers} by {@code protocol}, and the
+ *       stream protocol's {@code rabbitmq_global_stream_error_*_total};
  *   <li>{@code skiffmq_journal_*} by {@code vhost}: records, bytes, syncs, segments on disk.
  * </ul>
  *
@@ -45,6 +49,11 @@ final class BrokerCollector implements MultiCollector {
     static final String PER_OBJECT_PATH = "/metrics/per-object";
     private static final String[] PROTOCOLS = {BrokerCounters.AMQP091, BrokerCounters.AMQP10, BrokerCounters.STREAM};
     private static final String CLASSIC = "rabbit_classic_queue";
+    /** The stream protocol's error codes RabbitMQ counts ({@code rabbit_stream_metrics.hrl}). */
+    private static final java.util.List<ResponseCode> STREAM_ERRORS = java.util.Arrays.stream(ResponseCode.values())
+        .filter(c -> c.code() >= ResponseCode.STREAM_DOES_NOT_EXIST.code()
+            && c.code() <= ResponseCode.PUBLISHER_DOES_NOT_EXIST.code())
+        .toList();
 
     private final Broker broker;
     private final boolean perQueueByDefault;
@@ -70,15 +79,14 @@ final class BrokerCollector implements MultiCollector {
 
     MetricSnapshots collect(boolean perQueue) {
         Families f = new Families();
-        String node = broker.config().node();
-        f.gauge("rabbitmq_identity_info", "RabbitMQ node & cluster identity info", 1, "rabbitmq_node", node,
-            "rabbitmq_cluster", node);
+        node(f, perQueue);
         java.util.Set<ResourceAlarms.Resource> alarms = broker.alarms().active();
         f.gauge("rabbitmq_alarms_memory_used_watermark", "is the memory alarm in effect",
             alarms.contains(ResourceAlarms.Resource.MEMORY) ? 1 : 0);
         f.gauge("rabbitmq_alarms_free_disk_space_watermark", "is the disk free space alarm in effect",
             alarms.contains(ResourceAlarms.Resource.DISK) ? 1 : 0);
         f.gauge("rabbitmq_connections", "Connections currently open", broker.connectionCount());
+        f.counter("rabbitmq_connections_opened", "Total number of connections opened", broker.connectionsOpened());
         f.gauge("skiffmq_connections_preauth", "Connections accepted that have not finished their handshake",
             broker.preAuth().count());
         f.counter("skiffmq_connections_refused_preauth", "Connections closed at once because "
@@ -87,8 +95,46 @@ final class BrokerCollector implements MultiCollector {
         protocolCounters(f);
         streamProtocol(f);
         queues(f, perQueue);
+        io.skiffmq.core.metrics.QueueChurn churn = broker.queueChurn();
+        f.counter("rabbitmq_queues_declared", "Total number of queues declared", churn.declaredCount());
+        f.counter("rabbitmq_queues_created", "Total number of queues created", churn.createdCount());
+        f.counter("rabbitmq_queues_deleted", "Total number of queues deleted", churn.deletedCount());
         journals(f);
         return f.build();
+    }
+
+    /**
+     * Who the node is and what it has, as RabbitMQ's {@code identity_info}, {@code build_info} and node metrics:
+     * RabbitMQ's dashboards join every query on {@code rabbitmq_identity_info}'s {@code rabbitmq_cluster},
+     * {@code rabbitmq_node} and {@code rabbitmq_endpoint}. Memory and disk are what the alarms measure, against
+     * their limits ({@code docs/alarms.md}).
+     */
+    private void node(Families f, boolean perQueue) {
+        String node = broker.config().node();
+        f.gauge("rabbitmq_identity_info", "RabbitMQ node & cluster identity info", 1, "rabbitmq_node", node,
+            "rabbitmq_cluster", broker.clusterName(), "rabbitmq_endpoint", perQueue ? "per-object" : "aggregated");
+        f.gauge("rabbitmq_build_info", "RabbitMQ & Erlang/OTP version info", 1,
+            "rabbitmq_version", broker.config().rabbitmqVersion(), "product_name", "SkiffMQ",
+            "product_version", io.skiffmq.server.config.BrokerConfig.SKIFFMQ_VERSION,
+            // no Erlang: the JVM's version in its place, which RabbitMQ's dashboards show in that column
+            "erlang_version", "JVM " + Runtime.version().feature());
+        f.gauge("rabbitmq_erlang_uptime_seconds", "Node uptime",
+            java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0);
+        io.skiffmq.core.alarm.ResourceMonitor monitor = broker.resourceMonitor();
+        f.gauge("rabbitmq_process_resident_memory_bytes", "Memory used in bytes (heap after the last GC and "
+            + "direct buffers, as the memory alarm measures it)", monitor.memoryUsed());
+        f.gauge("rabbitmq_resident_memory_limit_bytes", "Memory high watermark in bytes", monitor.memoryLimit());
+        long diskFree = monitor.diskFree();
+        if (diskFree >= 0) {
+            f.gauge("rabbitmq_disk_space_available_bytes", "Disk space available in bytes", diskFree);
+        }
+        f.gauge("rabbitmq_disk_space_available_limit_bytes", "Free disk space low watermark in bytes",
+            monitor.diskFreeLimit());
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean os) {
+            f.gauge("rabbitmq_process_open_fds", "Open file descriptors", os.getOpenFileDescriptorCount());
+            f.gauge("rabbitmq_process_max_fds", "Open file descriptors limit", os.getMaxFileDescriptorCount());
+        }
     }
 
     /** How connections ended: RabbitMQ's total, and ours by {@link io.skiffmq.server.connection.ConnectionEnd}. */
@@ -102,8 +148,9 @@ final class BrokerCollector implements MultiCollector {
     }
 
     /**
-     * RabbitMQ's global gauges of the stream protocol's publishers and consumers ({@code rabbit_global_counters}'
-     * {@code publishers} and {@code consumers}, {@code protocol="stream"}), counted over the open stream
+     * RabbitMQ's global gauges of publishers and consumers by protocol ({@code rabbit_global_counters}'
+     * {@code publishers} and {@code consumers}): AMQP 0-9-1 and 1.0 count theirs in the connections' counters
+     * ({@link io.skiffmq.core.metrics.ConnectionCounters}); the stream protocol's are counted over its open
      * connections.
      */
     private void streamProtocol(Families f) {
@@ -118,18 +165,32 @@ final class BrokerCollector implements MultiCollector {
         String[] p = {"protocol", BrokerCounters.STREAM};
         f.gauge("rabbitmq_global_publishers", "Current number of publishers", publishers, p);
         f.gauge("rabbitmq_global_consumers", "Current number of consumers", consumers, p);
+        io.skiffmq.server.stream.StreamErrors errors = broker.streamErrors();
+        for (ResponseCode code : STREAM_ERRORS) {
+            // RabbitMQ's names: the code's, but vhost_access_failure for VIRTUAL_HOST_ACCESS_FAILURE
+            String name = code == ResponseCode.VIRTUAL_HOST_ACCESS_FAILURE ? "vhost_access_failure"
+                : code.name().toLowerCase(java.util.Locale.ROOT);
+            f.counter("rabbitmq_global_stream_error_" + name, "Total number of stream protocol answers with the "
+                + "error code " + name, errors.count(code), p);
+        }
     }
 
     private void protocolCounters(Families f) {
         long in = 0;
         long out = 0;
         long channels = 0;
+        long channelsOpened = 0;
         for (String protocol : PROTOCOLS) {
             BrokerCounters.Totals t = broker.counters().totals(protocol);
             in += t.bytesIn();
             channels += t.channels();
+            channelsOpened += t.channelsOpened();
             out += t.bytesOut();
             String[] p = {"protocol", protocol};
+            if (!protocol.equals(BrokerCounters.STREAM)) {
+                f.gauge("rabbitmq_global_publishers", "Current number of publishers", t.publishers(), p);
+                f.gauge("rabbitmq_global_consumers", "Current number of consumers", t.consumers(), p);
+            }
             f.counter("rabbitmq_global_messages_received", "Total number of messages received from publishers",
                 t.received(), p);
             f.counter("rabbitmq_global_messages_received_confirm",
@@ -163,6 +224,9 @@ final class BrokerCollector implements MultiCollector {
                 t.acknowledged(), pq);
         }
         f.gauge("rabbitmq_channels", "Channels (AMQP 0-9-1) and sessions (AMQP 1.0) currently open", channels);
+        f.counter("rabbitmq_channels_opened", "Total number of channels opened", channelsOpened);
+        // every channel of a closed connection closed with it: those opened less those open now
+        f.counter("rabbitmq_channels_closed", "Total number of channels closed", channelsOpened - channels);
         f.counter("rabbitmq_connection_incoming_bytes", "Total number of bytes received on connections", in);
         f.counter("rabbitmq_connection_outgoing_bytes", "Total number of bytes sent on connections", out);
     }

@@ -216,6 +216,7 @@ final class Publishers {
                 start = PublishFrameWriter.beginError(out, publisher.id());
             }
             PublishFrameWriter.addError(out, batch.publishingId(i), batch.code(i));
+            connection.errors().add(batch.code(i));
             errors++;
         }
         if (start >= 0) {

@@ -305,6 +305,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         return output;
     }
 
+    /** Where error answers are counted. */
+    StreamErrors errors() {
+        return broker.streamErrors();
+    }
+
     StreamSettings settings() {
         return server.settings();
     }
@@ -326,8 +331,9 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         return admission.access();
     }
 
-    /** Writes a response or request frame (flushed with the batch). */
+    /** Writes a response or request frame (flushed with the batch); an error answer is counted. */
     void respond(Command command) {
+        broker.streamErrors().answered(command);
         output.command(command);
     }
 

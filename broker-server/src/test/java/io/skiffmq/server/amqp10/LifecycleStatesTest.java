@@ -30,7 +30,7 @@ class LifecycleStatesTest {
 
     @Test
     void aRefusedHandleStaysTakenUntilThePeersDetach() {
-        LinkRegistry links = new LinkRegistry();
+        LinkRegistry links = new LinkRegistry(new io.skiffmq.core.metrics.ConnectionCounters("amqp10"));
         links.refused(3, "r");
         assertThat(links.inUse(3)).isTrue();
         assertThat(links.get(3).state()).isEqualTo(LinkState.DETACH_SENT);
