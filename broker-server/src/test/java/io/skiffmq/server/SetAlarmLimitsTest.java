@@ -96,6 +96,22 @@ class SetAlarmLimitsTest {
     }
 
     @Test
+    void theAlarmsRabbitMqsClientSuitesRaiseThroughEvalAreRaisedAndCleared() {
+        // com.rabbitmq.tools.Host.setResourceAlarm and clearResourceAlarm, verbatim
+        Result set = ctlOk("eval", "rabbit_alarm:set_alarm({{resource_limit, disk, node()}, []}).");
+        assertThat(set.out()).isEqualTo("ok\n");
+        assertThat(broker.broker().alarms().active()).containsExactly(Resource.DISK);
+        ctlOk("eval", "rabbit_alarm:set_alarm({{resource_limit, memory, node()}, []}).");
+        assertThat(broker.broker().alarms().active()).containsExactlyInAnyOrder(Resource.DISK, Resource.MEMORY);
+        ctlOk("eval", "rabbit_alarm:clear_alarm({resource_limit, disk, node()}).");
+        ctlOk("eval", "rabbit_alarm:clear_alarm({resource_limit, memory, node()}).");
+        assertThat(broker.broker().alarms().any()).isFalse();
+        Result other = ctl(broker.managementPort(), "eval", "rabbit_alarm:set_alarm({{resource_limit, cpu, node()}, []}).");
+        assertThat(other.code()).isEqualTo(65);
+        assertThat(other.err()).contains("Evaluation failed");
+    }
+
+    @Test
     void whatRabbitmqctlRefusesIsRefusedWithItsReasons() {
         long before = broker.broker().resourceMonitor().memoryLimit();
         assertRefused("The threshold should be a fraction between 0.0 and 1.0", "set_vm_memory_high_watermark", "1.5");

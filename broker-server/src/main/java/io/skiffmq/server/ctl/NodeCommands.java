@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -12,7 +14,8 @@ import picocli.CommandLine.Option;
  * The node as a whole: rabbitmqctl's {@code status} (from {@code /api/overview} and {@code /api/nodes/{node}}) and
  * {@code await_startup} (on the virtual-hosts health check). A stopping node shows as such in both: {@code status}
  * prints "State: stopping", and {@code await_startup} fails at once with {@link ExitCodes#UNAVAILABLE}. Also
- * {@code stop_app} and {@code start_app} ({@code POST /api/app/stop}, {@code /start}), and {@code eval}, refused.
+ * {@code stop_app} and {@code start_app} ({@code POST /api/app/stop}, {@code /start}), and {@code eval}, refused but
+ * for raising and clearing a resource alarm.
  */
 final class NodeCommands {
     /** The health check's reason on a stopping node (the HTTP API's {@code HealthChecks}). */
@@ -197,12 +200,21 @@ final class NodeCommands {
     }
 
     /**
-     * rabbitmqctl's {@code eval} runs an Erlang expression on the node; SkiffMQ is no Erlang node, so every
-     * expression fails as one that does not evaluate does in rabbitmqctl (65), saying why.
+     * rabbitmqctl's {@code eval} runs an Erlang expression on the node; SkiffMQ is no Erlang node. It carries out
+     * the two expressions RabbitMQ's client test suites evaluate to raise and clear resource alarms
+     * ({@code rabbit_alarm:set_alarm({{resource_limit, memory|disk, node()}, []}).} and
+     * {@code rabbit_alarm:clear_alarm({resource_limit, memory|disk, node()}).}, on {@code PUT} and {@code DELETE
+     * /api/app/alarms/...}); every other expression fails as one that does not evaluate does in rabbitmqctl (65),
+     * saying why.
      */
-    @Command(name = "eval", mixinStandardHelpOptions = true, description = "Refused: evaluates Erlang expressions"
-        + " in rabbitmqctl, and SkiffMQ runs no Erlang.")
+    @Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluates Erlang expressions in"
+        + " rabbitmqctl; SkiffMQ runs no Erlang, and takes only rabbit_alarm:set_alarm and clear_alarm of a resource"
+        + " limit alarm.")
     static final class Eval extends CtlCommand {
+        private static final Pattern ALARM = Pattern.compile(
+            "rabbit_alarm:(?:set_alarm\\(\\{\\{resource_limit,(memory|disk),node\\(\\)\\},\\[\\]\\}\\)"
+                + "|clear_alarm\\(\\{resource_limit,(memory|disk),node\\(\\)\\}\\))\\.?");
+
         @picocli.CommandLine.Parameters(paramLabel = "EXPRESSION", arity = "0..*")
         List<String> expression = List.of();
 
@@ -210,6 +222,14 @@ final class NodeCommands {
         public Integer call() {
             if (!expression.isEmpty() && expression.get(0).isBlank()) {
                 throw new CtlException(ExitCodes.USAGE, "Expression must not be blank");
+            }
+            Matcher alarm = ALARM.matcher(String.join(" ", expression).replaceAll("\\s+", ""));
+            if (alarm.matches()) {
+                boolean set = alarm.group(1) != null;
+                ctl.api().call(set ? "PUT" : "DELETE", "/api/app/alarms/" + (set ? alarm.group(1) : alarm.group(2)),
+                    null, Map.of());
+                ctl.out().println("ok");
+                return ExitCodes.OK;
             }
             throw new CtlException(ExitCodes.DATA_ERROR, "Evaluation failed: skiffmqctl cannot evaluate Erlang"
                 + " expressions (SkiffMQ is not an Erlang node); see docs/cli.md for the commands it has");

@@ -1,5 +1,6 @@
 package io.skiffmq.server.http;
 
+import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceMonitor;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
@@ -11,14 +12,19 @@ import tools.jackson.databind.ObjectMapper;
  * of the maximum heap, as the {@code memory-high-watermark} setting reads one) or {@code {"absolute": bytes}}, and
  * {@code PUT /api/app/disk-free-limit} with {@code {"absolute": bytes}} or {@code {"mem_relative": f}} (a multiple
  * of the machine's RAM, as in RabbitMQ). Administrators only; the new limit holds until the next restart, as in
- * RabbitMQ, and the alarm rises or clears by it before the answer (204). Stateless.
+ * RabbitMQ, and the alarm rises or clears by it before the answer (204). Also {@code PUT} and {@code DELETE
+ * /api/app/alarms/{memory|disk}}: an alarm raised or cleared by hand, as {@code rabbit_alarm:set_alarm} and
+ * {@code clear_alarm} do (RabbitMQ's client test suites call them through {@code rabbitmqctl eval}); the monitor
+ * clears only what it raised itself. Stateless.
  */
 final class AlarmLimitResources {
     private final ResourceMonitor monitor;
+    private final ResourceAlarms alarms;
     private final ObjectMapper mapper;
 
-    AlarmLimitResources(ResourceMonitor monitor, ObjectMapper mapper) {
+    AlarmLimitResources(ResourceMonitor monitor, ResourceAlarms alarms, ObjectMapper mapper) {
         this.monitor = monitor;
+        this.alarms = alarms;
         this.mapper = mapper;
     }
 
@@ -39,7 +45,24 @@ final class AlarmLimitResources {
                 : absolute(body);
             monitor.diskFreeLimit(limit);
             return ApiResponse.noContent();
+        }).sync("PUT", "/api/app/alarms/{resource}", r -> {
+            r.caller().requireAdministrator();
+            alarms.raise(resource(r.variable("resource")));
+            return ApiResponse.noContent();
+        }).sync("DELETE", "/api/app/alarms/{resource}", r -> {
+            r.caller().requireAdministrator();
+            alarms.clear(resource(r.variable("resource")));
+            return ApiResponse.noContent();
         });
+    }
+
+    private static ResourceAlarms.Resource resource(String name) {
+        for (ResourceAlarms.Resource resource : ResourceAlarms.Resource.values()) {
+            if (resource.text().equals(name)) {
+                return resource;
+            }
+        }
+        throw ApiException.notFound();
     }
 
     private static long fractionOf(long whole, double fraction, double max) {

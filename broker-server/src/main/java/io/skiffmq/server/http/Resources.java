@@ -15,7 +15,7 @@ final class Resources {
         Lookups lookups = new Lookups(broker);
         new NodeResources(lookups, listeners, rates).register(router);
         new ApplicationResources(application).register(router);
-        new AlarmLimitResources(broker.resourceMonitor(), mapper).register(router);
+        new AlarmLimitResources(broker.resourceMonitor(), broker.alarms(), mapper).register(router);
         new HealthChecks(broker, listeners).register(router);
         ConnectionResources connections = new ConnectionResources(lookups, rates);
         connections.register(router);
