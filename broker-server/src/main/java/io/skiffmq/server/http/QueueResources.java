@@ -19,8 +19,10 @@ import java.util.concurrent.CompletableFuture;
  */
 final class QueueResources {
     /** The fields a declaration may hold (RabbitMQ also takes {@code node}, which one node can ignore). */
+    /** What a declaration may hold: queue.declare's fields, and what rabbitmqadmin adds ({@code vhost},
+     * {@code node}, {@code queue_type}, which it copies into {@code x-queue-type} too), which RabbitMQ ignores. */
     private static final Set<String> DECLARE_FIELDS = Set.of("durable", "auto_delete", "exclusive", "arguments",
-        "node", "vhost", "name", "type");
+        "node", "vhost", "name", "type", "queue_type");
 
     /** How long a listing waits for a queue's thread to count (a stopping broker's queues may not answer). */
     static final int COUNTS_WAIT_SECONDS = 5;
