@@ -24,8 +24,32 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
         topicPermissions = List.copyOf(topicPermissions);
     }
 
-    /** A virtual host: its {@code max-connections} and {@code max-queues} limits. */
-    public record VhostDefinition(String name, long maxConnections, long maxQueues) {
+    /**
+     * A virtual host: its {@code max-connections} and {@code max-queues} limits and RabbitMQ's metadata: a
+     * description, tags, and the default queue type ({@code classic}, {@code quorum}, {@code stream}; null for
+     * none), the type of a queue declared without {@code x-queue-type} there.
+     */
+    public record VhostDefinition(String name, long maxConnections, long maxQueues, String description,
+            List<String> tags, String defaultQueueType) {
+        public VhostDefinition {
+            description = description == null ? "" : description;
+            tags = List.copyOf(tags);
+        }
+
+        /** Without metadata. */
+        public VhostDefinition(String name, long maxConnections, long maxQueues) {
+            this(name, maxConnections, maxQueues, "", List.of(), null);
+        }
+
+        /** This one with other limits. */
+        public VhostDefinition withLimits(long maxConnections, long maxQueues) {
+            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType);
+        }
+
+        /** This one with other metadata. */
+        public VhostDefinition withMetadata(String description, List<String> tags, String defaultQueueType) {
+            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType);
+        }
     }
 
     /**
@@ -65,7 +89,10 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
             t = without(t, x -> x.vhost().equals(d.name()));
         } else if (change instanceof DefinitionChange.VhostLimitsSet l) {
             v = v.stream().map(x -> x.name().equals(l.name())
-                ? new VhostDefinition(x.name(), l.maxConnections(), l.maxQueues()) : x).toList();
+                ? x.withLimits(l.maxConnections(), l.maxQueues()) : x).toList();
+        } else if (change instanceof DefinitionChange.VhostMetadataSet m) {
+            v = v.stream().map(x -> x.name().equals(m.name())
+                ? x.withMetadata(m.description(), m.tags(), m.defaultQueueType()) : x).toList();
         } else if (change instanceof DefinitionChange.UserPut put) {
             u = put(u, put.user(), x -> x.name().equals(put.user().name()));
         } else if (change instanceof DefinitionChange.UserDeleted d) {

@@ -188,8 +188,8 @@ final class TopologyMethods {
             ChannelPermits.exchange(access(), Permission.WRITE, dlx, declare);
             ChannelPermits.queue(access(), Permission.READ, name, declare);
         }
-        QueueDeclaration wanted = new QueueDeclaration(name, declare.durable(), declare.exclusive(),
-            declare.autoDelete(), declare.arguments());
+        QueueDeclaration wanted = vhost.withDefaultType(new QueueDeclaration(name, declare.durable(),
+            declare.exclusive(), declare.autoDelete(), declare.arguments()));
         Queue existing = vhost.queue(name);
         if (existing != null) {
             checkAccess(existing, declare);

@@ -46,9 +46,10 @@ final class DefinitionsExport {
         for (VhostDefinition vhost : d.vhosts()) {
             Map<String, Object> v = new LinkedHashMap<>();
             v.put("name", vhost.name());
-            v.put("description", "");
-            v.put("tags", List.of());
-            v.put("metadata", Map.of("description", "", "tags", List.of()));
+            v.put("description", vhost.description());
+            v.put("tags", vhost.tags());
+            v.put("default_queue_type", Shapes.defaultQueueType(vhost));
+            v.put("metadata", Shapes.vhostMetadata(vhost));
             vhosts.add(v);
             Map<String, Object> limits = vhostLimits(vhost);
             if (!limits.isEmpty()) {

@@ -92,8 +92,8 @@ final class QueueResources {
             throw ApiException.badRequest("exclusive queues cannot be declared through the HTTP API");
         }
         boolean existed = vhost.queue(name) != null;
-        vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), false,
-            flag(body, "auto_delete", false), Bodies.arguments(body)), this);
+        vhost.declareQueue(vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true), false,
+            flag(body, "auto_delete", false), Bodies.arguments(body))), this);
         return ApiResponse.createdOr(existed);
     }
 

@@ -15,6 +15,7 @@ import io.skiffmq.core.definitions.DefinitionChange.UserPut;
 import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +42,10 @@ public final class BrokerReplica implements ChangeLog.Replica {
             permissions.values().removeIf(p -> p.vhost().equals(d.name()));
             topicPermissions.values().removeIf(p -> p.vhost().equals(d.name()));
         } else if (change instanceof VhostLimitsSet l) {
-            vhosts.computeIfPresent(l.name(), (n, v) -> new VhostDefinition(n, l.maxConnections(), l.maxQueues()));
+            vhosts.computeIfPresent(l.name(), (n, v) -> v.withLimits(l.maxConnections(), l.maxQueues()));
+        } else if (change instanceof VhostMetadataSet m) {
+            vhosts.computeIfPresent(m.name(), (n, v) -> v.withMetadata(m.description(), m.tags(),
+                m.defaultQueueType()));
         } else if (change instanceof UserPut u) {
             users.put(u.user().name(), u.user());
         } else if (change instanceof UserDeleted d) {
