@@ -22,6 +22,8 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
 import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
 import io.skiffmq.core.queue.QueueType;
 import java.util.ArrayList;
 import java.util.List;
@@ -162,6 +164,23 @@ public final class Admin {
                 || !java.util.Objects.equals(vhost.defaultQueueType(), defaultQueueType)) {
             change(new VhostMetadataSet(name, description, tags, defaultQueueType));
         }
+    }
+
+    /** Sets a global parameter: its value as JSON text, kept and exported, used by nothing. */
+    public synchronized void setGlobalParameter(String name, String json) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a global parameter needs a name");
+        }
+        change(new GlobalParameterSet(new BrokerDefinitions.GlobalParameterDefinition(name, json)));
+    }
+
+    /** @return false when there was none */
+    public synchronized boolean clearGlobalParameter(String name) {
+        if (access.definitions().globalParameters().stream().noneMatch(g -> g.name().equals(name))) {
+            return false;
+        }
+        change(new GlobalParameterCleared(name));
+        return true;
     }
 
     /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */

@@ -20,8 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code src/test/resources/definitions/rabbitmq-3.10.8/README.md}): the HTTP API's export, the same node's
  * {@code rabbitmqctl export_definitions} (pairs for operator policy definitions, vhost limits and map-valued
  * global parameters; internal exchanges left out, their bindings kept; vhost metadata), and one virtual host's.
- * Everything SkiffMQ has is imported; what it cannot honour (quorum queues, a policy key, the shovel and
- * federation parameters, global parameters) is named, one by one, in the 400 that answers the import.
+ * Everything SkiffMQ has is imported, global parameters kept; what it cannot honour (quorum queues, a policy key,
+ * the shovel and federation parameters) is named, one by one, in the 400 that answers the import.
  */
 @ExtendWith(LeakDetection.class)
 class RabbitmqExportsImportTest {
@@ -29,8 +29,6 @@ class RabbitmqExportsImportTest {
 
     /** What neither export can bring over, whichever form it has. */
     private static final List<String> NOT_HONOURED = List.of(
-        "global parameter 'migration_note': SkiffMQ keeps no global parameters",
-        "global parameter 'cluster_tags': SkiffMQ keeps no global parameters",
         "parameter 'move-dead' of component 'shovel' in vhost '/': SkiffMQ has no 'shovel' component",
         "parameter 'origin' of component 'federation-upstream' in vhost 'prod': SkiffMQ has no "
             + "'federation-upstream' component",
@@ -92,8 +90,9 @@ class RabbitmqExportsImportTest {
         try (RunningBroker broker = RunningBroker.start()) {
             HttpApiClient api = HttpApiClient.guest(broker);
             List<String> notHonoured = items(api.post("/api/definitions", export("api-definitions.json")));
-            assertThat(notHonoured).containsExactlyInAnyOrderElementsOf(withBindingsToQuorumQueues(concat(
-                NOT_HONOURED, "global parameter 'internal_cluster_id': SkiffMQ keeps no global parameters")));
+            assertThat(notHonoured).containsExactlyInAnyOrderElementsOf(withBindingsToQuorumQueues(NOT_HONOURED));
+            assertThat(api.get("/api/global-parameters/internal_cluster_id").map())
+                .containsEntry("value", "rabbitmq-cluster-id-Br03mc7-K6AhXry1ioe16A");
             checkImported(broker, api);
             // the HTTP API's export has the internal exchange and its bindings
             assertThat(api.get("/api/exchanges/%2F/hidden").map()).containsEntry("internal", true);
@@ -128,12 +127,6 @@ class RabbitmqExportsImportTest {
         }
     }
 
-    private static List<String> concat(List<String> list, String item) {
-        List<String> all = new java.util.ArrayList<>(list);
-        all.add(item);
-        return all;
-    }
-
     /** The bindings to the quorum queues that could not be made fail too, and say so. */
     private static List<String> withBindingsToQuorumQueues(List<String> items) {
         List<String> all = new java.util.ArrayList<>(items);
@@ -157,6 +150,11 @@ class RabbitmqExportsImportTest {
             "rabbit_password_hashing_md5");
         assertThat(api.get("/api/users/ops").map().get("tags")).isEqualTo(List.of("administrator", "monitoring"));
         assertThat(api.get("/api/users/alice").map()).containsEntry("limits", Map.of("max-channels", 50));
+        // a map-valued global parameter, as pairs in rabbitmqctl's export, is a map again
+        assertThat(api.get("/api/global-parameters/cluster_tags").map())
+            .containsEntry("value", Map.of("env", "test", "region", "eu-west"));
+        assertThat(api.get("/api/global-parameters/migration_note").map())
+            .containsEntry("value", "moved from rabbitmq");
 
         assertThat(api.get("/api/permissions/prod/pm").map()).containsEntry("configure", "")
             .containsEntry("read", "^pm\\.");
@@ -208,7 +206,7 @@ class RabbitmqExportsImportTest {
     }
 
     @Test
-    void defaultQueueTypeDecidesTheTypeOfQueuesDeclaredWithoutOneAndSurvivesARestart() throws Exception {
+    void defaultQueueTypeAndGlobalParametersSurviveARestart() throws Exception {
         Path dir = Files.createTempDirectory("skiffmq-dqt");
         try {
             try (RunningBroker broker = RunningBroker.start("data-dir=" + dir)) {
@@ -221,11 +219,23 @@ class RabbitmqExportsImportTest {
                 assertThat(api.put("/api/vhosts/bad", Map.of("default_queue_type", "lazy")).status())
                     .isEqualTo(400);
                 assertThat(api.get("/api/vhosts/bad").status()).isEqualTo(404);
+                // global parameters are kept as RabbitMQ keeps them
+                assertThat(api.put("/api/global-parameters/owner", Map.of("value", Map.of("team", "a"))).status())
+                    .isEqualTo(201);
+                assertThat(api.put("/api/global-parameters/owner", Map.of("value", Map.of("team", "b"))).status())
+                    .isEqualTo(204);
+                assertThat(api.put("/api/global-parameters/gone", Map.of("value", 1)).status()).isEqualTo(201);
+                assertThat(api.delete("/api/global-parameters/gone").status()).isEqualTo(204);
+                assertThat(api.delete("/api/global-parameters/gone").status()).isEqualTo(404);
             }
             try (RunningBroker broker = RunningBroker.start("data-dir=" + dir)) {
                 HttpApiClient api = HttpApiClient.guest(broker);
                 assertThat(api.get("/api/vhosts/logs").map()).containsEntry("default_queue_type", "stream")
                     .containsEntry("tags", List.of("a", "b")).containsEntry("description", "logs");
+                assertThat(api.get("/api/global-parameters").list())
+                    .containsExactly(Map.of("name", "owner", "value", Map.of("team", "b")));
+                assertThat(api.get("/api/definitions").map().get("global_parameters"))
+                    .isEqualTo(List.of(Map.of("name", "owner", "value", Map.of("team", "b"))));
                 try (Connection connection = login(broker, "guest", "guest", "logs")) {
                     Channel channel = connection.createChannel();
                     channel.queueDeclare("events", true, false, false, null);

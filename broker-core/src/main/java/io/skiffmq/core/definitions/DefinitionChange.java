@@ -110,6 +110,14 @@ public sealed interface DefinitionChange {
         }
     }
 
+    /** A global parameter set (created or replaced). */
+    record GlobalParameterSet(BrokerDefinitions.GlobalParameterDefinition parameter) implements BrokerChange {
+    }
+
+    /** A global parameter cleared. */
+    record GlobalParameterCleared(String name) implements BrokerChange {
+    }
+
     /** A user created or replaced (password, tags, limits). */
     record UserPut(UserDefinition user) implements BrokerChange {
     }

@@ -24,6 +24,9 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
 import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
+import io.skiffmq.core.definitions.BrokerDefinitions.GlobalParameterDefinition;
 import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.message.HeaderValues;
@@ -70,6 +73,8 @@ import org.apache.qpid.proton.codec.Data;
  * 28 operator policy set      [name, pattern, apply-to, priority, definition]
  * 29 operator policy cleared  [name]
  * 30 vhost metadata set       [name, description, tags, default queue type or null]
+ * 31 global parameter set     [name, value as JSON text]
+ * 32 global parameter cleared [name]
  * </pre>
  *
  * Stateless; safe from any thread.
@@ -150,6 +155,10 @@ public final class DefinitionCodec {
                 new LinkedHashMap<>(p.definition()));
         } else if (change instanceof PolicyCleared c) {
             return List.of(c.operator() ? 29 : 27, c.name());
+        } else if (change instanceof GlobalParameterSet g) {
+            return List.of(31, g.parameter().name(), g.parameter().value());
+        } else if (change instanceof GlobalParameterCleared g) {
+            return List.of(32, g.name());
         } else if (change instanceof VhostMetadataSet m) {
             return Arrays.asList(30, m.name(), m.description(), new ArrayList<Object>(m.tags()), m.defaultQueueType());
         }
@@ -198,6 +207,8 @@ public final class DefinitionCodec {
                 (Number) f.get(4), map(f, 5)), kind == 28);
             case 27, 29 -> new PolicyCleared(string(f, 1), kind == 29);
             case 30 -> new VhostMetadataSet(string(f, 1), string(f, 2), strings(f, 3), (String) f.get(4));
+            case 31 -> new GlobalParameterSet(new GlobalParameterDefinition(string(f, 1), string(f, 2)));
+            case 32 -> new GlobalParameterCleared(string(f, 1));
             default -> throw new IllegalArgumentException("unknown definition change kind " + kind);
         };
     }

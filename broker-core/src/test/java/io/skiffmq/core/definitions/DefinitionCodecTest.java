@@ -46,6 +46,8 @@ class DefinitionCodecTest {
             new VhostAdded(new VhostDefinition("w", -1, 7, "prod", List.of("eu", "a"), "stream")),
             new VhostMetadataSet("v", "described", List.of("t"), "quorum"),
             new VhostMetadataSet("v", "", List.of(), null),
+            new GlobalParameterSet(new BrokerDefinitions.GlobalParameterDefinition("cluster_tags", "{\"a\":[1]}")),
+            new GlobalParameterCleared("cluster_tags"),
             new VhostDeleted("v"),
             new VhostLimitsSet("v", -1, 100),
             new UserPut(new UserDefinition("u", "hash", "rabbit_password_hashing_sha256", List.of("a", "b"), 3, -1)),

@@ -75,7 +75,7 @@ final class DefinitionsExport {
             }
         }
         out.put("parameters", parameters);
-        out.put("global_parameters", List.of());
+        out.put("global_parameters", GlobalParameterResources.all(d.globalParameters()));
         putPolicies(out, all);
         putTopology(out, all);
         return out;

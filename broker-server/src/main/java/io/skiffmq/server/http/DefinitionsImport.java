@@ -21,12 +21,13 @@ import java.util.Set;
 /**
  * Applies a RabbitMQ definitions document, as the HTTP API exports it or as {@code rabbitmqctl export_definitions}
  * writes it, in RabbitMQ's order: virtual hosts (with their metadata), users, permissions, topic permissions,
- * {@code vhost-limits} and {@code operator_policy} parameters, policies, exchanges, queues, bindings. What exists
+ * global parameters (kept, used by nothing), {@code vhost-limits} and {@code operator_policy} parameters,
+ * policies, exchanges, queues, bindings. What exists
  * is kept or updated (an equivalent queue or exchange is left alone, a different one is refused; a policy of the
  * same name is replaced).
  *
  * <p>An item we cannot honour does not stop the others: a queue of a type SkiffMQ lacks, a policy key it does not
- * know (the policy is set without it), a parameter of a component it has none of, a global parameter. Each is
+ * know (the policy is set without it), a parameter of a component it has none of, tracing. Each is
  * named in {@link #notHonoured}, which the request answers as a 400 once everything else is in. A binding to or
  * from an exchange that is neither there nor in the document is skipped, as RabbitMQ 3.x skips it: the exports of
  * {@code rabbitmqctl} leave internal exchanges out but keep their bindings. One per request.
@@ -61,9 +62,8 @@ record DefinitionsImport(Broker broker, String vhost, List<String> notHonoured) 
                 + "' in vhost '" + p.get("vhost") + "'", p -> admin.setTopicPermissions(Bodies.required(p, "user"),
                     Bodies.required(p, "vhost"), Bodies.string(p, "exchange", ""), Bodies.required(p, "write"),
                     Bodies.required(p, "read")));
-            for (Map<String, Object> p : items(document, "global_parameters")) {
-                notHonoured.add("global parameter '" + p.get("name") + "': SkiffMQ keeps no global parameters");
-            }
+            each(document, "global_parameters", p -> "global parameter '" + p.get("name") + "'",
+                p -> importGlobalParameter(admin, p));
         }
         each(document, "parameters", p -> "parameter '" + p.get("name") + "' of component '" + p.get("component")
             + "' in vhost '" + vhostOf(p) + "'", p -> importParameter(admin, p));
@@ -117,6 +117,15 @@ record DefinitionsImport(Broker broker, String vhost, List<String> notHonoured) 
         metadata.set(admin, name);
         if (Bodies.flag(v, "tracing", false)) {
             notHonoured.add("virtual host '" + name + "': tracing is not implemented by SkiffMQ");
+        }
+    }
+
+    private void importGlobalParameter(Admin admin, Map<String, Object> p) {
+        String name = Bodies.required(p, "name");
+        admin.setGlobalParameter(name, GlobalParameterResources.text(p.get("value")));
+        if (name.equals("cluster_name")) {
+            notHonoured.add("global parameter 'cluster_name': kept, but it does not rename this node or cluster "
+                + "(see /api/cluster-name)");
         }
     }
 

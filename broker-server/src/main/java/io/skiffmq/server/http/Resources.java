@@ -28,5 +28,6 @@ final class Resources {
         new ClusterResources(lookups, mapper).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
         new PolicyResources(lookups, mapper).register(router);
+        new GlobalParameterResources(lookups, mapper).register(router);
     }
 }

@@ -16,6 +16,9 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
 import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
+import io.skiffmq.core.definitions.BrokerDefinitions.GlobalParameterDefinition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,6 +35,7 @@ public final class BrokerReplica implements ChangeLog.Replica {
     private final Map<String, UserDefinition> users = new LinkedHashMap<>();
     private final Map<List<String>, PermissionDefinition> permissions = new LinkedHashMap<>();
     private final Map<List<String>, TopicPermissionDefinition> topicPermissions = new LinkedHashMap<>();
+    private final Map<String, GlobalParameterDefinition> globalParameters = new LinkedHashMap<>();
 
     @Override
     public void apply(DefinitionChange change) {
@@ -66,6 +70,10 @@ public final class BrokerReplica implements ChangeLog.Replica {
             } else {
                 topicPermissions.remove(List.of(c.user(), c.vhost(), c.exchange()));
             }
+        } else if (change instanceof GlobalParameterSet g) {
+            globalParameters.put(g.parameter().name(), g.parameter());
+        } else if (change instanceof GlobalParameterCleared g) {
+            globalParameters.remove(g.name());
         } else {
             throw new IllegalArgumentException("not a broker change: " + change);
         }
@@ -79,6 +87,7 @@ public final class BrokerReplica implements ChangeLog.Replica {
     /** The definitions as they stand. */
     public BrokerDefinitions definitions() {
         return new BrokerDefinitions(new ArrayList<>(vhosts.values()), new ArrayList<>(users.values()),
-            new ArrayList<>(permissions.values()), new ArrayList<>(topicPermissions.values()));
+            new ArrayList<>(permissions.values()), new ArrayList<>(topicPermissions.values()),
+            new ArrayList<>(globalParameters.values()));
     }
 }
