@@ -128,11 +128,10 @@ public final class VirtualHost {
      */
     public QueueDeclaration withDefaultType(QueueDeclaration declaration) {
         QueueType type = defaultQueueType;
-        if (type == null || declaration.arguments().containsKey("x-queue-type")) {
-            return declaration;
+        if (type == null || type == QueueType.CLASSIC || declaration.arguments().containsKey("x-queue-type")) {
+            return declaration; // classic is what no x-queue-type means; RabbitMQ 4 writes it, we need not
         }
-        boolean compatible = type == QueueType.CLASSIC
-            || declaration.durable() && !declaration.exclusive() && !declaration.autoDelete();
+        boolean compatible = declaration.durable() && !declaration.exclusive() && !declaration.autoDelete();
         Map<String, Object> arguments = new java.util.LinkedHashMap<>(declaration.arguments());
         arguments.put("x-queue-type", (compatible ? type : QueueType.CLASSIC).alias());
         return new QueueDeclaration(declaration.name(), declaration.durable(), declaration.exclusive(),

@@ -156,7 +156,7 @@ class RabbitmqAdminTest {
         assertThat(list("bindings")).filteredOn(b -> "admin-ex".equals(b.get("source")))
             .extracting(b -> b.get("routing_key")).containsExactly("orders.#");
 
-        assertThat(ok("-v", "publish", "exchange=admin-ex", "routing_key=orders.eu", "payload=first"))
+        assertThat(ok("publish", "exchange=admin-ex", "routing_key=orders.eu", "payload=first"))
             .contains("Message published");
         ok("publish", "routing_key=admin-q", "payload=second", "properties={\"content_type\":\"text/plain\"}");
         @SuppressWarnings("unchecked")

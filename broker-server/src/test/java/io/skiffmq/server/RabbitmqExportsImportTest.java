@@ -263,7 +263,13 @@ class RabbitmqExportsImportTest {
                 assertThat(api.get("/api/vhosts/logs").map()).containsEntry("default_queue_type", "classic")
                     .containsEntry("description", "");
                 assertThat(api.put("/api/queues/logs/plain", Map.of("durable", true)).status()).isEqualTo(201);
-                assertThat(api.get("/api/queues/logs/plain").map()).containsEntry("type", "classic");
+                assertThat(api.get("/api/queues/logs/plain").map()).containsEntry("type", "classic")
+                    .containsEntry("arguments", Map.of());
+                // classic, as RabbitMQ 4 exports it for every virtual host, writes nothing either
+                assertThat(api.put("/api/vhosts/logs", Map.of("default_queue_type", "classic")).status())
+                    .isEqualTo(204);
+                assertThat(api.put("/api/queues/logs/plain2", Map.of("durable", true)).status()).isEqualTo(201);
+                assertThat(api.get("/api/queues/logs/plain2").map()).containsEntry("arguments", Map.of());
                 assertThat(api.get("/api/queues/logs/events").map()).containsEntry("type", "stream");
             }
         } finally {
