@@ -5,10 +5,10 @@ import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
-import java.util.List;
 import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.policy.Policy;
 import io.skiffmq.core.routing.Binding;
+import java.util.List;
 import java.util.Map;
 
 /**

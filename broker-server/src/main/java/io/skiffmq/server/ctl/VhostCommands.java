@@ -1,5 +1,6 @@
 package io.skiffmq.server.ctl;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -49,7 +50,7 @@ final class VhostCommands {
             if (api.send("GET", path(vhost), null, Map.of()).status() == 200) {
                 return ExitCodes.OK; // a PUT would reset its description and tags
             }
-            Map<String, Object> body = new java.util.LinkedHashMap<>();
+            Map<String, Object> body = new LinkedHashMap<>();
             if (description != null) {
                 body.put("description", description);
             }

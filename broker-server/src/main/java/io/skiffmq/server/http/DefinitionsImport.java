@@ -22,13 +22,13 @@ import java.util.Set;
  * Applies a RabbitMQ definitions document, as the HTTP API exports it or as {@code rabbitmqctl export_definitions}
  * writes it, in RabbitMQ's order: virtual hosts (with their metadata), users, permissions, topic permissions,
  * global parameters (kept, used by nothing), {@code vhost-limits} and {@code operator_policy} parameters,
- * policies, exchanges, queues, bindings. What exists
- * is kept or updated (an equivalent queue or exchange is left alone, a different one is refused; a policy of the
- * same name is replaced).
+ * policies, exchanges, queues (the virtual host's default queue type applies), bindings. What exists is kept or
+ * updated (an equivalent queue or exchange is left alone, a different one is refused; a policy of the same name is
+ * replaced).
  *
  * <p>An item we cannot honour does not stop the others: a queue of a type SkiffMQ lacks, a policy key it does not
- * know (the policy is set without it), a parameter of a component it has none of, tracing. Each is
- * named in {@link #notHonoured}, which the request answers as a 400 once everything else is in. A binding to or
+ * know (the policy is set without it), a parameter of a component it has none of, tracing. Each is named in
+ * {@link #notHonoured}, which the request answers as a 400 once everything else is in. A binding to or
  * from an exchange that is neither there nor in the document is skipped, as RabbitMQ 3.x skips it: the exports of
  * {@code rabbitmqctl} leave internal exchanges out but keep their bindings. One per request.
  *

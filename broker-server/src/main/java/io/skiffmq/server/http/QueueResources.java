@@ -18,9 +18,11 @@ import java.util.concurrent.CompletableFuture;
  * Stateless; safe from any thread.
  */
 final class QueueResources {
-    /** The fields a declaration may hold (RabbitMQ also takes {@code node}, which one node can ignore). */
-    /** What a declaration may hold: queue.declare's fields, and what rabbitmqadmin adds ({@code vhost},
-     * {@code node}, {@code queue_type}, which it copies into {@code x-queue-type} too), which RabbitMQ ignores. */
+    /**
+     * The fields a declaration may hold: queue.declare's, and those RabbitMQ ignores that clients send:
+     * {@code node} (one node can ignore it), rabbitmqadmin's {@code vhost} and {@code queue_type} (which it also
+     * copies into {@code x-queue-type}).
+     */
     private static final Set<String> DECLARE_FIELDS = Set.of("durable", "auto_delete", "exclusive", "arguments",
         "node", "vhost", "name", "type", "queue_type");
 
