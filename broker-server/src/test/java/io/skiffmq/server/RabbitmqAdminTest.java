@@ -119,7 +119,7 @@ class RabbitmqAdminTest {
     }
 
     @Test
-    void declaresListsAndDeletesVhostsUsersAndPermissions() throws Exception {
+    void declaresListsAndDeletesVhostsUsersPermissionsAndLimits() throws Exception {
         assertThat(ok("declare", "vhost", "name=admin-v")).contains("vhost declared");
         ok("declare", "user", "name=admin-u", "password=secret", "tags=management,monitoring");
         ok("declare", "permission", "vhost=admin-v", "user=admin-u", "configure=^q", "write=.*", "read=.*");
@@ -131,6 +131,17 @@ class RabbitmqAdminTest {
                 .containsEntry("configure", "^q"));
         assertThat(new HttpApiClient(broker.managementPort(), "admin-u", "secret").get("/api/whoami").status())
             .isEqualTo(200);
+
+        ok("declare", "vhost_limit", "vhost=admin-v", "name=max-queues", "value=7");
+        ok("declare", "vhost_limit", "vhost=admin-v", "name=max-connections", "value=3");
+        assertThat(list("vhost_limits")).filteredOn(l -> "admin-v".equals(l.get("vhost"))).singleElement()
+            .satisfies(l -> assertThat(l.get("value")).isEqualTo(Map.of("max-queues", 7, "max-connections", 3)));
+        ok("delete", "vhost_limit", "vhost=admin-v", "name=max-queues");
+        assertThat(api.get("/api/vhost-limits/admin-v").list()).singleElement()
+            .satisfies(l -> assertThat(l.get("value")).isEqualTo(Map.of("max-connections", 3)));
+        Run refused = admin("declare", "vhost_limit", "vhost=admin-v", "name=max-bananas", "value=1");
+        assertThat(refused.status()).isNotZero();
+        assertThat(refused.output()).contains("Unrecognised terms [{<<\"max-bananas\">>,1}] in limits");
 
         ok("delete", "permission", "vhost=admin-v", "user=admin-u");
         ok("delete", "user", "name=admin-u");

@@ -157,7 +157,8 @@ final class DefinitionsExport {
         out.put("bindings", bindings);
     }
 
-    private static Map<String, Object> vhostLimits(VhostDefinition vhost) {
+    /** A virtual host's limits as RabbitMQ's {@code vhost-limits} value: those set, none when there are none. */
+    static Map<String, Object> vhostLimits(VhostDefinition vhost) {
         Map<String, Object> limits = new LinkedHashMap<>();
         if (vhost.maxConnections() >= 0) {
             limits.put("max-connections", vhost.maxConnections());

@@ -29,5 +29,6 @@ final class Resources {
         new DefinitionsResources(lookups, mapper).register(router);
         new PolicyResources(lookups, mapper).register(router);
         new GlobalParameterResources(lookups, mapper).register(router);
+        new VhostLimitResources(lookups, mapper).register(router);
     }
 }
