@@ -206,6 +206,26 @@ class RabbitmqExportsImportTest {
     }
 
     @Test
+    void rabbitmq4VhostsImportWithTheirMetadata() throws Exception {
+        // as RabbitMQ 4.1's GET /api/definitions writes virtual hosts (rabbit_definitions:vhost_definition/1 and
+        // the HTTP API's own fields), with what it has that SkiffMQ lacks
+        Map<String, Object> document = Map.of("vhosts", List.of(
+            Map.of("name", "orders", "description", "Orders", "tags", List.of("eu"), "default_queue_type", "stream",
+                "metadata", Map.of("description", "Orders", "tags", List.of("eu"), "default_queue_type", "stream")),
+            Map.of("name", "kept", "tracing", true, "metadata", Map.of("description", "", "tags", List.of(),
+                "default_queue_type", "classic", "protected_from_deletion", true))));
+        try (RunningBroker broker = RunningBroker.start()) {
+            HttpApiClient api = HttpApiClient.guest(broker);
+            assertThat(items(api.post("/api/definitions", document))).containsExactly(
+                "virtual host 'kept': tracing is not implemented by SkiffMQ",
+                "virtual host 'kept': protection from deletion is not implemented by SkiffMQ");
+            assertThat(api.get("/api/vhosts/orders").map()).containsEntry("description", "Orders")
+                .containsEntry("tags", List.of("eu")).containsEntry("default_queue_type", "stream");
+            assertThat(api.get("/api/vhosts/kept").map()).containsEntry("default_queue_type", "classic");
+        }
+    }
+
+    @Test
     void defaultQueueTypeAndGlobalParametersSurviveARestart() throws Exception {
         Path dir = Files.createTempDirectory("skiffmq-dqt");
         try {

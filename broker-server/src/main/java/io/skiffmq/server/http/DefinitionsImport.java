@@ -118,6 +118,9 @@ record DefinitionsImport(Broker broker, String vhost, List<String> notHonoured) 
         if (Bodies.flag(v, "tracing", false)) {
             notHonoured.add("virtual host '" + name + "': tracing is not implemented by SkiffMQ");
         }
+        if (v.get("metadata") instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("protected_from_deletion"))) {
+            notHonoured.add("virtual host '" + name + "': protection from deletion is not implemented by SkiffMQ");
+        }
     }
 
     private void importGlobalParameter(Admin admin, Map<String, Object> p) {
