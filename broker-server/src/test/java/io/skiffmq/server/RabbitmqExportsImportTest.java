@@ -1,6 +1,7 @@
 package io.skiffmq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -270,6 +271,11 @@ class RabbitmqExportsImportTest {
                     assertThat(api.get("/api/queues/logs/explicit").map()).containsEntry("type", "classic");
                     // a redeclaration without x-queue-type is the same declaration
                     channel.queueDeclare("events", true, false, false, null);
+                    // a server-named queue the default would make a stream is refused, as RabbitMQ refuses it
+                    Channel other = connection.createChannel();
+                    assertThatThrownBy(() -> other.queueDeclare("", true, false, false, null))
+                        .hasStackTraceContaining("PRECONDITION_FAILED - Cannot declare a server-named queue for "
+                            + "type rabbit_stream_queue");
                 }
                 assertThat(api.put("/api/queues/logs/by-http", Map.of("durable", true)).status()).isEqualTo(201);
                 assertThat(api.get("/api/queues/logs/by-http").map()).containsEntry("type", "stream");

@@ -30,17 +30,24 @@ import java.util.Set;
  * know (the policy is set without it), a parameter of a component it has none of, tracing. Each is named in
  * {@link #notHonoured}, which the request answers as a 400 once everything else is in. A binding to or
  * from an exchange that is neither there nor in the document is skipped, as RabbitMQ 3.x skips it: the exports of
- * {@code rabbitmqctl} leave internal exchanges out but keep their bindings. One per request.
- *
- * @param vhost the virtual host every queue, exchange and binding goes to ({@code POST /api/definitions/{vhost}}),
- *        or null to take each item's {@code vhost}
+ * {@code rabbitmqctl} leave internal exchanges out but keep their bindings. One per request, on the thread that
+ * runs it.
  */
-record DefinitionsImport(Broker broker, String vhost, List<String> notHonoured) {
+final class DefinitionsImport {
     private static final System.Logger LOG = System.getLogger(DefinitionsImport.class.getName());
     private static final Object OWNER = new Object();
+    private final Broker broker;
+    private final String vhost;
+    /** What could not be honoured, one line each, in the document's order. */
+    private final List<String> notHonoured = new ArrayList<>();
 
+    /**
+     * @param vhost the virtual host every queue, exchange, binding, policy and parameter goes to
+     *        ({@code POST /api/definitions/{vhost}}), or null to take each item's {@code vhost}
+     */
     DefinitionsImport(Broker broker, String vhost) {
-        this(broker, vhost, new ArrayList<>());
+        this.broker = broker;
+        this.vhost = vhost;
     }
 
     /** Applies one item of a section. */
