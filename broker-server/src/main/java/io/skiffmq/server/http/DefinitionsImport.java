@@ -109,8 +109,9 @@ final class DefinitionsImport {
                 step.run(entry);
             } catch (ApiException | BrokerException | IllegalArgumentException e) {
                 String item = what.apply(entry);
+                String why = String.valueOf(e.getMessage());
                 // a refusal that names the object already ("queue 'q' in vhost '/': …") is kept as it is
-                notHonoured.add(e.getMessage().startsWith(item) ? e.getMessage() : item + ": " + e.getMessage());
+                notHonoured.add(why.startsWith(item) ? why : item + ": " + why);
             }
         }
     }
