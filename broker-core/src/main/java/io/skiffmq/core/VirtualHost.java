@@ -61,6 +61,8 @@ public final class VirtualHost {
     private final Supplier<QueueExecutor> executors;
     private final VirtualHostStore store;
     private volatile long maxQueues = -1;
+    /** RabbitMQ's {@code default_queue_type}: the type of a queue declared without {@code x-queue-type}; null: none. */
+    private volatile QueueType defaultQueueType;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
     private final Object writeLock = new Object();
@@ -119,6 +121,33 @@ public final class VirtualHost {
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
     public void maxQueues(long limit) {
         maxQueues = limit;
+    }
+
+    /**
+     * Sets the type a queue declared without {@code x-queue-type} gets from now on (RabbitMQ's
+     * {@code default_queue_type}; null for none, which is classic). Queues there stay as they are.
+     */
+    public void defaultQueueType(QueueType type) {
+        defaultQueueType = type;
+    }
+
+    /**
+     * {@code declaration} with the virtual host's default queue type written into its {@code x-queue-type}, when it
+     * names none, as RabbitMQ's {@code rabbit_amqqueue:augment_declare_args/5} does: a declaration the default type
+     * cannot take (exclusive, transient or auto-delete, for a quorum queue or a stream) gets classic. As in RabbitMQ,
+     * for what clients declare (0-9-1 {@code queue.declare}, the HTTP API, {@code /management}, definitions), not
+     * for the queues the broker makes itself (AMQP 1.0 dynamic nodes, JMS subscriptions).
+     */
+    public QueueDeclaration withDefaultType(QueueDeclaration declaration) {
+        QueueType type = defaultQueueType;
+        if (type == null || type == QueueType.CLASSIC || declaration.arguments().containsKey("x-queue-type")) {
+            return declaration; // classic is what no x-queue-type means; RabbitMQ 4 writes it, we need not
+        }
+        boolean compatible = declaration.durable() && !declaration.exclusive() && !declaration.autoDelete();
+        Map<String, Object> arguments = new java.util.LinkedHashMap<>(declaration.arguments());
+        arguments.put("x-queue-type", (compatible ? type : QueueType.CLASSIC).alias());
+        return new QueueDeclaration(declaration.name(), declaration.durable(), declaration.exclusive(),
+            declaration.autoDelete(), arguments);
     }
 
     public String name() {

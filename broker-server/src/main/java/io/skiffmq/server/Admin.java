@@ -21,6 +21,10 @@ import io.skiffmq.core.definitions.DefinitionChange.UserPut;
 import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
+import io.skiffmq.core.queue.QueueType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -143,6 +147,42 @@ public final class Admin {
         return true;
     }
 
+    /**
+     * Sets a virtual host's description, tags and default queue type ({@code classic}, {@code quorum},
+     * {@code stream}, or null for none), RabbitMQ's metadata; does nothing when they are those already.
+     *
+     * @throws IllegalArgumentException for another default queue type
+     */
+    public synchronized void setVhostMetadata(String name, String description, List<String> tags,
+            String defaultQueueType) {
+        VhostDefinition vhost = require(access.vhost(name), "virtual host", name);
+        if (defaultQueueType != null && QueueType.ofAlias(defaultQueueType) == null) {
+            throw new IllegalArgumentException("default queue type '" + defaultQueueType
+                + "' is not one of classic, quorum, stream");
+        }
+        if (!vhost.description().equals(description == null ? "" : description) || !vhost.tags().equals(tags)
+                || !java.util.Objects.equals(vhost.defaultQueueType(), defaultQueueType)) {
+            change(new VhostMetadataSet(name, description, tags, defaultQueueType));
+        }
+    }
+
+    /** Sets a global parameter: its value as JSON text, kept and exported, used by nothing. */
+    public synchronized void setGlobalParameter(String name, String json) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a global parameter needs a name");
+        }
+        change(new GlobalParameterSet(new BrokerDefinitions.GlobalParameterDefinition(name, json)));
+    }
+
+    /** @return false when there was none */
+    public synchronized boolean clearGlobalParameter(String name) {
+        if (access.definitions().globalParameters().stream().noneMatch(g -> g.name().equals(name))) {
+            return false;
+        }
+        change(new GlobalParameterCleared(name));
+        return true;
+    }
+
     /** Sets a virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
     public synchronized void setVhostLimits(String name, long maxConnections, long maxQueues) {
         require(access.vhost(name), "virtual host", name);
@@ -261,11 +301,18 @@ public final class Admin {
      */
     void applied(BrokerChange change) {
         if (change instanceof VhostAdded a) {
+            VirtualHost vhost;
             if (replicated) {
                 // the log may replay an entry this node applied before it restarted: keep what the directory holds
-                vhosts.open(a.vhost().name(), a.vhost().maxQueues());
+                vhost = vhosts.open(a.vhost().name(), a.vhost().maxQueues());
             } else {
-                vhosts.create(a.vhost().name());
+                vhost = vhosts.create(a.vhost().name());
+            }
+            vhost.defaultQueueType(QueueType.ofAlias(a.vhost().defaultQueueType()));
+        } else if (change instanceof VhostMetadataSet m) {
+            VirtualHost vhost = vhosts.get(m.name());
+            if (vhost != null) {
+                vhost.defaultQueueType(QueueType.ofAlias(m.defaultQueueType()));
             }
         } else if (change instanceof VhostDeleted d) {
             closeConnections(c -> c.opened() != null && d.name().equals(c.opened().vhost()),
@@ -296,7 +343,9 @@ public final class Admin {
         loadUsers(users, definitions);
         List<String> names = new ArrayList<>();
         for (VhostDefinition vhost : definitions.vhosts()) {
-            vhosts.open(vhost.name(), vhost.maxQueues()).maxQueues(vhost.maxQueues());
+            VirtualHost opened = vhosts.open(vhost.name(), vhost.maxQueues());
+            opened.maxQueues(vhost.maxQueues());
+            opened.defaultQueueType(QueueType.ofAlias(vhost.defaultQueueType()));
             names.add(vhost.name());
         }
         for (VirtualHost vhost : List.copyOf(vhosts.all())) {

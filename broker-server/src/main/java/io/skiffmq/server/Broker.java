@@ -129,7 +129,8 @@ public final class Broker implements AutoCloseable {
             }
             this.access = new AccessControl(definitionsStore::append, definitions, unrestricted);
             for (BrokerDefinitions.VhostDefinition vhost : definitions.vhosts()) {
-                vhosts.open(vhost.name(), vhost.maxQueues());
+                vhosts.open(vhost.name(), vhost.maxQueues())
+                    .defaultQueueType(io.skiffmq.core.queue.QueueType.ofAlias(vhost.defaultQueueType()));
             }
             this.admin = new Admin(this, vhosts, access, users, false);
         } else {

@@ -299,7 +299,11 @@ class SkiffmqCtlTest {
 
     @Test
     void usersPermissionsAndVirtualHosts() throws Exception {
-        assertThat(ctl("add_vhost", "ctl-vhost").code()).isZero();
+        assertThat(ctl("add_vhost", "ctl-vhost", "--description", "for ctl", "--tags", "a,b",
+            "--default-queue-type", "stream").code()).isZero();
+        assertThat(ctl("add_vhost", "ctl-vhost").code()).isZero(); // leaves it as it is
+        assertThat(http.get("/api/vhosts/ctl-vhost").map()).containsEntry("description", "for ctl")
+            .containsEntry("tags", List.of("a", "b")).containsEntry("default_queue_type", "stream");
         assertThat(ctl("add_user", "ctl-user", "s3cret").code()).isZero();
         Result again = ctl("add_user", "ctl-user", "other");
         assertThat(again.code()).isEqualTo(70);

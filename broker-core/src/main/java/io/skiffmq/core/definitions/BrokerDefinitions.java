@@ -14,7 +14,8 @@ import java.util.function.Predicate;
  * <p>A limit of -1 means none, as in RabbitMQ.
  */
 public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinition> users,
-        List<PermissionDefinition> permissions, List<TopicPermissionDefinition> topicPermissions) {
+        List<PermissionDefinition> permissions, List<TopicPermissionDefinition> topicPermissions,
+        List<GlobalParameterDefinition> globalParameters) {
     public static final BrokerDefinitions EMPTY = new BrokerDefinitions(List.of(), List.of(), List.of(), List.of());
 
     public BrokerDefinitions {
@@ -22,10 +23,48 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
         users = List.copyOf(users);
         permissions = List.copyOf(permissions);
         topicPermissions = List.copyOf(topicPermissions);
+        globalParameters = List.copyOf(globalParameters);
     }
 
-    /** A virtual host: its {@code max-connections} and {@code max-queues} limits. */
-    public record VhostDefinition(String name, long maxConnections, long maxQueues) {
+    /** Without global parameters. */
+    public BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinition> users,
+            List<PermissionDefinition> permissions, List<TopicPermissionDefinition> topicPermissions) {
+        this(vhosts, users, permissions, topicPermissions, List.of());
+    }
+
+    /**
+     * One of RabbitMQ's global runtime parameters ({@code rabbitmqctl set_global_parameter}), kept and exported as
+     * RabbitMQ keeps one it has no use for: {@code value} is its JSON text.
+     */
+    public record GlobalParameterDefinition(String name, String value) {
+    }
+
+    /**
+     * A virtual host: its {@code max-connections} and {@code max-queues} limits and RabbitMQ's metadata: a
+     * description, tags, and the default queue type ({@code classic}, {@code quorum}, {@code stream}; null for
+     * none), the type of a queue declared without {@code x-queue-type} there.
+     */
+    public record VhostDefinition(String name, long maxConnections, long maxQueues, String description,
+            List<String> tags, String defaultQueueType) {
+        public VhostDefinition {
+            description = description == null ? "" : description;
+            tags = List.copyOf(tags);
+        }
+
+        /** Without metadata. */
+        public VhostDefinition(String name, long maxConnections, long maxQueues) {
+            this(name, maxConnections, maxQueues, "", List.of(), null);
+        }
+
+        /** This one with other limits. */
+        public VhostDefinition withLimits(long maxConnections, long maxQueues) {
+            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType);
+        }
+
+        /** This one with other metadata. */
+        public VhostDefinition withMetadata(String description, List<String> tags, String defaultQueueType) {
+            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType);
+        }
     }
 
     /**
@@ -57,6 +96,7 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
         List<UserDefinition> u = users;
         List<PermissionDefinition> p = permissions;
         List<TopicPermissionDefinition> t = topicPermissions;
+        List<GlobalParameterDefinition> g = globalParameters;
         if (change instanceof DefinitionChange.VhostAdded a) {
             v = put(v, a.vhost(), x -> x.name().equals(a.vhost().name()));
         } else if (change instanceof DefinitionChange.VhostDeleted d) {
@@ -65,7 +105,10 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
             t = without(t, x -> x.vhost().equals(d.name()));
         } else if (change instanceof DefinitionChange.VhostLimitsSet l) {
             v = v.stream().map(x -> x.name().equals(l.name())
-                ? new VhostDefinition(x.name(), l.maxConnections(), l.maxQueues()) : x).toList();
+                ? x.withLimits(l.maxConnections(), l.maxQueues()) : x).toList();
+        } else if (change instanceof DefinitionChange.VhostMetadataSet m) {
+            v = v.stream().map(x -> x.name().equals(m.name())
+                ? x.withMetadata(m.description(), m.tags(), m.defaultQueueType()) : x).toList();
         } else if (change instanceof DefinitionChange.UserPut put) {
             u = put(u, put.user(), x -> x.name().equals(put.user().name()));
         } else if (change instanceof DefinitionChange.UserDeleted d) {
@@ -83,10 +126,14 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
         } else if (change instanceof DefinitionChange.TopicPermissionCleared c) {
             t = without(t, x -> x.user().equals(c.user()) && x.vhost().equals(c.vhost())
                 && (c.exchange() == null || x.exchange().equals(c.exchange())));
+        } else if (change instanceof DefinitionChange.GlobalParameterSet s) {
+            g = put(g, s.parameter(), x -> x.name().equals(s.parameter().name()));
+        } else if (change instanceof DefinitionChange.GlobalParameterCleared c) {
+            g = without(g, x -> x.name().equals(c.name()));
         } else {
             return this; // InVhost: a virtual host's own definitions are not part of these
         }
-        return new BrokerDefinitions(v, u, p, t);
+        return new BrokerDefinitions(v, u, p, t, g);
     }
 
     /** These definitions as the changes that build them from nothing: what a snapshot holds. */
@@ -96,6 +143,7 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
         users.forEach(u -> changes.add(new DefinitionChange.UserPut(u)));
         permissions.forEach(p -> changes.add(new DefinitionChange.PermissionSet(p)));
         topicPermissions.forEach(t -> changes.add(new DefinitionChange.TopicPermissionSet(t)));
+        globalParameters.forEach(g -> changes.add(new DefinitionChange.GlobalParameterSet(g)));
         return changes;
     }
 

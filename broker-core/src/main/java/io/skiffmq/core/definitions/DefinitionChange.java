@@ -8,6 +8,7 @@ import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.policy.Policy;
 import io.skiffmq.core.routing.Binding;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -99,6 +100,22 @@ public sealed interface DefinitionChange {
 
     /** A virtual host's {@code max-connections} and {@code max-queues} (-1: none). */
     record VhostLimitsSet(String name, long maxConnections, long maxQueues) implements BrokerChange {
+    }
+
+    /** A virtual host's description, tags and default queue type (null: none), as RabbitMQ's metadata. */
+    record VhostMetadataSet(String name, String description, List<String> tags, String defaultQueueType)
+            implements BrokerChange {
+        public VhostMetadataSet {
+            tags = List.copyOf(tags);
+        }
+    }
+
+    /** A global parameter set (created or replaced). */
+    record GlobalParameterSet(BrokerDefinitions.GlobalParameterDefinition parameter) implements BrokerChange {
+    }
+
+    /** A global parameter cleared. */
+    record GlobalParameterCleared(String name) implements BrokerChange {
     }
 
     /** A user created or replaced (password, tags, limits). */

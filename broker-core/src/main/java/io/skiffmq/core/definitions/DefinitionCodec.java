@@ -23,6 +23,10 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
+import io.skiffmq.core.definitions.BrokerDefinitions.GlobalParameterDefinition;
 import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.message.HeaderValues;
@@ -54,7 +58,8 @@ import org.apache.qpid.proton.codec.Data;
  *  6 binding removed    [source, destination is an exchange, destination, key, arguments]
  *  7 next queue id      [next]
  * 16 in vhost           [vhost, the change's own list]
- * 17 vhost added        [name, max-connections, max-queues]
+ * 17 vhost added        [name, max-connections, max-queues, description, tags, default queue type or null]
+ *                      (the last three since metadata was kept; a record without them has none)
  * 18 vhost deleted      [name]
  * 19 vhost limits set   [name, max-connections, max-queues]
  * 20 user put           [name, password hash, hashing algorithm, tags, max-connections, max-channels]
@@ -67,6 +72,9 @@ import org.apache.qpid.proton.codec.Data;
  * 27 policy cleared           [name]
  * 28 operator policy set      [name, pattern, apply-to, priority, definition]
  * 29 operator policy cleared  [name]
+ * 30 vhost metadata set       [name, description, tags, default queue type or null]
+ * 31 global parameter set     [name, value as JSON text]
+ * 32 global parameter cleared [name]
  * </pre>
  *
  * Stateless; safe from any thread.
@@ -118,7 +126,9 @@ public final class DefinitionCodec {
         } else if (change instanceof InVhost v) {
             return List.of(16, v.vhost(), toList(v.change()));
         } else if (change instanceof VhostAdded v) {
-            return List.of(17, v.vhost().name(), v.vhost().maxConnections(), v.vhost().maxQueues());
+            VhostDefinition d = v.vhost();
+            return Arrays.asList(17, d.name(), d.maxConnections(), d.maxQueues(), d.description(),
+                new ArrayList<Object>(d.tags()), d.defaultQueueType());
         } else if (change instanceof VhostDeleted v) {
             return List.of(18, v.name());
         } else if (change instanceof VhostLimitsSet v) {
@@ -145,6 +155,12 @@ public final class DefinitionCodec {
                 new LinkedHashMap<>(p.definition()));
         } else if (change instanceof PolicyCleared c) {
             return List.of(c.operator() ? 29 : 27, c.name());
+        } else if (change instanceof GlobalParameterSet g) {
+            return List.of(31, g.parameter().name(), g.parameter().value());
+        } else if (change instanceof GlobalParameterCleared g) {
+            return List.of(32, g.name());
+        } else if (change instanceof VhostMetadataSet m) {
+            return Arrays.asList(30, m.name(), m.description(), new ArrayList<Object>(m.tags()), m.defaultQueueType());
         }
         throw new IllegalArgumentException("unknown change " + change);
     }
@@ -172,17 +188,14 @@ public final class DefinitionCodec {
             case 6 -> new BindingRemoved(binding(f));
             case 7 -> new NextQueueId(number(f, 1));
             case 16 -> new InVhost(string(f, 1), (VhostChange) fromList((List<?>) f.get(2)));
-            case 17 -> new VhostAdded(new VhostDefinition(string(f, 1), number(f, 2), number(f, 3)));
+            case 17 -> new VhostAdded(f.size() > 4
+                ? new VhostDefinition(string(f, 1), number(f, 2), number(f, 3), string(f, 4), strings(f, 5),
+                    (String) f.get(6))
+                : new VhostDefinition(string(f, 1), number(f, 2), number(f, 3)));
             case 18 -> new VhostDeleted(string(f, 1));
             case 19 -> new VhostLimitsSet(string(f, 1), number(f, 2), number(f, 3));
-            case 20 -> {
-                List<String> tags = new ArrayList<>();
-                for (Object tag : (List<?>) f.get(4)) {
-                    tags.add((String) tag);
-                }
-                yield new UserPut(new UserDefinition(string(f, 1), string(f, 2), string(f, 3), tags, number(f, 5),
-                    number(f, 6)));
-            }
+            case 20 -> new UserPut(new UserDefinition(string(f, 1), string(f, 2), string(f, 3), strings(f, 4),
+                number(f, 5), number(f, 6)));
             case 21 -> new UserDeleted(string(f, 1));
             case 22 -> new PermissionSet(new PermissionDefinition(string(f, 1), string(f, 2), string(f, 3),
                 string(f, 4), string(f, 5)));
@@ -193,6 +206,9 @@ public final class DefinitionCodec {
             case 26, 28 -> new PolicySet(new Policy(string(f, 1), string(f, 2), ApplyTo.of(string(f, 3)),
                 (Number) f.get(4), map(f, 5)), kind == 28);
             case 27, 29 -> new PolicyCleared(string(f, 1), kind == 29);
+            case 30 -> new VhostMetadataSet(string(f, 1), string(f, 2), strings(f, 3), (String) f.get(4));
+            case 31 -> new GlobalParameterSet(new GlobalParameterDefinition(string(f, 1), string(f, 2)));
+            case 32 -> new GlobalParameterCleared(string(f, 1));
             default -> throw new IllegalArgumentException("unknown definition change kind " + kind);
         };
     }
@@ -205,6 +221,14 @@ public final class DefinitionCodec {
 
     private static String string(List<?> fields, int index) {
         return (String) fields.get(index);
+    }
+
+    private static List<String> strings(List<?> fields, int index) {
+        List<String> strings = new ArrayList<>();
+        for (Object s : (List<?>) fields.get(index)) {
+            strings.add((String) s);
+        }
+        return strings;
     }
 
     private static long number(List<?> fields, int index) {

@@ -79,6 +79,11 @@ public final class PolicyKeys {
             && l >= StreamArguments.MIN_FILTER_SIZE_BYTES && l <= StreamArguments.MAX_FILTER_SIZE_BYTES,
             "is not a valid filter size. Valid range is 16-255")));
 
+    /** Whether a policy (an operator policy) may hold {@code key}. */
+    public static boolean known(String key, boolean operator) {
+        return RULES.containsKey(key) && (!operator || OPERATOR_KEYS.contains(key));
+    }
+
     /**
      * Checks a definition (its integers as longs): every key it holds is known (to an operator policy, one of
      * {@link #OPERATOR_KEYS}) with a valid value, and it is not empty.

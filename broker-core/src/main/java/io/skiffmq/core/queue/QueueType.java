@@ -63,6 +63,16 @@ public enum QueueType {
         return serverNamed;
     }
 
+    /** The type of this alias ({@code classic}, {@code quorum}, {@code stream}), or null for none of them. */
+    public static QueueType ofAlias(String alias) {
+        for (QueueType t : values()) {
+            if (t.alias.equals(alias)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
     /** The type {@code x-queue-type} names; classic without one. Does not check the value: {@link #check} does. */
     public static QueueType of(Map<String, Object> arguments) {
         Object type = arguments.get("x-queue-type");

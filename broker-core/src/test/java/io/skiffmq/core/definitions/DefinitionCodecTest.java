@@ -43,6 +43,11 @@ class DefinitionCodecTest {
             new NextQueueId(43),
             new InVhost("/", new BindingAdded(binding)),
             new VhostAdded(new VhostDefinition("v", 5, -1)),
+            new VhostAdded(new VhostDefinition("w", -1, 7, "prod", List.of("eu", "a"), "stream")),
+            new VhostMetadataSet("v", "described", List.of("t"), "quorum"),
+            new VhostMetadataSet("v", "", List.of(), null),
+            new GlobalParameterSet(new BrokerDefinitions.GlobalParameterDefinition("cluster_tags", "{\"a\":[1]}")),
+            new GlobalParameterCleared("cluster_tags"),
             new VhostDeleted("v"),
             new VhostLimitsSet("v", -1, 100),
             new UserPut(new UserDefinition("u", "hash", "rabbit_password_hashing_sha256", List.of("a", "b"), 3, -1)),
@@ -64,6 +69,16 @@ class DefinitionCodecTest {
         for (DefinitionChange change : everyKind()) {
             assertThat(DefinitionCodec.decode(ByteBuffer.wrap(DefinitionCodec.encode(change)))).isEqualTo(change);
         }
+    }
+
+    @Test
+    void aVhostAddedBeforeMetadataWasKeptHasNone() {
+        // kind 17 as written before: [17, name, max-connections, max-queues]
+        org.apache.qpid.proton.codec.Data data = org.apache.qpid.proton.codec.Data.Factory.create();
+        data.putObject(List.of(17, "old", 3L, -1L));
+        org.apache.qpid.proton.amqp.Binary bytes = data.encode();
+        assertThat(DefinitionCodec.decode(ByteBuffer.wrap(bytes.getArray(), bytes.getArrayOffset(),
+            bytes.getLength()))).isEqualTo(new VhostAdded(new VhostDefinition("old", 3, -1, "", List.of(), null)));
     }
 
     @Test

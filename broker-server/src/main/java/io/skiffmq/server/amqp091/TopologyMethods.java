@@ -15,6 +15,7 @@ import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -172,8 +173,11 @@ final class TopologyMethods {
                 counts.consumers()));
             return;
         }
+        // the virtual host's default type first, as rabbit_channel does: a server-named queue is checked by it too
+        Map<String, Object> arguments = vhost.withDefaultType(new QueueDeclaration(name, declare.durable(),
+            declare.exclusive(), declare.autoDelete(), declare.arguments())).arguments();
         if (name.isEmpty()) {
-            QueueType type = QueueType.of(declare.arguments());
+            QueueType type = QueueType.of(arguments);
             if (!type.serverNamed()) {
                 throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, declare,
                     "Cannot declare a server-named queue for type %s", type.module());
@@ -189,7 +193,7 @@ final class TopologyMethods {
             ChannelPermits.queue(access(), Permission.READ, name, declare);
         }
         QueueDeclaration wanted = new QueueDeclaration(name, declare.durable(), declare.exclusive(),
-            declare.autoDelete(), declare.arguments());
+            declare.autoDelete(), arguments);
         Queue existing = vhost.queue(name);
         if (existing != null) {
             checkAccess(existing, declare);

@@ -288,8 +288,8 @@ public final class ManagementNode {
             require(Permission.READ, Access.Resource.QUEUE, name);
             require(Permission.WRITE, Access.Resource.EXCHANGE, dlx);
         }
-        vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), flag(body, "exclusive", false),
-            flag(body, "auto_delete", false), arguments), owner);
+        vhost.declareQueue(vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true),
+            flag(body, "exclusive", false), flag(body, "auto_delete", false), arguments)), owner);
         Response info = queueInfo(name);
         return Response.of(existed ? 200 : 201, info.body());
     }

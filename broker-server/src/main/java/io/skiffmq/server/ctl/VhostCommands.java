@@ -1,8 +1,10 @@
 package io.skiffmq.server.ctl;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -31,11 +33,34 @@ final class VhostCommands {
     @Command(name = "add_vhost", mixinStandardHelpOptions = true,
         description = "Adds a virtual host (nothing happens if it exists).")
     static final class AddVhost extends OnVhost {
+        @Option(names = "--description", description = "what the virtual host is for")
+        String description;
+
+        @Option(names = "--tags", description = "comma-separated tags")
+        String tags;
+
+        @Option(names = "--default-queue-type", description = "classic, quorum or stream: the type of queues "
+            + "declared there without x-queue-type")
+        String defaultQueueType;
+
         @Override
         public Integer call() {
             ApiClient api = ctl.api();
             ctl.info("Adding vhost \"" + vhost + "\" ...");
-            api.call("PUT", path(vhost), Map.of(), Map.of());
+            if (api.send("GET", path(vhost), null, Map.of()).status() == 200) {
+                return ExitCodes.OK; // a PUT would reset its description and tags
+            }
+            Map<String, Object> body = new LinkedHashMap<>();
+            if (description != null) {
+                body.put("description", description);
+            }
+            if (tags != null) {
+                body.put("tags", tags);
+            }
+            if (defaultQueueType != null) {
+                body.put("default_queue_type", defaultQueueType);
+            }
+            api.call("PUT", path(vhost), body, Map.of());
             return ExitCodes.OK;
         }
     }

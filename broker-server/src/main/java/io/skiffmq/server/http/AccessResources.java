@@ -122,10 +122,13 @@ final class AccessResources {
 
     private ApiResponse putVhost(ApiRequest request) {
         request.caller().requireAdministrator();
-        request.json(mapper);
+        Map<String, Object> body = request.json(mapper);
         String name = request.variable("vhost");
-        boolean existed = access().vhost(name) != null;
+        VhostDefinition before = access().vhost(name);
+        boolean existed = before != null;
+        VhostMetadata metadata = VhostMetadata.of(body, body, before);
         admin().createVhost(name);
+        metadata.set(admin(), name);
         String creator = request.caller().user();
         if (!existed && access().user(creator) != null) {
             // as RabbitMQ's put_vhost does: the user who made it may use it at once

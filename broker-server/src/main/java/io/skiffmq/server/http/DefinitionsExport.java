@@ -46,9 +46,10 @@ final class DefinitionsExport {
         for (VhostDefinition vhost : d.vhosts()) {
             Map<String, Object> v = new LinkedHashMap<>();
             v.put("name", vhost.name());
-            v.put("description", "");
-            v.put("tags", List.of());
-            v.put("metadata", Map.of("description", "", "tags", List.of()));
+            v.put("description", vhost.description());
+            v.put("tags", vhost.tags());
+            v.put("default_queue_type", Shapes.defaultQueueType(vhost));
+            v.put("metadata", Shapes.vhostMetadata(vhost));
             vhosts.add(v);
             Map<String, Object> limits = vhostLimits(vhost);
             if (!limits.isEmpty()) {
@@ -74,7 +75,7 @@ final class DefinitionsExport {
             }
         }
         out.put("parameters", parameters);
-        out.put("global_parameters", List.of());
+        out.put("global_parameters", GlobalParameterResources.all(d.globalParameters()));
         putPolicies(out, all);
         putTopology(out, all);
         return out;
@@ -156,7 +157,8 @@ final class DefinitionsExport {
         out.put("bindings", bindings);
     }
 
-    private static Map<String, Object> vhostLimits(VhostDefinition vhost) {
+    /** A virtual host's limits as RabbitMQ's {@code vhost-limits} value: those set, none when there are none. */
+    static Map<String, Object> vhostLimits(VhostDefinition vhost) {
         Map<String, Object> limits = new LinkedHashMap<>();
         if (vhost.maxConnections() >= 0) {
             limits.put("max-connections", vhost.maxConnections());

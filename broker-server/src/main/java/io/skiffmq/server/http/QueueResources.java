@@ -19,9 +19,13 @@ import java.util.concurrent.CompletableFuture;
  * Stateless; safe from any thread.
  */
 final class QueueResources {
-    /** The fields a declaration may hold (RabbitMQ also takes {@code node}, which one node can ignore). */
+    /**
+     * The fields a declaration may hold: queue.declare's, and those RabbitMQ ignores that clients send:
+     * {@code node} (one node can ignore it), rabbitmqadmin's {@code vhost} and {@code queue_type} (which it also
+     * copies into {@code x-queue-type}).
+     */
     private static final Set<String> DECLARE_FIELDS = Set.of("durable", "auto_delete", "exclusive", "arguments",
-        "node", "vhost", "name", "type");
+        "node", "vhost", "name", "type", "queue_type");
 
     /** How long a listing waits for a queue's thread to count (a stopping broker's queues may not answer). */
     static final int COUNTS_WAIT_SECONDS = 5;
@@ -103,8 +107,8 @@ final class QueueResources {
             throw ApiException.badRequest("exclusive queues cannot be declared through the HTTP API");
         }
         boolean existed = vhost.queue(name) != null;
-        vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), false,
-            flag(body, "auto_delete", false), Bodies.arguments(body)), this);
+        vhost.declareQueue(vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true), false,
+            flag(body, "auto_delete", false), Bodies.arguments(body))), this);
         return ApiResponse.createdOr(existed);
     }
 

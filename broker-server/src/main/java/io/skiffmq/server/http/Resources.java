@@ -29,5 +29,7 @@ final class Resources {
         new ClusterResources(lookups, mapper).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
         new PolicyResources(lookups, mapper).register(router);
+        new GlobalParameterResources(lookups, mapper).register(router);
+        new VhostLimitResources(lookups, mapper).register(router);
     }
 }

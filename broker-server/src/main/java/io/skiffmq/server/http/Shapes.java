@@ -177,12 +177,27 @@ final class Shapes {
     static Map<String, Object> vhost(VhostDefinition vhost, String node) {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("name", vhost.name());
-        v.put("description", "");
-        v.put("tags", List.of());
-        v.put("default_queue_type", "classic");
+        v.put("description", vhost.description());
+        v.put("tags", vhost.tags());
+        v.put("default_queue_type", defaultQueueType(vhost));
+        v.put("metadata", vhostMetadata(vhost));
         v.put("tracing", false);
         v.put("cluster_state", Map.of(node, "running"));
         return v;
+    }
+
+    /** The type a queue declared without {@code x-queue-type} gets there, as RabbitMQ 4 shows it. */
+    static String defaultQueueType(VhostDefinition vhost) {
+        return vhost.defaultQueueType() == null ? "classic" : vhost.defaultQueueType();
+    }
+
+    /** RabbitMQ's {@code metadata} of a virtual host: description, tags, default queue type. */
+    static Map<String, Object> vhostMetadata(VhostDefinition vhost) {
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        metadata.put("description", vhost.description());
+        metadata.put("tags", vhost.tags());
+        metadata.put("default_queue_type", defaultQueueType(vhost));
+        return metadata;
     }
 
     static Map<String, Object> user(UserDefinition user) {

@@ -15,6 +15,10 @@ import io.skiffmq.core.definitions.DefinitionChange.UserPut;
 import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
 import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.VhostLimitsSet;
+import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
+import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
+import io.skiffmq.core.definitions.BrokerDefinitions.GlobalParameterDefinition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +35,7 @@ public final class BrokerReplica implements ChangeLog.Replica {
     private final Map<String, UserDefinition> users = new LinkedHashMap<>();
     private final Map<List<String>, PermissionDefinition> permissions = new LinkedHashMap<>();
     private final Map<List<String>, TopicPermissionDefinition> topicPermissions = new LinkedHashMap<>();
+    private final Map<String, GlobalParameterDefinition> globalParameters = new LinkedHashMap<>();
 
     @Override
     public void apply(DefinitionChange change) {
@@ -41,7 +46,10 @@ public final class BrokerReplica implements ChangeLog.Replica {
             permissions.values().removeIf(p -> p.vhost().equals(d.name()));
             topicPermissions.values().removeIf(p -> p.vhost().equals(d.name()));
         } else if (change instanceof VhostLimitsSet l) {
-            vhosts.computeIfPresent(l.name(), (n, v) -> new VhostDefinition(n, l.maxConnections(), l.maxQueues()));
+            vhosts.computeIfPresent(l.name(), (n, v) -> v.withLimits(l.maxConnections(), l.maxQueues()));
+        } else if (change instanceof VhostMetadataSet m) {
+            vhosts.computeIfPresent(m.name(), (n, v) -> v.withMetadata(m.description(), m.tags(),
+                m.defaultQueueType()));
         } else if (change instanceof UserPut u) {
             users.put(u.user().name(), u.user());
         } else if (change instanceof UserDeleted d) {
@@ -62,6 +70,10 @@ public final class BrokerReplica implements ChangeLog.Replica {
             } else {
                 topicPermissions.remove(List.of(c.user(), c.vhost(), c.exchange()));
             }
+        } else if (change instanceof GlobalParameterSet g) {
+            globalParameters.put(g.parameter().name(), g.parameter());
+        } else if (change instanceof GlobalParameterCleared g) {
+            globalParameters.remove(g.name());
         } else {
             throw new IllegalArgumentException("not a broker change: " + change);
         }
@@ -75,6 +87,7 @@ public final class BrokerReplica implements ChangeLog.Replica {
     /** The definitions as they stand. */
     public BrokerDefinitions definitions() {
         return new BrokerDefinitions(new ArrayList<>(vhosts.values()), new ArrayList<>(users.values()),
-            new ArrayList<>(permissions.values()), new ArrayList<>(topicPermissions.values()));
+            new ArrayList<>(permissions.values()), new ArrayList<>(topicPermissions.values()),
+            new ArrayList<>(globalParameters.values()));
     }
 }
