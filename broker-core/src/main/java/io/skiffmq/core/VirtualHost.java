@@ -25,6 +25,10 @@ import io.skiffmq.core.routing.Destination;
 import io.skiffmq.core.routing.HeadersBindingCheck;
 import io.skiffmq.core.routing.Router;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -74,6 +78,16 @@ public final class VirtualHost {
     private volatile Policies policies = Policies.NONE;
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
     private final QueueContext queueContext;
+    /** In a cluster, where its shared definitions go ({@link #share}); null on a single node. */
+    private volatile SharedDefinitions shared;
+    /** The exchanges {@link #applyShared applied} from the shared definitions; changed under {@link #writeLock}. */
+    private final Set<String> sharedExchanges = ConcurrentHashMap.newKeySet();
+    /**
+     * Bindings the store gave back whose exchange end the shared definitions have not applied yet (a clustered
+     * node's start replays its log after the store recovered), by that exchange's name. Guarded by
+     * {@link #writeLock}.
+     */
+    private final Map<String, List<Binding>> awaitingExchange = new HashMap<>();
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -102,6 +116,14 @@ public final class VirtualHost {
                 new Exchange("amq.match", Exchange.Type.HEADERS))) {
             exchanges.put(e.name(), e);
         }
+    }
+
+    /**
+     * Makes this a clustered node's virtual host: a durable exchange, and a binding between two such exchanges, are
+     * declared and deleted through {@code shared} ({@link #applyShared}), not the store. Call before recovery.
+     */
+    public void share(SharedDefinitions shared) {
+        this.shared = shared;
     }
 
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
@@ -291,7 +313,7 @@ public final class VirtualHost {
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
             }
-            replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes);
+            appendDeleted(replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes));
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
         CompletableFuture<Integer> messages = queue.delete();
@@ -340,26 +362,70 @@ public final class VirtualHost {
      */
     public Exchange declareExchange(Exchange exchange) {
         CompletableFuture<Void> saved;
+        CompletableFuture<Void> appended = null;
         synchronized (writeLock) {
             Exchange existing = exchanges.get(exchange.name());
             if (existing != null) {
-                if (!existing.equivalent(exchange)) {
-                    throw new BrokerException(Kind.PRECONDITION_FAILED, "exchange '" + exchange.name()
-                        + "' exists with different properties: " + existing);
-                }
-                return existing;
+                return checkEquivalent(existing, exchange);
             }
             if (exchange.name().startsWith("amq.")) {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
-            exchange = exchange.withPolicy(policies.forExchange(exchange.name()));
-            exchanges.put(exchange.name(), exchange);
-            saved = exchange.durable() ? store.changed(List.of(new ExchangeDeclared(exchange))) : null;
+            SharedDefinitions cluster = shared;
+            if (cluster != null && exchange.durable()) {
+                // in force once committed, on every node at once (applyShared), never before
+                appended = cluster.append(name, new ExchangeDeclared(exchange));
+                saved = null;
+            } else {
+                exchange = exchange.withPolicy(policies.forExchange(exchange.name()));
+                exchanges.put(exchange.name(), exchange);
+                saved = exchange.durable() ? store.changed(List.of(new ExchangeDeclared(exchange))) : null;
+            }
+        }
+        if (appended != null) {
+            awaitShared(appended, "failed to declare exchange '" + exchange.name() + "' in vhost '" + name
+                + "' because the operation timed out");
+            Exchange applied = exchanges.get(exchange.name());
+            // another node's declaration of that name may have been committed first
+            return applied == null ? exchange : checkEquivalent(applied, exchange);
         }
         if (saved != null) {
             Futures.await(saved);
         }
         return exchange;
+    }
+
+    private static Exchange checkEquivalent(Exchange existing, Exchange declared) {
+        if (!existing.equivalent(declared)) {
+            throw new BrokerException(Kind.PRECONDITION_FAILED, "exchange '" + declared.name()
+                + "' exists with different properties: " + existing);
+        }
+        return existing;
+    }
+
+    /** Waits for a change appended to the shared definitions; without a majority, RabbitMQ's {@code timedOut}. */
+    private static void awaitShared(CompletableFuture<Void> appended, String timedOut) {
+        Futures.await(timedOut(appended, timedOut));
+    }
+
+    /** {@code appended}, failing with {@link Kind#TIMEOUT} and RabbitMQ's {@code text} when it timed out. */
+    private static CompletableFuture<Void> timedOut(CompletableFuture<Void> appended, String text) {
+        return appended.exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+            return CompletableFuture.failedFuture(cause instanceof TimeoutException
+                ? new BrokerException(Kind.TIMEOUT, text) : cause);
+        });
+    }
+
+    /**
+     * Declares an exchange read back from the store, as it was saved. In a cluster it stays this node's own (a
+     * durable exchange declared before the node joined), unless the shared definitions have one of its name.
+     */
+    public void recoverExchange(Exchange exchange) {
+        synchronized (writeLock) {
+            exchanges.putIfAbsent(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
+        }
     }
 
     /**
@@ -372,24 +438,113 @@ public final class VirtualHost {
         }
         CompletableFuture<Void> saved;
         synchronized (writeLock) {
-            Exchange removed = exchanges.remove(exchangeName);
-            if (removed == null) {
-                return false;
+            BindingTable without = bindings.withoutSource(exchangeName)
+                .withoutDestination(Destination.exchange(exchangeName));
+            if (sharedExchanges.contains(exchangeName)) {
+                // gone on every node once committed (applyShared), with the auto-delete exchanges it leaves unbound
+                saved = thenDeleted(shared.append(name, new ExchangeDeleted(exchangeName)), sharedCascade(without));
+            } else {
+                Exchange removed = exchanges.remove(exchangeName);
+                if (removed == null) {
+                    return false;
+                }
+                List<VhostChange> changes = new ArrayList<>(1);
+                if (removed.durable()) {
+                    changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
+                }
+                appendDeleted(replaceBindings(without, changes));
+                deletions.deletedUnderLock(Destination.exchange(exchangeName));
+                saved = changes.isEmpty() ? null : store.changed(changes);
             }
-            List<VhostChange> changes = new ArrayList<>(1);
-            if (removed.durable()) {
-                changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
-            }
-            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(Destination.exchange(exchangeName)),
-                changes);
-            saved = changes.isEmpty() ? null : store.changed(changes);
         }
         if (saved != null) {
-            Futures.await(saved);
+            awaitShared(saved, "failed to delete exchange '" + exchangeName + "' in vhost '" + name
+                + "' due to a timeout");
         }
-        deletions.deleted(Destination.exchange(exchangeName));
         deletions.announce();
         return true;
+    }
+
+    // ---- the shared definitions (a cluster) ------------------------------------------------------------------
+
+    /**
+     * Applies a committed change of the shared definitions ({@link #share}): on every node, in the log's order, on
+     * the thread that applies it. Idempotent, as a log replayed after a restart applies its entries again: a
+     * declaration of what exists, or a deletion of what does not, changes nothing. A binding whose ends are not both
+     * here is left out.
+     */
+    public void applyShared(VhostChange change) {
+        List<VhostChange> local = new ArrayList<>(0);
+        synchronized (writeLock) {
+            if (change instanceof ExchangeDeclared declared) {
+                Exchange exchange = declared.exchange();
+                if (!exchanges.containsKey(exchange.name())) {
+                    exchanges.put(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
+                    sharedExchanges.add(exchange.name());
+                    List<Binding> awaiting = awaitingExchange.remove(exchange.name());
+                    if (awaiting != null) {
+                        recoverAwaiting(awaiting);
+                    }
+                }
+            } else if (change instanceof ExchangeDeleted deleted) {
+                String exchange = deleted.name();
+                awaitingExchange.remove(exchange);
+                if (sharedExchanges.remove(exchange)) {
+                    exchanges.remove(exchange);
+                    replaceBindings(bindings.withoutSource(exchange).withoutDestination(Destination.exchange(exchange)),
+                        local);
+                    deletions.deletedUnderLock(Destination.exchange(exchange));
+                }
+                // this node's store forgets its bindings from or to it (to a local queue)
+                local.add(deleted);
+            } else if (change instanceof BindingAdded added) {
+                Binding binding = added.binding();
+                if (sharedBinding(binding) && !bindings.contains(binding)) {
+                    bindings = bindings.with(binding);
+                }
+            } else if (change instanceof BindingRemoved removed) {
+                if (bindings.contains(removed.binding())) {
+                    replaceBindings(bindings.without(removed.binding()), local);
+                }
+            }
+            if (!local.isEmpty()) {
+                store.changed(local); // this node's own part; the log has the rest
+            }
+        }
+        deletions.announce();
+    }
+
+    /**
+     * Makes the shared definitions here exactly {@code definitions} (changes that rebuild them, as a snapshot of the
+     * log holds them): shared exchanges and bindings they lack go, the others are {@link #applyShared applied}.
+     */
+    public void replaceShared(List<VhostChange> definitions) {
+        java.util.Set<String> keptExchanges = new java.util.HashSet<>();
+        java.util.Set<Binding> keptBindings = new java.util.HashSet<>();
+        for (VhostChange change : definitions) {
+            if (change instanceof ExchangeDeclared declared) {
+                keptExchanges.add(declared.exchange().name());
+            } else if (change instanceof BindingAdded added) {
+                keptBindings.add(added.binding());
+            }
+        }
+        List<VhostChange> gone = new ArrayList<>();
+        synchronized (writeLock) {
+            for (String exchange : sharedExchanges) {
+                if (!keptExchanges.contains(exchange)) {
+                    gone.add(new ExchangeDeleted(exchange));
+                }
+            }
+            for (String source : sharedExchanges) {
+                for (Binding binding : bindings.bindingsFrom(source)) {
+                    if (sharedBinding(binding) && !keptBindings.contains(binding)) {
+                        gone.add(new BindingRemoved(binding));
+                    }
+                }
+            }
+        }
+        gone.forEach(this::applyShared);
+        definitions.forEach(this::applyShared);
     }
 
     // ---- policies -----------------------------------------------------------------------------------------
@@ -509,11 +664,45 @@ public final class VirtualHost {
      */
     public void recoverBindings(java.util.Collection<Binding> recovered) {
         synchronized (writeLock) {
+            List<Binding> ready = new ArrayList<>(recovered.size());
             for (Binding binding : recovered) {
+                String missing = shared == null ? null : missingExchange(binding);
+                if (missing != null) {
+                    // from or to a shared exchange its log has not applied yet on this start
+                    awaitingExchange.computeIfAbsent(missing, m -> new ArrayList<>()).add(binding);
+                    continue;
+                }
                 checkBindable(binding, false);
+                ready.add(binding);
             }
-            bindings = bindings.withAll(recovered);
+            bindings = bindings.withAll(ready);
         }
+    }
+
+    /** Adds the recovered bindings that waited for an exchange now applied, or has them wait for their other end. */
+    private void recoverAwaiting(List<Binding> awaiting) {
+        for (Binding binding : awaiting) {
+            String missing = missingExchange(binding);
+            if (missing != null) {
+                awaitingExchange.computeIfAbsent(missing, m -> new ArrayList<>()).add(binding);
+            } else if (!bindings.contains(binding)) {
+                try {
+                    checkBindable(binding, false);
+                    bindings = bindings.with(binding);
+                } catch (BrokerException e) {
+                    // its queue is gone: nothing to bind
+                }
+            }
+        }
+    }
+
+    /** The exchange end of {@code binding} that does not exist, or null. */
+    private String missingExchange(Binding binding) {
+        if (!exchanges.containsKey(binding.source())) {
+            return binding.source();
+        }
+        Destination d = binding.destination();
+        return d.isExchange() && !exchanges.containsKey(d.name()) ? d.name() : null;
     }
 
     private CompletableFuture<Void> bindAsync(Binding binding, boolean checkArguments) {
@@ -524,6 +713,11 @@ public final class VirtualHost {
                 return CompletableFuture.failedFuture(e);
             }
             if (!bindings.contains(binding)) {
+                if (sharedBinding(binding)) {
+                    // in force once committed, on every node at once (applyShared)
+                    return timedOut(shared.append(name, new BindingAdded(binding)),
+                        "Could not add binding due to timeout");
+                }
                 bindings = bindings.with(binding); // adding leaves no auto-delete exchange without bindings
                 if (durable(binding)) {
                     return store.changed(List.of(new BindingAdded(binding)));
@@ -547,6 +741,7 @@ public final class VirtualHost {
      */
     public boolean unbind(Binding binding, Object owner) {
         CompletableFuture<Void> saved = null;
+        CompletableFuture<Void> appended = null;
         synchronized (writeLock) {
             if (!bindings.contains(binding)) {
                 return false;
@@ -555,18 +750,33 @@ public final class VirtualHost {
             if (destination != null && owner != null) {
                 checkAccess(destination, owner);
             }
-            List<VhostChange> changes = new ArrayList<>(1);
-            if (durable(binding)) { // before an auto-delete source goes with it
-                changes.add(new BindingRemoved(binding));
+            if (sharedBinding(binding)) {
+                // gone on every node once committed (applyShared), with the auto-delete source it leaves unbound
+                appended = thenDeleted(shared.append(name, new BindingRemoved(binding)),
+                    sharedCascade(bindings.without(binding)));
+            } else {
+                List<VhostChange> changes = new ArrayList<>(1);
+                if (durable(binding)) { // before an auto-delete source goes with it
+                    changes.add(new BindingRemoved(binding));
+                }
+                appendDeleted(replaceBindings(bindings.without(binding), changes));
+                saved = changes.isEmpty() ? null : store.changed(changes);
             }
-            replaceBindings(bindings.without(binding), changes);
-            saved = changes.isEmpty() ? null : store.changed(changes);
+        }
+        if (appended != null) {
+            awaitShared(appended, "Could not remove binding due to timeout");
         }
         deletions.announce();
         if (saved != null) {
             Futures.await(saved);
         }
         return true;
+    }
+
+    /** A binding of the shared definitions: between two exchanges that are. */
+    private boolean sharedBinding(Binding binding) {
+        return sharedExchanges.contains(binding.source()) && binding.destination().isExchange()
+            && sharedExchanges.contains(binding.destination().name());
     }
 
     /**
@@ -617,29 +827,75 @@ public final class VirtualHost {
     /**
      * Swaps in a new snapshot, deleting auto-delete exchanges left without bindings as a source. Deleting one removes
      * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades:
-     * repeated until no more goes. Holds the write lock.
+     * repeated until no more goes. An exchange of the shared definitions is not deleted here: it goes on every node
+     * at once when its deletion is committed. Holds the write lock.
      *
      * @param changes where the deletion of each durable exchange that went with them is added, for the store
+     * @return the shared exchanges the cascade would have deleted, whose deletion the caller appends
      */
-    private void replaceBindings(BindingTable table, List<VhostChange> changes) {
+    private List<String> replaceBindings(BindingTable table, List<VhostChange> changes) {
+        Cascade local = cascade(table, e -> !sharedExchanges.contains(e.name()));
+        for (Exchange e : local.gone) {
+            exchanges.remove(e.name());
+            deletions.deletedUnderLock(Destination.exchange(e.name()));
+            if (e.durable()) {
+                changes.add(new ExchangeDeleted(e.name()));
+            }
+        }
+        List<String> sharedGone = sharedCascade(local.table);
+        bindings = local.table;
+        return sharedGone;
+    }
+
+    /** The shared auto-delete exchanges {@code table} would leave without bindings as a source. Holds the write lock. */
+    private List<String> sharedCascade(BindingTable table) {
+        if (sharedExchanges.isEmpty()) {
+            return List.of();
+        }
+        return cascade(table, e -> sharedExchanges.contains(e.name())).gone.stream().map(Exchange::name).toList();
+    }
+
+    /** The auto-delete exchanges of those {@code which} selects that going from the current bindings to {@code table} deletes, and the table without bindings to them. */
+    private record Cascade(BindingTable table, List<Exchange> gone) {
+    }
+
+    private Cascade cascade(BindingTable table, java.util.function.Predicate<Exchange> which) {
         BindingTable previous = bindings;
         BindingTable next = table;
-        boolean deleted;
+        List<Exchange> gone = new ArrayList<>(0);
+        boolean more;
         do {
-            deleted = false;
+            more = false;
             for (Exchange e : exchanges.values()) {
-                if (e.autoDelete() && previous.hasBindingsFrom(e.name()) && !next.hasBindingsFrom(e.name())) {
-                    exchanges.remove(e.name());
+                if (e.autoDelete() && which.test(e) && !gone.contains(e) && previous.hasBindingsFrom(e.name())
+                        && !next.hasBindingsFrom(e.name())) {
+                    gone.add(e);
                     next = next.withoutDestination(Destination.exchange(e.name()));
-                    deletions.deletedUnderLock(Destination.exchange(e.name()));
-                    if (e.durable()) {
-                        changes.add(new ExchangeDeleted(e.name()));
-                    }
-                    deleted = true;
+                    more = true;
                 }
             }
-        } while (deleted);
-        bindings = next;
+        } while (more);
+        return new Cascade(next, gone);
+    }
+
+    /** After {@code first} (null: at once), the shared deletion of each exchange, in turn. */
+    private CompletableFuture<Void> thenDeleted(CompletableFuture<Void> first, List<String> exchangeNames) {
+        CompletableFuture<Void> last = first != null ? first : CompletableFuture.completedFuture(null);
+        for (String exchange : exchangeNames) {
+            last = last.thenCompose(done -> shared.append(name, new ExchangeDeleted(exchange)));
+        }
+        return last;
+    }
+
+    /**
+     * Appends the shared deletion of auto-delete exchanges a local change left unbound (a queue deleted), without
+     * waiting: the change that caused it must not wait for a majority. Without one they stay, as any change the
+     * cluster did not commit.
+     */
+    private void appendDeleted(List<String> exchangeNames) {
+        if (!exchangeNames.isEmpty()) {
+            thenDeleted(null, exchangeNames);
+        }
     }
 
     // ---- routing ------------------------------------------------------------------------------------------

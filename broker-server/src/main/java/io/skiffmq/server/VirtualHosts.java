@@ -1,6 +1,8 @@
 package io.skiffmq.server;
 
+import io.skiffmq.core.SharedDefinitions;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.time.BrokerClock;
 import io.skiffmq.server.amqp10.ManagementNode;
@@ -35,11 +37,15 @@ final class VirtualHosts {
     private final BrokerClock clock;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
     private final Map<String, DiskStore> stores = new ConcurrentHashMap<>();
+    /** In a cluster, where the virtual hosts' shared definitions go; null on a single node. */
+    private final SharedDefinitions shared;
 
-    VirtualHosts(BrokerConfig config, Supplier<QueueExecutor> queueExecutors, BrokerClock clock) {
+    VirtualHosts(BrokerConfig config, Supplier<QueueExecutor> queueExecutors, BrokerClock clock,
+            SharedDefinitions shared) {
         this.config = config;
         this.queueExecutors = queueExecutors;
         this.clock = clock;
+        this.shared = shared;
     }
 
     private Path directory(String name) {
@@ -48,6 +54,14 @@ final class VirtualHosts {
 
     /** Opens the virtual host, recovering what its directory holds. */
     synchronized VirtualHost open(String name, long maxQueues) {
+        return open(name, maxQueues, List.of());
+    }
+
+    /**
+     * Opens the virtual host, recovering what its directory holds; in a cluster, with {@code sharedDefinitions}
+     * (the cluster's exchanges and bindings between them) first, which the bindings its directory holds may need.
+     */
+    synchronized VirtualHost open(String name, long maxQueues, List<VhostChange> sharedDefinitions) {
         VirtualHost existing = vhosts.get(name);
         if (existing != null) {
             return existing;
@@ -56,6 +70,10 @@ final class VirtualHosts {
             config.queueMemoryLimit());
         VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
         vhost.maxQueues(maxQueues);
+        if (shared != null) {
+            vhost.share(shared);
+            sharedDefinitions.forEach(vhost::applyShared);
+        }
         store.recover(vhost);
         stores.put(name, store);
         vhosts.put(name, vhost);

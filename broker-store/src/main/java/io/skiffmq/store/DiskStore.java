@@ -112,7 +112,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
                 vhost.setPolicy(policy.policy(), policy.operator()); // first: queues and exchanges start under them
             }
             for (Exchange exchange : replica.exchanges()) {
-                vhost.declareExchange(exchange);
+                vhost.recoverExchange(exchange);
             }
             for (QueueDeclared queue : replica.queues()) {
                 queueIds.put(queue.name(), queue.id());
