@@ -1,0 +1,135 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import com.rabbitmq.client.ShutdownSignalException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in child JVMs share durable exchanges and the bindings between them through the metadata log,
+ * driven by the RabbitMQ Java client: declared on one node, they are seen on the others (HTTP API, passive
+ * declares) and route there; they survive a node's kill -9; a node without a majority refuses a declare with
+ * RabbitMQ's 541 and changes nothing. One cluster for the class (three-node starts are slow).
+ */
+class ClusterTopologyTest {
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int APPEND_TIMEOUT_MILLIS = 3000;
+
+    @TempDir
+    static Path dir;
+
+    private static ChildCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = new ChildCluster(dir, "t", 3, 3, APPEND_TIMEOUT_MILLIS);
+        cluster.startMembers();
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        cluster.close();
+    }
+
+    /** A connection to node {@code i} as guest, once the node has the cluster's users. */
+    private static Connection connect(int i) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setPort(cluster.nodes[i].port);
+        return await().atMost(WAIT).ignoreExceptions().until(factory::newConnection, Connection::isOpen);
+    }
+
+    private static int status(int node, String path) throws Exception {
+        return cluster.api(node).get(path).status();
+    }
+
+    @Test
+    void exchangesAndTheirBindingsDeclaredOnOneNodeHoldOnEveryNodeAndAMinorityRefusesADeclare() throws Exception {
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            channel.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
+            channel.exchangeDeclare("audit", BuiltinExchangeType.FANOUT, true);
+            channel.exchangeBind("audit", "orders", "order.#");
+        }
+        for (int node : new int[] {1, 2}) {
+            await().atMost(WAIT).until(() -> status(node, "/api/bindings/%2F/e/orders/e/audit") == 200
+                && !cluster.api(node).get("/api/bindings/%2F/e/orders/e/audit").list().isEmpty());
+            assertThat(cluster.api(node).get("/api/exchanges/%2F/orders").map())
+                .containsEntry("type", "topic").containsEntry("durable", true);
+        }
+
+        // on another node: a passive declare finds them, and a message published there takes the binding
+        try (Connection c = connect(2)) {
+            Channel channel = c.createChannel();
+            channel.exchangeDeclarePassive("orders");
+            channel.exchangeDeclarePassive("audit");
+            // an equivalent declaration is fine, a different one is refused as on one node
+            channel.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
+            channel.queueDeclare("audit-log", true, false, false, Map.of());
+            channel.queueBind("audit-log", "audit", "");
+            channel.basicPublish("orders", "order.created", null, "one".getBytes(StandardCharsets.UTF_8));
+            await().atMost(WAIT).until(() -> channel.messageCount("audit-log") == 1);
+            assertThatThrownBy(() -> channel.exchangeDeclare("orders", BuiltinExchangeType.DIRECT, true))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("PRECONDITION_FAILED");
+        }
+
+        // a kill -9: the node gets the shared exchanges back from the log, and its own queue's binding to one
+        cluster.nodes[2].kill();
+        cluster.start(2);
+        try (Connection c = connect(2)) {
+            Channel channel = c.createChannel();
+            await().atMost(WAIT).until(() -> {
+                // unroutable until the log is replayed; the first message went with the kill (not persistent)
+                channel.basicPublish("orders", "order.paid", null, "two".getBytes(StandardCharsets.UTF_8));
+                GetResponse got = channel.basicGet("audit-log", true);
+                return got != null && new String(got.getBody(), StandardCharsets.UTF_8).equals("two");
+            });
+            // deleted on one node, gone on every node
+            channel.exchangeDelete("audit");
+        }
+        await().atMost(WAIT).until(() -> status(0, "/api/exchanges/%2F/audit") == 404
+            && status(1, "/api/exchanges/%2F/audit") == 404);
+        assertThat(cluster.api(1).get("/api/bindings/%2F").list()).extracting(b -> b.get("destination"))
+            .doesNotContain("audit");
+
+        // without a majority: RabbitMQ's 541 once the append times out, and nothing declared anywhere
+        cluster.nodes[1].kill();
+        cluster.nodes[2].kill();
+        Connection lonely = connect(0);
+        try {
+            Channel channel = lonely.createChannel();
+            long began = System.nanoTime();
+            assertThatThrownBy(() -> channel.exchangeDeclare("lonely", BuiltinExchangeType.DIRECT, true))
+                .isInstanceOf(IOException.class).cause().isInstanceOfSatisfying(ShutdownSignalException.class, e -> {
+                    assertThat(e.isHardError()).isTrue();
+                    AMQP.Connection.Close close = (AMQP.Connection.Close) e.getReason();
+                    assertThat(close.getReplyCode()).isEqualTo(541);
+                    assertThat(close.getReplyText()).isEqualTo("INTERNAL_ERROR - failed to declare exchange 'lonely'"
+                        + " in vhost '/' because the operation timed out");
+                });
+            assertThat((System.nanoTime() - began) / 1_000_000).isGreaterThanOrEqualTo(APPEND_TIMEOUT_MILLIS - 100);
+        } finally {
+            lonely.abort();
+        }
+        assertThat(status(0, "/api/exchanges/%2F/lonely")).isEqualTo(404);
+        try (Connection a = connect(0)) {
+            // what was declared goes on working
+            a.createChannel().exchangeDeclarePassive("orders");
+        }
+    }
+}
