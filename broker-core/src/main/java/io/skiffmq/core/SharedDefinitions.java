@@ -4,8 +4,8 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where a clustered node's virtual hosts put the definitions every node shares (durable exchanges, and the bindings
- * between them): a change appended here is applied on every node, this one included, once a majority has committed
+ * Where a clustered node's virtual hosts put the definitions every node shares (durable exchanges and queues, and the
+ * bindings between them): a change appended here is applied on every node, this one included, once a majority has committed
  * it ({@link VirtualHost#applyShared}), never before. A single node has none: its virtual hosts keep everything in
  * their {@link VirtualHostStore}. What replicates the changes (the cluster's metadata log) is not broker-core's
  * concern.
@@ -21,4 +21,7 @@ public interface SharedDefinitions {
      *         then unknown: it may still be committed later)
      */
     CompletableFuture<Void> append(String vhost, VhostChange change);
+
+    /** This node's name: the home node of the durable queues declared on it. */
+    String node();
 }

@@ -8,6 +8,7 @@ import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.policy.EffectivePolicy;
@@ -46,6 +47,11 @@ import java.util.function.Supplier;
  * removed: {@link io.skiffmq.core.definitions.DefinitionChange}), which it appends to its log on a thread of its
  * own; nothing here is proportional to the number of definitions. A change is durable when the call returns (or, for {@link #declareQueueAsync}, when its future
  * completes); the caller waits outside the lock, so the disk never holds up other changes' lookups.
+ *
+ * <p>In a cluster ({@link #share}) durable exchanges and queues, and the bindings between them, are the cluster's
+ * shared definitions instead: a change is checked here under the write lock, appended to {@link SharedDefinitions},
+ * and made on every node by {@link #applyShared} once committed. A durable queue lives on its home node (the one
+ * where it was declared); the others hold its record ({@link #remoteQueue}) and cannot use it yet.
  *
  * <p>An exclusive queue belongs to the connection that declared it (its {@code owner}, any object standing for it):
  * other connections may route to it but not declare, consume from or delete it ({@link Kind#RESOURCE_LOCKED}), and
@@ -88,6 +94,12 @@ public final class VirtualHost {
      * {@link #writeLock}.
      */
     private final Map<String, List<Binding>> awaitingExchange = new HashMap<>();
+    /** This node's queues that are records of the shared definitions (homed here); changed under {@link #writeLock}. */
+    private final Set<String> sharedQueues = ConcurrentHashMap.newKeySet();
+    /** The shared definitions' queues homed on another node: known here, not local. */
+    private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
+    /** A deletion of a shared queue this node asked for, completed by {@link #applyShared} with its message count. */
+    private final Map<Queue, CompletableFuture<Integer>> sharedDeletions = new ConcurrentHashMap<>();
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -190,6 +202,12 @@ public final class VirtualHost {
     }
 
     private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
+        return declare(declaration, owner, equivalent, shared);
+    }
+
+    /** @param cluster where a durable queue's record goes (it is declared once committed), or null for this node */
+    private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent,
+            SharedDefinitions cluster) {
         String queueName = declaration.name();
         // refused before anything else, as RabbitMQ does, by the rules of the queue's type
         QueueType.of(declaration.arguments()).check(name, declaration);
@@ -204,14 +222,40 @@ public final class VirtualHost {
                 existing.touch();
                 return CompletableFuture.completedFuture(existing);
             }
+            QueueHomed remote = remoteQueues.get(queueName);
+            if (remote != null) {
+                checkEquivalent(remote.declaration(), declaration, equivalent);
+                throw homeNodeDown(remote);
+            }
             PendingDeclare pending = pendingDeclares.get(queueName);
             if (pending != null) {
                 checkEquivalent(pending.queue.declaration(), declaration, equivalent);
                 return pending.ready;
             }
-            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() >= maxQueues) {
+            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() + remoteQueues.size() >= maxQueues) {
                 throw new BrokerException(Kind.RESOURCE_LIMIT, "cannot declare queue '" + queueName
                     + "': queue limit in vhost '" + name + "' (" + maxQueues + ") is reached");
+            }
+            if (cluster != null && declaration.persistent()) {
+                // this node is its home; it exists, here and as a record on every node, once committed
+                String node = cluster.node();
+                return timedOut(cluster.append(name, new QueueHomed(queueName, declaration.autoDelete(),
+                    declaration.arguments(), node)), "Could not declare queue '" + queueName + "' in vhost '" + name
+                    + "' on node '" + node + "' because the metadata store operation timed out")
+                    .thenApply(done -> {
+                        Queue declared = queues.get(queueName);
+                        if (declared == null) {
+                            QueueHomed other = remoteQueues.get(queueName);
+                            if (other == null) {
+                                throw new BrokerException(Kind.NOT_FOUND, "no queue '" + queueName + "' in vhost '"
+                                    + name + "'"); // deleted as soon as declared
+                            }
+                            checkEquivalent(other.declaration(), declaration, equivalent);
+                            throw homeNodeDown(other); // another node's declaration was committed first
+                        }
+                        checkEquivalent(declared.declaration(), declaration, equivalent);
+                        return declared;
+                    });
             }
             queue = store.createQueue(declaration, executors.get(), queueContext);
             EffectivePolicy policy = policies.forQueue(queueName, queue.type());
@@ -242,6 +286,33 @@ public final class VirtualHost {
             }
         });
         return ready;
+    }
+
+    /**
+     * A queue homed on another node, used here: RabbitMQ's answer for a durable queue whose node is down
+     * ({@code rabbit_amqqueue:priv_absent/4}), as this node cannot reach it yet (docs/cluster.md).
+     */
+    public BrokerException homeNodeDown(QueueHomed record) {
+        return new BrokerException(Kind.NOT_FOUND, "home node '" + record.node() + "' of durable queue '"
+            + record.name() + "' in vhost '" + name + "' is down or inaccessible");
+    }
+
+    /** The shared record of a queue homed on another node, or null. */
+    public QueueHomed remoteQueue(String queueName) {
+        return remoteQueues.get(queueName);
+    }
+
+    /** The shared records of the queues homed on other nodes. */
+    public java.util.Collection<QueueHomed> remoteQueues() {
+        return java.util.Collections.unmodifiableCollection(remoteQueues.values());
+    }
+
+    /**
+     * Declares a durable queue read back from the store. In a cluster it is this node's own until the shared
+     * definitions say it is theirs (it was declared before the node joined, or its record is still to be replayed).
+     */
+    public void recoverQueue(QueueDeclaration declaration) {
+        Futures.await(declare(declaration, null, false, null));
     }
 
     /** A durable queue declared and not saved yet: not routable, and found by a second declaration. */
@@ -287,13 +358,36 @@ public final class VirtualHost {
      */
     public boolean deleteQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        CompletableFuture<Integer> deleted = queue == null ? null : deleteQueue(queue);
+        CompletableFuture<Integer> deleted = queue == null ? deleteRemoteQueue(queueName) : deleteQueue(queue);
         if (deleted == null) {
             return false;
         }
         Futures.await(deleted);
         return true;
     }
+
+    /**
+     * Deletes a queue homed on another node, through the shared definitions: its home node deletes it, with its
+     * messages, once committed.
+     *
+     * @return completes with 0 (its count is its home node's) once committed and applied here; null when there is no
+     *         such record
+     */
+    public CompletableFuture<Integer> deleteRemoteQueue(String queueName) {
+        CompletableFuture<Void> appended;
+        synchronized (writeLock) {
+            if (!remoteQueues.containsKey(queueName)) {
+                return null;
+            }
+            appended = thenDeleted(shared.append(name, new QueueDeleted(queueName)),
+                sharedCascade(bindings.withoutDestination(Destination.queue(queueName))));
+        }
+        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenApply(done -> 0);
+    }
+
+    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
+    private static final String QUEUE_DELETE_TIMED_OUT =
+        "The operation to delete the queue from the metadata store timed out";
 
     /**
      * Deletes that very queue (not a later one of the same name) and its bindings, at once, without waiting for
@@ -303,6 +397,34 @@ public final class VirtualHost {
      *         is gone already
      */
     public CompletableFuture<Integer> deleteQueue(Queue queue) {
+        CompletableFuture<Void> appended;
+        CompletableFuture<Integer> counted = null;
+        synchronized (writeLock) {
+            if (queues.get(queue.name()) != queue) {
+                return null;
+            }
+            appended = null;
+            if (sharedQueues.contains(queue.name())) {
+                // gone from every node once committed, here with its messages (applyShared)
+                counted = sharedDeletions.computeIfAbsent(queue, q -> new CompletableFuture<>());
+                appended = thenDeleted(shared.append(name, new QueueDeleted(queue.name())),
+                    sharedCascade(bindings.withoutDestination(Destination.queue(queue.name()))));
+            }
+        }
+        if (appended == null) {
+            return deleteLocal(queue, true);
+        }
+        CompletableFuture<Integer> count = counted;
+        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenCompose(done -> count)
+            .whenComplete((n, failure) -> sharedDeletions.remove(queue, count));
+    }
+
+    /**
+     * Deletes a queue of this node: its own, or a shared one whose deletion is committed. Called with no lock held.
+     *
+     * @param initiator the deletion starts here: it appends that of the shared exchanges it auto-deletes
+     */
+    private CompletableFuture<Integer> deleteLocal(Queue queue, boolean initiator) {
         CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!queues.remove(queue.name(), queue)) {
@@ -313,7 +435,10 @@ public final class VirtualHost {
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
             }
-            appendDeleted(replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes));
+            List<String> cascade = replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes);
+            if (initiator) {
+                appendDeleted(cascade);
+            }
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
         CompletableFuture<Integer> messages = queue.delete();
@@ -452,8 +577,8 @@ public final class VirtualHost {
                 if (removed.durable()) {
                     changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
                 }
-                appendDeleted(replaceBindings(without, changes));
                 deletions.deletedUnderLock(Destination.exchange(exchangeName));
+                appendDeleted(replaceBindings(without, changes));
                 saved = changes.isEmpty() ? null : store.changed(changes);
             }
         }
@@ -475,8 +600,26 @@ public final class VirtualHost {
      */
     public void applyShared(VhostChange change) {
         List<VhostChange> local = new ArrayList<>(0);
+        QueueHomed homedHere = null;
+        Queue deletedHere = null;
         synchronized (writeLock) {
-            if (change instanceof ExchangeDeclared declared) {
+            if (change instanceof QueueHomed homed) {
+                if (!homed.node().equals(shared.node())) {
+                    remoteQueues.put(homed.name(), homed);
+                } else if (queues.containsKey(homed.name())) {
+                    sharedQueues.add(homed.name()); // recovered from this node's store at start
+                } else {
+                    homedHere = homed;
+                }
+            } else if (change instanceof QueueDeleted deleted) {
+                String queue = deleted.name();
+                if (remoteQueues.remove(queue) != null) {
+                    replaceBindings(bindings.withoutDestination(Destination.queue(queue)), local);
+                    deletions.deletedUnderLock(Destination.queue(queue));
+                } else if (sharedQueues.remove(queue)) {
+                    deletedHere = queues.get(queue);
+                }
+            } else if (change instanceof ExchangeDeclared declared) {
                 Exchange exchange = declared.exchange();
                 if (!exchanges.containsKey(exchange.name())) {
                     exchanges.put(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
@@ -491,9 +634,9 @@ public final class VirtualHost {
                 awaitingExchange.remove(exchange);
                 if (sharedExchanges.remove(exchange)) {
                     exchanges.remove(exchange);
+                    deletions.deletedUnderLock(Destination.exchange(exchange));
                     replaceBindings(bindings.withoutSource(exchange).withoutDestination(Destination.exchange(exchange)),
                         local);
-                    deletions.deletedUnderLock(Destination.exchange(exchange));
                 }
                 // this node's store forgets its bindings from or to it (to a local queue)
                 local.add(deleted);
@@ -512,6 +655,44 @@ public final class VirtualHost {
             }
         }
         deletions.announce();
+        if (homedHere != null) {
+            createHomed(homedHere);
+        }
+        if (change instanceof QueueDeleted deleted) {
+            CompletableFuture<Integer> count = deletedHere == null ? null : deleteLocal(deletedHere, false);
+            sharedDeletions.forEach((queue, asked) -> {
+                if (queue.name().equals(deleted.name())) {
+                    if (count == null) {
+                        asked.complete(0);
+                    } else {
+                        count.whenComplete((n, failure) -> asked.complete(failure == null ? n : 0));
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * Makes the queue a committed record homes on this node: durable in this node's store (its id there) before it
+     * is routable, as on a single node. Waits for the disk, on the log's thread.
+     */
+    private void createHomed(QueueHomed homed) {
+        QueueDeclaration declaration = homed.declaration();
+        Queue queue;
+        CompletableFuture<Void> saved;
+        synchronized (writeLock) {
+            queue = store.createQueue(declaration, executors.get(), queueContext);
+            EffectivePolicy policy = policies.forQueue(homed.name(), queue.type());
+            if (policy != EffectivePolicy.NONE) {
+                queue.applyPolicy(policy);
+            }
+            saved = store.queueDeclared(declaration);
+        }
+        Futures.await(saved);
+        synchronized (writeLock) {
+            register(queue, null);
+            sharedQueues.add(homed.name());
+        }
     }
 
     /**
@@ -521,8 +702,11 @@ public final class VirtualHost {
     public void replaceShared(List<VhostChange> definitions) {
         java.util.Set<String> keptExchanges = new java.util.HashSet<>();
         java.util.Set<Binding> keptBindings = new java.util.HashSet<>();
+        java.util.Set<String> keptQueues = new java.util.HashSet<>();
         for (VhostChange change : definitions) {
-            if (change instanceof ExchangeDeclared declared) {
+            if (change instanceof QueueHomed homed) {
+                keptQueues.add(homed.name());
+            } else if (change instanceof ExchangeDeclared declared) {
                 keptExchanges.add(declared.exchange().name());
             } else if (change instanceof BindingAdded added) {
                 keptBindings.add(added.binding());
@@ -530,6 +714,13 @@ public final class VirtualHost {
         }
         List<VhostChange> gone = new ArrayList<>();
         synchronized (writeLock) {
+            java.util.Set<String> queueRecords = new java.util.HashSet<>(sharedQueues);
+            queueRecords.addAll(remoteQueues.keySet());
+            for (String queue : queueRecords) {
+                if (!keptQueues.contains(queue)) {
+                    gone.add(new QueueDeleted(queue));
+                }
+            }
             for (String exchange : sharedExchanges) {
                 if (!keptExchanges.contains(exchange)) {
                     gone.add(new ExchangeDeleted(exchange));
@@ -773,10 +964,14 @@ public final class VirtualHost {
         return true;
     }
 
-    /** A binding of the shared definitions: between two exchanges that are. */
+    /** A binding of the shared definitions: from an exchange that is to an exchange or queue that is. */
     private boolean sharedBinding(Binding binding) {
-        return sharedExchanges.contains(binding.source()) && binding.destination().isExchange()
-            && sharedExchanges.contains(binding.destination().name());
+        if (!sharedExchanges.contains(binding.source())) {
+            return false;
+        }
+        String destination = binding.destination().name();
+        return binding.destination().isExchange() ? sharedExchanges.contains(destination)
+            : sharedQueues.contains(destination) || remoteQueues.containsKey(destination);
     }
 
     /**
@@ -806,7 +1001,8 @@ public final class VirtualHost {
             throw new BrokerException(Kind.NOT_FOUND, "no exchange '" + binding.source() + "'");
         }
         Destination d = binding.destination();
-        boolean exists = d.isExchange() ? exchanges.containsKey(d.name()) : queues.containsKey(d.name());
+        boolean exists = d.isExchange() ? exchanges.containsKey(d.name())
+            : queues.containsKey(d.name()) || remoteQueues.containsKey(d.name());
         if (!exists) {
             throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
         }

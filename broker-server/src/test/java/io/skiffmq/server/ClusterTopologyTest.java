@@ -65,12 +65,20 @@ class ClusterTopologyTest {
             channel.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
             channel.exchangeDeclare("audit", BuiltinExchangeType.FANOUT, true);
             channel.exchangeBind("audit", "orders", "order.#");
+            channel.queueDeclare("shipping", true, false, false, Map.of("x-max-length", 100));
+            channel.queueBind("shipping", "orders", "order.paid");
+            channel.basicPublish("orders", "order.paid", null, "paid".getBytes(StandardCharsets.UTF_8));
+            await().atMost(WAIT).until(() -> channel.messageCount("shipping") == 1);
         }
         for (int node : new int[] {1, 2}) {
             await().atMost(WAIT).until(() -> status(node, "/api/bindings/%2F/e/orders/e/audit") == 200
                 && !cluster.api(node).get("/api/bindings/%2F/e/orders/e/audit").list().isEmpty());
             assertThat(cluster.api(node).get("/api/exchanges/%2F/orders").map())
                 .containsEntry("type", "topic").containsEntry("durable", true);
+            await().atMost(WAIT).until(() -> status(node, "/api/bindings/%2F/e/orders/q/shipping") == 200
+                && !cluster.api(node).get("/api/bindings/%2F/e/orders/q/shipping").list().isEmpty());
+            assertThat(cluster.api(node).get("/api/queues/%2F/shipping").map())
+                .containsEntry("node", cluster.name(0)).containsEntry("durable", true);
         }
 
         // on another node: a passive declare finds them, and a message published there takes the binding
@@ -78,12 +86,21 @@ class ClusterTopologyTest {
             Channel channel = c.createChannel();
             channel.exchangeDeclarePassive("orders");
             channel.exchangeDeclarePassive("audit");
+            // a queue homed on node 0 is known here, not reachable yet (item 3): RabbitMQ's answer for a down node
+            assertThat(channel.queueDeclarePassive("shipping").getQueue()).isEqualTo("shipping");
+            channel.queueDeclare("shipping", true, false, false, Map.of("x-max-length", 100));
+            Channel consumer = c.createChannel();
+            assertThatThrownBy(() -> consumer.basicConsume("shipping", true, (tag, m) -> { }, tag -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=404, reply-text=NOT_FOUND"
+                    + " - home node '" + cluster.name(0) + "' of durable queue 'shipping' in vhost '/' is down or"
+                    + " inaccessible");
             // an equivalent declaration is fine, a different one is refused as on one node
             channel.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
             channel.queueDeclare("audit-log", true, false, false, Map.of());
             channel.queueBind("audit-log", "audit", "");
             channel.basicPublish("orders", "order.created", null, "one".getBytes(StandardCharsets.UTF_8));
             await().atMost(WAIT).until(() -> channel.messageCount("audit-log") == 1);
+            assertThat(cluster.api(0).get("/api/queues/%2F/audit-log").map()).containsEntry("node", cluster.name(2));
             assertThatThrownBy(() -> channel.exchangeDeclare("orders", BuiltinExchangeType.DIRECT, true))
                 .isInstanceOf(IOException.class).cause().hasMessageContaining("PRECONDITION_FAILED");
         }
@@ -106,6 +123,15 @@ class ClusterTopologyTest {
             && status(1, "/api/exchanges/%2F/audit") == 404);
         assertThat(cluster.api(1).get("/api/bindings/%2F").list()).extracting(b -> b.get("destination"))
             .doesNotContain("audit");
+
+        // a queue deleted from a node that is not its home: gone from its home node, with its bindings
+        try (Connection b = connect(1)) {
+            assertThat(b.createChannel().queueDelete("shipping").getMessageCount()).isZero();
+        }
+        await().atMost(WAIT).until(() -> status(0, "/api/queues/%2F/shipping") == 404
+            && status(2, "/api/queues/%2F/shipping") == 404);
+        assertThat(cluster.api(0).get("/api/bindings/%2F").list()).extracting(b -> b.get("destination"))
+            .doesNotContain("shipping");
 
         // without a majority: RabbitMQ's 541 once the append times out, and nothing declared anywhere
         cluster.nodes[1].kill();

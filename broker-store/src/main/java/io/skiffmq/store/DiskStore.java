@@ -116,8 +116,8 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
             }
             for (QueueDeclared queue : replica.queues()) {
                 queueIds.put(queue.name(), queue.id());
-                vhost.declareQueue(new QueueDeclaration(queue.name(), true, false, queue.autoDelete(), queue.arguments()),
-                    null);
+                vhost.recoverQueue(new QueueDeclaration(queue.name(), true, false, queue.autoDelete(),
+                    queue.arguments()));
             }
             vhost.recoverBindings(bindings);
         } finally {

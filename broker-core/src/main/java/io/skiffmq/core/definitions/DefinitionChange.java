@@ -47,6 +47,23 @@ public sealed interface DefinitionChange {
         }
     }
 
+    /**
+     * In a cluster, a durable queue (durable and not exclusive) and its home node, the one node that holds it and its
+     * messages: the record every node shares. The home node's own store gives it its id there
+     * ({@link QueueDeclared}).
+     */
+    record QueueHomed(String name, boolean autoDelete, Map<String, Object> arguments, String node)
+            implements VhostChange {
+        public QueueHomed {
+            arguments = HeaderValues.copyOf(arguments);
+        }
+
+        /** The queue it declares. */
+        public io.skiffmq.core.queue.QueueDeclaration declaration() {
+            return new io.skiffmq.core.queue.QueueDeclaration(name, true, false, autoDelete, arguments);
+        }
+    }
+
     /** A durable queue deleted, and every binding to it. */
     record QueueDeleted(String name) implements VhostChange {
     }

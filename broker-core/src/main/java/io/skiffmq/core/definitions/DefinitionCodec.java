@@ -15,6 +15,7 @@ import io.skiffmq.core.definitions.DefinitionChange.PermissionCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionCleared;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.UserDeleted;
@@ -53,6 +54,7 @@ import org.apache.qpid.proton.codec.Data;
  *  5 binding added      [source, destination is an exchange, destination, key, arguments]
  *  6 binding removed    [source, destination is an exchange, destination, key, arguments]
  *  7 next queue id      [next]
+ *  8 queue homed        [name, auto-delete, arguments, home node]
  * 16 in vhost           [vhost, the change's own list]
  * 17 vhost added        [name, max-connections, max-queues]
  * 18 vhost deleted      [name]
@@ -115,6 +117,8 @@ public final class DefinitionCodec {
             return binding(6, b.binding());
         } else if (change instanceof NextQueueId n) {
             return List.of(7, n.next());
+        } else if (change instanceof QueueHomed q) {
+            return List.of(8, q.name(), q.autoDelete(), arguments(q.arguments()), q.node());
         } else if (change instanceof InVhost v) {
             return List.of(16, v.vhost(), toList(v.change()));
         } else if (change instanceof VhostAdded v) {
@@ -171,6 +175,7 @@ public final class DefinitionCodec {
             case 5 -> new BindingAdded(binding(f));
             case 6 -> new BindingRemoved(binding(f));
             case 7 -> new NextQueueId(number(f, 1));
+            case 8 -> new QueueHomed(string(f, 1), bool(f, 2), map(f, 3), string(f, 4));
             case 16 -> new InVhost(string(f, 1), (VhostChange) fromList((List<?>) f.get(2)));
             case 17 -> new VhostAdded(new VhostDefinition(string(f, 1), number(f, 2), number(f, 3)));
             case 18 -> new VhostDeleted(string(f, 1));

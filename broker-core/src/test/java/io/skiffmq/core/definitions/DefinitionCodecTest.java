@@ -36,6 +36,8 @@ class DefinitionCodecTest {
         return List.of(
             new QueueDeclared("q", 42, true, arguments),
             new QueueDeleted("q"),
+            new QueueHomed("q", false, arguments, "skiffmq@host-b"),
+            new InVhost("/", new QueueHomed("q", true, Map.of(), "a@127.0.0.1")),
             new ExchangeDeclared(new Exchange("x", Exchange.Type.LOCAL_RANDOM, true, true, true, arguments)),
             new ExchangeDeleted("x"),
             new BindingAdded(binding),

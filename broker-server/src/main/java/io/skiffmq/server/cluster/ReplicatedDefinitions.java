@@ -36,7 +36,12 @@ import java.util.concurrent.CompletableFuture;
  * every node in commit order, first to the {@link BrokerReplica} held here (a change costs O(1), as in the single
  * node's store), then to the broker ({@link Target}) once it is {@link #attach attached}: entries may be applied
  * while the node starts, before the broker's parts exist. A snapshot is the changes that rebuild the definitions,
- * as the replica writes them for the single node's snapshot file ({@link BrokerReplica#snapshot}).
+ * as the replica writes them for the single node's snapshot file ({@link BrokerReplica#snapshot}), then each virtual
+ * host's shared definitions as {@link InVhost} changes.
+ *
+ * <p>It is also the virtual hosts' {@link SharedDefinitions}: their durable exchanges, queue records and the bindings
+ * between them are {@link InVhost} changes, kept here per virtual host ({@link VhostReplica}) and handed to the
+ * broker, which applies them to the {@link io.skiffmq.core.VirtualHost} ({@code applyShared}).
  *
  * <p>Entries: {@code 1} then one change; {@code 2} then changes (each an int length and its bytes) applied only when
  * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
@@ -67,9 +72,17 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     private Map<String, VhostReplica> vhosts = new HashMap<>();
     private Target target;
     private volatile MetadataLog log;
+    private volatile String node;
 
-    void log(MetadataLog log) {
+    /** @param node this node's name */
+    void log(MetadataLog log, String node) {
         this.log = log;
+        this.node = node;
+    }
+
+    @Override
+    public String node() {
+        return node;
     }
 
     /** Hands the definitions applied so far to {@code target}, and every later change. */

@@ -46,6 +46,9 @@ final class BindingResources {
         for (Queue queue : vhost.queues()) {
             all.add(new Binding("", Destination.queue(queue.name()), queue.name(), Map.of()));
         }
+        for (io.skiffmq.core.definitions.DefinitionChange.QueueHomed queue : vhost.remoteQueues()) {
+            all.add(new Binding("", Destination.queue(queue.name()), queue.name(), Map.of()));
+        }
         all.addAll(vhost.bindings().all());
         return all;
     }
@@ -69,7 +72,9 @@ final class BindingResources {
             }
             return Destination.exchange(name);
         }
-        lookups.queue(vhost, name);
+        if (vhost.remoteQueue(name) == null) {
+            lookups.queue(vhost, name); // or 404
+        }
         return Destination.queue(name);
     }
 

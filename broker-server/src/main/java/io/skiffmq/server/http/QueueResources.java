@@ -1,6 +1,7 @@
 package io.skiffmq.server.http;
 
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.server.authz.Access;
@@ -53,6 +54,9 @@ final class QueueResources {
             for (Queue queue : vhost.queues()) {
                 items.add(describe(vhost, queue));
             }
+            for (QueueHomed remote : vhost.remoteQueues()) {
+                items.add(CompletableFuture.completedFuture(Shapes.remoteQueue(vhost.name(), remote)));
+            }
         }
         return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new))
             .thenApply(done -> Paging.list(items.stream().map(CompletableFuture::join).toList(), request.query()));
@@ -60,6 +64,11 @@ final class QueueResources {
 
     private CompletableFuture<ApiResponse> one(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        QueueHomed remote = vhost.queue(request.variable("name")) == null ? vhost.remoteQueue(request.variable("name"))
+            : null;
+        if (remote != null) {
+            return CompletableFuture.completedFuture(ApiResponse.ok(Shapes.remoteQueue(vhost.name(), remote)));
+        }
         return describe(vhost, lookups.queue(vhost, request.variable("name"))).thenApply(ApiResponse::ok);
     }
 
@@ -90,13 +99,29 @@ final class QueueResources {
             throw ApiException.badRequest("exclusive queues cannot be declared through the HTTP API");
         }
         boolean existed = vhost.queue(name) != null;
-        vhost.declareQueue(new QueueDeclaration(name, flag(body, "durable", true), false,
-            flag(body, "auto_delete", false), Bodies.arguments(body)), this);
+        QueueDeclaration wanted = new QueueDeclaration(name, flag(body, "durable", true), false,
+            flag(body, "auto_delete", false), Bodies.arguments(body));
+        QueueHomed remote = existed ? null : vhost.remoteQueue(name);
+        if (remote != null) {
+            // homed on another node: known here
+            if (!remote.declaration().equivalent(wanted)) {
+                throw ApiException.badRequest("queue '" + name + "' exists as " + remote.declaration().describe());
+            }
+            return ApiResponse.createdOr(true);
+        }
+        vhost.declareQueue(wanted, this);
         return ApiResponse.createdOr(existed);
     }
 
     private CompletableFuture<ApiResponse> delete(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        String name = request.variable("name");
+        if (vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
+            lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, name);
+            CompletableFuture<Integer> deleted = vhost.deleteRemoteQueue(name); // its home node deletes it
+            return deleted == null ? CompletableFuture.completedFuture(ApiResponse.noContent())
+                : deleted.thenApply(n -> ApiResponse.noContent());
+        }
         Queue queue = lookups.queue(vhost, request.variable("name"));
         lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, queue.name());
         if (Boolean.parseBoolean(request.query().get("if-empty")) && queue.readyCount() > 0
