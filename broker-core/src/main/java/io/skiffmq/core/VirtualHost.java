@@ -94,8 +94,14 @@ public final class VirtualHost {
      * {@link #writeLock}.
      */
     private final Map<String, List<Binding>> awaitingExchange = new HashMap<>();
-    /** This node's queues that are records of the shared definitions (homed here); changed under {@link #writeLock}. */
+    /**
+     * This node's queues that are the shared definitions' current records (homed here); changed under
+     * {@link #writeLock}. A queue the store recovered joins it only when the replayed log reaches the record of its
+     * {@link QueueHomed#incarnation}: an earlier queue's record, or its deletion, leaves it alone.
+     */
     private final Set<String> sharedQueues = ConcurrentHashMap.newKeySet();
+    /** The incarnation of each local queue made from a shared record, as its store keeps it. Guarded by {@link #writeLock}. */
+    private final Map<String, Long> incarnations = new HashMap<>();
     /** The shared definitions' queues homed on another node: known here, not local. */
     private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
     /** A deletion of a shared queue this node asked for, completed by {@link #applyShared} with its message count. */
@@ -239,8 +245,9 @@ public final class VirtualHost {
             if (cluster != null && declaration.persistent()) {
                 // this node is its home; it exists, here and as a record on every node, once committed
                 String node = cluster.node();
+                long incarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
                 return timedOut(cluster.append(name, new QueueHomed(queueName, declaration.autoDelete(),
-                    declaration.arguments(), node)), "Could not declare queue '" + queueName + "' in vhost '" + name
+                    declaration.arguments(), node, incarnation)), "Could not declare queue '" + queueName + "' in vhost '" + name
                     + "' on node '" + node + "' because the metadata store operation timed out")
                     .thenApply(done -> {
                         Queue declared = queues.get(queueName);
@@ -311,8 +318,13 @@ public final class VirtualHost {
      * Declares a durable queue read back from the store. In a cluster it is this node's own until the shared
      * definitions say it is theirs (it was declared before the node joined, or its record is still to be replayed).
      */
-    public void recoverQueue(QueueDeclaration declaration) {
+    public void recoverQueue(QueueDeclaration declaration, long incarnation) {
         Futures.await(declare(declaration, null, false, null));
+        if (incarnation != 0) {
+            synchronized (writeLock) {
+                incarnations.put(declaration.name(), incarnation);
+            }
+        }
     }
 
     /** A durable queue declared and not saved yet: not routable, and found by a second declaration. */
@@ -431,6 +443,7 @@ public final class VirtualHost {
                 return null;
             }
             exclusiveOwners.remove(queue.name());
+            incarnations.remove(queue.name());
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
@@ -607,7 +620,10 @@ public final class VirtualHost {
                 if (!homed.node().equals(shared.node())) {
                     remoteQueues.put(homed.name(), homed);
                 } else if (queues.containsKey(homed.name())) {
-                    sharedQueues.add(homed.name()); // recovered from this node's store at start
+                    // recovered from this node's store at start: this record's queue, or a later one's
+                    if (incarnations.getOrDefault(homed.name(), 0L) == homed.incarnation()) {
+                        sharedQueues.add(homed.name());
+                    }
                 } else {
                     homedHere = homed;
                 }
@@ -686,11 +702,12 @@ public final class VirtualHost {
             if (policy != EffectivePolicy.NONE) {
                 queue.applyPolicy(policy);
             }
-            saved = store.queueDeclared(declaration);
+            saved = store.queueDeclared(declaration, homed.incarnation());
         }
         Futures.await(saved);
         synchronized (writeLock) {
             register(queue, null);
+            incarnations.put(homed.name(), homed.incarnation());
             sharedQueues.add(homed.name());
         }
     }

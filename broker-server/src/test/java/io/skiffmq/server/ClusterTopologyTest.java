@@ -10,6 +10,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
+import com.rabbitmq.client.MessageProperties;
 import com.rabbitmq.client.ShutdownSignalException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -101,6 +102,15 @@ class ClusterTopologyTest {
             channel.basicPublish("orders", "order.created", null, "one".getBytes(StandardCharsets.UTF_8));
             await().atMost(WAIT).until(() -> channel.messageCount("audit-log") == 1);
             assertThat(cluster.api(0).get("/api/queues/%2F/audit-log").map()).containsEntry("node", cluster.name(2));
+            // deleted and declared again under its name, with a persistent message: the log, replayed after a
+            // restart, must not take the earlier queue's deletion for this one's
+            channel.queueDelete("audit-log");
+            channel.queueDeclare("audit-log", true, false, false, Map.of());
+            channel.queueBind("audit-log", "audit", "");
+            channel.confirmSelect();
+            channel.basicPublish("orders", "order.kept", MessageProperties.PERSISTENT_TEXT_PLAIN,
+                "kept".getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
             assertThatThrownBy(() -> channel.exchangeDeclare("orders", BuiltinExchangeType.DIRECT, true))
                 .isInstanceOf(IOException.class).cause().hasMessageContaining("PRECONDITION_FAILED");
         }
@@ -110,8 +120,15 @@ class ClusterTopologyTest {
         cluster.start(2);
         try (Connection c = connect(2)) {
             Channel channel = c.createChannel();
+            // once node 2 has a change made after its restart, it has replayed the log over what it recovered
+            try (Connection a = connect(0)) {
+                a.createChannel().exchangeDeclare("after-restart", BuiltinExchangeType.FANOUT, true);
+            }
+            await().atMost(WAIT).until(() -> status(2, "/api/exchanges/%2F/after-restart") == 200);
+            GetResponse kept = channel.basicGet("audit-log", true);
+            assertThat(kept).isNotNull();
+            assertThat(new String(kept.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept");
             await().atMost(WAIT).until(() -> {
-                // unroutable until the log is replayed; the first message went with the kill (not persistent)
                 channel.basicPublish("orders", "order.paid", null, "two".getBytes(StandardCharsets.UTF_8));
                 GetResponse got = channel.basicGet("audit-log", true);
                 return got != null && new String(got.getBody(), StandardCharsets.UTF_8).equals("two");
@@ -153,6 +170,16 @@ class ClusterTopologyTest {
             lonely.abort();
         }
         assertThat(status(0, "/api/exchanges/%2F/lonely")).isEqualTo(404);
+        Connection again = connect(0);
+        try {
+            assertThatThrownBy(() -> again.createChannel().queueDeclare("lonely-q", true, false, false, Map.of()))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=541, reply-text=INTERNAL_ERROR"
+                    + " - Could not declare queue 'lonely-q' in vhost '/' on node '" + cluster.name(0)
+                    + "' because the metadata store operation timed out");
+        } finally {
+            again.abort();
+        }
+        assertThat(status(0, "/api/queues/%2F/lonely-q")).isEqualTo(404);
         try (Connection a = connect(0)) {
             // what was declared goes on working
             a.createChannel().exchangeDeclarePassive("orders");

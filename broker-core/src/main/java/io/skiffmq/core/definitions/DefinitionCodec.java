@@ -47,14 +47,14 @@ import org.apache.qpid.proton.codec.Data;
  * and in a replicated log: never renumber one.
  *
  * <pre>
- *  1 queue declared     [name, id, auto-delete, arguments]
+ *  1 queue declared     [name, id, auto-delete, arguments, (in a cluster) incarnation]
  *  2 queue deleted      [name]
  *  3 exchange declared  [name, type, auto-delete, internal, arguments]
  *  4 exchange deleted   [name]
  *  5 binding added      [source, destination is an exchange, destination, key, arguments]
  *  6 binding removed    [source, destination is an exchange, destination, key, arguments]
  *  7 next queue id      [next]
- *  8 queue homed        [name, auto-delete, arguments, home node]
+ *  8 queue homed        [name, auto-delete, arguments, home node, incarnation]
  * 16 in vhost           [vhost, the change's own list]
  * 17 vhost added        [name, max-connections, max-queues]
  * 18 vhost deleted      [name]
@@ -103,7 +103,8 @@ public final class DefinitionCodec {
 
     private static List<Object> toList(DefinitionChange change) {
         if (change instanceof QueueDeclared q) {
-            return List.of(1, q.name(), q.id(), q.autoDelete(), arguments(q.arguments()));
+            return q.incarnation() == 0 ? List.of(1, q.name(), q.id(), q.autoDelete(), arguments(q.arguments()))
+                : List.of(1, q.name(), q.id(), q.autoDelete(), arguments(q.arguments()), q.incarnation());
         } else if (change instanceof QueueDeleted q) {
             return List.of(2, q.name());
         } else if (change instanceof ExchangeDeclared d) {
@@ -118,7 +119,7 @@ public final class DefinitionCodec {
         } else if (change instanceof NextQueueId n) {
             return List.of(7, n.next());
         } else if (change instanceof QueueHomed q) {
-            return List.of(8, q.name(), q.autoDelete(), arguments(q.arguments()), q.node());
+            return List.of(8, q.name(), q.autoDelete(), arguments(q.arguments()), q.node(), q.incarnation());
         } else if (change instanceof InVhost v) {
             return List.of(16, v.vhost(), toList(v.change()));
         } else if (change instanceof VhostAdded v) {
@@ -167,7 +168,8 @@ public final class DefinitionCodec {
     private static DefinitionChange fromList(List<?> f) {
         int kind = ((Number) f.get(0)).intValue();
         return switch (kind) {
-            case 1 -> new QueueDeclared(string(f, 1), number(f, 2), bool(f, 3), map(f, 4));
+            case 1 -> new QueueDeclared(string(f, 1), number(f, 2), bool(f, 3), map(f, 4),
+                f.size() > 5 ? number(f, 5) : 0);
             case 2 -> new QueueDeleted(string(f, 1));
             case 3 -> new ExchangeDeclared(new Exchange(string(f, 1), Exchange.Type.of(string(f, 2)), true,
                 bool(f, 3), bool(f, 4), map(f, 5)));
@@ -175,7 +177,7 @@ public final class DefinitionCodec {
             case 5 -> new BindingAdded(binding(f));
             case 6 -> new BindingRemoved(binding(f));
             case 7 -> new NextQueueId(number(f, 1));
-            case 8 -> new QueueHomed(string(f, 1), bool(f, 2), map(f, 3), string(f, 4));
+            case 8 -> new QueueHomed(string(f, 1), bool(f, 2), map(f, 3), string(f, 4), number(f, 5));
             case 16 -> new InVhost(string(f, 1), (VhostChange) fromList((List<?>) f.get(2)));
             case 17 -> new VhostAdded(new VhostDefinition(string(f, 1), number(f, 2), number(f, 3)));
             case 18 -> new VhostDeleted(string(f, 1));
