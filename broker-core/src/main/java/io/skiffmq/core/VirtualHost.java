@@ -68,6 +68,8 @@ import java.util.function.Supplier;
  */
 public final class VirtualHost {
     private final String name;
+    private static final System.Logger LOG = System.getLogger(VirtualHost.class.getName());
+
     private final Supplier<QueueExecutor> executors;
     private final VirtualHostStore store;
     private volatile long maxQueues = -1;
@@ -672,7 +674,13 @@ public final class VirtualHost {
         }
         deletions.announce();
         if (homedHere != null) {
-            createHomed(homedHere);
+            try {
+                createHomed(homedHere);
+            } catch (RuntimeException e) {
+                // the log goes on: the record stays, without its queue here, as for a queue whose node failed
+                LOG.log(System.Logger.Level.ERROR, "cannot make queue '" + homedHere.name() + "' in vhost '" + name
+                    + "', homed on this node", e);
+            }
         }
         if (change instanceof QueueDeleted deleted) {
             CompletableFuture<Integer> count = deletedHere == null ? null : deleteLocal(deletedHere, false);
@@ -704,7 +712,12 @@ public final class VirtualHost {
             }
             saved = store.queueDeclared(declaration, homed.incarnation());
         }
-        Futures.await(saved);
+        try {
+            Futures.await(saved);
+        } catch (RuntimeException e) {
+            queue.delete();
+            throw e;
+        }
         synchronized (writeLock) {
             register(queue, null);
             incarnations.put(homed.name(), homed.incarnation());

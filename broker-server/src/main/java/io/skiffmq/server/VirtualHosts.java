@@ -2,6 +2,7 @@ package io.skiffmq.server;
 
 import io.skiffmq.core.SharedDefinitions;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.time.BrokerClock;
@@ -59,7 +60,8 @@ final class VirtualHosts {
 
     /**
      * Opens the virtual host, recovering what its directory holds; in a cluster, with {@code sharedDefinitions}
-     * (the cluster's exchanges and bindings between them) first, which the bindings its directory holds may need.
+     * (the cluster's exchanges, queue records and bindings): the exchanges before the recovery, as bindings its
+     * directory holds may lead from them, the rest after it, as a queue homed here is the one its store recovers.
      */
     synchronized VirtualHost open(String name, long maxQueues, List<VhostChange> sharedDefinitions) {
         VirtualHost existing = vhosts.get(name);
@@ -72,9 +74,10 @@ final class VirtualHosts {
         vhost.maxQueues(maxQueues);
         if (shared != null) {
             vhost.share(shared);
-            sharedDefinitions.forEach(vhost::applyShared);
+            sharedDefinitions.stream().filter(ExchangeDeclared.class::isInstance).forEach(vhost::applyShared);
         }
         store.recover(vhost);
+        sharedDefinitions.forEach(vhost::applyShared);
         stores.put(name, store);
         vhosts.put(name, vhost);
         return vhost;
