@@ -68,7 +68,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     }
 
     private BrokerReplica replica = new BrokerReplica();
-    /** Each virtual host's shared definitions (exchanges, bindings between them), by virtual host name. */
+    /** Each virtual host's shared definitions (exchanges, queue records, bindings), by virtual host name. */
     private Map<String, VhostReplica> vhosts = new HashMap<>();
     private Target target;
     private volatile MetadataLog log;
@@ -116,7 +116,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     private static List<VhostChange> changes(VhostReplica vhost) {
         List<VhostChange> changes = new ArrayList<>();
         vhost.snapshot(change -> {
-            if (!(change instanceof NextQueueId)) { // queues are each node's own
+            if (!(change instanceof NextQueueId)) { // queue ids are each node's own store's
                 changes.add((VhostChange) change);
             }
         });
