@@ -102,7 +102,7 @@ public final class VirtualHost {
      * {@link QueueHomed#incarnation}: an earlier queue's record, or its deletion, leaves it alone.
      */
     private final Set<String> sharedQueues = ConcurrentHashMap.newKeySet();
-    /** The incarnation of each local queue made from a shared record, as its store keeps it. Guarded by {@link #writeLock}. */
+    /** The incarnation of each local queue made from a shared record, as its store keeps it; under the lock. */
     private final Map<String, Long> incarnations = new HashMap<>();
     /** The shared definitions' queues homed on another node: known here, not local. */
     private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
@@ -139,7 +139,7 @@ public final class VirtualHost {
     }
 
     /**
-     * Makes this a clustered node's virtual host: a durable exchange, and a binding between two such exchanges, are
+     * Makes this a clustered node's virtual host: durable exchanges and queues, and the bindings between them, are
      * declared and deleted through {@code shared} ({@link #applyShared}), not the store. Call before recovery.
      */
     public void share(SharedDefinitions shared) {
@@ -249,8 +249,9 @@ public final class VirtualHost {
                 String node = cluster.node();
                 long incarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
                 return timedOut(cluster.append(name, new QueueHomed(queueName, declaration.autoDelete(),
-                    declaration.arguments(), node, incarnation)), "Could not declare queue '" + queueName + "' in vhost '" + name
-                    + "' on node '" + node + "' because the metadata store operation timed out")
+                    declaration.arguments(), node, incarnation)), "Could not declare queue '" + queueName
+                    + "' in vhost '" + name + "' on node '" + node
+                    + "' because the metadata store operation timed out")
                     .thenApply(done -> {
                         Queue declared = queues.get(queueName);
                         if (declared == null) {
@@ -450,7 +451,8 @@ public final class VirtualHost {
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
             }
-            List<String> cascade = replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())), changes);
+            List<String> cascade = replaceBindings(bindings.withoutDestination(Destination.queue(queue.name())),
+                changes);
             if (initiator) {
                 appendDeleted(cascade);
             }
@@ -1081,7 +1083,10 @@ public final class VirtualHost {
         return cascade(table, e -> sharedExchanges.contains(e.name())).gone.stream().map(Exchange::name).toList();
     }
 
-    /** The auto-delete exchanges of those {@code which} selects that going from the current bindings to {@code table} deletes, and the table without bindings to them. */
+    /**
+     * The auto-delete exchanges, of those {@code which} selects, that going from the current bindings to
+     * {@code table} deletes, and the table without the bindings to them.
+     */
     private record Cascade(BindingTable table, List<Exchange> gone) {
     }
 

@@ -173,9 +173,9 @@ class ClusterTopologyTest {
         Connection again = connect(0);
         try {
             assertThatThrownBy(() -> again.createChannel().queueDeclare("lonely-q", true, false, false, Map.of()))
-                .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=541, reply-text=INTERNAL_ERROR"
-                    + " - Could not declare queue 'lonely-q' in vhost '/' on node '" + cluster.name(0)
-                    + "' because the metadata store operation timed out");
+                .isInstanceOf(IOException.class).cause()
+                .hasMessageContaining("reply-code=541, reply-text=INTERNAL_ERROR - Could not declare queue 'lonely-q'"
+                    + " in vhost '/' on node '" + cluster.name(0) + "' because the metadata store operation timed out");
         } finally {
             again.abort();
         }

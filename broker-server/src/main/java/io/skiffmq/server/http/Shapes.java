@@ -66,7 +66,8 @@ final class Shapes {
      * A queue homed on another node of the cluster, as this node knows it: its record, without the counts and
      * state its home node has.
      */
-    static Map<String, Object> remoteQueue(String vhost, io.skiffmq.core.definitions.DefinitionChange.QueueHomed queue) {
+    static Map<String, Object> remoteQueue(String vhost,
+            io.skiffmq.core.definitions.DefinitionChange.QueueHomed queue) {
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("name", queue.name());
         q.put("vhost", vhost);
