@@ -21,7 +21,9 @@ public final class BrokerException extends RuntimeException {
         /** A limit would be passed (a virtual host's {@code max-queues}). */
         RESOURCE_LIMIT,
         /** Something RabbitMQ has that SkiffMQ does not implement yet (quorum and stream queues). */
-        NOT_IMPLEMENTED
+        NOT_IMPLEMENTED,
+        /** In a cluster, a definition change no majority committed in time; its outcome is unknown. */
+        TIMEOUT
     }
 
     private final Kind kind;

@@ -8,6 +8,7 @@ import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.message.Headers;
 import io.skiffmq.core.policy.EffectivePolicy;
@@ -25,6 +26,10 @@ import io.skiffmq.core.routing.Destination;
 import io.skiffmq.core.routing.HeadersBindingCheck;
 import io.skiffmq.core.routing.Router;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +48,11 @@ import java.util.function.Supplier;
  * own; nothing here is proportional to the number of definitions. A change is durable when the call returns (or, for {@link #declareQueueAsync}, when its future
  * completes); the caller waits outside the lock, so the disk never holds up other changes' lookups.
  *
+ * <p>In a cluster ({@link #share}) durable exchanges and queues, and the bindings between them, are the cluster's
+ * shared definitions instead: a change is checked here under the write lock, appended to {@link SharedDefinitions},
+ * and made on every node by {@link #applyShared} once committed. A durable queue lives on its home node (the one
+ * where it was declared); the others hold its record ({@link #remoteQueue}) and cannot use it yet.
+ *
  * <p>An exclusive queue belongs to the connection that declared it (its {@code owner}, any object standing for it):
  * other connections may route to it but not declare, consume from or delete it ({@link Kind#RESOURCE_LOCKED}), and
  * it goes when {@link #ownerClosed} says its connection went. An auto-delete queue goes when its last consumer
@@ -58,6 +68,8 @@ import java.util.function.Supplier;
  */
 public final class VirtualHost {
     private final String name;
+    private static final System.Logger LOG = System.getLogger(VirtualHost.class.getName());
+
     private final Supplier<QueueExecutor> executors;
     private final VirtualHostStore store;
     private volatile long maxQueues = -1;
@@ -80,6 +92,28 @@ public final class VirtualHost {
     private volatile io.skiffmq.core.metrics.QueueChurn churn = new io.skiffmq.core.metrics.QueueChurn();
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
     private final QueueContext queueContext;
+    /** In a cluster, where its shared definitions go ({@link #share}); null on a single node. */
+    private volatile SharedDefinitions shared;
+    /** The exchanges {@link #applyShared applied} from the shared definitions; changed under {@link #writeLock}. */
+    private final Set<String> sharedExchanges = ConcurrentHashMap.newKeySet();
+    /**
+     * Bindings the store gave back whose exchange end the shared definitions have not applied yet (a clustered
+     * node's start replays its log after the store recovered), by that exchange's name. Guarded by
+     * {@link #writeLock}.
+     */
+    private final Map<String, List<Binding>> awaitingExchange = new HashMap<>();
+    /**
+     * This node's queues that are the shared definitions' current records (homed here); changed under
+     * {@link #writeLock}. A queue the store recovered joins it only when the replayed log reaches the record of its
+     * {@link QueueHomed#incarnation}: an earlier queue's record, or its deletion, leaves it alone.
+     */
+    private final Set<String> sharedQueues = ConcurrentHashMap.newKeySet();
+    /** The incarnation of each local queue made from a shared record, as its store keeps it; under the lock. */
+    private final Map<String, Long> incarnations = new HashMap<>();
+    /** The shared definitions' queues homed on another node: known here, not local. */
+    private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
+    /** A deletion of a shared queue this node asked for, completed by {@link #applyShared} with its message count. */
+    private final Map<Queue, CompletableFuture<Integer>> sharedDeletions = new ConcurrentHashMap<>();
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -116,6 +150,14 @@ public final class VirtualHost {
      */
     public void countChurnIn(io.skiffmq.core.metrics.QueueChurn churn) {
         this.churn = churn;
+    }
+
+    /**
+     * Makes this a clustered node's virtual host: durable exchanges and queues, and the bindings between them, are
+     * declared and deleted through {@code shared} ({@link #applyShared}), not the store. Call before recovery.
+     */
+    public void share(SharedDefinitions shared) {
+        this.shared = shared;
     }
 
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
@@ -209,6 +251,12 @@ public final class VirtualHost {
     }
 
     private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
+        return declare(declaration, owner, equivalent, shared);
+    }
+
+    /** @param cluster where a durable queue's record goes (it is declared once committed), or null for this node */
+    private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent,
+            SharedDefinitions cluster) {
         String queueName = declaration.name();
         // refused before anything else, as RabbitMQ does, by the rules of the queue's type
         QueueType.of(declaration.arguments()).check(name, declaration);
@@ -224,14 +272,42 @@ public final class VirtualHost {
                 existing.touch();
                 return CompletableFuture.completedFuture(existing);
             }
+            QueueHomed remote = remoteQueues.get(queueName);
+            if (remote != null) {
+                checkEquivalent(remote.declaration(), declaration, equivalent);
+                throw homeNodeDown(remote);
+            }
             PendingDeclare pending = pendingDeclares.get(queueName);
             if (pending != null) {
                 checkEquivalent(pending.queue.declaration(), declaration, equivalent);
                 return pending.ready;
             }
-            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() >= maxQueues) {
+            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() + remoteQueues.size() >= maxQueues) {
                 throw new BrokerException(Kind.RESOURCE_LIMIT, "cannot declare queue '" + queueName
                     + "': queue limit in vhost '" + name + "' (" + maxQueues + ") is reached");
+            }
+            if (cluster != null && declaration.persistent()) {
+                // this node is its home; it exists, here and as a record on every node, once committed
+                String node = cluster.node();
+                long incarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+                return timedOut(cluster.append(name, new QueueHomed(queueName, declaration.autoDelete(),
+                    declaration.arguments(), node, incarnation)), "Could not declare queue '" + queueName
+                    + "' in vhost '" + name + "' on node '" + node
+                    + "' because the metadata store operation timed out")
+                    .thenApply(done -> {
+                        Queue declared = queues.get(queueName);
+                        if (declared == null) {
+                            QueueHomed other = remoteQueues.get(queueName);
+                            if (other == null) {
+                                throw new BrokerException(Kind.NOT_FOUND, "no queue '" + queueName + "' in vhost '"
+                                    + name + "'"); // deleted as soon as declared
+                            }
+                            checkEquivalent(other.declaration(), declaration, equivalent);
+                            throw homeNodeDown(other); // another node's declaration was committed first
+                        }
+                        checkEquivalent(declared.declaration(), declaration, equivalent);
+                        return declared;
+                    });
             }
             queue = store.createQueue(declaration, executors.get(), queueContext);
             EffectivePolicy policy = policies.forQueue(queueName, queue.type());
@@ -262,6 +338,38 @@ public final class VirtualHost {
             }
         });
         return ready;
+    }
+
+    /**
+     * A queue homed on another node, used here: RabbitMQ's answer for a durable queue whose node is down
+     * ({@code rabbit_amqqueue:priv_absent/4}), as this node cannot reach it yet (docs/cluster.md).
+     */
+    public BrokerException homeNodeDown(QueueHomed record) {
+        return new BrokerException(Kind.NOT_FOUND, "home node '" + record.node() + "' of durable queue '"
+            + record.name() + "' in vhost '" + name + "' is down or inaccessible");
+    }
+
+    /** The shared record of a queue homed on another node, or null. */
+    public QueueHomed remoteQueue(String queueName) {
+        return remoteQueues.get(queueName);
+    }
+
+    /** The shared records of the queues homed on other nodes. */
+    public java.util.Collection<QueueHomed> remoteQueues() {
+        return java.util.Collections.unmodifiableCollection(remoteQueues.values());
+    }
+
+    /**
+     * Declares a durable queue read back from the store. In a cluster it is this node's own until the shared
+     * definitions say it is theirs (it was declared before the node joined, or its record is still to be replayed).
+     */
+    public void recoverQueue(QueueDeclaration declaration, long incarnation) {
+        Futures.await(declare(declaration, null, false, null));
+        if (incarnation != 0) {
+            synchronized (writeLock) {
+                incarnations.put(declaration.name(), incarnation);
+            }
+        }
     }
 
     /** A durable queue declared and not saved yet: not routable, and found by a second declaration. */
@@ -309,13 +417,37 @@ public final class VirtualHost {
      */
     public boolean deleteQueue(String queueName) {
         Queue queue = queues.get(queueName);
-        CompletableFuture<Integer> deleted = queue == null ? null : deleteQueue(queue);
+        CompletableFuture<Integer> deleted = queue == null ? deleteRemoteQueue(queueName) : deleteQueue(queue);
         if (deleted == null) {
             return false;
         }
         Futures.await(deleted);
         return true;
     }
+
+    /**
+     * Deletes a queue homed on another node, through the shared definitions: its home node deletes it, with its
+     * messages, once committed.
+     *
+     * @return completes with 0 (its count is its home node's) once committed and applied here; null when there is no
+     *         such record
+     */
+    public CompletableFuture<Integer> deleteRemoteQueue(String queueName) {
+        CompletableFuture<Void> appended;
+        synchronized (writeLock) {
+            if (!remoteQueues.containsKey(queueName)) {
+                return null;
+            }
+            Destination gone = Destination.queue(queueName);
+            appended = thenDeleted(shared.append(name, new QueueDeleted(queueName)),
+                sharedCascade(bindings.withoutDestination(gone), bindings.bindingsTo(gone)));
+        }
+        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenApply(done -> 0);
+    }
+
+    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
+    private static final String QUEUE_DELETE_TIMED_OUT =
+        "The operation to delete the queue from the metadata store timed out";
 
     /**
      * Deletes that very queue (not a later one of the same name) and its bindings, at once, without waiting for
@@ -325,6 +457,35 @@ public final class VirtualHost {
      *         is gone already
      */
     public CompletableFuture<Integer> deleteQueue(Queue queue) {
+        CompletableFuture<Void> appended;
+        CompletableFuture<Integer> counted = null;
+        synchronized (writeLock) {
+            if (queues.get(queue.name()) != queue) {
+                return null;
+            }
+            appended = null;
+            if (sharedQueues.contains(queue.name())) {
+                // gone from every node once committed, here with its messages (applyShared)
+                counted = sharedDeletions.computeIfAbsent(queue, q -> new CompletableFuture<>());
+                Destination gone = Destination.queue(queue.name());
+                appended = thenDeleted(shared.append(name, new QueueDeleted(queue.name())),
+                    sharedCascade(bindings.withoutDestination(gone), bindings.bindingsTo(gone)));
+            }
+        }
+        if (appended == null) {
+            return deleteLocal(queue, true);
+        }
+        CompletableFuture<Integer> count = counted;
+        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenCompose(done -> count)
+            .whenComplete((n, failure) -> sharedDeletions.remove(queue, count));
+    }
+
+    /**
+     * Deletes a queue of this node: its own, or a shared one whose deletion is committed. Called with no lock held.
+     *
+     * @param initiator the deletion starts here: it appends that of the shared exchanges it auto-deletes
+     */
+    private CompletableFuture<Integer> deleteLocal(Queue queue, boolean initiator) {
         CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!queues.remove(queue.name(), queue)) {
@@ -337,12 +498,17 @@ public final class VirtualHost {
                     exclusiveByOwner.remove(owner);
                 }
             }
+            incarnations.remove(queue.name());
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
             }
             Destination gone = Destination.queue(queue.name());
-            replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone), changes);
+            List<String> cascade = replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone),
+                changes);
+            if (initiator) {
+                appendDeleted(cascade);
+            }
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
         churn.deleted();
@@ -396,26 +562,70 @@ public final class VirtualHost {
      */
     public Exchange declareExchange(Exchange exchange) {
         CompletableFuture<Void> saved;
+        CompletableFuture<Void> appended = null;
         synchronized (writeLock) {
             Exchange existing = exchanges.get(exchange.name());
             if (existing != null) {
-                if (!existing.equivalent(exchange)) {
-                    throw new BrokerException(Kind.PRECONDITION_FAILED, "exchange '" + exchange.name()
-                        + "' exists with different properties: " + existing);
-                }
-                return existing;
+                return checkEquivalent(existing, exchange);
             }
             if (exchange.name().startsWith("amq.")) {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
-            exchange = exchange.withPolicy(policies.forExchange(exchange.name()));
-            exchanges.put(exchange.name(), exchange);
-            saved = exchange.durable() ? store.changed(List.of(new ExchangeDeclared(exchange))) : null;
+            SharedDefinitions cluster = shared;
+            if (cluster != null && exchange.durable()) {
+                // in force once committed, on every node at once (applyShared), never before
+                appended = cluster.append(name, new ExchangeDeclared(exchange));
+                saved = null;
+            } else {
+                exchange = exchange.withPolicy(policies.forExchange(exchange.name()));
+                exchanges.put(exchange.name(), exchange);
+                saved = exchange.durable() ? store.changed(List.of(new ExchangeDeclared(exchange))) : null;
+            }
+        }
+        if (appended != null) {
+            awaitShared(appended, "failed to declare exchange '" + exchange.name() + "' in vhost '" + name
+                + "' because the operation timed out");
+            Exchange applied = exchanges.get(exchange.name());
+            // another node's declaration of that name may have been committed first
+            return applied == null ? exchange : checkEquivalent(applied, exchange);
         }
         if (saved != null) {
             Futures.await(saved);
         }
         return exchange;
+    }
+
+    private static Exchange checkEquivalent(Exchange existing, Exchange declared) {
+        if (!existing.equivalent(declared)) {
+            throw new BrokerException(Kind.PRECONDITION_FAILED, "exchange '" + declared.name()
+                + "' exists with different properties: " + existing);
+        }
+        return existing;
+    }
+
+    /** Waits for a change appended to the shared definitions; without a majority, RabbitMQ's {@code timedOut}. */
+    private static void awaitShared(CompletableFuture<Void> appended, String timedOut) {
+        Futures.await(timedOut(appended, timedOut));
+    }
+
+    /** {@code appended}, failing with {@link Kind#TIMEOUT} and RabbitMQ's {@code text} when it timed out. */
+    private static CompletableFuture<Void> timedOut(CompletableFuture<Void> appended, String text) {
+        return appended.exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+            return CompletableFuture.failedFuture(cause instanceof TimeoutException
+                ? new BrokerException(Kind.TIMEOUT, text) : cause);
+        });
+    }
+
+    /**
+     * Declares an exchange read back from the store, as it was saved. In a cluster it stays this node's own (a
+     * durable exchange declared before the node joined), unless the shared definitions have one of its name.
+     */
+    public void recoverExchange(Exchange exchange) {
+        synchronized (writeLock) {
+            exchanges.putIfAbsent(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
+        }
     }
 
     /**
@@ -428,25 +638,198 @@ public final class VirtualHost {
         }
         CompletableFuture<Void> saved;
         synchronized (writeLock) {
-            Exchange removed = exchanges.remove(exchangeName);
-            if (removed == null) {
-                return false;
-            }
-            List<VhostChange> changes = new ArrayList<>(1);
-            if (removed.durable()) {
-                changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
-            }
             Destination gone = Destination.exchange(exchangeName);
-            replaceBindings(bindings.withoutSource(exchangeName).withoutDestination(gone), bindings.bindingsTo(gone),
-                changes);
-            saved = changes.isEmpty() ? null : store.changed(changes);
+            BindingTable without = bindings.withoutSource(exchangeName).withoutDestination(gone);
+            java.util.Collection<Binding> unbound = bindings.bindingsTo(gone);
+            if (sharedExchanges.contains(exchangeName)) {
+                // gone on every node once committed (applyShared), with the auto-delete exchanges it leaves unbound
+                saved = thenDeleted(shared.append(name, new ExchangeDeleted(exchangeName)),
+                    sharedCascade(without, unbound));
+            } else {
+                Exchange removed = exchanges.remove(exchangeName);
+                if (removed == null) {
+                    return false;
+                }
+                List<VhostChange> changes = new ArrayList<>(1);
+                if (removed.durable()) {
+                    changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
+                }
+                deletions.deletedUnderLock(gone);
+                appendDeleted(replaceBindings(without, unbound, changes));
+                saved = changes.isEmpty() ? null : store.changed(changes);
+            }
         }
         if (saved != null) {
-            Futures.await(saved);
+            awaitShared(saved, "failed to delete exchange '" + exchangeName + "' in vhost '" + name
+                + "' due to a timeout");
         }
-        deletions.deleted(Destination.exchange(exchangeName));
         deletions.announce();
         return true;
+    }
+
+    // ---- the shared definitions (a cluster) ------------------------------------------------------------------
+
+    /**
+     * Applies a committed change of the shared definitions ({@link #share}): on every node, in the log's order, on
+     * the thread that applies it. Idempotent, as a log replayed after a restart applies its entries again: a
+     * declaration of what exists, or a deletion of what does not, changes nothing. A binding whose ends are not both
+     * here is left out.
+     */
+    public void applyShared(VhostChange change) {
+        List<VhostChange> local = new ArrayList<>(0);
+        QueueHomed homedHere = null;
+        Queue deletedHere = null;
+        synchronized (writeLock) {
+            if (change instanceof QueueHomed homed) {
+                if (!homed.node().equals(shared.node())) {
+                    remoteQueues.put(homed.name(), homed);
+                } else if (queues.containsKey(homed.name())) {
+                    // recovered from this node's store at start: this record's queue, or a later one's
+                    if (incarnations.getOrDefault(homed.name(), 0L) == homed.incarnation()) {
+                        sharedQueues.add(homed.name());
+                    }
+                } else {
+                    homedHere = homed;
+                }
+            } else if (change instanceof QueueDeleted deleted) {
+                String queue = deleted.name();
+                if (remoteQueues.remove(queue) != null) {
+                    Destination gone = Destination.queue(queue);
+                    replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone), local);
+                    deletions.deletedUnderLock(gone);
+                } else if (sharedQueues.remove(queue)) {
+                    deletedHere = queues.get(queue);
+                }
+            } else if (change instanceof ExchangeDeclared declared) {
+                Exchange exchange = declared.exchange();
+                if (!exchanges.containsKey(exchange.name())) {
+                    exchanges.put(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
+                    sharedExchanges.add(exchange.name());
+                    List<Binding> awaiting = awaitingExchange.remove(exchange.name());
+                    if (awaiting != null) {
+                        recoverAwaiting(awaiting);
+                    }
+                }
+            } else if (change instanceof ExchangeDeleted deleted) {
+                String exchange = deleted.name();
+                awaitingExchange.remove(exchange);
+                if (sharedExchanges.remove(exchange)) {
+                    exchanges.remove(exchange);
+                    Destination gone = Destination.exchange(exchange);
+                    deletions.deletedUnderLock(gone);
+                    replaceBindings(bindings.withoutSource(exchange).withoutDestination(gone), bindings.bindingsTo(gone),
+                        local);
+                }
+                // this node's store forgets its bindings from or to it (to a local queue)
+                local.add(deleted);
+            } else if (change instanceof BindingAdded added) {
+                Binding binding = added.binding();
+                if (sharedBinding(binding) && !bindings.contains(binding)) {
+                    bindings = bindings.with(binding);
+                }
+            } else if (change instanceof BindingRemoved removed) {
+                if (bindings.contains(removed.binding())) {
+                    replaceBindings(bindings.without(removed.binding()), List.of(removed.binding()), local);
+                }
+            }
+            if (!local.isEmpty()) {
+                store.changed(local); // this node's own part; the log has the rest
+            }
+        }
+        deletions.announce();
+        if (homedHere != null) {
+            try {
+                createHomed(homedHere);
+            } catch (RuntimeException e) {
+                // the log goes on: the record stays, without its queue here, as for a queue whose node failed
+                LOG.log(System.Logger.Level.ERROR, "cannot make queue '" + homedHere.name() + "' in vhost '" + name
+                    + "', homed on this node", e);
+            }
+        }
+        if (change instanceof QueueDeleted deleted) {
+            CompletableFuture<Integer> count = deletedHere == null ? null : deleteLocal(deletedHere, false);
+            sharedDeletions.forEach((queue, asked) -> {
+                if (queue.name().equals(deleted.name())) {
+                    if (count == null) {
+                        asked.complete(0);
+                    } else {
+                        count.whenComplete((n, failure) -> asked.complete(failure == null ? n : 0));
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * Makes the queue a committed record homes on this node: durable in this node's store (its id there) before it
+     * is routable, as on a single node. Waits for the disk, on the log's thread.
+     */
+    private void createHomed(QueueHomed homed) {
+        QueueDeclaration declaration = homed.declaration();
+        Queue queue;
+        CompletableFuture<Void> saved;
+        synchronized (writeLock) {
+            queue = store.createQueue(declaration, executors.get(), queueContext);
+            EffectivePolicy policy = policies.forQueue(homed.name(), queue.type());
+            if (policy != EffectivePolicy.NONE) {
+                queue.applyPolicy(policy);
+            }
+            saved = store.queueDeclared(declaration, homed.incarnation());
+        }
+        try {
+            Futures.await(saved);
+        } catch (RuntimeException e) {
+            queue.delete();
+            throw e;
+        }
+        synchronized (writeLock) {
+            register(queue, null);
+            incarnations.put(homed.name(), homed.incarnation());
+            sharedQueues.add(homed.name());
+        }
+    }
+
+    /**
+     * Makes the shared definitions here exactly {@code definitions} (changes that rebuild them, as a snapshot of the
+     * log holds them): shared exchanges and bindings they lack go, the others are {@link #applyShared applied}.
+     */
+    public void replaceShared(List<VhostChange> definitions) {
+        java.util.Set<String> keptExchanges = new java.util.HashSet<>();
+        java.util.Set<Binding> keptBindings = new java.util.HashSet<>();
+        java.util.Set<String> keptQueues = new java.util.HashSet<>();
+        for (VhostChange change : definitions) {
+            if (change instanceof QueueHomed homed) {
+                keptQueues.add(homed.name());
+            } else if (change instanceof ExchangeDeclared declared) {
+                keptExchanges.add(declared.exchange().name());
+            } else if (change instanceof BindingAdded added) {
+                keptBindings.add(added.binding());
+            }
+        }
+        List<VhostChange> gone = new ArrayList<>();
+        synchronized (writeLock) {
+            java.util.Set<String> queueRecords = new java.util.HashSet<>(sharedQueues);
+            queueRecords.addAll(remoteQueues.keySet());
+            for (String queue : queueRecords) {
+                if (!keptQueues.contains(queue)) {
+                    gone.add(new QueueDeleted(queue));
+                }
+            }
+            for (String exchange : sharedExchanges) {
+                if (!keptExchanges.contains(exchange)) {
+                    gone.add(new ExchangeDeleted(exchange));
+                }
+            }
+            for (String source : sharedExchanges) {
+                for (Binding binding : bindings.bindingsFrom(source)) {
+                    if (sharedBinding(binding) && !keptBindings.contains(binding)) {
+                        gone.add(new BindingRemoved(binding));
+                    }
+                }
+            }
+        }
+        gone.forEach(this::applyShared);
+        definitions.forEach(this::applyShared);
     }
 
     // ---- policies -----------------------------------------------------------------------------------------
@@ -566,11 +949,45 @@ public final class VirtualHost {
      */
     public void recoverBindings(java.util.Collection<Binding> recovered) {
         synchronized (writeLock) {
+            List<Binding> ready = new ArrayList<>(recovered.size());
             for (Binding binding : recovered) {
+                String missing = shared == null ? null : missingExchange(binding);
+                if (missing != null) {
+                    // from or to a shared exchange its log has not applied yet on this start
+                    awaitingExchange.computeIfAbsent(missing, m -> new ArrayList<>()).add(binding);
+                    continue;
+                }
                 checkBindable(binding, false);
+                ready.add(binding);
             }
-            bindings = bindings.withAll(recovered);
+            bindings = bindings.withAll(ready);
         }
+    }
+
+    /** Adds the recovered bindings that waited for an exchange now applied, or has them wait for their other end. */
+    private void recoverAwaiting(List<Binding> awaiting) {
+        for (Binding binding : awaiting) {
+            String missing = missingExchange(binding);
+            if (missing != null) {
+                awaitingExchange.computeIfAbsent(missing, m -> new ArrayList<>()).add(binding);
+            } else if (!bindings.contains(binding)) {
+                try {
+                    checkBindable(binding, false);
+                    bindings = bindings.with(binding);
+                } catch (BrokerException e) {
+                    // its queue is gone: nothing to bind
+                }
+            }
+        }
+    }
+
+    /** The exchange end of {@code binding} that does not exist, or null. */
+    private String missingExchange(Binding binding) {
+        if (!exchanges.containsKey(binding.source())) {
+            return binding.source();
+        }
+        Destination d = binding.destination();
+        return d.isExchange() && !exchanges.containsKey(d.name()) ? d.name() : null;
     }
 
     private CompletableFuture<Void> bindAsync(Binding binding, boolean checkArguments) {
@@ -581,6 +998,11 @@ public final class VirtualHost {
                 return CompletableFuture.failedFuture(e);
             }
             if (!bindings.contains(binding)) {
+                if (sharedBinding(binding)) {
+                    // in force once committed, on every node at once (applyShared)
+                    return timedOut(shared.append(name, new BindingAdded(binding)),
+                        "Could not add binding due to timeout");
+                }
                 bindings = bindings.with(binding); // adding leaves no auto-delete exchange without bindings
                 if (durable(binding)) {
                     return store.changed(List.of(new BindingAdded(binding)));
@@ -604,6 +1026,7 @@ public final class VirtualHost {
      */
     public boolean unbind(Binding binding, Object owner) {
         CompletableFuture<Void> saved = null;
+        CompletableFuture<Void> appended = null;
         synchronized (writeLock) {
             if (!bindings.contains(binding)) {
                 return false;
@@ -612,18 +1035,37 @@ public final class VirtualHost {
             if (destination != null && owner != null) {
                 checkAccess(destination, owner);
             }
-            List<VhostChange> changes = new ArrayList<>(1);
-            if (durable(binding)) { // before an auto-delete source goes with it
-                changes.add(new BindingRemoved(binding));
+            if (sharedBinding(binding)) {
+                // gone on every node once committed (applyShared), with the auto-delete source it leaves unbound
+                appended = thenDeleted(shared.append(name, new BindingRemoved(binding)),
+                    sharedCascade(bindings.without(binding), List.of(binding)));
+            } else {
+                List<VhostChange> changes = new ArrayList<>(1);
+                if (durable(binding)) { // before an auto-delete source goes with it
+                    changes.add(new BindingRemoved(binding));
+                }
+                appendDeleted(replaceBindings(bindings.without(binding), List.of(binding), changes));
+                saved = changes.isEmpty() ? null : store.changed(changes);
             }
-            replaceBindings(bindings.without(binding), List.of(binding), changes);
-            saved = changes.isEmpty() ? null : store.changed(changes);
+        }
+        if (appended != null) {
+            awaitShared(appended, "Could not remove binding due to timeout");
         }
         deletions.announce();
         if (saved != null) {
             Futures.await(saved);
         }
         return true;
+    }
+
+    /** A binding of the shared definitions: from an exchange that is to an exchange or queue that is. */
+    private boolean sharedBinding(Binding binding) {
+        if (!sharedExchanges.contains(binding.source())) {
+            return false;
+        }
+        String destination = binding.destination().name();
+        return binding.destination().isExchange() ? sharedExchanges.contains(destination)
+            : sharedQueues.contains(destination) || remoteQueues.containsKey(destination);
     }
 
     /**
@@ -653,7 +1095,8 @@ public final class VirtualHost {
             throw new BrokerException(Kind.NOT_FOUND, "no exchange '" + binding.source() + "'");
         }
         Destination d = binding.destination();
-        boolean exists = d.isExchange() ? exchanges.containsKey(d.name()) : queues.containsKey(d.name());
+        boolean exists = d.isExchange() ? exchanges.containsKey(d.name())
+            : queues.containsKey(d.name()) || remoteQueues.containsKey(d.name());
         if (!exists) {
             throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
         }
@@ -675,28 +1118,86 @@ public final class VirtualHost {
      * Swaps in a new snapshot, deleting auto-delete exchanges left without bindings as a source. Deleting one removes
      * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades.
      * Only the sources of removed bindings can have lost their last, so only they are looked at: the cost follows
-     * what was removed, not the number of exchanges. Holds the write lock.
+     * what was removed, not the number of exchanges. An exchange of the shared definitions is not deleted here: it
+     * goes on every node at once when its deletion is committed. Holds the write lock.
      *
      * @param removed the bindings that {@code table} no longer has
      * @param changes where the deletion of each durable exchange that went with them is added, for the store
+     * @return the shared exchanges the cascade would have deleted, whose deletion the caller appends
      */
-    private void replaceBindings(BindingTable table, java.util.Collection<Binding> removed, List<VhostChange> changes) {
+    private List<String> replaceBindings(BindingTable table, java.util.Collection<Binding> removed,
+            List<VhostChange> changes) {
+        Cascade local = cascade(table, removed, e -> !sharedExchanges.contains(e.name()));
+        for (Exchange e : local.gone) {
+            exchanges.remove(e.name());
+            deletions.deletedUnderLock(Destination.exchange(e.name()));
+            if (e.durable()) {
+                changes.add(new ExchangeDeleted(e.name()));
+            }
+        }
+        List<String> sharedGone = sharedCascade(local.table, local.removed);
+        bindings = local.table;
+        return sharedGone;
+    }
+
+    /**
+     * The shared auto-delete exchanges that removing {@code removed} (leaving {@code table}) would leave without
+     * bindings as a source. Holds the write lock.
+     */
+    private List<String> sharedCascade(BindingTable table, java.util.Collection<Binding> removed) {
+        if (sharedExchanges.isEmpty()) {
+            return List.of();
+        }
+        return cascade(table, removed, e -> sharedExchanges.contains(e.name())).gone.stream().map(Exchange::name)
+            .toList();
+    }
+
+    /**
+     * The auto-delete exchanges, of those {@code which} selects, that {@code table} (the current bindings without
+     * {@code removed}) leaves without bindings as a source, cascading; the table without the bindings to them; and
+     * every binding removed on the way.
+     */
+    private record Cascade(BindingTable table, List<Exchange> gone, java.util.Collection<Binding> removed) {
+    }
+
+    private Cascade cascade(BindingTable table, java.util.Collection<Binding> removed,
+            java.util.function.Predicate<Exchange> which) {
         BindingTable next = table;
+        List<Exchange> gone = new ArrayList<>(0);
+        List<Binding> all = new ArrayList<>(removed);
         java.util.ArrayDeque<Binding> left = new java.util.ArrayDeque<>(removed);
         while (!left.isEmpty()) {
             Exchange e = exchanges.get(left.poll().source());
-            if (e != null && e.autoDelete() && !next.hasBindingsFrom(e.name())) {
-                exchanges.remove(e.name());
-                Destination gone = Destination.exchange(e.name());
-                left.addAll(next.bindingsTo(gone));
-                next = next.withoutDestination(gone);
-                deletions.deletedUnderLock(gone);
-                if (e.durable()) {
-                    changes.add(new ExchangeDeleted(e.name()));
-                }
+            if (e != null && e.autoDelete() && which.test(e) && !gone.contains(e) && !next.hasBindingsFrom(e.name())) {
+                gone.add(e);
+                Destination to = Destination.exchange(e.name());
+                java.util.Collection<Binding> unbound = next.bindingsTo(to);
+                left.addAll(unbound);
+                all.addAll(unbound);
+                next = next.withoutDestination(to);
             }
         }
-        bindings = next;
+        return new Cascade(next, gone, all);
+    }
+
+    /** After {@code first} (null: at once), the shared deletion of each exchange, in turn. */
+    private CompletableFuture<Void> thenDeleted(CompletableFuture<Void> first, List<String> exchangeNames) {
+        CompletableFuture<Void> last = first != null ? first : CompletableFuture.completedFuture(null);
+        for (String exchange : exchangeNames) {
+            last = last.thenCompose(done -> shared.append(name, new ExchangeDeleted(exchange)));
+        }
+        return last;
+    }
+
+    /**
+     * Appends the shared deletion of auto-delete exchanges a local change left unbound (a queue deleted), without
+     * waiting: the change that caused it must not wait for a majority. Without one they stay, as any change the
+     * cluster did not commit.
+     */
+    private void appendDeleted(List<String> exchangeNames) {
+        if (!exchangeNames.isEmpty()) {
+            thenDeleted(null, exchangeNames);
+        }
     }
 
     // ---- routing ------------------------------------------------------------------------------------------

@@ -57,6 +57,14 @@ public interface VirtualHostStore {
     CompletableFuture<Void> queueDeclared(QueueDeclaration declaration);
 
     /**
+     * As {@link #queueDeclared(QueueDeclaration)}, for a queue of a cluster's shared definitions homed on this node:
+     * the store keeps the record's {@code incarnation} with it and gives it back at recovery.
+     */
+    default CompletableFuture<Void> queueDeclared(QueueDeclaration declaration, long incarnation) {
+        return queueDeclared(declaration);
+    }
+
+    /**
      * Durable definitions changed: a persistent queue deleted, a durable exchange declared or deleted, a binding
      * between durable ends added or removed ({@link io.skiffmq.core.definitions.DefinitionChange}). Called under the
      * virtual host's write lock, so calls are in the order of the changes; appends them and returns at once, whatever

@@ -12,6 +12,8 @@ import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
+import io.skiffmq.core.definitions.DefinitionChange.InVhost;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionCleared;
@@ -300,7 +302,12 @@ public final class Admin {
      * cluster on the metadata log's applier thread, on every node, after {@link AccessControl#applied}.
      */
     void applied(BrokerChange change) {
-        if (change instanceof VhostAdded a) {
+        if (change instanceof InVhost in) {
+            VirtualHost vhost = vhosts.get(in.vhost());
+            if (vhost != null) {
+                vhost.applyShared(in.change());
+            }
+        } else if (change instanceof VhostAdded a) {
             VirtualHost vhost;
             if (replicated) {
                 // the log may replay an entry this node applied before it restarted: keep what the directory holds
@@ -338,15 +345,20 @@ public final class Admin {
      * on the metadata log's applier thread: the policy, the user store, and the virtual hosts (opened, recovering
      * what their directories hold, or deleted).
      */
-    void replaceAll(BrokerDefinitions definitions) {
+    void replaceAll(BrokerDefinitions definitions, Map<String, List<VhostChange>> shared) {
         access.replaceAll(definitions);
         loadUsers(users, definitions);
         List<String> names = new ArrayList<>();
-        for (VhostDefinition vhost : definitions.vhosts()) {
-            VirtualHost opened = vhosts.open(vhost.name(), vhost.maxQueues());
-            opened.maxQueues(vhost.maxQueues());
-            opened.defaultQueueType(QueueType.ofAlias(vhost.defaultQueueType()));
-            names.add(vhost.name());
+        for (VhostDefinition definition : definitions.vhosts()) {
+            List<VhostChange> itsShared = shared.getOrDefault(definition.name(), List.of());
+            boolean opened = vhosts.get(definition.name()) != null;
+            VirtualHost vhost = vhosts.open(definition.name(), definition.maxQueues(), itsShared);
+            vhost.maxQueues(definition.maxQueues());
+            vhost.defaultQueueType(QueueType.ofAlias(definition.defaultQueueType()));
+            if (opened) {
+                vhost.replaceShared(itsShared);
+            }
+            names.add(definition.name());
         }
         for (VirtualHost vhost : List.copyOf(vhosts.all())) {
             if (!names.contains(vhost.name())) {

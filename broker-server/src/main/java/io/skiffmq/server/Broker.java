@@ -117,7 +117,8 @@ public final class Broker implements AutoCloseable {
                 + " is in use by another broker");
         }
         this.cluster = io.skiffmq.server.cluster.ClusterMembership.start(config);
-        this.vhosts = new VirtualHosts(config, queueExecutors, clock, queueChurn);
+        this.vhosts = new VirtualHosts(config, queueExecutors, clock, queueChurn,
+            cluster == null ? null : cluster.definitions());
         String unrestricted = config.allowPlainAmqp() ? io.skiffmq.server.auth.SaslAuthenticator.ANONYMOUS_USER : null;
         if (cluster == null) {
             this.definitionsStore = BrokerDefinitionsStore.open(config.dataDir(), config.definitionsCompaction(),
@@ -147,8 +148,9 @@ public final class Broker implements AutoCloseable {
                 }
 
                 @Override
-                public void replaceAll(BrokerDefinitions definitions) {
-                    target.replaceAll(definitions);
+                public void replaceAll(BrokerDefinitions definitions,
+                        Map<String, List<io.skiffmq.core.definitions.DefinitionChange.VhostChange>> shared) {
+                    target.replaceAll(definitions, shared);
                 }
             });
         }

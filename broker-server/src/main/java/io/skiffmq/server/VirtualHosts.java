@@ -1,6 +1,9 @@
 package io.skiffmq.server;
 
+import io.skiffmq.core.SharedDefinitions;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.time.BrokerClock;
 import io.skiffmq.server.amqp10.ManagementNode;
@@ -36,13 +39,16 @@ final class VirtualHosts {
     private final io.skiffmq.core.metrics.QueueChurn churn;
     private final Map<String, VirtualHost> vhosts = new ConcurrentHashMap<>();
     private final Map<String, DiskStore> stores = new ConcurrentHashMap<>();
+    /** In a cluster, where the virtual hosts' shared definitions go; null on a single node. */
+    private final SharedDefinitions shared;
 
     VirtualHosts(BrokerConfig config, Supplier<QueueExecutor> queueExecutors, BrokerClock clock,
-            io.skiffmq.core.metrics.QueueChurn churn) {
+            io.skiffmq.core.metrics.QueueChurn churn, SharedDefinitions shared) {
         this.config = config;
         this.churn = churn;
         this.queueExecutors = queueExecutors;
         this.clock = clock;
+        this.shared = shared;
     }
 
     private Path directory(String name) {
@@ -51,6 +57,15 @@ final class VirtualHosts {
 
     /** Opens the virtual host, recovering what its directory holds. */
     synchronized VirtualHost open(String name, long maxQueues) {
+        return open(name, maxQueues, List.of());
+    }
+
+    /**
+     * Opens the virtual host, recovering what its directory holds; in a cluster, with {@code sharedDefinitions}
+     * (the cluster's exchanges, queue records and bindings): the exchanges before the recovery, as bindings its
+     * directory holds may lead from them, the rest after it, as a queue homed here is the one its store recovers.
+     */
+    synchronized VirtualHost open(String name, long maxQueues, List<VhostChange> sharedDefinitions) {
         VirtualHost existing = vhosts.get(name);
         if (existing != null) {
             return existing;
@@ -59,7 +74,12 @@ final class VirtualHosts {
             config.queueMemoryLimit());
         VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
         vhost.maxQueues(maxQueues);
+        if (shared != null) {
+            vhost.share(shared);
+            sharedDefinitions.stream().filter(ExchangeDeclared.class::isInstance).forEach(vhost::applyShared);
+        }
         store.recover(vhost);
+        sharedDefinitions.forEach(vhost::applyShared);
         vhost.countChurnIn(churn); // after recovery: queues read back from disk are not declared anew
         stores.put(name, store);
         vhosts.put(name, vhost);

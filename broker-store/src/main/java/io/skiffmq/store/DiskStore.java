@@ -112,12 +112,12 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
                 vhost.setPolicy(policy.policy(), policy.operator()); // first: queues and exchanges start under them
             }
             for (Exchange exchange : replica.exchanges()) {
-                vhost.declareExchange(exchange);
+                vhost.recoverExchange(exchange);
             }
             for (QueueDeclared queue : replica.queues()) {
                 queueIds.put(queue.name(), queue.id());
-                vhost.declareQueue(new QueueDeclaration(queue.name(), true, false, queue.autoDelete(), queue.arguments()),
-                    null);
+                vhost.recoverQueue(new QueueDeclaration(queue.name(), true, false, queue.autoDelete(),
+                    queue.arguments()), queue.incarnation());
             }
             vhost.recoverBindings(bindings);
         } finally {
@@ -238,11 +238,16 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
 
     @Override
     public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration) {
+        return queueDeclared(declaration, 0);
+    }
+
+    @Override
+    public CompletableFuture<Void> queueDeclared(QueueDeclaration declaration, long incarnation) {
         if (recovering) {
             return CompletableFuture.completedFuture(null);
         }
         return definitions.append(new QueueDeclared(declaration.name(), queueIds.get(declaration.name()),
-            declaration.autoDelete(), declaration.arguments()));
+            declaration.autoDelete(), declaration.arguments(), incarnation));
     }
 
     @Override

@@ -41,10 +41,33 @@ public sealed interface DefinitionChange {
      * A durable queue (durable and not exclusive), with the id its journal records and stream directory carry.
      * Ids are never reused.
      */
-    record QueueDeclared(String name, long id, boolean autoDelete, Map<String, Object> arguments)
+    record QueueDeclared(String name, long id, boolean autoDelete, Map<String, Object> arguments, long incarnation)
             implements VhostChange {
         public QueueDeclared {
             arguments = HeaderValues.copyOf(arguments);
+        }
+
+        /** A queue of this node alone (no {@link QueueHomed#incarnation}). */
+        public QueueDeclared(String name, long id, boolean autoDelete, Map<String, Object> arguments) {
+            this(name, id, autoDelete, arguments, 0);
+        }
+    }
+
+    /**
+     * In a cluster, a durable queue (durable and not exclusive) and its home node, the one node that holds it and its
+     * messages: the record every node shares. The home node's own store gives it its id there
+     * ({@link QueueDeclared}, with the record's {@code incarnation}, a random non-zero number that tells a queue
+     * from an earlier one of its name when the log is replayed over what that store recovered).
+     */
+    record QueueHomed(String name, boolean autoDelete, Map<String, Object> arguments, String node, long incarnation)
+            implements VhostChange {
+        public QueueHomed {
+            arguments = HeaderValues.copyOf(arguments);
+        }
+
+        /** The queue it declares. */
+        public io.skiffmq.core.queue.QueueDeclaration declaration() {
+            return new io.skiffmq.core.queue.QueueDeclaration(name, true, false, autoDelete, arguments);
         }
     }
 

@@ -15,6 +15,7 @@ import io.skiffmq.core.definitions.DefinitionChange.PermissionCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionCleared;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.UserDeleted;
@@ -50,13 +51,14 @@ import org.apache.qpid.proton.codec.Data;
  * and in a replicated log: never renumber one.
  *
  * <pre>
- *  1 queue declared     [name, id, auto-delete, arguments]
+ *  1 queue declared     [name, id, auto-delete, arguments, (in a cluster) incarnation]
  *  2 queue deleted      [name]
  *  3 exchange declared  [name, type, auto-delete, internal, arguments]
  *  4 exchange deleted   [name]
  *  5 binding added      [source, destination is an exchange, destination, key, arguments]
  *  6 binding removed    [source, destination is an exchange, destination, key, arguments]
  *  7 next queue id      [next]
+ *  8 queue homed        [name, auto-delete, arguments, home node, incarnation]
  * 16 in vhost           [vhost, the change's own list]
  * 17 vhost added        [name, max-connections, max-queues, description, tags, default queue type or null]
  *                      (the last three since metadata was kept; a record without them has none)
@@ -109,7 +111,8 @@ public final class DefinitionCodec {
 
     private static List<Object> toList(DefinitionChange change) {
         if (change instanceof QueueDeclared q) {
-            return List.of(1, q.name(), q.id(), q.autoDelete(), arguments(q.arguments()));
+            return q.incarnation() == 0 ? List.of(1, q.name(), q.id(), q.autoDelete(), arguments(q.arguments()))
+                : List.of(1, q.name(), q.id(), q.autoDelete(), arguments(q.arguments()), q.incarnation());
         } else if (change instanceof QueueDeleted q) {
             return List.of(2, q.name());
         } else if (change instanceof ExchangeDeclared d) {
@@ -123,6 +126,8 @@ public final class DefinitionCodec {
             return binding(6, b.binding());
         } else if (change instanceof NextQueueId n) {
             return List.of(7, n.next());
+        } else if (change instanceof QueueHomed q) {
+            return List.of(8, q.name(), q.autoDelete(), arguments(q.arguments()), q.node(), q.incarnation());
         } else if (change instanceof InVhost v) {
             return List.of(16, v.vhost(), toList(v.change()));
         } else if (change instanceof VhostAdded v) {
@@ -179,7 +184,8 @@ public final class DefinitionCodec {
     private static DefinitionChange fromList(List<?> f) {
         int kind = ((Number) f.get(0)).intValue();
         return switch (kind) {
-            case 1 -> new QueueDeclared(string(f, 1), number(f, 2), bool(f, 3), map(f, 4));
+            case 1 -> new QueueDeclared(string(f, 1), number(f, 2), bool(f, 3), map(f, 4),
+                f.size() > 5 ? number(f, 5) : 0);
             case 2 -> new QueueDeleted(string(f, 1));
             case 3 -> new ExchangeDeclared(new Exchange(string(f, 1), Exchange.Type.of(string(f, 2)), true,
                 bool(f, 3), bool(f, 4), map(f, 5)));
@@ -187,6 +193,7 @@ public final class DefinitionCodec {
             case 5 -> new BindingAdded(binding(f));
             case 6 -> new BindingRemoved(binding(f));
             case 7 -> new NextQueueId(number(f, 1));
+            case 8 -> new QueueHomed(string(f, 1), bool(f, 2), map(f, 3), string(f, 4), number(f, 5));
             case 16 -> new InVhost(string(f, 1), (VhostChange) fromList((List<?>) f.get(2)));
             case 17 -> new VhostAdded(f.size() > 4
                 ? new VhostDefinition(string(f, 1), number(f, 2), number(f, 3), string(f, 4), strings(f, 5),

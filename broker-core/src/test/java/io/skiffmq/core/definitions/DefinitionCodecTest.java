@@ -36,6 +36,9 @@ class DefinitionCodecTest {
         return List.of(
             new QueueDeclared("q", 42, true, arguments),
             new QueueDeleted("q"),
+            new QueueHomed("q", false, arguments, "skiffmq@host-b", -7L),
+            new InVhost("/", new QueueHomed("q", true, Map.of(), "a@127.0.0.1", 42L)),
+            new QueueDeclared("q", 42, false, Map.of(), 1234567890123L),
             new ExchangeDeclared(new Exchange("x", Exchange.Type.LOCAL_RANDOM, true, true, true, arguments)),
             new ExchangeDeleted("x"),
             new BindingAdded(binding),

@@ -37,6 +37,7 @@ final class Amqp091Exception extends RuntimeException {
             case RESOURCE_LOCKED -> ReplyCode.RESOURCE_LOCKED;
             case PRECONDITION_FAILED, INVALID, RESOURCE_LIMIT -> ReplyCode.PRECONDITION_FAILED;
             case NOT_IMPLEMENTED -> ReplyCode.NOT_IMPLEMENTED;
+            case TIMEOUT -> ReplyCode.INTERNAL_ERROR; // rabbit_channel's answer to a Khepri timeout
         };
         return of(code, cause, "%s", e.getMessage());
     }

@@ -7,6 +7,7 @@ import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.message.HeaderValues;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
@@ -132,6 +133,10 @@ final class TopologyMethods {
     Queue existingQueue(String name, Method cause) {
         Queue queue = vhost.queue(name);
         if (queue == null) {
+            QueueHomed remote = vhost.remoteQueue(name);
+            if (remote != null) {
+                throw Amqp091Exception.of(vhost.homeNodeDown(remote), cause);
+            }
             throw notFound("queue", name, cause);
         }
         checkAccess(queue, cause);
@@ -166,6 +171,10 @@ final class TopologyMethods {
                 answerDeclare(declare, name, 0, 1); // as RabbitMQ counts its pseudo-queue
                 return;
             }
+            if (vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
+                answerDeclare(declare, name, 0, 0); // homed on another node: its counts are that node's
+                return;
+            }
             Queue queue = existingQueue(name, declare);
             queue.touch(); // a passive declaration renews an x-expires lease too (rabbit_amqqueue:stat/1)
             String declared = name;
@@ -195,9 +204,15 @@ final class TopologyMethods {
         QueueDeclaration wanted = new QueueDeclaration(name, declare.durable(), declare.exclusive(),
             declare.autoDelete(), arguments);
         Queue existing = vhost.queue(name);
+        QueueHomed remote = existing == null ? vhost.remoteQueue(name) : null;
         if (existing != null) {
             checkAccess(existing, declare);
             checkEquivalent(existing.declaration(), wanted, declare);
+        } else if (remote != null) {
+            // homed on another node: known here, its counts are that node's
+            checkEquivalent(remote.declaration(), wanted, declare);
+            answerDeclare(declare, name, 0, 0);
+            return;
         } else {
             checkDeadLetterExchangeName(wanted, declare);
         }
@@ -289,10 +304,12 @@ final class TopologyMethods {
         ChannelPermits.exchange(access(), Permission.READ, exchange, bind);
         ChannelPermits.topic(access(), vhost, Permission.READ, exchange, key, bind);
         Queue existing = vhost.queue(queue);
-        if (existing == null) {
+        if (existing == null && vhost.remoteQueue(queue) == null) {
             throw notFound("queue", queue, bind);
         }
-        checkAccess(existing, bind);
+        if (existing != null) {
+            checkAccess(existing, bind);
+        }
         bind(new Binding(exchange, Destination.queue(queue), key, bind.arguments()), bind, bind.noWait(),
             QueueMethod.BindOk.INSTANCE);
     }
@@ -301,6 +318,19 @@ final class TopologyMethods {
         String name = stripCrLf(queueName(delete.queue(), delete));
         ChannelPermits.queue(access(), Permission.CONFIGURE, name, delete);
         Queue queue = vhost.queue(name);
+        QueueHomed remote = queue == null ? vhost.remoteQueue(name) : null;
+        if (remote != null) {
+            if (delete.ifUnused() || delete.ifEmpty()) {
+                throw Amqp091Exception.of(vhost.homeNodeDown(remote), delete); // its counts are its node's
+            }
+            CompletableFuture<Integer> deleted = vhost.deleteRemoteQueue(name);
+            channel.await(deleted == null ? CompletableFuture.completedFuture(0) : deleted, delete, count -> {
+                if (!delete.noWait()) {
+                    channel.reply(new QueueMethod.DeleteOk(count));
+                }
+            });
+            return;
+        }
         if (queue == null) {
             // deleting what is not there is fine since RabbitMQ 3.2
             if (!delete.noWait()) {
@@ -478,7 +508,8 @@ final class TopologyMethods {
             throw notFound("exchange", binding.source(), cause);
         }
         Destination d = binding.destination();
-        if (d.isExchange() ? vhost.exchange(d.name()) == null : vhost.queue(d.name()) == null) {
+        if (d.isExchange() ? vhost.exchange(d.name()) == null
+                : vhost.queue(d.name()) == null && vhost.remoteQueue(d.name()) == null) {
             throw notFound(d.isExchange() ? "exchange" : "queue", d.name(), cause);
         }
     }

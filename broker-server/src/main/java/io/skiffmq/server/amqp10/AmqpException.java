@@ -55,6 +55,7 @@ final class AmqpException extends RuntimeException {
             case INVALID -> AmqpError.INVALID_FIELD;
             case NOT_IMPLEMENTED -> AmqpError.NOT_IMPLEMENTED;
             case RESOURCE_LIMIT -> AmqpError.RESOURCE_LIMIT_EXCEEDED;
+            case TIMEOUT -> AmqpError.INTERNAL_ERROR;
         };
     }
 

@@ -100,6 +100,7 @@ public final class ManagementNode {
             case ACCESS_REFUSED -> 403;
             case RESOURCE_LOCKED, INVALID -> 400;
             case NOT_IMPLEMENTED -> 501;
+            case TIMEOUT -> 503; // as RabbitMQ's HTTP API answers a Khepri timeout
         }, e.getMessage());
     }
 

@@ -50,7 +50,7 @@ public final class ClusterMembership implements AutoCloseable {
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
         ClusterNode node = ClusterNode.start(settings, definitions);
-        definitions.log(node);
+        definitions.log(node, self.name());
         return new ClusterMembership(node, definitions);
     }
 

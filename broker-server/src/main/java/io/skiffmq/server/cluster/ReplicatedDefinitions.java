@@ -2,6 +2,18 @@ package io.skiffmq.server.cluster;
 
 import io.skiffmq.cluster.LogApplier;
 import io.skiffmq.cluster.MetadataLog;
+import io.skiffmq.cluster.NoMajorityException;
+import io.skiffmq.core.SharedDefinitions;
+import io.skiffmq.core.definitions.DefinitionChange.InVhost;
+import io.skiffmq.core.definitions.DefinitionChange.NextQueueId;
+import io.skiffmq.core.definitions.DefinitionChange.VhostAdded;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
+import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
+import io.skiffmq.store.definitions.VhostReplica;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import io.skiffmq.core.definitions.BrokerDefinitions;
 import io.skiffmq.core.definitions.DefinitionChange;
 import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
@@ -24,7 +36,12 @@ import java.util.concurrent.CompletableFuture;
  * every node in commit order, first to the {@link BrokerReplica} held here (a change costs O(1), as in the single
  * node's store), then to the broker ({@link Target}) once it is {@link #attach attached}: entries may be applied
  * while the node starts, before the broker's parts exist. A snapshot is the changes that rebuild the definitions,
- * as the replica writes them for the single node's snapshot file ({@link BrokerReplica#snapshot}).
+ * as the replica writes them for the single node's snapshot file ({@link BrokerReplica#snapshot}), then each virtual
+ * host's shared definitions as {@link InVhost} changes.
+ *
+ * <p>It is also the virtual hosts' {@link SharedDefinitions}: their durable exchanges, queue records and the bindings
+ * between them are {@link InVhost} changes, kept here per virtual host ({@link VhostReplica}) and handed to the
+ * broker, which applies them to the {@link io.skiffmq.core.VirtualHost} ({@code applyShared}).
  *
  * <p>Entries: {@code 1} then one change; {@code 2} then changes (each an int length and its bytes) applied only when
  * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
@@ -33,31 +50,77 @@ import java.util.concurrent.CompletableFuture;
  * <p>The definitions and the target are owned by the log's applier thread; {@link #attach} takes them over under
  * {@code this}, which the applier's methods also hold.
  */
-public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
+public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, SharedDefinitions {
     private static final byte CHANGE = 1;
     private static final byte SEED = 2;
 
     /** What the applied changes act on: the broker's definitions in force and their effects. */
     public interface Target {
-        /** A committed change, after the definitions here have it. */
+        /** A committed change, after the definitions here have it; an {@link InVhost} for a virtual host's. */
         void applied(BrokerChange change);
 
-        /** Every definition replaced: at {@link #attach}, and when a snapshot is installed or the node resets. */
-        void replaceAll(BrokerDefinitions definitions);
+        /**
+         * Every definition replaced: at {@link #attach}, and when a snapshot is installed or the node resets.
+         *
+         * @param vhosts each virtual host's shared definitions, as changes that rebuild them
+         */
+        void replaceAll(BrokerDefinitions definitions, Map<String, List<VhostChange>> vhosts);
     }
 
     private BrokerReplica replica = new BrokerReplica();
+    /** Each virtual host's shared definitions (exchanges, queue records, bindings), by virtual host name. */
+    private Map<String, VhostReplica> vhosts = new HashMap<>();
     private Target target;
     private volatile MetadataLog log;
+    private volatile String node;
 
-    void log(MetadataLog log) {
+    /** @param node this node's name */
+    void log(MetadataLog log, String node) {
         this.log = log;
+        this.node = node;
+    }
+
+    @Override
+    public String node() {
+        return node;
     }
 
     /** Hands the definitions applied so far to {@code target}, and every later change. */
     public synchronized void attach(Target target) {
-        target.replaceAll(replica.definitions());
+        target.replaceAll(replica.definitions(), vhostDefinitions());
         this.target = target;
+    }
+
+    /**
+     * Appends a change of a virtual host's shared definitions; completes once committed and applied here, fails
+     * with a {@link TimeoutException} without a majority.
+     */
+    @Override
+    public CompletableFuture<Void> append(String vhost, VhostChange change) {
+        return log.append(entry(new InVhost(vhost, change))).<Void>thenApply(index -> null)
+            .exceptionallyCompose(failure -> {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+                return CompletableFuture.failedFuture(cause instanceof NoMajorityException
+                    ? new TimeoutException(cause.getMessage()) : cause);
+            });
+    }
+
+    private Map<String, List<VhostChange>> vhostDefinitions() {
+        Map<String, List<VhostChange>> all = new HashMap<>();
+        vhosts.forEach((name, vhost) -> all.put(name, changes(vhost)));
+        return all;
+    }
+
+    /** The changes that rebuild a virtual host's shared definitions. */
+    private static List<VhostChange> changes(VhostReplica vhost) {
+        List<VhostChange> changes = new ArrayList<>();
+        vhost.snapshot(change -> {
+            if (!(change instanceof NextQueueId)) { // queue ids are each node's own store's
+                changes.add((VhostChange) change);
+            }
+        });
+        return changes;
     }
 
     @Override
@@ -115,7 +178,20 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
     }
 
     private void apply(BrokerChange change) {
-        replica.apply(change);
+        if (change instanceof InVhost in) {
+            VhostReplica vhost = vhosts.get(in.vhost());
+            if (vhost == null) {
+                return; // deleted since
+            }
+            vhost.apply(in.change());
+        } else {
+            replica.apply(change);
+            if (change instanceof VhostAdded added) {
+                vhosts.putIfAbsent(added.vhost().name(), new VhostReplica());
+            } else if (change instanceof VhostDeleted deleted) {
+                vhosts.remove(deleted.name());
+            }
+        }
         if (target != null) {
             target.applied(change);
         }
@@ -136,6 +212,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
     public synchronized void writeSnapshot(OutputStream out) throws IOException {
         List<byte[]> changes = new ArrayList<>();
         replica.snapshot(change -> changes.add(DefinitionCodec.encode(change)));
+        vhosts.forEach((name, vhost) -> changes(vhost).forEach(
+            change -> changes.add(DefinitionCodec.encode(new InVhost(name, change)))));
         DataOutputStream data = new DataOutputStream(out);
         data.writeInt(changes.size());
         for (byte[] bytes : changes) {
@@ -148,28 +226,42 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog {
     @Override
     public synchronized void installSnapshot(InputStream in) throws IOException {
         DataInputStream data = new DataInputStream(in);
-        BrokerReplica rebuilt = new BrokerReplica();
-        for (int n = data.readInt(); n > 0; n--) {
-            byte[] bytes = data.readNBytes(data.readInt());
-            rebuilt.apply(decode(ByteBuffer.wrap(bytes), bytes.length));
+        Target attached = target;
+        target = null; // the changes rebuild the replicas; the target gets the result whole
+        replica = new BrokerReplica();
+        vhosts = new HashMap<>();
+        try {
+            for (int n = data.readInt(); n > 0; n--) {
+                byte[] bytes = data.readNBytes(data.readInt());
+                apply(decode(ByteBuffer.wrap(bytes), bytes.length));
+            }
+        } finally {
+            target = attached;
         }
-        replace(rebuilt);
+        replaced();
     }
 
     @Override
     public synchronized void reset() {
-        replace(new BrokerReplica());
+        replica = new BrokerReplica();
+        vhosts = new HashMap<>();
+        replaced();
     }
 
-    private void replace(BrokerReplica replacement) {
-        replica = replacement;
+    private void replaced() {
         if (target != null) {
-            target.replaceAll(replacement.definitions());
+            target.replaceAll(replica.definitions(), vhostDefinitions());
         }
     }
 
     /** The definitions applied so far; for tests and the applier thread. */
     synchronized BrokerDefinitions definitions() {
         return replica.definitions();
+    }
+
+    /** A virtual host's shared definitions applied so far, as changes that rebuild them; for tests. */
+    synchronized List<VhostChange> definitions(String vhost) {
+        VhostReplica replica = vhosts.get(vhost);
+        return replica == null ? List.of() : changes(replica);
     }
 }

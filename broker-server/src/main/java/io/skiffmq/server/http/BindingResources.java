@@ -53,6 +53,9 @@ final class BindingResources {
         for (Queue queue : vhost.queues()) {
             implicit.add(new Binding("", Destination.queue(queue.name()), queue.name(), Map.of()));
         }
+        for (io.skiffmq.core.definitions.DefinitionChange.QueueHomed queue : vhost.remoteQueues()) {
+            implicit.add(new Binding("", Destination.queue(queue.name()), queue.name(), Map.of()));
+        }
         return implicit;
     }
 
@@ -98,7 +101,9 @@ final class BindingResources {
             }
             return Destination.exchange(name);
         }
-        lookups.queue(vhost, name);
+        if (vhost.remoteQueue(name) == null) {
+            lookups.queue(vhost, name); // or 404
+        }
         return Destination.queue(name);
     }
 

@@ -139,6 +139,13 @@ final class DefinitionsExport {
                     queues.add(q);
                 }
             }
+            for (io.skiffmq.core.definitions.DefinitionChange.QueueHomed remote : vhost.remoteQueues()) {
+                Map<String, Object> q = Shapes.remoteQueue(vhost.name(), remote); // homed on another node
+                q.remove("type");
+                q.remove("exclusive");
+                q.remove("node");
+                queues.add(q);
+            }
             for (Exchange exchange : vhost.exchanges()) {
                 if (!exchange.isDefault() && !exchange.name().startsWith("amq.")) {
                     Map<String, Object> e = Shapes.exchange(vhost.name(), exchange);

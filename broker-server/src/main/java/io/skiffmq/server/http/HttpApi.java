@@ -114,9 +114,10 @@ final class HttpApi {
                 case NOT_FOUND -> 404;
                 case ACCESS_REFUSED -> 403;
                 case NOT_IMPLEMENTED -> 501;
+                case TIMEOUT -> 503; // RabbitMQ's answer when Khepri times out
                 default -> 400;
             };
-            error = status == 404 ? "Object Not Found" : "bad_request";
+            error = status == 404 ? "Object Not Found" : status == 503 ? "timeout" : "bad_request";
         } else if (e instanceof io.skiffmq.cluster.NoMajorityException) {
             status = 503; // RabbitMQ's answer when Khepri times out
             error = "timeout";

@@ -1,6 +1,7 @@
 package io.skiffmq.server.http;
 
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Destination;
@@ -56,17 +57,22 @@ final class QueueResources {
      * chosen by name first, and only its queues are read.
      */
     private CompletableFuture<ApiResponse> list(ApiRequest request) {
-        List<Map.Entry<VirtualHost, Queue>> queues = new ArrayList<>();
+        // each a Queue of this node or the QueueHomed record of one homed on another node
+        List<Map.Entry<VirtualHost, Object>> queues = new ArrayList<>();
         for (VirtualHost vhost : lookups.vhosts(request)) {
             for (Queue queue : vhost.queues()) {
                 queues.add(Map.entry(vhost, queue));
             }
+            for (QueueHomed remote : vhost.remoteQueues()) {
+                queues.add(Map.entry(vhost, remote));
+            }
         }
-        Paging.Page<Map.Entry<VirtualHost, Queue>> page = Paging.byName(queues, e -> e.getValue().name(),
-            request.query());
+        Paging.Page<Map.Entry<VirtualHost, Object>> page = Paging.byName(queues,
+            e -> e.getValue() instanceof Queue q ? q.name() : ((QueueHomed) e.getValue()).name(), request.query());
         List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
-        for (Map.Entry<VirtualHost, Queue> e : page == null ? queues : page.slice()) {
-            items.add(describe(e.getKey(), e.getValue()));
+        for (Map.Entry<VirtualHost, Object> e : page == null ? queues : page.slice()) {
+            items.add(e.getValue() instanceof Queue q ? describe(e.getKey(), q)
+                : CompletableFuture.completedFuture(Shapes.remoteQueue(e.getKey().name(), (QueueHomed) e.getValue())));
         }
         return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Map<String, Object>> described = items.stream().map(CompletableFuture::join).toList();
@@ -77,6 +83,11 @@ final class QueueResources {
 
     private CompletableFuture<ApiResponse> one(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        QueueHomed remote = vhost.queue(request.variable("name")) == null ? vhost.remoteQueue(request.variable("name"))
+            : null;
+        if (remote != null) {
+            return CompletableFuture.completedFuture(ApiResponse.ok(Shapes.remoteQueue(vhost.name(), remote)));
+        }
         return describe(vhost, lookups.queue(vhost, request.variable("name"))).thenApply(ApiResponse::ok);
     }
 
@@ -107,13 +118,29 @@ final class QueueResources {
             throw ApiException.badRequest("exclusive queues cannot be declared through the HTTP API");
         }
         boolean existed = vhost.queue(name) != null;
-        vhost.declareQueue(vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true), false,
-            flag(body, "auto_delete", false), Bodies.arguments(body))), this);
+        QueueDeclaration wanted = vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true), false,
+            flag(body, "auto_delete", false), Bodies.arguments(body)));
+        QueueHomed remote = existed ? null : vhost.remoteQueue(name);
+        if (remote != null) {
+            // homed on another node: known here
+            if (!remote.declaration().equivalent(wanted)) {
+                throw ApiException.badRequest("queue '" + name + "' exists as " + remote.declaration().describe());
+            }
+            return ApiResponse.createdOr(true);
+        }
+        vhost.declareQueue(wanted, this);
         return ApiResponse.createdOr(existed);
     }
 
     private CompletableFuture<ApiResponse> delete(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        String name = request.variable("name");
+        if (vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
+            lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, name);
+            CompletableFuture<Integer> deleted = vhost.deleteRemoteQueue(name); // its home node deletes it
+            return deleted == null ? CompletableFuture.completedFuture(ApiResponse.noContent())
+                : deleted.thenApply(n -> ApiResponse.noContent());
+        }
         Queue queue = lookups.queue(vhost, request.variable("name"));
         lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, queue.name());
         if (Boolean.parseBoolean(request.query().get("if-empty")) && queue.readyCount() > 0

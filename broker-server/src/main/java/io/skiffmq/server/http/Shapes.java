@@ -62,6 +62,24 @@ final class Shapes {
         return q;
     }
 
+    /**
+     * A queue homed on another node of the cluster, as this node knows it: its record, without the counts and
+     * state its home node has.
+     */
+    static Map<String, Object> remoteQueue(String vhost,
+            io.skiffmq.core.definitions.DefinitionChange.QueueHomed queue) {
+        Map<String, Object> q = new LinkedHashMap<>();
+        q.put("name", queue.name());
+        q.put("vhost", vhost);
+        q.put("type", io.skiffmq.core.queue.QueueType.of(queue.arguments()).alias());
+        q.put("durable", true);
+        q.put("auto_delete", queue.autoDelete());
+        q.put("exclusive", false);
+        q.put("arguments", JsonValues.of(queue.arguments()));
+        q.put("node", queue.node());
+        return q;
+    }
+
     static Map<String, Object> exchange(String vhost, Exchange exchange) {
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("name", exchange.name());

@@ -7,7 +7,16 @@ import io.skiffmq.core.definitions.BrokerDefinitions.PermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.TopicPermissionDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
+import io.skiffmq.core.Exchange;
+import io.skiffmq.core.definitions.DefinitionChange.BindingAdded;
 import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
+import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
+import io.skiffmq.core.definitions.DefinitionChange.InVhost;
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
+import io.skiffmq.core.definitions.DefinitionChange.VhostDeleted;
+import io.skiffmq.core.routing.Binding;
+import io.skiffmq.core.routing.Destination;
+import java.util.Map;
 import io.skiffmq.core.definitions.DefinitionChange.PermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.TopicPermissionSet;
 import io.skiffmq.core.definitions.DefinitionChange.UserDeleted;
@@ -36,9 +45,12 @@ class ReplicatedDefinitionsTest {
             seen.add(change);
         }
 
+        final List<Map<String, List<VhostChange>>> vhosts = new ArrayList<>();
+
         @Override
-        public void replaceAll(BrokerDefinitions definitions) {
+        public void replaceAll(BrokerDefinitions definitions, Map<String, List<VhostChange>> shared) {
             seen.add(definitions);
+            vhosts.add(shared);
         }
     }
 
@@ -80,6 +92,19 @@ class ReplicatedDefinitionsTest {
         apply(a, 3, new UserPut(ALICE));
         apply(a, 4, new PermissionSet(new PermissionDefinition("alice", "v", "^a", ".*", "")));
         apply(a, 5, new TopicPermissionSet(new TopicPermissionDefinition("alice", "v", "amq.topic", "^x", ".*")));
+        // a virtual host's shared definitions: in the snapshot too; those of a virtual host deleted since are not
+        ExchangeDeclared x = new ExchangeDeclared(new Exchange("x", Exchange.Type.TOPIC, true, false, false,
+            Map.of("alternate-exchange", "ae")));
+        ExchangeDeclared y = new ExchangeDeclared(new Exchange("y", Exchange.Type.FANOUT));
+        BindingAdded xy = new BindingAdded(new Binding("x", Destination.exchange("y"), "a.#", Map.of()));
+        apply(a, 6, new InVhost("v", x));
+        apply(a, 7, new InVhost("v", y));
+        apply(a, 8, new InVhost("v", xy));
+        apply(a, 9, new VhostAdded(new VhostDefinition("w", -1, -1)));
+        apply(a, 10, new InVhost("w", x));
+        apply(a, 11, new VhostDeleted("w"));
+        apply(a, 12, new InVhost("w", y)); // committed after the deletion: nothing to apply it to
+        assertThat(a.definitions("v")).containsExactly(x, y, xy);
         ByteArrayOutputStream snapshot = new ByteArrayOutputStream();
         a.writeSnapshot(snapshot);
 
@@ -91,9 +116,13 @@ class ReplicatedDefinitionsTest {
         assertThat(b.definitions()).isEqualTo(a.definitions());
         assertThat(broker.seen).last().isEqualTo(a.definitions());
         assertThat(a.definitions().vhosts()).containsExactly(new VhostDefinition("v", 10, 20));
+        assertThat(b.definitions("v")).containsExactly(x, y, xy);
+        assertThat(b.definitions("w")).isEmpty();
+        assertThat(broker.vhosts).last().isEqualTo(Map.of("v", List.of(x, y, xy)));
 
         b.reset();
         assertThat(b.definitions()).isEqualTo(BrokerDefinitions.EMPTY);
         assertThat(broker.seen).last().isEqualTo(BrokerDefinitions.EMPTY);
+        assertThat(broker.vhosts).last().isEqualTo(Map.of());
     }
 }

@@ -11,6 +11,7 @@ import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
 import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.util.ArrayList;
@@ -32,6 +33,8 @@ import java.util.function.Consumer;
 public final class VhostReplica implements ChangeLog.Replica {
     private final Map<String, Exchange> exchanges = new LinkedHashMap<>();
     private final Map<String, QueueDeclared> queues = new LinkedHashMap<>();
+    /** In a cluster's shared definitions: the durable queues and their home nodes. */
+    private final Map<String, QueueHomed> homed = new LinkedHashMap<>();
     private final Map<String, Set<Binding>> bySource = new LinkedHashMap<>();
     private final Map<Destination, Set<Binding>> byDestination = new HashMap<>();
     private long nextQueueId = 1;
@@ -44,8 +47,11 @@ public final class VhostReplica implements ChangeLog.Replica {
         if (change instanceof QueueDeclared q) {
             queues.put(q.name(), q);
             nextQueueId = Math.max(nextQueueId, q.id() + 1);
+        } else if (change instanceof QueueHomed q) {
+            homed.put(q.name(), q);
         } else if (change instanceof QueueDeleted q) {
             queues.remove(q.name());
+            homed.remove(q.name());
             removeAll(byDestination.get(Destination.queue(q.name())));
         } else if (change instanceof ExchangeDeclared e) {
             exchanges.put(e.exchange().name(), e.exchange());
@@ -96,6 +102,7 @@ public final class VhostReplica implements ChangeLog.Replica {
         out.accept(new NextQueueId(nextQueueId));
         exchanges.values().forEach(e -> out.accept(new ExchangeDeclared(e)));
         queues.values().forEach(out);
+        homed.values().forEach(out);
         bySource.values().forEach(set -> set.forEach(b -> out.accept(new BindingAdded(b))));
         policies.values().forEach(out);
         operatorPolicies.values().forEach(out);

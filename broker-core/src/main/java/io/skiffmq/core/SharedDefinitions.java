@@ -1,0 +1,27 @@
+package io.skiffmq.core;
+
+import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where a clustered node's virtual hosts put the definitions every node shares (durable exchanges and queues, and the
+ * bindings between them): a change appended here is applied on every node, this one included, once a majority has committed
+ * it ({@link VirtualHost#applyShared}), never before. A single node has none: its virtual hosts keep everything in
+ * their {@link VirtualHostStore}. What replicates the changes (the cluster's metadata log) is not broker-core's
+ * concern.
+ *
+ * <p>Thread-safe.
+ */
+public interface SharedDefinitions {
+    /**
+     * Appends one change of virtual host {@code vhost}.
+     *
+     * @return completes once a majority has committed it and this node has applied it; fails with a
+     *         {@link java.util.concurrent.TimeoutException} when no majority committed it in time (its outcome is
+     *         then unknown: it may still be committed later)
+     */
+    CompletableFuture<Void> append(String vhost, VhostChange change);
+
+    /** This node's name: the home node of the durable queues declared on it. */
+    String node();
+}

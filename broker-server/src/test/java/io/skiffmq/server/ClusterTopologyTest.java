@@ -1,0 +1,188 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import com.rabbitmq.client.MessageProperties;
+import com.rabbitmq.client.ShutdownSignalException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in child JVMs share durable exchanges and the bindings between them through the metadata log,
+ * driven by the RabbitMQ Java client: declared on one node, they are seen on the others (HTTP API, passive
+ * declares) and route there; they survive a node's kill -9; a node without a majority refuses a declare with
+ * RabbitMQ's 541 and changes nothing. One cluster for the class (three-node starts are slow).
+ */
+class ClusterTopologyTest {
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int APPEND_TIMEOUT_MILLIS = 3000;
+
+    @TempDir
+    static Path dir;
+
+    private static ChildCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = new ChildCluster(dir, "t", 3, 3, APPEND_TIMEOUT_MILLIS);
+        cluster.startMembers();
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        cluster.close();
+    }
+
+    /** A connection to node {@code i} as guest, once the node has the cluster's users. */
+    private static Connection connect(int i) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setPort(cluster.nodes[i].port);
+        return await().atMost(WAIT).ignoreExceptions().until(factory::newConnection, Connection::isOpen);
+    }
+
+    private static int status(int node, String path) throws Exception {
+        return cluster.api(node).get(path).status();
+    }
+
+    @Test
+    void exchangesAndTheirBindingsDeclaredOnOneNodeHoldOnEveryNodeAndAMinorityRefusesADeclare() throws Exception {
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            channel.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
+            channel.exchangeDeclare("audit", BuiltinExchangeType.FANOUT, true);
+            channel.exchangeBind("audit", "orders", "order.#");
+            channel.queueDeclare("shipping", true, false, false, Map.of("x-max-length", 100));
+            channel.queueBind("shipping", "orders", "order.paid");
+            channel.basicPublish("orders", "order.paid", null, "paid".getBytes(StandardCharsets.UTF_8));
+            await().atMost(WAIT).until(() -> channel.messageCount("shipping") == 1);
+        }
+        for (int node : new int[] {1, 2}) {
+            await().atMost(WAIT).until(() -> status(node, "/api/bindings/%2F/e/orders/e/audit") == 200
+                && !cluster.api(node).get("/api/bindings/%2F/e/orders/e/audit").list().isEmpty());
+            assertThat(cluster.api(node).get("/api/exchanges/%2F/orders").map())
+                .containsEntry("type", "topic").containsEntry("durable", true);
+            await().atMost(WAIT).until(() -> status(node, "/api/bindings/%2F/e/orders/q/shipping") == 200
+                && !cluster.api(node).get("/api/bindings/%2F/e/orders/q/shipping").list().isEmpty());
+            assertThat(cluster.api(node).get("/api/queues/%2F/shipping").map())
+                .containsEntry("node", cluster.name(0)).containsEntry("durable", true);
+        }
+
+        // on another node: a passive declare finds them, and a message published there takes the binding
+        try (Connection c = connect(2)) {
+            Channel channel = c.createChannel();
+            channel.exchangeDeclarePassive("orders");
+            channel.exchangeDeclarePassive("audit");
+            // a queue homed on node 0 is known here, not reachable yet (item 3): RabbitMQ's answer for a down node
+            assertThat(channel.queueDeclarePassive("shipping").getQueue()).isEqualTo("shipping");
+            channel.queueDeclare("shipping", true, false, false, Map.of("x-max-length", 100));
+            Channel consumer = c.createChannel();
+            assertThatThrownBy(() -> consumer.basicConsume("shipping", true, (tag, m) -> { }, tag -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=404, reply-text=NOT_FOUND"
+                    + " - home node '" + cluster.name(0) + "' of durable queue 'shipping' in vhost '/' is down or"
+                    + " inaccessible");
+            // an equivalent declaration is fine, a different one is refused as on one node
+            channel.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
+            channel.queueDeclare("audit-log", true, false, false, Map.of());
+            channel.queueBind("audit-log", "audit", "");
+            channel.basicPublish("orders", "order.created", null, "one".getBytes(StandardCharsets.UTF_8));
+            await().atMost(WAIT).until(() -> channel.messageCount("audit-log") == 1);
+            assertThat(cluster.api(0).get("/api/queues/%2F/audit-log").map()).containsEntry("node", cluster.name(2));
+            // deleted and declared again under its name, with a persistent message: the log, replayed after a
+            // restart, must not take the earlier queue's deletion for this one's
+            channel.queueDelete("audit-log");
+            channel.queueDeclare("audit-log", true, false, false, Map.of());
+            channel.queueBind("audit-log", "audit", "");
+            channel.confirmSelect();
+            channel.basicPublish("orders", "order.kept", MessageProperties.PERSISTENT_TEXT_PLAIN,
+                "kept".getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            assertThatThrownBy(() -> channel.exchangeDeclare("orders", BuiltinExchangeType.DIRECT, true))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("PRECONDITION_FAILED");
+        }
+
+        // a kill -9: the node gets the shared exchanges back from the log, and its own queue's binding to one
+        cluster.nodes[2].kill();
+        cluster.start(2);
+        try (Connection c = connect(2)) {
+            Channel channel = c.createChannel();
+            // once node 2 has a change made after its restart, it has replayed the log over what it recovered
+            try (Connection a = connect(0)) {
+                a.createChannel().exchangeDeclare("after-restart", BuiltinExchangeType.FANOUT, true);
+            }
+            await().atMost(WAIT).until(() -> status(2, "/api/exchanges/%2F/after-restart") == 200);
+            GetResponse kept = channel.basicGet("audit-log", true);
+            assertThat(kept).isNotNull();
+            assertThat(new String(kept.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept");
+            await().atMost(WAIT).until(() -> {
+                channel.basicPublish("orders", "order.paid", null, "two".getBytes(StandardCharsets.UTF_8));
+                GetResponse got = channel.basicGet("audit-log", true);
+                return got != null && new String(got.getBody(), StandardCharsets.UTF_8).equals("two");
+            });
+            // deleted on one node, gone on every node
+            channel.exchangeDelete("audit");
+        }
+        await().atMost(WAIT).until(() -> status(0, "/api/exchanges/%2F/audit") == 404
+            && status(1, "/api/exchanges/%2F/audit") == 404);
+        assertThat(cluster.api(1).get("/api/bindings/%2F").list()).extracting(b -> b.get("destination"))
+            .doesNotContain("audit");
+
+        // a queue deleted from a node that is not its home: gone from its home node, with its bindings
+        try (Connection b = connect(1)) {
+            assertThat(b.createChannel().queueDelete("shipping").getMessageCount()).isZero();
+        }
+        await().atMost(WAIT).until(() -> status(0, "/api/queues/%2F/shipping") == 404
+            && status(2, "/api/queues/%2F/shipping") == 404);
+        assertThat(cluster.api(0).get("/api/bindings/%2F").list()).extracting(b -> b.get("destination"))
+            .doesNotContain("shipping");
+
+        // without a majority: RabbitMQ's 541 once the append times out, and nothing declared anywhere
+        cluster.nodes[1].kill();
+        cluster.nodes[2].kill();
+        Connection lonely = connect(0);
+        try {
+            Channel channel = lonely.createChannel();
+            long began = System.nanoTime();
+            assertThatThrownBy(() -> channel.exchangeDeclare("lonely", BuiltinExchangeType.DIRECT, true))
+                .isInstanceOf(IOException.class).cause().isInstanceOfSatisfying(ShutdownSignalException.class, e -> {
+                    assertThat(e.isHardError()).isTrue();
+                    AMQP.Connection.Close close = (AMQP.Connection.Close) e.getReason();
+                    assertThat(close.getReplyCode()).isEqualTo(541);
+                    assertThat(close.getReplyText()).isEqualTo("INTERNAL_ERROR - failed to declare exchange 'lonely'"
+                        + " in vhost '/' because the operation timed out");
+                });
+            assertThat((System.nanoTime() - began) / 1_000_000).isGreaterThanOrEqualTo(APPEND_TIMEOUT_MILLIS - 100);
+        } finally {
+            lonely.abort();
+        }
+        assertThat(status(0, "/api/exchanges/%2F/lonely")).isEqualTo(404);
+        Connection again = connect(0);
+        try {
+            assertThatThrownBy(() -> again.createChannel().queueDeclare("lonely-q", true, false, false, Map.of()))
+                .isInstanceOf(IOException.class).cause()
+                .hasMessageContaining("reply-code=541, reply-text=INTERNAL_ERROR - Could not declare queue 'lonely-q'"
+                    + " in vhost '/' on node '" + cluster.name(0) + "' because the metadata store operation timed out");
+        } finally {
+            again.abort();
+        }
+        assertThat(status(0, "/api/queues/%2F/lonely-q")).isEqualTo(404);
+        try (Connection a = connect(0)) {
+            // what was declared goes on working
+            a.createChannel().exchangeDeclarePassive("orders");
+        }
+    }
+}
