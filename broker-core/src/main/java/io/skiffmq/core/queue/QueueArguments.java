@@ -207,10 +207,20 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             ? deadLetterExchange : policy.string("dead-letter-exchange");
         String dlrk = declared.containsKey("x-dead-letter-routing-key") || !policy.has("dead-letter-routing-key")
             ? deadLetterRoutingKey : policy.string("dead-letter-routing-key");
-        return new QueueArguments(smaller(maxLength, policy.number("max-length")),
-            smaller(maxLengthBytes, policy.number("max-length-bytes")), o,
-            smaller(messageTtl, policy.number("message-ttl")), smaller(expires, policy.number("expires")), dlx, dlrk,
+        return new QueueArguments(maxLength, maxLengthBytes, o, messageTtl, expires, dlx, dlrk,
             smaller(deliveryLimit, policy.number("delivery-limit")), maxPriority, singleActiveConsumer,
+            confirmAfterConsume, subscriptionFilter).withSmallerLimits(policy);
+    }
+
+    /**
+     * These with the smaller of each limit and the policy's: {@code max-length}, {@code max-length-bytes},
+     * {@code message-ttl} and {@code expires}, as classic and quorum queues both take them.
+     */
+    QueueArguments withSmallerLimits(EffectivePolicy policy) {
+        return new QueueArguments(smaller(maxLength, policy.number("max-length")),
+            smaller(maxLengthBytes, policy.number("max-length-bytes")), overflow,
+            smaller(messageTtl, policy.number("message-ttl")), smaller(expires, policy.number("expires")),
+            deadLetterExchange, deadLetterRoutingKey, deliveryLimit, maxPriority, singleActiveConsumer,
             confirmAfterConsume, subscriptionFilter);
     }
 
