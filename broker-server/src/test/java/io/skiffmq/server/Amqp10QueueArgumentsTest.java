@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Queue arguments through AMQP 1.0 with RabbitMQ's own client: declared through its management API (409 for an
- * invalid or inequivalent argument, 501 for the queue types SkiffMQ lacks), reject-publish as the publisher's
+ * invalid or inequivalent argument; quorum queues as RabbitMQ 4.0 has them), reject-publish as the publisher's
  * {@code rejected}, {@code x-delivery-limit} (counted by {@code modified(delivery-failed)}, not by {@code released}),
  * consumer priority ({@code rabbitmq:priority}) and {@code x-confirm-after-consume}.
  */
@@ -80,12 +80,28 @@ class Amqp10QueueArgumentsTest extends Amqp10ClientTestBase {
     }
 
     @Test
-    void quorumQueuesFailWith501AndNothingIsDeclared() {
+    void theClientsQuorumQueueIsDeclaredAndShownAsQuorum() {
         String q = unique("quorum");
-        assertThatThrownBy(() -> management().queue().name(q).type(Management.QueueType.QUORUM).declare())
-            .hasMessageContaining("501")
-            .hasMessageContaining("queue type 'quorum' is not implemented by SkiffMQ yet");
-        assertThatThrownBy(() -> management().queueInfo(q)).isInstanceOf(RuntimeException.class);
+        Management.QueueInfo info = management().queue().name(q).quorum().deliveryLimit(3).initialMemberCount(3)
+            .deadLetterStrategy(Management.QuorumQueueDeadLetterStrategy.AT_MOST_ONCE).queue().declare();
+        assertThat(info.type()).isEqualTo(Management.QueueType.QUORUM);
+        Management.QueueInfo read = management().queueInfo(q);
+        assertThat(read.type()).isEqualTo(Management.QueueType.QUORUM);
+        assertThat(read.durable()).isTrue();
+        assertThat(read.leader()).isNotEmpty();
+        assertThat(read.members()).containsExactly(read.leader());
+        assertThat(read.arguments()).containsEntry("x-queue-type", "quorum").containsEntry("x-delivery-limit", 3)
+            .containsEntry("x-quorum-initial-group-size", 3);
+        // the same again is fine; another delivery limit is inequivalent
+        management().queue().name(q).quorum().deliveryLimit(3).initialMemberCount(3)
+            .deadLetterStrategy(Management.QuorumQueueDeadLetterStrategy.AT_MOST_ONCE).queue().declare();
+        assertThatThrownBy(() -> management().queue().name(q).quorum().deliveryLimit(4).initialMemberCount(3)
+                .deadLetterStrategy(Management.QuorumQueueDeadLetterStrategy.AT_MOST_ONCE).queue().declare())
+            .hasMessageContaining("409");
+        assertThatThrownBy(() -> management().queue().name(unique("quorum")).quorum().queue()
+                .argument("x-max-priority", 5).declare())
+            .hasMessageContaining("409").hasMessageContaining("of queue type rabbit_quorum_queue");
+        management().queueDelete(q);
     }
 
     @Test
