@@ -27,20 +27,7 @@ import org.junit.jupiter.api.Test;
 class Amqp091QuorumQueueTest extends Amqp091StreamTestBase {
     /** {@code x-queue-type: quorum} and the rest, in that order. */
     static Map<String, Object> quorum(Object... keysAndValues) {
-        Map<String, Object> arguments = new java.util.LinkedHashMap<>();
-        arguments.put("x-queue-type", "quorum");
-        for (int i = 0; i < keysAndValues.length; i += 2) {
-            arguments.put((String) keysAndValues[i], keysAndValues[i + 1]);
-        }
-        return arguments;
-    }
-
-    private void refused(String queue, boolean durable, boolean exclusive, boolean autoDelete,
-            Map<String, Object> arguments, String text) throws Exception {
-        channel = connection.createChannel();
-        channelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - " + text,
-            () -> channel.queueDeclare(queue, durable, exclusive, autoDelete, arguments));
-        assertThat(queueExists(connection, queue)).as(text).isFalse();
+        return typed("quorum", keysAndValues);
     }
 
     @Test

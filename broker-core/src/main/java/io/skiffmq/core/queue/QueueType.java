@@ -93,6 +93,25 @@ public enum QueueType {
     }
 
     /**
+     * Refuses an auto-delete, exclusive or non-durable queue, in that order and in RabbitMQ's words
+     * ({@code rabbit_queue_type_util}'s checks, which its quorum and stream queues run at declare).
+     *
+     * @throws BrokerException INVALID
+     */
+    static void refuseAllButDurable(String vhost, QueueDeclaration declaration) {
+        String queue = "queue '" + declaration.name() + "' in vhost '" + vhost + "'";
+        if (declaration.autoDelete()) {
+            throw new BrokerException(Kind.INVALID, "invalid property 'auto-delete' for " + queue);
+        }
+        if (declaration.exclusive()) {
+            throw new BrokerException(Kind.INVALID, "invalid property 'exclusive-owner' for " + queue);
+        }
+        if (!declaration.durable()) {
+            throw new BrokerException(Kind.INVALID, "invalid property 'non-durable' for " + queue);
+        }
+    }
+
+    /**
      * The first of {@code arguments} (in their order) that another type takes and this one does not, or null
      * ({@code rabbit_amqqueue:check_arguments_key/4}).
      */

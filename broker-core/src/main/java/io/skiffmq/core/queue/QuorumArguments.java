@@ -33,17 +33,7 @@ public final class QuorumArguments {
      */
     static void check(String vhost, QueueDeclaration declaration) {
         of(vhost, declaration.name(), declaration.arguments(), false);
-        String queue = "queue '" + declaration.name() + "' in vhost '" + vhost + "'";
-        // rabbit_queue_type_util's checks, in rabbit_quorum_queue:declare/2's order
-        if (declaration.autoDelete()) {
-            throw new BrokerException(Kind.INVALID, "invalid property 'auto-delete' for " + queue);
-        }
-        if (declaration.exclusive()) {
-            throw new BrokerException(Kind.INVALID, "invalid property 'exclusive-owner' for " + queue);
-        }
-        if (!declaration.durable()) {
-            throw new BrokerException(Kind.INVALID, "invalid property 'non-durable' for " + queue);
-        }
+        QueueType.refuseAllButDurable(vhost, declaration);
     }
 
     /**
@@ -54,16 +44,10 @@ public final class QuorumArguments {
      */
     static QueueArguments of(String vhost, String queue, Map<String, Object> arguments, boolean recovered) {
         QueueArguments.Check check = new QueueArguments.Check(vhost, queue, arguments);
-        long expires = check.integer("x-expires", 1, Long.MAX_VALUE);
-        long ttl = check.integer("x-message-ttl", 0, Long.MAX_VALUE);
+        long expires = check.integer("x-expires", 1, QueueArguments.MAX_EXPIRY);
+        long ttl = check.integer("x-message-ttl", 0, QueueArguments.MAX_EXPIRY);
         String dlx = arguments.containsKey("x-dead-letter-exchange") ? check.string("x-dead-letter-exchange") : null;
-        String dlrk = null;
-        if (arguments.containsKey("x-dead-letter-routing-key")) {
-            dlrk = check.string("x-dead-letter-routing-key");
-            if (dlx == null) {
-                throw check.invalid("x-dead-letter-routing-key", "routing_key_but_no_dlx_defined");
-            }
-        }
+        String dlrk = check.deadLetterRoutingKey(dlx);
         if (arguments.containsKey("x-dead-letter-strategy")
                 && !DLX_STRATEGIES.contains(check.string("x-dead-letter-strategy"))) {
             throw check.invalid("x-dead-letter-strategy", "invalid_dlx_strategy");
