@@ -155,6 +155,22 @@ class Amqp091QuorumQueueTest extends Amqp091StreamTestBase {
         channel.basicConsume(q, false, new Amqp091Support.Recorder(channel));
     }
 
+    @Test
+    void aConditionalDeleteIsNotImplementedForQuorumQueues() throws Exception {
+        String q = name("delete");
+        channel.queueDeclare(q, true, false, false, quorum());
+        connectionError(connection, AMQP.NOT_IMPLEMENTED, "NOT_IMPLEMENTED - cannot delete queue '" + q + "' in vhost "
+            + "'/'. queue.delete operations with if-unused flag set are not supported by quorum queues",
+            () -> channel.queueDelete(q, true, false));
+        Connection other = target.factory().newConnection();
+        connectionError(other, AMQP.NOT_IMPLEMENTED, "NOT_IMPLEMENTED - cannot delete queue '" + q + "' in vhost "
+            + "'/'. queue.delete operations with if-empty flag set are not supported by quorum queues",
+            () -> other.createChannel().queueDelete(q, false, true));
+        try (Connection third = target.factory().newConnection()) {
+            assertThat(third.createChannel().queueDelete(q).getMessageCount()).isZero();
+        }
+    }
+
     private GetResponse awaitGet(String queue) throws Exception {
         GetResponse[] got = new GetResponse[1];
         await().atMost(TIMEOUT).until(() -> (got[0] = channel.basicGet(queue, false)) != null);
