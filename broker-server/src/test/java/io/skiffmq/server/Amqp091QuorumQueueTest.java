@@ -141,6 +141,29 @@ class Amqp091QuorumQueueTest extends Amqp091StreamTestBase {
         assertThat(headers(awaitGet(unlimited).getProps())).containsEntry("x-delivery-count", 21L);
     }
 
+    /**
+     * A message a closed channel gave back counts as a return, as RabbitMQ 4.0's {@code acquired_count} does: its
+     * redelivery carries {@code x-delivery-count: 1}, and returns count against the delivery limit.
+     */
+    @Test
+    void everyReturnCountsAClosedChannelToo() throws Exception {
+        String q = name("returns");
+        channel.queueDeclare(q, true, false, false, quorum("x-delivery-limit", 1));
+        channel.basicPublish("", q, null, bytes("m"));
+        Channel closing = connection.createChannel();
+        Amqp091Support.Recorder first = new Amqp091Support.Recorder(closing);
+        closing.basicConsume(q, false, first);
+        first.awaitDeliveries(1);
+        closing.close();
+        GetResponse again = awaitGet(q);
+        assertThat(again.getEnvelope().isRedeliver()).isTrue();
+        assertThat(headers(again.getProps())).containsEntry("x-delivery-count", 1L);
+        channel.close();
+        channel = connection.createChannel();
+        await().atMost(TIMEOUT).until(() -> channel.queueDeclarePassive(q).getMessageCount() == 0);
+        assertThat(channel.basicGet(q, false)).as("past the limit of 1 after two returns: dropped").isNull();
+    }
+
     @Test
     void aChannelWidePrefetchIsRefusedAtConsume() throws Exception {
         String q = name("global");

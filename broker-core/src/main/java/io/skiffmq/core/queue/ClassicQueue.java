@@ -126,10 +126,11 @@ public final class ClassicQueue implements Queue {
         this.expiry = new QueueExpiry(arguments, waiting, context.clock(), executor, status,
             entry -> departures.die(entry, DeadLetters.Reason.EXPIRED), this::dispatch);
         this.dispatcher = new QueueDispatcher(executor, waiting, context.clock(), log, memoryLimit, counters,
-            consumers.pushed, publisherFlow, expiry, paging, departures, gauges);
+            consumers.pushed, publisherFlow, expiry, paging, departures, gauges, type == QueueType.QUORUM);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), dispatcher::afterTurnRuns);
-        this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits);
+        this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits,
+            type == QueueType.QUORUM);
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
             gauges);
         this.unused = new UnusedQueue(declaration, declared, context.clock(), executor, status, consumers.pushed);

@@ -21,9 +21,12 @@ final class Settlements {
     private final Departures departures;
     private final QueueStatus status;
     private final QueueLimits limits;
+    /** {@code x-delivery-limit} counts every return ({@link QueueEntry#returns}), not failed deliveries only. */
+    private final boolean limitsReturns;
 
     Settlements(QueueArguments arguments, WaitingMessages waiting, QueueLog log, QueueCounters counters,
-            Departures departures, QueueStatus status, QueueLimits limits) {
+            Departures departures, QueueStatus status, QueueLimits limits, boolean limitsReturns) {
+        this.limitsReturns = limitsReturns;
         this.arguments = arguments;
         this.waiting = waiting;
         this.log = log;
@@ -50,13 +53,19 @@ final class Settlements {
             }
             return;
         }
+        entry.returns++;
         if (outcome.deliveryFailed()) {
             entry.deliveryCount++;
-            if (arguments.deliveryLimit() >= 0 && entry.deliveryCount > arguments.deliveryLimit()) {
+        }
+        // a quorum queue limits every return, as RabbitMQ 4.0's rabbit_fifo limits its acquired_count; a classic
+        // queue its failed deliveries
+        if (outcome.deliveryFailed() || limitsReturns) {
+            long count = limitsReturns ? entry.returns : entry.deliveryCount;
+            if (arguments.deliveryLimit() >= 0 && count > arguments.deliveryLimit()) {
                 departures.die(entry, DeadLetters.Reason.DELIVERY_LIMIT); // failed more often than allowed: poison
                 return;
             }
-            if (entry.location >= 0) {
+            if (outcome.deliveryFailed() && entry.location >= 0) {
                 log.requeue(entry.sequence, entry.location, entry.deliveryCount);
             }
         }

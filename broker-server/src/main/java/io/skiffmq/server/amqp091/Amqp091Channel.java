@@ -473,7 +473,7 @@ final class Amqp091Channel {
             delivery.message().release(); // the consumer's unsubscribe puts it back
             return;
         }
-        Message message = counted(consumer.queue(), delivery);
+        Message message = counted(delivery);
         try {
             connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
             long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
@@ -486,15 +486,15 @@ final class Amqp091Channel {
 
     /**
      * The delivery's message, with the {@code x-delivery-count} header when a quorum queue redelivers it (RabbitMQ
-     * 4.0 adds it once the count is above 0); the reference the delivery gave is passed on or released here.
+     * 4.0 adds its count of returns once above 0); the reference the delivery gave is passed on or released here.
      */
-    private static Message counted(Queue queue, QueueDelivery delivery) {
+    private static Message counted(QueueDelivery delivery) {
         Message message = delivery.message();
-        if (delivery.deliveryCount() == 0 || queue.type() != QueueType.QUORUM) {
+        if (delivery.returns() <= 0) {
             return message;
         }
         try {
-            return message.toAmqp091().withDeliveryCount(delivery.deliveryCount());
+            return message.toAmqp091().withDeliveryCount(delivery.returns());
         } finally {
             message.release();
         }
@@ -540,7 +540,7 @@ final class Amqp091Channel {
                 reply(BasicMethod.GetEmpty.INSTANCE);
                 return;
             }
-            Message message = counted(queue, delivery);
+            Message message = counted(delivery);
             try {
                 if (closing) {
                     return; // the getter's unsubscribe puts it back
