@@ -149,6 +149,33 @@ class Amqp10QueueArgumentsTest extends Amqp10ClientTestBase {
     }
 
 
+    /**
+     * A quorum queue counts every return, {@code released} too, as RabbitMQ 4.0's {@code acquired_count}: the
+     * redeliveries carry it as the {@code x-delivery-count} annotation and the delivery limit counts it, while the
+     * header's delivery-count stays at the failed deliveries (none here).
+     */
+    @Test
+    void aQuorumQueueAnnotatesAndLimitsEveryReturn() throws Exception {
+        String[] names = queueWithDeadLetterQueue("quorum-limited", Map.of("x-queue-type", "quorum",
+            "x-delivery-limit", 2));
+        Publisher publisher = publisher(names[0]);
+        assertThat(published(publisher, "poison")).isEqualTo(Publisher.Status.ACCEPTED);
+        List<Object> annotations = new CopyOnWriteArrayList<>();
+        List<Long> deliveryCounts = new CopyOnWriteArrayList<>();
+        BlockingQueue<Message> seen = new LinkedBlockingQueue<>();
+        consumer(names[0], seen, (context, message) -> {
+            annotations.add(message.hasAnnotation("x-delivery-count") ? message.annotation("x-delivery-count")
+                : "none");
+            deliveryCounts.add(message.deliveryCount());
+            context.requeue(); // released
+        });
+        Message dead = next(names[1]);
+        assertThat(annotations).containsExactly("none", 1L, 2L);
+        assertThat(deliveryCounts).containsExactly(0L, 0L, 0L);
+        assertDeath(((Object[]) dead.annotation("x-opt-deaths"))[0], names[0], "delivery_limit", 1, "",
+            List.of(names[0]), -1, time.millis(), time.millis());
+    }
+
     @Test
     void theConsumerOfHighestPriorityWithCreditIsServedFirst() throws Exception {
         String q = unique("consumer-priorities");
