@@ -1,5 +1,6 @@
 package io.skiffmq.server;
 
+import static io.skiffmq.server.Amqp091RestartRecoveryTest.connect;
 import static io.skiffmq.server.Amqp091Support.TIMEOUT;
 import static io.skiffmq.server.Amqp091Support.bytes;
 import static io.skiffmq.server.Amqp091Support.text;
@@ -8,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import io.skiffmq.codec.testing.LeakDetection;
 import java.nio.file.Path;
@@ -33,14 +33,6 @@ class QuorumQueueRestartTest {
 
     @TempDir
     Path dir;
-
-    private static Connection connect(int port) throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost("127.0.0.1");
-        factory.setPort(port);
-        factory.setAutomaticRecoveryEnabled(false);
-        return factory.newConnection();
-    }
 
     private static List<String> drain(Channel channel, String queue) throws Exception {
         List<String> bodies = new ArrayList<>();
