@@ -5,8 +5,9 @@ import io.skiffmq.core.metrics.QueueCounters;
 /**
  * What a consumer's settlement does to its delivery: accepted, it leaves (and a confirm held until consumed is
  * given); rejected, it dies (dead-lettered, as RabbitMQ's {@code rejected}); released or modified, it goes back to
- * its place among the waiting messages, counted as a failed delivery when the outcome says so, and dies past
- * {@code x-delivery-limit}; one back past a length limit makes a {@code drop-head} queue drop its oldest. Once the queue
+ * its place among the waiting messages, counted as a return and, when the outcome says so, as a failed delivery,
+ * and dies past {@code x-delivery-limit} (failed deliveries for a classic queue, returns for a quorum queue); one
+ * back past a length limit makes a {@code drop-head} queue drop its oldest. Once the queue
  * is deleted or closed, every settled delivery leaves.
  *
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
