@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Declaring queues with {@code x-} arguments: a bad value or an argument of another queue type is 406 with RabbitMQ's
  * text ({@code rabbit_amqqueue:check_declare_arguments/3}, {@code rabbit_channel}'s dead-letter exchange check) and
- * creates nothing; a redeclaration with another value is 406 (equivalence); quorum queues are not implemented by
- * SkiffMQ: 540, a connection error, and no queue (streams: {@link Amqp091StreamTest}).
+ * creates nothing; a redeclaration with another value is 406 (equivalence) (streams: {@link Amqp091StreamTest};
+ * quorum queues: {@link Amqp091QuorumQueueTest}).
  */
 class Amqp091QueueArgumentsTest extends Amqp091ArgumentsTestBase {
 
@@ -174,16 +174,5 @@ class Amqp091QueueArgumentsTest extends Amqp091ArgumentsTestBase {
         AMQP.Queue.DeclareOk ok = channel.queueDeclare(q, false, false, false,
             Map.of("x-selector", "colour = 'red'", "x-no-local", true));
         assertThat(ok.getQueue()).isEqualTo(q);
-    }
-
-    @Test
-    void quorumQueuesAreNotImplementedAndNothingIsDeclared() throws Exception {
-        Assumptions.assumeFalse(target.external(), "RabbitMQ has them; SkiffMQ does not yet");
-        String q = queueName("quorum");
-        Connection c = target.factory().newConnection();
-        connectionError(c, AMQP.NOT_IMPLEMENTED, "NOT_IMPLEMENTED - queue '" + q + "' in vhost '/': queue type "
-                + "'quorum' is not implemented by SkiffMQ yet",
-            () -> c.createChannel().queueDeclare(q, true, false, false, Map.of("x-queue-type", "quorum")));
-        assertThat(queueExists(connection, q)).isFalse();
     }
 }

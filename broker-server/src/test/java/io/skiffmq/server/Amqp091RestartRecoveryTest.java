@@ -36,7 +36,8 @@ class Amqp091RestartRecoveryTest {
     @TempDir
     Path dir;
 
-    private static Connection connect(int port) throws Exception {
+    /** A connection without automatic recovery (the broker restarts under it). */
+    static Connection connect(int port) throws Exception {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost("127.0.0.1");
         factory.setPort(port);

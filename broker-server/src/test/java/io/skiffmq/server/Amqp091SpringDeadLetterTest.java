@@ -117,6 +117,31 @@ class Amqp091SpringDeadLetterTest {
         assertThat(Amqp091Spring.counts(target, dlq)[0]).as("exactly one dead-lettered").isZero();
     }
 
+    /**
+     * A quorum queue declared the Spring way ({@code QueueBuilder.durable(..).quorum()}) with a delivery limit: a
+     * listener that keeps failing (the container requeues) sees {@code x-delivery-count} grow on each redelivery, and
+     * past the limit the message is dead-lettered as {@code delivery_limit}.
+     */
+    @Test
+    void aQuorumQueuesPoisonMessageIsDeadLetteredPastItsDeliveryLimit() throws Exception {
+        String dlq = admin.declareQueue(QueueBuilder.durable(Amqp091Spring.unique("qq.dlq")).quorum().build());
+        String work = admin.declareQueue(QueueBuilder.durable(Amqp091Spring.unique("qq")).quorum().deliveryLimit(2)
+            .deadLetterExchange("").deadLetterRoutingKey(dlq).build());
+        queues.add(work);
+        queues.add(dlq);
+        assertThat(admin.getQueueInfo(work)).isNotNull();
+        List<Object> counts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        container(work, new org.aopalliance.aop.Advice[0], message -> {
+            counts.add(message.getMessageProperties().getHeader("x-delivery-count"));
+            throw new IllegalStateException("poison");
+        });
+        send(work, "poison");
+        Message dead = new RabbitTemplate(factory).receive(dlq, TIMEOUT.toMillis());
+        assertThat(dead).as("on the dead-letter queue").isNotNull();
+        assertThat(dead.getMessageProperties().getXDeathHeader().get(0).get("reason")).hasToString("delivery_limit");
+        assertThat(counts).containsExactly(null, 1L, 2L);
+    }
+
     /** A started container; {@code advice} (retry) is applied when it is initialized, so it is given here. */
     private SimpleMessageListenerContainer container(String queue, org.aopalliance.aop.Advice[] advice,
             org.springframework.amqp.core.MessageListener listener) {

@@ -22,14 +22,6 @@ import org.junit.jupiter.api.Test;
  * ({@code rabbit_stream_queue:consume/3}, {@code rabbit_channel}).
  */
 class Amqp091StreamTest extends Amqp091StreamTestBase {
-    private void refused(String queue, boolean durable, boolean exclusive, boolean autoDelete,
-            Map<String, Object> arguments, String text) throws Exception {
-        channel = connection.createChannel();
-        channelError(channel, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - " + text,
-            () -> channel.queueDeclare(queue, durable, exclusive, autoDelete, arguments));
-        assertThat(queueExists(connection, queue)).as(text).isFalse();
-    }
-
     @Test
     void aStreamIsDeclaredWithItsArgumentsAndRedeclaredEquivalently() throws Exception {
         String q = name("stream");

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Queue arguments through AMQP 1.0 with RabbitMQ's own client: declared through its management API (409 for an
- * invalid or inequivalent argument, 501 for the queue types SkiffMQ lacks), reject-publish as the publisher's
+ * invalid or inequivalent argument; quorum queues as RabbitMQ 4.0 has them), reject-publish as the publisher's
  * {@code rejected}, {@code x-delivery-limit} (counted by {@code modified(delivery-failed)}, not by {@code released}),
  * consumer priority ({@code rabbitmq:priority}) and {@code x-confirm-after-consume}.
  */
@@ -80,12 +80,28 @@ class Amqp10QueueArgumentsTest extends Amqp10ClientTestBase {
     }
 
     @Test
-    void quorumQueuesFailWith501AndNothingIsDeclared() {
+    void theClientsQuorumQueueIsDeclaredAndShownAsQuorum() {
         String q = unique("quorum");
-        assertThatThrownBy(() -> management().queue().name(q).type(Management.QueueType.QUORUM).declare())
-            .hasMessageContaining("501")
-            .hasMessageContaining("queue type 'quorum' is not implemented by SkiffMQ yet");
-        assertThatThrownBy(() -> management().queueInfo(q)).isInstanceOf(RuntimeException.class);
+        Management.QueueInfo info = management().queue().name(q).quorum().deliveryLimit(3).initialMemberCount(3)
+            .deadLetterStrategy(Management.QuorumQueueDeadLetterStrategy.AT_MOST_ONCE).queue().declare();
+        assertThat(info.type()).isEqualTo(Management.QueueType.QUORUM);
+        Management.QueueInfo read = management().queueInfo(q);
+        assertThat(read.type()).isEqualTo(Management.QueueType.QUORUM);
+        assertThat(read.durable()).isTrue();
+        assertThat(read.leader()).isNotEmpty();
+        assertThat(read.members()).containsExactly(read.leader());
+        assertThat(read.arguments()).containsEntry("x-queue-type", "quorum").containsEntry("x-delivery-limit", 3)
+            .containsEntry("x-quorum-initial-group-size", 3);
+        // the same again is fine; another delivery limit is inequivalent
+        management().queue().name(q).quorum().deliveryLimit(3).initialMemberCount(3)
+            .deadLetterStrategy(Management.QuorumQueueDeadLetterStrategy.AT_MOST_ONCE).queue().declare();
+        assertThatThrownBy(() -> management().queue().name(q).quorum().deliveryLimit(4).initialMemberCount(3)
+                .deadLetterStrategy(Management.QuorumQueueDeadLetterStrategy.AT_MOST_ONCE).queue().declare())
+            .hasMessageContaining("409");
+        assertThatThrownBy(() -> management().queue().name(unique("quorum")).quorum().queue()
+                .argument("x-max-priority", 5).declare())
+            .hasMessageContaining("409").hasMessageContaining("of queue type rabbit_quorum_queue");
+        management().queueDelete(q);
     }
 
     @Test
@@ -132,6 +148,33 @@ class Amqp10QueueArgumentsTest extends Amqp10ClientTestBase {
             .until(() -> deliveryCounts.size() == 5);
     }
 
+
+    /**
+     * A quorum queue counts every return, {@code released} too, as RabbitMQ 4.0's {@code acquired_count}: the
+     * redeliveries carry it as the {@code x-delivery-count} annotation and the delivery limit counts it, while the
+     * header's delivery-count stays at the failed deliveries (none here).
+     */
+    @Test
+    void aQuorumQueueAnnotatesAndLimitsEveryReturn() throws Exception {
+        String[] names = queueWithDeadLetterQueue("quorum-limited", Map.of("x-queue-type", "quorum",
+            "x-delivery-limit", 2));
+        Publisher publisher = publisher(names[0]);
+        assertThat(published(publisher, "poison")).isEqualTo(Publisher.Status.ACCEPTED);
+        List<Object> annotations = new CopyOnWriteArrayList<>();
+        List<Long> deliveryCounts = new CopyOnWriteArrayList<>();
+        BlockingQueue<Message> seen = new LinkedBlockingQueue<>();
+        consumer(names[0], seen, (context, message) -> {
+            annotations.add(message.hasAnnotation("x-delivery-count") ? message.annotation("x-delivery-count")
+                : "none");
+            deliveryCounts.add(message.deliveryCount());
+            context.requeue(); // released
+        });
+        Message dead = next(names[1]);
+        assertThat(annotations).containsExactly("none", 1L, 2L);
+        assertThat(deliveryCounts).containsExactly(0L, 0L, 0L);
+        assertDeath(((Object[]) dead.annotation("x-opt-deaths"))[0], names[0], "delivery_limit", 1, "",
+            List.of(names[0]), -1, time.millis(), time.millis());
+    }
 
     @Test
     void theConsumerOfHighestPriorityWithCreditIsServedFirst() throws Exception {

@@ -104,6 +104,44 @@ class HttpApiQueueTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void quorumQueuesAreDeclaredImportedAndShownWithTheirLeaderAndPolicy() throws Exception {
+        assertThat(api.put("/api/queues/%2F/api-qq", Map.of("durable", true, "arguments",
+            Map.of("x-queue-type", "quorum"))).status()).isEqualTo(201);
+        Map<String, Object> shown = api.get("/api/queues/%2F/api-qq").map();
+        assertThat(shown).containsEntry("type", "quorum").containsEntry("durable", true);
+        assertThat(shown.get("members")).isEqualTo(List.of(shown.get("leader")));
+        assertThat(shown.get("online")).isEqualTo(List.of(shown.get("node")));
+        HttpApiClient.Answer nonDurable = api.put("/api/queues/%2F/api-qq-nd", Map.of("durable", false,
+            "arguments", Map.of("x-queue-type", "quorum")));
+        assertThat(nonDurable.status()).isEqualTo(400);
+        assertThat(nonDurable.map().get("reason")).asString()
+            .contains("invalid property 'non-durable' for queue 'api-qq-nd' in vhost '/'");
+
+        assertThat(api.post("/api/definitions", Map.of("queues", List.of(Map.of("name", "imported-qq", "vhost", "/",
+            "durable", true, "auto_delete", false, "arguments", Map.of("x-queue-type", "quorum",
+                "x-delivery-limit", 5)))))
+            .status()).isEqualTo(204);
+        assertThat(api.get("/api/queues/%2F/imported-qq").map()).containsEntry("type", "quorum");
+        List<Map<String, Object>> exported = (List<Map<String, Object>>) api.get("/api/definitions").map()
+            .get("queues");
+        assertThat(exported).anySatisfy(q -> assertThat(q).containsEntry("name", "imported-qq")
+            .containsEntry("arguments", Map.of("x-queue-type", "quorum", "x-delivery-limit", 5)));
+
+        // a policy for quorum queues applies to them, not to classic ones
+        assertThat(api.put("/api/policies/%2F/qq-only", Map.of("pattern", "qq$", "apply-to", "quorum_queues",
+            "definition", Map.of("delivery-limit", 1))).status()).isEqualTo(201);
+        assertThat(api.put("/api/queues/%2F/classic-qq", Map.of("durable", true)).status()).isEqualTo(201);
+        Amqp091Support.await().atMost(Amqp091Support.TIMEOUT)
+            .until(() -> "qq-only".equals(api.get("/api/queues/%2F/api-qq").map().get("policy")));
+        assertThat(api.get("/api/queues/%2F/classic-qq").map().get("policy")).isNull();
+        assertThat(api.delete("/api/policies/%2F/qq-only").status()).isEqualTo(204);
+        for (String q : List.of("api-qq", "imported-qq", "classic-qq")) {
+            assertThat(api.delete("/api/queues/%2F/" + q).status()).isEqualTo(204);
+        }
+    }
+
+    @Test
     void aLeaderLocatorIsCheckedAndShownAsDeclared() throws Exception {
         assertThat(api.put("/api/queues/%2F/least-leaders", Map.of("durable", false, "arguments",
             Map.of("x-queue-leader-locator", "least-leaders"))).status()).isEqualTo(201);

@@ -34,11 +34,7 @@ class RabbitmqExportsImportTest {
         "parameter 'origin' of component 'federation-upstream' in vhost 'prod': SkiffMQ has no "
             + "'federation-upstream' component",
         "policy 'lazy' in vhost '/': [{<<\"ha-mode\">>,<<\"all\">>}] are not recognised policy settings; set "
-            + "without it",
-        "queue 'audit' in vhost '/': queue type 'quorum' is not implemented by SkiffMQ "
-            + "yet",
-        "queue 'jobs' in vhost 'prod': queue type 'quorum' is not implemented by SkiffMQ yet",
-        "queue 'dead' in vhost 'prod': queue type 'quorum' is not implemented by SkiffMQ yet");
+            + "without it");
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> export(String name) throws Exception {
@@ -72,7 +68,7 @@ class RabbitmqExportsImportTest {
             HttpApiClient api = HttpApiClient.guest(broker);
             Map<String, Object> document = export("rabbitmqctl-export_definitions.json");
             List<String> notHonoured = items(api.post("/api/definitions", document));
-            assertThat(notHonoured).containsExactlyInAnyOrderElementsOf(withBindingsToQuorumQueues(NOT_HONOURED));
+            assertThat(notHonoured).containsExactlyInAnyOrderElementsOf(NOT_HONOURED);
             checkImported(broker, api);
             // the internal exchange rabbitmqctl left out is not made up; its bindings are skipped, as RabbitMQ does
             assertThat(api.get("/api/exchanges/%2F/hidden").status()).isEqualTo(404);
@@ -91,7 +87,7 @@ class RabbitmqExportsImportTest {
         try (RunningBroker broker = RunningBroker.start()) {
             HttpApiClient api = HttpApiClient.guest(broker);
             List<String> notHonoured = items(api.post("/api/definitions", export("api-definitions.json")));
-            assertThat(notHonoured).containsExactlyInAnyOrderElementsOf(withBindingsToQuorumQueues(NOT_HONOURED));
+            assertThat(notHonoured).containsExactlyInAnyOrderElementsOf(NOT_HONOURED);
             assertThat(api.get("/api/global-parameters/internal_cluster_id").map())
                 .containsEntry("value", "rabbitmq-cluster-id-Br03mc7-K6AhXry1ioe16A");
             checkImported(broker, api);
@@ -113,11 +109,8 @@ class RabbitmqExportsImportTest {
                 export("api-definitions-prod.json")));
             assertThat(notHonoured).containsExactlyInAnyOrder(
                 "parameter 'origin' of component 'federation-upstream' in vhost 'staging': SkiffMQ has no "
-                    + "'federation-upstream' component",
-                "queue 'jobs' in vhost 'staging': queue type 'quorum' is not implemented by SkiffMQ yet",
-                "queue 'dead' in vhost 'staging': queue type 'quorum' is not implemented by SkiffMQ yet",
-                "binding of 'dlx' to queue 'dead' in vhost 'staging': no queue 'dead'",
-                "binding of 'work' to queue 'jobs' in vhost 'staging': no queue 'jobs'");
+                    + "'federation-upstream' component");
+            assertThat(api.get("/api/queues/staging/jobs").map()).containsEntry("type", "quorum");
             assertThat(api.get("/api/queues/staging/jobs.classic").map()).containsEntry("type", "classic");
             assertThat(api.get("/api/policies/staging/qq").map()).containsEntry("priority", 2);
             assertThat(api.get("/api/operator-policies/staging/qq-limits").map())
@@ -126,15 +119,6 @@ class RabbitmqExportsImportTest {
                 .contains(Map.of("value", Map.of("max-connections", 100, "max-queues", 500), "vhost", "staging",
                     "component", "vhost-limits", "name", "limits"));
         }
-    }
-
-    /** The bindings to the quorum queues that could not be made fail too, and say so. */
-    private static List<String> withBindingsToQuorumQueues(List<String> items) {
-        List<String> all = new java.util.ArrayList<>(items);
-        all.add("binding of 'hdr' to queue 'audit' in vhost '/': no queue 'audit'");
-        all.add("binding of 'dlx' to queue 'dead' in vhost 'prod': no queue 'dead'");
-        all.add("binding of 'work' to queue 'jobs' in vhost 'prod': no queue 'jobs'");
-        return all;
     }
 
     /** What both exports hold, as this broker has it after the import. */
@@ -184,6 +168,11 @@ class RabbitmqExportsImportTest {
             Map.of("alternate-exchange", "unrouted"));
         assertThat(api.get("/api/exchanges/%2F/dlx/bindings/source").list())
             .extracting(b -> b.get("destination")).containsExactly("dead");
+        for (String quorum : List.of("%2F/audit", "prod/jobs", "prod/dead")) {
+            assertThat(api.get("/api/queues/" + quorum).map()).as(quorum).containsEntry("type", "quorum");
+        }
+        assertThat(api.get("/api/exchanges/prod/work/bindings/source").list())
+            .extracting(b -> b.get("destination")).contains("jobs");
     }
 
     @Test
@@ -279,9 +268,8 @@ class RabbitmqExportsImportTest {
                 }
                 assertThat(api.put("/api/queues/logs/by-http", Map.of("durable", true)).status()).isEqualTo(201);
                 assertThat(api.get("/api/queues/logs/by-http").map()).containsEntry("type", "stream");
-                HttpApiClient.Answer quorum = api.put("/api/queues/qq/jobs", Map.of("durable", true));
-                assertThat(quorum.status()).isEqualTo(501);
-                assertThat(quorum.map().get("reason").toString()).contains("queue type 'quorum' is not implemented");
+                assertThat(api.put("/api/queues/qq/jobs", Map.of("durable", true)).status()).isEqualTo(201);
+                assertThat(api.get("/api/queues/qq/jobs").map()).containsEntry("type", "quorum");
 
                 // the default can be changed and cleared; existing queues stay as they are
                 assertThat(api.put("/api/vhosts/logs", Map.of("default_queue_type", "undefined")).status())

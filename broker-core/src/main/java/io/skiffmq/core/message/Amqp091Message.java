@@ -249,6 +249,23 @@ public final class Amqp091Message extends Message {
             p.appId(), p.clusterId()), exchange, routingKey, history, "dead-letter");
     }
 
+    /**
+     * This message with the {@code x-delivery-count} header a quorum queue gives a redelivery (RabbitMQ's
+     * {@code mc_amqpl} writes it from the queue's count): a new message, one reference for the caller.
+     */
+    public Amqp091Message withDeliveryCount(long count) {
+        BasicProperties p = properties();
+        Map<String, Object> headers = p.headers() == null ? new java.util.LinkedHashMap<>()
+            : new java.util.LinkedHashMap<>(p.headers());
+        headers.put(DELIVERY_COUNT, count);
+        return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
+            p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), deaths, "count the deliveries of");
+    }
+
+    /** The header a quorum queue's redeliveries carry over 0-9-1. */
+    public static final String DELIVERY_COUNT = "x-delivery-count";
+
     /** This message with the history its {@code x-death} header holds kept beside it; itself when none. */
     private Amqp091Message withHistoryFromHeader() {
         java.util.List<Death> history = Death.fromAmqp091(properties().headers());

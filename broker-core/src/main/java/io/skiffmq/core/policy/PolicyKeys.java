@@ -37,7 +37,7 @@ public final class PolicyKeys {
         "overflow", "queue-mode", "single-active-consumer", "delivery-limit", "ha-mode", "ha-params",
         "ha-sync-mode", "ha-promote-on-shutdown", "ha-promote-on-failure", "queue-master-locator",
         "dead-letter-strategy", "target-group-size");
-    /** RabbitMQ 4.0's quorum queue capabilities (we have no quorum queues yet: nothing matches them). */
+    /** RabbitMQ 4.0's quorum queue capabilities: the policy keys its quorum queues skip. */
     private static final Set<String> QUORUM_UNSUPPORTED = Set.of("max-priority", "queue-mode", "ha-mode",
         "ha-params", "ha-sync-mode", "ha-promote-on-shutdown", "ha-promote-on-failure", "queue-master-locator",
         "max-age", "stream-max-segment-size-bytes");

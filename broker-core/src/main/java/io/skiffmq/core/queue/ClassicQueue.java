@@ -47,6 +47,8 @@ public final class ClassicQueue implements Queue {
     private final String name;
     private final QueueExecutor executor;
     private final QueueDeclaration declaration;
+    /** {@link QueueType#CLASSIC}, or {@link QueueType#QUORUM} for a quorum queue on one node (docs/quorum-queues.md). */
+    private final QueueType type;
     /** The declaration's arguments as read. */
     private final QueueArguments declared;
     /** What the queue acts on: {@link #declared} with its policy's keys ({@link #applyPolicy}). */
@@ -106,7 +108,9 @@ public final class ClassicQueue implements Queue {
         this.name = declaration.name();
         this.executor = executor;
         this.declaration = declaration;
-        this.declared = QueueArguments.orNone(context.vhost(), declaration);
+        this.type = QueueType.of(declaration.arguments()) == QueueType.QUORUM ? QueueType.QUORUM : QueueType.CLASSIC;
+        this.declared = type == QueueType.QUORUM ? QuorumArguments.orDefaults(context.vhost(), declaration)
+            : QueueArguments.orNone(context.vhost(), declaration);
         this.arguments = declared;
         this.context = context;
         this.log = log;
@@ -122,10 +126,11 @@ public final class ClassicQueue implements Queue {
         this.expiry = new QueueExpiry(arguments, waiting, context.clock(), executor, status,
             entry -> departures.die(entry, DeadLetters.Reason.EXPIRED), this::dispatch);
         this.dispatcher = new QueueDispatcher(executor, waiting, context.clock(), log, memoryLimit, counters,
-            consumers.pushed, publisherFlow, expiry, paging, departures, gauges);
+            consumers.pushed, publisherFlow, expiry, paging, departures, gauges, type == QueueType.QUORUM);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), dispatcher::afterTurnRuns);
-        this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits);
+        this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits,
+            type == QueueType.QUORUM);
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
             gauges);
         this.unused = new UnusedQueue(declaration, declared, context.clock(), executor, status, consumers.pushed);
@@ -134,6 +139,11 @@ public final class ClassicQueue implements Queue {
     @Override
     public QueueDeclaration declaration() {
         return declaration;
+    }
+
+    @Override
+    public QueueType type() {
+        return type;
     }
 
     /** The arguments in effect: the declaration's, with its policy's. Read on the queue's thread. */
@@ -159,7 +169,9 @@ public final class ClassicQueue implements Queue {
             if (status.gone()) {
                 return;
             }
-            QueueArguments inEffect = declared.withPolicy(declaration.arguments(), next);
+            QueueArguments inEffect = type == QueueType.QUORUM
+                ? QuorumArguments.withPolicy(declared, declaration.arguments(), next)
+                : declared.withPolicy(declaration.arguments(), next);
             if (inEffect.equals(arguments)) {
                 return;
             }
@@ -279,7 +291,8 @@ public final class ClassicQueue implements Queue {
         if (!toTail) {
             waiting.arrive(entry);
         }
-        if (log != null && message.durable()) {
+        if (log != null && (message.durable() || type == QueueType.QUORUM)) {
+            // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does;
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
                 entry.location = log.publish(entry.sequence, message, 0, entry.expiresAt, confirm);

@@ -78,7 +78,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
     /** RabbitMQ caps {@code x-max-priority} here. */
     public static final int MAX_SUPPORTED_PRIORITY = 255;
     /** RabbitMQ's limit for TTLs and expiry: ten years in milliseconds. */
-    private static final long MAX_EXPIRY = 315_360_000_000L;
+    static final long MAX_EXPIRY = 315_360_000_000L;
 
     /** Arguments RabbitMQ accepts only for its quorum or stream queues; refused here, as it refuses them. */
     private static final Set<String> OTHER_TYPES_ONLY = Set.of("x-dead-letter-strategy", "x-max-in-memory-length",
@@ -129,13 +129,7 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
         long expires = check.integer("x-expires", 1, MAX_EXPIRY);
         long ttl = check.integer("x-message-ttl", 0, MAX_EXPIRY);
         String dlx = arguments.containsKey("x-dead-letter-exchange") ? check.string("x-dead-letter-exchange") : null;
-        String dlrk = null;
-        if (arguments.containsKey("x-dead-letter-routing-key")) {
-            dlrk = check.string("x-dead-letter-routing-key");
-            if (dlx == null) {
-                throw check.invalid("x-dead-letter-routing-key", "routing_key_but_no_dlx_defined");
-            }
-        }
+        String dlrk = check.deadLetterRoutingKey(dlx);
         long maxLength = check.integer("x-max-length", 0, Long.MAX_VALUE);
         long maxLengthBytes = check.integer("x-max-length-bytes", 0, Long.MAX_VALUE);
         int maxPriority = (int) Math.max(0, check.integer("x-max-priority", 0, MAX_SUPPORTED_PRIORITY));
@@ -207,10 +201,20 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
             ? deadLetterExchange : policy.string("dead-letter-exchange");
         String dlrk = declared.containsKey("x-dead-letter-routing-key") || !policy.has("dead-letter-routing-key")
             ? deadLetterRoutingKey : policy.string("dead-letter-routing-key");
-        return new QueueArguments(smaller(maxLength, policy.number("max-length")),
-            smaller(maxLengthBytes, policy.number("max-length-bytes")), o,
-            smaller(messageTtl, policy.number("message-ttl")), smaller(expires, policy.number("expires")), dlx, dlrk,
+        return new QueueArguments(maxLength, maxLengthBytes, o, messageTtl, expires, dlx, dlrk,
             smaller(deliveryLimit, policy.number("delivery-limit")), maxPriority, singleActiveConsumer,
+            confirmAfterConsume, subscriptionFilter).withSmallerLimits(policy);
+    }
+
+    /**
+     * These with the smaller of each limit and the policy's: {@code max-length}, {@code max-length-bytes},
+     * {@code message-ttl} and {@code expires}, as classic and quorum queues both take them.
+     */
+    QueueArguments withSmallerLimits(EffectivePolicy policy) {
+        return new QueueArguments(smaller(maxLength, policy.number("max-length")),
+            smaller(maxLengthBytes, policy.number("max-length-bytes")), overflow,
+            smaller(messageTtl, policy.number("message-ttl")), smaller(expires, policy.number("expires")),
+            deadLetterExchange, deadLetterRoutingKey, deliveryLimit, maxPriority, singleActiveConsumer,
             confirmAfterConsume, subscriptionFilter);
     }
 
@@ -249,6 +253,18 @@ public record QueueArguments(long maxLength, long maxLengthBytes, Overflow overf
                     + "}");
             }
             return v;
+        }
+
+        /** {@code x-dead-letter-routing-key}, or null; refused without a dead-letter exchange ({@code dlx} null). */
+        String deadLetterRoutingKey(String dlx) {
+            if (!arguments.containsKey("x-dead-letter-routing-key")) {
+                return null;
+            }
+            String dlrk = string("x-dead-letter-routing-key");
+            if (dlx == null) {
+                throw invalid("x-dead-letter-routing-key", "routing_key_but_no_dlx_defined");
+            }
+            return dlrk;
         }
 
         String string(String key) {

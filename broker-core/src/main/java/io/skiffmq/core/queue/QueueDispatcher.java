@@ -36,9 +36,13 @@ final class QueueDispatcher {
     private final Runnable task = this::afterTurnRuns;
     private final ConsumerRing.Offer offer = this::offer;
 
+    /** A quorum queue's deliveries tell their {@link QueueEntry#returns} ({@link QueueDelivery#returns}). */
+    private final boolean tellsReturns;
+
     QueueDispatcher(QueueExecutor executor, WaitingMessages waiting, BrokerClock clock, QueueLog log,
             long memoryLimit, QueueCounters counters, ConsumerRing consumers, PublisherFlow publisherFlow,
-            QueueExpiry expiry, QueuePaging paging, Departures departures, QueueGauges gauges) {
+            QueueExpiry expiry, QueuePaging paging, Departures departures, QueueGauges gauges, boolean tellsReturns) {
+        this.tellsReturns = tellsReturns;
         this.executor = executor;
         this.waiting = waiting;
         this.clock = clock;
@@ -199,11 +203,13 @@ final class QueueDispatcher {
                 entry.confirmWhenConsumed.run(); // settled as it was sent: consumed
                 entry.confirmWhenConsumed = null;
             }
-            return new QueueDelivery(message, tag, entry.deliveryCount, first, remaining);
+            return new QueueDelivery(message, tag, entry.deliveryCount, tellsReturns ? entry.returns : -1, first,
+                remaining);
         }
         consumer.unsettled.add(tag, entry);
         gauges.unacked++;
-        return new QueueDelivery(message.retain(), tag, entry.deliveryCount, first, remaining);
+        return new QueueDelivery(message.retain(), tag, entry.deliveryCount, tellsReturns ? entry.returns : -1,
+            first, remaining);
     }
 
     /** Gives back {@code count} of the consumer's channel-wide prefetch slots, if it takes any. */

@@ -16,6 +16,11 @@ final class QueueEntry {
     /** In the queue's ready or returned messages (not delivered and unsettled). */
     boolean queued;
     long deliveryCount;
+    /**
+     * Times it went back to the queue for any reason (RabbitMQ 4.0's {@code acquired_count}): at least
+     * {@link #deliveryCount}. Kept in memory; a restart or a page-out starts it again from the delivery count.
+     */
+    long returns;
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location = -1;

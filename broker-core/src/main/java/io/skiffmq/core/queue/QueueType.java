@@ -12,8 +12,7 @@ import java.util.TreeSet;
  * is checked against ({@link #check}) and the store makes queues by ({@code VirtualHostStore.createQueue}). The
  * argument lists are RabbitMQ's {@code capabilities()} of {@code rabbit_classic_queue}, {@code rabbit_quorum_queue}
  * and {@code rabbit_stream_queue}: an argument one type lists and another does not is refused for the other, in
- * RabbitMQ's words ({@code … of queue type rabbit_stream_queue}). Quorum queues are known and refused as not
- * implemented, never made as a classic queue in disguise. Immutable.
+ * RabbitMQ's words ({@code … of queue type rabbit_stream_queue}). Immutable.
  */
 public enum QueueType {
     CLASSIC("classic", "rabbit_classic_queue", true,
@@ -93,14 +92,32 @@ public enum QueueType {
      *
      * @throws BrokerException PRECONDITION_FAILED for an argument refused, INVALID for a property the type refuses
      *         (RabbitMQ's {@code protocol_error}s of the type's declare: 406 over 0-9-1, 400 from
-     *         {@code /management}), NOT_IMPLEMENTED for quorum queues
+     *         {@code /management})
      */
     public void check(String vhost, QueueDeclaration declaration) {
         switch (this) {
             case CLASSIC -> QueueArguments.of(vhost, declaration.name(), declaration.arguments());
             case STREAM -> StreamArguments.check(vhost, declaration);
-            case QUORUM -> throw new BrokerException(Kind.NOT_IMPLEMENTED, "queue '" + declaration.name()
-                + "' in vhost '" + vhost + "': queue type 'quorum' is not implemented by SkiffMQ yet");
+            case QUORUM -> QuorumArguments.check(vhost, declaration);
+        }
+    }
+
+    /**
+     * Refuses an auto-delete, exclusive or non-durable queue, in that order and in RabbitMQ's words
+     * ({@code rabbit_queue_type_util}'s checks, which its quorum and stream queues run at declare).
+     *
+     * @throws BrokerException INVALID
+     */
+    static void refuseAllButDurable(String vhost, QueueDeclaration declaration) {
+        String queue = "queue '" + declaration.name() + "' in vhost '" + vhost + "'";
+        if (declaration.autoDelete()) {
+            throw new BrokerException(Kind.INVALID, "invalid property 'auto-delete' for " + queue);
+        }
+        if (declaration.exclusive()) {
+            throw new BrokerException(Kind.INVALID, "invalid property 'exclusive-owner' for " + queue);
+        }
+        if (!declaration.durable()) {
+            throw new BrokerException(Kind.INVALID, "invalid property 'non-durable' for " + queue);
         }
     }
 

@@ -34,16 +34,7 @@ public record StreamArguments(long maxLengthBytes, long maxAgeMillis, long maxSe
      */
     static void check(String vhost, QueueDeclaration declaration) {
         of(vhost, declaration.name(), declaration.arguments());
-        String queue = "queue '" + declaration.name() + "' in vhost '" + vhost + "'";
-        if (declaration.autoDelete()) {
-            throw new BrokerException(Kind.INVALID, "invalid property 'auto-delete' for " + queue);
-        }
-        if (declaration.exclusive()) {
-            throw new BrokerException(Kind.INVALID, "invalid property 'exclusive-owner' for " + queue);
-        }
-        if (!declaration.durable()) {
-            throw new BrokerException(Kind.INVALID, "invalid property 'non-durable' for " + queue);
-        }
+        QueueType.refuseAllButDurable(vhost, declaration);
         Object segment = declaration.arguments().get("x-stream-max-segment-size-bytes");
         if (segment != null && ((Number) segment).longValue() > MAX_SEGMENT_SIZE_BYTES) {
             throw new BrokerException(Kind.INVALID, "Exceeded max value for x-stream-max-segment-size-bytes");

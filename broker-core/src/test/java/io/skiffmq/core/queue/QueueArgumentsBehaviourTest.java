@@ -481,8 +481,9 @@ class QueueArgumentsBehaviourTest {
         assertThatThrownBy(() -> declare("q", Map.of("x-max-age", "1D")))
             .hasMessage("invalid arg 'x-max-age' for queue 'q' in vhost '/' of queue type rabbit_classic_queue");
         assertThatThrownBy(() -> declare("q", Map.of("x-queue-type", "quorum")))
+            .hasMessage("invalid property 'non-durable' for queue 'q' in vhost '/'")
             .isInstanceOfSatisfying(BrokerException.class,
-                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.NOT_IMPLEMENTED));
+                e -> assertThat(e.kind()).isEqualTo(BrokerException.Kind.INVALID));
         assertThat(vhost.queue("q")).isNull();
     }
 }

@@ -22,6 +22,7 @@ import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.Outcome;
 import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.stream.StreamConsumerArguments;
@@ -351,12 +352,17 @@ final class Amqp091Channel {
             consumeStream(consume, stream, tag);
             return;
         }
+        int priority = consumerPriority(consume, queueName);
+        if (queue.type() == QueueType.QUORUM && channelLimit != null && channelLimit.limit() > 0) {
+            // rabbit_quorum_queue:consume/3 refuses a channel whose limiter is active; rabbit_channel's words
+            throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, consume,
+                "queue '%s' in vhost '%s' does not support global qos", queueName, vhost.name());
+        }
         // without a prefetch of its own, paced by credit the channel grants; a channel-wide limit on top of either
         ConsumerFlow flow = consume.noAck() || prefetch == 0 ? ConsumerFlow.credit(channelLimit)
             : ConsumerFlow.prefetch(prefetch, channelLimit);
         ChannelConsumer consumer = new ChannelConsumer(this, tag, queue, consume.noAck(), flow,
             consume.noWait());
-        int priority = consumerPriority(consume, queueName);
         addConsumer(consumer);
         consumer.subscribe(flow, consume.exclusive(), priority);
         connection.suspend(); // until the queue answers: consume-ok goes before any delivery
@@ -482,12 +488,28 @@ final class Amqp091Channel {
             delivery.message().release(); // the consumer's unsubscribe puts it back
             return;
         }
-        Message message = delivery.message();
+        Message message = counted(delivery);
         try {
             connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
             long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
             output.content(number, new BasicMethod.Deliver(consumer.tag(), tag, !delivery.firstAcquirer(),
                 message.exchange(), message.routingKey()), message);
+        } finally {
+            message.release();
+        }
+    }
+
+    /**
+     * The delivery's message, with the {@code x-delivery-count} header when a quorum queue redelivers it (RabbitMQ
+     * 4.0 adds its count of returns once above 0); the reference the delivery gave is passed on or released here.
+     */
+    private static Message counted(QueueDelivery delivery) {
+        Message message = delivery.message();
+        if (delivery.returns() <= 0) {
+            return message;
+        }
+        try {
+            return message.toAmqp091().withDeliveryCount(delivery.returns());
         } finally {
             message.release();
         }
@@ -533,7 +555,7 @@ final class Amqp091Channel {
                 reply(BasicMethod.GetEmpty.INSTANCE);
                 return;
             }
-            Message message = delivery.message();
+            Message message = counted(delivery);
             try {
                 if (closing) {
                     return; // the getter's unsubscribe puts it back

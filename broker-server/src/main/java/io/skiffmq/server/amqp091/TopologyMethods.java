@@ -339,6 +339,12 @@ final class TopologyMethods {
             return;
         }
         checkAccess(queue, delete);
+        if (queue.type() == QueueType.QUORUM && (delete.ifUnused() || delete.ifEmpty())) {
+            // rabbit_quorum_queue:delete/4 refuses both conditions, if-unused first
+            throw Amqp091Exception.of(ReplyCode.NOT_IMPLEMENTED, delete, "cannot delete queue '%s' in vhost '%s'. "
+                + "queue.delete operations with %s flag set are not supported by quorum queues", name, vhost.name(),
+                delete.ifUnused() ? "if-unused" : "if-empty");
+        }
         channel.await(queue.counts(), delete, counts -> {
             if (delete.ifUnused() && counts.consumers() > 0) {
                 throw Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, delete, "queue '%s' in vhost '%s' in use",

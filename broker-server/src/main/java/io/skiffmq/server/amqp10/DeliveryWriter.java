@@ -36,6 +36,8 @@ final class DeliveryWriter {
      * burst does not leave all its writes behind.
      */
     private final ArrayDeque<DeliveryWrite> spareWrites = new ArrayDeque<>();
+    /** The message annotation of a quorum queue's redeliveries: how often the message went back. */
+    private static final String X_DELIVERY_COUNT = "x-delivery-count";
     private static final int MAX_SPARE_WRITES = 256;
     private final TransferPerformative transferOut = new TransferPerformative();
     private final BrokerAnnotations annotations = new BrokerAnnotations();
@@ -294,6 +296,10 @@ final class DeliveryWriter {
                 annotations.put("x-exchange", message.exchange());
                 // always there, "" included, as RabbitMQ sets it
                 annotations.put("x-routing-key", message.routingKey() == null ? "" : message.routingKey());
+                if (delivery.returns() > 0) {
+                    // a quorum queue's count of returns, as RabbitMQ 4.0 annotates a redelivery (a long)
+                    annotations.put(X_DELIVERY_COUNT, delivery.returns());
+                }
                 if (message instanceof Amqp10Message stored && stored.streamOffset() >= 0) {
                     // read from a stream: its offset, as RabbitMQ 4 annotates a stream's deliveries (a long)
                     annotations.put(Amqp10Message.X_STREAM_OFFSET, stored.streamOffset());

@@ -48,6 +48,12 @@ final class Shapes {
         q.put("messages_unacknowledged", counts.unacknowledged());
         q.put("consumers", counts.consumers());
         putPolicy(q, queue.policy());
+        if (queue.type() == io.skiffmq.core.queue.QueueType.QUORUM) {
+            // rabbit_quorum_queue's info keys: a group of one, this node leading
+            q.put("leader", node);
+            q.put("members", List.of(node));
+            q.put("online", List.of(node));
+        }
         if (queue instanceof io.skiffmq.core.stream.StreamQueue stream) {
             // rabbit_stream_queue's info keys (osiris' counters), one node leading with no replica; first_offset ours
             io.skiffmq.store.stream.StreamLog log = ((io.skiffmq.store.stream.StreamLogStore) stream.store()).log();

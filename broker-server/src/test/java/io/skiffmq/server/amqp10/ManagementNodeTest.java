@@ -79,12 +79,20 @@ class ManagementNodeTest {
     }
 
     @Test
-    void quorumQueuesAre501NotImplemented() {
+    void quorumQueuesAreDeclaredDurableOnlyAndShownAsQuorum() {
         ManagementNode.Response response = call("PUT", "/queues/q",
-            Map.of("arguments", Map.of("x-queue-type", "quorum")));
-        assertThat(response.status()).isEqualTo(501);
-        assertThat(response.body().toString()).contains("queue type 'quorum' is not implemented");
-        assertThat(vhost.queue("q")).isNull();
+            Map.of("durable", true, "arguments", Map.of("x-queue-type", "quorum", "x-delivery-limit", 3)));
+        assertThat(response.status()).isEqualTo(201);
+        assertThat(vhost.queue("q").type().alias()).isEqualTo("quorum");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> info = (Map<String, Object>) call("GET", "/queues/q", null).body();
+        assertThat(info).containsEntry("type", "quorum").containsEntry("leader", "skiffmq@test");
+        // rabbit_quorum_queue:declare/2's refusals are 400 here, as rabbit_amqp_management answers them
+        ManagementNode.Response nonDurable = call("PUT", "/queues/nd",
+            Map.of("durable", false, "arguments", Map.of("x-queue-type", "quorum")));
+        assertThat(nonDurable.status()).isEqualTo(400);
+        assertThat(nonDurable.body().toString()).contains("invalid property 'non-durable' for queue 'nd' in vhost '/'");
+        assertThat(vhost.queue("nd")).isNull();
     }
 
     @Test
