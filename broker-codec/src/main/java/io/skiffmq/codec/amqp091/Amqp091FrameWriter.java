@@ -3,6 +3,7 @@ package io.skiffmq.codec.amqp091;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.skiffmq.codec.ByteCopy;
 
 /**
  * Writes whole AMQP 0-9-1 frames [4.2.3]: method, content header, body and heartbeat. Every method appends at
@@ -47,7 +48,7 @@ public final class Amqp091FrameWriter {
     public static void writeContentHeader(ByteBuf out, int channel, int classId, long bodySize, ByteBuf properties) {
         int start = begin(out, Amqp091Frame.TYPE_HEADER, channel);
         out.writeShort(classId).writeShort(0).writeLong(bodySize);
-        out.writeBytes(properties, properties.readerIndex(), properties.readableBytes());
+        ByteCopy.copy(out, properties, properties.readerIndex(), properties.readableBytes());
         end(out, start);
     }
 
@@ -85,7 +86,7 @@ public final class Amqp091FrameWriter {
         for (int at = index, to = index + length; at < to; at += chunk) {
             int size = Math.min(chunk, to - at);
             out.writeByte(Amqp091Frame.TYPE_BODY).writeShort(channel).writeInt(size);
-            out.writeBytes(body, at, size);
+            ByteCopy.copy(out, body, at, size);
             out.writeByte(Amqp091FrameDecoder.FRAME_END);
         }
     }
