@@ -103,4 +103,34 @@ class BasicPropertiesTest {
             BasicProperties.headersMayContain(Unpooled.wrappedBuffer(all, 0, length), "CC");
         }
     }
+
+    /**
+     * Every published message is summarised: it costs the summary record (32 bytes) and no view of the buffer, and
+     * leaves the buffer's indexes as they were, also when the properties are cut short.
+     */
+    @Test
+    void summarizingAllocatesOnlyTheSummary() throws Exception {
+        ByteBuf in = Unpooled.buffer();
+        new BasicProperties(null, null, null, 1, null, null, null, null, null, null, null, null, null, null).encode(in);
+        in.readerIndex(0);
+        int rounds = 20_000;
+        com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocated = 0;
+        BasicProperties.Summary summary = null;
+        for (int round = 0; round < 2; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < rounds; i++) {
+                summary = BasicProperties.summarize(in);
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        assertThat(summary.deliveryMode()).isEqualTo(1);
+        assertThat(in.readerIndex()).isZero();
+        assertThat(allocated / rounds).isLessThanOrEqualTo(32);
+
+        ByteBuf cut = Unpooled.wrappedBuffer(encode(all()), 0, 40);
+        assertThatThrownBy(() -> BasicProperties.summarize(cut)).isInstanceOf(Amqp091DecodeException.class);
+        assertThat(cut.readerIndex()).isZero();
+    }
 }
