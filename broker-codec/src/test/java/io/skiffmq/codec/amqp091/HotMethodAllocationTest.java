@@ -65,4 +65,52 @@ class HotMethodAllocationTest {
         assertThat(bytesPerEncode(new BasicMethod.Ack(1, false))).isZero();
         assertThat(bytesPerEncode(new BasicMethod.Deliver("ctag-1", 7, false, "amq.topic", "a.b"))).isZero();
     }
+
+    @Test
+    void aRepeatedPublishIsThePreviousRecordAndAllocatesNothing() throws Exception {
+        BasicMethod.Publish last = new BasicMethod.Publish("amq.topic", "a.b", true, false);
+        ByteBuf payload = Unpooled.buffer();
+        MethodCodec.encode(new BasicMethod.Publish("amq.topic", "a.b", true, false), payload);
+        Object sink = null;
+        long allocated = 0;
+        for (int round = 0; round < 2; round++) {
+            com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < ROUNDS; i++) {
+                sink = MethodCodec.decode(payload.readerIndex(0), last);
+            }
+            allocated = (threads.getCurrentThreadAllocatedBytes() - before) / ROUNDS;
+        }
+        assertThat(sink).isSameAs(last);
+        assertThat(payload.isReadable()).isFalse();
+        assertThat(allocated).isZero();
+    }
+
+    @Test
+    void aPublishThatDiffersFromThePreviousIsDecoded() throws Exception {
+        BasicMethod.Publish last = new BasicMethod.Publish("amq.topic", "a.b", true, false);
+        for (BasicMethod.Publish other : java.util.List.of(new BasicMethod.Publish("amq.topic", "a.c", true, false),
+                new BasicMethod.Publish("amq.topi", "a.b", true, false),
+                new BasicMethod.Publish("amq.topic", "a.b.", true, false),
+                new BasicMethod.Publish("amq.topic", "a.b", false, false),
+                new BasicMethod.Publish("amq.topic", "a.b", true, true),
+                new BasicMethod.Publish("", "a.b", true, false),
+                new BasicMethod.Publish("amq.topic", "", true, false))) {
+            ByteBuf payload = Unpooled.buffer();
+            MethodCodec.encode(other, payload);
+            Object decoded = MethodCodec.decode(payload, last);
+            assertThat(decoded).isEqualTo(other).isNotSameAs(last);
+        }
+        // the same names in other bytes: non-ASCII, and a byte left after the arguments (refused as before)
+        BasicMethod.Publish accented = new BasicMethod.Publish("", "caf\u00e9", false, false);
+        ByteBuf payload = Unpooled.buffer();
+        MethodCodec.encode(accented, payload);
+        assertThat(MethodCodec.decode(payload, accented)).isEqualTo(accented);
+        ByteBuf longer = Unpooled.buffer();
+        MethodCodec.encode(last, longer);
+        longer.writeByte(0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MethodCodec.decode(longer, last))
+            .isInstanceOf(Amqp091DecodeException.class);
+    }
 }

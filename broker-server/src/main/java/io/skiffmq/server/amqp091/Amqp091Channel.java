@@ -62,6 +62,8 @@ final class Amqp091Channel {
     private PrefetchLimit channelLimit;
     private final ContentAssembler content;
     private final ChannelPublishing publishing;
+    /** The last {@code basic.publish} received: the next one with the same arguments is decoded as this record. */
+    private BasicMethod.Publish lastPublish;
     private String lastDeclaredQueue = "";
     /** Direct reply-to: the consumer tag and the channel's reply address, or null. */
     private String replyConsumerTag;
@@ -152,7 +154,11 @@ final class Amqp091Channel {
         switch (frame.type()) {
             case Amqp091Frame.TYPE_METHOD -> {
                 content.checkNoContentExpected();
-                onMethod(MethodCodec.decode(frame.payload()));
+                Method method = MethodCodec.decode(frame.payload(), lastPublish);
+                if (method instanceof BasicMethod.Publish publish) {
+                    lastPublish = publish;
+                }
+                onMethod(method);
             }
             case Amqp091Frame.TYPE_HEADER -> received(content.header(frame.payload()));
             case Amqp091Frame.TYPE_BODY -> received(content.body(frame.payload()));
