@@ -150,6 +150,19 @@ class PublisherTest {
         assertThat(rejectedRanges).containsExactly(new long[] {1, 2});
         assertThat(ranges).isEmpty();
         assertThat(on.unconfirmed()).isZero();
+
+        // the publisher reuses its confirm records: a refusal does not stick to the next message, nor a count
+        withBrokenLog.bind(new Binding("amq.direct", Destination.queue("fine"), "rk", Map.of()));
+        withBrokenLog.bind(new Binding("amq.direct", Destination.queue("broken"), "rk", Map.of()));
+        on.publish(io.skiffmq.core.TestMessages.amqp091(io.skiffmq.codec.amqp091.BasicProperties.EMPTY, new byte[1]), 3);
+        on.publish(io.skiffmq.core.TestMessages.amqp091(io.skiffmq.codec.amqp091.BasicProperties.EMPTY, new byte[1]), 4);
+        loop.runAll();
+        assertThat(ranges).as("transient: both queues take it").containsExactly(new long[] {3, 4});
+        on.publish(text("durable", "amq.fanout", ""), 5);
+        loop.runAll();
+        assertThat(rejectedRanges).containsExactly(new long[] {1, 2}, new long[] {5, 5});
+        assertThat(ranges).containsExactly(new long[] {3, 4});
+        assertThat(on.unconfirmed()).isZero();
         withBrokenLog.deleteQueue("fine");
         withBrokenLog.deleteQueue("broken");
     }
