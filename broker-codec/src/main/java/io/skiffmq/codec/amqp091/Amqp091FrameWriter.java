@@ -32,6 +32,25 @@ public final class Amqp091FrameWriter {
         end(out, start);
     }
 
+    /**
+     * A {@code basic.deliver} method frame, as {@link #writeMethod} writes a {@link BasicMethod.Deliver}, without the
+     * record: a consumer's every delivery has one.
+     *
+     * @throws IllegalArgumentException as {@link #writeMethod}; {@code out} is then as it was
+     */
+    public static void writeDeliver(ByteBuf out, int channel, String consumerTag, long deliveryTag,
+            boolean redelivered, String exchange, String routingKey) {
+        int start = begin(out, Amqp091Frame.TYPE_METHOD, channel);
+        try {
+            out.writeShort(BasicMethod.CLASS_ID).writeShort(BasicMethod.Deliver.METHOD_ID);
+            BasicMethod.Deliver.writeArguments(out, consumerTag, deliveryTag, redelivered, exchange, routingKey);
+        } catch (RuntimeException e) {
+            out.writerIndex(start);
+            throw e;
+        }
+        end(out, start);
+    }
+
     /** A content header frame with freshly encoded properties. */
     public static void writeContentHeader(ByteBuf out, int channel, int classId, long bodySize,
             BasicProperties properties) {

@@ -305,6 +305,12 @@ public sealed interface BasicMethod extends Method {
 
         @Override
         public void writeArguments(ByteBuf out) {
+            writeArguments(out, consumerTag, deliveryTag, redelivered, exchange, routingKey);
+        }
+
+        /** The arguments of a {@code basic.deliver}, without making its record (one per delivery otherwise). */
+        static void writeArguments(ByteBuf out, String consumerTag, long deliveryTag, boolean redelivered,
+                String exchange, String routingKey) {
             Wire.writeShortString(out, consumerTag);
             out.writeLong(deliveryTag);
             out.writeByte((redelivered ? 1 : 0));

@@ -477,8 +477,7 @@ final class Amqp091Channel {
         try {
             connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
             long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
-            output.content(number, new BasicMethod.Deliver(consumer.tag(), tag, !delivery.firstAcquirer(),
-                message.exchange(), message.routingKey()), message);
+            output.deliver(number, consumer.tag(), tag, !delivery.firstAcquirer(), message);
         } finally {
             message.release();
         }
@@ -491,8 +490,7 @@ final class Amqp091Channel {
                 return;
             }
             long tag = deliveryTags.add(null, 0);
-            output.content(number, new BasicMethod.Deliver(consumerTag, tag, false, message.exchange(),
-                message.routingKey()), message);
+            output.deliver(number, consumerTag, tag, false, message);
             connection.flushLater();
         } finally {
             message.release();
