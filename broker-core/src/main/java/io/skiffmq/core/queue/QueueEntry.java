@@ -2,20 +2,24 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.core.message.Message;
 
-/** A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread. */
+/**
+ * A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread.
+ * One per queued message: its fields are sized to what they hold (56 bytes with compressed references).
+ */
 final class QueueEntry {
     final long sequence;
     /** Null while the message is paged out: only its {@link #location} in the log is kept. */
     Message message;
-    /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
-    final int priority;
+    /** The priority lane it waits in, unsigned (0 unless the queue has {@code x-max-priority}, at most 255). */
+    private final byte lane;
     /** Body bytes, for {@code x-max-length-bytes}. */
     final int bodySize;
     /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
     final long expiresAt;
     /** In the queue's ready or returned messages (not delivered and unsettled). */
     boolean queued;
-    long deliveryCount;
+    /** Failed deliveries so far; stops at {@link Integer#MAX_VALUE} ({@link #failedDelivery}). */
+    int deliveryCount;
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location = -1;
@@ -25,8 +29,25 @@ final class QueueEntry {
     QueueEntry(long sequence, Message message, int priority, int bodySize, long expiresAt) {
         this.sequence = sequence;
         this.message = message;
-        this.priority = priority;
+        this.lane = (byte) priority;
         this.bodySize = bodySize;
         this.expiresAt = expiresAt;
+    }
+
+    /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
+    int priority() {
+        return lane & 0xff;
+    }
+
+    /** One more failed delivery. */
+    void failedDelivery() {
+        if (deliveryCount < Integer.MAX_VALUE) {
+            deliveryCount++;
+        }
+    }
+
+    /** Sets the failed deliveries a store kept for it. */
+    void deliveryCount(long stored) {
+        deliveryCount = (int) Math.min(stored, Integer.MAX_VALUE);
     }
 }

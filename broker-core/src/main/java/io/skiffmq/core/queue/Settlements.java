@@ -51,7 +51,7 @@ final class Settlements {
             return;
         }
         if (outcome.deliveryFailed()) {
-            entry.deliveryCount++;
+            entry.failedDelivery();
             if (arguments.deliveryLimit() >= 0 && entry.deliveryCount > arguments.deliveryLimit()) {
                 departures.die(entry, DeadLetters.Reason.DELIVERY_LIMIT); // failed more often than allowed: poison
                 return;
