@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.DefaultEventExecutor;
 import io.skiffmq.benchmarks.AbstractMicrobenchmark;
 import io.skiffmq.codec.Bytes;
 import io.skiffmq.codec.amqp091.Amqp091DecodeException;
@@ -20,23 +19,14 @@ import io.skiffmq.codec.amqp091.Method;
 import io.skiffmq.codec.amqp091.MethodCodec;
 import io.skiffmq.core.metrics.BrokerCounters;
 import io.skiffmq.core.metrics.ConnectionCounters;
-import io.skiffmq.core.queue.Queue;
-import io.skiffmq.core.queue.QueueDeclaration;
-import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
+import io.skiffmq.server.InProcessBroker;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import io.skiffmq.server.auth.UserStore;
 import io.skiffmq.server.config.BrokerConfig;
 import io.skiffmq.server.transport.ByteCounter;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -48,7 +38,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * ack, confirm. As {@code server.amqp10.DeliveryPathBenchmark}: two {@link EmbeddedChannel}s with the listener's
  * pipeline ({@link ByteCounter} + {@link Amqp091FrameDecoder} + {@link Amqp091ConnectionHandler}), a publisher
  * channel in confirm mode publishing to the transient queue {@code q} through the default exchange, a consumer with
- * manual acks and no prefetch limit; the queue on {@link QueueExecutor#CALLER_THREAD}, everything on {@link #loop}.
+ * manual acks and no prefetch limit; the broker is an {@link InProcessBroker}, everything on its one thread.
  *
  * <p>One op is one message; each invocation moves {@link #BATCHES} batches of {@link #BATCH}: the publisher's
  * {@code basic.publish}, content header (12-byte body, transient) and body frames in one buffer, the consumer's
@@ -61,7 +51,7 @@ public class Amqp091DeliveryPathBenchmark extends AbstractMicrobenchmark {
     static final int BATCH = 100;
     static final int BATCHES = 10;
 
-    private Path dataDir;
+    private final InProcessBroker inProcess = new InProcessBroker();
     private Broker broker;
     private EmbeddedChannel publisher;
     private EmbeddedChannel consumer;
@@ -70,28 +60,19 @@ public class Amqp091DeliveryPathBenchmark extends AbstractMicrobenchmark {
     private long nextDeliveryTag = 1;
     private long nextConfirm = 1;
     private final ByteBuf received = Unpooled.buffer(64 * 1024);
-    /** As in the AMQP 1.0 benchmark: Netty pools its objects only on threads such as the broker's event loops. */
-    private final DefaultEventExecutor loop = new DefaultEventExecutor();
-
     @Setup(Level.Trial)
     public void start() throws Exception {
-        loop.submit(() -> {
+        inProcess.run(() -> {
             setUp();
             return null;
-        }).get();
+        });
     }
 
     private void setUp() throws Exception {
-        dataDir = Files.createTempDirectory("skiffmq-deliverypath091");
-        BrokerConfig config = BrokerConfig.defaults().with("data-dir", dataDir.toString());
-        UserStore users = UserStore.withGuest();
-        users.restrictToLoopback(java.util.List.of()); // an embedded channel's peer is no loopback address
-        broker = new Broker(config, users, () -> QueueExecutor.CALLER_THREAD);
-        broker.vhost("/").declareQueue(QueueDeclaration.of("q", false, Map.of()), null);
-        SaslAuthenticator sasl = SaslAuthenticator.inline(users, null);
+        broker = inProcess.start("skiffmq-deliverypath091");
         DirectReplyTo directReplyTo = new DirectReplyTo();
-        publisher = connect(config, sasl, directReplyTo);
-        consumer = connect(config, sasl, directReplyTo);
+        publisher = connect(inProcess.config(), inProcess.sasl(), directReplyTo);
+        consumer = connect(inProcess.config(), inProcess.sasl(), directReplyTo);
         write(publisher, new ConfirmMethod.Select(false));
         write(consumer, new BasicMethod.Consume("q", "c", false, false, false, false, Map.of()));
         drain(publisher);
@@ -99,7 +80,10 @@ public class Amqp091DeliveryPathBenchmark extends AbstractMicrobenchmark {
         encodeFrames();
     }
 
-    /** A connection through PLAIN as guest (as after the listener's protocol detection), tuned to the server's limits, with channel 1 open. */
+    /**
+     * A connection through PLAIN as guest (as after the listener's protocol detection), tuned to the server's limits,
+     * with channel 1 open.
+     */
     private EmbeddedChannel connect(BrokerConfig config, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
         EmbeddedChannel channel = new EmbeddedChannel(new ByteCounter(counters),
@@ -140,32 +124,20 @@ public class Amqp091DeliveryPathBenchmark extends AbstractMicrobenchmark {
 
     @TearDown(Level.Trial)
     public void stop() throws Exception {
-        loop.submit(() -> {
-            tearDown();
+        inProcess.run(() -> {
+            inProcess.stop(() -> {
+                publisher.finishAndReleaseAll();
+                consumer.finishAndReleaseAll();
+                received.release();
+            });
             return null;
-        }).get();
-        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-    }
-
-    private void tearDown() throws IOException {
-        Queue queue = broker.vhost("/").queue("q");
-        int left = queue.readyCount();
-        publisher.finishAndReleaseAll();
-        consumer.finishAndReleaseAll();
-        broker.closeQueues();
-        broker.close();
-        received.release();
-        try (Stream<Path> files = Files.walk(dataDir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
-        if (left != 0) {
-            throw new IllegalStateException(left + " messages left in the queue: deliveries went missing");
-        }
+        });
+        inProcess.shutdown();
     }
 
     @Benchmark
     public long publishDeliverAck() throws Exception {
-        loop.submit(batch).get();
+        inProcess.run(batch);
         return nextConfirm;
     }
 
@@ -217,46 +189,38 @@ public class Amqp091DeliveryPathBenchmark extends AbstractMicrobenchmark {
 
     /** The delivery tag of the last {@code basic.deliver} the broker wrote on {@code channel}, 0 for none. */
     private long lastDeliveryTag(EmbeddedChannel channel) {
-        long last = 0;
-        readOut(channel);
-        while (received.readableBytes() >= 8) {
-            int start = received.readerIndex();
-            int size = received.getInt(start + 3);
-            if (received.getByte(start) == Amqp091Frame.TYPE_METHOD
-                    && received.getShort(start + 7) == BasicMethod.CLASS_ID
-                    && received.getShort(start + 9) == BasicMethod.Deliver.METHOD_ID) {
-                int tagAt = start + 11 + 1 + received.getUnsignedByte(start + 11); // after the consumer tag
-                last = received.getLong(tagAt);
-            }
-            received.skipBytes(7 + size + 1);
-        }
-        return last;
+        // the tag follows the consumer tag
+        return lastLong(channel, BasicMethod.Deliver.METHOD_ID, at -> at + 1 + received.getUnsignedByte(at));
     }
 
     /** The highest delivery tag the broker's {@code basic.ack}s on {@code channel} confirmed, 0 for none. */
     private long lastConfirm(EmbeddedChannel channel) {
-        long last = 0;
-        readOut(channel);
-        while (received.readableBytes() >= 8) {
-            int start = received.readerIndex();
-            int size = received.getInt(start + 3);
-            if (received.getByte(start) == Amqp091Frame.TYPE_METHOD
-                    && received.getShort(start + 7) == BasicMethod.CLASS_ID
-                    && received.getShort(start + 9) == BasicMethod.Ack.METHOD_ID) {
-                last = Math.max(last, received.getLong(start + 11));
-            }
-            received.skipBytes(7 + size + 1);
-        }
-        return last;
+        return lastLong(channel, BasicMethod.Ack.METHOD_ID, at -> at);
     }
 
-    private void readOut(EmbeddedChannel channel) {
+    /**
+     * Reads what the broker wrote on {@code channel}: the largest of the longs found, in each {@code basic} method
+     * frame of {@code methodId}, at {@code longAt} of where its arguments start; 0 when there is none.
+     */
+    private long lastLong(EmbeddedChannel channel, int methodId, java.util.function.IntUnaryOperator longAt) {
         received.clear();
         for (Object out; (out = channel.readOutbound()) != null; ) {
             ByteBuf buf = (ByteBuf) out;
             received.writeBytes(buf);
             buf.release();
         }
+        long last = 0;
+        while (received.readableBytes() >= 8) {
+            int start = received.readerIndex();
+            int size = received.getInt(start + 3);
+            if (received.getByte(start) == Amqp091Frame.TYPE_METHOD
+                    && received.getShort(start + 7) == BasicMethod.CLASS_ID
+                    && received.getShort(start + 9) == methodId) {
+                last = Math.max(last, received.getLong(longAt.applyAsInt(start + 11)));
+            }
+            received.skipBytes(7 + size + 1);
+        }
+        return last;
     }
 
     private static void write(EmbeddedChannel channel, Method method) {
