@@ -8,9 +8,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.concurrent.FastThreadLocalThread;
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 /**
  * The decoder's frames are pooled ({@link io.skiffmq.codec.PooledFrame}): a released frame is the next one decoded,
@@ -37,7 +37,7 @@ class Amqp091FrameTest {
     }
 
     /** Bytes allocated per decoded and released frame, after a warm-up. */
-    private static long decodeOnLoop() {
+    private static long decodeOnLoop() throws Exception {
         ByteBuf frame = Unpooled.buffer();
         Amqp091FrameWriter.writeMethod(frame, 1, new BasicMethod.Ack(7, true));
         EmbeddedChannel channel = new EmbeddedChannel(new Amqp091FrameDecoder());
@@ -45,15 +45,8 @@ class Amqp091FrameTest {
         first.release();
         assertThat(decodeOne(channel, frame)).as("the released frame, reused").isSameAs(first);
         first.release();
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long allocated = 0;
-        for (int round = 0; round < 2; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < ROUNDS; i++) {
-                Amqp091Frame.pooled(Amqp091Frame.TYPE_METHOD, 1, Unpooled.EMPTY_BUFFER).release();
-            }
-            allocated = (threads.getCurrentThreadAllocatedBytes() - before) / ROUNDS;
-        }
+        long allocated = Allocations.perCall(ROUNDS,
+            () -> Amqp091Frame.pooled(Amqp091Frame.TYPE_METHOD, 1, Unpooled.EMPTY_BUFFER).release());
         channel.finishAndReleaseAll();
         frame.release();
         return allocated;

@@ -10,6 +10,7 @@ import io.netty.buffer.Unpooled;
 import java.time.Instant;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 class BasicPropertiesTest {
 
@@ -113,21 +114,9 @@ class BasicPropertiesTest {
         ByteBuf in = Unpooled.buffer();
         new BasicProperties(null, null, null, 1, null, null, null, null, null, null, null, null, null, null).encode(in);
         in.readerIndex(0);
-        int rounds = 20_000;
-        com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long allocated = 0;
-        BasicProperties.Summary summary = null;
-        for (int round = 0; round < 2; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < rounds; i++) {
-                summary = BasicProperties.summarize(in);
-            }
-            allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        }
-        assertThat(summary.deliveryMode()).isEqualTo(1);
+        assertThat(Allocations.perCall(20_000, () -> BasicProperties.summarize(in))).isLessThanOrEqualTo(32);
+        assertThat(BasicProperties.summarize(in).deliveryMode()).isEqualTo(1);
         assertThat(in.readerIndex()).isZero();
-        assertThat(allocated / rounds).isLessThanOrEqualTo(32);
 
         ByteBuf cut = Unpooled.wrappedBuffer(encode(all()), 0, 40);
         assertThatThrownBy(() -> BasicProperties.summarize(cut)).isInstanceOf(Amqp091DecodeException.class);

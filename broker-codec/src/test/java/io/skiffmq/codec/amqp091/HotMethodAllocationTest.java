@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 /**
  * The methods that arrive once or more per message allocate the record and its strings, nothing more. Measured
@@ -71,20 +72,9 @@ class HotMethodAllocationTest {
         BasicMethod.Publish last = new BasicMethod.Publish("amq.topic", "a.b", true, false);
         ByteBuf payload = Unpooled.buffer();
         MethodCodec.encode(new BasicMethod.Publish("amq.topic", "a.b", true, false), payload);
-        Object sink = null;
-        long allocated = 0;
-        for (int round = 0; round < 2; round++) {
-            com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < ROUNDS; i++) {
-                sink = MethodCodec.decode(payload.readerIndex(0), last);
-            }
-            allocated = (threads.getCurrentThreadAllocatedBytes() - before) / ROUNDS;
-        }
-        assertThat(sink).isSameAs(last);
+        assertThat(Allocations.perCall(ROUNDS, () -> MethodCodec.decode(payload.readerIndex(0), last))).isZero();
+        assertThat(MethodCodec.decode(payload.readerIndex(0), last)).isSameAs(last);
         assertThat(payload.isReadable()).isFalse();
-        assertThat(allocated).isZero();
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.lang.management.ManagementFactory;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
@@ -16,6 +15,7 @@ import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.message.Message;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 /**
  * A message's section index is kept with every queued AMQP 1.0 message, so it holds section starts only: indexing a
@@ -43,27 +43,13 @@ class MessageSectionsAllocationTest {
         byte[] encoded = new byte[512];
         ByteBuf bytes = Unpooled.wrappedBuffer(encoded, 0, message.encode(encoded, 0, encoded.length));
 
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long scan = 0;
-        long fields = 0;
-        long sum = 0;
-        for (int round = 0; round < 2; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            MessageSections sections = null;
-            for (int i = 0; i < ROUNDS; i++) {
-                sections = MessageSections.scan(bytes);
-            }
-            long between = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < ROUNDS; i++) {
-                sum += sections.priority() + sections.ttl() + sections.deliveryCount() + (sections.durable() ? 1 : 0);
-            }
-            long after = threads.getCurrentThreadAllocatedBytes();
-            // the first round warms up; the second is measured
-            scan = (between - before) / ROUNDS;
-            fields = (after - between) / ROUNDS;
-        }
-        assertThat(sum).isEqualTo(2L * ROUNDS * (7 + 60_000 + 3 + 1));
-        assertThat(scan).isLessThanOrEqualTo(64);
-        assertThat(fields).isZero();
+        assertThat(Allocations.perCall(ROUNDS, () -> MessageSections.scan(bytes))).isLessThanOrEqualTo(64);
+        MessageSections sections = MessageSections.scan(bytes);
+        long[] sum = new long[1];
+        assertThat(Allocations.perCall(ROUNDS, () -> {
+            sum[0] += sections.priority() + sections.ttl() + sections.deliveryCount() + (sections.durable() ? 1 : 0);
+            return null;
+        })).isZero();
+        assertThat(sum[0]).isEqualTo(2L * ROUNDS * (7 + 60_000 + 3 + 1));
     }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.amqp10.MessageSections;
-import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 /**
  * Every queued message keeps its {@link Message} object, so what only some messages have is not a field of every
@@ -22,18 +22,9 @@ class MessageFootprintTest {
         // a data section of 4 bytes
         ByteBuf bytes = Unpooled.wrappedBuffer(new byte[] {0x00, 0x53, 0x75, (byte) 0xa0, 4, 1, 2, 3, 4});
         MessageSections sections = MessageSections.scan(bytes);
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long allocated = 0;
-        Amqp10Message message = null;
-        for (int round = 0; round < 2; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < ROUNDS; i++) {
-                message = Amqp10Message.of(bytes, sections, false, "", "q");
-            }
-            allocated = (threads.getCurrentThreadAllocatedBytes() - before) / ROUNDS;
-        }
-        assertThat(message.streamOffset()).isEqualTo(-1);
-        assertThat(allocated).isLessThanOrEqualTo(56);
+        assertThat(Allocations.perCall(ROUNDS, () -> Amqp10Message.of(bytes, sections, false, "", "q")))
+            .isLessThanOrEqualTo(56);
+        assertThat(Amqp10Message.of(bytes, sections, false, "", "q").streamOffset()).isEqualTo(-1);
 
         Amqp10Message fromStream = Amqp10Message.fromStream(bytes.retain(), 42, "s");
         assertThat(fromStream.streamOffset()).isEqualTo(42);
@@ -44,21 +35,13 @@ class MessageFootprintTest {
     }
 
     @Test
-    void anAmqp091MessageWithoutReplyToUserIdOrHistoryIsSixtyFourBytes() {
+    void anAmqp091MessageWithoutReplyToUserIdOrHistoryIsSixtyFourBytes() throws Exception {
         ByteBuf properties = Unpooled.wrappedBuffer(new byte[] {0, 0});
         ByteBuf body = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4});
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long allocated = 0;
-        Amqp091Message message = null;
-        for (int round = 0; round < 2; round++) {
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < ROUNDS; i++) {
-                message = Amqp091Message.converted(properties, body, false, 0, -1, "", "q");
-            }
-            allocated = (threads.getCurrentThreadAllocatedBytes() - before) / ROUNDS;
-        }
+        assertThat(Allocations.perCall(ROUNDS, () -> Amqp091Message.converted(properties, body, false, 0, -1, "", "q")))
+            .isLessThanOrEqualTo(64);
+        Amqp091Message message = Amqp091Message.converted(properties, body, false, 0, -1, "", "q");
         assertThat(message.replyTo()).isNull();
         assertThat(message.deaths()).isEmpty();
-        assertThat(allocated).isLessThanOrEqualTo(64);
     }
 }
