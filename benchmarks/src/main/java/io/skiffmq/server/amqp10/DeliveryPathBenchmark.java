@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.DefaultEventExecutor;
 import io.skiffmq.benchmarks.AbstractMicrobenchmark;
 import io.skiffmq.codec.amqp10.Amqp10FrameDecoder;
 import io.skiffmq.codec.amqp10.AmqpFrame;
@@ -14,21 +13,13 @@ import io.skiffmq.codec.amqp10.PerformativeCode;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp10.TransferPerformative;
-import io.skiffmq.core.queue.Queue;
-import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.server.Broker;
+import io.skiffmq.server.InProcessBroker;
 import io.skiffmq.server.auth.SaslAuthenticator;
-import io.skiffmq.server.auth.UserStore;
 import io.skiffmq.server.config.BrokerConfig;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
@@ -53,8 +44,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * The broker's in-process AMQP 1.0 path for one message, no sockets: publish, route, queue, deliver, settle.
  * Two {@link EmbeddedChannel}s carry the real pipeline ({@link Amqp10FrameDecoder} + {@link Amqp10ConnectionHandler}):
  * a publisher with a sender link to the transient queue {@code q}, a consumer with a receiver link from it
- * (unsettled, credit topped up well ahead). The queue runs on {@link QueueExecutor#CALLER_THREAD}, so everything
- * happens on one thread ({@link #loop}), in order.
+ * (unsettled, credit topped up well ahead). The broker is an {@link InProcessBroker}: the queue runs on
+ * {@link QueueExecutor#CALLER_THREAD}, so everything happens on its one thread, in order.
  *
  * <p>One op is one message; each invocation moves {@link #BATCHES} batches of {@link #BATCH}: the publisher's
  * transfer frames (12-byte body, unsettled) are written in one buffer, the consumer's transfers read and released,
@@ -70,10 +61,10 @@ import org.openjdk.jmh.annotations.TearDown;
 public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
     /** Messages per batch: at most half the publisher's credit (1000), so its top-ups keep it going. */
     static final int BATCH = 100;
-    /** Batches per invocation: the hop to {@link #loop} and back is paid once per {@code BATCHES * BATCH} messages. */
+    /** Batches per invocation: the hop to the broker's thread and back is paid once per {@code BATCHES * BATCH}. */
     static final int BATCHES = 10;
 
-    private Path dataDir;
+    private final InProcessBroker inProcess = new InProcessBroker();
     private Broker broker;
     private EmbeddedChannel publisher;
     private EmbeddedChannel consumer;
@@ -88,30 +79,18 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
     private final FlowPerformative flow = new FlowPerformative();
     private final PerformativeCodec codec = new PerformativeCodec();
 
-    /**
-     * Where everything runs: Netty 4.2 pools its objects (outbound entries, sliced buffers) only on threads that
-     * clean up fast thread-locals, as the broker's event loops do, and the JMH thread does not. The hop costs two
-     * wake-ups per invocation in ns/op, and a promise per invocation in B/op (well under 1 B per message).
-     */
-    private final DefaultEventExecutor loop = new DefaultEventExecutor();
-
     @Setup(Level.Trial)
     public void start() throws Exception {
-        loop.submit(() -> {
+        inProcess.run(() -> {
             setUp();
             return null;
-        }).get();
+        });
     }
 
     private void setUp() throws Exception {
-        dataDir = Files.createTempDirectory("skiffmq-deliverypath");
-        BrokerConfig config = BrokerConfig.defaults().with("data-dir", dataDir.toString());
-        UserStore users = UserStore.withGuest();
-        broker = new Broker(config, users, () -> QueueExecutor.CALLER_THREAD);
-        broker.vhost("/").declareQueue(QueueDeclaration.of("q", false, Map.of()), null);
-        SaslAuthenticator sasl = SaslAuthenticator.inline(users, null); // the login on this thread, as the rest
-        publisher = connect(config, sasl);
-        consumer = connect(config, sasl);
+        broker = inProcess.start("skiffmq-deliverypath");
+        publisher = connect(inProcess.config(), inProcess.sasl());
+        consumer = connect(inProcess.config(), inProcess.sasl());
 
         attach(publisher, Role.SENDER, "/queues/q");
         attach(consumer, Role.RECEIVER, "/queues/q");
@@ -152,32 +131,20 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
 
     @TearDown(Level.Trial)
     public void stop() throws Exception {
-        loop.submit(() -> {
-            tearDown();
+        inProcess.run(() -> {
+            inProcess.stop(() -> {
+                publisher.finishAndReleaseAll();
+                consumer.finishAndReleaseAll();
+                received.release();
+            });
             return null;
-        }).get();
-        loop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
-    }
-
-    private void tearDown() throws IOException {
-        Queue queue = broker.vhost("/").queue("q");
-        int left = queue.readyCount();
-        publisher.finishAndReleaseAll();
-        consumer.finishAndReleaseAll();
-        broker.closeQueues();
-        broker.close();
-        received.release();
-        try (Stream<Path> files = Files.walk(dataDir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
-        if (left != 0) {
-            throw new IllegalStateException(left + " messages left in the queue: deliveries went missing");
-        }
+        });
+        inProcess.shutdown();
     }
 
     @Benchmark
     public long publishDeliverSettle() throws Exception {
-        loop.submit(batch).get();
+        inProcess.run(batch);
         return nextPublishId;
     }
 

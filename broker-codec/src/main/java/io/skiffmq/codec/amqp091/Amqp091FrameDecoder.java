@@ -137,7 +137,7 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
         }
         ByteBuf payload = in.retainedSlice(index + FRAME_HEADER_SIZE, (int) size);
         in.skipBytes(FRAME_HEADER_SIZE + (int) size + 1);
-        out.add(new Amqp091Frame(type, channel, payload));
+        out.add(Amqp091Frame.pooled(type, channel, payload));
     }
 
     private void checkHeader(int type, int channel, long size) throws Amqp091DecodeException {

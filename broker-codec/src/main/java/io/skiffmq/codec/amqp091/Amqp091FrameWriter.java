@@ -3,6 +3,7 @@ package io.skiffmq.codec.amqp091;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.skiffmq.codec.ByteCopy;
 
 /**
  * Writes whole AMQP 0-9-1 frames [4.2.3]: method, content header, body and heartbeat. Every method appends at
@@ -31,6 +32,25 @@ public final class Amqp091FrameWriter {
         end(out, start);
     }
 
+    /**
+     * A {@code basic.deliver} method frame, as {@link #writeMethod} writes a {@link BasicMethod.Deliver}, without the
+     * record: a consumer's every delivery has one.
+     *
+     * @throws IllegalArgumentException as {@link #writeMethod}; {@code out} is then as it was
+     */
+    public static void writeDeliver(ByteBuf out, int channel, String consumerTag, long deliveryTag,
+            boolean redelivered, String exchange, String routingKey) {
+        int start = begin(out, Amqp091Frame.TYPE_METHOD, channel);
+        try {
+            out.writeShort(BasicMethod.CLASS_ID).writeShort(BasicMethod.Deliver.METHOD_ID);
+            BasicMethod.Deliver.writeArguments(out, consumerTag, deliveryTag, redelivered, exchange, routingKey);
+        } catch (RuntimeException e) {
+            out.writerIndex(start);
+            throw e;
+        }
+        end(out, start);
+    }
+
     /** A content header frame with freshly encoded properties. */
     public static void writeContentHeader(ByteBuf out, int channel, int classId, long bodySize,
             BasicProperties properties) {
@@ -47,7 +67,7 @@ public final class Amqp091FrameWriter {
     public static void writeContentHeader(ByteBuf out, int channel, int classId, long bodySize, ByteBuf properties) {
         int start = begin(out, Amqp091Frame.TYPE_HEADER, channel);
         out.writeShort(classId).writeShort(0).writeLong(bodySize);
-        out.writeBytes(properties, properties.readerIndex(), properties.readableBytes());
+        ByteCopy.copy(out, properties, properties.readerIndex(), properties.readableBytes());
         end(out, start);
     }
 
@@ -85,7 +105,7 @@ public final class Amqp091FrameWriter {
         for (int at = index, to = index + length; at < to; at += chunk) {
             int size = Math.min(chunk, to - at);
             out.writeByte(Amqp091Frame.TYPE_BODY).writeShort(channel).writeInt(size);
-            out.writeBytes(body, at, size);
+            ByteCopy.copy(out, body, at, size);
             out.writeByte(Amqp091FrameDecoder.FRAME_END);
         }
     }

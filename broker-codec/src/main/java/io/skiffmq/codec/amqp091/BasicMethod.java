@@ -219,6 +219,32 @@ public sealed interface BasicMethod extends Method {
             int bits = Wire.readOctet(in);
             return new Publish(exchange, routingKey, (bits & 1) != 0, (bits & 2) != 0);
         }
+
+        /**
+         * True when the arguments at {@code at} (to {@code in}'s writer index) are exactly these, as {@link
+         * #writeArguments} encodes them, ticket aside: ASCII names compared byte by byte, without decoding. False for
+         * anything else (other names, non-ASCII ones, other bits, bytes left over), which is then decoded as usual.
+         */
+        boolean sameArguments(ByteBuf in, int at) {
+            int end = in.writerIndex();
+            at = matchShortString(in, at + 2, end, exchange);
+            at = at < 0 ? -1 : matchShortString(in, at, end, routingKey);
+            return at >= 0 && at + 1 == end && in.getUnsignedByte(at) == ((mandatory ? 1 : 0) | (immediate ? 2 : 0));
+        }
+
+        /** Where the short string at {@code at} ends if it is {@code s} in ASCII, else -1. */
+        private static int matchShortString(ByteBuf in, int at, int end, String s) {
+            if (at >= end || in.getUnsignedByte(at) != s.length() || at + 1 + s.length() > end) {
+                return -1;
+            }
+            for (int i = 0; i < s.length(); i++) {
+                int b = in.getByte(at + 1 + i);
+                if (b < 0 || b != s.charAt(i)) {
+                    return -1;
+                }
+            }
+            return at + 1 + s.length();
+        }
     }
 
     /** {@code basic.return} (60, 50), followed by content. */
@@ -279,6 +305,12 @@ public sealed interface BasicMethod extends Method {
 
         @Override
         public void writeArguments(ByteBuf out) {
+            writeArguments(out, consumerTag, deliveryTag, redelivered, exchange, routingKey);
+        }
+
+        /** The arguments of a {@code basic.deliver}, without making its record (one per delivery otherwise). */
+        static void writeArguments(ByteBuf out, String consumerTag, long deliveryTag, boolean redelivered,
+                String exchange, String routingKey) {
             Wire.writeShortString(out, consumerTag);
             out.writeLong(deliveryTag);
             out.writeByte((redelivered ? 1 : 0));

@@ -94,13 +94,22 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
 
     /**
      * Reads delivery-mode, priority, reply-to, expiration and user-id (-1, -1 and nulls when absent) without
-     * decoding the rest: strings and the headers table are skipped by their lengths. Does not change {@code in}'s indexes.
+     * decoding the rest: strings and the headers table are skipped by their lengths. Reads {@code in} itself (a
+     * duplicate would be an object per message) and puts its reader index back: the caller must be its only reader
+     * meanwhile, as a publisher's channel is of the properties it just received.
      *
      * @throws Amqp091DecodeException when the properties are cut short before expiration
      */
     public static Summary summarize(ByteBuf in) throws Amqp091DecodeException {
-        ByteBuf b = in.duplicate();
-        int end = b.writerIndex();
+        int start = in.readerIndex();
+        try {
+            return summarize(in, in.writerIndex());
+        } finally {
+            in.readerIndex(start);
+        }
+    }
+
+    private static Summary summarize(ByteBuf b, int end) throws Amqp091DecodeException {
         FieldTable.need(b, 2, end, "property flags");
         int flags = b.readUnsignedShort();
         skipShortString(b, end, flags & CONTENT_TYPE);

@@ -35,6 +35,23 @@ public final class MethodCodec {
         return method;
     }
 
+    /**
+     * As {@link #decode(ByteBuf)}, but a {@code basic.publish} with the same arguments as {@code last} (a publisher
+     * usually sends to one exchange with one routing key) is {@code last} itself, compared in place: no record and no
+     * strings per message. Records are immutable, so handing the same one out again is safe.
+     *
+     * @param last the channel's previous {@code basic.publish}, or null
+     */
+    public static Method decode(ByteBuf payload, BasicMethod.Publish last) throws Amqp091DecodeException {
+        if (last != null && payload.readableBytes() >= 4
+                && payload.getInt(payload.readerIndex()) == (BasicMethod.CLASS_ID << 16 | BasicMethod.Publish.METHOD_ID)
+                && last.sameArguments(payload, payload.readerIndex() + 4)) {
+            payload.readerIndex(payload.writerIndex());
+            return last;
+        }
+        return decode(payload);
+    }
+
     private static Method read(int classId, int methodId, ByteBuf in) throws Amqp091DecodeException {
         return switch ((classId << 16) | methodId) {
             case 0x003c_000a -> BasicMethod.Qos.read(in); // basic.qos

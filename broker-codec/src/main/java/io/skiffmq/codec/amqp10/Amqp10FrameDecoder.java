@@ -153,6 +153,6 @@ public final class Amqp10FrameDecoder extends ByteToMessageDecoder {
         int bodyOffset = doff * 4;
         ByteBuf body = in.retainedSlice(index + bodyOffset, (int) size - bodyOffset);
         in.skipBytes((int) size);
-        out.add(new AmqpFrame(type, channel, body));
+        out.add(AmqpFrame.pooled(type, channel, body));
     }
 }

@@ -29,8 +29,8 @@ import org.apache.qpid.proton.amqp.Symbol;
  * {@code data}, or one or more consecutive {@code amqp-sequence} sections.
  *
  * <p>The view reads the buffer given to {@link #scan} and never changes its indexes or reference count: it is
- * valid while that buffer is. Not thread-safe: one thread decodes a message's fields at a time (the lazy
- * caches are plain fields).
+ * valid while that buffer is. Unchanged after {@link #scan} (it keeps no lazy caches), so threads that got it
+ * safely published may read it at the same time.
  */
 public final class MessageSections {
     private static final int ABSENT = -1;
@@ -39,30 +39,18 @@ public final class MessageSections {
     private final int start;
     private final int end;
 
-    // start of each section (its 0x00 constructor), start of its value (after the descriptor), its end
+    // start of each section (its 0x00 constructor). Kept per message, so nothing that can be derived is stored:
+    // a value's start is found past the descriptor ({@link #valueOf}), a section's end is the next one's start
+    // ({@link #sectionEnd}), and the header's fields are decoded when asked for (a few bytes at most)
     private int headerStart = ABSENT;
-    private int headerValue;
     private int deliveryAnnotationsStart = ABSENT;
-    private int deliveryAnnotationsValue;
     private int messageAnnotationsStart = ABSENT;
-    private int messageAnnotationsValue;
     private int propertiesStart = ABSENT;
-    private int propertiesValue;
     private int applicationPropertiesStart = ABSENT;
-    private int applicationPropertiesValue;
     private int bodyStart = ABSENT;
     private int bodyCode = ABSENT;
     private int bodySectionCount;
     private int footerStart = ABSENT;
-    private int footerValue;
-
-    // decoded on first use
-    private boolean headerDecoded;
-    private boolean durable;
-    private int priority = 4;
-    private long ttl = -1;
-    private boolean firstAcquirer;
-    private long deliveryCount;
 
     private MessageSections(ByteBuf buf, int start, int end) {
         this.buf = buf;
@@ -105,30 +93,12 @@ public final class MessageSections {
             }
             lastRank = rank;
             switch (code) {
-                case SectionCode.HEADER -> {
-                    headerStart = sectionStart;
-                    headerValue = value;
-                }
-                case SectionCode.DELIVERY_ANNOTATIONS -> {
-                    deliveryAnnotationsStart = sectionStart;
-                    deliveryAnnotationsValue = value;
-                }
-                case SectionCode.MESSAGE_ANNOTATIONS -> {
-                    messageAnnotationsStart = sectionStart;
-                    messageAnnotationsValue = value;
-                }
-                case SectionCode.PROPERTIES -> {
-                    propertiesStart = sectionStart;
-                    propertiesValue = value;
-                }
-                case SectionCode.APPLICATION_PROPERTIES -> {
-                    applicationPropertiesStart = sectionStart;
-                    applicationPropertiesValue = value;
-                }
-                case SectionCode.FOOTER -> {
-                    footerStart = sectionStart;
-                    footerValue = value;
-                }
+                case SectionCode.HEADER -> headerStart = sectionStart;
+                case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart = sectionStart;
+                case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsStart = sectionStart;
+                case SectionCode.PROPERTIES -> propertiesStart = sectionStart;
+                case SectionCode.APPLICATION_PROPERTIES -> applicationPropertiesStart = sectionStart;
+                case SectionCode.FOOTER -> footerStart = sectionStart;
                 default -> {
                     if (bodyStart == ABSENT) {
                         bodyStart = sectionStart;
@@ -211,21 +181,23 @@ public final class MessageSections {
      */
     public int sectionValue(int code) {
         return switch (code) {
-            case SectionCode.HEADER -> headerStart == ABSENT ? ABSENT : headerValue;
-            case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart == ABSENT ? ABSENT
-                : deliveryAnnotationsValue;
-            case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsValue();
-            case SectionCode.PROPERTIES -> propertiesStart == ABSENT ? ABSENT : propertiesValue;
-            case SectionCode.APPLICATION_PROPERTIES -> applicationPropertiesStart == ABSENT ? ABSENT
-                : applicationPropertiesValue;
-            case SectionCode.FOOTER -> footerStart == ABSENT ? ABSENT : footerValue;
-            default -> bodyCode != code ? ABSENT : bodyValue();
+            case SectionCode.HEADER -> valueOf(headerStart);
+            case SectionCode.DELIVERY_ANNOTATIONS -> valueOf(deliveryAnnotationsStart);
+            case SectionCode.MESSAGE_ANNOTATIONS -> valueOf(messageAnnotationsStart);
+            case SectionCode.PROPERTIES -> valueOf(propertiesStart);
+            case SectionCode.APPLICATION_PROPERTIES -> valueOf(applicationPropertiesStart);
+            case SectionCode.FOOTER -> valueOf(footerStart);
+            default -> bodyCode != code ? ABSENT : valueOf(bodyStart);
         };
     }
 
-    private int bodyValue() {
+    /** Where the value of the section starting at {@code sectionStart} starts (past its descriptor); -1 for -1. */
+    private int valueOf(int sectionStart) {
+        if (sectionStart == ABSENT) {
+            return ABSENT;
+        }
         try {
-            return Descriptor.end(buf, bodyStart, end);
+            return Descriptor.end(buf, sectionStart, end);
         } catch (AmqpDecodeException e) {
             throw new IllegalStateException("bytes changed after they were scanned", e);
         }
@@ -271,7 +243,7 @@ public final class MessageSections {
 
     /** Index of the message-annotations map (or null), -1 when there is no such section. */
     int messageAnnotationsValue() {
-        return messageAnnotationsStart == ABSENT ? ABSENT : messageAnnotationsValue;
+        return valueOf(messageAnnotationsStart);
     }
 
     int messageAnnotationsEnd() {
@@ -315,24 +287,38 @@ public final class MessageSections {
 
     // ---- header [3.2.1] -----------------------------------------------------------------------------------
 
-    private void decodeHeader() throws AmqpDecodeException {
-        if (headerDecoded) {
-            return;
-        }
-        if (headerStart != ABSENT && buf.getUnsignedByte(headerValue) != FormatCode.NULL) {
+    private static final int DURABLE = 0;
+    private static final int PRIORITY = 1;
+    private static final int TTL = 2;
+    private static final int FIRST_ACQUIRER = 3;
+    private static final int DELIVERY_COUNT = 4;
+
+    /**
+     * Header field {@code wanted} (booleans as 0 or 1), or its default when the header or the field is absent. The
+     * whole header is decoded on each call, so a malformed field fails whichever is asked for; it is a few bytes, and
+     * not caching it keeps five fields out of every message.
+     */
+    private long headerField(int wanted) throws AmqpDecodeException {
+        boolean durable = false;
+        int priority = 4;
+        long ttl = -1;
+        boolean firstAcquirer = false;
+        long deliveryCount = 0;
+        int value = valueOf(headerStart);
+        if (value != ABSENT && buf.getUnsignedByte(value) != FormatCode.NULL) {
             int limit = sectionEnd(SectionCode.HEADER);
-            int count = TypeReader.listCount(buf, headerValue, limit);
-            int position = TypeReader.compoundContentStart(buf, headerValue);
+            int count = TypeReader.listCount(buf, value, limit);
+            int position = TypeReader.compoundContentStart(buf, value);
             for (int field = 0; field < count; field++) {
                 switch (field) {
-                    case 0 -> durable = TypeReader.readBooleanOr(buf, position, limit, false);
-                    case 1 -> {
+                    case DURABLE -> durable = TypeReader.readBooleanOr(buf, position, limit, false);
+                    case PRIORITY -> {
                         int p = TypeReader.readUByteOrNull(buf, position, limit);
                         priority = p < 0 ? 4 : p;
                     }
-                    case 2 -> ttl = TypeReader.readUIntOrNull(buf, position, limit);
-                    case 3 -> firstAcquirer = TypeReader.readBooleanOr(buf, position, limit, false);
-                    case 4 -> {
+                    case TTL -> ttl = TypeReader.readUIntOrNull(buf, position, limit);
+                    case FIRST_ACQUIRER -> firstAcquirer = TypeReader.readBooleanOr(buf, position, limit, false);
+                    case DELIVERY_COUNT -> {
                         long c = TypeReader.readUIntOrNull(buf, position, limit);
                         deliveryCount = c < 0 ? 0 : c;
                     }
@@ -343,7 +329,13 @@ public final class MessageSections {
                 position = TypeReader.valueEnd(buf, position, limit);
             }
         }
-        headerDecoded = true;
+        return switch (wanted) {
+            case DURABLE -> durable ? 1 : 0;
+            case PRIORITY -> priority;
+            case TTL -> ttl;
+            case FIRST_ACQUIRER -> firstAcquirer ? 1 : 0;
+            default -> deliveryCount;
+        };
     }
 
     /**
@@ -351,38 +343,34 @@ public final class MessageSections {
      * The broker's own default for messages without a header is a policy decision made above the codec.
      */
     public boolean durable() throws AmqpDecodeException {
-        decodeHeader();
-        return durable;
+        return headerField(DURABLE) != 0;
     }
 
     /** The header's {@code priority}; 4 when absent. */
     public int priority() throws AmqpDecodeException {
-        decodeHeader();
-        return priority;
+        return (int) headerField(PRIORITY);
     }
 
     /** The header's {@code ttl} in milliseconds; -1 when absent. */
     public long ttl() throws AmqpDecodeException {
-        decodeHeader();
-        return ttl;
+        return headerField(TTL);
     }
 
     public boolean firstAcquirer() throws AmqpDecodeException {
-        decodeHeader();
-        return firstAcquirer;
+        return headerField(FIRST_ACQUIRER) != 0;
     }
 
     public long deliveryCount() throws AmqpDecodeException {
-        decodeHeader();
-        return deliveryCount;
+        return headerField(DELIVERY_COUNT);
     }
 
     // ---- properties [3.2.4] -------------------------------------------------------------------------------
 
     /** Index of field {@code field} of the properties list, or -1 when the section or the field is absent. */
     private int propertyField(int field) throws AmqpDecodeException {
-        return propertiesStart == ABSENT || buf.getUnsignedByte(propertiesValue) == FormatCode.NULL ? ABSENT
-            : PropertyFields.position(buf, propertiesValue, sectionEnd(SectionCode.PROPERTIES), field);
+        int value = valueOf(propertiesStart);
+        return value == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? ABSENT
+            : PropertyFields.position(buf, value, sectionEnd(SectionCode.PROPERTIES), field);
     }
 
     private String stringProperty(int field) throws AmqpDecodeException {
@@ -473,14 +461,14 @@ public final class MessageSections {
      * decoded alone; null when absent or null.
      */
     public Object applicationProperty(CharSequence key) throws AmqpDecodeException {
-        return lookup(applicationPropertiesStart, applicationPropertiesValue, SectionCode.APPLICATION_PROPERTIES,
-            key, FormatCode.STR8, FormatCode.STR32);
+        return lookup(applicationPropertiesStart, SectionCode.APPLICATION_PROPERTIES, key, FormatCode.STR8,
+            FormatCode.STR32);
     }
 
     /** The message annotation under the symbol {@code key}, decoded alone; null when absent or null. */
     public Object messageAnnotation(CharSequence key) throws AmqpDecodeException {
-        return lookup(messageAnnotationsStart, messageAnnotationsValue, SectionCode.MESSAGE_ANNOTATIONS,
-            key, FormatCode.SYM8, FormatCode.SYM32);
+        return lookup(messageAnnotationsStart, SectionCode.MESSAGE_ANNOTATIONS, key, FormatCode.SYM8,
+            FormatCode.SYM32);
     }
 
     /**
@@ -488,42 +476,43 @@ public final class MessageSections {
      * reads it in place ({@link TypeReader}, {@link ValueDecoder}). Found as {@link #messageAnnotation} finds it.
      */
     public int messageAnnotationIndex(CharSequence key) throws AmqpDecodeException {
-        return messageAnnotationsStart == ABSENT || buf.getUnsignedByte(messageAnnotationsValue) == FormatCode.NULL
-            ? ABSENT : SectionMaps.find(buf, messageAnnotationsValue, sectionEnd(SectionCode.MESSAGE_ANNOTATIONS), key,
+        int value = valueOf(messageAnnotationsStart);
+        return value == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL
+            ? ABSENT : SectionMaps.find(buf, value, sectionEnd(SectionCode.MESSAGE_ANNOTATIONS), key,
                 FormatCode.SYM8, FormatCode.SYM32);
     }
 
-    private Object lookup(int sectionStart, int value, int code, CharSequence key, int code8, int code32)
+    private Object lookup(int sectionStart, int code, CharSequence key, int code8, int code32)
             throws AmqpDecodeException {
-        return sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? null
+        int value = valueOf(sectionStart);
+        return value == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? null
             : SectionMaps.lookup(buf, value, sectionEnd(code), key, code8, code32);
     }
 
     /** All application properties, decoded; keys must be strings [3.2.5]. Empty when absent. */
     public Map<String, Object> applicationProperties() throws AmqpDecodeException {
-        return decodeMap(applicationPropertiesStart, applicationPropertiesValue, SectionCode.APPLICATION_PROPERTIES,
-            String.class);
+        return decodeMap(applicationPropertiesStart, SectionCode.APPLICATION_PROPERTIES, String.class);
     }
 
     /** All message annotations, decoded (keys are symbols or ulongs [3.2.10]). Empty when absent. */
     public Map<Object, Object> messageAnnotations() throws AmqpDecodeException {
-        return decodeMap(messageAnnotationsStart, messageAnnotationsValue, SectionCode.MESSAGE_ANNOTATIONS, Object.class);
+        return decodeMap(messageAnnotationsStart, SectionCode.MESSAGE_ANNOTATIONS, Object.class);
     }
 
     /** All delivery annotations, decoded. Empty when absent. */
     public Map<Object, Object> deliveryAnnotations() throws AmqpDecodeException {
-        return decodeMap(deliveryAnnotationsStart, deliveryAnnotationsValue, SectionCode.DELIVERY_ANNOTATIONS,
-            Object.class);
+        return decodeMap(deliveryAnnotationsStart, SectionCode.DELIVERY_ANNOTATIONS, Object.class);
     }
 
     /** All footer annotations, decoded. Empty when absent. */
     public Map<Object, Object> footer() throws AmqpDecodeException {
-        return decodeMap(footerStart, footerValue, SectionCode.FOOTER, Object.class);
+        return decodeMap(footerStart, SectionCode.FOOTER, Object.class);
     }
 
-    private <K> Map<K, Object> decodeMap(int sectionStart, int value, int code, Class<K> keyType)
+    private <K> Map<K, Object> decodeMap(int sectionStart, int code, Class<K> keyType)
             throws AmqpDecodeException {
-        return sectionStart == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? Collections.emptyMap()
+        int value = valueOf(sectionStart);
+        return value == ABSENT || buf.getUnsignedByte(value) == FormatCode.NULL ? Collections.emptyMap()
             : SectionMaps.decode(buf, value, sectionEnd(code), keyType);
     }
 }

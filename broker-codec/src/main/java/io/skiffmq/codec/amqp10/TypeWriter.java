@@ -2,6 +2,7 @@ package io.skiffmq.codec.amqp10;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.skiffmq.codec.ByteCopy;
 
 /**
  * Appends AMQP 1.0 encodings at a buffer's writer index, always in the smallest encoding [1.6] (uint0 /
@@ -108,27 +109,12 @@ public final class TypeWriter {
         copy(out, src, index, length);
     }
 
-    /**
-     * Runs up to this many bytes are copied by {@link #copy} eight at a time: a delivery tag, the broker's
-     * annotations and a client's usual few fit, and copying 64 bytes is cheaper than the two NIO views (about
-     * 110 bytes of garbage) Netty 4.2's adaptive buffers allocate for each {@code writeBytes(ByteBuf…)}.
-     */
-    static final int SHORT_COPY = 64;
+    /** Runs up to this many bytes are copied by {@link #copy} without garbage: {@link ByteCopy#SHORT}. */
+    static final int SHORT_COPY = ByteCopy.SHORT;
 
     /** Appends {@code length} bytes of {@code src} from {@code index}, allocating nothing when the run is short. */
     static void copy(ByteBuf out, ByteBuf src, int index, int length) {
-        if (length > SHORT_COPY) {
-            out.writeBytes(src, index, length);
-            return;
-        }
-        out.ensureWritable(length);
-        int end = index + length;
-        for (; index + Long.BYTES <= end; index += Long.BYTES) {
-            out.writeLong(src.getLong(index));
-        }
-        for (; index < end; index++) {
-            out.writeByte(src.getByte(index));
-        }
+        ByteCopy.copy(out, src, index, length);
     }
 
     /**

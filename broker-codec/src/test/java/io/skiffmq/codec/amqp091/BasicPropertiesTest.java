@@ -10,6 +10,7 @@ import io.netty.buffer.Unpooled;
 import java.time.Instant;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 class BasicPropertiesTest {
 
@@ -102,5 +103,23 @@ class BasicPropertiesTest {
         for (int length = 0; length < all.length; length++) {
             BasicProperties.headersMayContain(Unpooled.wrappedBuffer(all, 0, length), "CC");
         }
+    }
+
+    /**
+     * Every published message is summarised: it costs the summary record (32 bytes) and no view of the buffer, and
+     * leaves the buffer's indexes as they were, also when the properties are cut short.
+     */
+    @Test
+    void summarizingAllocatesOnlyTheSummary() throws Exception {
+        ByteBuf in = Unpooled.buffer();
+        new BasicProperties(null, null, null, 1, null, null, null, null, null, null, null, null, null, null).encode(in);
+        in.readerIndex(0);
+        assertThat(Allocations.perCall(20_000, () -> BasicProperties.summarize(in))).isLessThanOrEqualTo(32);
+        assertThat(BasicProperties.summarize(in).deliveryMode()).isEqualTo(1);
+        assertThat(in.readerIndex()).isZero();
+
+        ByteBuf cut = Unpooled.wrappedBuffer(encode(all()), 0, 40);
+        assertThatThrownBy(() -> BasicProperties.summarize(cut)).isInstanceOf(Amqp091DecodeException.class);
+        assertThat(cut.readerIndex()).isZero();
     }
 }

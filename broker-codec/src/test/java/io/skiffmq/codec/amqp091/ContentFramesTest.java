@@ -163,4 +163,20 @@ class ContentFramesTest {
         assertThat(ReplyCode.RESOURCE_ERROR.code()).isEqualTo(AMQP.RESOURCE_ERROR);
         assertThat(Amqp091FrameDecoder.DEFAULT_FRAME_MAX).isEqualTo(AMQP.FRAME_MIN_SIZE);
     }
+
+    @Test
+    void aDeliverWrittenWithoutItsRecordIsTheSameFrame() {
+        ByteBuf viaRecord = Unpooled.buffer();
+        Amqp091FrameWriter.writeMethod(viaRecord, 5, new BasicMethod.Deliver("ctag-1", 1L << 40, true, "amq.topic",
+            "a.b"));
+        ByteBuf direct = Unpooled.buffer();
+        Amqp091FrameWriter.writeDeliver(direct, 5, "ctag-1", 1L << 40, true, "amq.topic", "a.b");
+        assertThat(ByteBufUtil.hexDump(direct)).isEqualTo(ByteBufUtil.hexDump(viaRecord));
+
+        direct.clear().writeByte(0x7f);
+        String tooLong = "k".repeat(256);
+        assertThatThrownBy(() -> Amqp091FrameWriter.writeDeliver(direct, 5, "c", 1, false, "", tooLong))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThat(direct.readableBytes()).as("nothing left of the frame").isEqualTo(1);
+    }
 }

@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
+import io.skiffmq.codec.testing.Allocations;
 
 /**
  * The methods that arrive once or more per message allocate the record and its strings, nothing more. Measured
@@ -64,5 +65,42 @@ class HotMethodAllocationTest {
     void encodingTheHotMethodsAllocatesNothing() {
         assertThat(bytesPerEncode(new BasicMethod.Ack(1, false))).isZero();
         assertThat(bytesPerEncode(new BasicMethod.Deliver("ctag-1", 7, false, "amq.topic", "a.b"))).isZero();
+    }
+
+    @Test
+    void aRepeatedPublishIsThePreviousRecordAndAllocatesNothing() throws Exception {
+        BasicMethod.Publish last = new BasicMethod.Publish("amq.topic", "a.b", true, false);
+        ByteBuf payload = Unpooled.buffer();
+        MethodCodec.encode(new BasicMethod.Publish("amq.topic", "a.b", true, false), payload);
+        assertThat(Allocations.perCall(ROUNDS, () -> MethodCodec.decode(payload.readerIndex(0), last))).isZero();
+        assertThat(MethodCodec.decode(payload.readerIndex(0), last)).isSameAs(last);
+        assertThat(payload.isReadable()).isFalse();
+    }
+
+    @Test
+    void aPublishThatDiffersFromThePreviousIsDecoded() throws Exception {
+        BasicMethod.Publish last = new BasicMethod.Publish("amq.topic", "a.b", true, false);
+        for (BasicMethod.Publish other : java.util.List.of(new BasicMethod.Publish("amq.topic", "a.c", true, false),
+                new BasicMethod.Publish("amq.topi", "a.b", true, false),
+                new BasicMethod.Publish("amq.topic", "a.b.", true, false),
+                new BasicMethod.Publish("amq.topic", "a.b", false, false),
+                new BasicMethod.Publish("amq.topic", "a.b", true, true),
+                new BasicMethod.Publish("", "a.b", true, false),
+                new BasicMethod.Publish("amq.topic", "", true, false))) {
+            ByteBuf payload = Unpooled.buffer();
+            MethodCodec.encode(other, payload);
+            Object decoded = MethodCodec.decode(payload, last);
+            assertThat(decoded).isEqualTo(other).isNotSameAs(last);
+        }
+        // the same names in other bytes: non-ASCII, and a byte left after the arguments (refused as before)
+        BasicMethod.Publish accented = new BasicMethod.Publish("", "caf\u00e9", false, false);
+        ByteBuf payload = Unpooled.buffer();
+        MethodCodec.encode(accented, payload);
+        assertThat(MethodCodec.decode(payload, accented)).isEqualTo(accented);
+        ByteBuf longer = Unpooled.buffer();
+        MethodCodec.encode(last, longer);
+        longer.writeByte(0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MethodCodec.decode(longer, last))
+            .isInstanceOf(Amqp091DecodeException.class);
     }
 }

@@ -1,6 +1,7 @@
 package io.skiffmq.core.message;
 
 import io.netty.buffer.ByteBuf;
+import io.skiffmq.codec.ByteCopy;
 import io.skiffmq.codec.amqp10.MessageSections;
 
 /**
@@ -36,7 +37,7 @@ public final class Amqp091Content {
         }
         Amqp091Message m = message.toAmqp091();
         ByteBuf properties = m.propertyBytes();
-        out.writeBytes(properties, properties.readerIndex(), properties.readableBytes());
+        ByteCopy.copy(out, properties, properties.readerIndex(), properties.readableBytes());
         body = m.body();
         bodyIndex = body.readerIndex();
         bodyLength = body.readableBytes();

@@ -27,15 +27,8 @@ public final class Amqp091Message extends Message {
 
     private final ByteBuf properties;
     private final ByteBuf body;
-    /**
-     * Read with the summary, for the publishing channel (direct reply-to, the user-id check); null in a converted
-     * message, where nobody asks for them.
-     */
-    private final String replyTo;
-    private final String userId;
-    private final String invalidExpiration;
-    /** The death history to the millisecond, most recent first; null when only the x-death header tells it. */
-    private final java.util.List<Death> deaths;
+    /** What most messages lack, in an object of its own: null when they lack all of it (3 fields fewer each). */
+    private final Rare rare;
     private volatile BasicProperties decoded;
     private volatile Amqp10Message converted;
 
@@ -43,12 +36,24 @@ public final class Amqp091Message extends Message {
             String exchange, String routingKey, String replyTo, String userId, String invalidExpiration,
             java.util.List<Death> deaths) {
         super(durable, priority, ttl, exchange, routingKey);
-        this.deaths = deaths;
         this.properties = properties;
         this.body = body;
-        this.replyTo = replyTo;
-        this.userId = userId;
-        this.invalidExpiration = invalidExpiration;
+        this.rare = replyTo == null && userId == null && invalidExpiration == null && deaths == null ? null
+            : new Rare(replyTo, userId, invalidExpiration, deaths);
+    }
+
+    /**
+     * @param replyTo read with the summary, for the publishing channel (direct reply-to), as {@code userId} (the
+     *        user-id check) and {@code invalidExpiration}; null in a converted message, where nobody asks for them
+     * @param deaths the death history to the millisecond, most recent first; null when only the x-death header
+     *        tells it
+     */
+    private record Rare(String replyTo, String userId, String invalidExpiration, java.util.List<Death> deaths) {
+    }
+
+    /** The death history kept to the millisecond, or null. */
+    private java.util.List<Death> history() {
+        return rare == null ? null : rare.deaths();
     }
 
     /**
@@ -140,12 +145,12 @@ public final class Amqp091Message extends Message {
 
     /** The publisher's reply-to property, or null. */
     public String replyTo() {
-        return replyTo;
+        return rare == null ? null : rare.replyTo();
     }
 
     /** The publisher's user-id property, or null. */
     public String userId() {
-        return userId;
+        return rare == null ? null : rare.userId();
     }
 
     /**
@@ -153,7 +158,7 @@ public final class Amqp091Message extends Message {
      * refuses, as RabbitMQ does), else null.
      */
     public String invalidExpiration() {
-        return invalidExpiration;
+        return rare == null ? null : rare.invalidExpiration();
     }
 
     @Override
@@ -230,7 +235,7 @@ public final class Amqp091Message extends Message {
         headers.remove(HeaderRoutes.BCC);
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
-            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), deaths, "remove BCC from");
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), "remove BCC from");
     }
 
     @Override
@@ -243,7 +248,7 @@ public final class Amqp091Message extends Message {
         Map<String, Object> headers = new java.util.LinkedHashMap<>(old);
         // the publisher's own x-death and x-*-death-* headers are replaced, as RabbitMQ 4 replaces them
         headers.put(Death.X_DEATH, Death.toAmqp091(history));
-        headers.putAll(Death.firstAndLast(deaths == null ? Map.of() : old, history));
+        headers.putAll(Death.firstAndLast(history() == null ? Map.of() : old, history));
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), null, p.messageId(), p.timestamp(), p.type(), p.userId(),
             p.appId(), p.clusterId()), exchange, routingKey, history, "dead-letter");
@@ -260,7 +265,7 @@ public final class Amqp091Message extends Message {
         headers.put(DELIVERY_COUNT, count);
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
-            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), deaths, "count the deliveries of");
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), "count the deliveries of");
     }
 
     /** The header a quorum queue's redeliveries carry over 0-9-1. */
@@ -273,7 +278,7 @@ public final class Amqp091Message extends Message {
             return this;
         }
         Amqp091Message m = new Amqp091Message(properties.retain(), body.retain(), durable(), priority(), ttl(),
-            exchange(), routingKey(), replyTo, userId, invalidExpiration, java.util.List.copyOf(history));
+            exchange(), routingKey(), replyTo(), userId(), invalidExpiration(), java.util.List.copyOf(history));
         release();
         return m;
     }
@@ -304,12 +309,12 @@ public final class Amqp091Message extends Message {
      */
     @Override
     public java.util.List<Death> deaths() {
-        return deaths != null ? deaths : java.util.List.of();
+        return history() != null ? history() : java.util.List.of();
     }
 
     /** True when the broker dead-lettered this message: its {@code x-death} header is the broker's. */
     boolean hasDeathHistory() {
-        return deaths != null;
+        return history() != null;
     }
 
     @Override
@@ -337,14 +342,14 @@ public final class Amqp091Message extends Message {
 
     @Override
     public int storedSize() {
-        return (deaths == null ? 0 : 1 + StoredDeaths.size(deaths)) + 4 + size();
+        return (history() == null ? 0 : 1 + StoredDeaths.size(history())) + 4 + size();
     }
 
     @Override
     public void writeStored(ByteBuf out) {
-        if (deaths != null) {
+        if (history() != null) {
             out.writeByte(STORED_VERSION_2);
-            StoredDeaths.write(deaths, out);
+            StoredDeaths.write(history(), out);
         }
         out.writeInt(properties.readableBytes());
         out.writeBytes(properties, properties.readerIndex(), properties.readableBytes());

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * {@link MessageSections}. Delivered as a new header and message-annotations followed by the untouched bare
  * message; stored as these bytes. Thread-safety as {@link Message}.
  */
-public final class Amqp10Message extends Message {
+public sealed class Amqp10Message extends Message permits Amqp10Message.FromStream {
     private static final AtomicReferenceFieldUpdater<Amqp10Message, Amqp091Message> CONVERTED =
         AtomicReferenceFieldUpdater.newUpdater(Amqp10Message.class, Amqp091Message.class, "converted");
 
@@ -29,17 +29,30 @@ public final class Amqp10Message extends Message {
 
     private final ByteBuf bytes;
     private final MessageSections sections;
-    /** Its offset in the stream it was read from, -1 for a message not read from a stream. */
-    private final long streamOffset;
     private volatile Map<String, Object> headers;
     private volatile Amqp091Message converted;
 
     private Amqp10Message(ByteBuf bytes, MessageSections sections, boolean durable, int priority, long ttl,
-            String exchange, String routingKey, long streamOffset) {
+            String exchange, String routingKey) {
         super(durable, priority, ttl, exchange, routingKey);
         this.bytes = bytes;
         this.sections = sections;
-        this.streamOffset = streamOffset;
+    }
+
+    /** A message read from a stream: only these carry an offset, so other messages keep no field for it. */
+    static final class FromStream extends Amqp10Message {
+        private final long streamOffset;
+
+        private FromStream(ByteBuf bytes, MessageSections sections, boolean durable, int priority, long ttl,
+                String exchange, String routingKey, long streamOffset) {
+            super(bytes, sections, durable, priority, ttl, exchange, routingKey);
+            this.streamOffset = streamOffset;
+        }
+
+        @Override
+        public long streamOffset() {
+            return streamOffset;
+        }
     }
 
     /**
@@ -54,7 +67,7 @@ public final class Amqp10Message extends Message {
             String exchange, String routingKey) throws AmqpDecodeException {
         boolean durable = sections.has(SectionCode.HEADER) ? sections.durable() : durableIfNoHeader;
         return new Amqp10Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
-            routingKey, -1);
+            routingKey);
     }
 
     /**
@@ -89,7 +102,7 @@ public final class Amqp10Message extends Message {
                 routingKey = stream;
             }
             boolean durable = !sections.has(SectionCode.HEADER) || sections.durable();
-            return new Amqp10Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
+            return new FromStream(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
                 routingKey, offset);
         } catch (AmqpDecodeException e) {
             bytes.release();
@@ -99,7 +112,7 @@ public final class Amqp10Message extends Message {
 
     /** Its offset in the stream it was read from, -1 when it was not read from a stream. */
     public long streamOffset() {
-        return streamOffset;
+        return -1;
     }
 
     static Amqp10Message readStored(ByteBuf stored, boolean durableIfNoHeader, String exchange, String routingKey)

@@ -55,8 +55,15 @@ public final class Publisher {
     private final VirtualHost vhost;
     private final Confirms confirms;
     private final Handoff<Pending> handoff;
+    static final int SPARE_LIMIT = 256;
     private final Router router = new Router();
     private final List<Queue> routed = new ArrayList<>();
+    /**
+     * {@link Pending}s whose every queue has answered, for the next messages: a confirm record per message would be
+     * 32 bytes of garbage each. At most {@link #SPARE_LIMIT}, so a publisher holds little after a burst.
+     */
+    private Pending[] spare = new Pending[16];
+    private int spareCount;
     /** Tags confirmed, and refused, in the batch being drained. */
     private final TagBatch confirmedBatch = new TagBatch();
     private final TagBatch refusedBatch = new TagBatch();
@@ -127,13 +134,13 @@ public final class Publisher {
             message.release();
             if (tag >= 0) {
                 unconfirmed++;
-                new Pending(this, tag, 1).run();
+                pending(tag, 1).run();
             }
             return Routed.ROUTED;
         }
         Pending pending = null;
         if (tag >= 0) {
-            pending = new Pending(this, tag, queues.size());
+            pending = pending(tag, queues.size());
             unconfirmed++;
         }
         for (int i = 0; i < queues.size(); i++) {
@@ -201,6 +208,17 @@ public final class Publisher {
         closed = true;
     }
 
+    /** A confirm record for a message to {@code queues} queues: a spare one when there is one. */
+    private Pending pending(long tag, int queues) {
+        if (spareCount == 0) {
+            return new Pending(this, tag, queues);
+        }
+        Pending pending = spare[--spareCount];
+        spare[spareCount] = null;
+        pending.reuse(tag, queues);
+        return pending;
+    }
+
     private void queueConfirmed(Pending pending) {
         if (--pending.remaining > 0 || closed) {
             return;
@@ -211,6 +229,13 @@ public final class Publisher {
         }
         // refused by any of its queues: refused, as RabbitMQ nacks it
         (pending.refused ? refusedBatch : confirmedBatch).add(pending.tag);
+        // every queue has answered, once each (PublishConfirm's contract): nobody refers to it any more
+        if (spareCount < SPARE_LIMIT) {
+            if (spareCount == spare.length) {
+                spare = Arrays.copyOf(spare, spareCount * 2);
+            }
+            spare[spareCount++] = pending;
+        }
     }
 
     private void endBatch() {
@@ -261,10 +286,14 @@ public final class Publisher {
         }
     }
 
-    /** A message waiting for its queues' confirms; each queue runs it (or refuses it) once, from its own thread. */
+    /**
+     * A message waiting for its queues' confirms; each queue runs it (or refuses it) once, from its own thread. Reused
+     * by its publisher for a later message once every queue has answered.
+     */
     private static final class Pending implements PublishConfirm {
         private final Publisher publisher;
-        private final long tag;
+        /** Owned by the publisher's thread, as {@link #remaining}; queues see it set before their publish. */
+        private long tag;
         /** Owned by the publisher's thread. */
         private int remaining;
         /** Set by a queue's thread before the handoff, read by the publisher's after it. */
@@ -274,6 +303,12 @@ public final class Publisher {
             this.publisher = publisher;
             this.tag = tag;
             this.remaining = queues;
+        }
+
+        void reuse(long tag, int queues) {
+            this.tag = tag;
+            this.remaining = queues;
+            this.refused = false;
         }
 
         @Override

@@ -287,7 +287,7 @@ public final class ClassicQueue implements Queue {
             entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
             confirm = null;
         }
-        boolean toTail = waiting.mustPage(entry.priority, memoryLimit);
+        boolean toTail = waiting.mustPage(entry.priority(), memoryLimit);
         if (!toTail) {
             waiting.arrive(entry);
         }

@@ -61,8 +61,7 @@ final class PagedTail {
         }
         QueueEntry entry = new QueueEntry(paged.sequence(), paged.message(), priority, paged.bodySize(),
             paged.expiresAt());
-        entry.deliveryCount = paged.deliveryCount();
-        entry.returns = paged.deliveryCount();
+        entry.deliveryCount(paged.deliveryCount());
         entry.acquiredBefore = paged.acquiredBefore();
         entry.location = paged.location();
         count--;

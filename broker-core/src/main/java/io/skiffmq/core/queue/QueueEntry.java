@@ -2,25 +2,31 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.core.message.Message;
 
-/** A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread. */
+/**
+ * A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread.
+ * One per queued message: its fields are sized to what they hold (64 bytes with compressed references; 56 without
+ * {@link #returns}, which a flag byte for the booleans and a 16-bit count would give back).
+ */
 final class QueueEntry {
     final long sequence;
     /** Null while the message is paged out: only its {@link #location} in the log is kept. */
     Message message;
-    /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
-    final int priority;
+    /** The priority lane it waits in, unsigned (0 unless the queue has {@code x-max-priority}, at most 255). */
+    private final byte lane;
     /** Body bytes, for {@code x-max-length-bytes}. */
     final int bodySize;
     /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
     final long expiresAt;
     /** In the queue's ready or returned messages (not delivered and unsettled). */
     boolean queued;
-    long deliveryCount;
+    /** Failed deliveries so far; stops at {@link Integer#MAX_VALUE} ({@link #failedDelivery}). */
+    int deliveryCount;
     /**
      * Times it went back to the queue for any reason (RabbitMQ 4.0's {@code acquired_count}): at least
-     * {@link #deliveryCount}. Kept in memory; a restart or a page-out starts it again from the delivery count.
+     * {@link #deliveryCount}; stops at {@link Integer#MAX_VALUE}. Kept in memory; a restart or a page-out starts it
+     * again from the delivery count.
      */
-    long returns;
+    int returns;
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location = -1;
@@ -30,8 +36,33 @@ final class QueueEntry {
     QueueEntry(long sequence, Message message, int priority, int bodySize, long expiresAt) {
         this.sequence = sequence;
         this.message = message;
-        this.priority = priority;
+        this.lane = (byte) priority;
         this.bodySize = bodySize;
         this.expiresAt = expiresAt;
+    }
+
+    /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
+    int priority() {
+        return lane & 0xff;
+    }
+
+    /** One more failed delivery. */
+    void failedDelivery() {
+        if (deliveryCount < Integer.MAX_VALUE) {
+            deliveryCount++;
+        }
+    }
+
+    /** One more return to the queue, for any reason. */
+    void returned() {
+        if (returns < Integer.MAX_VALUE) {
+            returns++;
+        }
+    }
+
+    /** Sets the failed deliveries a store kept for it; its returns start again from them. */
+    void deliveryCount(long stored) {
+        deliveryCount = (int) Math.min(stored, Integer.MAX_VALUE);
+        returns = deliveryCount;
     }
 }

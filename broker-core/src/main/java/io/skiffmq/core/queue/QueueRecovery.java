@@ -48,8 +48,7 @@ final class QueueRecovery {
         for (StoredMessage stored : messages) {
             QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), limits.lane(stored.priority()),
                 stored.bodySize(), expiry.restored(stored, now));
-            entry.deliveryCount = stored.deliveryCount();
-            entry.returns = stored.deliveryCount();
+            entry.deliveryCount(stored.deliveryCount());
             entry.acquiredBefore = stored.deliveredBefore();
             entry.location = stored.location();
             waiting.arrive(entry);

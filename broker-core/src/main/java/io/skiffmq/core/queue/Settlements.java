@@ -54,9 +54,9 @@ final class Settlements {
             }
             return;
         }
-        entry.returns++;
+        entry.returned();
         if (outcome.deliveryFailed()) {
-            entry.deliveryCount++;
+            entry.failedDelivery();
         }
         // a quorum queue limits every return, as RabbitMQ 4.0's rabbit_fifo limits its acquired_count; a classic
         // queue its failed deliveries

@@ -113,10 +113,10 @@ final class WaitingMessages {
      * @return false when it could not be written (logged): the entry is unchanged, and the caller keeps it in memory
      */
     boolean page(QueueEntry entry) {
-        Lane lane = lanes[entry.priority];
+        Lane lane = lanes[entry.priority()];
         try {
             if (lane.tail == null) {
-                lane.tail = new PagedTail(pages.lane(entry.priority));
+                lane.tail = new PagedTail(pages.lane(entry.priority()));
             }
             lane.tail.append(entry);
             changes++;
@@ -180,13 +180,13 @@ final class WaitingMessages {
     /** A new (or recovered) entry, after every other arrival of its priority. */
     void arrive(QueueEntry entry) {
         changes++;
-        lanes[entry.priority].arrived.addLast(entry);
+        lanes[entry.priority()].arrived.addLast(entry);
         count(entry, 1);
     }
 
     /** Takes back the last arrival (the log refused it). */
     void cancelArrival(QueueEntry entry) {
-        lanes[entry.priority].arrived.removeLastOccurrence(entry);
+        lanes[entry.priority()].arrived.removeLastOccurrence(entry);
         count(entry, -1);
     }
 
@@ -194,7 +194,7 @@ final class WaitingMessages {
     void putBack(QueueEntry entry) {
         putBacks++;
         changes++;
-        lanes[entry.priority].returned.add(entry);
+        lanes[entry.priority()].returned.add(entry);
         count(entry, 1);
     }
 

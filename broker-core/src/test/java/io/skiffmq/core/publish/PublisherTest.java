@@ -4,9 +4,11 @@ import static io.skiffmq.core.TestMessages.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.skiffmq.codec.amqp091.BasicProperties;
 import io.skiffmq.codec.testing.LeakDetection;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
+import io.skiffmq.core.TestMessages;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.VirtualHostStore;
 import io.skiffmq.core.message.Message;
@@ -149,6 +151,19 @@ class PublisherTest {
         loop.runAll();
         assertThat(rejectedRanges).containsExactly(new long[] {1, 2});
         assertThat(ranges).isEmpty();
+        assertThat(on.unconfirmed()).isZero();
+
+        // the publisher reuses its confirm records: a refusal does not stick to the next message, nor a count
+        withBrokenLog.bind(new Binding("amq.direct", Destination.queue("fine"), "rk", Map.of()));
+        withBrokenLog.bind(new Binding("amq.direct", Destination.queue("broken"), "rk", Map.of()));
+        on.publish(TestMessages.amqp091(BasicProperties.EMPTY, new byte[1]), 3); // transient
+        on.publish(TestMessages.amqp091(BasicProperties.EMPTY, new byte[1]), 4);
+        loop.runAll();
+        assertThat(ranges).as("transient: both queues take it").containsExactly(new long[] {3, 4});
+        on.publish(text("durable", "amq.fanout", ""), 5);
+        loop.runAll();
+        assertThat(rejectedRanges).containsExactly(new long[] {1, 2}, new long[] {5, 5});
+        assertThat(ranges).containsExactly(new long[] {3, 4});
         assertThat(on.unconfirmed()).isZero();
         withBrokenLog.deleteQueue("fine");
         withBrokenLog.deleteQueue("broken");

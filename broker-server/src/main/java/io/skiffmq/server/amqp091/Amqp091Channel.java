@@ -63,6 +63,8 @@ final class Amqp091Channel {
     private PrefetchLimit channelLimit;
     private final ContentAssembler content;
     private final ChannelPublishing publishing;
+    /** The last {@code basic.publish} received: the next one with the same arguments is decoded as this record. */
+    private BasicMethod.Publish lastPublish;
     private String lastDeclaredQueue = "";
     /** Direct reply-to: the consumer tag and the channel's reply address, or null. */
     private String replyConsumerTag;
@@ -153,7 +155,11 @@ final class Amqp091Channel {
         switch (frame.type()) {
             case Amqp091Frame.TYPE_METHOD -> {
                 content.checkNoContentExpected();
-                onMethod(MethodCodec.decode(frame.payload()));
+                Method method = MethodCodec.decode(frame.payload(), lastPublish);
+                if (method instanceof BasicMethod.Publish publish) {
+                    lastPublish = publish;
+                }
+                onMethod(method);
             }
             case Amqp091Frame.TYPE_HEADER -> received(content.header(frame.payload()));
             case Amqp091Frame.TYPE_BODY -> received(content.body(frame.payload()));
@@ -492,8 +498,7 @@ final class Amqp091Channel {
         try {
             connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
             long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
-            output.content(number, new BasicMethod.Deliver(consumer.tag(), tag, !delivery.firstAcquirer(),
-                message.exchange(), message.routingKey()), message);
+            output.deliver(number, consumer.tag(), tag, !delivery.firstAcquirer(), message);
         } finally {
             message.release();
         }
@@ -522,8 +527,7 @@ final class Amqp091Channel {
                 return;
             }
             long tag = deliveryTags.add(null, 0);
-            output.content(number, new BasicMethod.Deliver(consumerTag, tag, false, message.exchange(),
-                message.routingKey()), message);
+            output.deliver(number, consumerTag, tag, false, message);
             connection.flushLater();
         } finally {
             message.release();

@@ -58,11 +58,28 @@ final class FrameOutput {
     void content(int channel, Method method, Message message) {
         ByteBuf out = buffer();
         int start = out.writerIndex();
+        Amqp091FrameWriter.writeMethod(out, channel, method);
+        contentFrames(out, start, channel, message);
+    }
+
+    /**
+     * {@code basic.deliver} and the message's content, as {@link #content} writes them for a {@link
+     * BasicMethod.Deliver}, without making the record.
+     */
+    void deliver(int channel, String consumerTag, long deliveryTag, boolean redelivered, Message message) {
+        ByteBuf out = buffer();
+        int start = out.writerIndex();
+        Amqp091FrameWriter.writeDeliver(out, channel, consumerTag, deliveryTag, redelivered, message.exchange(),
+            message.routingKey());
+        contentFrames(out, start, channel, message);
+    }
+
+    /** The content header and body frames after a method that starts at {@code start}; all of it undone on failure. */
+    private void contentFrames(ByteBuf out, int start, int channel, Message message) {
         ByteBuf body;
         int at;
         int size;
         try {
-            Amqp091FrameWriter.writeMethod(out, channel, method);
             int header = Amqp091FrameWriter.beginContentHeader(out, channel, BasicMethod.CLASS_ID);
             content.writeProperties(message, out);
             body = content.body();
