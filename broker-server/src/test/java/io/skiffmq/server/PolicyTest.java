@@ -152,6 +152,10 @@ class PolicyTest {
         setPolicy("expiry-" + kept, "^(" + kept + "|" + expiring + ")$", Map.of("expires", 5_000));
         clearPolicy("expiry-" + kept);
         setPolicy("expiry-" + expiring, "^" + expiring + "$", Map.of("expires", 5_000));
+        // the queues take their policies on their own threads: a task behind them there says they have
+        broker.vhost("/").queue(kept).counts().get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        broker.vhost("/").queue(expiring).counts().get(TIMEOUT.toMillis(),
+            java.util.concurrent.TimeUnit.MILLISECONDS);
         time.advance(5_001);
         await().atMost(TIMEOUT).until(() -> broker.vhost("/").queue(expiring) == null);
         assertThat(broker.vhost("/").queue(kept)).isNotNull();
