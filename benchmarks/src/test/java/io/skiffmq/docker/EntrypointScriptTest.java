@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the packaged broker ({@code broker-server/target}, as {@code SKIFFMQ_HOME}): it honours {@code JAVA_OPTS}, passes
  * its arguments to the broker, and execs java, so that the container's SIGTERM reaches the JVM; the image's
  * HEALTHCHECK command ({@code HealthProbe}) passes against it, and so does {@code bin/skiffmqctl}; SIGTERM stops it
- * cleanly (status 143, 128 + SIGTERM, as every JVM that shuts down on the signal exits).
+ * cleanly (status 143, 128 + SIGTERM, as every JVM that shuts down on the signal exits). Beside it, the jar run
+ * as a newcomer runs it, {@code java -jar skiffmq.jar} without {@code jvm.options}: its manifest opens what
+ * Chronicle Queue needs.
  *
  * <p>In the benchmarks module because it needs {@code skiffmq.jar}, which broker-server's package phase makes:
  * in {@code mvn verify} this module's tests run after it. Skipped when the jar is not there (a targeted run
@@ -90,6 +92,38 @@ class EntrypointScriptTest {
             assertThat(broker.exitValue()).isEqualTo(143);
             pump.join(TimeUnit.SECONDS.toMillis(10));
             assertThat(output).anyMatch(line -> line.contains("SkiffMQ stopped"));
+        } finally {
+            broker.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aPlainJavaJarHasTheModuleFlagsChronicleNeedsFromItsManifest() throws Exception {
+        Path jar = Path.of("").toAbsolutePath().getParent().resolve("broker-server/target/skiffmq.jar");
+        assumeTrue(Files.isRegularFile(jar), "broker-server/target/skiffmq.jar is not built (mvn package)");
+        Process broker = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m", "-jar", jar.toString(), "--bind=127.0.0.1", "--port=0", "--management-port=0",
+            "--prometheus-port=0", "--stream-port=0", "--data-dir=" + dataDir).redirectErrorStream(true).start();
+        List<String> output = new CopyOnWriteArrayList<>();
+        CompletableFuture<Integer> amqpPort = new CompletableFuture<>();
+        CompletableFuture<Integer> httpPort = new CompletableFuture<>();
+        Thread pump = new Thread(() -> pump(broker, output, amqpPort, httpPort), "plain-jar-output");
+        pump.setDaemon(true);
+        pump.start();
+        try {
+            int management = httpPort.get(60, TimeUnit.SECONDS);
+            // a stream's log is Chronicle Queue's: without the module flags its files cannot be mapped (a 500)
+            java.net.http.HttpResponse<String> declared = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + management
+                        + "/api/queues/%2F/plain-jar-stream"))
+                    .header("authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        "guest:guest".getBytes(StandardCharsets.UTF_8)))
+                    .header("content-type", "application/json")
+                    .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(
+                        "{\"durable\":true,\"arguments\":{\"x-queue-type\":\"stream\"}}"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(declared.statusCode()).as(declared.body()).isEqualTo(201);
+            assertThat(output).noneMatch(line -> line.contains("Chronicle products may require command line"));
         } finally {
             broker.destroyForcibly().waitFor();
         }
