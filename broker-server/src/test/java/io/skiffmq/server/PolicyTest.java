@@ -189,11 +189,16 @@ class PolicyTest {
         assertThat(ready(dlq) + ready(other)).as("dropped: no dead-letter exchange now").isEqualTo(2);
     }
 
+    /**
+     * Rejects the queue's next message, and waits until the queue has taken the reject (which has no answer): what
+     * it dead-letters is then on its way to its targets, ahead of a count asked of them afterwards.
+     */
     private static void reject(String queue) throws Exception {
         try (Channel channel = connection.createChannel()) {
             GetResponse got = channel.basicGet(queue, false);
             channel.basicReject(got.getEnvelope().getDeliveryTag(), false);
         }
+        await().atMost(TIMEOUT).until(() -> broker.vhost("/").queue(queue).counts().get().unacknowledged() == 0);
     }
 
     @Test
