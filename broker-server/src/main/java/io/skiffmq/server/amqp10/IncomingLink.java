@@ -126,7 +126,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
             LinkPermits.refuseIf(LinkPermits.publishRefusal(access, address));
             ready = resolve(session, handle, address);
         }
-        if (ready.isCompletedExceptionally()) {
+        // read once: a future that completes between two reads would be refused as pending, then taken as done
+        boolean resolved = ready.isDone();
+        if (resolved && ready.isCompletedExceptionally()) {
             throw AmqpException.linkError(handle, ready);
         }
         long initialCount = attach.getInitialDeliveryCount() == null ? 0 : attach.getInitialDeliveryCount().longValue();
@@ -140,7 +142,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         reply.setTarget(target);
         reply.setMaxMessageSize(UnsignedLong.valueOf(session.config().maxMessageSize()));
         session.writeFrame(reply);
-        if (ready.isDone()) {
+        if (resolved) {
             link.targetReady(null);
         } else {
             ready.whenComplete((done, failure) -> session.onLoop(() -> link.targetReady(failure)));

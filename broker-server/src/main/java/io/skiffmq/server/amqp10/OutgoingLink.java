@@ -142,7 +142,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         } else {
             queue = resolve(session, handle, source.getAddress());
         }
-        if (queue.isCompletedExceptionally()) {
+        // read once: a future that completes between two reads would be refused as pending, then taken as done
+        boolean done = queue.isDone();
+        if (done && queue.isCompletedExceptionally()) {
             throw AmqpException.linkError(handle, queue);
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
@@ -152,8 +154,8 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
         reply.setInitialDeliveryCount(UnsignedInteger.ZERO);
-        if (queue.isDone()) {
-            link.queueReady(attach, reply, queue.getNow(null), null);
+        if (done) {
+            link.queueReady(attach, reply, queue.join(), null);
         } else {
             // answered once the queue (and a subscription's binding) exists: what the client publishes after
             // the attach must find it
