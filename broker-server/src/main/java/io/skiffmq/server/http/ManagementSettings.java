@@ -7,17 +7,21 @@ import io.skiffmq.server.config.Setting;
  * Where the RabbitMQ-compatible HTTP API listens ({@code management-port}; RabbitMQ's management listener is on
  * 15672), how often its message rates are sampled ({@code collect-statistics-interval}, RabbitMQ's setting of
  * that name) and how many partitions a super stream it declares may have ({@code max-super-stream-partitions},
- * RabbitMQ's {@code max_super_stream_partitions}). Listed in {@link #SETTINGS} (joined into {@code Settings.ALL}).
- * Immutable.
+ * RabbitMQ's {@code max_super_stream_partitions}) and how long a listing waits for a queue to count its messages
+ * ({@code management-counts-timeout}). Listed in {@link #SETTINGS} (joined into {@code Settings.ALL}). Immutable.
  *
  * @param port the TCP port; 0 picks a free one; {@link #NO_PORT} switches the API off ({@code none})
  * @param statisticsIntervalMillis milliseconds between two samples of the counters the rates come from
  * @param maxSuperStreamPartitions the most partitions {@code PUT /api/stream/super-streams} makes
+ * @param countsTimeoutMillis how long the queue listings and the overview wait for a queue's own thread to count its
+ *        messages before they take its gauges, a moment old, instead
  */
-public record ManagementSettings(int port, long statisticsIntervalMillis, int maxSuperStreamPartitions) {
+public record ManagementSettings(int port, long statisticsIntervalMillis, int maxSuperStreamPartitions,
+        long countsTimeoutMillis) {
     public static final int DEFAULT_PORT = 15672;
     /** RabbitMQ's default {@code collect_statistics_interval}. */
     public static final long DEFAULT_STATISTICS_INTERVAL_MILLIS = 5000;
+    public static final long DEFAULT_COUNTS_TIMEOUT_MILLIS = 5000;
     /** {@code management-port = none}: no HTTP API. */
     public static final int NO_PORT = Setting.NO_PORT;
 
@@ -29,11 +33,14 @@ public record ManagementSettings(int port, long statisticsIntervalMillis, int ma
         if (maxSuperStreamPartitions <= 0) {
             throw new IllegalArgumentException("max-super-stream-partitions must be positive");
         }
+        if (countsTimeoutMillis <= 0) {
+            throw new IllegalArgumentException("management-counts-timeout must be positive");
+        }
     }
 
     public static ManagementSettings defaults() {
         return new ManagementSettings(DEFAULT_PORT, DEFAULT_STATISTICS_INTERVAL_MILLIS,
-            SuperStreams.DEFAULT_MAX_PARTITIONS);
+            SuperStreams.DEFAULT_MAX_PARTITIONS, DEFAULT_COUNTS_TIMEOUT_MILLIS);
     }
 
     /** True when the HTTP API is to listen. */
@@ -50,7 +57,10 @@ public record ManagementSettings(int port, long statisticsIntervalMillis, int ma
             + " message rates come from (RabbitMQ's setting of that name)"),
         Setting.of("max-super-stream-partitions", "int", "1000", "the most partitions a super stream declared"
             + " through the HTTP API (`skiffmqctl add_super_stream`) may have (RabbitMQ's"
-            + " `max_super_stream_partitions`; docs/streams.md)"));
+            + " `max_super_stream_partitions`; docs/streams.md)"),
+        Setting.of("management-counts-timeout", "ms", "5000", "how long `GET /api/queues` and `/api/overview` wait"
+            + " for a queue's own thread to count its messages; a queue that has not answered by then (its thread"
+            + " behind, a full GC) is shown with its gauges, a moment old, rather than failing the request"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -66,12 +76,15 @@ public record ManagementSettings(int port, long statisticsIntervalMillis, int ma
         if (!has(name)) {
             throw new IllegalArgumentException("unknown setting " + name);
         }
-        if (name.equals("collect-statistics-interval")) {
-            return new ManagementSettings(port, Long.parseLong(value), maxSuperStreamPartitions);
-        }
-        if (name.equals("max-super-stream-partitions")) {
-            return new ManagementSettings(port, statisticsIntervalMillis, Integer.parseInt(value));
-        }
-        return new ManagementSettings(Setting.port(name, value), statisticsIntervalMillis, maxSuperStreamPartitions);
+        return switch (name) {
+            case "collect-statistics-interval" -> new ManagementSettings(port, Long.parseLong(value),
+                maxSuperStreamPartitions, countsTimeoutMillis);
+            case "max-super-stream-partitions" -> new ManagementSettings(port, statisticsIntervalMillis,
+                Integer.parseInt(value), countsTimeoutMillis);
+            case "management-counts-timeout" -> new ManagementSettings(port, statisticsIntervalMillis,
+                maxSuperStreamPartitions, Long.parseLong(value));
+            default -> new ManagementSettings(Setting.port(name, value), statisticsIntervalMillis,
+                maxSuperStreamPartitions, countsTimeoutMillis);
+        };
     }
 }

@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -63,7 +62,7 @@ final class NodeResources {
         return ApiResponse.ok(me);
     }
 
-    /** Queue counts are read on each queue's thread; the answer waits for all of them. */
+    /** Queue counts are read on each queue's thread ({@link QueueResources#counts}); the answer waits for all. */
     private CompletableFuture<ApiResponse> overview(ApiRequest request) {
         Caller caller = request.caller();
         long exchanges = 0;
@@ -72,7 +71,7 @@ final class NodeResources {
         for (VirtualHost vhost : lookups.visibleVhosts(caller)) {
             visible.add(vhost.name());
             for (Queue queue : vhost.queues()) {
-                counts.add(queue.counts().orTimeout(QueueResources.COUNTS_WAIT_SECONDS, TimeUnit.SECONDS));
+                counts.add(QueueResources.counts(queue, lookups.broker().config().management().countsTimeoutMillis()));
             }
             exchanges += vhost.exchanges().size();
         }

@@ -3,6 +3,7 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueCounts;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
@@ -27,9 +28,6 @@ final class QueueResources {
      */
     private static final Set<String> DECLARE_FIELDS = Set.of("durable", "auto_delete", "exclusive", "arguments",
         "node", "vhost", "name", "type", "queue_type");
-
-    /** How long a listing waits for a queue's thread to count (a stopping broker's queues may not answer). */
-    static final int COUNTS_WAIT_SECONDS = 5;
 
     private final Lookups lookups;
     private final tools.jackson.databind.ObjectMapper mapper;
@@ -92,12 +90,24 @@ final class QueueResources {
     }
 
     private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue) {
-        return queue.counts().orTimeout(COUNTS_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+        return counts(queue, lookups.broker().config().management().countsTimeoutMillis())
             .thenApply(counts -> {
                 Map<String, Object> shape = Shapes.queue(vhost.name(), queue, counts, lookups.node());
                 shape.put("message_stats", rates.queue(queue));
                 return shape;
             });
+    }
+
+    /**
+     * The queue's counts from its own thread, or its gauges when that thread has not answered within
+     * {@code timeoutMillis}: behind 100,000 count tasks, a full GC, or a stopping broker's queue that will never
+     * answer. One late queue must not fail a listing of all of them; RabbitMQ's listings are statistics a moment old
+     * too.
+     */
+    static CompletableFuture<QueueCounts> counts(Queue queue, long timeoutMillis) {
+        return queue.counts().completeOnTimeout(null, timeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
+            .thenApply(counts -> counts != null ? counts
+                : new QueueCounts(queue.readyCount(), queue.consumerCount(), queue.unackedCount()));
     }
 
     private ApiResponse declare(ApiRequest request) {
