@@ -108,12 +108,12 @@ final class RunningBroker implements AutoCloseable {
         return listener.broker().vhost(name);
     }
 
-    /** Administration: virtual hosts, users, permissions, limits. */
     /** How connections ended, counted and logged. */
     ConnectionEnds ends() {
         return listener.broker().ends();
     }
 
+    /** Administration: virtual hosts, users, permissions, limits. */
     Admin admin() {
         return listener.broker().admin();
     }
