@@ -28,8 +28,6 @@ import io.skiffmq.core.routing.Router;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeoutException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +48,8 @@ import java.util.function.Supplier;
  *
  * <p>In a cluster ({@link #share}) durable exchanges and queues, and the bindings between them, are the cluster's
  * shared definitions instead: a change is checked here under the write lock, appended to {@link SharedDefinitions},
- * and made on every node by {@link #applyShared} once committed. A durable queue lives on its home node (the one
+ * and made on every node by {@link #applyShared} once committed. What is shared, and how a committed change is
+ * applied, is {@link SharedRecords}' job. A durable queue lives on its home node (the one
  * where it was declared); the others hold its record ({@link #remoteQueue}) and cannot use it yet.
  *
  * <p>An exclusive queue belongs to the connection that declared it (its {@code owner}, any object standing for it):
@@ -68,52 +67,31 @@ import java.util.function.Supplier;
  */
 public final class VirtualHost {
     private final String name;
-    private static final System.Logger LOG = System.getLogger(VirtualHost.class.getName());
-
     private final Supplier<QueueExecutor> executors;
-    private final VirtualHostStore store;
+    final VirtualHostStore store;
     private volatile long maxQueues = -1;
     /** RabbitMQ's {@code default_queue_type}: the type of a queue declared without {@code x-queue-type}; null: none. */
     private volatile QueueType defaultQueueType;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
-    private final Object writeLock = new Object();
+    /** Serialises every change of queues, exchanges, bindings and policies. */
+    final Object writeLock = new Object();
     private volatile BindingTable bindings = BindingTable.EMPTY;
     private final java.util.function.Function<String, Exchange> exchangeLookup = exchanges::get;
     /** The owner of each exclusive queue, by queue name. */
     private final Map<String, Object> exclusiveOwners = new ConcurrentHashMap<>();
     /** The exclusive queues of each owner, so a connection's close finds its own without a scan. Under the lock. */
-    private final Map<Object, java.util.Set<String>> exclusiveByOwner = new java.util.HashMap<>();
+    private final Map<Object, Set<String>> exclusiveByOwner = new HashMap<>();
     private final DeletionWatchers deletions = new DeletionWatchers();
-    private final Map<String, PendingDeclare> pendingDeclares = new java.util.HashMap<>();
+    private final Map<String, PendingDeclare> pendingDeclares = new HashMap<>();
     /** Its policies and operator policies; replaced under {@link #writeLock}. */
     private volatile Policies policies = Policies.NONE;
     /** Where declarations and deletions are counted; its own until {@link #countChurnIn} (after recovery). */
     private volatile io.skiffmq.core.metrics.QueueChurn churn = new io.skiffmq.core.metrics.QueueChurn();
     /** What every queue of this virtual host is made with: its clock, and where its dead messages go. */
     private final QueueContext queueContext;
-    /** In a cluster, where its shared definitions go ({@link #share}); null on a single node. */
-    private volatile SharedDefinitions shared;
-    /** The exchanges {@link #applyShared applied} from the shared definitions; changed under {@link #writeLock}. */
-    private final Set<String> sharedExchanges = ConcurrentHashMap.newKeySet();
-    /**
-     * Bindings the store gave back whose exchange end the shared definitions have not applied yet (a clustered
-     * node's start replays its log after the store recovered), by that exchange's name. Guarded by
-     * {@link #writeLock}.
-     */
-    private final Map<String, List<Binding>> awaitingExchange = new HashMap<>();
-    /**
-     * This node's queues that are the shared definitions' current records (homed here); changed under
-     * {@link #writeLock}. A queue the store recovered joins it only when the replayed log reaches the record of its
-     * {@link QueueHomed#incarnation}: an earlier queue's record, or its deletion, leaves it alone.
-     */
-    private final Set<String> sharedQueues = ConcurrentHashMap.newKeySet();
-    /** The incarnation of each local queue made from a shared record, as its store keeps it; under the lock. */
-    private final Map<String, Long> incarnations = new HashMap<>();
-    /** The shared definitions' queues homed on another node: known here, not local. */
-    private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
-    /** A deletion of a shared queue this node asked for, completed by {@link #applyShared} with its message count. */
-    private final Map<Queue, CompletableFuture<Integer>> sharedDeletions = new ConcurrentHashMap<>();
+    /** Its part of the cluster's shared definitions ({@link #share}); empty on a single node. */
+    private final SharedRecords shared = new SharedRecords(this);
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -156,8 +134,8 @@ public final class VirtualHost {
      * Makes this a clustered node's virtual host: durable exchanges and queues, and the bindings between them, are
      * declared and deleted through {@code shared} ({@link #applyShared}), not the store. Call before recovery.
      */
-    public void share(SharedDefinitions shared) {
-        this.shared = shared;
+    public void share(SharedDefinitions definitions) {
+        shared.use(definitions);
     }
 
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
@@ -251,12 +229,12 @@ public final class VirtualHost {
     }
 
     private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent) {
-        return declare(declaration, owner, equivalent, shared);
+        return declare(declaration, owner, equivalent, shared.clustered());
     }
 
-    /** @param cluster where a durable queue's record goes (it is declared once committed), or null for this node */
+    /** @param clustered a durable queue's record goes to the shared definitions (it is declared once committed) */
     private CompletableFuture<Queue> declare(QueueDeclaration declaration, Object owner, boolean equivalent,
-            SharedDefinitions cluster) {
+            boolean clustered) {
         String queueName = declaration.name();
         // refused before anything else, as RabbitMQ does, by the rules of the queue's type
         QueueType.of(declaration.arguments()).check(name, declaration);
@@ -272,7 +250,7 @@ public final class VirtualHost {
                 existing.touch();
                 return CompletableFuture.completedFuture(existing);
             }
-            QueueHomed remote = remoteQueues.get(queueName);
+            QueueHomed remote = shared.remote(queueName);
             if (remote != null) {
                 checkEquivalent(remote.declaration(), declaration, equivalent);
                 throw homeNodeDown(remote);
@@ -282,38 +260,14 @@ public final class VirtualHost {
                 checkEquivalent(pending.queue.declaration(), declaration, equivalent);
                 return pending.ready;
             }
-            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() + remoteQueues.size() >= maxQueues) {
+            if (maxQueues >= 0 && queues.size() + pendingDeclares.size() + shared.remoteCount() >= maxQueues) {
                 throw new BrokerException(Kind.RESOURCE_LIMIT, "cannot declare queue '" + queueName
                     + "': queue limit in vhost '" + name + "' (" + maxQueues + ") is reached");
             }
-            if (cluster != null && declaration.persistent()) {
-                // this node is its home; it exists, here and as a record on every node, once committed
-                String node = cluster.node();
-                long incarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-                return timedOut(cluster.append(name, new QueueHomed(queueName, declaration.autoDelete(),
-                    declaration.arguments(), node, incarnation)), "Could not declare queue '" + queueName
-                    + "' in vhost '" + name + "' on node '" + node
-                    + "' because the metadata store operation timed out")
-                    .thenApply(done -> {
-                        Queue declared = queues.get(queueName);
-                        if (declared == null) {
-                            QueueHomed other = remoteQueues.get(queueName);
-                            if (other == null) {
-                                throw new BrokerException(Kind.NOT_FOUND, "no queue '" + queueName + "' in vhost '"
-                                    + name + "'"); // deleted as soon as declared
-                            }
-                            checkEquivalent(other.declaration(), declaration, equivalent);
-                            throw homeNodeDown(other); // another node's declaration was committed first
-                        }
-                        checkEquivalent(declared.declaration(), declaration, equivalent);
-                        return declared;
-                    });
+            if (clustered && declaration.persistent()) {
+                return shared.declare(declaration, equivalent); // this node is its home
             }
-            queue = store.createQueue(declaration, executors.get(), queueContext);
-            EffectivePolicy policy = policies.forQueue(queueName, queue.type());
-            if (policy != EffectivePolicy.NONE) {
-                queue.applyPolicy(policy); // before anyone can reach it
-            }
+            queue = createQueue(declaration);
             if (!declaration.persistent()) {
                 register(queue, owner);
                 return CompletableFuture.completedFuture(queue);
@@ -351,12 +305,12 @@ public final class VirtualHost {
 
     /** The shared record of a queue homed on another node, or null. */
     public QueueHomed remoteQueue(String queueName) {
-        return remoteQueues.get(queueName);
+        return shared.remote(queueName);
     }
 
     /** The shared records of the queues homed on other nodes. */
     public java.util.Collection<QueueHomed> remoteQueues() {
-        return java.util.Collections.unmodifiableCollection(remoteQueues.values());
+        return shared.remotes();
     }
 
     /**
@@ -364,10 +318,10 @@ public final class VirtualHost {
      * definitions say it is theirs (it was declared before the node joined, or its record is still to be replayed).
      */
     public void recoverQueue(QueueDeclaration declaration, long incarnation) {
-        Futures.await(declare(declaration, null, false, null));
+        Futures.await(declare(declaration, null, false, false));
         if (incarnation != 0) {
             synchronized (writeLock) {
-                incarnations.put(declaration.name(), incarnation);
+                shared.incarnation(declaration.name(), incarnation);
             }
         }
     }
@@ -376,8 +330,18 @@ public final class VirtualHost {
     private record PendingDeclare(Queue queue, CompletableFuture<Queue> ready) {
     }
 
+    /** A new queue, under the policy that applies to it before anyone can reach it. Holds the write lock. */
+    Queue createQueue(QueueDeclaration declaration) {
+        Queue queue = store.createQueue(declaration, executors.get(), queueContext);
+        EffectivePolicy policy = policies.forQueue(declaration.name(), queue.type());
+        if (policy != EffectivePolicy.NONE) {
+            queue.applyPolicy(policy);
+        }
+        return queue;
+    }
+
     /** Makes a new queue visible. Holds the write lock. */
-    private void register(Queue queue, Object owner) {
+    void register(Queue queue, Object owner) {
         QueueDeclaration declaration = queue.declaration();
         queue.whenUnused(() -> deleteQueue(queue)); // auto-delete, or x-expires
         churn.created();
@@ -388,7 +352,7 @@ public final class VirtualHost {
         queues.put(declaration.name(), queue);
     }
 
-    private static void checkEquivalent(QueueDeclaration existing, QueueDeclaration declared, boolean equivalent) {
+    static void checkEquivalent(QueueDeclaration existing, QueueDeclaration declared, boolean equivalent) {
         if (equivalent && !existing.equivalent(declared)) {
             throw new BrokerException(Kind.PRECONDITION_FAILED, "queue '" + declared.name() + "' exists as "
                 + existing.describe());
@@ -435,19 +399,15 @@ public final class VirtualHost {
     public CompletableFuture<Integer> deleteRemoteQueue(String queueName) {
         CompletableFuture<Void> appended;
         synchronized (writeLock) {
-            if (!remoteQueues.containsKey(queueName)) {
+            if (shared.remote(queueName) == null) {
                 return null;
             }
             Destination gone = Destination.queue(queueName);
-            appended = thenDeleted(shared.append(name, new QueueDeleted(queueName)),
+            appended = shared.thenDeleted(shared.append(new QueueDeleted(queueName)),
                 sharedCascade(bindings.withoutDestination(gone), bindings.bindingsTo(gone)));
         }
-        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenApply(done -> 0);
+        return SharedRecords.timedOut(appended, SharedRecords.QUEUE_DELETE_TIMED_OUT).thenApply(done -> 0);
     }
-
-    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
-    private static final String QUEUE_DELETE_TIMED_OUT =
-        "The operation to delete the queue from the metadata store timed out";
 
     /**
      * Deletes that very queue (not a later one of the same name) and its bindings, at once, without waiting for
@@ -457,27 +417,17 @@ public final class VirtualHost {
      *         is gone already
      */
     public CompletableFuture<Integer> deleteQueue(Queue queue) {
-        CompletableFuture<Void> appended;
-        CompletableFuture<Integer> counted = null;
         synchronized (writeLock) {
             if (queues.get(queue.name()) != queue) {
                 return null;
             }
-            appended = null;
-            if (sharedQueues.contains(queue.name())) {
-                // gone from every node once committed, here with its messages (applyShared)
-                counted = sharedDeletions.computeIfAbsent(queue, q -> new CompletableFuture<>());
+            if (shared.queue(queue.name())) {
                 Destination gone = Destination.queue(queue.name());
-                appended = thenDeleted(shared.append(name, new QueueDeleted(queue.name())),
-                    sharedCascade(bindings.withoutDestination(gone), bindings.bindingsTo(gone)));
+                return shared.deleteQueue(queue, sharedCascade(bindings.withoutDestination(gone),
+                    bindings.bindingsTo(gone)));
             }
         }
-        if (appended == null) {
-            return deleteLocal(queue, true);
-        }
-        CompletableFuture<Integer> count = counted;
-        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenCompose(done -> count)
-            .whenComplete((n, failure) -> sharedDeletions.remove(queue, count));
+        return deleteLocal(queue, true);
     }
 
     /**
@@ -485,7 +435,7 @@ public final class VirtualHost {
      *
      * @param initiator the deletion starts here: it appends that of the shared exchanges it auto-deletes
      */
-    private CompletableFuture<Integer> deleteLocal(Queue queue, boolean initiator) {
+    CompletableFuture<Integer> deleteLocal(Queue queue, boolean initiator) {
         CompletableFuture<Void> saved = null;
         synchronized (writeLock) {
             if (!queues.remove(queue.name(), queue)) {
@@ -493,12 +443,12 @@ public final class VirtualHost {
             }
             Object owner = exclusiveOwners.remove(queue.name());
             if (owner != null) {
-                java.util.Set<String> owned = exclusiveByOwner.get(owner);
+                Set<String> owned = exclusiveByOwner.get(owner);
                 if (owned != null && owned.remove(queue.name()) && owned.isEmpty()) {
                     exclusiveByOwner.remove(owner);
                 }
             }
-            incarnations.remove(queue.name());
+            shared.forget(queue.name());
             List<VhostChange> changes = new ArrayList<>(1);
             if (queue.declaration().persistent()) {
                 changes.add(new QueueDeleted(queue.name())); // its bindings go with it
@@ -507,7 +457,7 @@ public final class VirtualHost {
             List<String> cascade = replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone),
                 changes);
             if (initiator) {
-                appendDeleted(cascade);
+                shared.appendDeleted(cascade);
             }
             saved = changes.isEmpty() ? null : store.changed(changes);
         }
@@ -520,7 +470,7 @@ public final class VirtualHost {
 
     /** The connection {@code owner} closed: its exclusive queues go. */
     public void ownerClosed(Object owner) {
-        java.util.Set<String> owned;
+        Set<String> owned;
         synchronized (writeLock) {
             owned = exclusiveByOwner.remove(owner);
         }
@@ -571,10 +521,9 @@ public final class VirtualHost {
             if (exchange.name().startsWith("amq.")) {
                 throw new BrokerException(Kind.ACCESS_REFUSED, "exchange names starting 'amq.' are reserved");
             }
-            SharedDefinitions cluster = shared;
-            if (cluster != null && exchange.durable()) {
+            if (shared.clustered() && exchange.durable()) {
                 // in force once committed, on every node at once (applyShared), never before
-                appended = cluster.append(name, new ExchangeDeclared(exchange));
+                appended = shared.append(new ExchangeDeclared(exchange));
                 saved = null;
             } else {
                 exchange = exchange.withPolicy(policies.forExchange(exchange.name()));
@@ -583,7 +532,7 @@ public final class VirtualHost {
             }
         }
         if (appended != null) {
-            awaitShared(appended, "failed to declare exchange '" + exchange.name() + "' in vhost '" + name
+            SharedRecords.await(appended, "failed to declare exchange '" + exchange.name() + "' in vhost '" + name
                 + "' because the operation timed out");
             Exchange applied = exchanges.get(exchange.name());
             // another node's declaration of that name may have been committed first
@@ -601,21 +550,6 @@ public final class VirtualHost {
                 + "' exists with different properties: " + existing);
         }
         return existing;
-    }
-
-    /** Waits for a change appended to the shared definitions; without a majority, RabbitMQ's {@code timedOut}. */
-    private static void awaitShared(CompletableFuture<Void> appended, String timedOut) {
-        Futures.await(timedOut(appended, timedOut));
-    }
-
-    /** {@code appended}, failing with {@link Kind#TIMEOUT} and RabbitMQ's {@code text} when it timed out. */
-    private static CompletableFuture<Void> timedOut(CompletableFuture<Void> appended, String text) {
-        return appended.exceptionallyCompose(failure -> {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-            return CompletableFuture.failedFuture(cause instanceof TimeoutException
-                ? new BrokerException(Kind.TIMEOUT, text) : cause);
-        });
     }
 
     /**
@@ -641,9 +575,9 @@ public final class VirtualHost {
             Destination gone = Destination.exchange(exchangeName);
             BindingTable without = bindings.withoutSource(exchangeName).withoutDestination(gone);
             java.util.Collection<Binding> unbound = bindings.bindingsTo(gone);
-            if (sharedExchanges.contains(exchangeName)) {
+            if (shared.exchange(exchangeName)) {
                 // gone on every node once committed (applyShared), with the auto-delete exchanges it leaves unbound
-                saved = thenDeleted(shared.append(name, new ExchangeDeleted(exchangeName)),
+                saved = shared.thenDeleted(shared.append(new ExchangeDeleted(exchangeName)),
                     sharedCascade(without, unbound));
             } else {
                 Exchange removed = exchanges.remove(exchangeName);
@@ -655,12 +589,12 @@ public final class VirtualHost {
                     changes.add(new ExchangeDeleted(exchangeName)); // its bindings go with it
                 }
                 deletions.deletedUnderLock(gone);
-                appendDeleted(replaceBindings(without, unbound, changes));
+                shared.appendDeleted(replaceBindings(without, unbound, changes));
                 saved = changes.isEmpty() ? null : store.changed(changes);
             }
         }
         if (saved != null) {
-            awaitShared(saved, "failed to delete exchange '" + exchangeName + "' in vhost '" + name
+            SharedRecords.await(saved, "failed to delete exchange '" + exchangeName + "' in vhost '" + name
                 + "' due to a timeout");
         }
         deletions.announce();
@@ -671,122 +605,10 @@ public final class VirtualHost {
 
     /**
      * Applies a committed change of the shared definitions ({@link #share}): on every node, in the log's order, on
-     * the thread that applies it. Idempotent, as a log replayed after a restart applies its entries again: a
-     * declaration of what exists, or a deletion of what does not, changes nothing. A binding whose ends are not both
-     * here is left out.
+     * the thread that applies it ({@link SharedRecords#apply}).
      */
     public void applyShared(VhostChange change) {
-        List<VhostChange> local = new ArrayList<>(0);
-        QueueHomed homedHere = null;
-        Queue deletedHere = null;
-        synchronized (writeLock) {
-            if (change instanceof QueueHomed homed) {
-                if (!homed.node().equals(shared.node())) {
-                    remoteQueues.put(homed.name(), homed);
-                } else if (queues.containsKey(homed.name())) {
-                    // recovered from this node's store at start: this record's queue, or a later one's
-                    if (incarnations.getOrDefault(homed.name(), 0L) == homed.incarnation()) {
-                        sharedQueues.add(homed.name());
-                    }
-                } else {
-                    homedHere = homed;
-                }
-            } else if (change instanceof QueueDeleted deleted) {
-                String queue = deleted.name();
-                if (remoteQueues.remove(queue) != null) {
-                    Destination gone = Destination.queue(queue);
-                    replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone), local);
-                    deletions.deletedUnderLock(gone);
-                } else if (sharedQueues.remove(queue)) {
-                    deletedHere = queues.get(queue);
-                }
-            } else if (change instanceof ExchangeDeclared declared) {
-                Exchange exchange = declared.exchange();
-                if (!exchanges.containsKey(exchange.name())) {
-                    exchanges.put(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
-                    sharedExchanges.add(exchange.name());
-                    List<Binding> awaiting = awaitingExchange.remove(exchange.name());
-                    if (awaiting != null) {
-                        recoverAwaiting(awaiting);
-                    }
-                }
-            } else if (change instanceof ExchangeDeleted deleted) {
-                String exchange = deleted.name();
-                awaitingExchange.remove(exchange);
-                if (sharedExchanges.remove(exchange)) {
-                    exchanges.remove(exchange);
-                    Destination gone = Destination.exchange(exchange);
-                    deletions.deletedUnderLock(gone);
-                    replaceBindings(bindings.withoutSource(exchange).withoutDestination(gone), bindings.bindingsTo(gone),
-                        local);
-                }
-                // this node's store forgets its bindings from or to it (to a local queue)
-                local.add(deleted);
-            } else if (change instanceof BindingAdded added) {
-                Binding binding = added.binding();
-                if (sharedBinding(binding) && !bindings.contains(binding)) {
-                    bindings = bindings.with(binding);
-                }
-            } else if (change instanceof BindingRemoved removed) {
-                if (bindings.contains(removed.binding())) {
-                    replaceBindings(bindings.without(removed.binding()), List.of(removed.binding()), local);
-                }
-            }
-            if (!local.isEmpty()) {
-                store.changed(local); // this node's own part; the log has the rest
-            }
-        }
-        deletions.announce();
-        if (homedHere != null) {
-            try {
-                createHomed(homedHere);
-            } catch (RuntimeException e) {
-                // the log goes on: the record stays, without its queue here, as for a queue whose node failed
-                LOG.log(System.Logger.Level.ERROR, "cannot make queue '" + homedHere.name() + "' in vhost '" + name
-                    + "', homed on this node", e);
-            }
-        }
-        if (change instanceof QueueDeleted deleted) {
-            CompletableFuture<Integer> count = deletedHere == null ? null : deleteLocal(deletedHere, false);
-            sharedDeletions.forEach((queue, asked) -> {
-                if (queue.name().equals(deleted.name())) {
-                    if (count == null) {
-                        asked.complete(0);
-                    } else {
-                        count.whenComplete((n, failure) -> asked.complete(failure == null ? n : 0));
-                    }
-                }
-            });
-        }
-    }
-
-    /**
-     * Makes the queue a committed record homes on this node: durable in this node's store (its id there) before it
-     * is routable, as on a single node. Waits for the disk, on the log's thread.
-     */
-    private void createHomed(QueueHomed homed) {
-        QueueDeclaration declaration = homed.declaration();
-        Queue queue;
-        CompletableFuture<Void> saved;
-        synchronized (writeLock) {
-            queue = store.createQueue(declaration, executors.get(), queueContext);
-            EffectivePolicy policy = policies.forQueue(homed.name(), queue.type());
-            if (policy != EffectivePolicy.NONE) {
-                queue.applyPolicy(policy);
-            }
-            saved = store.queueDeclared(declaration, homed.incarnation());
-        }
-        try {
-            Futures.await(saved);
-        } catch (RuntimeException e) {
-            queue.delete();
-            throw e;
-        }
-        synchronized (writeLock) {
-            register(queue, null);
-            incarnations.put(homed.name(), homed.incarnation());
-            sharedQueues.add(homed.name());
-        }
+        shared.apply(change);
     }
 
     /**
@@ -794,42 +616,49 @@ public final class VirtualHost {
      * log holds them): shared exchanges and bindings they lack go, the others are {@link #applyShared applied}.
      */
     public void replaceShared(List<VhostChange> definitions) {
-        java.util.Set<String> keptExchanges = new java.util.HashSet<>();
-        java.util.Set<Binding> keptBindings = new java.util.HashSet<>();
-        java.util.Set<String> keptQueues = new java.util.HashSet<>();
-        for (VhostChange change : definitions) {
-            if (change instanceof QueueHomed homed) {
-                keptQueues.add(homed.name());
-            } else if (change instanceof ExchangeDeclared declared) {
-                keptExchanges.add(declared.exchange().name());
-            } else if (change instanceof BindingAdded added) {
-                keptBindings.add(added.binding());
-            }
+        shared.replace(definitions);
+    }
+
+    /** Adds an exchange of the shared definitions, under its policy; false when one of its name is here. Locked. */
+    boolean addExchange(Exchange exchange) {
+        if (exchanges.containsKey(exchange.name())) {
+            return false;
         }
-        List<VhostChange> gone = new ArrayList<>();
-        synchronized (writeLock) {
-            java.util.Set<String> queueRecords = new java.util.HashSet<>(sharedQueues);
-            queueRecords.addAll(remoteQueues.keySet());
-            for (String queue : queueRecords) {
-                if (!keptQueues.contains(queue)) {
-                    gone.add(new QueueDeleted(queue));
-                }
-            }
-            for (String exchange : sharedExchanges) {
-                if (!keptExchanges.contains(exchange)) {
-                    gone.add(new ExchangeDeleted(exchange));
-                }
-            }
-            for (String source : sharedExchanges) {
-                for (Binding binding : bindings.bindingsFrom(source)) {
-                    if (sharedBinding(binding) && !keptBindings.contains(binding)) {
-                        gone.add(new BindingRemoved(binding));
-                    }
-                }
-            }
+        exchanges.put(exchange.name(), exchange.withPolicy(policies.forExchange(exchange.name())));
+        return true;
+    }
+
+    /** Removes an exchange of the shared definitions, and the bindings from and to it, into {@code local}. Locked. */
+    void removeExchange(String exchange, List<VhostChange> local) {
+        exchanges.remove(exchange);
+        Destination gone = Destination.exchange(exchange);
+        deletions.deletedUnderLock(gone);
+        replaceBindings(bindings.withoutSource(exchange).withoutDestination(gone), bindings.bindingsTo(gone), local);
+    }
+
+    /** Removes the bindings to a queue homed on another node, which is gone. Locked. */
+    void removeBindingsTo(Destination gone, List<VhostChange> local) {
+        replaceBindings(bindings.withoutDestination(gone), bindings.bindingsTo(gone), local);
+        deletions.deletedUnderLock(gone);
+    }
+
+    /** Adds a binding of the shared definitions, once. Locked. */
+    void addBinding(Binding binding) {
+        if (!bindings.contains(binding)) {
+            bindings = bindings.with(binding);
         }
-        gone.forEach(this::applyShared);
-        definitions.forEach(this::applyShared);
+    }
+
+    /** Removes a binding of the shared definitions, if here, with the cascade it causes. Locked. */
+    void removeBinding(Binding binding, List<VhostChange> local) {
+        if (bindings.contains(binding)) {
+            replaceBindings(bindings.without(binding), List.of(binding), local);
+        }
+    }
+
+    /** Runs what watched the queues and exchanges deleted under the lock. Not locked. */
+    void announceDeletions() {
+        deletions.announce();
     }
 
     // ---- policies -----------------------------------------------------------------------------------------
@@ -951,10 +780,10 @@ public final class VirtualHost {
         synchronized (writeLock) {
             List<Binding> ready = new ArrayList<>(recovered.size());
             for (Binding binding : recovered) {
-                String missing = shared == null ? null : missingExchange(binding);
+                String missing = shared.clustered() ? missingExchange(binding) : null;
                 if (missing != null) {
                     // from or to a shared exchange its log has not applied yet on this start
-                    awaitingExchange.computeIfAbsent(missing, m -> new ArrayList<>()).add(binding);
+                    shared.awaitExchange(missing, binding);
                     continue;
                 }
                 checkBindable(binding, false);
@@ -965,11 +794,11 @@ public final class VirtualHost {
     }
 
     /** Adds the recovered bindings that waited for an exchange now applied, or has them wait for their other end. */
-    private void recoverAwaiting(List<Binding> awaiting) {
+    void recoverAwaiting(List<Binding> awaiting) {
         for (Binding binding : awaiting) {
             String missing = missingExchange(binding);
             if (missing != null) {
-                awaitingExchange.computeIfAbsent(missing, m -> new ArrayList<>()).add(binding);
+                shared.awaitExchange(missing, binding);
             } else if (!bindings.contains(binding)) {
                 try {
                     checkBindable(binding, false);
@@ -998,9 +827,9 @@ public final class VirtualHost {
                 return CompletableFuture.failedFuture(e);
             }
             if (!bindings.contains(binding)) {
-                if (sharedBinding(binding)) {
+                if (shared.binding(binding)) {
                     // in force once committed, on every node at once (applyShared)
-                    return timedOut(shared.append(name, new BindingAdded(binding)),
+                    return SharedRecords.timedOut(shared.append(new BindingAdded(binding)),
                         "Could not add binding due to timeout");
                 }
                 bindings = bindings.with(binding); // adding leaves no auto-delete exchange without bindings
@@ -1035,37 +864,27 @@ public final class VirtualHost {
             if (destination != null && owner != null) {
                 checkAccess(destination, owner);
             }
-            if (sharedBinding(binding)) {
+            if (shared.binding(binding)) {
                 // gone on every node once committed (applyShared), with the auto-delete source it leaves unbound
-                appended = thenDeleted(shared.append(name, new BindingRemoved(binding)),
+                appended = shared.thenDeleted(shared.append(new BindingRemoved(binding)),
                     sharedCascade(bindings.without(binding), List.of(binding)));
             } else {
                 List<VhostChange> changes = new ArrayList<>(1);
                 if (durable(binding)) { // before an auto-delete source goes with it
                     changes.add(new BindingRemoved(binding));
                 }
-                appendDeleted(replaceBindings(bindings.without(binding), List.of(binding), changes));
+                shared.appendDeleted(replaceBindings(bindings.without(binding), List.of(binding), changes));
                 saved = changes.isEmpty() ? null : store.changed(changes);
             }
         }
         if (appended != null) {
-            awaitShared(appended, "Could not remove binding due to timeout");
+            SharedRecords.await(appended, "Could not remove binding due to timeout");
         }
         deletions.announce();
         if (saved != null) {
             Futures.await(saved);
         }
         return true;
-    }
-
-    /** A binding of the shared definitions: from an exchange that is to an exchange or queue that is. */
-    private boolean sharedBinding(Binding binding) {
-        if (!sharedExchanges.contains(binding.source())) {
-            return false;
-        }
-        String destination = binding.destination().name();
-        return binding.destination().isExchange() ? sharedExchanges.contains(destination)
-            : sharedQueues.contains(destination) || remoteQueues.containsKey(destination);
     }
 
     /**
@@ -1096,7 +915,7 @@ public final class VirtualHost {
         }
         Destination d = binding.destination();
         boolean exists = d.isExchange() ? exchanges.containsKey(d.name())
-            : queues.containsKey(d.name()) || remoteQueues.containsKey(d.name());
+            : queues.containsKey(d.name()) || shared.remote(d.name()) != null;
         if (!exists) {
             throw new BrokerException(Kind.NOT_FOUND, "no " + (d.isExchange() ? "exchange '" : "queue '") + d.name() + "'");
         }
@@ -1127,7 +946,7 @@ public final class VirtualHost {
      */
     private List<String> replaceBindings(BindingTable table, java.util.Collection<Binding> removed,
             List<VhostChange> changes) {
-        Cascade local = cascade(table, removed, e -> !sharedExchanges.contains(e.name()));
+        Cascade local = cascade(table, removed, e -> !shared.exchange(e.name()));
         for (Exchange e : local.gone) {
             exchanges.remove(e.name());
             deletions.deletedUnderLock(Destination.exchange(e.name()));
@@ -1145,11 +964,10 @@ public final class VirtualHost {
      * bindings as a source. Holds the write lock.
      */
     private List<String> sharedCascade(BindingTable table, java.util.Collection<Binding> removed) {
-        if (sharedExchanges.isEmpty()) {
+        if (!shared.anyExchange()) {
             return List.of();
         }
-        return cascade(table, removed, e -> sharedExchanges.contains(e.name())).gone.stream().map(Exchange::name)
-            .toList();
+        return cascade(table, removed, e -> shared.exchange(e.name())).gone.stream().map(Exchange::name).toList();
     }
 
     /**
@@ -1178,26 +996,6 @@ public final class VirtualHost {
             }
         }
         return new Cascade(next, gone, all);
-    }
-
-    /** After {@code first} (null: at once), the shared deletion of each exchange, in turn. */
-    private CompletableFuture<Void> thenDeleted(CompletableFuture<Void> first, List<String> exchangeNames) {
-        CompletableFuture<Void> last = first != null ? first : CompletableFuture.completedFuture(null);
-        for (String exchange : exchangeNames) {
-            last = last.thenCompose(done -> shared.append(name, new ExchangeDeleted(exchange)));
-        }
-        return last;
-    }
-
-    /**
-     * Appends the shared deletion of auto-delete exchanges a local change left unbound (a queue deleted), without
-     * waiting: the change that caused it must not wait for a majority. Without one they stay, as any change the
-     * cluster did not commit.
-     */
-    private void appendDeleted(List<String> exchangeNames) {
-        if (!exchangeNames.isEmpty()) {
-            thenDeleted(null, exchangeNames);
-        }
     }
 
     // ---- routing ------------------------------------------------------------------------------------------
