@@ -74,13 +74,12 @@ public final class Broker implements AutoCloseable {
     private final ScopeErrors scopeErrors = new ScopeErrors();
     /** This node's cluster membership, or null for a single node (no {@code cluster-port}). */
     private final io.skiffmq.server.cluster.ClusterMembership cluster;
-    /** Runs management operations, which may wait for the disk, off the event loops. */
-    private final java.util.concurrent.ExecutorService managementExecutor =
-        java.util.concurrent.Executors.newFixedThreadPool(2, runnable -> {
-            Thread thread = new Thread(runnable, "skiffmq-management");
-            thread.setDaemon(true);
-            return thread;
-        });
+    /**
+     * Runs management operations, which may wait for the disk or for a cluster's majority, off the event loops. Up to
+     * {@code management-threads}, started as needed: without a majority each change waits out the append timeout on
+     * its thread, and a pool of two would leave health checks and reads queued behind two of them.
+     */
+    private final java.util.concurrent.ThreadPoolExecutor managementExecutor;
 
     /**
      * @param queueExecutors hands out the executor each new queue lives on
@@ -106,6 +105,14 @@ public final class Broker implements AutoCloseable {
             io.skiffmq.core.time.BrokerClock clock) throws IOException {
         this.loops = loops;
         this.config = config;
+        int threads = config.management().threads();
+        this.managementExecutor = new java.util.concurrent.ThreadPoolExecutor(threads, threads, 60,
+            java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), runnable -> {
+                Thread thread = new Thread(runnable, "skiffmq-management");
+                thread.setDaemon(true);
+                return thread;
+            });
+        managementExecutor.allowCoreThreadTimeOut(true);
         this.preAuth = new PreAuthLimit(config.auth().maxPreauthConnections());
         this.users = users;
         DataDirectory.prepare(config.dataDir());

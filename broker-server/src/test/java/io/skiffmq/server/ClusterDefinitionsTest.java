@@ -107,6 +107,37 @@ class ClusterDefinitionsTest {
         assertThat(tookMillis).isBetween((long) APPEND_TIMEOUT_MILLIS - 100, APPEND_TIMEOUT_MILLIS + 3000L);
         assertThat(api(0).get("/api/users/carol").status()).isEqualTo(404);
         assertThat(logsIn(0, "bob", "pw", "/")).isTrue();
+
+        // changes waiting out the append timeout hold a management thread each, and leave others for reads
+        List<java.net.Socket> waiting = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                waiting.add(rawPut(nodes[0].managementPort(), "/api/users/dave" + i, "{\"password\":\"d\",\"tags\":\"\"}"));
+            }
+            assertThat(api(0).get("/api/overview").status()).isEqualTo(200);
+            assertThat(api(0).get("/api/health/checks/is-in-service").status()).isEqualTo(200);
+            for (java.net.Socket put : waiting) {
+                assertThat(put.getInputStream().available()).as("a change still waiting").isZero();
+            }
+        } finally {
+            for (java.net.Socket put : waiting) {
+                put.close();
+            }
+        }
+    }
+
+    /** Writes a PUT as guest and returns its socket unread: the broker has the whole request once this returns. */
+    private static java.net.Socket rawPut(int port, String path, String json) throws IOException {
+        java.net.Socket socket = new java.net.Socket("127.0.0.1", port);
+        byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String auth = java.util.Base64.getEncoder().encodeToString("guest:guest".getBytes(
+            java.nio.charset.StandardCharsets.UTF_8));
+        socket.getOutputStream().write(("PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic " + auth
+            + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        socket.getOutputStream().write(body);
+        socket.getOutputStream().flush();
+        return socket;
     }
 
     @Test

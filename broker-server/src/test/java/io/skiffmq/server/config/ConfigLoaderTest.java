@@ -41,7 +41,7 @@ class ConfigLoaderTest {
             "tls-ciphers", "TLS_AES_128_GCM_SHA256", "tls-verify", "required", "tls-provider", "jdk",
             "prometheus-port", "15693", "prometheus-per-queue-metrics", "false", "management-port", "15673",
             "collect-statistics-interval", "1000", "max-super-stream-partitions", "10",
-            "management-counts-timeout", "2000",
+            "management-counts-timeout", "2000", "management-threads", "4",
             "max-transaction-messages", "100",
             "max-transaction-bytes", "1MiB", "stream-port", "5553", "stream-tls-port", "5551",
             "stream-advertised-host", "streams.example", "stream-advertised-port", "15552",
