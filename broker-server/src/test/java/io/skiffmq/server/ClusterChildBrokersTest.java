@@ -1,6 +1,7 @@
 package io.skiffmq.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -73,6 +74,16 @@ class ClusterChildBrokersTest {
         Map<String, Object> status = api(1).get("/api/cluster-status").map();
         assertThat(status.get("disk_nodes")).isEqualTo(List.of(name(0), name(1), name(2)));
         assertThat(status.get("cluster_name")).isEqualTo("skiffs");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(api(0).get("/api/nodes").list())
+            .extracting(n -> n.get("name"), n -> n.get("running"))
+            .containsExactly(tuple(name(0), true), tuple(name(1), true), tuple(name(2), true)));
+        assertThat(api(0).get("/api/nodes/" + name(0)).map()).containsKey("mem_used");
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        factory.setPort(nodes[2].port);
+        try (com.rabbitmq.client.Connection connection = factory.newConnection()) {
+            // RabbitMQ's cluster_name server property is the cluster's, not the node's
+            assertThat(connection.getServerProperties().get("cluster_name")).hasToString("skiffs");
+        }
 
         // kill -9 one node: the two others still form a majority; the killed one catches up when it returns
         nodes[2].kill();
@@ -80,6 +91,7 @@ class ClusterChildBrokersTest {
         awaitName(0, "two of three");
         await().atMost(WAIT).until(() -> !((List<?>) api(0).get("/api/cluster-status").map().get("running_nodes"))
             .contains(name(2)));
+        assertThat(api(0).get("/api/nodes/" + name(2)).map()).containsEntry("running", false);
         start(2);
         awaitName(2, "two of three");
 

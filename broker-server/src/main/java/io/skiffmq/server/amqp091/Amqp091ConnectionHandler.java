@@ -528,6 +528,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         return config;
     }
 
+    /** The cluster's name (a single node's is its own), as {@code connection.start} gives it. */
+    String clusterName() {
+        return broker.clusterName();
+    }
+
     DirectReplyTo directReplyTo() {
         return directReplyTo;
     }

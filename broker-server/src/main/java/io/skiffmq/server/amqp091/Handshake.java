@@ -77,7 +77,7 @@ final class Handshake {
             }
         });
         peer = PeerCertificate.of(ctx.channel());
-        connection.output().method(0, negotiation.start(peer));
+        connection.output().method(0, negotiation.start(peer, connection.clusterName()));
         connection.output().flush();
     }
 

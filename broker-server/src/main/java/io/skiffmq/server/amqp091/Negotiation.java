@@ -39,15 +39,18 @@ final class Negotiation {
         this.frameMax = Math.max(FRAME_MIN, config.maxFrameSize());
     }
 
-    /** @param peer the verified TLS client certificate, or null: EXTERNAL is offered only with one */
-    ConnectionMethod.Start start(X509Certificate peer) {
+    /**
+     * @param peer the verified TLS client certificate, or null: EXTERNAL is offered only with one
+     * @param clusterName RabbitMQ's {@code cluster_name} server property
+     */
+    ConnectionMethod.Start start(X509Certificate peer, String clusterName) {
         Map<String, Object> capabilities = new LinkedHashMap<>();
         for (String capability : CAPABILITIES) {
             capabilities.put(capability, true);
         }
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("capabilities", capabilities);
-        properties.put("cluster_name", config.node());
+        properties.put("cluster_name", clusterName);
         properties.put("product", "SkiffMQ");
         properties.put("version", config.rabbitmqVersion());
         properties.put("skiffmq-version", BrokerConfig.SKIFFMQ_VERSION);

@@ -314,7 +314,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         remoteMaxFrameSize = negotiation.remoteMaxFrameSize(open);
         int channelMax = negotiation.channelMax(open);
         sessions.channelMax(channelMax);
-        writer.writeFrame(0, negotiation.ours(channelMax));
+        writer.writeFrame(0, negotiation.ours(channelMax, broker.clusterName()));
         state = State.OPEN;
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
@@ -485,7 +485,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
         state = State.CLOSING;
         if (previous == State.AWAIT_OPEN || previous == State.OPEN) {
             if (previous == State.AWAIT_OPEN) {
-                writer.writeFrame(0, negotiation.beforeClose());
+                writer.writeFrame(0, negotiation.beforeClose(broker.clusterName()));
             }
             Close close = new Close();
             close.setError(new ErrorCondition(condition.symbol(), description));

@@ -47,9 +47,10 @@ final class OpenNegotiation {
     }
 
     /** Our {@code open}, answering the peer's. */
-    Open ours(int channelMax) {
+    /** @param clusterName our container id and {@code cluster_name}, as RabbitMQ 4's {@code rabbit_amqp_reader} */
+    Open ours(int channelMax, String clusterName) {
         Open ours = new Open();
-        ours.setContainerId(config.node());
+        ours.setContainerId(clusterName);
         ours.setMaxFrameSize(UnsignedInteger.valueOf(config.maxFrameSize()));
         ours.setChannelMax(UnsignedShort.valueOf((short) channelMax));
         if (config.idleTimeoutMillis() > 0) {
@@ -58,14 +59,14 @@ final class OpenNegotiation {
         ours.setOfferedCapabilities(ANONYMOUS_RELAY, LINK_PAIR, SHARED_SUBS);
         ours.setProperties(Map.of(Symbol.valueOf("product"), "SkiffMQ", Symbol.valueOf("version"),
             config.rabbitmqVersion(), Symbol.valueOf("skiffmq-version"), BrokerConfig.SKIFFMQ_VERSION,
-            Symbol.valueOf("node"), config.node()));
+            Symbol.valueOf("node"), config.node(), Symbol.valueOf("cluster_name"), clusterName));
         return ours;
     }
 
     /** The {@code open} sent only to be followed by an error {@code close} [2.4.2]: our container id alone. */
-    Open beforeClose() {
+    Open beforeClose(String clusterName) {
         Open open = new Open();
-        open.setContainerId(config.node());
+        open.setContainerId(clusterName);
         return open;
     }
 

@@ -44,15 +44,40 @@ final class NodeResources {
             .sync("GET", "/api/whoami", this::whoami)
             .sync("GET", "/api/nodes", r -> {
                 r.caller().requireMonitoring();
-                return ApiResponse.ok(List.of(node()));
+                return ApiResponse.ok(nodes());
             })
             .sync("GET", "/api/nodes/{node}", r -> {
                 r.caller().requireMonitoring();
-                if (!r.variable("node").equals(lookups.node())) {
-                    throw ApiException.notFound();
-                }
-                return ApiResponse.ok(node());
+                return ApiResponse.ok(nodes().stream().filter(n -> n.get("name").equals(r.variable("node")))
+                    .findFirst().orElseThrow(ApiException::notFound));
             });
+    }
+
+    /**
+     * This node, and in a cluster every member of it, sorted by name, as RabbitMQ lists them: another member is its
+     * name, its type and whether it answered this node just now (asking takes up to two seconds). Its readings
+     * (memory, disk, uptime) are its own to give: nothing carries them between nodes yet (docs/cluster.md).
+     */
+    private List<Map<String, Object>> nodes() {
+        io.skiffmq.server.cluster.ClusterMembership cluster = lookups.broker().cluster();
+        if (cluster == null) {
+            return List.of(node());
+        }
+        io.skiffmq.cluster.ClusterStatus status = cluster.status();
+        List<Map<String, Object>> nodes = new ArrayList<>();
+        for (String member : status.members()) {
+            if (member.equals(lookups.node())) {
+                nodes.add(node());
+            } else {
+                Map<String, Object> n = new LinkedHashMap<>();
+                n.put("name", member);
+                n.put("type", "disc");
+                n.put("running", status.running().contains(member));
+                n.put("being_drained", false);
+                nodes.add(n);
+            }
+        }
+        return nodes;
     }
 
     private ApiResponse whoami(ApiRequest request) {

@@ -310,6 +310,11 @@ public final class StreamConnectionHandler extends ChannelInboundHandlerAdapter 
         return broker.streamErrors();
     }
 
+    /** The cluster's name (a single node's is its own), as the peer properties give it. */
+    String clusterName() {
+        return broker.clusterName();
+    }
+
     StreamSettings settings() {
         return server.settings();
     }

@@ -161,7 +161,7 @@ final class StreamHandshake {
         properties.put("product", "SkiffMQ");
         properties.put("version", config.rabbitmqVersion());
         properties.put("skiffmq-version", BrokerConfig.SKIFFMQ_VERSION);
-        properties.put("cluster_name", config.node());
+        properties.put("cluster_name", connection.clusterName());
         properties.put("platform", "Java " + Runtime.version().feature());
         properties.put("copyright", "Copyright (c) the SkiffMQ authors");
         properties.put("information", "Licensed under the Apache License 2.0");
