@@ -923,14 +923,26 @@ public final class VirtualHost {
             HeadersBindingCheck.check(binding.arguments());
         }
         if (source.type() == Exchange.Type.LOCAL_RANDOM) {
-            // rabbit_exchange_type_local_random:validate_binding/2, in its words (every queue here is classic)
+            // rabbit_exchange_type_local_random:validate_binding/2, in its words
             if (!binding.key().isEmpty()) {
                 throw new BrokerException(Kind.INVALID, "Non empty binding '" + binding.key() + "' key not permitted");
             }
             if (d.isExchange()) {
                 throw new BrokerException(Kind.INVALID, "Destination not found");
             }
+            QueueType type = checkArguments ? queueType(d.name()) : QueueType.CLASSIC; // one recovered keeps routing
+            if (type != QueueType.CLASSIC) {
+                throw new BrokerException(Kind.INVALID, "Queue type " + type.module() + " not valid for this exchange "
+                    + "type");
+            }
         }
+    }
+
+    /** The type of a queue homed here or on another node; classic for one just gone. */
+    private QueueType queueType(String name) {
+        Queue queue = queues.get(name);
+        QueueHomed homed = queue == null ? shared.remote(name) : null;
+        return queue != null ? queue.type() : homed != null ? QueueType.of(homed.arguments()) : QueueType.CLASSIC;
     }
 
     /**

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * RabbitMQ 4's {@code x-local-random} exchange ({@code rabbit_exchange_type_local_random}): each message goes to one
  * of the queues bound to it, at random (on one node every queue is local), whatever its routing key; bindings must
- * have the empty key and lead to queues. Declared over AMQP 0-9-1, the AMQP 1.0 management node and the HTTP API;
- * a durable one comes back after a restart and goes through definitions export and import.
+ * have the empty key and lead to classic queues. Declared over AMQP 0-9-1, the AMQP 1.0 management node and the HTTP
+ * API; a durable one comes back after a restart and goes through definitions export and import.
  */
 @ExtendWith(LeakDetection.class)
 class LocalRandomExchangeTest {
@@ -106,6 +106,26 @@ class LocalRandomExchangeTest {
                 () -> retyped.exchangeDeclare("random", "direct"));
             assertThat(channel.isOpen()).isTrue();
             channel.exchangeDeclare("random", TYPE); // the same again: fine
+        }
+    }
+
+    /**
+     * Only classic queues may be bound to it, as {@code rabbit_exchange_type_local_random:validate_binding/2} says:
+     * a quorum or a stream queue is refused in its words.
+     */
+    @Test
+    void overAmqp091ItRefusesQuorumAndStreamQueues() throws Exception {
+        try (RunningBroker broker = RunningBroker.start(); Connection connection = factory(broker).newConnection()) {
+            Channel channel = connection.createChannel();
+            channel.exchangeDeclare("random", TYPE);
+            for (String type : List.of("quorum", "stream")) {
+                String queue = unique(type);
+                channel.queueDeclare(queue, true, false, false, Map.of("x-queue-type", type));
+                Channel binding = connection.createChannel();
+                channelError(binding, AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED - Queue type rabbit_" + type
+                    + "_queue not valid for this exchange type", () -> binding.queueBind(queue, "random", ""));
+            }
+            channel.queueBind(channel.queueDeclare().getQueue(), "random", ""); // a classic one is fine
         }
     }
 

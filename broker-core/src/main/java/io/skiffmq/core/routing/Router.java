@@ -113,7 +113,7 @@ public final class Router {
                     }
                 }
                 case LOCAL_RANDOM -> {
-                    // every queue is local on one node; its bindings all have the empty key and lead to queues
+                    // among every bound queue: RabbitMQ takes the local ones, all of them on one node (docs/routing.md)
                     int count = bindings.destinations.size();
                     if (count > 0) {
                         int pick = count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count);
