@@ -12,6 +12,7 @@ import io.skiffmq.codec.amqp091.QueueMethod;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.codec.amqp091.TxMethod;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.config.ConsumerTimeout;
 import io.skiffmq.server.connection.ChannelInfo;
 import io.skiffmq.server.connection.ScopeErrors;
 import io.skiffmq.server.authz.Permission;
@@ -497,7 +498,8 @@ final class Amqp091Channel {
         Message message = counted(delivery);
         try {
             connection.counters().delivered(false, consumer.noAck(), !delivery.firstAcquirer());
-            long tag = deliveryTags.add(consumer.noAck() ? null : consumer, delivery.tag());
+            long tag = consumer.noAck() ? deliveryTags.add(null, delivery.tag(), 0)
+                : deliveryTags.add(consumer, delivery.tag(), System.nanoTime());
             output.deliver(number, consumer.tag(), tag, !delivery.firstAcquirer(), message);
         } finally {
             message.release();
@@ -526,7 +528,7 @@ final class Amqp091Channel {
             if (closing) {
                 return;
             }
-            long tag = deliveryTags.add(null, 0);
+            long tag = deliveryTags.add(null, 0, 0);
             output.deliver(number, consumerTag, tag, false, message);
             connection.flushLater();
         } finally {
@@ -565,7 +567,8 @@ final class Amqp091Channel {
                     return; // the getter's unsubscribe puts it back
                 }
                 connection.counters().delivered(true, get.noAck(), !delivery.firstAcquirer());
-                long tag = deliveryTags.add(get.noAck() ? null : source, delivery.tag());
+                long tag = get.noAck() ? deliveryTags.add(null, delivery.tag(), 0)
+                    : deliveryTags.add(source, delivery.tag(), System.nanoTime());
                 output.content(number, new BasicMethod.GetOk(tag, !delivery.firstAcquirer(), message.exchange(),
                     message.routingKey(), delivery.remaining()), message);
             } finally {
@@ -575,6 +578,46 @@ final class Amqp091Channel {
     }
 
     // ---- closing --------------------------------------------------------------------------------------------
+
+    /**
+     * Closes the channel with 406 when its oldest unacknowledged delivery has waited longer than its queue's consumer
+     * timeout ({@code x-consumer-timeout} or the {@code consumer-timeout} policy key, the smaller of the two), else
+     * {@code defaultMillis}: RabbitMQ 4.0's {@code rabbit_channel} on each tick, in its words. Closing the channel
+     * gives every unacked delivery back to its queue.
+     *
+     * @param defaultMillis the broker's {@code consumer-timeout}, or {@link ConsumerTimeout#NONE}
+     */
+    void checkConsumerTimeout(long now, long defaultMillis, ScopeErrors errors) {
+        long oldest = closing ? -1 : deliveryTags.oldest();
+        if (oldest < 0) {
+            return;
+        }
+        DeliveryTags.Source source = deliveryTags.source(oldest);
+        long timeout = consumerTimeout(source.queue(), defaultMillis);
+        if (timeout == ConsumerTimeout.NONE || now - deliveryTags.deliveredAt(oldest) <= timeout * 1_000_000) {
+            return;
+        }
+        String consumerTag = source instanceof ChannelConsumer consumer ? consumer.tag() : "none";
+        LOG.log(System.Logger.Level.WARNING, "Consumer ''{0}'' on channel {1} and queue ''{2}'' in vhost ''{3}'' has"
+            + " timed out waiting for a consumer acknowledgement of a delivery with delivery tag = {4}. Timeout used:"
+            + " {5} ms. This timeout value can be configured, see consumers doc guide to learn more", consumerTag,
+            number, source.queue().name(), vhost.name(), oldest, timeout);
+        closeWithError(Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, null, "delivery acknowledgement on channel %d"
+            + " timed out. Timeout value used: %d ms. This timeout value can be configured, see consumers doc guide to"
+            + " learn more", number, timeout), errors);
+    }
+
+    /** The queue's own timeout when it sets one: as RabbitMQ's {@code args_policy_lookup}, the smaller of the two. */
+    private static long consumerTimeout(Queue queue, long defaultMillis) {
+        Object argument = queue.declaration().arguments().get("x-consumer-timeout");
+        long fromArgument = argument instanceof Number n && n.longValue() >= 0 ? n.longValue() : -1;
+        io.skiffmq.core.policy.EffectivePolicy policy = queue.policy();
+        long fromPolicy = policy.has("consumer-timeout") ? policy.number("consumer-timeout") : -1;
+        if (fromArgument < 0 && fromPolicy < 0) {
+            return defaultMillis;
+        }
+        return fromArgument < 0 ? fromPolicy : fromPolicy < 0 ? fromArgument : Math.min(fromArgument, fromPolicy);
+    }
 
     /** Closes the channel with an error: {@code channel.close} goes out, and frames are dropped until close-ok. */
     void closeWithError(Amqp091Exception e, ScopeErrors errors) {

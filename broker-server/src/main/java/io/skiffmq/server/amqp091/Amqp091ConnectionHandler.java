@@ -85,6 +85,8 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     private ConnectionEnding ending;
     /** The client's properties, encoded ({@link ClientProperties}); written once by the handshake, read by the API. */
     private volatile byte[] clientProperties;
+    /** The channels' consumer-timeout check, every {@code channel-tick-interval} once open. */
+    private java.util.concurrent.ScheduledFuture<?> tick;
 
     public Amqp091ConnectionHandler(Broker broker, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         this(broker, sasl, directReplyTo, new ConnectionCounters(BrokerCounters.AMQP091));
@@ -132,6 +134,9 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(ChannelHandlerContext context) {
         handshake.cancelTimeout();
+        if (tick != null) {
+            tick.cancel(false);
+        }
         state = State.CLOSING;
         channels.releaseAll();
         reading.discard();
@@ -507,6 +512,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     /** The {@link Handshake} sent {@code open-ok}: channels may open. */
     void handshakeDone() {
         state = State.OPEN;
+        io.skiffmq.server.config.ConsumerTimeout timeout = config.consumerTimeout();
+        tick = ctx.executor().scheduleAtFixedRate(() -> {
+            channels.checkConsumerTimeouts(System.nanoTime(), timeout.timeoutMillis(), admission.scopeErrors());
+            flushLater(); // a channel.close written off a read
+        }, timeout.tickMillis(), timeout.tickMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     // ---- for channels -------------------------------------------------------------------------------------

@@ -74,7 +74,8 @@ final class ChannelConsumer implements ConsumerSink, DeliveryTags.Source {
         return tag;
     }
 
-    Queue queue() {
+    @Override
+    public Queue queue() {
         return queue;
     }
 

@@ -87,6 +87,13 @@ final class ChannelTable {
         return described;
     }
 
+    /** Each channel closes if its oldest unacknowledged delivery is past its consumer timeout. */
+    void checkConsumerTimeouts(long now, long defaultMillis, io.skiffmq.server.connection.ScopeErrors errors) {
+        for (Amqp091Channel channel : new ArrayList<>(channels.values())) {
+            channel.checkConsumerTimeout(now, defaultMillis, errors);
+        }
+    }
+
     /** The socket takes more again: consumers held back go on. */
     void writableAgain() {
         for (Amqp091Channel channel : channels.values()) {

@@ -26,6 +26,9 @@ final class DeliveryTags {
     interface Source {
         /** Settles the source's deliveries with queue tags {@code first..last}; {@code count} of them were ours. */
         void settle(long first, long last, Outcome outcome, int count);
+
+        /** The queue its deliveries come from. */
+        io.skiffmq.core.queue.Queue queue();
     }
 
     /** Thrown for a tag that is not outstanding. */
@@ -39,6 +42,8 @@ final class DeliveryTags {
 
     private Source[] sources = new Source[16];
     private long[] queueTags = new long[16];
+    /** Per slot, when it was delivered ({@link System#nanoTime}), for the consumer timeout. */
+    private long[] deliveredAt = new long[16];
     /** Per slot, the outcome a transaction holds it with; null when it is not held. */
     private Outcome[] held = new Outcome[16];
     private int head;
@@ -57,8 +62,12 @@ final class DeliveryTags {
     /** False once a delivery of its source that is not settled with it came after the range: it cannot grow. */
     private boolean[] batchOpen = new boolean[4];
 
-    /** Takes the next tag for a delivery; it is outstanding unless {@code source} is null (pre-settled). */
-    long add(Source source, long queueTag) {
+    /**
+     * Takes the next tag for a delivery; it is outstanding unless {@code source} is null (pre-settled).
+     *
+     * @param now {@link System#nanoTime} as it is delivered
+     */
+    long add(Source source, long queueTag, long now) {
         long tag = nextTag++;
         if (source == null && size == 0) {
             firstTag = nextTag; // nothing to keep
@@ -70,6 +79,7 @@ final class DeliveryTags {
         int slot = (head + size) & (sources.length - 1);
         sources[slot] = source;
         queueTags[slot] = queueTag;
+        deliveredAt[slot] = now;
         size++;
         if (source != null) {
             outstanding++;
@@ -169,6 +179,35 @@ final class DeliveryTags {
         return slotOf(tag) >= 0;
     }
 
+    /** The tag of the oldest delivery the client may still settle (outstanding, not held), or -1 when none is. */
+    long oldest() {
+        for (int i = 0; i < size; i++) {
+            int slot = (head + i) & (sources.length - 1);
+            if (sources[slot] != null && held[slot] == null) {
+                return firstTag + i;
+            }
+        }
+        return -1;
+    }
+
+    /** Where the outstanding delivery {@code tag} came from. */
+    Source source(long tag) {
+        return sources[slotOfOutstanding(tag)];
+    }
+
+    /** When the outstanding delivery {@code tag} was delivered ({@link System#nanoTime}). */
+    long deliveredAt(long tag) {
+        return deliveredAt[slotOfOutstanding(tag)];
+    }
+
+    private int slotOfOutstanding(long tag) {
+        int slot = slotOf(tag);
+        if (slot < 0) {
+            throw new IllegalArgumentException("delivery tag " + tag + " is not outstanding");
+        }
+        return slot;
+    }
+
     /** The slot of an outstanding tag (neither settled nor held), or -1. */
     private int slotOf(long tag) {
         if (tag < firstTag || tag >= firstTag + size) {
@@ -255,15 +294,18 @@ final class DeliveryTags {
         int capacity = sources.length * 2;
         Source[] s = new Source[capacity];
         long[] t = new long[capacity];
+        long[] at = new long[capacity];
         Outcome[] h = new Outcome[capacity];
         for (int i = 0; i < size; i++) {
             int slot = (head + i) & (sources.length - 1);
             s[i] = sources[slot];
             t[i] = queueTags[slot];
+            at[i] = deliveredAt[slot];
             h[i] = held[slot];
         }
         sources = s;
         queueTags = t;
+        deliveredAt = at;
         held = h;
         head = 0;
     }

@@ -25,6 +25,11 @@ final class QueueGetter implements DeliveryTags.Source, ConsumerSink {
         this.counters = counters;
     }
 
+    @Override
+    public Queue queue() {
+        return queue;
+    }
+
     QueueConsumer subscription(boolean preSettled) {
         if (preSettled) {
             if (noAck == null) {

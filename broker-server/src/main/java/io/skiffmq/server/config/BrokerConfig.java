@@ -23,7 +23,7 @@ import java.util.Map;
  * {@code --name=value} flags (docs/configuration.md). Groups of settings live in small records of their own
  * ({@link AuthSettings}, {@link TlsSettings}, {@link LogSettings}, {@link PrometheusSettings},
  * {@link ManagementSettings}, {@link TransactionSettings}, {@link StreamSettings}, {@link DefinitionsSettings},
- * {@link ClusterConfig}),
+ * {@link ClusterConfig}, {@link ConsumerTimeout}),
  * each with {@code SETTINGS}, {@code has}, {@code with} and {@code defaults}. Immutable.
  */
 public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.SyncPolicy syncPolicy,
@@ -34,7 +34,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
         int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
         ManagementSettings management, TransactionSettings transactions, StreamSettings stream,
-        DefinitionsSettings definitions, ClusterConfig cluster) {
+        DefinitionsSettings definitions, ClusterConfig cluster, ConsumerTimeout consumerTimeout) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -77,9 +77,9 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(diskFreeLimit >= 0, "disk-free-limit must be >= 0");
         check(eventLoops > 0, "event-loops must be > 0");
         check(auth != null && tls != null && log != null && prometheus != null && management != null
-            && transactions != null && stream != null && definitions != null && cluster != null,
-            "auth, tls, log, prometheus, management, transactions, stream, definitions and cluster settings must be"
-                + " set");
+            && transactions != null && stream != null && definitions != null && cluster != null
+            && consumerTimeout != null, "auth, tls, log, prometheus, management, transactions, stream, definitions,"
+                + " cluster and consumer timeout settings must be set");
     }
 
     private static void check(boolean ok, String message) {
@@ -103,7 +103,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
             TransactionSettings.defaults(), StreamSettings.defaults(), DefinitionsSettings.defaults(),
-            ClusterConfig.defaults());
+            ClusterConfig.defaults(), ConsumerTimeout.defaults());
     }
 
     /**
@@ -163,6 +163,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         StreamSettings st = stream;
         DefinitionsSettings defs = definitions;
         ClusterConfig c = cluster;
+        ConsumerTimeout ct = consumerTimeout;
         try {
             switch (name) {
                 case "port" -> p = Integer.parseInt(value);
@@ -217,6 +218,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                         defs = defs.with(name, value);
                     } else if (ClusterConfig.has(name)) {
                         c = c.with(name, value);
+                    } else if (ConsumerTimeout.has(name)) {
+                        ct = ct.with(name, value);
                     } else {
                         throw new IllegalStateException("setting " + name + " is listed but not parsed");
                     }
@@ -227,7 +230,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, initial091, watermark,
-            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs, c);
+            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs, c, ct);
     }
 
     /** When the definitions' change logs are compacted. */

@@ -77,7 +77,7 @@ public final class Settings {
     /** Every setting, in the order of {@code --help} and the README. */
     public static final List<Setting> ALL = join(BROKER, LogSettings.SETTINGS, AuthSettings.SETTINGS,
         TlsSettings.SETTINGS, io.skiffmq.server.metrics.PrometheusSettings.SETTINGS,
-        io.skiffmq.server.http.ManagementSettings.SETTINGS, TransactionSettings.SETTINGS,
+        io.skiffmq.server.http.ManagementSettings.SETTINGS, TransactionSettings.SETTINGS, ConsumerTimeout.SETTINGS,
         io.skiffmq.server.stream.StreamSettings.SETTINGS, DefinitionsSettings.SETTINGS, ClusterConfig.SETTINGS);
 
     private static final Map<String, Setting> BY_NAME = new LinkedHashMap<>();
