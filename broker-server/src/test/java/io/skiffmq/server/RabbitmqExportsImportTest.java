@@ -190,7 +190,8 @@ class RabbitmqExportsImportTest {
             assertThat(exported.get("parameters")).asList().contains(Map.of("value", Map.of("max-connections",
                 100, "max-queues", 500), "vhost", "prod", "component", "vhost-limits", "name", "limits"));
             assertThat(exported.get("vhosts")).asList().contains(Map.of("name", "prod", "description",
-                "production", "tags", List.of("prod", "eu"), "default_queue_type", "quorum", "metadata",
+                "production", "tags", List.of("prod", "eu"), "default_queue_type", "quorum",
+                "protected_from_deletion", false, "metadata",
                 Map.of("description", "production", "tags", List.of("prod", "eu"), "default_queue_type", "quorum")));
         }
     }
@@ -198,7 +199,7 @@ class RabbitmqExportsImportTest {
     @Test
     void rabbitmq4VhostsImportWithTheirMetadata() throws Exception {
         // as RabbitMQ 4.1's GET /api/definitions writes virtual hosts (rabbit_definitions:vhost_definition/1 and
-        // the HTTP API's own fields), with what it has that SkiffMQ lacks
+        // the HTTP API's own fields), with tracing, which SkiffMQ lacks
         Map<String, Object> document = Map.of("vhosts", List.of(
             Map.of("name", "orders", "description", "Orders", "tags", List.of("eu"), "default_queue_type", "stream",
                 "metadata", Map.of("description", "Orders", "tags", List.of("eu"), "default_queue_type", "stream")),
@@ -207,11 +208,12 @@ class RabbitmqExportsImportTest {
         try (RunningBroker broker = RunningBroker.start()) {
             HttpApiClient api = HttpApiClient.guest(broker);
             assertThat(items(api.post("/api/definitions", document))).containsExactly(
-                "virtual host 'kept': tracing is not implemented by SkiffMQ",
-                "virtual host 'kept': protection from deletion is not implemented by SkiffMQ");
+                "virtual host 'kept': tracing is not implemented by SkiffMQ");
             assertThat(api.get("/api/vhosts/orders").map()).containsEntry("description", "Orders")
                 .containsEntry("tags", List.of("eu")).containsEntry("default_queue_type", "stream");
-            assertThat(api.get("/api/vhosts/kept").map()).containsEntry("default_queue_type", "classic");
+            assertThat(api.get("/api/vhosts/kept").map()).containsEntry("default_queue_type", "classic")
+                .containsEntry("protected_from_deletion", true);
+            assertThat(api.delete("/api/vhosts/kept").status()).isEqualTo(412);
         }
     }
 

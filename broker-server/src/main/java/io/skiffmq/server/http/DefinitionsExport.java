@@ -49,6 +49,7 @@ final class DefinitionsExport {
             v.put("description", vhost.description());
             v.put("tags", vhost.tags());
             v.put("default_queue_type", Shapes.defaultQueueType(vhost));
+            v.put("protected_from_deletion", vhost.protectedFromDeletion());
             v.put("metadata", Shapes.vhostMetadata(vhost));
             vhosts.add(v);
             Map<String, Object> limits = vhostLimits(vhost);
