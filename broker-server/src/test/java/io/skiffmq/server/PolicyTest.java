@@ -242,6 +242,43 @@ class PolicyTest {
     }
 
     @Test
+    void anExchangesAlternateExchangeArgumentWinsOverItsPolicys() throws Exception {
+        String source = unique("ae-arg");
+        String byArgument = declare("ae-by-arg", Map.of());
+        String byPolicy = declare("ae-by-policy", Map.of());
+        try (Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare("arg-" + source, "fanout");
+            channel.exchangeDeclare("pol-" + source, "fanout");
+            channel.queueBind(byArgument, "arg-" + source, "");
+            channel.queueBind(byPolicy, "pol-" + source, "");
+            channel.exchangeDeclare(source, "direct", true, false, Map.of("alternate-exchange", "arg-" + source));
+        }
+        setPolicy(source, "^" + source + "$", Map.of("alternate-exchange", "pol-" + source), "apply-to",
+            "exchanges");
+        assertThat(http.get("/api/exchanges/%2F/" + source).map()).containsEntry("policy", source);
+        Amqp091Support.publishConfirmed(connection, source, "nowhere", null, "unroutable");
+        assertThat(ready(byArgument)).isEqualTo(1);
+        assertThat(ready(byPolicy)).isZero();
+        clearPolicy(source);
+    }
+
+    @Test
+    void quorumKeysWithoutAnEffectOnOneNodeAreShownChangedAndClearedOnALiveQueue() throws Exception {
+        String queue = declare("qq-keys", Map.of("x-queue-type", "quorum"));
+        setPolicy(queue, "^" + queue + "$", Map.of("dead-letter-strategy", "at-least-once", "overflow",
+            "reject-publish", "queue-leader-locator", "balanced"), "apply-to", "quorum_queues");
+        assertThat(shown(queue)).containsEntry("policy", queue).containsEntry("effective_policy_definition",
+            Map.of("dead-letter-strategy", "at-least-once", "overflow", "reject-publish", "queue-leader-locator",
+                "balanced"));
+        setPolicy(queue, "^" + queue + "$", Map.of("dead-letter-strategy", "at-most-once", "queue-leader-locator",
+            "client-local"), "apply-to", "quorum_queues");
+        assertThat(shown(queue)).containsEntry("effective_policy_definition", Map.of("dead-letter-strategy",
+            "at-most-once", "queue-leader-locator", "client-local"));
+        clearPolicy(queue);
+        assertThat(shown(queue)).containsEntry("policy", null).containsEntry("effective_policy_definition", Map.of());
+    }
+
+    @Test
     void theSmallerValueWinsForLimitsAndTheArgumentForOverflowAndDeadLettering() throws Exception {
         String queue = declare("precedence", Map.of("x-max-length", 2, "x-overflow", "reject-publish",
             "x-dead-letter-exchange", "amq.fanout"));
