@@ -149,7 +149,8 @@ public final class Admin {
         }
         if (vhost.protectedFromDeletion()) {
             // rabbit_vhost:delete/2's refusal, worded as rabbit_mgmt_wm_vhost words it
-            throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "Refusing to delete virtual host '" + name + "' because it is protected from deletion");
+            throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "Refusing to delete virtual host '"
+                + name + "' because it is protected from deletion");
         }
         change(new VhostDeleted(name)); // its permissions go with it
         return true;
