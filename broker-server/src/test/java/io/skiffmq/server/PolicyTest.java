@@ -126,6 +126,9 @@ class PolicyTest {
         try (Channel channel = connection.createChannel()) {
             assertThat(drain(channel, queue)).as("drop-head again").containsExactly("bbbb", "dddd");
         }
+        clearPolicy(queue);
+        sendToQueue(connection, queue, "eeee", "ffff", "gggg");
+        assertThat(ready(queue)).as("no byte limit").isEqualTo(3);
     }
 
     @Test
@@ -215,6 +218,17 @@ class PolicyTest {
             }
         }
         assertThat(ready(queue)).isZero();
+        assertThat(ready(dlq)).isEqualTo(1);
+
+        clearPolicy(queue); // no limit now: a message comes back however often it is refused
+        sendToQueue(connection, queue, "kept");
+        try (Channel channel = connection.createChannel()) {
+            for (int i = 0; i < 3; i++) {
+                GetResponse got = channel.basicGet(queue, false);
+                channel.basicNack(got.getEnvelope().getDeliveryTag(), false, true);
+            }
+        }
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(ready(queue)).isEqualTo(1));
         assertThat(ready(dlq)).isEqualTo(1);
     }
 
@@ -388,5 +402,8 @@ class PolicyTest {
         }
         await().atMost(TIMEOUT).untilAsserted(() -> assertThat(((Number) shown(stream).get("first_offset"))
             .longValue()).as("segments of 2,000 bytes, 6,000 kept").isGreaterThan(100));
+        clearPolicy(stream);
+        assertThat(shown(stream)).containsEntry("policy", null).containsEntry("effective_policy_definition",
+            Map.of());
     }
 }
