@@ -1,5 +1,6 @@
 package io.skiffmq.server;
 
+import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.server.auth.AuthSettings;
 import io.skiffmq.server.auth.PasswordHash;
@@ -142,8 +143,14 @@ public final class Admin {
      * @return false when there was none
      */
     public synchronized boolean deleteVhost(String name) {
-        if (access.vhost(name) == null) {
+        VhostDefinition vhost = access.vhost(name);
+        if (vhost == null) {
             return false;
+        }
+        if (vhost.protectedFromDeletion()) {
+            // rabbit_vhost:delete/2's refusal, worded as rabbit_mgmt_wm_vhost words it
+            throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "Refusing to delete virtual host '"
+                + name + "' because it is protected from deletion");
         }
         change(new VhostDeleted(name)); // its permissions go with it
         return true;
@@ -164,7 +171,21 @@ public final class Admin {
         }
         if (!vhost.description().equals(description == null ? "" : description) || !vhost.tags().equals(tags)
                 || !java.util.Objects.equals(vhost.defaultQueueType(), defaultQueueType)) {
-            change(new VhostMetadataSet(name, description, tags, defaultQueueType));
+            change(new VhostMetadataSet(name, description, tags, defaultQueueType, vhost.protectedFromDeletion()));
+        }
+    }
+
+    /**
+     * Protects a virtual host from deletion, or lifts the protection: RabbitMQ 4.1's
+     * {@code protected_from_deletion} metadata. Does nothing when it is so already.
+     *
+     * @throws IllegalArgumentException when there is no such virtual host
+     */
+    public synchronized void setVhostProtection(String name, boolean protectedFromDeletion) {
+        VhostDefinition vhost = require(access.vhost(name), "virtual host", name);
+        if (vhost.protectedFromDeletion() != protectedFromDeletion) {
+            change(new VhostMetadataSet(name, vhost.description(), vhost.tags(), vhost.defaultQueueType(),
+                protectedFromDeletion));
         }
     }
 

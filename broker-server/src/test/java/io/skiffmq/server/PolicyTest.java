@@ -126,6 +126,9 @@ class PolicyTest {
         try (Channel channel = connection.createChannel()) {
             assertThat(drain(channel, queue)).as("drop-head again").containsExactly("bbbb", "dddd");
         }
+        clearPolicy(queue);
+        sendToQueue(connection, queue, "eeee", "ffff", "gggg");
+        assertThat(ready(queue)).as("no byte limit").isEqualTo(3);
     }
 
     @Test
@@ -216,6 +219,17 @@ class PolicyTest {
         }
         assertThat(ready(queue)).isZero();
         assertThat(ready(dlq)).isEqualTo(1);
+
+        clearPolicy(queue); // no limit now: a message comes back however often it is refused
+        sendToQueue(connection, queue, "kept");
+        try (Channel channel = connection.createChannel()) {
+            for (int i = 0; i < 3; i++) {
+                GetResponse got = channel.basicGet(queue, false);
+                channel.basicNack(got.getEnvelope().getDeliveryTag(), false, true);
+            }
+        }
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(ready(queue)).isEqualTo(1));
+        assertThat(ready(dlq)).isEqualTo(1);
     }
 
     @Test
@@ -239,6 +253,43 @@ class PolicyTest {
         try (Channel channel = connection.createChannel()) {
             channel.exchangeDeclare(source, "direct"); // the policy is no part of the declaration
         }
+    }
+
+    @Test
+    void anExchangesAlternateExchangeArgumentWinsOverItsPolicys() throws Exception {
+        String source = unique("ae-arg");
+        String byArgument = declare("ae-by-arg", Map.of());
+        String byPolicy = declare("ae-by-policy", Map.of());
+        try (Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare("arg-" + source, "fanout");
+            channel.exchangeDeclare("pol-" + source, "fanout");
+            channel.queueBind(byArgument, "arg-" + source, "");
+            channel.queueBind(byPolicy, "pol-" + source, "");
+            channel.exchangeDeclare(source, "direct", true, false, Map.of("alternate-exchange", "arg-" + source));
+        }
+        setPolicy(source, "^" + source + "$", Map.of("alternate-exchange", "pol-" + source), "apply-to",
+            "exchanges");
+        assertThat(http.get("/api/exchanges/%2F/" + source).map()).containsEntry("policy", source);
+        Amqp091Support.publishConfirmed(connection, source, "nowhere", null, "unroutable");
+        assertThat(ready(byArgument)).isEqualTo(1);
+        assertThat(ready(byPolicy)).isZero();
+        clearPolicy(source);
+    }
+
+    @Test
+    void quorumKeysWithoutAnEffectOnOneNodeAreShownChangedAndClearedOnALiveQueue() throws Exception {
+        String queue = declare("qq-keys", Map.of("x-queue-type", "quorum"));
+        setPolicy(queue, "^" + queue + "$", Map.of("dead-letter-strategy", "at-least-once", "overflow",
+            "reject-publish", "queue-leader-locator", "balanced"), "apply-to", "quorum_queues");
+        assertThat(shown(queue)).containsEntry("policy", queue).containsEntry("effective_policy_definition",
+            Map.of("dead-letter-strategy", "at-least-once", "overflow", "reject-publish", "queue-leader-locator",
+                "balanced"));
+        setPolicy(queue, "^" + queue + "$", Map.of("dead-letter-strategy", "at-most-once", "queue-leader-locator",
+            "client-local"), "apply-to", "quorum_queues");
+        assertThat(shown(queue)).containsEntry("effective_policy_definition", Map.of("dead-letter-strategy",
+            "at-most-once", "queue-leader-locator", "client-local"));
+        clearPolicy(queue);
+        assertThat(shown(queue)).containsEntry("policy", null).containsEntry("effective_policy_definition", Map.of());
     }
 
     @Test
@@ -351,5 +402,8 @@ class PolicyTest {
         }
         await().atMost(TIMEOUT).untilAsserted(() -> assertThat(((Number) shown(stream).get("first_offset"))
             .longValue()).as("segments of 2,000 bytes, 6,000 kept").isGreaterThan(100));
+        clearPolicy(stream);
+        assertThat(shown(stream)).containsEntry("policy", null).containsEntry("effective_policy_definition",
+            Map.of());
     }
 }

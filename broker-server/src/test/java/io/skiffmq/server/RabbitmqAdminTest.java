@@ -22,8 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * RabbitMQ's own {@code rabbitmqadmin} (the Python script of the management plugin) against our HTTP API: list,
- * declare and delete, publish, get, export and import, with the bodies it sends (booleans and numbers as strings,
- * a {@code vhost} field, {@code queue_type}). The script is not ours to ship: it is taken from the system property
+ * declare and delete (parameters too), publish, get, export and import, with the bodies it sends (booleans and
+ * numbers as strings, a {@code vhost} field, {@code queue_type}). The script is not ours to ship: it is taken from the system property
  * {@code skiffmq.rabbitmqadmin}, else from Debian's {@code rabbitmq-server} package; the test is skipped, saying
  * why, when it or python3 is absent.
  */
@@ -203,6 +203,33 @@ class RabbitmqAdminTest {
         ok("delete", "operator_policy", "name=admin-op");
         assertThat(api.get("/api/policies/%2F/admin-p").status()).isEqualTo(404);
         assertThat(api.get("/api/operator-policies/%2F/admin-op").status()).isEqualTo(404);
+    }
+
+    @Test
+    void declaresListsAndDeletesParameters() throws Exception {
+        ok("declare", "vhost", "name=admin-par");
+        ok("-V", "admin-par", "declare", "parameter", "component=vhost-limits", "name=limits",
+            "value={\"max-queues\":4}");
+        ok("-V", "admin-par", "declare", "parameter", "component=operator_policy", "name=admin-par-op",
+            "value={\"pattern\":\"^x\",\"definition\":{\"message-ttl\":500},\"priority\":0}");
+        assertThat(list("parameters")).filteredOn(p -> "admin-par".equals(p.get("vhost")))
+            .extracting(p -> p.get("component") + "/" + p.get("name") + "=" + p.get("value"))
+            .containsExactlyInAnyOrder("vhost-limits/limits={max-queues=4}", "operator_policy/admin-par-op="
+                + "{pattern=^x, apply-to=all, definition={message-ttl=500}, priority=0}");
+        assertThat(api.get("/api/operator-policies/admin-par/admin-par-op").status()).isEqualTo(200);
+        assertThat(api.get("/api/vhost-limits/admin-par").list()).singleElement()
+            .satisfies(l -> assertThat(l.get("value")).isEqualTo(Map.of("max-queues", 4)));
+
+        Run shovel = admin("-V", "admin-par", "declare", "parameter", "component=shovel", "name=move",
+            "value={\"src-queue\":\"a\"}");
+        assertThat(shovel.status()).isNotZero();
+        assertThat(shovel.output()).contains("component shovel not found");
+
+        ok("-V", "admin-par", "delete", "parameter", "component=vhost-limits", "name=limits");
+        ok("-V", "admin-par", "delete", "parameter", "component=operator_policy", "name=admin-par-op");
+        assertThat(list("parameters")).noneMatch(p -> "admin-par".equals(p.get("vhost")));
+        assertThat(api.get("/api/operator-policies/admin-par/admin-par-op").status()).isEqualTo(404);
+        ok("delete", "vhost", "name=admin-par");
     }
 
     @Test

@@ -21,12 +21,21 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code src/test/resources/definitions/rabbitmq-3.10.8/README.md}): the HTTP API's export, the same node's
  * {@code rabbitmqctl export_definitions} (pairs for operator policy definitions, vhost limits and map-valued
  * global parameters; internal exchanges left out, their bindings kept; vhost metadata), and one virtual host's.
- * Everything SkiffMQ has is imported, global parameters kept; what it cannot honour (quorum queues, a policy key,
- * the shovel and federation parameters) is named, one by one, in the 400 that answers the import.
+ * Beside them, both forms as RabbitMQ 4.1 writes them, written by hand ({@code rabbitmq-4.1-by-hand/README.md}):
+ * quorum queues, streams, {@code x-queue-type} everywhere, per-type {@code apply-to}, default queue types and
+ * deletion protection. Everything SkiffMQ has is imported, global parameters kept; what it cannot honour (a policy
+ * key, the shovel and federation parameters, {@code cluster_name}) is named, one by one, in the 400 that answers
+ * the import.
  */
 @ExtendWith(LeakDetection.class)
 class RabbitmqExportsImportTest {
     private static final String DIR = "/definitions/rabbitmq-3.10.8/";
+    private static final String DIR_4 = "/definitions/rabbitmq-4.1-by-hand/";
+
+    /** What neither RabbitMQ 4.1 export can bring over. */
+    private static final List<String> NOT_HONOURED_4 = List.of(
+        "parameter 'drain-legacy' of component 'shovel' in vhost '/': SkiffMQ has no 'shovel' component",
+        "global parameter 'cluster_name': kept, but it does not rename this node or cluster (see /api/cluster-name)");
 
     /** What neither export can bring over, whichever form it has. */
     private static final List<String> NOT_HONOURED = List.of(
@@ -38,7 +47,12 @@ class RabbitmqExportsImportTest {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> export(String name) throws Exception {
-        try (InputStream in = RabbitmqExportsImportTest.class.getResourceAsStream(DIR + name)) {
+        return export(DIR, name);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> export(String dir, String name) throws Exception {
+        try (InputStream in = RabbitmqExportsImportTest.class.getResourceAsStream(dir + name)) {
             assertThat(in).as(name).isNotNull();
             return JsonMapper.builder().build().readValue(in, Map.class);
         }
@@ -121,6 +135,89 @@ class RabbitmqExportsImportTest {
         }
     }
 
+    @Test
+    void rabbitmq41HttpApiExportImportsAllButWhatItNames() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            HttpApiClient api = HttpApiClient.guest(broker);
+            Map<String, Object> document = export(DIR_4, "api-definitions.json");
+            assertThat(items(api.post("/api/definitions", document))).containsExactlyInAnyOrderElementsOf(
+                NOT_HONOURED_4);
+            checkImported4(broker, api);
+            assertThat(api.get("/api/exchanges/%2F/hidden").map()).containsEntry("internal", true);
+            assertThat(api.get("/api/exchanges/%2F/events/bindings/source").list())
+                .extracting(b -> b.get("destination")).containsExactlyInAnyOrder("tmp.jobs", "hidden");
+            assertThat(api.get("/api/global-parameters/internal_cluster_id").status()).isEqualTo(200);
+
+            assertThat(items(api.post("/api/definitions", document))).as("again: nothing changes")
+                .containsExactlyInAnyOrderElementsOf(NOT_HONOURED_4);
+            checkImported4(broker, api);
+        }
+    }
+
+    @Test
+    void rabbitmq41RabbitmqctlExportImportsAllButWhatItNames() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            HttpApiClient api = HttpApiClient.guest(broker);
+            Map<String, Object> document = export(DIR_4, "rabbitmqctl-export_definitions.json");
+            assertThat(items(api.post("/api/definitions", document))).containsExactlyInAnyOrderElementsOf(
+                NOT_HONOURED_4);
+            checkImported4(broker, api);
+            // the internal exchange is left out; the binding to it is skipped, the one from it too
+            assertThat(api.get("/api/exchanges/%2F/hidden").status()).isEqualTo(404);
+            assertThat(api.get("/api/exchanges/%2F/events/bindings/source").list())
+                .extracting(b -> b.get("destination")).containsExactly("tmp.jobs");
+        }
+    }
+
+    /** What both RabbitMQ 4.1 exports hold, as this broker has it after the import. */
+    private static void checkImported4(RunningBroker broker, HttpApiClient api) throws Exception {
+        try (Connection svc = login(broker, "svc", "svc-pw", "telemetry");
+             Connection ana = login(broker, "ana", "ana-pw", "orders");
+             Connection ops = login(broker, "ops", "ops-pw", "/")) {
+            assertThat(svc.isOpen() && ana.isOpen() && ops.isOpen()).isTrue();
+        }
+        assertThat(api.get("/api/users/svc").map()).containsEntry("hashing_algorithm",
+            "rabbit_password_hashing_sha512");
+        assertThat(api.get("/api/users/ana").map()).containsEntry("limits", Map.of("max-connections", 10));
+        assertThat(api.get("/api/permissions/orders/svc").map()).containsEntry("configure", "")
+            .containsEntry("write", "^orders$");
+        assertThat(api.get("/api/topic-permissions/telemetry/svc").list()).singleElement()
+            .satisfies(p -> assertThat(p).containsEntry("exchange", "amq.topic").containsEntry("write", "^svc\\."));
+        assertThat(api.get("/api/global-parameters/cluster_name").map()).containsEntry("value", "rabbit@broker-1");
+
+        assertThat(api.get("/api/vhosts/orders").map()).containsEntry("description", "Order processing")
+            .containsEntry("tags", List.of("eu", "prod")).containsEntry("default_queue_type", "quorum")
+            .containsEntry("protected_from_deletion", true);
+        assertThat(api.delete("/api/vhosts/orders").status()).as("protected from deletion").isEqualTo(412);
+        assertThat(api.get("/api/vhosts/telemetry").map()).containsEntry("default_queue_type", "stream")
+            .containsEntry("protected_from_deletion", false);
+        assertThat(api.get("/api/vhost-limits/orders").list()).singleElement().satisfies(l ->
+            assertThat(l.get("value")).isEqualTo(Map.of("max-connections", 500, "max-queues", 200)));
+
+        assertThat(api.get("/api/operator-policies/orders/qq-cap").map()).containsEntry("apply-to", "quorum_queues")
+            .containsEntry("definition", Map.of("delivery-limit", 50, "max-length", 100000));
+        assertThat(api.get("/api/policies/orders/quorum-dlx").map()).containsEntry("priority", 5)
+            .containsEntry("apply-to", "quorum_queues");
+        assertThat(api.get("/api/queues/orders/order.created").map()).containsEntry("type", "quorum")
+            .containsEntry("policy", "quorum-dlx").containsEntry("operator_policy", "qq-cap");
+        assertThat(api.get("/api/queues/orders/orders.dlq").map()).containsEntry("type", "quorum");
+        assertThat(api.get("/api/queues/orders/orders.audit").map()).containsEntry("type", "classic")
+            .containsEntry("arguments", Map.of("x-queue-type", "classic", "x-max-priority", 5))
+            .containsEntry("policy", null).containsEntry("operator_policy", null);
+        assertThat(api.get("/api/queues/telemetry/metrics").map()).containsEntry("type", "stream")
+            .containsEntry("policy", "retention");
+        assertThat(api.get("/api/queues/%2F/tmp.jobs").map()).containsEntry("type", "classic")
+            .containsEntry("policy", "scratch").containsEntry("operator_policy", "ttl-cap");
+        assertThat(api.get("/api/queues/%2F/picked").map()).containsEntry("durable", false)
+            .containsEntry("auto_delete", true);
+        assertThat(api.get("/api/exchanges/%2F/pick").map()).containsEntry("type", "x-local-random");
+        assertThat(api.get("/api/exchanges/%2F/events").map()).containsEntry("policy", "ae");
+        assertThat(api.get("/api/exchanges/orders/orders.dlx/bindings/source").list())
+            .extracting(b -> b.get("destination")).containsExactly("orders.dlq");
+        assertThat(api.get("/api/exchanges/telemetry/amq.topic/bindings/source").list())
+            .extracting(b -> b.get("destination")).containsExactly("metrics");
+    }
+
     /** What both exports hold, as this broker has it after the import. */
     private static void checkImported(RunningBroker broker, HttpApiClient api) throws Exception {
         // users with each of RabbitMQ's hashing algorithms log in with their passwords
@@ -190,7 +287,8 @@ class RabbitmqExportsImportTest {
             assertThat(exported.get("parameters")).asList().contains(Map.of("value", Map.of("max-connections",
                 100, "max-queues", 500), "vhost", "prod", "component", "vhost-limits", "name", "limits"));
             assertThat(exported.get("vhosts")).asList().contains(Map.of("name", "prod", "description",
-                "production", "tags", List.of("prod", "eu"), "default_queue_type", "quorum", "metadata",
+                "production", "tags", List.of("prod", "eu"), "default_queue_type", "quorum",
+                "protected_from_deletion", false, "metadata",
                 Map.of("description", "production", "tags", List.of("prod", "eu"), "default_queue_type", "quorum")));
         }
     }
@@ -198,7 +296,7 @@ class RabbitmqExportsImportTest {
     @Test
     void rabbitmq4VhostsImportWithTheirMetadata() throws Exception {
         // as RabbitMQ 4.1's GET /api/definitions writes virtual hosts (rabbit_definitions:vhost_definition/1 and
-        // the HTTP API's own fields), with what it has that SkiffMQ lacks
+        // the HTTP API's own fields), with tracing, which SkiffMQ lacks
         Map<String, Object> document = Map.of("vhosts", List.of(
             Map.of("name", "orders", "description", "Orders", "tags", List.of("eu"), "default_queue_type", "stream",
                 "metadata", Map.of("description", "Orders", "tags", List.of("eu"), "default_queue_type", "stream")),
@@ -207,11 +305,12 @@ class RabbitmqExportsImportTest {
         try (RunningBroker broker = RunningBroker.start()) {
             HttpApiClient api = HttpApiClient.guest(broker);
             assertThat(items(api.post("/api/definitions", document))).containsExactly(
-                "virtual host 'kept': tracing is not implemented by SkiffMQ",
-                "virtual host 'kept': protection from deletion is not implemented by SkiffMQ");
+                "virtual host 'kept': tracing is not implemented by SkiffMQ");
             assertThat(api.get("/api/vhosts/orders").map()).containsEntry("description", "Orders")
                 .containsEntry("tags", List.of("eu")).containsEntry("default_queue_type", "stream");
-            assertThat(api.get("/api/vhosts/kept").map()).containsEntry("default_queue_type", "classic");
+            assertThat(api.get("/api/vhosts/kept").map()).containsEntry("default_queue_type", "classic")
+                .containsEntry("protected_from_deletion", true);
+            assertThat(api.delete("/api/vhosts/kept").status()).isEqualTo(412);
         }
     }
 

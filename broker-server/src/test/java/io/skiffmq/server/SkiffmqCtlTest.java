@@ -411,6 +411,31 @@ class SkiffmqCtlTest {
     }
 
     @Test
+    void aVirtualHostProtectedFromDeletionStaysUntilTheProtectionIsLifted() throws Exception {
+        assertThat(ctl("add_vhost", "ctl-protected").code()).isZero();
+        Result enabled = ctl("enable_vhost_deletion_protection", "ctl-protected");
+        assertThat(enabled.code()).as(enabled.err()).isZero();
+        assertThat(enabled.lines()).containsExactly("Protecting virtual host \"ctl-protected\" from removal by "
+            + "updating its metadata...");
+        assertThat(ctl("list_vhosts", "-s", "name", "protected_from_deletion").lines())
+            .contains("ctl-protected\ttrue");
+
+        Result refused = ctl("delete_vhost", "ctl-protected");
+        assertThat(refused.code()).isEqualTo(65);
+        assertThat(refused.err()).contains("Cannot delete this virtual host: it is protected from deletion. To lift "
+            + "the protection, inspect and update its metadata");
+        assertThat(http.get("/api/vhosts/ctl-protected").status()).isEqualTo(200);
+
+        Result disabled = ctl("disable_vhost_deletion_protection", "ctl-protected");
+        assertThat(disabled.lines()).containsExactly("Removing deletion protection from virtual host "
+            + "\"ctl-protected\" by updating its metadata...");
+        assertThat(ctl("delete_vhost", "ctl-protected").code()).isZero();
+        Result missing = ctl("enable_vhost_deletion_protection", "ctl-protected");
+        assertThat(missing.code()).isEqualTo(65);
+        assertThat(missing.err()).contains("Virtual host 'ctl-protected' does not exist");
+    }
+
+    @Test
     void permissionsAndTopicPermissions() throws Exception {
         assertThat(ctl("add_vhost", "ctl-perms").code()).isZero();
         assertThat(ctl("add_user", "ctl-perm-user", "pw").code()).isZero();

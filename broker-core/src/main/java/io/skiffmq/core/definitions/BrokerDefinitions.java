@@ -41,14 +41,21 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
 
     /**
      * A virtual host: its {@code max-connections} and {@code max-queues} limits and RabbitMQ's metadata: a
-     * description, tags, and the default queue type ({@code classic}, {@code quorum}, {@code stream}; null for
-     * none), the type of a queue declared without {@code x-queue-type} there.
+     * description, tags, the default queue type ({@code classic}, {@code quorum}, {@code stream}; null for
+     * none), the type of a queue declared without {@code x-queue-type} there, and RabbitMQ 4.1's
+     * {@code protected_from_deletion}.
      */
     public record VhostDefinition(String name, long maxConnections, long maxQueues, String description,
-            List<String> tags, String defaultQueueType) {
+            List<String> tags, String defaultQueueType, boolean protectedFromDeletion) {
         public VhostDefinition {
             description = description == null ? "" : description;
             tags = List.copyOf(tags);
+        }
+
+        /** Not protected from deletion. */
+        public VhostDefinition(String name, long maxConnections, long maxQueues, String description,
+                List<String> tags, String defaultQueueType) {
+            this(name, maxConnections, maxQueues, description, tags, defaultQueueType, false);
         }
 
         /** Without metadata. */
@@ -58,12 +65,14 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
 
         /** This one with other limits. */
         public VhostDefinition withLimits(long maxConnections, long maxQueues) {
-            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType);
+            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType,
+                protectedFromDeletion);
         }
 
         /** This one with other metadata. */
-        public VhostDefinition withMetadata(String description, List<String> tags, String defaultQueueType) {
-            return new VhostDefinition(name, maxConnections, maxQueues, description, tags, defaultQueueType);
+        public VhostDefinition withMetadata(DefinitionChange.VhostMetadataSet m) {
+            return new VhostDefinition(name, maxConnections, maxQueues, m.description(), m.tags(),
+                m.defaultQueueType(), m.protectedFromDeletion());
         }
     }
 
@@ -108,7 +117,7 @@ public record BrokerDefinitions(List<VhostDefinition> vhosts, List<UserDefinitio
                 ? x.withLimits(l.maxConnections(), l.maxQueues()) : x).toList();
         } else if (change instanceof DefinitionChange.VhostMetadataSet m) {
             v = v.stream().map(x -> x.name().equals(m.name())
-                ? x.withMetadata(m.description(), m.tags(), m.defaultQueueType()) : x).toList();
+                ? x.withMetadata(m) : x).toList();
         } else if (change instanceof DefinitionChange.UserPut put) {
             u = put(u, put.user(), x -> x.name().equals(put.user().name()));
         } else if (change instanceof DefinitionChange.UserDeleted d) {

@@ -125,11 +125,19 @@ public sealed interface DefinitionChange {
     record VhostLimitsSet(String name, long maxConnections, long maxQueues) implements BrokerChange {
     }
 
-    /** A virtual host's description, tags and default queue type (null: none), as RabbitMQ's metadata. */
-    record VhostMetadataSet(String name, String description, List<String> tags, String defaultQueueType)
-            implements BrokerChange {
+    /**
+     * A virtual host's description, tags, default queue type (null: none) and protection from deletion, as
+     * RabbitMQ's metadata.
+     */
+    record VhostMetadataSet(String name, String description, List<String> tags, String defaultQueueType,
+            boolean protectedFromDeletion) implements BrokerChange {
         public VhostMetadataSet {
             tags = List.copyOf(tags);
+        }
+
+        /** Not protected from deletion. */
+        public VhostMetadataSet(String name, String description, List<String> tags, String defaultQueueType) {
+            this(name, description, tags, defaultQueueType, false);
         }
     }
 

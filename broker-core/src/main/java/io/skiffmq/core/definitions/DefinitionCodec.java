@@ -133,7 +133,7 @@ public final class DefinitionCodec {
         } else if (change instanceof VhostAdded v) {
             VhostDefinition d = v.vhost();
             return Arrays.asList(17, d.name(), d.maxConnections(), d.maxQueues(), d.description(),
-                new ArrayList<Object>(d.tags()), d.defaultQueueType());
+                new ArrayList<Object>(d.tags()), d.defaultQueueType(), d.protectedFromDeletion());
         } else if (change instanceof VhostDeleted v) {
             return List.of(18, v.name());
         } else if (change instanceof VhostLimitsSet v) {
@@ -165,7 +165,8 @@ public final class DefinitionCodec {
         } else if (change instanceof GlobalParameterCleared g) {
             return List.of(32, g.name());
         } else if (change instanceof VhostMetadataSet m) {
-            return Arrays.asList(30, m.name(), m.description(), new ArrayList<Object>(m.tags()), m.defaultQueueType());
+            return Arrays.asList(30, m.name(), m.description(), new ArrayList<Object>(m.tags()), m.defaultQueueType(),
+                m.protectedFromDeletion());
         }
         throw new IllegalArgumentException("unknown change " + change);
     }
@@ -197,7 +198,7 @@ public final class DefinitionCodec {
             case 16 -> new InVhost(string(f, 1), (VhostChange) fromList((List<?>) f.get(2)));
             case 17 -> new VhostAdded(f.size() > 4
                 ? new VhostDefinition(string(f, 1), number(f, 2), number(f, 3), string(f, 4), strings(f, 5),
-                    (String) f.get(6))
+                    (String) f.get(6), f.size() > 7 && bool(f, 7)) // protection came in later: absent before
                 : new VhostDefinition(string(f, 1), number(f, 2), number(f, 3)));
             case 18 -> new VhostDeleted(string(f, 1));
             case 19 -> new VhostLimitsSet(string(f, 1), number(f, 2), number(f, 3));
@@ -213,7 +214,8 @@ public final class DefinitionCodec {
             case 26, 28 -> new PolicySet(new Policy(string(f, 1), string(f, 2), ApplyTo.of(string(f, 3)),
                 (Number) f.get(4), map(f, 5)), kind == 28);
             case 27, 29 -> new PolicyCleared(string(f, 1), kind == 29);
-            case 30 -> new VhostMetadataSet(string(f, 1), string(f, 2), strings(f, 3), (String) f.get(4));
+            case 30 -> new VhostMetadataSet(string(f, 1), string(f, 2), strings(f, 3), (String) f.get(4),
+                f.size() > 5 && bool(f, 5));
             case 31 -> new GlobalParameterSet(new GlobalParameterDefinition(string(f, 1), string(f, 2)));
             case 32 -> new GlobalParameterCleared(string(f, 1));
             default -> throw new IllegalArgumentException("unknown definition change kind " + kind);

@@ -49,6 +49,8 @@ class DefinitionCodecTest {
             new VhostAdded(new VhostDefinition("w", -1, 7, "prod", List.of("eu", "a"), "stream")),
             new VhostMetadataSet("v", "described", List.of("t"), "quorum"),
             new VhostMetadataSet("v", "", List.of(), null),
+            new VhostAdded(new VhostDefinition("p", -1, -1, "", List.of(), "quorum", true)),
+            new VhostMetadataSet("p", "kept", List.of(), null, true),
             new GlobalParameterSet(new BrokerDefinitions.GlobalParameterDefinition("cluster_tags", "{\"a\":[1]}")),
             new GlobalParameterCleared("cluster_tags"),
             new VhostDeleted("v"),
@@ -82,6 +84,22 @@ class DefinitionCodecTest {
         org.apache.qpid.proton.amqp.Binary bytes = data.encode();
         assertThat(DefinitionCodec.decode(ByteBuffer.wrap(bytes.getArray(), bytes.getArrayOffset(),
             bytes.getLength()))).isEqualTo(new VhostAdded(new VhostDefinition("old", 3, -1, "", List.of(), null)));
+    }
+
+    @Test
+    void metadataWrittenBeforeDeletionProtectionIsUnprotected() {
+        // kinds 17 and 30 as written before protected_from_deletion was kept
+        org.apache.qpid.proton.codec.Data added = org.apache.qpid.proton.codec.Data.Factory.create();
+        added.putObject(java.util.Arrays.asList(17, "old", 3L, -1L, "d", List.of("t"), "quorum"));
+        org.apache.qpid.proton.amqp.Binary bytes = added.encode();
+        assertThat(DefinitionCodec.decode(ByteBuffer.wrap(bytes.getArray(), bytes.getArrayOffset(),
+            bytes.getLength()))).isEqualTo(new VhostAdded(new VhostDefinition("old", 3, -1, "d", List.of("t"),
+                "quorum", false)));
+        org.apache.qpid.proton.codec.Data set = org.apache.qpid.proton.codec.Data.Factory.create();
+        set.putObject(java.util.Arrays.asList(30, "old", "d", List.of(), null));
+        bytes = set.encode();
+        assertThat(DefinitionCodec.decode(ByteBuffer.wrap(bytes.getArray(), bytes.getArrayOffset(),
+            bytes.getLength()))).isEqualTo(new VhostMetadataSet("old", "d", List.of(), null, false));
     }
 
     @Test

@@ -27,6 +27,7 @@ import picocli.CommandLine.ScopeType;
         ConnectionCommands.CloseAllConnections.class, UserCommands.AddUser.class, UserCommands.DeleteUser.class,
         UserCommands.ChangePassword.class, UserCommands.SetUserTags.class, UserCommands.ListUsers.class,
         VhostCommands.AddVhost.class, VhostCommands.DeleteVhost.class, VhostCommands.ListVhosts.class,
+        VhostCommands.EnableDeletionProtection.class, VhostCommands.DisableDeletionProtection.class,
         PermissionCommands.SetPermissions.class, PermissionCommands.ClearPermissions.class,
         PermissionCommands.ListPermissions.class, PermissionCommands.ListUserPermissions.class,
         PermissionCommands.SetTopicPermissions.class, PermissionCommands.ClearTopicPermissions.class,

@@ -8,8 +8,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * rabbitmqctl's {@code add_vhost}, {@code delete_vhost} and {@code list_vhosts}, through the HTTP API's vhosts.
- * One instance per run.
+ * rabbitmqctl's {@code add_vhost}, {@code delete_vhost}, {@code list_vhosts} and RabbitMQ 4.1's
+ * {@code enable_vhost_deletion_protection} and {@code disable_vhost_deletion_protection}, through the HTTP API's
+ * vhosts. One instance per run.
  */
 final class VhostCommands {
     private VhostCommands() {
@@ -72,7 +73,38 @@ final class VhostCommands {
         public Integer call() {
             ApiClient api = ctl.api();
             ctl.info("Deleting vhost \"" + vhost + "\" ...");
-            api.callOr404("DELETE", path(vhost), null, noSuchVhost(vhost));
+            ApiClient.Answer answer = api.send("DELETE", path(vhost), null, Map.of());
+            if (answer.status() == 404) {
+                throw noSuchVhost(vhost);
+            }
+            if (answer.status() == 412) {
+                // rabbitmqctl's words for {error, protected_from_deletion}
+                throw new CtlException(ExitCodes.DATA_ERROR, "Cannot delete this virtual host: it is protected from "
+                    + "deletion. To lift the protection, inspect and update its metadata");
+            }
+            ApiClient.ok("DELETE", path(vhost), answer);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "enable_vhost_deletion_protection", mixinStandardHelpOptions = true,
+        description = "Protects a virtual host from deletion (until the protection is removed).")
+    static final class EnableDeletionProtection extends OnVhost {
+        @Override
+        public Integer call() {
+            ctl.info("Protecting virtual host \"" + vhost + "\" from removal by updating its metadata...");
+            ctl.api().callOr404("POST", path(vhost) + "/deletion/protection", Map.of(), noSuchVhost(vhost));
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "disable_vhost_deletion_protection", mixinStandardHelpOptions = true,
+        description = "Removes deletion protection from a virtual host (so that it can be deleted).")
+    static final class DisableDeletionProtection extends OnVhost {
+        @Override
+        public Integer call() {
+            ctl.info("Removing deletion protection from virtual host \"" + vhost + "\" by updating its metadata...");
+            ctl.api().callOr404("DELETE", path(vhost) + "/deletion/protection", null, noSuchVhost(vhost));
             return ExitCodes.OK;
         }
     }
@@ -87,7 +119,8 @@ final class VhostCommands {
 
         @Override
         List<String> supported() {
-            return List.of("name", "description", "tags", "default_queue_type", "tracing", "cluster_state");
+            return List.of("name", "description", "tags", "default_queue_type", "protected_from_deletion", "tracing",
+                "cluster_state", "metadata");
         }
 
         @Override

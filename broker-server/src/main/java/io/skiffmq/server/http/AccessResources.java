@@ -1,5 +1,6 @@
 package io.skiffmq.server.http;
 
+import io.skiffmq.core.BrokerException;
 import io.skiffmq.server.Admin;
 import io.skiffmq.server.authz.AccessControl;
 import io.skiffmq.core.definitions.BrokerDefinitions;
@@ -48,6 +49,8 @@ final class AccessResources {
             })
             .sync("PUT", "/api/vhosts/{vhost}", this::putVhost)
             .sync("DELETE", "/api/vhosts/{vhost}", this::deleteVhost)
+            .sync("POST", "/api/vhosts/{vhost}/deletion/protection", r -> protect(r, true))
+            .sync("DELETE", "/api/vhosts/{vhost}/deletion/protection", r -> protect(r, false))
             .sync("GET", "/api/vhosts/{vhost}/permissions", r -> listed(r, existingVhost(r).permissions(),
                 p -> p.vhost().equals(r.variable("vhost")), Shapes::permission))
             .sync("GET", "/api/vhosts/{vhost}/topic-permissions", r -> listed(r,
@@ -139,7 +142,32 @@ final class AccessResources {
 
     private ApiResponse deleteVhost(ApiRequest request) {
         request.caller().requireAdministrator();
-        return admin().deleteVhost(request.variable("vhost")) ? ApiResponse.noContent() : notFound();
+        try {
+            return admin().deleteVhost(request.variable("vhost")) ? ApiResponse.noContent() : notFound();
+        } catch (BrokerException e) {
+            if (e.kind() != BrokerException.Kind.PRECONDITION_FAILED) {
+                throw e;
+            }
+            throw new ApiException(412, "precondition_failed", e.getMessage()); // protected from deletion
+        }
+    }
+
+    /**
+     * {@code POST} and {@code DELETE /api/vhosts/{vhost}/deletion/protection}, RabbitMQ 4.1's
+     * {@code rabbit_mgmt_wm_vhost_deletion_protection}: 204; a virtual host that does not exist is a 404.
+     */
+    private ApiResponse protect(ApiRequest request, boolean protect) {
+        request.caller().requireAdministrator();
+        String name = request.variable("vhost");
+        if (access().vhost(name) == null) {
+            if (!protect) {
+                throw ApiException.notFound();
+            }
+            throw new ApiException(404, "not_found", "Cannot enable deletion protection of virtual host '" + name
+                + "' because it does not exist");
+        }
+        admin().setVhostProtection(name, protect);
+        return ApiResponse.noContent();
     }
 
     private UserDefinition user(String name) {

@@ -40,6 +40,16 @@ record Caller(String user, List<String> tags) {
         }
     }
 
+    /**
+     * RabbitMQ's {@code is_authorized_policies}: administrators, and policymakers with permissions in
+     * {@code vhost} (any virtual host when null).
+     */
+    void requirePolicymaker(AccessControl access, String vhost) {
+        if (!administrator() && !(tags.contains(POLICYMAKER) && (vhost == null || access.mayAccess(user, vhost)))) {
+            throw ApiException.notAuthorised("User not authorised to access object");
+        }
+    }
+
     void requireAdministrator() {
         if (!administrator()) {
             throw ApiException.notAuthorised("Not administrator user");

@@ -49,6 +49,7 @@ final class DefinitionsExport {
             v.put("description", vhost.description());
             v.put("tags", vhost.tags());
             v.put("default_queue_type", Shapes.defaultQueueType(vhost));
+            v.put("protected_from_deletion", vhost.protectedFromDeletion());
             v.put("metadata", Shapes.vhostMetadata(vhost));
             vhosts.add(v);
             Map<String, Object> limits = vhostLimits(vhost);
@@ -109,15 +110,8 @@ final class DefinitionsExport {
         for (VirtualHost vhost : vhosts) {
             vhost.policies().list(false).forEach(p -> policies.add(PolicyResources.shape(vhost.name(), p)));
             for (Policy p : vhost.policies().list(true)) {
-                Map<String, Object> value = PolicyResources.shape(vhost.name(), p);
-                value.remove("vhost");
-                value.remove("name");
-                Map<String, Object> parameter = new LinkedHashMap<>();
-                parameter.put("value", value);
-                parameter.put("vhost", vhost.name());
-                parameter.put("component", "operator_policy");
-                parameter.put("name", p.name());
-                parameters.add(parameter);
+                parameters.add(ParameterResources.shape(vhost.name(), "operator_policy", p.name(),
+                    ParameterResources.policyValue(p)));
             }
         }
         out.put("policies", policies);
@@ -177,11 +171,6 @@ final class DefinitionsExport {
     }
 
     private static Map<String, Object> limitsParameter(String vhost, Map<String, Object> limits) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("value", limits);
-        p.put("vhost", vhost);
-        p.put("component", "vhost-limits");
-        p.put("name", "limits");
-        return p;
+        return ParameterResources.shape(vhost, "vhost-limits", "limits", limits);
     }
 }

@@ -126,8 +126,9 @@ final class DefinitionsImport {
         if (Bodies.flag(v, "tracing", false)) {
             notHonoured.add("virtual host '" + name + "': tracing is not implemented by SkiffMQ");
         }
-        if (v.get("metadata") instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("protected_from_deletion"))) {
-            notHonoured.add("virtual host '" + name + "': protection from deletion is not implemented by SkiffMQ");
+        // RabbitMQ 4.1's update_metadata: the key sets or lifts the protection, its absence leaves it as it is
+        if (v.get("metadata") instanceof Map<?, ?> m && m.get("protected_from_deletion") instanceof Boolean p) {
+            admin.setVhostProtection(name, p);
         }
     }
 

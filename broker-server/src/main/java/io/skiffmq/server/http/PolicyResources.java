@@ -58,13 +58,11 @@ final class PolicyResources {
 
     /** RabbitMQ's {@code is_authorized_policies} (or {@code is_authorized_admin} for operator policies). */
     private VirtualHost authorised(ApiRequest request, boolean operator, boolean mustExist) {
-        Caller caller = request.caller();
         String name = request.variable("vhost");
-        boolean allowed = caller.administrator() || !operator && caller.tags().contains(Caller.POLICYMAKER)
-            && lookups.broker().accessControl().mayAccess(caller.user(), name);
-        if (!allowed) {
-            throw ApiException.notAuthorised(operator ? "Not administrator user"
-                : "User not authorised to access object");
+        if (operator) {
+            request.caller().requireAdministrator();
+        } else {
+            request.caller().requirePolicymaker(lookups.broker().accessControl(), name);
         }
         VirtualHost vhost = lookups.broker().vhost(name);
         if (vhost == null || lookups.broker().accessControl().vhost(name) == null) {

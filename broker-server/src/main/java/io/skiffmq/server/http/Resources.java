@@ -31,5 +31,6 @@ final class Resources {
         new PolicyResources(lookups, mapper).register(router);
         new GlobalParameterResources(lookups, mapper).register(router);
         new VhostLimitResources(lookups, mapper).register(router);
+        new ParameterResources(lookups, mapper).register(router);
     }
 }

@@ -204,6 +204,7 @@ final class Shapes {
         v.put("description", vhost.description());
         v.put("tags", vhost.tags());
         v.put("default_queue_type", defaultQueueType(vhost));
+        v.put("protected_from_deletion", vhost.protectedFromDeletion());
         v.put("metadata", vhostMetadata(vhost));
         v.put("tracing", false);
         v.put("cluster_state", Map.of(node, "running"));
@@ -215,12 +216,18 @@ final class Shapes {
         return vhost.defaultQueueType() == null ? "classic" : vhost.defaultQueueType();
     }
 
-    /** RabbitMQ's {@code metadata} of a virtual host: description, tags, default queue type. */
+    /**
+     * RabbitMQ's {@code metadata} of a virtual host: description, tags, default queue type, and
+     * {@code protected_from_deletion} when it is protected.
+     */
     static Map<String, Object> vhostMetadata(VhostDefinition vhost) {
         Map<String, Object> metadata = new LinkedHashMap<>();
         metadata.put("description", vhost.description());
         metadata.put("tags", vhost.tags());
         metadata.put("default_queue_type", defaultQueueType(vhost));
+        if (vhost.protectedFromDeletion()) {
+            metadata.put("protected_from_deletion", true);
+        }
         return metadata;
     }
 

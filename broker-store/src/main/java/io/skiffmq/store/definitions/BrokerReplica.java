@@ -48,8 +48,7 @@ public final class BrokerReplica implements ChangeLog.Replica {
         } else if (change instanceof VhostLimitsSet l) {
             vhosts.computeIfPresent(l.name(), (n, v) -> v.withLimits(l.maxConnections(), l.maxQueues()));
         } else if (change instanceof VhostMetadataSet m) {
-            vhosts.computeIfPresent(m.name(), (n, v) -> v.withMetadata(m.description(), m.tags(),
-                m.defaultQueueType()));
+            vhosts.computeIfPresent(m.name(), (n, v) -> v.withMetadata(m));
         } else if (change instanceof UserPut u) {
             users.put(u.user().name(), u.user());
         } else if (change instanceof UserDeleted d) {
