@@ -186,6 +186,31 @@ class StreamOperationsTest extends StreamProtocolTestBase {
             .containsEntry("rabbitmq_stream_segments{queue=" + STREAM + ",vhost=/}", 1.0));
     }
 
+    @Test
+    void prometheusShowsTheHighestOffsetLagOfAStreamsConsumers() throws Exception {
+        String lagging = "ops-lagging";
+        environment.streamCreator().stream(lagging).create();
+        try (Producer producer = environment.producerBuilder().stream(lagging).build()) {
+            // two chunks: 0-4 and 5-9
+            assertThat(StreamClients.sendAndConfirm(producer, "a", 5)).isEmpty();
+            assertThat(StreamClients.sendAndConfirm(producer, "b", 5)).isEmpty();
+        }
+        // credit for one chunk, never given back: it stays at offset 4 of 9 (the client's default chunk listener
+        // gives no credit)
+        com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
+        try {
+            assertThat(client.subscribe((byte) 0, lagging, OffsetSpecification.first(), 1).isOk()).isTrue();
+            Amqp091Support.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
+                    PrometheusMetricsTest.scrape(broker, "/metrics/per-object"))
+                .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + lagging + ",vhost=/}", 5.0)
+                .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + STREAM + ",vhost=/}", 0.0));
+        } finally {
+            client.close();
+            environment.deleteStream(lagging);
+        }
+    }
+
     /** The cells of a pretty table's line. */
     private static List<String> cells(String line) {
         List<String> cells = new ArrayList<>();
