@@ -187,23 +187,50 @@ class StreamOperationsTest extends StreamProtocolTestBase {
     }
 
     @Test
+    void theStreamProtocolsConsumersAreAmongTheConsumersAsRabbitMqListsThem() throws Exception {
+        // rabbit_stream_metrics:consumer_created/10 registers each subscription with the core metrics
+        Amqp091Support.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(list("/api/consumers/%2F"))
+            .filteredOn(c -> Map.of("name", STREAM, "vhost", "/").equals(c.get("queue"))).hasSize(3)
+            .allSatisfy(c -> {
+                assertThat((String) c.get("consumer_tag")).startsWith("stream.subid-");
+                assertThat(c).containsEntry("ack_required", false).containsEntry("prefetch_count", 0)
+                    .containsEntry("channel_details", Map.of());
+            })
+            .extracting(c -> c.get("activity_status")).containsExactlyInAnyOrder("up", "single_active", "waiting"));
+        assertThat(list("/api/consumers")).filteredOn(c -> Map.of("name", STREAM, "vhost", "/").equals(c.get("queue")))
+            .filteredOn(c -> "waiting".equals(c.get("activity_status"))).singleElement()
+            .satisfies(c -> {
+                assertThat(c).containsEntry("active", false);
+                assertThat((Map<String, Object>) c.get("arguments")).containsEntry("single-active-consumer", "true")
+                    .containsEntry("name", "grp");
+            });
+    }
+
+    @Test
     void prometheusShowsTheHighestOffsetLagOfAStreamsConsumers() throws Exception {
         String lagging = "ops-lagging";
         environment.streamCreator().stream(lagging).create();
         try (Producer producer = environment.producerBuilder().stream(lagging).build()) {
-            // two chunks: 0-4 and 5-9
+            // at least two chunks (offsets 0-9): the second send waits for the first's confirms
             assertThat(StreamClients.sendAndConfirm(producer, "a", 5)).isEmpty();
             assertThat(StreamClients.sendAndConfirm(producer, "b", 5)).isEmpty();
         }
-        // credit for one chunk, never given back: it stays at offset 4 of 9 (the client's default chunk listener
-        // gives no credit)
+        // credit for one chunk, never given back: it stays at the first chunk's last offset, of 9
+        java.util.concurrent.atomic.AtomicLong last = new java.util.concurrent.atomic.AtomicLong(-1);
         com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
-            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1").port(broker.streamPort())
+                .chunkListener((c, subscription, offset, messages, size) -> {
+                    last.set(offset + messages - 1);
+                    return null;
+                }));
         try {
             assertThat(client.subscribe((byte) 0, lagging, OffsetSpecification.first(), 1).isOk()).isTrue();
+            Amqp091Support.await().atMost(TIMEOUT).until(() -> last.get() >= 0);
+            assertThat(last.get()).as("a chunk before the last").isLessThan(9);
             Amqp091Support.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
                     PrometheusMetricsTest.scrape(broker, "/metrics/per-object"))
-                .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + lagging + ",vhost=/}", 5.0)
+                .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + lagging + ",vhost=/}",
+                    (double) (9 - last.get()))
                 .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + STREAM + ",vhost=/}", 0.0));
         } finally {
             client.close();
