@@ -174,6 +174,11 @@ class StreamOperationsTest extends StreamProtocolTestBase {
             "auth_mechanism");
         assertThat(all.code()).as(all.err()).isZero();
         assertThat(all.rows("protocol\tauth_mechanism")).contains(List.of("stream", "PLAIN"));
+        // rabbitmqctl lists no consumer of a stream (rabbit_amqqueue:consumers/1), the HTTP API does
+        SkiffmqCtlTest.Result consumers = SkiffmqCtlTest.ctl(broker.managementPort(), "list_consumers",
+            "queue_name", "consumer_tag");
+        assertThat(consumers.code()).as(consumers.err()).isZero();
+        assertThat(consumers.rows("queue_name\tconsumer_tag")).noneMatch(row -> row.contains(STREAM));
     }
 
     @Test
