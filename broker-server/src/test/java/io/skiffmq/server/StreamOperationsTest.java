@@ -160,6 +160,26 @@ class StreamOperationsTest extends StreamProtocolTestBase {
             + broker.broker().config().node() + " ...");
         assertThat(rows(status)).singleElement().satisfies(row -> assertThat(row).startsWith("writer",
             broker.broker().config().node(), "1", "9", "9").endsWith("0", "0", "1"));
+        // --tracking: the named producer's highest publishing id with its chunk, and a stored offset
+        com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
+        try {
+            client.storeOffset("ops-reader", STREAM, 7);
+            Amqp091Support.await().atMost(TIMEOUT).until(() -> client.queryOffset("ops-reader", STREAM)
+                .getOffset() == 7);
+            long sequence = client.queryPublisherSequence("ops-producer", STREAM);
+            SkiffmqCtlTest.Result tracking = SkiffmqCtlTest.ctl(broker.managementPort(), "stream_status", STREAM,
+                "--tracking");
+            assertThat(tracking.lines().get(0)).isEqualTo("Status of stream " + STREAM + " on node "
+                + broker.broker().config().node() + " ...");
+            assertThat(cells(tracking.lines().get(2))).containsExactly("type", "reference", "value");
+            // (the group "grp" stores its offset too: the client tracks a named consumer's offset itself)
+            assertThat(rows(tracking)).contains(List.of("offset", "ops-reader", "7"))
+                .anySatisfy(row -> assertThat(String.join(" ", row)).matches(
+                    "sequence ops-producer \\{\\d+, " + sequence + "\\}"));
+        } finally {
+            client.close();
+        }
         broker.vhost("/").declareQueue("ops-classic", true, Map.of());
         SkiffmqCtlTest.Result classic = SkiffmqCtlTest.ctl(broker.managementPort(), "stream_status", "ops-classic");
         assertThat(classic.code()).isEqualTo(70);
