@@ -24,7 +24,12 @@ import org.HdrHistogram.Histogram;
  *       {@code --size} bytes carrying its send time ({@link StreamLoadCodec}).</li>
  *   <li>Consumers subscribe from {@code --offset} ({@code first}, {@code last}, {@code next}, an offset, or
  *       {@code timestamp:MILLIS}) with {@code --credit} chunks of credit, given back one per chunk received, and
- *       optionally a filter ({@code --filter=a,b}, {@code --match-unfiltered}; RabbitMQ 3.13 and later).</li>
+ *       optionally a filter ({@code --filter=a,b}, {@code --match-unfiltered}; RabbitMQ 3.13 and later). With a
+ *       filter and {@code --count}, a consumer is done once it has read the count or no chunk came for a second
+ *       (the chunks its filter rules out never come).</li>
+ *   <li>With {@code --filter-value-set=a,b,c}, producers give their messages filter values (publish v2, RabbitMQ
+ *       3.13 and later): each value for {@code --filter-run} messages in turn (a batch by default), so a chunk
+ *       holds few values and a filtering consumer reads less: the bytes read, filtered against unfiltered.</li>
  *   <li>The run lasts {@code --duration} seconds after {@code --warmup}, or, with {@code --count}, until the
  *       producers have had {@code --count} messages confirmed in all and each consumer has read {@code --count}
  *       (a pre-filled stream read from {@code first}: the rate is the whole read's).</li>
@@ -66,9 +71,13 @@ public final class StreamLoad {
         options.put("rate", "0");
         options.put("offset", "next");
         options.put("credit", "10");
-        // consumers: filter values (comma-separated) and match-unfiltered; producers: never filter here
+        // consumers: filter values (comma-separated) and match-unfiltered
         options.put("filter", "");
         options.put("match-unfiltered", "false");
+        // producers: the filter values messages carry (comma-separated; none by default), each for a run of
+        // filter-run messages in turn (0: a batch)
+        options.put("filter-value-set", "");
+        options.put("filter-run", "0");
         options.put("duration", "20");
         options.put("warmup", "5");
         options.put("count", "0");

@@ -65,12 +65,19 @@ final class StreamLoadCodec implements Codec {
         final int id;
         final int size;
         final long publishingId;
+        /** Its filter value (publish v2), null for none. */
+        final String filterValue;
 
         Outgoing(long sentAt, int id, int size, long publishingId) {
+            this(sentAt, id, size, publishingId, null);
+        }
+
+        Outgoing(long sentAt, int id, int size, long publishingId, String filterValue) {
             this.sentAt = sentAt;
             this.id = id;
             this.size = size;
             this.publishingId = publishingId;
+            this.filterValue = filterValue;
         }
 
         /** The entry: its size (as the client's own encoded messages write it), then the message. */

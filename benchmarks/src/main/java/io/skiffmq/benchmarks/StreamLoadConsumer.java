@@ -13,14 +13,19 @@ import java.util.Map;
  */
 final class StreamLoadConsumer {
     private static final byte SUBSCRIPTION = 0;
+    private static final long IDLE_NANOS = 1_000_000_000L;
 
     private final Client client;
     private final StreamLoadCounters counters;
     private final Map<String, String> options;
     private final long count;
     private final boolean latency;
+    /** With a filter, a run with a count ends after a second without chunks: the ruled-out ones never come. */
+    private final boolean filtered;
     private long consumed;
     private volatile boolean done;
+    /** When the last chunk came ({@link System#nanoTime()}), 0 before the first. */
+    private volatile long lastChunk;
 
     /**
      * Connects; {@link #subscribe} starts reading.
@@ -32,10 +37,12 @@ final class StreamLoadConsumer {
         this.counters = counters;
         this.count = count;
         this.latency = Integer.parseInt(options.get("producers")) > 0 && options.get("offset").equals("next");
+        this.filtered = !options.get("filter").isEmpty();
         this.client = new Client(StreamLoad.parameters(options, group)
             .chunkListener((c, subscription, offset, messages, dataSize) -> {
                 counters.chunks.increment();
                 counters.bytes.add(dataSize);
+                lastChunk = System.nanoTime();
                 c.credit(subscription, 1);
                 return null;
             })
@@ -79,9 +86,13 @@ final class StreamLoadConsumer {
         }
     }
 
-    /** With a count: it has read that many. */
+    /**
+     * With a count: it has read that many, or, filtering, it read something and then nothing for a second (the run's
+     * producers done).
+     */
     boolean done() {
-        return done;
+        long last = lastChunk;
+        return done || filtered && last != 0 && System.nanoTime() - last > IDLE_NANOS;
     }
 
     void close() {

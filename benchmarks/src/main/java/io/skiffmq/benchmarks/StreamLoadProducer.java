@@ -2,6 +2,7 @@ package io.skiffmq.benchmarks;
 
 import com.rabbitmq.stream.Message;
 import com.rabbitmq.stream.impl.Client;
+import com.rabbitmq.stream.impl.FilterValuePublisher;
 import io.netty.channel.EventLoopGroup;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,11 @@ final class StreamLoadProducer {
     /** Send time by publishing id (a ring at least as long as the messages in flight). */
     private final long[] sentAt;
     private final int mask;
+    /** The filter values messages carry in turn, empty for none; each for {@link #filterRun} messages. */
+    private final String[] filterValues;
+    private final long filterRun;
+    /** Publish v2 with the messages' filter values; null without them (publish v1, as RabbitMQ 3.10 takes). */
+    private final FilterValuePublisher filtering;
     private volatile boolean running;
 
     /**
@@ -52,6 +58,10 @@ final class StreamLoadProducer {
         this.permits = new Semaphore(inFlight);
         this.sentAt = new long[Integer.highestOneBit(inFlight) * 2];
         this.mask = sentAt.length - 1;
+        this.filterValues = options.get("filter-value-set").isEmpty() ? new String[0]
+            : options.get("filter-value-set").split(",");
+        long run = Long.parseLong(options.get("filter-run"));
+        this.filterRun = run > 0 ? run : batchSize;
         this.client = new Client(StreamLoad.parameters(options, group)
             .publishConfirmListener((publisher, id) -> confirmed(id))
             .publishErrorListener((publisher, id, code) -> {
@@ -63,6 +73,8 @@ final class StreamLoadProducer {
                     counters.fail("producer " + index + "'s connection closed: " + context.getShutdownReason());
                 }
             }));
+        this.filtering = filterValues.length == 0 ? null
+            : new FilterValuePublisher(client, message -> ((StreamLoadCodec.Outgoing) message).filterValue);
         Client.Response response = client.declarePublisher(PUBLISHER, null, stream);
         if (!response.isOk()) {
             client.close();
@@ -104,9 +116,13 @@ final class StreamLoadProducer {
                 for (int i = 0; i < n; i++) {
                     long id = ++sequence;
                     sentAt[(int) (id & mask)] = now;
-                    batch.add(new StreamLoadCodec.Outgoing(now, LoadBody.id(index, id), size, id));
+                    batch.add(new StreamLoadCodec.Outgoing(now, LoadBody.id(index, id), size, id, filterValue(id)));
                 }
-                client.publish(PUBLISHER, batch, message -> ((StreamLoadCodec.Outgoing) message).publishingId);
+                if (filtering == null) {
+                    client.publish(PUBLISHER, batch, message -> ((StreamLoadCodec.Outgoing) message).publishingId);
+                } else {
+                    filtering.publish(PUBLISHER, batch, message -> ((StreamLoadCodec.Outgoing) message).publishingId);
+                }
             }
             if (count > 0 && !permits.tryAcquire(inFlight, 60, TimeUnit.SECONDS)) {
                 counters.fail("producer " + index + ": confirms missing a minute after the last publish");
@@ -118,6 +134,11 @@ final class StreamLoadProducer {
         } finally {
             running = false;
         }
+    }
+
+    /** The filter value of the message with publishing id {@code id} (from 1), null when there are none. */
+    String filterValue(long id) {
+        return filterValues.length == 0 ? null : filterValues[(int) ((id - 1) / filterRun % filterValues.length)];
     }
 
     private void confirmed(long id) {

@@ -17,8 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The stream load tool's messages checked against the stream client's own AMQP 1.0 codec (proton-j), both ways, and
- * its figures from known counts. There is no stream protocol server on this branch to run it against end to end;
- * the docs' runs against SkiffMQ's and RabbitMQ's port 5552 are that check.
+ * its figures from known counts. {@code StreamLoadFilterTest} runs it against a broker's stream port.
  */
 class StreamLoadTest {
     private static final Codec CLIENT = new QpidProtonCodec();

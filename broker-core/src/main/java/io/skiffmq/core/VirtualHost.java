@@ -144,6 +144,20 @@ public final class VirtualHost {
     }
 
     /**
+     * The {@code max-queues} that {@code additional} more queues would pass, -1 when they would not (or there is
+     * none), as {@code rabbit_vhost_limit:would_exceed_queue_limit/2}: for checks made before declaring several.
+     */
+    public long queueLimitPassedBy(int additional) {
+        long limit = maxQueues;
+        if (limit < 0) {
+            return -1;
+        }
+        synchronized (writeLock) {
+            return queues.size() + pendingDeclares.size() + shared.remoteCount() + additional > limit ? limit : -1;
+        }
+    }
+
+    /**
      * Sets the type a queue declared without {@code x-queue-type} gets from now on (RabbitMQ's
      * {@code default_queue_type}; null for none, which is classic). Queues there stay as they are.
      */

@@ -270,6 +270,50 @@ class Amqp10StreamTest {
     }
 
     @Test
+    void aStreamWrittenOverTheStreamProtocolIsReadOverAmqp10WithItsFilterAndOver091() throws Exception {
+        String stream = stream("from-stream-protocol");
+        try (com.rabbitmq.stream.Environment streams = StreamClients.environment(broker);
+                com.rabbitmq.stream.Producer producer = streams.producerBuilder().stream(stream)
+                    .filterValue(m -> (String) m.getApplicationProperties().get("region")).build()) {
+            for (String region : List.of("emea", "amer", "emea")) {
+                // each confirmed before the next: a chunk each, so a filter can skip the others
+                CountDownLatch confirmed = new CountDownLatch(1);
+                producer.send(producer.messageBuilder().properties().messageId("id-" + region).messageBuilder()
+                    .applicationProperties().entry("region", region).messageBuilder()
+                    .addData(bytes("from " + region)).build(), status -> {
+                        if (status.isConfirmed()) {
+                            confirmed.countDown();
+                        }
+                    });
+                assertThat(confirmed.await(10, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+        List<Message> amer = consume(stream, o -> o.offset(StreamOffsetSpecification.FIRST).filterValues("amer"));
+        List<Message> all = consume(stream, o -> o.offset(StreamOffsetSpecification.FIRST));
+        await().atMost(TIMEOUT).until(() -> all.size() == 3 && !amer.isEmpty());
+        assertThat(amer).singleElement().satisfies(m -> {
+            assertThat(text(m)).isEqualTo("from amer");
+            assertThat(m.messageIdAsString()).isEqualTo("id-amer");
+            assertThat(m.property("region")).isEqualTo("amer");
+            assertThat(m.annotation("x-stream-offset")).isEqualTo(1L);
+        });
+        assertThat(offsets(all)).isEqualTo(range(0, 2));
+
+        com.rabbitmq.client.Channel channel = amqp091.createChannel();
+        channel.basicQos(10);
+        Amqp091Support.Recorder recorder = new Amqp091Support.Recorder(channel);
+        channel.basicConsume(stream, false, Map.of("x-stream-offset", 1L), recorder);
+        com.rabbitmq.client.Delivery delivery = recorder.awaitDeliveries(2).get(0);
+        assertThat(new String(delivery.getBody(), StandardCharsets.UTF_8)).isEqualTo("from amer");
+        assertThat(delivery.getProperties().getMessageId()).isEqualTo("id-amer");
+        assertThat(delivery.getProperties().getHeaders()).containsEntry("x-stream-offset", 1L);
+        assertThat(delivery.getProperties().getHeaders().get("region").toString()).isEqualTo("amer");
+        assertThat(delivery.getEnvelope().getRoutingKey()).as("as RabbitMQ reads a stream protocol message")
+            .isEqualTo(stream);
+        channel.close();
+    }
+
+    @Test
     void aJmsConsumerOnAStreamGetsWhatItsSelectorMatchesFromTheNextMessageOn() throws Exception {
         String stream = stream("jms-stream");
         publishEach(stream, 1, m -> m.property("colour", "red")); // before the consumer: not read

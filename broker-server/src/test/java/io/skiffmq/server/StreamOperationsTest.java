@@ -160,6 +160,26 @@ class StreamOperationsTest extends StreamProtocolTestBase {
             + broker.broker().config().node() + " ...");
         assertThat(rows(status)).singleElement().satisfies(row -> assertThat(row).startsWith("writer",
             broker.broker().config().node(), "1", "9", "9").endsWith("0", "0", "1"));
+        // --tracking: the named producer's highest publishing id with its chunk, and a stored offset
+        com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1").port(broker.streamPort()));
+        try {
+            client.storeOffset("ops-reader", STREAM, 7);
+            Amqp091Support.await().atMost(TIMEOUT).until(() -> client.queryOffset("ops-reader", STREAM)
+                .getOffset() == 7);
+            long sequence = client.queryPublisherSequence("ops-producer", STREAM);
+            SkiffmqCtlTest.Result tracking = SkiffmqCtlTest.ctl(broker.managementPort(), "stream_status", STREAM,
+                "--tracking");
+            assertThat(tracking.lines().get(0)).isEqualTo("Status of stream " + STREAM + " on node "
+                + broker.broker().config().node() + " ...");
+            assertThat(cells(tracking.lines().get(2))).containsExactly("type", "reference", "value");
+            // (the group "grp" stores its offset too: the client tracks a named consumer's offset itself)
+            assertThat(rows(tracking)).contains(List.of("offset", "ops-reader", "7"))
+                .anySatisfy(row -> assertThat(String.join(" ", row)).matches(
+                    "sequence ops-producer \\{\\d+, " + sequence + "\\}"));
+        } finally {
+            client.close();
+        }
         broker.vhost("/").declareQueue("ops-classic", true, Map.of());
         SkiffmqCtlTest.Result classic = SkiffmqCtlTest.ctl(broker.managementPort(), "stream_status", "ops-classic");
         assertThat(classic.code()).isEqualTo(70);
@@ -174,6 +194,11 @@ class StreamOperationsTest extends StreamProtocolTestBase {
             "auth_mechanism");
         assertThat(all.code()).as(all.err()).isZero();
         assertThat(all.rows("protocol\tauth_mechanism")).contains(List.of("stream", "PLAIN"));
+        // rabbitmqctl lists no consumer of a stream (rabbit_amqqueue:consumers/1), the HTTP API does
+        SkiffmqCtlTest.Result consumers = SkiffmqCtlTest.ctl(broker.managementPort(), "list_consumers",
+            "queue_name", "consumer_tag");
+        assertThat(consumers.code()).as(consumers.err()).isZero();
+        assertThat(consumers.rows("queue_name\tconsumer_tag")).noneMatch(row -> row.contains(STREAM));
     }
 
     @Test
@@ -184,6 +209,58 @@ class StreamOperationsTest extends StreamProtocolTestBase {
             .containsEntry("rabbitmq_global_consumers{protocol=stream}", 3.0)
             .containsEntry("rabbitmq_global_messages_received_confirm_total{protocol=stream}", (double) MESSAGES)
             .containsEntry("rabbitmq_stream_segments{queue=" + STREAM + ",vhost=/}", 1.0));
+    }
+
+    @Test
+    void theStreamProtocolsConsumersAreAmongTheConsumersAsRabbitMqListsThem() throws Exception {
+        // rabbit_stream_metrics:consumer_created/10 registers each subscription with the core metrics
+        Amqp091Support.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(list("/api/consumers/%2F"))
+            .filteredOn(c -> Map.of("name", STREAM, "vhost", "/").equals(c.get("queue"))).hasSize(3)
+            .allSatisfy(c -> {
+                assertThat((String) c.get("consumer_tag")).startsWith("stream.subid-");
+                assertThat(c).containsEntry("ack_required", false).containsEntry("prefetch_count", 0)
+                    .containsEntry("channel_details", Map.of());
+            })
+            .extracting(c -> c.get("activity_status")).containsExactlyInAnyOrder("up", "single_active", "waiting"));
+        assertThat(list("/api/consumers")).filteredOn(c -> Map.of("name", STREAM, "vhost", "/").equals(c.get("queue")))
+            .filteredOn(c -> "waiting".equals(c.get("activity_status"))).singleElement()
+            .satisfies(c -> {
+                assertThat(c).containsEntry("active", false);
+                assertThat((Map<String, Object>) c.get("arguments")).containsEntry("single-active-consumer", "true")
+                    .containsEntry("name", "grp");
+            });
+    }
+
+    @Test
+    void prometheusShowsTheHighestOffsetLagOfAStreamsConsumers() throws Exception {
+        String lagging = "ops-lagging";
+        environment.streamCreator().stream(lagging).create();
+        try (Producer producer = environment.producerBuilder().stream(lagging).build()) {
+            // at least two chunks (offsets 0-9): the second send waits for the first's confirms
+            assertThat(StreamClients.sendAndConfirm(producer, "a", 5)).isEmpty();
+            assertThat(StreamClients.sendAndConfirm(producer, "b", 5)).isEmpty();
+        }
+        // credit for one chunk, never given back: it stays at the first chunk's last offset, of 9
+        java.util.concurrent.atomic.AtomicLong last = new java.util.concurrent.atomic.AtomicLong(-1);
+        com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1").port(broker.streamPort())
+                .chunkListener((c, subscription, offset, messages, size) -> {
+                    last.set(offset + messages - 1);
+                    return null;
+                }));
+        try {
+            assertThat(client.subscribe((byte) 0, lagging, OffsetSpecification.first(), 1).isOk()).isTrue();
+            Amqp091Support.await().atMost(TIMEOUT).until(() -> last.get() >= 0);
+            assertThat(last.get()).as("a chunk before the last").isLessThan(9);
+            Amqp091Support.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
+                    PrometheusMetricsTest.scrape(broker, "/metrics/per-object"))
+                .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + lagging + ",vhost=/}",
+                    (double) (9 - last.get()))
+                .containsEntry("rabbitmq_stream_consumer_max_offset_lag{queue=" + STREAM + ",vhost=/}", 0.0));
+        } finally {
+            client.close();
+            environment.deleteStream(lagging);
+        }
     }
 
     /** The cells of a pretty table's line. */

@@ -116,6 +116,27 @@ class StreamProtocolConnectionTest {
     }
 
     @Test
+    void anonymousLogsInAsTheAnonymousUserAndTheVirtualHostsConnectionLimitHoldsAtOpen() throws Exception {
+        try (RunningBroker broker = RunningBroker.start()) {
+            HttpApiClient http = HttpApiClient.guest(broker);
+            assertThat(http.put("/api/vhost-limits/%2F/max-connections", Map.of("value", 1)).status())
+                .isEqualTo(204);
+            // anonymous-login-user is guest by default, as RabbitMQ 4's anonymous_login_user
+            Client anonymous = new Client(parameters(broker).clientProperty("connection_name", "anon")
+                .saslConfiguration(com.rabbitmq.stream.sasl.DefaultSaslConfiguration.ANONYMOUS));
+            try {
+                assertThat(http.get("/api/connections").list()).filteredOn(c -> "stream".equals(c.get("protocol")))
+                    .singleElement().satisfies(c -> assertThat(c).containsEntry("user", "guest")
+                        .containsEntry("auth_mechanism", "ANONYMOUS"));
+                assertThatThrownBy(() -> new Client(parameters(broker))).as("max-connections 1 on /")
+                    .hasMessageContaining("VIRTUAL_HOST_ACCESS_FAILURE");
+            } finally {
+                anonymous.close();
+            }
+        }
+    }
+
+    @Test
     void permissionsAreCheckedPerCommand() throws Exception {
         try (RunningBroker broker = RunningBroker.start()) {
             broker.admin().putUser("alice", "pw", List.of());

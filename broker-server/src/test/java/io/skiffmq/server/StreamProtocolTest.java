@@ -6,18 +6,25 @@ import static io.skiffmq.server.StreamClients.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.rabbitmq.stream.ByteCapacity;
+import com.rabbitmq.stream.ChunkChecksum;
 import com.rabbitmq.stream.Consumer;
+import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import com.rabbitmq.stream.Producer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 
 /**
  * RabbitMQ's stream Java client against the stream protocol: a producer with confirms, and consumers from each
- * offset specification reading what it wrote, offsets and bodies.
+ * offset specification reading what it wrote, offsets and bodies; offsets dense across segment rolls, every chunk's
+ * CRC checked by the client.
  */
 class StreamProtocolTest extends StreamProtocolTestBase {
 
@@ -69,6 +76,39 @@ class StreamProtocolTest extends StreamProtocolTestBase {
                 .toList());
         }
         environment.deleteStream("large");
+    }
+
+    @Test
+    void offsetsStayDenseAcrossSegmentRollsAndTheClientFindsEveryChunksCrcGood() throws Exception {
+        environment.streamCreator().stream("rolled").maxSegmentSizeBytes(ByteCapacity.B(100_000)).create();
+        try (Producer producer = environment.producerBuilder().stream("rolled").build()) {
+            for (int batch = 0; batch < 6; batch++) {
+                assertThat(sendAndConfirm(producer, "r" + batch + "-" + "z".repeat(1000) + "-", 100)).isEmpty();
+            }
+        }
+        assertThat(((io.skiffmq.core.stream.StreamQueue) broker.vhost("/").queue("rolled")).store().segmentCount())
+            .as("at least two rolls").isGreaterThanOrEqualTo(3);
+        // the client's check (CRC-32 of each chunk's data against its header), counted
+        AtomicLong checked = new AtomicLong();
+        AtomicLong bad = new AtomicLong();
+        ChunkChecksum crc = (buffer, length, expected) -> {
+            CRC32 computed = new CRC32();
+            computed.update(buffer.nioBuffer(buffer.readerIndex(), (int) length));
+            checked.incrementAndGet();
+            if (computed.getValue() != expected) {
+                bad.incrementAndGet();
+            }
+        };
+        List<Long> offsets = Collections.synchronizedList(new ArrayList<>());
+        try (Environment own = StreamClients.builder(broker.streamPort()).chunkChecksum(crc).build();
+                Consumer consumer = own.consumerBuilder().stream("rolled").offset(OffsetSpecification.first())
+                    .messageHandler((context, message) -> offsets.add(context.offset())).build()) {
+            org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> offsets.size() >= 600);
+        }
+        assertThat(offsets).isEqualTo(LongStream.range(0, 600).boxed().toList());
+        assertThat(checked.get()).as("chunks checked").isPositive();
+        assertThat(bad.get()).as("chunks with a bad CRC").isZero();
+        environment.deleteStream("rolled");
     }
 
     @Test

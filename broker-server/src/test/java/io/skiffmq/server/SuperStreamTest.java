@@ -204,6 +204,25 @@ class SuperStreamTest {
         }
     }
 
+    @Test
+    void aSuperStreamThatWouldPassTheVirtualHostsQueueLimitIsRefusedBeforeAnythingIsMade() throws Exception {
+        String name = unique("limited");
+        long limit = vhost().queues().size() + 2;
+        vhost().maxQueues(limit);
+        try {
+            // rabbit_stream_manager:validate_super_stream_creation/4, with ~tp's Erlang binaries
+            assertThat(reason(http.put(path(name), Map.of("partitions", 3)))).isEqualTo("{validation_failed,"
+                + "\"Cannot declare super stream <<\\\"" + name + "\\\">> with 3 partition(s) because queue limit "
+                + limit + " in vhost '<<\\\"/\\\">>' is reached\"}");
+            assertThat(vhost().exchange(name)).as("nothing made").isNull();
+            assertThat(vhost().queue(name + "-0")).isNull();
+            assertThat(http.put(path(name), Map.of("partitions", 2)).status()).isEqualTo(204);
+            http.delete(path(name));
+        } finally {
+            vhost().maxQueues(-1);
+        }
+    }
+
     private static String reason(HttpApiClient.Answer answer) {
         assertThat(answer.status()).isEqualTo(400);
         return (String) answer.map().get("reason");

@@ -144,6 +144,13 @@ public final class SuperStreams {
         if (partitions.size() > maxPartitions) {
             throw invalid("The partition number must not exceed " + maxPartitions);
         }
+        long queueLimit = vhost.queueLimitPassedBy(partitions.size());
+        if (queueLimit >= 0) {
+            // RabbitMQ formats the names with ~tp: Erlang binaries
+            throw invalid("Cannot declare super stream <<\"" + name + "\">> with " + partitions.size()
+                + " partition(s) because queue limit " + queueLimit + " in vhost '<<\"" + vhost.name()
+                + "\">>' is reached");
+        }
         if (correctName(name) == null) {
             throw invalid(name + " is not a correct name for a super stream");
         }

@@ -182,7 +182,11 @@ final class ListCommands {
 
         @Override
         List<Map<String, Object>> rows(ApiClient api) {
-            return renamed(api.list("/api/consumers/" + ApiClient.segment(ctl.vhost)), (consumer, row) -> {
+            // the stream protocol's subscriptions (no channel) are the HTTP API's only: rabbit_amqqueue:consumers/1
+            // lists none for a stream
+            List<Map<String, Object>> consumers = api.list("/api/consumers/" + ApiClient.segment(ctl.vhost)).stream()
+                .filter(consumer -> !Map.of().equals(consumer.get("channel_details"))).toList();
+            return renamed(consumers, (consumer, row) -> {
                 row.put("queue_name", nested(consumer, "queue", "name"));
                 row.put("channel_pid", nested(consumer, "channel_details", "name"));
             });

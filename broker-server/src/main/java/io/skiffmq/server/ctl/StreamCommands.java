@@ -186,20 +186,19 @@ final class StreamCommands {
     static final class Status extends CtlCommand {
         private static final List<String> COLUMNS = List.of("role", "node", "epoch", "offset", "committed_offset",
             "committed_chunk_id", "first_offset", "readers", "segments");
+        private static final List<String> TRACKING_COLUMNS = List.of("type", "reference", "value");
 
         @Parameters(index = "0", paramLabel = "stream", description = "name of the stream")
         String name;
 
-        @Option(names = "--tracking", description = "the stream's tracking (offsets and publisher sequences):"
-            + " not available here")
+        @Option(names = "--tracking", description = "the stream's tracking instead (columns: type reference value):"
+            + " stored offsets, and producers' highest publishing ids as {chunk id, id}")
         boolean tracking;
 
         @Override
         public Integer call() {
-            if (tracking) {
-                throw new CtlException(ExitCodes.USAGE, "--tracking is not supported");
-            }
-            String path = "/api/stream/status/" + ApiClient.segment(ctl.vhost) + "/" + ApiClient.segment(name);
+            String path = "/api/stream/" + (tracking ? "tracking/" : "status/") + ApiClient.segment(ctl.vhost) + "/"
+                + ApiClient.segment(name);
             ApiClient.Answer answer = ctl.api().send("GET", path, null, Map.of());
             if (answer.status() == 404) {
                 throw new CtlException(ExitCodes.SOFTWARE, "{:error, :not_found}");
@@ -210,6 +209,21 @@ final class StreamCommands {
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> rows = new ArrayList<>((List<Map<String, Object>>) ApiClient.ok("GET", path,
                 answer));
+            if (tracking) {
+                // rabbit_stream_queue:tracking_status/2 shows a sequence as osiris keeps it: {chunk id, id}
+                List<Map<String, Object>> shown = new ArrayList<>();
+                for (Map<String, Object> row : rows) {
+                    Map<String, Object> line = new java.util.LinkedHashMap<>(row);
+                    if ("sequence".equals(row.get("type"))) {
+                        line.put("value", "{" + row.get("chunk_id") + ", " + row.get("value") + "}");
+                    }
+                    shown.add(line);
+                }
+                ctl.info("Status of stream " + name + " on node "
+                    + ((Map<?, ?>) ctl.api().get("/api/overview")).get("node") + " ...");
+                Table.printPretty(ctl, TRACKING_COLUMNS, shown);
+                return ExitCodes.OK;
+            }
             ctl.info("Status of stream " + name + " on node " + rows.get(0).get("node") + " ...");
             Table.printPretty(ctl, COLUMNS, rows);
             return ExitCodes.OK;

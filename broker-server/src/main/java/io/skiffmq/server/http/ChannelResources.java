@@ -3,6 +3,8 @@ package io.skiffmq.server.http;
 import io.skiffmq.server.connection.ChannelInfo;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.connection.ClientConnection;
+import io.skiffmq.server.stream.StreamActivity;
+import io.skiffmq.server.stream.StreamConnectionHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code /api/channels} and {@code /api/consumers} (all, per virtual host, per connection, one channel by name):
+ * {@code /api/channels} and {@code /api/consumers} (all, per virtual host, per connection, one channel by name; the
+ * stream protocol's subscriptions among the consumers, as RabbitMQ lists them):
  * each visible connection is asked for its channels on its own event loop ({@link ClientConnection#channels}),
  * and the answer waits for all of them (at most {@value #WAIT_SECONDS} s), never blocking a thread. A channel's
  * name is RabbitMQ's: the connection's name and {@code (number)}. Stateless; safe from any thread.
@@ -81,7 +84,7 @@ final class ChannelResources {
     }
 
     private CompletableFuture<ApiResponse> consumers(ApiRequest request) {
-        return describe(request, null).thenApply(described -> {
+        return describe(request, null).thenCombine(streamConsumers(request), (described, streams) -> {
             List<Map<String, Object>> items = new ArrayList<>();
             for (Described d : described) {
                 for (ChannelInfo channel : d.channels()) {
@@ -90,8 +93,44 @@ final class ChannelResources {
                     }
                 }
             }
+            items.addAll(streams);
             return ApiResponse.ok(items);
         });
+    }
+
+    /**
+     * The stream protocol's subscriptions, as {@code rabbit_stream_metrics:consumer_created/10} registers them with
+     * the core metrics: tag {@code stream.subid-N}, no channel ({@code channel_details} empty), no acknowledgements
+     * or prefetch, the subscription's properties as its arguments. Asked of each connection on its event loop.
+     */
+    private CompletableFuture<List<Map<String, Object>>> streamConsumers(ApiRequest request) {
+        String vhost = request.variable("vhost");
+        List<CompletableFuture<List<Map<String, Object>>>> answers = new ArrayList<>();
+        for (ClientConnection c : lookups.broker().connections()) {
+            Access opened = c.opened();
+            if (c instanceof StreamConnectionHandler stream && opened != null
+                    && ConnectionResources.sees(request.caller(), c)
+                    && (vhost == null || opened.vhost().equals(vhost))) {
+                answers.add(stream.activity().completeOnTimeout(StreamActivity.NONE, WAIT_SECONDS, TimeUnit.SECONDS)
+                    .thenApply(activity -> activity.consumers().stream()
+                        .map(consumer -> streamConsumer(opened.vhost(), consumer)).toList()));
+            }
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+            .thenApply(done -> answers.stream().flatMap(answer -> answer.join().stream()).toList());
+    }
+
+    private static Map<String, Object> streamConsumer(String vhost, StreamActivity.Consumer consumer) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("consumer_tag", "stream.subid-" + consumer.subscriptionId());
+        c.put("queue", Map.of("name", consumer.stream(), "vhost", vhost));
+        c.put("channel_details", Map.of());
+        c.put("ack_required", false);
+        c.put("prefetch_count", 0);
+        c.put("active", consumer.active());
+        c.put("activity_status", consumer.activityStatus());
+        c.put("arguments", consumer.properties());
+        return c;
     }
 
     private Map<String, Object> channel(ClientConnection connection, ChannelInfo channel) {

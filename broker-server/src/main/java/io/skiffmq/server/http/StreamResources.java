@@ -53,7 +53,8 @@ final class StreamResources {
             .add("GET", "/api/stream/consumers/{vhost}", r -> entities(r, visible(r), null,
                 StreamResources::consumers))
             .sync("GET", "/api/stream/groups/{vhost}/{stream}/{reference}", this::group)
-            .sync("GET", "/api/stream/status/{vhost}/{stream}", this::status);
+            .sync("GET", "/api/stream/status/{vhost}/{stream}", this::status)
+            .sync("GET", "/api/stream/tracking/{vhost}/{stream}", this::tracking);
     }
 
     /** The stream connections the caller sees, in the path's virtual host if any. */
@@ -226,11 +227,7 @@ final class StreamResources {
      */
     private ApiResponse status(ApiRequest request) {
         String node = lookups.node();
-        io.skiffmq.core.queue.Queue queue = lookups.queue(lookups.vhost(request.caller(), request.variable("vhost")),
-            request.variable("stream"));
-        if (!(queue instanceof io.skiffmq.core.stream.StreamQueue stream)) {
-            throw ApiException.badRequest("Cannot get stream status of a " + queue.type().alias() + " queue");
-        }
+        io.skiffmq.core.stream.StreamQueue stream = streamForStatus(request);
         io.skiffmq.store.stream.StreamLog log = ((io.skiffmq.store.stream.StreamLogStore) stream.store()).log();
         Map<String, Object> writer = new LinkedHashMap<>();
         writer.put("role", "writer");
@@ -243,5 +240,33 @@ final class StreamResources {
         writer.put("readers", stream.consumerCount());
         writer.put("segments", log.segmentCount());
         return ApiResponse.ok(List.of(writer));
+    }
+
+    /** The stream the path names; 400 for a queue of another type, in RabbitMQ's words. */
+    private io.skiffmq.core.stream.StreamQueue streamForStatus(ApiRequest request) {
+        io.skiffmq.core.queue.Queue queue = lookups.queue(lookups.vhost(request.caller(), request.variable("vhost")),
+            request.variable("stream"));
+        if (!(queue instanceof io.skiffmq.core.stream.StreamQueue stream)) {
+            throw ApiException.badRequest("Cannot get stream status of a " + queue.type().alias() + " queue");
+        }
+        return stream;
+    }
+
+    /**
+     * {@code rabbit_stream_queue:tracking_status/2} ({@code stream_status --tracking}): a row per stored offset
+     * ({@code offset}, the consumer's name, the offset) and per producer with a publishing id in the log
+     * ({@code sequence}, its reference, the id, and the chunk holding it, which osiris keeps beside it).
+     */
+    private ApiResponse tracking(ApiRequest request) {
+        io.skiffmq.store.stream.StreamLog log = ((io.skiffmq.store.stream.StreamLogStore) streamForStatus(request)
+            .store()).log();
+        List<Map<String, Object>> rows = new java.util.ArrayList<>();
+        new java.util.TreeMap<>(log.storedOffsets()).forEach((name, offset) -> rows.add(
+            Map.of("type", "offset", "reference", name, "value", offset)));
+        log.trackedPublishers().stream()
+            .sorted(java.util.Comparator.comparing(io.skiffmq.store.stream.TrackedPublisher::reference))
+            .forEach(p -> rows.add(Map.of("type", "sequence", "reference", p.reference(), "value", p.sequence(),
+                "chunk_id", p.chunkId())));
+        return ApiResponse.ok(rows);
     }
 }

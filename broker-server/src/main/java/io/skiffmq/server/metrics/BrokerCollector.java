@@ -12,6 +12,8 @@ import io.skiffmq.core.queue.Queue;
 import io.skiffmq.server.Broker;
 import io.skiffmq.store.Journal;
 import io.skiffmq.store.JournalCounters;
+import io.skiffmq.server.stream.StreamActivity;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -35,7 +37,8 @@ import java.util.function.Consumer;
  *       acknowledged,published_bytes,delivered_bytes}_total}: by {@code vhost} and {@code queue} when the scrape is per object, else summed over all
  *       queues with no label (as RabbitMQ's aggregated {@code /metrics});
  *   <li>{@code rabbitmq_connection_incoming_bytes_total}, {@code _outgoing_bytes_total}: all connections;
- *   <li>{@code rabbitmq_stream_segments}, as the queue metrics (per stream, or summed);
+ *   <li>{@code rabbitmq_stream_segments}, as the queue metrics (per stream, or summed), and
+ *       {@code rabbitmq_stream_consumer_max_offset_lag} (per stream, or the highest of all);
  *   <li>{@code rabbitmq_global_publishers} and {@code rabbitmq_global_consumers} by {@code protocol}, and the
  *       stream protocol's {@code rabbitmq_global_stream_error_*_total};
  *   <li>{@code skiffmq_journal_*} by {@code vhost}: records, bytes, syncs, segments on disk.
@@ -94,6 +97,7 @@ final class BrokerCollector implements MultiCollector {
         connectionEnds(f);
         protocolCounters(f);
         streamProtocol(f);
+        streamConsumerLag(f, perQueue);
         queues(f, perQueue);
         io.skiffmq.core.metrics.QueueChurn churn = broker.queueChurn();
         f.counter("rabbitmq_queues_declared", "Total number of queues declared", churn.declaredCount());
@@ -173,6 +177,40 @@ final class BrokerCollector implements MultiCollector {
             f.counter("rabbitmq_global_stream_error_" + name, "Total number of stream protocol answers with the "
                 + "error code " + name, errors.count(code), p);
         }
+    }
+
+    /**
+     * {@code rabbitmq_stream_consumer_max_offset_lag}: the highest offset lag of the stream protocol's consumers
+     * (RabbitMQ's {@code stream_consumer_metrics}, from {@code rabbit_stream_consumer_created}), per stream when the
+     * scrape is per object, else over all of them (0 for none). Each connection is asked on its event loop; one that
+     * does not answer within a second counts as having no consumers.
+     */
+    private void streamConsumerLag(Families f, boolean perQueue) {
+        List<java.util.concurrent.CompletableFuture<StreamActivity>> answers = new java.util.ArrayList<>();
+        List<String> vhosts = new java.util.ArrayList<>();
+        for (io.skiffmq.server.connection.ClientConnection c : broker.connections()) {
+            io.skiffmq.server.authz.Access opened = c.opened();
+            if (c instanceof io.skiffmq.server.stream.StreamConnectionHandler stream && opened != null) {
+                answers.add(stream.activity().completeOnTimeout(StreamActivity.NONE, 1,
+                    java.util.concurrent.TimeUnit.SECONDS));
+                vhosts.add(opened.vhost());
+            }
+        }
+        String name = "rabbitmq_stream_consumer_max_offset_lag";
+        String help = "Highest consumer offset lag";
+        long max = 0;
+        Map<List<String>, Long> byStream = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < answers.size(); i++) {
+            for (StreamActivity.Consumer consumer : answers.get(i).join().consumers()) {
+                max = Math.max(max, consumer.offsetLag());
+                byStream.merge(List.of(vhosts.get(i), consumer.stream()), consumer.offsetLag(), Math::max);
+            }
+        }
+        if (!perQueue) {
+            f.gauge(name, help, max);
+            return;
+        }
+        byStream.forEach((stream, lag) -> f.gauge(name, help, lag, "vhost", stream.get(0), "queue", stream.get(1)));
     }
 
     private void protocolCounters(Families f) {

@@ -579,6 +579,16 @@ public final class StreamLog implements AutoCloseable {
         return tracking.sequence(reference);
     }
 
+    /** Every stored offset by consumer name (osiris' tracking {@code offsets}), a copy. Any thread. */
+    public java.util.Map<String, Long> storedOffsets() {
+        return tracking.offsets();
+    }
+
+    /** The producers with a publishing id in the log (osiris' tracking {@code sequences}). Any thread. */
+    public List<TrackedPublisher> trackedPublishers() {
+        return tracking.sequences();
+    }
+
     /** The epoch of the leader that writes it (osiris' {@code epoch}). */
     public long epoch() {
         return config.epoch();

@@ -41,6 +41,11 @@ public final class TrackedPublisher {
         return Math.max(0, sequence);
     }
 
+    /** The id of the chunk that holds its highest publishing id (osiris' tracking keeps it beside the id). */
+    public long chunkId() {
+        return chunkId;
+    }
+
     /** True once a message of this producer is in the log. */
     public boolean hasSequence() {
         return sequence >= 0;

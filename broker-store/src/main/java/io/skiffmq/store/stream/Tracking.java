@@ -64,6 +64,22 @@ final class Tracking {
         return publishers.size();
     }
 
+    /** The stored offsets by consumer name, a copy. Any thread. */
+    java.util.Map<String, Long> offsets() {
+        return java.util.Map.copyOf(offsets);
+    }
+
+    /** The producers with a publishing id in the log. Any thread. */
+    List<TrackedPublisher> sequences() {
+        List<TrackedPublisher> all = new ArrayList<>();
+        for (TrackedPublisher p : publishers.values()) {
+            if (p.hasSequence()) {
+                all.add(p);
+            }
+        }
+        return all;
+    }
+
     static byte[] id(String name) {
         byte[] id = name.getBytes(StandardCharsets.UTF_8);
         if (id.length == 0 || id.length > MAX_ID_LENGTH) {
