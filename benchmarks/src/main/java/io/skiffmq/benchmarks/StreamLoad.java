@@ -25,8 +25,8 @@ import org.HdrHistogram.Histogram;
  *   <li>Consumers subscribe from {@code --offset} ({@code first}, {@code last}, {@code next}, an offset, or
  *       {@code timestamp:MILLIS}) with {@code --credit} chunks of credit, given back one per chunk received, and
  *       optionally a filter ({@code --filter=a,b}, {@code --match-unfiltered}; RabbitMQ 3.13 and later). With a
- *       filter and {@code --count}, a consumer is done once it has read the count or no chunk came for a second
- *       (the chunks its filter rules out never come).</li>
+ *       filter and {@code --count}, a consumer is done once it has read the count or no chunk came for
+ *       {@code --filter-idle-ms} (a second; the chunks its filter rules out never come).</li>
  *   <li>With {@code --filter-value-set=a,b,c}, producers give their messages filter values (publish v2, RabbitMQ
  *       3.13 and later): each value for {@code --filter-run} messages in turn (a batch by default), so a chunk
  *       holds few values and a filtering consumer reads less: the bytes read, filtered against unfiltered.</li>
@@ -74,6 +74,8 @@ public final class StreamLoad {
         // consumers: filter values (comma-separated) and match-unfiltered
         options.put("filter", "");
         options.put("match-unfiltered", "false");
+        // a filtering consumer with a count is done after this long without a chunk
+        options.put("filter-idle-ms", "1000");
         // producers: the filter values messages carry (comma-separated; none by default), each for a run of
         // filter-run messages in turn (0: a batch)
         options.put("filter-value-set", "");

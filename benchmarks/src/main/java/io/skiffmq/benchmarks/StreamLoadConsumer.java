@@ -13,15 +13,16 @@ import java.util.Map;
  */
 final class StreamLoadConsumer {
     private static final byte SUBSCRIPTION = 0;
-    private static final long IDLE_NANOS = 1_000_000_000L;
 
     private final Client client;
     private final StreamLoadCounters counters;
     private final Map<String, String> options;
     private final long count;
     private final boolean latency;
-    /** With a filter, a run with a count ends after a second without chunks: the ruled-out ones never come. */
+    /** With a filter, a run with a count ends after a while without chunks: the ruled-out ones never come. */
     private final boolean filtered;
+    /** That while ({@code --filter-idle-ms}). */
+    private final long idleNanos;
     private long consumed;
     private volatile boolean done;
     /** When the last chunk came ({@link System#nanoTime()}), 0 before the first. */
@@ -38,6 +39,8 @@ final class StreamLoadConsumer {
         this.count = count;
         this.latency = Integer.parseInt(options.get("producers")) > 0 && options.get("offset").equals("next");
         this.filtered = !options.get("filter").isEmpty();
+        this.idleNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+            Long.parseLong(options.get("filter-idle-ms")));
         this.client = new Client(StreamLoad.parameters(options, group)
             .chunkListener((c, subscription, offset, messages, dataSize) -> {
                 counters.chunks.increment();
@@ -87,12 +90,12 @@ final class StreamLoadConsumer {
     }
 
     /**
-     * With a count: it has read that many, or, filtering, it read something and then nothing for a second (the run's
-     * producers done).
+     * With a count: it has read that many, or, filtering, it read something and then nothing for
+     * {@code --filter-idle-ms} (the run's producers done).
      */
     boolean done() {
         long last = lastChunk;
-        return done || filtered && last != 0 && System.nanoTime() - last > IDLE_NANOS;
+        return done || filtered && last != 0 && System.nanoTime() - last > idleNanos;
     }
 
     void close() {

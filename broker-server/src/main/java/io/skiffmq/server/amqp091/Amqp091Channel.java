@@ -594,7 +594,8 @@ final class Amqp091Channel {
         }
         DeliveryTags.Source source = deliveryTags.source(oldest);
         long timeout = consumerTimeout(source.queue(), defaultMillis);
-        if (timeout == ConsumerTimeout.NONE || now - deliveryTags.deliveredAt(oldest) <= timeout * 1_000_000) {
+        if (timeout == ConsumerTimeout.NONE || now - deliveryTags.deliveredAt(oldest)
+                <= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeout)) { // saturates: a policy may say 10^15
             return;
         }
         String consumerTag = source instanceof ChannelConsumer consumer ? consumer.tag() : "none";
