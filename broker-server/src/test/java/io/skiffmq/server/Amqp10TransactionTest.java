@@ -44,9 +44,14 @@ class Amqp10TransactionTest {
     }
 
     private static Connection connect(RunningBroker on) throws JMSException {
+        return connect(on, "");
+    }
+
+    /** @param options more of Qpid JMS's URI options, each starting with {@code &} */
+    private static Connection connect(RunningBroker on, String options) throws JMSException {
         // one message prefetched at a time: what the consumer holds is exactly what it received
         JmsConnectionFactory factory = new JmsConnectionFactory("guest", "guest",
-            on.amqpUri() + "?jms.prefetchPolicy.all=1");
+            on.amqpUri() + "?jms.prefetchPolicy.all=1" + options);
         Connection connection = factory.createConnection();
         connection.start();
         return connection;
@@ -178,7 +183,8 @@ class Amqp10TransactionTest {
 
     @Test
     void aCommitThatCannotRouteFailsAndTheSessionGoesOn() throws Exception {
-        try (Connection connection = connect(broker)) {
+        // a transacted send is asynchronous: without waiting for its disposition, the queue could go before it came
+        try (Connection connection = connect(broker, "&jms.forceSyncSend=true")) {
             Session tx = connection.createSession(true, Session.SESSION_TRANSACTED);
             MessageProducer producer = tx.createProducer(tx.createQueue("tx-deleted"));
             producer.send(tx.createTextMessage("to a queue about to go"));
