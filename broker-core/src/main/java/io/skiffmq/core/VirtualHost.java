@@ -20,6 +20,7 @@ import io.skiffmq.core.queue.QueueContext;
 import io.skiffmq.core.time.BrokerClock;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.routing.AutoDeleteCascade;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.BindingTable;
 import io.skiffmq.core.routing.Destination;
@@ -960,11 +961,9 @@ public final class VirtualHost {
     }
 
     /**
-     * Swaps in a new snapshot, deleting auto-delete exchanges left without bindings as a source. Deleting one removes
-     * the bindings to it, which may leave another without its last, and so on, as {@code rabbit_binding} cascades.
-     * Only the sources of removed bindings can have lost their last, so only they are looked at: the cost follows
-     * what was removed, not the number of exchanges. An exchange of the shared definitions is not deleted here: it
-     * goes on every node at once when its deletion is committed. Holds the write lock.
+     * Swaps in a new snapshot, deleting the auto-delete exchanges it leaves without bindings as a source
+     * ({@link AutoDeleteCascade}). An exchange of the shared definitions is not deleted here: it goes on every node
+     * at once when its deletion is committed. Holds the write lock.
      *
      * @param removed the bindings that {@code table} no longer has
      * @param changes where the deletion of each durable exchange that went with them is added, for the store
@@ -972,16 +971,16 @@ public final class VirtualHost {
      */
     private List<String> replaceBindings(BindingTable table, java.util.Collection<Binding> removed,
             List<VhostChange> changes) {
-        Cascade local = cascade(table, removed, e -> !shared.exchange(e.name()));
-        for (Exchange e : local.gone) {
+        AutoDeleteCascade local = AutoDeleteCascade.of(table, removed, exchangeLookup, e -> !shared.exchange(e.name()));
+        for (Exchange e : local.gone()) {
             exchanges.remove(e.name());
             deletions.deletedUnderLock(Destination.exchange(e.name()));
             if (e.durable()) {
                 changes.add(new ExchangeDeleted(e.name()));
             }
         }
-        List<String> sharedGone = sharedCascade(local.table, local.removed);
-        bindings = local.table;
+        List<String> sharedGone = sharedCascade(local.table(), local.removed());
+        bindings = local.table();
         return sharedGone;
     }
 
@@ -993,35 +992,8 @@ public final class VirtualHost {
         if (!shared.anyExchange()) {
             return List.of();
         }
-        return cascade(table, removed, e -> shared.exchange(e.name())).gone.stream().map(Exchange::name).toList();
-    }
-
-    /**
-     * The auto-delete exchanges, of those {@code which} selects, that {@code table} (the current bindings without
-     * {@code removed}) leaves without bindings as a source, cascading; the table without the bindings to them; and
-     * every binding removed on the way.
-     */
-    private record Cascade(BindingTable table, List<Exchange> gone, java.util.Collection<Binding> removed) {
-    }
-
-    private Cascade cascade(BindingTable table, java.util.Collection<Binding> removed,
-            java.util.function.Predicate<Exchange> which) {
-        BindingTable next = table;
-        List<Exchange> gone = new ArrayList<>(0);
-        List<Binding> all = new ArrayList<>(removed);
-        java.util.ArrayDeque<Binding> left = new java.util.ArrayDeque<>(removed);
-        while (!left.isEmpty()) {
-            Exchange e = exchanges.get(left.poll().source());
-            if (e != null && e.autoDelete() && which.test(e) && !gone.contains(e) && !next.hasBindingsFrom(e.name())) {
-                gone.add(e);
-                Destination to = Destination.exchange(e.name());
-                java.util.Collection<Binding> unbound = next.bindingsTo(to);
-                left.addAll(unbound);
-                all.addAll(unbound);
-                next = next.withoutDestination(to);
-            }
-        }
-        return new Cascade(next, gone, all);
+        return AutoDeleteCascade.of(table, removed, exchangeLookup, e -> shared.exchange(e.name())).gone().stream()
+            .map(Exchange::name).toList();
     }
 
     // ---- routing ------------------------------------------------------------------------------------------

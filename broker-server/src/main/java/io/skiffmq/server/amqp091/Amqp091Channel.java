@@ -581,19 +581,16 @@ final class Amqp091Channel {
 
     /**
      * Closes the channel with 406 when its oldest unacknowledged delivery has waited longer than its queue's consumer
-     * timeout ({@code x-consumer-timeout} or the {@code consumer-timeout} policy key, the smaller of the two), else
-     * {@code defaultMillis}: RabbitMQ 4.0's {@code rabbit_channel} on each tick, in its words. Closing the channel
-     * gives every unacked delivery back to its queue.
-     *
-     * @param defaultMillis the broker's {@code consumer-timeout}, or {@link ConsumerTimeout#NONE}
+     * timeout ({@link ConsumerTimeout#millisFor}): RabbitMQ 4.0's {@code rabbit_channel} on each tick, in its words.
+     * Closing the channel gives every unacked delivery back to its queue.
      */
-    void checkConsumerTimeout(long now, long defaultMillis, ScopeErrors errors) {
+    void checkConsumerTimeout(long now, ConsumerTimeout timeouts, ScopeErrors errors) {
         long oldest = closing ? -1 : deliveryTags.oldest();
         if (oldest < 0) {
             return;
         }
         DeliveryTags.Source source = deliveryTags.source(oldest);
-        long timeout = consumerTimeout(source.queue(), defaultMillis);
+        long timeout = timeouts.millisFor(source.queue());
         if (timeout == ConsumerTimeout.NONE || now - deliveryTags.deliveredAt(oldest)
                 <= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeout)) { // saturates: a policy may say 10^15
             return;
@@ -606,18 +603,6 @@ final class Amqp091Channel {
         closeWithError(Amqp091Exception.of(ReplyCode.PRECONDITION_FAILED, null, "delivery acknowledgement on channel %d"
             + " timed out. Timeout value used: %d ms. This timeout value can be configured, see consumers doc guide to"
             + " learn more", number, timeout), errors);
-    }
-
-    /** The queue's own timeout when it sets one: as RabbitMQ's {@code args_policy_lookup}, the smaller of the two. */
-    private static long consumerTimeout(Queue queue, long defaultMillis) {
-        Object argument = queue.declaration().arguments().get("x-consumer-timeout");
-        long fromArgument = argument instanceof Number n && n.longValue() >= 0 ? n.longValue() : -1;
-        io.skiffmq.core.policy.EffectivePolicy policy = queue.policy();
-        long fromPolicy = policy.has("consumer-timeout") ? policy.number("consumer-timeout") : -1;
-        if (fromArgument < 0 && fromPolicy < 0) {
-            return defaultMillis;
-        }
-        return fromArgument < 0 ? fromPolicy : fromPolicy < 0 ? fromArgument : Math.min(fromArgument, fromPolicy);
     }
 
     /** Closes the channel with an error: {@code channel.close} goes out, and frames are dropped until close-ok. */

@@ -514,7 +514,7 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
         state = State.OPEN;
         io.skiffmq.server.config.ConsumerTimeout timeout = config.consumerTimeout();
         tick = ctx.executor().scheduleAtFixedRate(() -> {
-            channels.checkConsumerTimeouts(System.nanoTime(), timeout.timeoutMillis(), admission.scopeErrors());
+            channels.checkConsumerTimeouts(System.nanoTime(), timeout, admission.scopeErrors());
             flushLater(); // a channel.close written off a read
         }, timeout.tickMillis(), timeout.tickMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }

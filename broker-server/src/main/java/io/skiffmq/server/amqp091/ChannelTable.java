@@ -88,9 +88,10 @@ final class ChannelTable {
     }
 
     /** Each channel closes if its oldest unacknowledged delivery is past its consumer timeout. */
-    void checkConsumerTimeouts(long now, long defaultMillis, io.skiffmq.server.connection.ScopeErrors errors) {
+    void checkConsumerTimeouts(long now, io.skiffmq.server.config.ConsumerTimeout timeouts,
+            io.skiffmq.server.connection.ScopeErrors errors) {
         for (Amqp091Channel channel : new ArrayList<>(channels.values())) {
-            channel.checkConsumerTimeout(now, defaultMillis, errors);
+            channel.checkConsumerTimeout(now, timeouts, errors);
         }
     }
 

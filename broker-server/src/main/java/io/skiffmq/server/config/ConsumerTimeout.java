@@ -25,6 +25,21 @@ public record ConsumerTimeout(long timeoutMillis, long tickMillis) {
         }
     }
 
+    /**
+     * The timeout of {@code queue}'s deliveries: its {@code x-consumer-timeout} argument or {@code consumer-timeout}
+     * policy key, the smaller when both are set (RabbitMQ's {@code args_policy_lookup}), else {@link #timeoutMillis}.
+     */
+    public long millisFor(io.skiffmq.core.queue.Queue queue) {
+        Object argument = queue.declaration().arguments().get("x-consumer-timeout");
+        long fromArgument = argument instanceof Number n && n.longValue() >= 0 ? n.longValue() : -1;
+        io.skiffmq.core.policy.EffectivePolicy policy = queue.policy();
+        long fromPolicy = policy.has("consumer-timeout") ? policy.number("consumer-timeout") : -1;
+        if (fromArgument < 0 && fromPolicy < 0) {
+            return timeoutMillis;
+        }
+        return fromArgument < 0 ? fromPolicy : fromPolicy < 0 ? fromArgument : Math.min(fromArgument, fromPolicy);
+    }
+
     public static ConsumerTimeout defaults() {
         return new ConsumerTimeout(DEFAULT_TIMEOUT_MILLIS, DEFAULT_TICK_MILLIS);
     }
