@@ -49,12 +49,13 @@ final class PerfTestCompare {
      *
      * @param skiffmqOnly run on SkiffMQ only: it uses what RabbitMQ does not have ({@code x-confirm-after-consume})
      * @param baseline the scenario this one is compared with on SkiffMQ, round by round; null for none
+     * @param topology what is declared before PerfTest starts, and deleted after it
      * @param queues the queues it publishes to and consumes from (its label in the confirm-after-consume table)
      */
-    record Scenario(String name, String description, List<String> flags, int predeclaredFanoutQueues,
+    record Scenario(String name, String description, List<String> flags, Topology topology,
             boolean skiffmqOnly, String baseline, int queues) {
-        Scenario(String name, String description, List<String> flags, int predeclaredFanoutQueues) {
-            this(name, description, flags, predeclaredFanoutQueues, false, null, 1);
+        Scenario(String name, String description, List<String> flags, Topology topology) {
+            this(name, description, flags, topology, false, null, 1);
         }
 
         boolean publishOnly() {
@@ -69,6 +70,32 @@ final class PerfTestCompare {
         }
     }
 
+    /**
+     * Durable queues {@code %Q-1} to {@code %Q-N} bound to {@code exchange}, the i-th with {@code keys[i - 1]}, for
+     * PerfTest's {@code -p} (predeclared) and {@code --queue-pattern}; and {@code unrelatedBindings} more bindings of
+     * {@code exchange} to one queue {@code %Q-unrelated}, with keys no message of the run matches
+     * ({@link #unrelatedKey}).
+     */
+    record Topology(String exchange, List<String> keys, int unrelatedBindings) {
+        static final Topology NONE = new Topology("", List.of(), 0);
+
+        /**
+         * The i-th unrelated topic key, in three shapes that each share a word with the run's routing key
+         * {@code orders.eu.created} (so the lookup walks past them in the same trie nodes) and never match it.
+         */
+        static String unrelatedKey(int i) {
+            return switch (i % 3) {
+                case 0 -> "orders.r" + i + ".*";
+                case 1 -> "*.r" + i + ".created";
+                default -> "r" + i + ".#";
+            };
+        }
+    }
+
+    /** Patterns that all match the routing key {@code orders.eu.created}, cycled over the topic scenario's queues. */
+    static final List<String> MATCHING = List.of("orders.eu.created", "orders.*.created", "orders.#", "#.created",
+        "*.eu.*", "#");
+
     /** The confirm-after-consume queue argument as PerfTest's {@code -qa} sends it: "true" becomes a boolean. */
     static final String CONFIRM_AFTER_CONSUME = "x-confirm-after-consume=true";
 
@@ -77,16 +104,26 @@ final class PerfTestCompare {
     static {
         List<Scenario> scenarios = new ArrayList<>(List.of(
             new Scenario("amqp091-transient-1-1", "1 → 1 transient, autoack, 12 B",
-                List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "--autoack"), 0),
+                List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "--autoack"), Topology.NONE),
             new Scenario("amqp091-confirms-1-1",
                 "1 → 1 persistent, confirms (1,000 in flight), multi-ack every 100, qos 1,000, 12 B",
                 List.of("-x", "1", "-y", "1", "-u", "%Q", "-s", "12", "-f", "persistent", "-c", "1000",
-                    "--multi-ack-every", "100", "-q", "1000"), 0),
+                    "--multi-ack-every", "100", "-q", "1000"), Topology.NONE),
             // seed 001's "-p -e amq.fanout -u q1 -s 5 --autoack", with five predeclared durable queues bound to
             // amq.fanout instead of one, a consumer on each (PerfTest pads bodies to 12 bytes: sequence and timestamp)
             new Scenario("amqp091-fanout-5", "amq.fanout → 5 queues, autoack (seed 001's flags); received in all 5",
                 List.of("-p", "-e", "amq.fanout", "--queue-pattern", "%Q-%d", "--queue-pattern-from", "1",
-                    "--queue-pattern-to", "5", "-x", "1", "-y", "5", "-s", "5", "--autoack"), 5)));
+                    "--queue-pattern-to", "5", "-x", "1", "-y", "5", "-s", "5", "--autoack"),
+                new Topology("amq.fanout", Collections.nCopies(5, ""), 0)),
+            // issue 30 item 6: one publisher, 100 subscribers whose patterns match its key, among 100,000 bindings
+            // that do not match it
+            new Scenario("amqp091-topic-100k", "amq.topic, 100,000 bindings; 1 publisher (orders.eu.created) → 100 "
+                + "queues whose patterns match, autoack, 12 B; received in all 100",
+                List.of("-p", "-e", "amq.topic", "-k", "orders.eu.created", "--queue-pattern", "%Q-%d",
+                    "--queue-pattern-from", "1", "--queue-pattern-to", "100", "-x", "1", "-y", "100", "-s", "12",
+                    "--autoack"),
+                new Topology("amq.topic", java.util.stream.IntStream.range(0, 100)
+                    .mapToObj(i -> MATCHING.get(i % MATCHING.size())).toList(), 99_900))));
         // confirm after consume against ordinary confirms with 1, 4 and 8 queues (seed 002's comparison): one
         // producer and one consumer per queue, persistent 12-byte messages, 1,000 unconfirmed per producer,
         // multi-ack every 100, qos 1,000; the same flags with and without the queue argument
@@ -103,12 +140,13 @@ final class PerfTestCompare {
             // CAC before its baseline: SkiffMQ comes first in odd rounds and last in even ones, when the order of
             // the scenarios is reversed, so the two SkiffMQ runs of a pair are always next to each other, in turns
             scenarios.add(new Scenario("amqp091-cac-q" + n, layout + ", x-confirm-after-consume", List.copyOf(cac),
-                0, true, ordinary, queues));
-            scenarios.add(new Scenario(ordinary, layout + ", ordinary confirms", flags, 0, false, null, queues));
+                Topology.NONE, true, ordinary, queues));
+            scenarios.add(new Scenario(ordinary, layout + ", ordinary confirms", flags, Topology.NONE, false, null,
+                queues));
         }
         scenarios.add(new Scenario("amqp091-publish-only",
             "ceiling: 1 publisher, 12 B, into a fanout exchange with nothing bound (dropped); published msg/s",
-            List.of("-x", "1", "-y", "0", "-e", "%Q", "-t", "fanout", "-s", "12"), 0));
+            List.of("-x", "1", "-y", "0", "-e", "%Q", "-t", "fanout", "-s", "12"), Topology.NONE));
         SCENARIOS = List.copyOf(scenarios);
     }
 
@@ -236,11 +274,7 @@ final class PerfTestCompare {
                 uri = "amqp://guest:guest@127.0.0.1:" + process.port;
                 brokerPid = process.pid();
             }
-            List<String> queues = new ArrayList<>();
-            for (int i = 1; i <= scenario.predeclaredFanoutQueues(); i++) {
-                queues.add(name + "-" + i);
-            }
-            declareFanoutQueues(uri, queues);
+            List<String> queues = declare(uri, scenario.topology(), name);
             try {
                 return perfTest(scenario, broker, round, uri, brokerPid, name);
             } finally {
@@ -374,16 +408,34 @@ final class PerfTestCompare {
     }
 
     /** Durable queues bound to amq.fanout, as seed 001 declared its queue before running PerfTest with -p. */
-    private static void declareFanoutQueues(String uri, List<String> queues) throws Exception {
-        if (queues.isEmpty()) {
-            return;
+    /** Declares the topology's queues and bindings (the unrelated ones timed: a bind rate); the queues made. */
+    private static List<String> declare(String uri, Topology topology, String name) throws Exception {
+        List<String> queues = new ArrayList<>();
+        if (topology.keys().isEmpty() && topology.unrelatedBindings() == 0) {
+            return queues;
         }
         try (Connection connection = connect(uri); Channel channel = connection.createChannel()) {
-            for (String queue : queues) {
+            for (int i = 1; i <= topology.keys().size(); i++) {
+                String queue = name + "-" + i;
                 channel.queueDeclare(queue, true, false, false, null);
-                channel.queueBind(queue, "amq.fanout", "");
+                queues.add(queue);
+                channel.queueBind(queue, topology.exchange(), topology.keys().get(i - 1));
+            }
+            if (topology.unrelatedBindings() > 0) {
+                String unrelated = name + "-unrelated";
+                channel.queueDeclare(unrelated, true, false, false, null);
+                queues.add(unrelated);
+                long start = System.nanoTime();
+                for (int i = 0; i < topology.unrelatedBindings(); i++) {
+                    channel.queueBind(unrelated, topology.exchange(), Topology.unrelatedKey(i));
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                System.out.printf(Locale.ROOT, "%,d unrelated bindings in %.1f s (%,.0f binds/s, one channel, "
+                    + "each waiting for bind-ok)%n", topology.unrelatedBindings(), seconds,
+                    topology.unrelatedBindings() / seconds);
             }
         }
+        return queues;
     }
 
     private static void deleteQueues(String uri, List<String> queues) throws Exception {

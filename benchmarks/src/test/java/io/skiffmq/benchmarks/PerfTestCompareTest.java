@@ -51,6 +51,42 @@ class PerfTestCompareTest {
         }
     }
 
+    @Test
+    void topicScenarioHas100000BindingsOfWhichOnlyTheSubscribersMatchItsKey() {
+        PerfTestCompare.Scenario topic = scenario("amqp091-topic-100k");
+        PerfTestCompare.Topology topology = topic.topology();
+        assertThat(topology.keys().size() + topology.unrelatedBindings()).isEqualTo(100_000);
+        assertThat(topic.flags()).containsSubsequence("-k", "orders.eu.created").containsSubsequence(
+            "--queue-pattern-to", String.valueOf(topology.keys().size()), "-y", String.valueOf(topology.keys().size()));
+        assertThat(topology.keys()).allMatch(key -> matches(key, "orders.eu.created"));
+        java.util.Set<String> unrelated = new java.util.HashSet<>();
+        for (int i = 0; i < topology.unrelatedBindings(); i++) {
+            String key = PerfTestCompare.Topology.unrelatedKey(i);
+            assertThat(matches(key, "orders.eu.created")).as(key).isFalse();
+            assertThat(unrelated.add(key)).as(key).isTrue();
+        }
+        assertThat(matches("orders.*.created", "orders.eu.created")).isTrue(); // the oracle itself
+        assertThat(matches("r5.#", "orders.eu.created")).isFalse();
+        assertThat(matches("#.created", "created")).isTrue();
+        assertThat(matches("orders.*", "orders.eu.created")).isFalse();
+    }
+
+    /**
+     * AMQP 0-9-1 topic matching as a regular expression over {@code "." + key}: a word is {@code \\.word}, {@code *}
+     * one word of any text, {@code #} zero or more of them.
+     */
+    private static boolean matches(String pattern, String key) {
+        StringBuilder regex = new StringBuilder();
+        for (String word : pattern.split("\\.", -1)) {
+            regex.append(switch (word) {
+                case "#" -> "(?:\\.[^.]*)*";
+                case "*" -> "\\.[^.]*";
+                default -> "\\." + java.util.regex.Pattern.quote(word);
+            });
+        }
+        return ("." + key).matches(regex.toString());
+    }
+
     private static PerfTestCompare.Scenario scenario(String name) {
         return PerfTestCompare.SCENARIOS.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
     }
