@@ -92,31 +92,22 @@ final class SourceBindings {
     /**
      * Without {@code binding}; this very one when it was not there.
      *
-     * @param toDestination every binding (of any source) to the binding's destination: whether another of this
-     *        source's has the same key, and so keeps the destination under it
+     * @param keyStays another binding of this source with the same key (and other arguments) still leads to the
+     *        binding's destination, which so stays under that key
      */
-    SourceBindings without(Binding binding, Binding[] toDestination) {
+    SourceBindings without(Binding binding, boolean keyStays) {
         if (!bindings.containsKey(binding)) {
             return this;
         }
         Destination d = binding.destination();
         int count = destinations.get(d);
         HashTrie<String, Destination[]> nextByKey = byKey;
-        if (!sameKeyElsewhere(binding, toDestination)) {
+        if (!keyStays) {
             Destination[] keyed = byKey.get(binding.key());
             nextByKey = keyed.length == 1 ? byKey.remove(binding.key()) : byKey.put(binding.key(), minus(keyed, d));
         }
         return next(bindings.remove(binding), count == 1 ? destinations.remove(d) : destinations.put(d, count - 1),
             nextByKey, binding.key());
-    }
-
-    private static boolean sameKeyElsewhere(Binding binding, Binding[] toDestination) {
-        for (Binding other : toDestination) {
-            if (!other.equals(binding) && other.source().equals(binding.source()) && other.key().equals(binding.key())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static boolean contains(Destination[] array, Destination d) {
