@@ -429,7 +429,7 @@ final class PerfTestCompare {
                 channel.queueDeclare(unrelated, true, false, false, null);
                 queues.add(unrelated);
                 // from 8 connections at once, each waiting for bind-ok: a durable store's fsync is then shared by up
-                // to 8 binds (one channel waiting for each measures one fsync per bind; RabbitMQ 3.10 syncs none).
+                // to 8 binds (one channel waiting for each measures one fsync per bind).
                 // Connections, not channels: SkiffMQ takes a connection's methods one at a time while one waits
                 // for the disk
                 int channels = 8;
