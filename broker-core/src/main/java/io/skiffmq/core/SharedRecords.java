@@ -5,6 +5,8 @@ import io.skiffmq.core.definitions.DefinitionChange.BindingAdded;
 import io.skiffmq.core.definitions.DefinitionChange.BindingRemoved;
 import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeclared;
 import io.skiffmq.core.definitions.DefinitionChange.ExchangeDeleted;
+import io.skiffmq.core.definitions.DefinitionChange.PolicyCleared;
+import io.skiffmq.core.definitions.DefinitionChange.PolicySet;
 import io.skiffmq.core.definitions.DefinitionChange.QueueDeleted;
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
@@ -27,7 +29,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A virtual host's part of the cluster's shared definitions ({@link VirtualHost#share}): which of its exchanges,
- * queues and bindings are shared, the records of the queues homed on other nodes, and the committed changes applied
+ * queues, bindings and policies are shared, the records of the queues homed on other nodes, and the committed changes applied
  * here ({@link #apply}), on every node in the log's order. The objects themselves (queues, exchanges, the binding
  * table) stay the virtual host's: a change reaches them under its write lock. A single node's virtual host has one
  * too, never {@link #clustered} and empty, so that the local path asks it without a null check.
@@ -40,6 +42,8 @@ final class SharedRecords {
     private static final System.Logger LOG = System.getLogger(SharedRecords.class.getName());
     /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
     static final String QUEUE_DELETE_TIMED_OUT = "The operation to delete the queue from the metadata store timed out";
+    /** RabbitMQ has no words of its own for this one: a runtime parameter's change fails with Khepri's timeout. */
+    static final String POLICY_TIMED_OUT = "Could not change the policy: the metadata store operation timed out";
 
     private final VirtualHost vhost;
     /** Where changes are appended; null until {@link #use} (a single node: never). */
@@ -55,6 +59,8 @@ final class SharedRecords {
     private final Set<String> queues = ConcurrentHashMap.newKeySet();
     /** The incarnation of each local queue made from a shared record, as its store keeps it. */
     private final Map<String, Long> incarnations = new HashMap<>();
+    /** The shared policies ({@link #policyKey}): those a snapshot of the log lacks go. */
+    private final Set<String> policies = ConcurrentHashMap.newKeySet();
     /** The records of the queues homed on another node: known here, not local. */
     private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
     /** A deletion of a shared queue this node asked for, completed by {@link #apply} with its message count. */
@@ -82,6 +88,11 @@ final class SharedRecords {
 
     boolean anyExchange() {
         return !exchanges.isEmpty();
+    }
+
+    /** A policy's name with what it is: {@code o} before an operator policy's, {@code p} before a policy's. */
+    private static String policyKey(String name, boolean operator) {
+        return (operator ? "o" : "p") + name;
     }
 
     /** Whether this node's queue of that name is a shared record's. */
@@ -256,6 +267,13 @@ final class SharedRecords {
                 }
             } else if (change instanceof BindingRemoved removed) {
                 vhost.removeBinding(removed.binding(), local);
+            } else if (change instanceof PolicySet set) {
+                policies.add(policyKey(set.policy().name(), set.operator()));
+                vhost.putPolicy(set.policy(), set.operator());
+            } else if (change instanceof PolicyCleared cleared) {
+                policies.remove(policyKey(cleared.name(), cleared.operator()));
+                vhost.dropPolicy(cleared.name(), cleared.operator());
+                local.add(cleared); // nor does this node's store keep one of that name from before it joined
             }
             if (!local.isEmpty()) {
                 vhost.store.changed(local); // this node's own part; the log has the rest
@@ -318,8 +336,11 @@ final class SharedRecords {
         Set<String> keptExchanges = new HashSet<>();
         Set<Binding> keptBindings = new HashSet<>();
         Set<String> keptQueues = new HashSet<>();
+        Set<String> keptPolicies = new HashSet<>();
         for (VhostChange change : definitions) {
-            if (change instanceof QueueHomed homed) {
+            if (change instanceof PolicySet set) {
+                keptPolicies.add(policyKey(set.policy().name(), set.operator()));
+            } else if (change instanceof QueueHomed homed) {
                 keptQueues.add(homed.name());
             } else if (change instanceof ExchangeDeclared declared) {
                 keptExchanges.add(declared.exchange().name());
@@ -346,6 +367,11 @@ final class SharedRecords {
                     if (binding(binding) && !keptBindings.contains(binding)) {
                         gone.add(new BindingRemoved(binding));
                     }
+                }
+            }
+            for (String policy : policies) {
+                if (!keptPolicies.contains(policy)) {
+                    gone.add(new PolicyCleared(policy.substring(1), policy.charAt(0) == 'o'));
                 }
             }
         }

@@ -686,7 +686,8 @@ public final class VirtualHost {
     /**
      * Sets a policy (an operator policy when {@code operator}), checked already ({@link Policy#checked}), replacing
      * the one of its name, and applies what changes to the queues and exchanges it concerns, without redeclaring
-     * them. Returns once it is saved.
+     * them. Returns once it is saved; in a cluster, once committed and applied here (on every node alike,
+     * {@link #applyShared}), or {@link BrokerException.Kind#TIMEOUT} without a majority.
      *
      * @return true when it replaced one
      */
@@ -695,9 +696,13 @@ public final class VirtualHost {
         boolean existed;
         synchronized (writeLock) {
             existed = policies.get(policy.name(), operator) != null;
-            policies = policies.with(policy, operator);
-            saved = store.changed(List.of(new PolicySet(policy, operator)));
-            reapplyPolicies();
+            if (shared.clustered()) {
+                saved = SharedRecords.timedOut(shared.append(new PolicySet(policy, operator)),
+                    SharedRecords.POLICY_TIMED_OUT);
+            } else {
+                putPolicy(policy, operator);
+                saved = store.changed(List.of(new PolicySet(policy, operator)));
+            }
         }
         Futures.await(saved);
         return existed;
@@ -705,7 +710,8 @@ public final class VirtualHost {
 
     /**
      * Clears a policy (an operator policy when {@code operator}); what it set goes from the queues and exchanges
-     * it applied to (the next policy that matches applies instead). Returns once it is saved.
+     * it applied to (the next policy that matches applies instead). Returns once it is saved (in a cluster, as
+     * {@link #setPolicy}).
      *
      * @return false when there was none of that name
      */
@@ -715,12 +721,30 @@ public final class VirtualHost {
             if (policies.get(policyName, operator) == null) {
                 return false;
             }
-            policies = policies.without(policyName, operator);
-            saved = store.changed(List.of(new PolicyCleared(policyName, operator)));
-            reapplyPolicies();
+            if (shared.clustered()) {
+                saved = SharedRecords.timedOut(shared.append(new PolicyCleared(policyName, operator)),
+                    SharedRecords.POLICY_TIMED_OUT);
+            } else {
+                dropPolicy(policyName, operator);
+                saved = store.changed(List.of(new PolicyCleared(policyName, operator)));
+            }
         }
         Futures.await(saved);
         return true;
+    }
+
+    /** A policy in force from now on, applied to what it concerns. Holds the write lock. */
+    void putPolicy(Policy policy, boolean operator) {
+        policies = policies.with(policy, operator);
+        reapplyPolicies();
+    }
+
+    /** A policy no longer in force, if it was. Holds the write lock. */
+    void dropPolicy(String policyName, boolean operator) {
+        if (policies.get(policyName, operator) != null) {
+            policies = policies.without(policyName, operator);
+            reapplyPolicies();
+        }
     }
 
     /**

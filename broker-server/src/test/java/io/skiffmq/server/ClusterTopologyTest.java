@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three brokers in child JVMs share durable exchanges and the bindings between them through the metadata log,
- * driven by the RabbitMQ Java client: declared on one node, they are seen on the others (HTTP API, passive
- * declares) and route there; they survive a node's kill -9; a node without a majority refuses a declare with
+ * Three brokers in child JVMs share durable exchanges, the bindings between them and policies through the metadata
+ * log, driven by the RabbitMQ Java client: declared on one node, they are seen on the others (HTTP API, passive
+ * declares) and route there, and a policy set on one node holds a queue on another; they survive a node's kill -9; a node without a majority refuses a declare with
  * RabbitMQ's 541 and changes nothing. One cluster for the class (three-node starts are slow).
  */
 class ClusterTopologyTest {
@@ -115,6 +115,33 @@ class ClusterTopologyTest {
                 .isInstanceOf(IOException.class).cause().hasMessageContaining("PRECONDITION_FAILED");
         }
 
+        // a policy set on one node is in force on every node, for the queues homed there too
+        try (Connection c = connect(2)) {
+            c.createChannel().queueDeclare("capped", true, false, false, Map.of());
+        }
+        assertThat(cluster.api(1).put("/api/policies/%2F/cap", Map.of("pattern", "^capped$", "definition",
+            Map.of("max-length", 2), "apply-to", "queues")).status()).isEqualTo(201);
+        for (int node = 0; node < 3; node++) {
+            int n = node; // the others apply the committed change just after the node that made it
+            await().atMost(WAIT).until(() -> status(n, "/api/policies/%2F/cap") == 200);
+        }
+        assertThat(cluster.api(0).get("/api/policies/%2F/cap").map()).containsEntry("pattern", "^capped$");
+        assertThat(cluster.api(2).get("/api/queues/%2F/capped").map()).containsEntry("policy", "cap");
+        try (Connection c = connect(2)) {
+            Channel channel = c.createChannel();
+            for (int i = 0; i < 5; i++) {
+                channel.basicPublish("", "capped", null, ("m" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            await().atMost(WAIT).until(() -> channel.messageCount("capped") == 2);
+        }
+        assertThat(cluster.api(0).put("/api/policies/%2F/gone", Map.of("pattern", "^nothing$", "definition",
+            Map.of("max-length", 1))).status()).isEqualTo(201);
+        assertThat(cluster.api(2).delete("/api/policies/%2F/gone").status()).isEqualTo(204);
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            await().atMost(WAIT).until(() -> status(n, "/api/policies/%2F/gone") == 404);
+        }
+
         // a kill -9: the node gets the shared exchanges back from the log, and its own queue's binding to one
         cluster.nodes[2].kill();
         cluster.start(2);
@@ -125,6 +152,9 @@ class ClusterTopologyTest {
                 a.createChannel().exchangeDeclare("after-restart", BuiltinExchangeType.FANOUT, true);
             }
             await().atMost(WAIT).until(() -> status(2, "/api/exchanges/%2F/after-restart") == 200);
+            // the policies came back from the log too
+            assertThat(cluster.api(2).get("/api/queues/%2F/capped").map()).containsEntry("policy", "cap");
+            assertThat(status(2, "/api/policies/%2F/gone")).isEqualTo(404);
             GetResponse kept = channel.basicGet("audit-log", true);
             assertThat(kept).isNotNull();
             assertThat(new String(kept.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept");
@@ -180,6 +210,9 @@ class ClusterTopologyTest {
             again.abort();
         }
         assertThat(status(0, "/api/queues/%2F/lonely-q")).isEqualTo(404);
+        assertThat(cluster.api(0).put("/api/policies/%2F/lonely", Map.of("pattern", "^lonely", "definition",
+            Map.of("max-length", 1))).status()).isEqualTo(503);
+        assertThat(status(0, "/api/policies/%2F/lonely")).isEqualTo(404);
         try (Connection a = connect(0)) {
             // what was declared goes on working
             a.createChannel().exchangeDeclarePassive("orders");
