@@ -293,6 +293,10 @@ class ConsoleBrowserTest {
             awaitTrue("several samples drawn", "Number(document.getElementById('chart-rates').dataset.samples) >= 2");
             assertThat(Integer.parseInt(text("#total-queues"))).isGreaterThanOrEqualTo(1);
             assertThat(Integer.parseInt(text("#total-connections"))).isGreaterThanOrEqualTo(1);
+            // the nodes, as RabbitMQ's overview lists them (this one, running, with its readings)
+            String node = (String) api.get("/api/overview").map().get("node");
+            awaitTrue("the node listed", "document.querySelector('#nodes tbody tr[data-running=\"true\"]') !== null");
+            assertThat(text("#nodes tbody tr")).startsWith(node).contains("running").contains("MiB");
             screenshot("overview");
             channel.queueDelete("console-traffic");
         }

@@ -1,11 +1,43 @@
 // The list pages and the overview. Each page builds its skeleton once and returns refresh(), which the console
 // calls at once and then every few seconds; refresh fetches from the API and replaces what it shows.
 
-import { call, seg } from './api.js';
+import { ApiError, call, seg } from './api.js';
 import { LineChart } from './charts.js';
 import { body, count, el, exchangeName, facts, rate, row, table } from './dom.js';
 
 const CHART_SPAN_MILLIS = 5 * 60 * 1000;
+
+const NODE_COLUMNS = [
+  { title: 'Name' }, { title: 'Type' }, { title: 'State' }, { title: 'Memory used', numeric: true },
+  { title: 'Disk free', numeric: true }, { title: 'Uptime', numeric: true },
+];
+
+/** Bytes as RabbitMQ's overview shows them (KiB, MiB, GiB); empty when the node gave none (one that is down). */
+function bytes(value) {
+  if (value === undefined || value === null) {
+    return '';
+  }
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = Number(value);
+  let unit = 0;
+  while (v >= 1024 && unit < units.length - 1) {
+    v /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${v} B` : `${v.toFixed(1)} ${units[unit]}`;
+}
+
+/** Milliseconds as days, hours and minutes. */
+function uptime(millis) {
+  if (millis === undefined || millis === null) {
+    return '';
+  }
+  const minutes = Math.floor(millis / 60000);
+  const d = Math.floor(minutes / 1440);
+  const h = Math.floor((minutes % 1440) / 60);
+  const m = minutes % 60;
+  return d > 0 ? `${d}d ${h}h` : h > 0 ? `${h}h ${m}m` : `${m}m`;
+}
 
 export function overview(main) {
   const rates = el('canvas', { id: 'chart-rates', class: 'chart', width: 600, height: 200 });
@@ -29,16 +61,38 @@ export function overview(main) {
     'Message rates are shown to users tagged monitoring or administrator.');
   const totals = el('div', { id: 'totals' });
   const versions = el('p', { id: 'versions', class: 'hint' });
+  const nodeTable = table('nodes', NODE_COLUMNS, [], 'Loading…');
+  // /api/nodes is for monitoring users, as in RabbitMQ: the section stays hidden for the others
+  const nodes = el('section', { id: 'nodes-section', hidden: true }, el('h2', {}, 'Nodes'), nodeTable);
   main.append(
     el('h1', {}, 'Overview'),
     versions,
     el('section', {}, el('h2', {}, 'Queued messages'), queued, legend(queuedSeries, '')),
     el('section', {}, el('h2', {}, 'Message rates'), rates, legend(rateSeries, '/s'), noRates),
-    el('section', {}, el('h2', {}, 'Totals'), totals));
+    el('section', {}, el('h2', {}, 'Totals'), totals),
+    nodes);
+
+  async function refreshNodes() {
+    let list;
+    try {
+      list = await call('GET', '/api/nodes');
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {
+        nodes.hidden = true;
+        return;
+      }
+      throw e;
+    }
+    const rows = list.map((n) => row(NODE_COLUMNS, [
+      n.name, n.type, n.running ? 'running' : 'down', bytes(n.mem_used), bytes(n.disk_free), uptime(n.uptime),
+    ], { dataset: { name: n.name, running: String(Boolean(n.running)) } }));
+    nodeTable.tBodies[0].replaceWith(body(NODE_COLUMNS, rows, 'No nodes'));
+    nodes.hidden = false;
+  }
 
   return {
     async refresh() {
-      const o = await call('GET', '/api/overview');
+      const [o] = await Promise.all([call('GET', '/api/overview'), refreshNodes()]);
       const now = Date.now();
       versions.textContent = `${o.product_name} ${o.product_version} (RabbitMQ ${o.rabbitmq_version} API) `
         + `on node ${o.node}`;
