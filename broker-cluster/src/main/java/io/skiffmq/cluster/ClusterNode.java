@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
@@ -68,6 +69,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
      * a failure replaces it ({@link #send}).
      */
     private final AtomicReference<RaftClient> client;
+    /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final RaftGroup seeds;
     /** Runs the blocking pings of {@link #status}. */
     private final ExecutorService pings = Executors.newCachedThreadPool(r -> {
@@ -88,7 +91,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
-        this.client = new AtomicReference<>(newClient(seeds, APPEND_RETRIES));
+        this.client = new AtomicReference<>(newAppender(seeds));
     }
 
     /**
@@ -158,6 +161,23 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .setParameters(parameters).setRetryPolicy(retry).build();
     }
 
+    /** The append client, sent first to the leader this node's server follows when it knows one. */
+    private RaftClient newAppender(RaftGroup group) {
+        RaftPeerId leader = knownLeader();
+        RaftClient.Builder builder = RaftClient.newBuilder().setRaftGroup(group).setProperties(clientProperties())
+            .setParameters(parameters).setRetryPolicy(APPEND_RETRIES);
+        if (leader != null && group.getPeer(leader) != null) {
+            builder.setLeaderId(leader);
+        }
+        return builder.build();
+    }
+
+    private RaftPeerId knownLeader() {
+        MetadataStateMachine machine = stateMachine.get();
+        String leader = machine == null ? null : machine.leader();
+        return leader == null ? null : RaftPeerId.valueOf(leader);
+    }
+
     private RaftProperties clientProperties() {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
@@ -184,8 +204,27 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private CompletableFuture<Long> send(byte[] framed) {
         long timeout = settings.appendTimeout().toMillis();
-        RaftClient appender = client.get();
-        return appender.async().send(Message.valueOf(ByteString.copyFrom(framed)))
+        RaftClient appender;
+        CompletableFuture<RaftClientReply> sent;
+        synchronized (inFlight) {
+            appender = client.get();
+            // A client keeps the leader it last reached, and a leader cut off by a partition (not dead: its packets
+            // are dropped, nothing is refused) holds each request for the client's request timeout before Ratis
+            // tries another peer: longer than an append may wait. So an idle client whose leader is no longer the
+            // one this node's server follows is swapped for one sent there. Only when idle: appends through one
+            // client keep their order.
+            RaftPeerId leader = knownLeader();
+            if (inFlight.get() == 0 && leader != null && !leader.equals(appender.getLeaderId())) {
+                RaftClient fresh = newAppender(appenderGroup());
+                client.set(fresh);
+                closeQuietly(appender);
+                appender = fresh;
+            }
+            inFlight.incrementAndGet();
+            sent = appender.async().send(Message.valueOf(ByteString.copyFrom(framed)));
+        }
+        RaftClient used = appender;
+        return sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("the metadata change was not committed",
@@ -195,20 +234,24 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             })
             .orTimeout(timeout, TimeUnit.MILLISECONDS)
             .exceptionallyCompose(e -> {
-                replace(appender);
+                replace(used);
                 return CompletableFuture.failedFuture(noMajority(e, timeout));
             });
     }
 
     /** After a failed append: Ratis' ordered client is closed for good then, and closing it ends its retries. */
     private void replace(RaftClient failed) {
-        RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
-        RaftClient fresh = newClient(group.getPeers().isEmpty() ? seeds : group, APPEND_RETRIES);
+        RaftClient fresh = newAppender(appenderGroup());
         if (client.compareAndSet(failed, fresh)) {
             closeQuietly(failed);
         } else {
             closeQuietly(fresh);
         }
+    }
+
+    private RaftGroup appenderGroup() {
+        RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
+        return group.getPeers().isEmpty() ? seeds : group;
     }
 
     private static void closeQuietly(RaftClient c) {
