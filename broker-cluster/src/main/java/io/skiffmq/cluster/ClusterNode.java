@@ -72,7 +72,10 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final RaftGroup seeds;
-    /** Runs the blocking pings of {@link #status}. */
+    /**
+     * Runs the blocking pings of {@link #status}, and closes replaced append clients: closing one whose leader is
+     * cut off waits out gRPC's graceful shutdown, which an append must not wait for.
+     */
     private final ExecutorService pings = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "cluster-ping");
         t.setDaemon(true);
@@ -217,7 +220,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             if (inFlight.get() == 0 && leader != null && !leader.equals(appender.getLeaderId())) {
                 RaftClient fresh = newAppender(appenderGroup());
                 client.set(fresh);
-                closeQuietly(appender);
+                closeInBackground(appender);
                 appender = fresh;
             }
             inFlight.incrementAndGet();
@@ -243,7 +246,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private void replace(RaftClient failed) {
         RaftClient fresh = newAppender(appenderGroup());
         if (client.compareAndSet(failed, fresh)) {
-            closeQuietly(failed);
+            closeInBackground(failed);
         } else {
             closeQuietly(fresh);
         }
@@ -252,6 +255,14 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private RaftGroup appenderGroup() {
         RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
         return group.getPeers().isEmpty() ? seeds : group;
+    }
+
+    private void closeInBackground(RaftClient c) {
+        try {
+            pings.execute(() -> closeQuietly(c));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            closeQuietly(c); // this node is closing
+        }
     }
 
     private static void closeQuietly(RaftClient c) {

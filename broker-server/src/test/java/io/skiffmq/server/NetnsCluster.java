@@ -185,15 +185,18 @@ final class NetnsCluster implements AutoCloseable {
         return -1;
     }
 
-    /** The leader every one of {@code among} knows of, or -1 when they know none or differ. */
+    /**
+     * The leader every one of {@code among} knows of, or -1 when they know none or differ. Asked side by side: a
+     * node's answer waits up to 2 s for a member cut off.
+     */
     int agreedLeader(int... among) {
-        int leader = leaderSeenBy(among[0]);
+        List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i : among) {
-            if (leader < 0 || leaderSeenBy(i) != leader) {
-                return -1;
-            }
+            answers.add(CompletableFuture.supplyAsync(() -> leaderSeenBy(i),
+                task -> new Thread(task, "leader-of-" + name(i)).start()));
         }
-        return leader;
+        List<Integer> leaders = answers.stream().map(CompletableFuture::join).distinct().toList();
+        return leaders.size() == 1 ? leaders.get(0) : -1;
     }
 
     /**
