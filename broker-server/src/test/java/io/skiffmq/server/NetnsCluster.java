@@ -25,8 +25,8 @@ import java.util.stream.IntStream;
 /**
  * Brokers in child JVMs, each in a network namespace of its own, so that a test can cut the network between them
  * for real. Each namespace has one veth link to a bridge in the root namespace, which holds {@code 10.231.X.1};
- * node {@code i} is {@code n<i>@10.231.X.(11+i)} and listens on that address only (every port its own, the cluster
- * port 25672 in every namespace). Clients in the test connect from the root namespace through the bridge, so
+ * node {@code i} is {@code n<i>@10.231.X.(11+i)} and listens on that address only, on the same ports in every
+ * namespace (AMQP 5672, HTTP API 15672, cluster 25672). Clients in the test connect from the root namespace through the bridge, so
  * guest may log in from anywhere ({@code loopback-users=none}).
  *
  * <p>Two ways to break the network: {@link #isolate} drops, with nftables inside the node's namespace, every packet
@@ -39,6 +39,9 @@ import java.util.stream.IntStream;
  */
 final class NetnsCluster implements AutoCloseable {
     static final int CLUSTER_PORT = 25672;
+    /** Each namespace has its ports to itself: a node restarted keeps its address and ports. */
+    static final int AMQP_PORT = 5672;
+    static final int HTTP_PORT = 15672;
     private static final String PREFIX = "skq";
     private static final Pattern OURS = Pattern.compile("^" + PREFIX + "(\\d+)[a-z]");
     private static final AtomicInteger CLUSTERS = new AtomicInteger();
@@ -119,13 +122,14 @@ final class NetnsCluster implements AutoCloseable {
     ConnectionFactory factory(int i) {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(host(i));
-        factory.setPort(nodes[i].port);
+        factory.setPort(AMQP_PORT);
         factory.setConnectionTimeout(5000);
+        factory.setAutomaticRecoveryEnabled(false); // a test sees each failure, and nothing is declared again
         return factory;
     }
 
-    HttpApiClient api(int i) throws Exception {
-        return new HttpApiClient(host(i), nodes[i].managementPort(), "guest", "guest");
+    HttpApiClient api(int i) {
+        return new HttpApiClient(host(i), HTTP_PORT, "guest", "guest");
     }
 
     /** Starts (or starts again) node {@code i} in its namespace. */
@@ -135,7 +139,8 @@ final class NetnsCluster implements AutoCloseable {
         ChildBroker node = ChildBroker.start(List.of("ip", "netns", "exec", tag + "n" + i), dir.resolve("n" + i),
             "netns-" + tag + "-n" + i + "-" + starts.getAndIncrement(),
             List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
-            List.of("--bind=" + host(i), "--loopback-users=none", "--node=" + name(i),
+            List.of("--bind=" + host(i), "--port=" + AMQP_PORT, "--management-port=" + HTTP_PORT,
+                "--loopback-users=none", "--node=" + name(i),
                 "--cluster-port=" + CLUSTER_PORT, "--cluster-nodes=" + listed,
                 "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis));
         logs.add(node.log);
