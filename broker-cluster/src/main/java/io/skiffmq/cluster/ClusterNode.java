@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -76,7 +77,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
      * Runs the blocking pings of {@link #status}, and closes replaced append clients: closing one whose leader is
      * cut off waits out gRPC's graceful shutdown, which an append must not wait for.
      */
-    private final ExecutorService pings = Executors.newCachedThreadPool(r -> {
+    private final ExecutorService background = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "cluster-ping");
         t.setDaemon(true);
         return t;
@@ -259,8 +260,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private void closeInBackground(RaftClient c) {
         try {
-            pings.execute(() -> closeQuietly(c));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+            background.execute(() -> closeQuietly(c));
+        } catch (RejectedExecutionException e) {
             closeQuietly(c); // this node is closing
         }
     }
@@ -321,7 +322,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             if (member.name().equals(name())) {
                 answers.add(CompletableFuture.completedFuture(name()));
             } else {
-                answers.add(CompletableFuture.supplyAsync(() -> ping(member) ? member.name() : null, pings));
+                answers.add(CompletableFuture.supplyAsync(() -> ping(member) ? member.name() : null, background));
             }
         }
         List<String> running = answers.stream().map(CompletableFuture::join).filter(Objects::nonNull).sorted()
@@ -424,7 +425,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        pings.shutdownNow();
+        background.shutdownNow();
         try {
             client.get().close();
         } finally {
