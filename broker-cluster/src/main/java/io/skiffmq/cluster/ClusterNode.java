@@ -78,7 +78,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
      * cut off waits out gRPC's graceful shutdown, which an append must not wait for.
      */
     private final ExecutorService background = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "cluster-ping");
+        Thread t = new Thread(r, "cluster-background");
         t.setDaemon(true);
         return t;
     });

@@ -26,16 +26,17 @@ import java.util.stream.IntStream;
  * Brokers in child JVMs, each in a network namespace of its own, so that a test can cut the network between them
  * for real. Each namespace has one veth link to a bridge in the root namespace, which holds {@code 10.231.X.1};
  * node {@code i} is {@code n<i>@10.231.X.(11+i)} and listens on that address only, on the same ports in every
- * namespace (AMQP 5672, HTTP API 15672, cluster 25672). Clients in the test connect from the root namespace through the bridge, so
- * guest may log in from anywhere ({@code loopback-users=none}).
+ * namespace (AMQP 5672, HTTP API 15672, cluster 25672). Clients in the test connect from the root namespace through
+ * the bridge, so guest may log in from anywhere ({@code loopback-users=none}).
  *
- * <p>Two ways to break the network: {@link #isolate} drops, with nftables inside the node's namespace, every packet
- * between it and the other nodes (a partition: the test still reaches it), and {@link #unplug} takes its link down
- * (nothing reaches it). Packets are dropped, not refused, so that connections hang as over a real partition.
+ * <p>{@link #isolate} cuts a node off: nftables inside its namespace drop every packet between it and the other
+ * nodes, while the test still reaches it (taking its veth link down would cut the test off too). Packets are
+ * dropped, not refused, so that connections hang as over a real partition.
  *
- * <p>Needs root and {@code ip} (and {@code nft} for {@link #isolate}): {@link #unavailable} says why not, for the
- * test to skip. Names carry this JVM's pid, so that a run killed before it could clean up is cleaned up by the
- * next one. Used from the test thread; nodes start side by side ({@link #startAll}).
+ * <p>Needs root, {@code ip} and {@code nft}: {@link #unavailable} says why not, for the test to skip. Names carry
+ * this JVM's pid, so that a run killed before it could clean up is cleaned up by the next one. The nodes array is
+ * written by the thread that starts a node and read by others: a test orders them (a node is started before it is
+ * used). Nodes start side by side ({@link #startAll}).
  */
 final class NetnsCluster implements AutoCloseable {
     static final int CLUSTER_PORT = 25672;
@@ -225,16 +226,6 @@ final class NetnsCluster implements AutoCloseable {
             inside(i, "nft", "delete table inet partition");
             isolated[i] = false;
         }
-    }
-
-    /** Takes node {@code i}'s link down: nothing reaches it, not even the test. */
-    void unplug(int i) throws IOException {
-        run(List.of("ip", "link", "set", veth(i), "down"));
-    }
-
-    /** Undoes {@link #unplug}. */
-    void plug(int i) throws IOException {
-        run(List.of("ip", "link", "set", veth(i), "up"));
     }
 
     @Override
