@@ -17,8 +17,9 @@ import java.util.Map;
  * deletes them all, in the order declared, reporting the rate the same way. A benchmark, not a test.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany [--host=localhost] --port=P --pid=BROKER_PID
- *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true] [--delete=false]
+ * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
+ *     [--host=localhost] [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true]
+ *     [--delete=false]
  * </pre>
  */
 public final class DeclareMany {
