@@ -18,7 +18,8 @@ import java.util.Map;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
- *     [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true] [--delete=false]
+ *     [--host=localhost] [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true]
+ *     [--delete=false]
  * </pre>
  */
 public final class DeclareMany {
@@ -26,8 +27,9 @@ public final class DeclareMany {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("port", "5672", "pid", "-1",
-            "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-", "durable", "true", "delete", "false"), args);
+        Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("host", "localhost",
+            "port", "5672", "pid", "-1", "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-",
+            "durable", "true", "delete", "false"), args);
         int port = Integer.parseInt(options.get("port"));
         long pid = Long.parseLong(options.get("pid"));
         int count = Integer.parseInt(options.get("count"));
@@ -36,6 +38,7 @@ public final class DeclareMany {
         String prefix = options.get("prefix");
         boolean durable = Boolean.parseBoolean(options.get("durable"));
         ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(options.get("host"));
         factory.setPort(port);
         factory.setRequestedHeartbeat(0);
         long rssBefore = rss(pid);

@@ -11,9 +11,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
@@ -68,10 +70,15 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
      * a failure replaces it ({@link #send}).
      */
     private final AtomicReference<RaftClient> client;
+    /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final RaftGroup seeds;
-    /** Runs the blocking pings of {@link #status}. */
-    private final ExecutorService pings = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "cluster-ping");
+    /**
+     * Runs the blocking pings of {@link #status}, and closes replaced append clients: closing one whose leader is
+     * cut off waits out gRPC's graceful shutdown, which an append must not wait for.
+     */
+    private final ExecutorService background = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "cluster-background");
         t.setDaemon(true);
         return t;
     });
@@ -88,7 +95,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
-        this.client = new AtomicReference<>(newClient(seeds, APPEND_RETRIES));
+        this.client = new AtomicReference<>(newAppender(seeds));
     }
 
     /**
@@ -158,6 +165,23 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .setParameters(parameters).setRetryPolicy(retry).build();
     }
 
+    /** The append client, sent first to the leader this node's server follows when it knows one. */
+    private RaftClient newAppender(RaftGroup group) {
+        RaftPeerId leader = knownLeader();
+        RaftClient.Builder builder = RaftClient.newBuilder().setRaftGroup(group).setProperties(clientProperties())
+            .setParameters(parameters).setRetryPolicy(APPEND_RETRIES);
+        if (leader != null && group.getPeer(leader) != null) {
+            builder.setLeaderId(leader);
+        }
+        return builder.build();
+    }
+
+    private RaftPeerId knownLeader() {
+        MetadataStateMachine machine = stateMachine.get();
+        String leader = machine == null ? null : machine.leader();
+        return leader == null ? null : RaftPeerId.valueOf(leader);
+    }
+
     private RaftProperties clientProperties() {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
@@ -184,8 +208,27 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private CompletableFuture<Long> send(byte[] framed) {
         long timeout = settings.appendTimeout().toMillis();
-        RaftClient appender = client.get();
-        return appender.async().send(Message.valueOf(ByteString.copyFrom(framed)))
+        RaftClient appender;
+        CompletableFuture<RaftClientReply> sent;
+        synchronized (inFlight) {
+            appender = client.get();
+            // A client keeps the leader it last reached, and a leader cut off by a partition (not dead: its packets
+            // are dropped, nothing is refused) holds each request for the client's request timeout before Ratis
+            // tries another peer: longer than an append may wait. So an idle client whose leader is no longer the
+            // one this node's server follows is swapped for one sent there. Only when idle: appends through one
+            // client keep their order.
+            RaftPeerId leader = knownLeader();
+            if (inFlight.get() == 0 && leader != null && !leader.equals(appender.getLeaderId())) {
+                RaftClient fresh = newAppender(appenderGroup());
+                client.set(fresh);
+                closeInBackground(appender);
+                appender = fresh;
+            }
+            inFlight.incrementAndGet();
+            sent = appender.async().send(Message.valueOf(ByteString.copyFrom(framed)));
+        }
+        RaftClient used = appender;
+        return sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("the metadata change was not committed",
@@ -195,19 +238,31 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             })
             .orTimeout(timeout, TimeUnit.MILLISECONDS)
             .exceptionallyCompose(e -> {
-                replace(appender);
+                replace(used);
                 return CompletableFuture.failedFuture(noMajority(e, timeout));
             });
     }
 
     /** After a failed append: Ratis' ordered client is closed for good then, and closing it ends its retries. */
     private void replace(RaftClient failed) {
-        RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
-        RaftClient fresh = newClient(group.getPeers().isEmpty() ? seeds : group, APPEND_RETRIES);
+        RaftClient fresh = newAppender(appenderGroup());
         if (client.compareAndSet(failed, fresh)) {
-            closeQuietly(failed);
+            closeInBackground(failed);
         } else {
             closeQuietly(fresh);
+        }
+    }
+
+    private RaftGroup appenderGroup() {
+        RaftGroup group = RaftGroup.valueOf(METADATA_GROUP, members().stream().map(ClusterNode::peer).toList());
+        return group.getPeers().isEmpty() ? seeds : group;
+    }
+
+    private void closeInBackground(RaftClient c) {
+        try {
+            background.execute(() -> closeQuietly(c));
+        } catch (RejectedExecutionException e) {
+            closeQuietly(c); // this node is closing
         }
     }
 
@@ -267,7 +322,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             if (member.name().equals(name())) {
                 answers.add(CompletableFuture.completedFuture(name()));
             } else {
-                answers.add(CompletableFuture.supplyAsync(() -> ping(member) ? member.name() : null, pings));
+                answers.add(CompletableFuture.supplyAsync(() -> ping(member) ? member.name() : null, background));
             }
         }
         List<String> running = answers.stream().map(CompletableFuture::join).filter(Objects::nonNull).sorted()
@@ -370,7 +425,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        pings.shutdownNow();
+        background.shutdownNow();
         try {
             client.get().close();
         } finally {

@@ -71,7 +71,17 @@ final class ChildBroker implements AutoCloseable {
      */
     static ChildBroker start(Path dataDir, String name, List<String> jvmFlags, List<String> settings)
             throws Exception {
-        List<String> command = new ArrayList<>(javaCommand());
+        return start(List.of(), dataDir, name, jvmFlags, settings);
+    }
+
+    /**
+     * @param wrapper words before java, such as {@code ip netns exec NS}, which must exec java in its own place
+     *        (the process is then java's, for kill -9)
+     */
+    static ChildBroker start(List<String> wrapper, Path dataDir, String name, List<String> jvmFlags,
+            List<String> settings) throws Exception {
+        List<String> command = new ArrayList<>(wrapper);
+        command.addAll(javaCommand());
         command.addAll(jvmFlags);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SkiffMq.class.getName(), "--port=0",
             "--prometheus-port=0", "--management-port=0", "--stream-port=0",

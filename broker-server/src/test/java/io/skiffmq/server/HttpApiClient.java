@@ -18,6 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class HttpApiClient {
     private static final ObjectMapper JSON = JsonMapper.builder().build();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String host;
     private final int port;
     private final String authorization;
 
@@ -35,6 +36,12 @@ final class HttpApiClient {
     }
 
     HttpApiClient(int port, String user, String password) {
+        this("127.0.0.1", port, user, password);
+    }
+
+    /** On a broker at {@code host} (an IPv4 address or a name). */
+    HttpApiClient(String host, int port, String user, String password) {
+        this.host = host;
         this.port = port;
         this.authorization = user == null ? null : "Basic " + Base64.getEncoder()
             .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
@@ -67,7 +74,7 @@ final class HttpApiClient {
 
     Answer send(String method, String path, Object body, Map<String, String> headers)
             throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
             .timeout(Duration.ofSeconds(15))
             .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofByteArray(body instanceof String s
