@@ -38,7 +38,8 @@ final class DeadLetterRouter implements DeadLetters {
     }
 
     @Override
-    public void deadLetter(Message message, Reason reason, String queue, QueueArguments arguments) {
+    public void deadLetter(Message message, Reason reason, String queue, QueueArguments arguments,
+            long deliveryCount) {
         Exchange exchange = vhost.exchange(arguments.deadLetterExchange());
         if (exchange == null) {
             LOG.log(System.Logger.Level.DEBUG, "queue ''{0}'': dead-letter exchange ''{1}'' does not exist, a "
@@ -53,7 +54,7 @@ final class DeadLetterRouter implements DeadLetters {
         Message dead;
         try {
             dead = message.deadLettered(reason.value(), queue, Instant.ofEpochMilli(clock.millis()), exchange.name(),
-                key);
+                key, deliveryCount);
         } finally {
             message.release();
         }

@@ -282,6 +282,8 @@ public final class ClassicQueue implements Queue {
         long now = context.clock().millis();
         QueueEntry entry = new QueueEntry(nextSequence++, message, limits.lane(message.priority()), bodySize,
             expiry.expiresAt(now, message.ttl()));
+        // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
+        entry.carried(message.deliveryCount());
         PublishConfirm confirm = confirmed;
         if (confirm != null && arguments.confirmAfterConsume()) {
             entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
@@ -295,7 +297,7 @@ public final class ClassicQueue implements Queue {
             // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does;
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
-                entry.location = log.publish(entry.sequence, message, 0, entry.expiresAt, confirm);
+                entry.location = log.publish(entry.sequence, message, entry.deliveryCount, entry.expiresAt, confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 if (!toTail) {

@@ -9,7 +9,7 @@ import io.skiffmq.core.message.Message;
  */
 public interface DeadLetters {
     /** Nowhere: dying messages are dropped. */
-    DeadLetters NONE = (message, reason, queue, arguments) -> message.release();
+    DeadLetters NONE = (message, reason, queue, arguments, deliveryCount) -> message.release();
 
     /** Why a message died, as {@code x-death} names it. */
     enum Reason {
@@ -32,6 +32,8 @@ public interface DeadLetters {
      * @param message one reference, taken over
      * @param queue the name of the queue it died in
      * @param arguments that queue's arguments: its dead-letter exchange and routing key
+     * @param deliveryCount its failed deliveries in that queue, which the dead-lettered copy keeps
+     *        ({@link Message#deadLettered(String, String, java.time.Instant, String, String, long)})
      */
-    void deadLetter(Message message, Reason reason, String queue, QueueArguments arguments);
+    void deadLetter(Message message, Reason reason, String queue, QueueArguments arguments, long deliveryCount);
 }

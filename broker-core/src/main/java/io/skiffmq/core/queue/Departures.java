@@ -64,17 +64,20 @@ final class Departures {
         }
         Message message = entry.message.retain();
         forget(entry);
-        deadLetter(message, reason);
+        deadLetter(message, reason, entry.deliveryCount);
     }
 
-    /** Hands one reference of a dying message to the dead-letter exchange, or releases it when there is none. */
-    void deadLetter(Message message, DeadLetters.Reason reason) {
+    /**
+     * Hands one reference of a dying message to the dead-letter exchange, or releases it when there is none; the
+     * copy keeps {@code deliveryCount}.
+     */
+    void deadLetter(Message message, DeadLetters.Reason reason, long deliveryCount) {
         if (!arguments.deadLetters()) {
             message.release();
             return;
         }
         try {
-            deadLetters.deadLetter(message, reason, name, arguments);
+            deadLetters.deadLetter(message, reason, name, arguments, deliveryCount);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': a message dead-lettered ({1}) is lost", name,
                 reason.value(), e);

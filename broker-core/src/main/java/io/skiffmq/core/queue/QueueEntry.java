@@ -60,6 +60,15 @@ final class QueueEntry {
         }
     }
 
+    /**
+     * The failed deliveries a dead-lettered message carries in from the queue it died in: its delivery count starts
+     * there, its returns at 0 (RabbitMQ 4.0's quorum queue takes the {@code delivery_count} annotation into the
+     * header and starts {@code acquired_count} afresh).
+     */
+    void carried(long count) {
+        deliveryCount = (int) Math.min(count, Integer.MAX_VALUE);
+    }
+
     /** Sets the failed deliveries a store kept for it; its returns start again from them. */
     void deliveryCount(long stored) {
         deliveryCount = (int) Math.min(stored, Integer.MAX_VALUE);

@@ -35,7 +35,7 @@ final class QueueLimits {
             confirmed.refused();
         }
         if (arguments.overflow() == QueueArguments.Overflow.REJECT_PUBLISH_DLX) {
-            departures.deadLetter(message, DeadLetters.Reason.MAXLEN);
+            departures.deadLetter(message, DeadLetters.Reason.MAXLEN, message.deliveryCount());
         } else {
             message.release();
         }
