@@ -72,6 +72,8 @@ public final class MessageStore implements AutoCloseable {
     private static final class Live {
         final long location;
         long deliveryCount;
+        /** Returns to its queue, {@link JournalRecord#NO_RETURNS} when the records kept none (its delivery count). */
+        long returns = JournalRecord.NO_RETURNS;
         /** What the queue orders, expires and limits by, read from the message once at replay. */
         int priority;
         long ttl = -1;
@@ -131,6 +133,7 @@ public final class MessageStore implements AutoCloseable {
                 case PUBLISH -> {
                     // a later copy of the same message (compaction) replaces the earlier one
                     Live copy = new Live(location, r.deliveryCount()).read(r);
+                    copy.returns = r.returns();
                     Live earlier = queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>()).put(r.sequence(), copy);
                     copy.delivered = earlier != null && earlier.delivered;
                 }
@@ -160,6 +163,7 @@ public final class MessageStore implements AutoCloseable {
                     Live live = queue == null ? null : queue.get(r.sequence());
                     if (live != null) {
                         live.deliveryCount = r.deliveryCount();
+                        live.returns = r.returns();
                     }
                 }
                 case QUEUE_DELETED -> queues.remove(r.queueId());
@@ -179,7 +183,7 @@ public final class MessageStore implements AutoCloseable {
                 }
                 list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location, live.priority,
                     live.ttl, live.bodySize, live.expiresAt,
-                    !recoveredClean || live.delivered || live.deliveryCount > 0));
+                    !recoveredClean || live.delivered || live.deliveryCount > 0 || live.returns > 0, live.returns));
             }
             recovered.put(queue.getKey(), list);
             messages += list.size();
@@ -368,11 +372,12 @@ public final class MessageStore implements AutoCloseable {
             this.executor = executor;
         }
 
-        private long write(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
+        private long write(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+                Runnable durable) {
             ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(
-                RecordDescriptor.HEADER_LENGTH + 72 + message.storedSize());
+                RecordDescriptor.HEADER_LENGTH + 76 + message.storedSize());
             JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
-                expiresAt, message);
+                returns == deliveryCount ? JournalRecord.NO_RETURNS : returns, expiresAt, message);
             long location = journal.append(record, true, durable);
             long segment = Journal.segmentOf(location);
             if (segment != lastSegment) {
@@ -412,12 +417,24 @@ public final class MessageStore implements AutoCloseable {
 
         @Override
         public long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
-            return write(sequence, message, deliveryCount, expiresAt, durable);
+            return write(sequence, message, deliveryCount, deliveryCount, expiresAt, durable);
+        }
+
+        @Override
+        public long publish(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+                Runnable durable) {
+            return write(sequence, message, deliveryCount, returns, expiresAt, durable);
         }
 
         @Override
         public long relocate(long sequence, Message message, long deliveryCount, long expiresAt, long location) {
-            long moved = write(sequence, message, deliveryCount, expiresAt, null);
+            return relocate(sequence, message, deliveryCount, deliveryCount, expiresAt, location);
+        }
+
+        @Override
+        public long relocate(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+                long location) {
+            long moved = write(sequence, message, deliveryCount, returns, expiresAt, null);
             release(location);
             return moved;
         }
@@ -425,6 +442,17 @@ public final class MessageStore implements AutoCloseable {
         @Override
         public void requeue(long sequence, long location, long deliveryCount) {
             append(RecordType.REQUEUE, sequence, deliveryCount);
+        }
+
+        @Override
+        public void requeue(long sequence, long location, long deliveryCount, long returns) {
+            if (returns == deliveryCount) {
+                requeue(sequence, location, deliveryCount);
+                return;
+            }
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH + 4);
+            JournalRecord.writeRequeue(record, queueId, sequence, (int) deliveryCount, returns);
+            appendQuietly(record);
         }
 
         @Override

@@ -297,7 +297,8 @@ public final class ClassicQueue implements Queue {
             // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does;
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
-                entry.location = log.publish(entry.sequence, message, entry.deliveryCount, entry.expiresAt, confirm);
+                entry.location = log.publish(entry.sequence, message, entry.deliveryCount, entry.returns,
+                    entry.expiresAt, confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 if (!toTail) {

@@ -23,8 +23,9 @@ final class QueueEntry {
     int deliveryCount;
     /**
      * Times it went back to the queue for any reason (RabbitMQ 4.0's {@code acquired_count}): at least
-     * {@link #deliveryCount}; stops at {@link Integer#MAX_VALUE}. Kept in memory; a restart or a page-out starts it
-     * again from the delivery count.
+     * {@link #deliveryCount} unless it {@link #carried} one in; stops at {@link Integer#MAX_VALUE}. A quorum queue
+     * writes it to its log with every return, so a restart keeps it; a classic queue's starts again from the delivery
+     * count.
      */
     int returns;
     boolean acquiredBefore;

@@ -49,6 +49,9 @@ final class QueueRecovery {
             QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), limits.lane(stored.priority()),
                 stored.bodySize(), expiry.restored(stored, now));
             entry.deliveryCount(stored.deliveryCount());
+            if (stored.returns() >= 0) {
+                entry.returns = (int) Math.min(stored.returns(), Integer.MAX_VALUE);
+            }
             entry.acquiredBefore = stored.deliveredBefore();
             entry.location = stored.location();
             waiting.arrive(entry);
