@@ -119,7 +119,7 @@ public final class ClassicQueue implements Queue {
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
         this.subscriptionFilter = arguments.subscriptionFilter();
-        this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), gauges);
+        this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);
         this.limits = new QueueLimits(arguments, waiting, departures);
         this.paging = new QueuePaging(name, log, waiting, memoryLimit);
@@ -465,6 +465,7 @@ public final class ClassicQueue implements Queue {
             consumer.unsettled.removeRange(firstTag, lastTag, entry -> settlements.settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
+                consumers.settled(consumer); // a single active consumer giving way hands over once it is settled
                 if (outcome.requeues()) {
                     expiry.expireHeads(); // a message back whose TTL ran out dies now, before any redelivery
                 }
