@@ -70,6 +70,8 @@ public final class ClassicQueue implements Queue {
     private final UnusedQueue unused;
     private final QueuePaging paging;
     private final Departures departures;
+    /** A quorum queue's dead-lettering at least once (when its arguments ask for it); null for a classic queue. */
+    private final AtLeastOnceDeadLetters dying;
     private final QueueDispatcher dispatcher;
     private final QueueRecovery recovery;
     private final Settlements settlements;
@@ -121,7 +123,13 @@ public final class ClassicQueue implements Queue {
         this.subscriptionFilter = arguments.subscriptionFilter();
         this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);
-        this.limits = new QueueLimits(arguments, waiting, departures);
+        this.dying = type == QueueType.QUORUM ? new AtLeastOnceDeadLetters(name, executor, context.clock(),
+            context.deadLetters(), status, departures, log, arguments) : null;
+        if (dying != null && QuorumArguments.atLeastOnce(context.vhost(), name, arguments, declaration.arguments(),
+                EffectivePolicy.NONE)) {
+            departures.atLeastOnce(dying);
+        }
+        this.limits = new QueueLimits(arguments, waiting, departures, dying);
         this.paging = new QueuePaging(name, log, waiting, memoryLimit);
         this.expiry = new QueueExpiry(arguments, waiting, context.clock(), executor, status,
             entry -> departures.die(entry, DeadLetters.Reason.EXPIRED), this::dispatch);
@@ -132,7 +140,7 @@ public final class ClassicQueue implements Queue {
         this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits,
             type == QueueType.QUORUM);
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
-            gauges);
+            gauges, dying);
         this.unused = new UnusedQueue(declaration, declared, context.clock(), executor, status, consumers.pushed);
     }
 
@@ -172,6 +180,12 @@ public final class ClassicQueue implements Queue {
             QueueArguments inEffect = type == QueueType.QUORUM
                 ? QuorumArguments.withPolicy(declared, declaration.arguments(), next)
                 : declared.withPolicy(declaration.arguments(), next);
+            if (dying != null) {
+                // what it holds already it still dead-letters at least once; new deaths go as the policy says
+                dying.use(inEffect);
+                departures.atLeastOnce(QuorumArguments.atLeastOnce(context.vhost(), name, inEffect,
+                    declaration.arguments(), next) ? dying : null);
+            }
             if (inEffect.equals(arguments)) {
                 return;
             }
@@ -559,6 +573,9 @@ public final class ClassicQueue implements Queue {
             publisherFlow.release();
             disarmTimers();
             int count = dropReady(); // ready ones only, as RabbitMQ counts them in delete-ok
+            if (dying != null) {
+                dying.clear();
+            }
             waiting.deletePages();
             if (log != null && !status.closed) {
                 log.deleted();
@@ -582,6 +599,9 @@ public final class ClassicQueue implements Queue {
             publisherFlow.release();
             disarmTimers();
             dropReady();
+            if (dying != null) {
+                dying.clear(); // still in the log: back after a restart
+            }
             waiting.deletePages();
             for (QueueConsumer consumer : consumers.all) {
                 consumer.unsettled.removeAll(entry -> entry.message.release());

@@ -17,6 +17,8 @@ final class Departures {
     private final QueueLog log;
     private final DeadLetters deadLetters;
     private final QueueStatus status;
+    /** A quorum queue's dead-lettering at least once, when its arguments ask for it; else null. */
+    private AtLeastOnceDeadLetters atLeastOnce;
 
     Departures(String name, QueueArguments arguments, QueueLog log, DeadLetters deadLetters, QueueStatus status) {
         this.name = name;
@@ -50,6 +52,10 @@ final class Departures {
      * dropped otherwise; gone from the queue either way.
      */
     void die(QueueEntry entry, DeadLetters.Reason reason) {
+        if (atLeastOnce != null && reason != DeadLetters.Reason.MAXLEN) {
+            atLeastOnce.take(entry, reason); // it stays in the queue until its dead-letter queues have it
+            return;
+        }
         if (arguments.deadLetters() && entry.message == null) {
             try {
                 entry.message = log.read(entry.sequence, entry.location);
@@ -87,5 +93,10 @@ final class Departures {
     /** A policy changed what is in effect. */
     void use(QueueArguments inEffect) {
         this.arguments = inEffect;
+    }
+
+    /** Dying messages go to {@code dying} from now (null: at most once). */
+    void atLeastOnce(AtLeastOnceDeadLetters dying) {
+        this.atLeastOnce = dying;
     }
 }

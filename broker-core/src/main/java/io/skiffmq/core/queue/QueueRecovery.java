@@ -21,9 +21,13 @@ final class QueueRecovery {
     private final QueuePaging paging;
     private final QueueConsumers consumers;
     private final QueueGauges gauges;
+    /** A quorum queue's messages held to be dead-lettered at least once; null for a classic queue. */
+    private final AtLeastOnceDeadLetters dying;
 
     QueueRecovery(QueueLog log, QueueExecutor executor, QueueStatus status, WaitingMessages waiting, QueueLimits limits,
-            QueueExpiry expiry, QueuePaging paging, QueueConsumers consumers, QueueGauges gauges) {
+            QueueExpiry expiry, QueuePaging paging, QueueConsumers consumers, QueueGauges gauges,
+            AtLeastOnceDeadLetters dying) {
+        this.dying = dying;
         this.log = log;
         this.executor = executor;
         this.status = status;
@@ -85,6 +89,9 @@ final class QueueRecovery {
         for (QueueConsumer consumer : consumers.all) {
             consumer.unsettled.forEach(note);
         }
+        if (dying != null) {
+            dying.forEach(note);
+        }
         Arrays.sort(delivered.values, 0, delivered.count);
         log.stopped(delivered.values, delivered.count);
     }
@@ -117,6 +124,9 @@ final class QueueRecovery {
             waiting.forEach(relocate);
             for (QueueConsumer consumer : consumers.all) {
                 consumer.unsettled.forEach(relocate);
+            }
+            if (dying != null) {
+                dying.forEach(relocate);
             }
             count = copies[0] + waiting.relocateTails(location, log);
         }
