@@ -84,18 +84,15 @@ final class QueueConsumers {
 
     /**
      * {@code consumer} settled deliveries: when it is the {@link #fading} one and has nothing unsettled left, it
-     * hands over to the standby consumer of highest priority (or stays active when it is one). True when another
-     * consumer became active.
+     * hands over to the standby consumer of highest priority (or stays active when it is one).
      */
-    boolean settled(QueueConsumer consumer) {
+    void settled(QueueConsumer consumer) {
         if (consumer != fading || consumer.unsettled.size() > 0) {
-            return false;
+            return;
         }
         fading = null;
         standby.add(0, consumer);
-        QueueConsumer next = nextActive();
-        pushed.add(next);
-        return next != consumer;
+        pushed.add(nextActive());
     }
 
     /** Takes the consumer off the list of those pushed to; false when it was not on it. */
