@@ -123,6 +123,7 @@ final class AtLeastOnceDeadLetters {
 
     private void waitForRetry(Dying dying) {
         if (status.gone()) {
+            departures.forget(dying.entry); // released; a closed queue's log keeps it
             return;
         }
         if (dying.entry.message != null && dying.entry.location >= 0) {
