@@ -1,5 +1,6 @@
 package io.skiffmq.server;
 
+import static io.skiffmq.server.Amqp091RestartRecoveryTest.awaitGet;
 import static io.skiffmq.server.Amqp091RestartRecoveryTest.connect;
 import static io.skiffmq.server.Amqp091Support.QUIET;
 import static io.skiffmq.server.Amqp091Support.TIMEOUT;
@@ -15,7 +16,6 @@ import io.skiffmq.codec.testing.LeakDetection;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,15 +56,6 @@ class QuorumQueueAtLeastOnceDeadLetterTest {
         channel.exchangeDeclare("dlx", "direct", true);
         channel.queueDeclare("dlq", true, false, false, null);
         channel.queueBind("dlq", "dlx", "dlq");
-    }
-
-    private static GetResponse awaitGet(Channel channel, String queue) {
-        AtomicReference<GetResponse> got = new AtomicReference<>();
-        await().atMost(TIMEOUT).until(() -> {
-            got.set(channel.basicGet(queue, true));
-            return got.get() != null;
-        });
-        return got.get();
     }
 
     @Test

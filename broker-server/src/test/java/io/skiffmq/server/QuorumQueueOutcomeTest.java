@@ -58,15 +58,7 @@ class QuorumQueueOutcomeTest extends Amqp10ClientTestBase {
     void aRequeueWithAnnotationsRedeliversThemWithTheCountOfReturns() throws Exception {
         String q = quorum("qq-requeue-annotated");
         published(publisher(q), "annotated");
-        BlockingQueue<Message> seen = new LinkedBlockingQueue<>();
-        AtomicInteger deliveries = new AtomicInteger();
-        consumer(q, seen, (context, message) -> {
-            if (deliveries.incrementAndGet() == 1) {
-                context.requeue(ANNOTATIONS);
-            } else {
-                context.accept();
-            }
-        });
+        BlockingQueue<Message> seen = requeuedOnceWithAnnotations(q);
         Message first = seen.poll(10, TimeUnit.SECONDS);
         Message again = seen.poll(10, TimeUnit.SECONDS);
         assertThat(first.hasAnnotation("x-opt-string")).isFalse();
@@ -82,11 +74,16 @@ class QuorumQueueOutcomeTest extends Amqp10ClientTestBase {
     void anAmqp091ConsumerSeesTheAnnotationsAsHeaders() throws Exception {
         String q = quorum("qq-annotated-091");
         published(publisher(q), "to 0-9-1");
-        BlockingQueue<Message> seen = new LinkedBlockingQueue<>();
-        com.rabbitmq.client.amqp.Consumer consumer = consumer(q, seen,
-            (context, message) -> context.requeue(ANNOTATIONS));
-        assertThat(seen.poll(10, TimeUnit.SECONDS)).isNotNull();
-        consumer.close();
+        Map<Symbol, Object> annotations = new LinkedHashMap<>();
+        annotations.put(Symbol.valueOf("x-opt-string"), "bar");
+        annotations.put(Symbol.valueOf("x-opt-number"), 7L);
+        try (RawClient client = RawClient.openSession(broker.port())) {
+            client.attachReceiver(0, RawClient.source("/queues/" + q), false);
+            client.flow(0, 0, 1, false, false);
+            transfer(client);
+            client.write(0, modified(0, annotations));
+            client.close(true); // the disposition, then the close, in that order
+        }
         com.rabbitmq.client.Channel channel = amqp091.createChannel();
         GetResponse got = awaitGet(channel, q);
         Map<String, Object> headers = got.getProps().getHeaders();
@@ -132,15 +129,7 @@ class QuorumQueueOutcomeTest extends Amqp10ClientTestBase {
         String q = unique("classic-requeue-annotated");
         management().queue().name(q).type(Management.QueueType.CLASSIC).declare();
         published(publisher(q), "classic");
-        BlockingQueue<Message> seen = new LinkedBlockingQueue<>();
-        AtomicInteger deliveries = new AtomicInteger();
-        consumer(q, seen, (context, message) -> {
-            if (deliveries.incrementAndGet() == 1) {
-                context.requeue(ANNOTATIONS);
-            } else {
-                context.accept();
-            }
-        });
+        BlockingQueue<Message> seen = requeuedOnceWithAnnotations(q);
         assertThat(seen.poll(10, TimeUnit.SECONDS)).isNotNull();
         Message again = seen.poll(10, TimeUnit.SECONDS);
         assertThat(again.hasAnnotation("x-opt-string")).as("RabbitMQ's classic queue ignores them").isFalse();
@@ -191,6 +180,20 @@ class QuorumQueueOutcomeTest extends Amqp10ClientTestBase {
             assertThat((Object) end.getError().getCondition()).isEqualTo(Symbol.valueOf("amqp:invalid-field"));
         }
         assertThat((Object) next(q)).as("back in the queue with its session").isNotNull();
+    }
+
+    /** A consumer that requeues the first delivery with {@link #ANNOTATIONS} and accepts the others. */
+    private BlockingQueue<Message> requeuedOnceWithAnnotations(String queue) {
+        BlockingQueue<Message> seen = new LinkedBlockingQueue<>();
+        AtomicInteger deliveries = new AtomicInteger();
+        consumer(queue, seen, (context, message) -> {
+            if (deliveries.incrementAndGet() == 1) {
+                context.requeue(ANNOTATIONS);
+            } else {
+                context.accept();
+            }
+        });
+        return seen;
     }
 
     /** The payload of the next transfer. */
