@@ -14,7 +14,6 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import io.skiffmq.codec.testing.LeakDetection;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -113,9 +112,15 @@ class QuorumQueueAtLeastOnceDeadLetterTest {
         }
         try (RunningBroker broker = RunningBroker.start(settings); Connection connection = connect(broker.port())) {
             Channel channel = connection.createChannel();
-            GetResponse back = awaitGet(channel, "qq");
-            assertThat(text(back.getBody())).as("back in its queue, where it was kept").isEqualTo("kept");
-            assertThat(List.of(back.getEnvelope().isRedeliver())).containsExactly(true);
+            await().during(QUIET).atMost(QUIET.plus(TIMEOUT)).until(() -> channel.basicGet("qq", false) == null);
+            declareTarget(channel);
+            GetResponse dead = awaitGet(channel, "dlq");
+            assertThat(text(dead.getBody())).as("still waiting to be dead-lettered after the restart").isEqualTo("kept");
+        }
+        try (RunningBroker broker = RunningBroker.start(settings); Connection connection = connect(broker.port())) {
+            Channel channel = connection.createChannel();
+            assertThat(channel.queueDeclarePassive("qq").getMessageCount()).isZero();
+            assertThat(channel.basicGet("qq", false)).as("gone from its queue once dead-lettered").isNull();
         }
     }
 }

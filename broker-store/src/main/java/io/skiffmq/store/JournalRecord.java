@@ -53,11 +53,12 @@ public final class JournalRecord {
      * record says none: always before version 5). {@code message} (a publish's) and {@code ranges} (the body of an
      * {@link RecordType#ACKS} or {@link RecordType#DELIVERED}) are slices of the input, null for other types: valid
      * while the input is. {@code returns}: a publish or requeue record's count of returns, {@link #NO_RETURNS} when
-     * it has none (the delivery count stands for it).
+     * it has none (the delivery count stands for it). {@code reason}: a {@link RecordType#DEAD_LETTERING} record's
+     * (why the message died), -1 for other types.
      */
     public record Read(int version, RecordType type, int flags, long queueId, long sequence, int deliveryCount,
             String exchange, String routingKey, int format, long expiresAt, ByteBuf message, ByteBuf ranges,
-            long returns) {
+            long returns, int reason) {
         /** The ranges of an {@link RecordType#ACKS} or {@link RecordType#DELIVERED} record. */
         public int rangeCount() {
             return ranges.readableBytes() / ACK_RANGE_LENGTH;
@@ -157,10 +158,18 @@ public final class JournalRecord {
      * sequence 0).
      */
     public static void write(ByteBuf out, RecordType type, long queueId, long sequence, int flags, int deliveryCount) {
-        if (hasRanges(type) || type == RecordType.PUBLISH) {
-            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish or writeRanges");
+        if (hasRanges(type) || type == RecordType.PUBLISH || type == RecordType.DEAD_LETTERING) {
+            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish, writeRanges or "
+                + "writeDeadLettering");
         }
         finish(out, writeHeader(out, type, flags, queueId, sequence, deliveryCount));
+    }
+
+    /** Appends a {@link RecordType#DEAD_LETTERING} record: the message waits to be dead-lettered, for {@code reason}. */
+    public static void writeDeadLettering(ByteBuf out, long queueId, long sequence, int reason) {
+        int start = writeHeader(out, RecordType.DEAD_LETTERING, 0, queueId, sequence, 0);
+        out.writeByte(reason);
+        finish(out, start);
     }
 
     /** Appends a {@link RecordType#REQUEUE} record that holds the message's count of returns. */
@@ -310,6 +319,13 @@ public final class JournalRecord {
         if (hasReturns && type == RecordType.REQUEUE) {
             returns = buf.getUnsignedInt(start + HEADER_LENGTH);
         }
+        int reason = -1;
+        if (type == RecordType.DEAD_LETTERING) {
+            if (length != 1) {
+                throw new Corrupt(type + " record at " + start + " has a body of " + length + " bytes");
+            }
+            reason = buf.getUnsignedByte(start + HEADER_LENGTH);
+        }
         String exchange = null;
         String routingKey = null;
         long expiresAt = NO_EXPIRY;
@@ -351,6 +367,6 @@ public final class JournalRecord {
         }
         buf.readerIndex(body + length);
         return new Read(version, type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format,
-            expiresAt, message, ranges, returns);
+            expiresAt, message, ranges, returns, reason);
     }
 }

@@ -5,6 +5,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.message.MessageFormat;
+import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
 import io.skiffmq.core.queue.QueueLog.Unreadable;
@@ -82,6 +83,8 @@ public final class MessageStore implements AutoCloseable {
         long expiresAt = StoredMessage.EXPIRY_UNKNOWN;
         /** A {@link RecordType#DELIVERED} record names it. */
         boolean delivered;
+        /** Why it died, when a {@link RecordType#DEAD_LETTERING} record says it waits to be dead-lettered; else -1. */
+        int deadLettering = -1;
 
         Live(long location, long deliveryCount) {
             this.location = location;
@@ -136,6 +139,7 @@ public final class MessageStore implements AutoCloseable {
                     copy.returns = r.returns();
                     Live earlier = queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>()).put(r.sequence(), copy);
                     copy.delivered = earlier != null && earlier.delivered;
+                    copy.deadLettering = earlier == null ? -1 : earlier.deadLettering;
                 }
                 case DELIVERED -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
@@ -145,6 +149,13 @@ public final class MessageStore implements AutoCloseable {
                     }
                 }
                 case CLEAN_STOP, STARTED -> { }
+                case DEAD_LETTERING -> {
+                    TreeMap<Long, Live> queue = queues.get(r.queueId());
+                    Live live = queue == null ? null : queue.get(r.sequence());
+                    if (live != null) {
+                        live.deadLettering = r.reason();
+                    }
+                }
                 case ACK, EXPIRE -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
                     if (queue != null) {
@@ -183,7 +194,9 @@ public final class MessageStore implements AutoCloseable {
                 }
                 list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location, live.priority,
                     live.ttl, live.bodySize, live.expiresAt,
-                    !recoveredClean || live.delivered || live.deliveryCount > 0 || live.returns > 0, live.returns));
+                    !recoveredClean || live.delivered || live.deliveryCount > 0 || live.returns > 0, live.returns,
+                    live.deadLettering < 0 || live.deadLettering >= DeadLetters.Reason.values().length ? null
+                        : DeadLetters.Reason.values()[live.deadLettering]));
             }
             recovered.put(queue.getKey(), list);
             messages += list.size();
@@ -442,6 +455,13 @@ public final class MessageStore implements AutoCloseable {
         @Override
         public void requeue(long sequence, long location, long deliveryCount) {
             append(RecordType.REQUEUE, sequence, deliveryCount);
+        }
+
+        @Override
+        public void deadLettering(long sequence, long location, DeadLetters.Reason reason) {
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH + 1);
+            JournalRecord.writeDeadLettering(record, queueId, sequence, reason.ordinal());
+            appendQuietly(record);
         }
 
         @Override

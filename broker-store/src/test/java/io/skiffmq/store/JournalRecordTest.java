@@ -69,10 +69,20 @@ class JournalRecordTest {
     }
 
     @Test
+    void aDeadLetteringRecordKeepsWhyTheMessageDied() throws Exception {
+        ByteBuf out = Unpooled.buffer();
+        JournalRecord.writeDeadLettering(out, 7, 12, 3);
+        JournalRecord.Read read = JournalRecord.read(out);
+        assertThat(read.type()).isEqualTo(RecordType.DEAD_LETTERING);
+        assertThat(read.sequence()).isEqualTo(12);
+        assertThat(read.reason()).isEqualTo(3);
+    }
+
+    @Test
     void everyOtherRecordTypeRoundTrips() throws Exception {
         ByteBuf out = Unpooled.buffer();
         EnumSet<RecordType> bodiless = EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS,
-            RecordType.DELIVERED));
+            RecordType.DELIVERED, RecordType.DEAD_LETTERING));
         for (RecordType type : bodiless) {
             JournalRecord.write(out, type, 7, type.ordinal() * 10L, RecordDescriptor.FLAG_REDELIVERED, 2);
         }

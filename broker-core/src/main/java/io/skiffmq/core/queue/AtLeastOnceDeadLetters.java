@@ -14,6 +14,9 @@ import java.util.ArrayDeque;
  * duplicates are possible, losses are not. {@code maxlen} deaths never come here (a {@code reject-publish} queue
  * drops nothing), as {@code rabbit_fifo_dlx:discard/4} takes every other reason.
  *
+ * <p>Each message held is marked in the log ({@link QueueLog#deadLettering}), so a restart gives it back here, as
+ * RabbitMQ's discards are in its Raft log.
+ *
  * <p>The messages held count towards the queue's length limits ({@link #count}, {@link #bodyBytes}), as
  * {@code rabbit_fifo:is_over_limit/1} counts its discards, but not as ready.
  *
@@ -73,8 +76,14 @@ final class AtLeastOnceDeadLetters {
         return bodyBytes;
     }
 
-    /** Takes a dying entry, gone from the queue's waiting and unsettled messages, and dead-letters it. */
-    void take(QueueEntry entry, DeadLetters.Reason reason) {
+    /**
+     * Takes a dying entry, gone from the queue's waiting and unsettled messages, and dead-letters it; its log records
+     * that it waits here ({@link QueueLog#deadLettering}) unless it is {@code recovered} so.
+     */
+    void take(QueueEntry entry, DeadLetters.Reason reason, boolean recovered) {
+        if (!recovered && entry.location >= 0) {
+            log.deadLettering(entry.sequence, entry.location, reason);
+        }
         count++;
         bodyBytes += entry.bodySize;
         Dying dying = new Dying(entry, reason);
@@ -149,7 +158,7 @@ final class AtLeastOnceDeadLetters {
 
     /**
      * The queue is deleted or closed: every message held is let go of ({@link Departures#forget}: off the log only
-     * while the queue is not gone, so a closed queue's come back after a restart, as ready messages).
+     * while the queue is not gone, so a closed queue's come back after a restart, still held).
      */
     void clear() {
         if (retry != null) {
@@ -165,11 +174,26 @@ final class AtLeastOnceDeadLetters {
         bodyBytes = 0;
     }
 
-    /** Each entry held (all were delivered before: they died after a delivery, or were never delivered). */
+    /** Each entry held. */
     void forEach(java.util.function.Consumer<QueueEntry> action) {
         for (Dying dying : held) {
             action.accept(dying.entry);
         }
+    }
+
+    /**
+     * Copies the held messages logged before {@code location} forward ({@link QueuePaging#relocate}), each with its
+     * record that it waits to be dead-lettered, which the reclaimed stretch held.
+     */
+    int relocate(QueuePaging paging, long location) {
+        int copied = 0;
+        for (Dying dying : held) {
+            if (paging.relocate(dying.entry, location)) {
+                log.deadLettering(dying.entry.sequence, dying.entry.location, dying.reason);
+                copied++;
+            }
+        }
+        return copied;
     }
 
     /** A policy changed what is in effect. */

@@ -11,7 +11,7 @@ public interface DeadLetters {
     /** Nowhere: dying messages are dropped. */
     DeadLetters NONE = (message, reason, queue, arguments, deliveryCount) -> message.release();
 
-    /** Why a message died, as {@code x-death} names it. */
+    /** Why a message died, as {@code x-death} names it. The ordinals are on disk (a journal record): never reorder. */
     enum Reason {
         REJECTED("rejected"), EXPIRED("expired"), MAXLEN("maxlen"), DELIVERY_LIMIT("delivery_limit");
 

@@ -53,7 +53,7 @@ final class Departures {
      */
     void die(QueueEntry entry, DeadLetters.Reason reason) {
         if (atLeastOnce != null && reason != DeadLetters.Reason.MAXLEN) {
-            atLeastOnce.take(entry, reason); // it stays in the queue until its dead-letter queues have it
+            atLeastOnce.take(entry, reason, false); // it stays in the queue until its dead-letter queues have it
             return;
         }
         if (arguments.deadLetters() && entry.message == null) {

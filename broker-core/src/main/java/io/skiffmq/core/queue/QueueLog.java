@@ -59,6 +59,14 @@ public interface QueueLog {
         requeue(sequence, location, deliveryCount);
     }
 
+    /**
+     * The message died in a queue that dead-letters at least once and waits there, not delivered, until its
+     * dead-letter queues confirm it ({@link AtLeastOnceDeadLetters}): a restart gives it back to be dead-lettered,
+     * not as a message of the queue. A log that keeps no such record drops it (the message then comes back as one).
+     */
+    default void deadLettering(long sequence, long location, DeadLetters.Reason reason) {
+    }
+
     /** True once the message at {@code location} can be {@link #read} back, so the queue may let go of its bytes. */
     boolean isWritten(long location);
 
