@@ -70,6 +70,10 @@ class QuorumQueueAtLeastOnceDeadLetterTest {
             await().during(QUIET).atMost(QUIET.plus(TIMEOUT)).until(() -> channel.basicGet("qq", false) == null);
             assertThat(channel.queueDeclarePassive("qq").getMessageCount()).isZero();
             assertThat(publish(channel, "qq", "refused")).as("x-max-length 1, held by the dying message").isFalse();
+            Map<?, ?> info = (Map<?, ?>) HttpApiClient.guest(broker).get("/api/queues/%2F/qq").body();
+            assertThat(info.get("messages")).as("counted in the total").isEqualTo(1);
+            assertThat(info.get("messages_ready")).isEqualTo(0);
+            assertThat(info.get("messages_dlx")).isEqualTo(1);
 
             Channel other = connection.createChannel();
             declareTarget(other);

@@ -458,7 +458,8 @@ public final class ClassicQueue implements Queue {
         // a publish from this thread went through the handoff, whose drain was scheduled before this task
         executor.run(() -> {
             expiry.expireHeads();
-            counts.complete(new QueueCounts(waiting.size(), consumers.count(), consumers.unsettled()));
+            counts.complete(new QueueCounts(waiting.size(), consumers.count(), consumers.unsettled(),
+                dying == null ? 0 : dying.count()));
         });
         return counts;
     }
