@@ -139,6 +139,14 @@ public final class VirtualHost {
         shared.use(definitions);
     }
 
+    /**
+     * How long its quorum queues wait before trying again the messages they could not dead-letter at least once
+     * (RabbitMQ's {@code dead_letter_worker_publisher_confirm_timeout}).
+     */
+    public void deadLetterRetryMillis(long millis) {
+        ((DeadLetterRouter) queueContext.deadLetters()).retryMillis(millis);
+    }
+
     /** Sets the virtual host's {@code max-queues} (-1: none); queues past it are refused, those there stay. */
     public void maxQueues(long limit) {
         maxQueues = limit;

@@ -74,6 +74,7 @@ final class VirtualHosts {
             config.queueMemoryLimit());
         VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
         vhost.maxQueues(maxQueues);
+        vhost.deadLetterRetryMillis(config.deadLetterRetryMillis());
         if (shared != null) {
             vhost.share(shared);
             sharedDefinitions.stream().filter(ExchangeDeclared.class::isInstance).forEach(vhost::applyShared);

@@ -1,5 +1,6 @@
 package io.skiffmq.server;
 
+import static io.skiffmq.server.Amqp091Support.QUIET;
 import static io.skiffmq.server.Amqp091Support.TIMEOUT;
 import static io.skiffmq.server.Amqp091Support.await;
 import static io.skiffmq.server.Amqp091Support.bytes;
@@ -162,6 +163,74 @@ class Amqp091QuorumQueueTest extends Amqp091StreamTestBase {
         channel = connection.createChannel();
         await().atMost(TIMEOUT).until(() -> channel.queueDeclarePassive(q).getMessageCount() == 0);
         assertThat(channel.basicGet(q, false)).as("past the limit of 1 after two returns: dropped").isNull();
+    }
+
+    /** A consumer on a channel of its own, with a prefetch of 1, manual acks and {@code x-priority}. */
+    private Amqp091Support.Recorder consumer(String queue, int priority) throws Exception {
+        Channel own = connection.createChannel();
+        own.basicQos(1);
+        Amqp091Support.Recorder recorder = new Amqp091Support.Recorder(own);
+        own.basicConsume(queue, false, Map.of("x-priority", priority), recorder);
+        return recorder;
+    }
+
+    private static void ack(Amqp091Support.Recorder recorder, int index) throws Exception {
+        recorder.getChannel().basicAck(recorder.deliveries.get(index).getEnvelope().getDeliveryTag(), false);
+    }
+
+    private static List<String> bodies(Amqp091Support.Recorder recorder) {
+        return recorder.deliveries.stream().map(d -> Amqp091Support.text(d.getBody())).toList();
+    }
+
+    /**
+     * RabbitMQ 4.0's quorum queue: a single active consumer gives way to one of higher priority once its unacked
+     * messages are acked, gets nothing in between, and stays registered, waiting; it is active again when the other
+     * goes.
+     */
+    @Test
+    void aSingleActiveConsumerGivesWayToAHigherPriorityOnceItsMessagesAreAcked() throws Exception {
+        String q = name("sac-takeover");
+        channel.queueDeclare(q, true, false, false, quorum("x-single-active-consumer", true));
+        Amqp091Support.sendToQueue(connection, q, "m1", "m2", "m3");
+        Amqp091Support.Recorder low = consumer(q, 0);
+        low.awaitDeliveries(1);
+        Amqp091Support.Recorder high = consumer(q, 10);
+        await().during(QUIET).atMost(QUIET.plus(TIMEOUT)).until(() -> high.deliveries.isEmpty()
+            && low.deliveries.size() == 1);
+        ack(low, 0);
+        high.awaitDeliveries(1);
+        ack(high, 0);
+        high.awaitDeliveries(2);
+        assertThat(bodies(high)).containsExactly("m2", "m3");
+        assertThat(bodies(low)).containsExactly("m1");
+        assertThat(channel.queueDeclarePassive(q).getConsumerCount()).as("the first waits, registered").isEqualTo(2);
+        ack(high, 1);
+        high.getChannel().basicCancel(high.consumeOks.get(0));
+        Amqp091Support.sendToQueue(connection, q, "m4");
+        low.awaitDeliveries(2);
+        assertThat(bodies(low)).containsExactly("m1", "m4");
+    }
+
+    @Test
+    void aSingleActiveConsumerWithNothingUnackedGivesWayAtOnce() throws Exception {
+        String q = name("sac-takeover-idle");
+        channel.queueDeclare(q, true, false, false, quorum("x-single-active-consumer", true));
+        Amqp091Support.Recorder low = consumer(q, 0);
+        Amqp091Support.Recorder high = consumer(q, 5);
+        Amqp091Support.sendToQueue(connection, q, "m1");
+        high.awaitDeliveries(1);
+        assertThat(low.deliveries).isEmpty();
+    }
+
+    @Test
+    void aClassicQueuesSingleActiveConsumerStaysActive() throws Exception {
+        String q = name("sac-classic");
+        channel.queueDeclare(q, true, false, false, Map.of("x-single-active-consumer", true));
+        Amqp091Support.Recorder low = consumer(q, 0);
+        Amqp091Support.Recorder high = consumer(q, 5);
+        Amqp091Support.sendToQueue(connection, q, "m1");
+        low.awaitDeliveries(1);
+        assertThat(high.deliveries).isEmpty();
     }
 
     @Test

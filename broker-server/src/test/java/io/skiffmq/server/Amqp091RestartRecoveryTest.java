@@ -54,7 +54,8 @@ class Amqp091RestartRecoveryTest {
         channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
     }
 
-    private static GetResponse awaitGet(Channel channel, String queue) {
+    /** The next message of the queue, taken by a no-ack get, waited for. */
+    static GetResponse awaitGet(Channel channel, String queue) {
         AtomicReference<GetResponse> got = new AtomicReference<>();
         await().atMost(TIMEOUT).until(() -> {
             got.set(channel.basicGet(queue, true));

@@ -104,4 +104,72 @@ class QuorumQueueRestartTest {
             broker.stop();
         }
     }
+
+    /** Takes the message without settling it and gives it back by closing the channel: a return, not a failure. */
+    private static void takeAndGiveBack(Connection connection, String queue) throws Exception {
+        Channel channel = connection.createChannel();
+        assertThat(channel.basicGet(queue, false)).isNotNull();
+        channel.close();
+    }
+
+    @Test
+    void theCountOfReturnsSurvivesARestartAndTheDeliveryLimitJudgesIt() throws Exception {
+        String dataDir = "data-dir=" + dir.resolve("data");
+        Map<String, Object> arguments = Map.of("x-queue-type", "quorum", "x-delivery-limit", 2,
+            "x-dead-letter-exchange", "", "x-dead-letter-routing-key", "dlq");
+        try (RunningBroker broker = RunningBroker.start(dataDir); Connection connection = connect(broker.port())) {
+            Channel channel = connection.createChannel();
+            channel.queueDeclare("dlq", true, false, false, null);
+            channel.queueDeclare("qq", true, false, false, arguments);
+            channel.confirmSelect();
+            channel.basicPublish("", "qq", null, bytes("returned"));
+            channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
+            takeAndGiveBack(connection, "qq");
+            takeAndGiveBack(connection, "qq");
+        }
+        try (RunningBroker broker = RunningBroker.start(dataDir); Connection connection = connect(broker.port())) {
+            Channel channel = connection.createChannel();
+            GetResponse got = channel.basicGet("qq", false);
+            assertThat(got.getProps().getHeaders()).as("returned twice before the restart")
+                .containsEntry("x-delivery-count", 2L);
+            channel.close(); // a third return, past the limit of 2: dead-lettered
+            Channel other = connection.createChannel();
+            GetResponse dead = Amqp10ClientTestBase.awaitGet(other, "dlq");
+            assertThat(text(dead.getBody())).isEqualTo("returned");
+            assertThat(other.basicGet("qq", true)).isNull();
+        }
+    }
+
+    @Test
+    void annotationsOfAModifiedOutcomeSurviveARestart() throws Exception {
+        String dataDir = "data-dir=" + dir.resolve("data");
+        try (RunningBroker broker = RunningBroker.start(dataDir)) {
+            com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
+                .connectionSettings().host("127.0.0.1").port(broker.port()).username("guest").password("guest")
+                .environmentBuilder().build();
+            try (environment; com.rabbitmq.client.amqp.Connection connection = environment.connectionBuilder().build()) {
+                connection.management().queue().name("qq").type(com.rabbitmq.client.amqp.Management.QueueType.QUORUM)
+                    .declare();
+                com.rabbitmq.client.amqp.Publisher publisher = connection.publisherBuilder().queue("qq").build();
+                java.util.concurrent.CountDownLatch accepted = new java.util.concurrent.CountDownLatch(1);
+                publisher.publish(publisher.message(bytes("annotated")), context -> accepted.countDown());
+                assertThat(accepted.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                java.util.concurrent.CountDownLatch requeued = new java.util.concurrent.CountDownLatch(1);
+                com.rabbitmq.client.amqp.Consumer consumer = connection.consumerBuilder().queue("qq").initialCredits(1)
+                    .messageHandler((context, message) -> {
+                        if (requeued.getCount() > 0) {
+                            context.requeue(Map.of("x-opt-note", "kept"));
+                            requeued.countDown();
+                        }
+                    }).build();
+                assertThat(requeued.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                consumer.close();
+            }
+        }
+        try (RunningBroker broker = RunningBroker.start(dataDir); Connection connection = connect(broker.port())) {
+            GetResponse got = connection.createChannel().basicGet("qq", true);
+            assertThat(text(got.getBody())).isEqualTo("annotated");
+            assertThat(got.getProps().getHeaders().get("x-opt-note").toString()).isEqualTo("kept");
+        }
+    }
 }

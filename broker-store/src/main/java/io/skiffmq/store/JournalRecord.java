@@ -6,6 +6,7 @@ import static io.skiffmq.store.RecordDescriptor.DELIVERY_COUNT_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.FLAGS_MASK;
 import static io.skiffmq.store.RecordDescriptor.FLAGS_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.FLAG_EXPIRES;
+import static io.skiffmq.store.RecordDescriptor.FLAG_RETURNS;
 import static io.skiffmq.store.RecordDescriptor.FORMAT_AMQP_1_0;
 import static io.skiffmq.store.RecordDescriptor.FORMAT_SHIFT;
 import static io.skiffmq.store.RecordDescriptor.HEADER_LENGTH;
@@ -16,6 +17,7 @@ import static io.skiffmq.store.RecordDescriptor.TYPE_OFFSET;
 import static io.skiffmq.store.RecordDescriptor.VERSION;
 import static io.skiffmq.store.RecordDescriptor.VERSION_1;
 import static io.skiffmq.store.RecordDescriptor.VERSION_5;
+import static io.skiffmq.store.RecordDescriptor.VERSION_6;
 import static io.skiffmq.store.RecordDescriptor.VERSION_OFFSET;
 
 import io.netty.buffer.ByteBuf;
@@ -50,10 +52,13 @@ public final class JournalRecord {
      * {@code expiresAt} when a publish record's message expires (ms since the epoch, {@link #NO_EXPIRY} when the
      * record says none: always before version 5). {@code message} (a publish's) and {@code ranges} (the body of an
      * {@link RecordType#ACKS} or {@link RecordType#DELIVERED}) are slices of the input, null for other types: valid
-     * while the input is.
+     * while the input is. {@code returns}: a publish or requeue record's count of returns, {@link #NO_RETURNS} when
+     * it has none (the delivery count stands for it). {@code reason}: a {@link RecordType#DEAD_LETTERING} record's
+     * (why the message died), -1 for other types.
      */
     public record Read(int version, RecordType type, int flags, long queueId, long sequence, int deliveryCount,
-            String exchange, String routingKey, int format, long expiresAt, ByteBuf message, ByteBuf ranges) {
+            String exchange, String routingKey, int format, long expiresAt, ByteBuf message, ByteBuf ranges,
+            long returns, int reason) {
         /** The ranges of an {@link RecordType#ACKS} or {@link RecordType#DELIVERED} record. */
         public int rangeCount() {
             return ranges.readableBytes() / ACK_RANGE_LENGTH;
@@ -69,6 +74,9 @@ public final class JournalRecord {
             return ranges.getInt(ranges.readerIndex() + i * ACK_RANGE_LENGTH + 8);
         }
     }
+
+    /** {@link Read#returns} of a record without the returns flag. */
+    public static final long NO_RETURNS = -1;
 
     /** {@link Read#expiresAt} of a message that never expires (its queue's expiry of one). */
     public static final long NO_EXPIRY = Long.MAX_VALUE;
@@ -91,8 +99,17 @@ public final class JournalRecord {
      */
     public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
             long expiresAt, Message message) {
+        writePublish(out, queueId, sequence, flags, deliveryCount, NO_RETURNS, expiresAt, message);
+    }
+
+    /**
+     * As {@link #writePublish(ByteBuf, long, long, int, int, long, Message)}, with the message's count of returns
+     * ({@link #NO_RETURNS} for none: 4 bytes more, only when there is one).
+     */
+    public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
+            long returns, long expiresAt, Message message) {
         int start = startPublish(out, queueId, sequence, flags, message.format().tag(), deliveryCount,
-            message.exchange(), message.routingKey(), expiresAt);
+            message.exchange(), message.routingKey(), expiresAt, returns);
         message.writeStored(out);
         finish(out, start);
     }
@@ -106,18 +123,22 @@ public final class JournalRecord {
     public static void writePublish(ByteBuf out, long queueId, long sequence, int flags, int deliveryCount,
             String exchange, String routingKey, int format, ByteBuf message) {
         int start = startPublish(out, queueId, sequence, flags, format, deliveryCount, exchange, routingKey,
-            NO_EXPIRY);
+            NO_EXPIRY, NO_RETURNS);
         out.writeBytes(message, message.readerIndex(), message.readableBytes());
         finish(out, start);
     }
 
     private static int startPublish(ByteBuf out, long queueId, long sequence, int flags, int format,
-            int deliveryCount, String exchange, String routingKey, long expiresAt) {
-        if ((flags & ~FLAGS_MASK) != 0 || (flags & FLAG_EXPIRES) != 0 || format < 1 || format > 0xff) {
+            int deliveryCount, String exchange, String routingKey, long expiresAt, long returns) {
+        if ((flags & ~FLAGS_MASK) != 0 || (flags & (FLAG_EXPIRES | FLAG_RETURNS)) != 0 || format < 1
+                || format > 0xff) {
             throw new IllegalArgumentException("flags 0x" + Integer.toHexString(flags) + ", format " + format);
         }
         if (expiresAt != NO_EXPIRY) {
             flags |= FLAG_EXPIRES;
+        }
+        if (returns != NO_RETURNS) {
+            flags |= FLAG_RETURNS;
         }
         int start = writeHeader(out, RecordType.PUBLISH, flags | format << FORMAT_SHIFT, queueId, sequence,
             deliveryCount);
@@ -125,6 +146,9 @@ public final class JournalRecord {
         writeString(out, routingKey == null ? "" : routingKey);
         if (expiresAt != NO_EXPIRY) {
             out.writeLong(expiresAt);
+        }
+        if (returns != NO_RETURNS) {
+            out.writeInt((int) Math.min(returns, Integer.MAX_VALUE));
         }
         return start;
     }
@@ -134,10 +158,25 @@ public final class JournalRecord {
      * sequence 0).
      */
     public static void write(ByteBuf out, RecordType type, long queueId, long sequence, int flags, int deliveryCount) {
-        if (hasRanges(type) || type == RecordType.PUBLISH) {
-            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish or writeRanges");
+        if (hasRanges(type) || type == RecordType.PUBLISH || type == RecordType.DEAD_LETTERING) {
+            throw new IllegalArgumentException("a " + type + " record has a body: use writePublish, writeRanges or "
+                + "writeDeadLettering");
         }
         finish(out, writeHeader(out, type, flags, queueId, sequence, deliveryCount));
+    }
+
+    /** Appends a {@link RecordType#DEAD_LETTERING} record: the message waits to be dead-lettered, for {@code reason}. */
+    public static void writeDeadLettering(ByteBuf out, long queueId, long sequence, int reason) {
+        int start = writeHeader(out, RecordType.DEAD_LETTERING, 0, queueId, sequence, 0);
+        out.writeByte(reason);
+        finish(out, start);
+    }
+
+    /** Appends a {@link RecordType#REQUEUE} record that holds the message's count of returns. */
+    public static void writeRequeue(ByteBuf out, long queueId, long sequence, int deliveryCount, long returns) {
+        int start = writeHeader(out, RecordType.REQUEUE, FLAG_RETURNS, queueId, sequence, deliveryCount);
+        out.writeInt((int) Math.min(returns, Integer.MAX_VALUE));
+        finish(out, start);
     }
 
     private static boolean hasRanges(RecordType type) {
@@ -271,6 +310,22 @@ public final class JournalRecord {
         if ((flags & FLAG_EXPIRES) != 0 && (type != RecordType.PUBLISH || version < VERSION_5)) {
             throw new Corrupt(type + " record at " + start + " of version " + version + " has an expiry");
         }
+        boolean hasReturns = (flags & FLAG_RETURNS) != 0;
+        if (hasReturns && (type != RecordType.PUBLISH && type != RecordType.REQUEUE || version < VERSION_6
+                || type == RecordType.REQUEUE && length < 4)) {
+            throw new Corrupt(type + " record at " + start + " of version " + version + " has returns");
+        }
+        long returns = NO_RETURNS;
+        if (hasReturns && type == RecordType.REQUEUE) {
+            returns = buf.getUnsignedInt(start + HEADER_LENGTH);
+        }
+        int reason = -1;
+        if (type == RecordType.DEAD_LETTERING) {
+            if (length != 1) {
+                throw new Corrupt(type + " record at " + start + " has a body of " + length + " bytes");
+            }
+            reason = buf.getUnsignedByte(start + HEADER_LENGTH);
+        }
         String exchange = null;
         String routingKey = null;
         long expiresAt = NO_EXPIRY;
@@ -301,6 +356,10 @@ public final class JournalRecord {
                 expiresAt = position + 8 <= body + length ? buf.getLong(position) : NO_EXPIRY;
                 position += 8;
             }
+            if (hasReturns) {
+                returns = position + 4 <= body + length ? buf.getUnsignedInt(position) : NO_RETURNS;
+                position += 4;
+            }
             if (position > body + length) {
                 throw new Corrupt("publish record at " + start + " has names longer than its body");
             }
@@ -308,6 +367,6 @@ public final class JournalRecord {
         }
         buf.readerIndex(body + length);
         return new Read(version, type, flags, queueId, sequence, deliveryCount, exchange, routingKey, format,
-            expiresAt, message, ranges);
+            expiresAt, message, ranges, returns, reason);
     }
 }

@@ -5,6 +5,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.message.MessageFormat;
+import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
 import io.skiffmq.core.queue.QueueLog.Unreadable;
@@ -72,6 +73,8 @@ public final class MessageStore implements AutoCloseable {
     private static final class Live {
         final long location;
         long deliveryCount;
+        /** Returns to its queue, {@link JournalRecord#NO_RETURNS} when the records kept none (its delivery count). */
+        long returns = JournalRecord.NO_RETURNS;
         /** What the queue orders, expires and limits by, read from the message once at replay. */
         int priority;
         long ttl = -1;
@@ -80,6 +83,8 @@ public final class MessageStore implements AutoCloseable {
         long expiresAt = StoredMessage.EXPIRY_UNKNOWN;
         /** A {@link RecordType#DELIVERED} record names it. */
         boolean delivered;
+        /** Why it died, when a {@link RecordType#DEAD_LETTERING} record says it waits to be dead-lettered; else -1. */
+        int deadLettering = -1;
 
         Live(long location, long deliveryCount) {
             this.location = location;
@@ -131,8 +136,10 @@ public final class MessageStore implements AutoCloseable {
                 case PUBLISH -> {
                     // a later copy of the same message (compaction) replaces the earlier one
                     Live copy = new Live(location, r.deliveryCount()).read(r);
+                    copy.returns = r.returns();
                     Live earlier = queues.computeIfAbsent(r.queueId(), q -> new TreeMap<>()).put(r.sequence(), copy);
                     copy.delivered = earlier != null && earlier.delivered;
+                    copy.deadLettering = earlier == null ? -1 : earlier.deadLettering;
                 }
                 case DELIVERED -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
@@ -142,6 +149,13 @@ public final class MessageStore implements AutoCloseable {
                     }
                 }
                 case CLEAN_STOP, STARTED -> { }
+                case DEAD_LETTERING -> {
+                    TreeMap<Long, Live> queue = queues.get(r.queueId());
+                    Live live = queue == null ? null : queue.get(r.sequence());
+                    if (live != null) {
+                        live.deadLettering = r.reason();
+                    }
+                }
                 case ACK, EXPIRE -> {
                     TreeMap<Long, Live> queue = queues.get(r.queueId());
                     if (queue != null) {
@@ -160,6 +174,7 @@ public final class MessageStore implements AutoCloseable {
                     Live live = queue == null ? null : queue.get(r.sequence());
                     if (live != null) {
                         live.deliveryCount = r.deliveryCount();
+                        live.returns = r.returns();
                     }
                 }
                 case QUEUE_DELETED -> queues.remove(r.queueId());
@@ -179,7 +194,9 @@ public final class MessageStore implements AutoCloseable {
                 }
                 list.add(new StoredMessage(e.getKey(), null, live.deliveryCount, live.location, live.priority,
                     live.ttl, live.bodySize, live.expiresAt,
-                    !recoveredClean || live.delivered || live.deliveryCount > 0));
+                    !recoveredClean || live.delivered || live.deliveryCount > 0 || live.returns > 0, live.returns,
+                    live.deadLettering < 0 || live.deadLettering >= DeadLetters.Reason.values().length ? null
+                        : DeadLetters.Reason.values()[live.deadLettering]));
             }
             recovered.put(queue.getKey(), list);
             messages += list.size();
@@ -368,11 +385,12 @@ public final class MessageStore implements AutoCloseable {
             this.executor = executor;
         }
 
-        private long write(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
+        private long write(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+                Runnable durable) {
             ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(
-                RecordDescriptor.HEADER_LENGTH + 72 + message.storedSize());
+                RecordDescriptor.HEADER_LENGTH + 76 + message.storedSize());
             JournalRecord.writePublish(record, queueId, sequence, RecordDescriptor.FLAG_DURABLE, (int) deliveryCount,
-                expiresAt, message);
+                returns == deliveryCount ? JournalRecord.NO_RETURNS : returns, expiresAt, message);
             long location = journal.append(record, true, durable);
             long segment = Journal.segmentOf(location);
             if (segment != lastSegment) {
@@ -412,12 +430,24 @@ public final class MessageStore implements AutoCloseable {
 
         @Override
         public long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
-            return write(sequence, message, deliveryCount, expiresAt, durable);
+            return write(sequence, message, deliveryCount, deliveryCount, expiresAt, durable);
+        }
+
+        @Override
+        public long publish(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+                Runnable durable) {
+            return write(sequence, message, deliveryCount, returns, expiresAt, durable);
         }
 
         @Override
         public long relocate(long sequence, Message message, long deliveryCount, long expiresAt, long location) {
-            long moved = write(sequence, message, deliveryCount, expiresAt, null);
+            return relocate(sequence, message, deliveryCount, deliveryCount, expiresAt, location);
+        }
+
+        @Override
+        public long relocate(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+                long location) {
+            long moved = write(sequence, message, deliveryCount, returns, expiresAt, null);
             release(location);
             return moved;
         }
@@ -425,6 +455,24 @@ public final class MessageStore implements AutoCloseable {
         @Override
         public void requeue(long sequence, long location, long deliveryCount) {
             append(RecordType.REQUEUE, sequence, deliveryCount);
+        }
+
+        @Override
+        public void deadLettering(long sequence, long location, DeadLetters.Reason reason) {
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH + 1);
+            JournalRecord.writeDeadLettering(record, queueId, sequence, reason.ordinal());
+            appendQuietly(record);
+        }
+
+        @Override
+        public void requeue(long sequence, long location, long deliveryCount, long returns) {
+            if (returns == deliveryCount) {
+                requeue(sequence, location, deliveryCount);
+                return;
+            }
+            ByteBuf record = PooledByteBufAllocator.DEFAULT.directBuffer(RecordDescriptor.HEADER_LENGTH + 4);
+            JournalRecord.writeRequeue(record, queueId, sequence, (int) deliveryCount, returns);
+            appendQuietly(record);
         }
 
         @Override

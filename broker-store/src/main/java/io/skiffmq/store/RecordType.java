@@ -34,7 +34,12 @@ public enum RecordType {
      * A broker started on a journal that ends with a {@link #CLEAN_STOP}, which no longer holds: from here on,
      * messages may be delivered without a record, so a crash must not find the journal clean. Version 5.
      */
-    STARTED(9, 5);
+    STARTED(9, 5),
+    /**
+     * The message died in a quorum queue that dead-letters at least once: it stays, not delivered, until its
+     * dead-letter queues confirm it; the body is one byte, why it died ({@code DeadLetters.Reason} ordinal). Version 6.
+     */
+    DEAD_LETTERING(10, 6);
 
     private final byte code;
     private final int since;

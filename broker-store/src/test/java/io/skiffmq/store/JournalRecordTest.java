@@ -44,10 +44,45 @@ class JournalRecordTest {
     }
 
     @Test
+    void publishAndRequeueRecordsKeepAQuorumQueuesCountOfReturns() throws Exception {
+        ByteBuf bytes = Unpooled.wrappedBuffer(new RandomMessages(9).next().bytes);
+        Message message = Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "", "q");
+        ByteBuf out = Unpooled.buffer();
+        try {
+            JournalRecord.writePublish(out, 7, 1, RecordDescriptor.FLAG_DURABLE, 3, 0, 1_000L, message);
+            JournalRecord.writeRequeue(out, 7, 1, 3, 5);
+            JournalRecord.write(out, RecordType.REQUEUE, 7, 1, 0, 4);
+        } finally {
+            message.release();
+        }
+        JournalRecord.Read publish = JournalRecord.read(out);
+        assertThat(publish.deliveryCount()).isEqualTo(3);
+        assertThat(publish.returns()).isZero();
+        assertThat(publish.expiresAt()).isEqualTo(1_000L);
+        assertThat(publish.flags()).isEqualTo(RecordDescriptor.FLAG_DURABLE | RecordDescriptor.FLAG_EXPIRES
+            | RecordDescriptor.FLAG_RETURNS);
+        JournalRecord.Read requeue = JournalRecord.read(out);
+        assertThat(requeue.type()).isEqualTo(RecordType.REQUEUE);
+        assertThat(requeue.deliveryCount()).isEqualTo(3);
+        assertThat(requeue.returns()).isEqualTo(5);
+        assertThat(JournalRecord.read(out).returns()).as("without the flag: none").isEqualTo(JournalRecord.NO_RETURNS);
+    }
+
+    @Test
+    void aDeadLetteringRecordKeepsWhyTheMessageDied() throws Exception {
+        ByteBuf out = Unpooled.buffer();
+        JournalRecord.writeDeadLettering(out, 7, 12, 3);
+        JournalRecord.Read read = JournalRecord.read(out);
+        assertThat(read.type()).isEqualTo(RecordType.DEAD_LETTERING);
+        assertThat(read.sequence()).isEqualTo(12);
+        assertThat(read.reason()).isEqualTo(3);
+    }
+
+    @Test
     void everyOtherRecordTypeRoundTrips() throws Exception {
         ByteBuf out = Unpooled.buffer();
         EnumSet<RecordType> bodiless = EnumSet.complementOf(EnumSet.of(RecordType.PUBLISH, RecordType.ACKS,
-            RecordType.DELIVERED));
+            RecordType.DELIVERED, RecordType.DEAD_LETTERING));
         for (RecordType type : bodiless) {
             JournalRecord.write(out, type, 7, type.ordinal() * 10L, RecordDescriptor.FLAG_REDELIVERED, 2);
         }

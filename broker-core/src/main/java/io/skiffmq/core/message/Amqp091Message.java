@@ -34,12 +34,12 @@ public final class Amqp091Message extends Message {
 
     private Amqp091Message(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
             String exchange, String routingKey, String replyTo, String userId, String invalidExpiration,
-            java.util.List<Death> deaths) {
+            java.util.List<Death> deaths, long deliveryCount) {
         super(durable, priority, ttl, exchange, routingKey);
         this.properties = properties;
         this.body = body;
-        this.rare = replyTo == null && userId == null && invalidExpiration == null && deaths == null ? null
-            : new Rare(replyTo, userId, invalidExpiration, deaths);
+        this.rare = replyTo == null && userId == null && invalidExpiration == null && deaths == null
+            && deliveryCount == 0 ? null : new Rare(replyTo, userId, invalidExpiration, deaths, deliveryCount);
     }
 
     /**
@@ -47,8 +47,15 @@ public final class Amqp091Message extends Message {
      *        user-id check) and {@code invalidExpiration}; null in a converted message, where nobody asks for them
      * @param deaths the death history to the millisecond, most recent first; null when only the x-death header
      *        tells it
+     * @param deliveryCount what a dead-lettered copy carries ({@link #deliveryCount()})
      */
-    private record Rare(String replyTo, String userId, String invalidExpiration, java.util.List<Death> deaths) {
+    private record Rare(String replyTo, String userId, String invalidExpiration, java.util.List<Death> deaths,
+            long deliveryCount) {
+    }
+
+    @Override
+    public long deliveryCount() {
+        return rare == null ? 0 : rare.deliveryCount();
     }
 
     /** The death history kept to the millisecond, or null. */
@@ -67,11 +74,11 @@ public final class Amqp091Message extends Message {
      */
     public static Amqp091Message of(ByteBuf properties, ByteBuf body, String exchange, String routingKey)
             throws Amqp091DecodeException {
-        return of(properties, body, exchange, routingKey, null);
+        return of(properties, body, exchange, routingKey, null, 0);
     }
 
     private static Amqp091Message of(ByteBuf properties, ByteBuf body, String exchange, String routingKey,
-            java.util.List<Death> deaths) throws Amqp091DecodeException {
+            java.util.List<Death> deaths, long deliveryCount) throws Amqp091DecodeException {
         BasicProperties.Summary s = BasicProperties.summarize(properties);
         // RabbitMQ: a message is persistent only with delivery-mode 2, and one without a priority counts as 0; an
         // expiration that is not a number of milliseconds is refused at publish (precondition-failed) by the
@@ -79,7 +86,7 @@ public final class Amqp091Message extends Message {
         long ttl = ttl(s.expiration());
         return new Amqp091Message(properties, body, s.deliveryMode() == 2, Math.max(s.priority(), 0), ttl,
             exchange, routingKey, s.replyTo(), s.userId(), ttl < 0 && s.expiration() != null ? s.expiration() : null,
-            deaths);
+            deaths, deliveryCount);
     }
 
     /**
@@ -89,7 +96,7 @@ public final class Amqp091Message extends Message {
     static Amqp091Message converted(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
             String exchange, String routingKey) {
         return new Amqp091Message(properties, body, durable, priority, ttl, exchange, routingKey, null, null, null,
-            null);
+            null, 0);
     }
 
     /**
@@ -116,7 +123,7 @@ public final class Amqp091Message extends Message {
             ByteBuf properties = stored.retainedSlice(start, length);
             ByteBuf body = stored.retainedSlice(start + length, stored.writerIndex() - start - length);
             try {
-                Amqp091Message m = of(properties, body, exchange, routingKey, deaths);
+                Amqp091Message m = of(properties, body, exchange, routingKey, deaths, 0);
                 return deaths == null && historyInHeader ? m.withHistoryFromHeader() : m;
             } catch (Amqp091DecodeException e) {
                 properties.release();
@@ -235,12 +242,18 @@ public final class Amqp091Message extends Message {
         headers.remove(HeaderRoutes.BCC);
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
-            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), "remove BCC from");
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), deliveryCount(), "remove BCC from");
     }
 
     @Override
     public Amqp091Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
             String routingKey) {
+        return deadLettered(reason, queue, now, exchange, routingKey, 0);
+    }
+
+    @Override
+    public Amqp091Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
+            String routingKey, long deliveryCount) {
         BasicProperties p = properties();
         Map<String, Object> old = p.headers() == null ? Map.of() : p.headers();
         java.util.List<Death> history = java.util.List.copyOf(Death.record(deaths(), reason, queue, now,
@@ -251,7 +264,27 @@ public final class Amqp091Message extends Message {
         headers.putAll(Death.firstAndLast(history() == null ? Map.of() : old, history));
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), null, p.messageId(), p.timestamp(), p.type(), p.userId(),
-            p.appId(), p.clusterId()), exchange, routingKey, history, "dead-letter");
+            p.appId(), p.clusterId()), exchange, routingKey, history, deliveryCount, "dead-letter");
+    }
+
+    /** Its annotations of an integer, string or boolean value as headers, as {@code mc_amqpl} converts them. */
+    @Override
+    public Amqp091Message annotated(Map<String, Object> annotations) {
+        BasicProperties p = properties();
+        Map<String, Object> headers = p.headers() == null ? new java.util.LinkedHashMap<>()
+            : new java.util.LinkedHashMap<>(p.headers());
+        annotations.forEach((key, value) -> {
+            Object header = HeaderValues.normalise(value);
+            if (header instanceof Long || header instanceof Integer || header instanceof Short
+                    || header instanceof Byte) {
+                headers.put(key, ((Number) header).longValue()); // an Erlang integer: a long header
+            } else if (header instanceof String || header instanceof Boolean) {
+                headers.put(key, header);
+            }
+        });
+        return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
+            p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), deliveryCount(), "annotate");
     }
 
     /**
@@ -265,7 +298,7 @@ public final class Amqp091Message extends Message {
         headers.put(DELIVERY_COUNT, count);
         return withProperties(new BasicProperties(p.contentType(), p.contentEncoding(), headers, p.deliveryMode(),
             p.priority(), p.correlationId(), p.replyTo(), p.expiration(), p.messageId(), p.timestamp(), p.type(),
-            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), "count the deliveries of");
+            p.userId(), p.appId(), p.clusterId()), exchange(), routingKey(), history(), deliveryCount(), "count the deliveries of");
     }
 
     /** The header a quorum queue's redeliveries carry over 0-9-1. */
@@ -278,20 +311,20 @@ public final class Amqp091Message extends Message {
             return this;
         }
         Amqp091Message m = new Amqp091Message(properties.retain(), body.retain(), durable(), priority(), ttl(),
-            exchange(), routingKey(), replyTo(), userId(), invalidExpiration(), java.util.List.copyOf(history));
+            exchange(), routingKey(), replyTo(), userId(), invalidExpiration(), java.util.List.copyOf(history), 0);
         release();
         return m;
     }
 
     /** This message's body with other properties: a new message, one reference for the caller. */
     private Amqp091Message withProperties(BasicProperties next, String exchange, String routingKey,
-            java.util.List<Death> history, String doing) {
+            java.util.List<Death> history, long deliveryCount, String doing) {
         ByteBuf encoded = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(properties.readableBytes() + 256);
         ByteBuf bodySlice = null;
         try {
             next.encode(encoded);
             bodySlice = body.retainedSlice();
-            return of(encoded, bodySlice, exchange, routingKey, history);
+            return of(encoded, bodySlice, exchange, routingKey, history, deliveryCount);
         } catch (Amqp091DecodeException | RuntimeException e) {
             encoded.release();
             if (bodySlice != null) {

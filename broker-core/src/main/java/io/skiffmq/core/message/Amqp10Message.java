@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * {@link MessageSections}. Delivered as a new header and message-annotations followed by the untouched bare
  * message; stored as these bytes. Thread-safety as {@link Message}.
  */
-public sealed class Amqp10Message extends Message permits Amqp10Message.FromStream {
+public sealed class Amqp10Message extends Message permits Amqp10Message.FromStream, Amqp10Message.DeadLettered {
     private static final AtomicReferenceFieldUpdater<Amqp10Message, Amqp091Message> CONVERTED =
         AtomicReferenceFieldUpdater.newUpdater(Amqp10Message.class, Amqp091Message.class, "converted");
 
@@ -52,6 +52,22 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
         @Override
         public long streamOffset() {
             return streamOffset;
+        }
+    }
+
+    /** A dead-lettered copy that carries the delivery count it had in the queue it died in. */
+    static final class DeadLettered extends Amqp10Message {
+        private final long deliveryCount;
+
+        private DeadLettered(ByteBuf bytes, MessageSections sections, boolean durable, int priority, String exchange,
+                String routingKey, long deliveryCount) {
+            super(bytes, sections, durable, priority, -1, exchange, routingKey);
+            this.deliveryCount = deliveryCount;
+        }
+
+        @Override
+        public long deliveryCount() {
+            return deliveryCount;
         }
     }
 
@@ -148,6 +164,12 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
     @Override
     public Amqp10Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
             String routingKey) {
+        return deadLettered(reason, queue, now, exchange, routingKey, 0);
+    }
+
+    @Override
+    public Amqp10Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
+            String routingKey, long deliveryCount) {
         ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(bytes.readableBytes() + 256);
         try {
             Map<Object, Object> client = sections.messageAnnotations();
@@ -166,15 +188,54 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
                 queue, now, exchange(), Death.routingKeys(routingKey(), ccRoutes()), ttl());
             annotations.put(Symbol.valueOf(Death.X_OPT_DEATHS), Death.toAmqp10(history));
             Death.firstAndLast(named, history).forEach((k, v) -> annotations.put(Symbol.valueOf(k), v));
-            // a new header without the TTL (the history keeps it), new annotations, then the bare message as sent
-            DeliveryEncoder.writeHeader(out, durable(), priority(), -1, false, 0);
+            // a new header without the TTL (the history keeps it) and with the delivery count, new annotations, then
+            // the bare message as sent
+            DeliveryEncoder.writeHeader(out, durable(), priority(), -1, false, deliveryCount);
             ProtonCodec.current().encode(new MessageAnnotations(annotations), out);
             int bare = sections.bareMessageStart();
             out.writeBytes(bytes, bare, sections.end() - bare);
-            return of(out, MessageSections.scan(out), durable(), exchange, routingKey);
+            MessageSections scanned = MessageSections.scan(out);
+            return deliveryCount > 0
+                ? new DeadLettered(out, scanned, durable(), priority(), exchange, routingKey, deliveryCount)
+                : of(out, scanned, durable(), exchange, routingKey);
         } catch (AmqpDecodeException | RuntimeException e) {
             out.release();
             throw new IllegalStateException("cannot dead-letter an AMQP 1.0 message: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A new message: the sections before the message-annotations as sent, the message-annotations with
+     * {@code added} in place of those of the same keys (symbol keys kept, as {@link #deadLettered} keeps them), then
+     * the bare message and footer as sent.
+     */
+    @Override
+    public Amqp10Message annotated(Map<String, Object> added) {
+        ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(bytes.readableBytes() + 128);
+        try {
+            Map<Symbol, Object> annotations = new java.util.LinkedHashMap<>();
+            for (Map.Entry<Object, Object> e : sections.messageAnnotations().entrySet()) {
+                if (e.getKey() instanceof Symbol symbol) {
+                    annotations.put(symbol, e.getValue());
+                }
+            }
+            added.forEach((k, v) -> annotations.put(Symbol.valueOf(k), v));
+            int before = sections.bareMessageStart();
+            int after = before;
+            for (MessageSections.Section section : sections.sections()) {
+                if (section.code() == SectionCode.MESSAGE_ANNOTATIONS) {
+                    before = section.offset();
+                    after = section.endOffset();
+                }
+            }
+            out.writeBytes(bytes, sections.start(), before - sections.start());
+            ProtonCodec.current().encode(new MessageAnnotations(annotations), out);
+            out.writeBytes(bytes, after, sections.end() - after);
+            MessageSections scanned = MessageSections.scan(out);
+            return new Amqp10Message(out, scanned, durable(), priority(), ttl(), exchange(), routingKey());
+        } catch (AmqpDecodeException | RuntimeException e) {
+            out.release();
+            throw new IllegalStateException("cannot annotate an AMQP 1.0 message: " + e.getMessage(), e);
         }
     }
 

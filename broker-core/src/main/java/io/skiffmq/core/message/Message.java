@@ -107,8 +107,39 @@ public abstract class Message implements ReferenceCounted, Headers {
      *
      * @return a new message, one reference for the caller; this one is left as it is
      */
+    public Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
+            String routingKey) {
+        return deadLettered(reason, queue, now, exchange, routingKey, 0);
+    }
+
+    /**
+     * As {@link #deadLettered(String, String, java.time.Instant, String, String)}, carrying {@code deliveryCount},
+     * the failed deliveries it had in the queue it died in: the copy tells it ({@link #deliveryCount()}, and over
+     * AMQP 1.0 its header's delivery-count), as RabbitMQ 4.0's quorum queues copy theirs into the dead-lettered
+     * message ({@code rabbit_fifo_dlx:discard/4}, {@code annotate_msg/2}).
+     */
     public abstract Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
-        String routingKey);
+        String routingKey, long deliveryCount);
+
+    /**
+     * The failed deliveries a dead-lettered copy carries from the queue it died in; 0 for any other message. A queue
+     * it is routed to counts on from it.
+     */
+    public long deliveryCount() {
+        return 0;
+    }
+
+    /**
+     * This message with {@code annotations} merged in, as a quorum queue merges a {@code modified} outcome's
+     * message-annotations ({@code rabbit_fifo}'s {@code incr_msg/3}, read on delivery by {@code mc_amqp} and
+     * {@code mc_amqpl}): over AMQP 1.0 they replace the message-annotations of the same keys, outside the bare
+     * message, which stays as sent; over AMQP 0-9-1 those with an integer, string or boolean value become headers,
+     * the others are left out, as {@code mc_amqpl} converts them.
+     *
+     * @param annotations keys starting {@code x-}, values as the AMQP 1.0 codec decodes them
+     * @return a new message, one reference for the caller; this one is left as it is
+     */
+    public abstract Message annotated(Map<String, Object> annotations);
 
     /** The message's dead-letter history, most recent first; empty for one that never died. */
     public abstract java.util.List<Death> deaths();

@@ -70,6 +70,8 @@ public final class ClassicQueue implements Queue {
     private final UnusedQueue unused;
     private final QueuePaging paging;
     private final Departures departures;
+    /** A quorum queue's dead-lettering at least once (when its arguments ask for it); null for a classic queue. */
+    private final AtLeastOnceDeadLetters dying;
     private final QueueDispatcher dispatcher;
     private final QueueRecovery recovery;
     private final Settlements settlements;
@@ -119,9 +121,15 @@ public final class ClassicQueue implements Queue {
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
         this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
         this.subscriptionFilter = arguments.subscriptionFilter();
-        this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), gauges);
+        this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);
-        this.limits = new QueueLimits(arguments, waiting, departures);
+        this.dying = type == QueueType.QUORUM ? new AtLeastOnceDeadLetters(name, executor, context.clock(),
+            context.deadLetters(), status, departures, log, arguments) : null;
+        if (dying != null && QuorumArguments.atLeastOnce(context.vhost(), name, arguments, declaration.arguments(),
+                EffectivePolicy.NONE)) {
+            departures.atLeastOnce(dying);
+        }
+        this.limits = new QueueLimits(arguments, waiting, departures, dying);
         this.paging = new QueuePaging(name, log, waiting, memoryLimit);
         this.expiry = new QueueExpiry(arguments, waiting, context.clock(), executor, status,
             entry -> departures.die(entry, DeadLetters.Reason.EXPIRED), this::dispatch);
@@ -132,7 +140,7 @@ public final class ClassicQueue implements Queue {
         this.settlements = new Settlements(arguments, waiting, log, counters, departures, status, limits,
             type == QueueType.QUORUM);
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
-            gauges);
+            gauges, dying);
         this.unused = new UnusedQueue(declaration, declared, context.clock(), executor, status, consumers.pushed);
     }
 
@@ -172,6 +180,12 @@ public final class ClassicQueue implements Queue {
             QueueArguments inEffect = type == QueueType.QUORUM
                 ? QuorumArguments.withPolicy(declared, declaration.arguments(), next)
                 : declared.withPolicy(declaration.arguments(), next);
+            if (dying != null) {
+                // what it holds already it still dead-letters at least once; new deaths go as the policy says
+                dying.use(inEffect);
+                departures.atLeastOnce(QuorumArguments.atLeastOnce(context.vhost(), name, inEffect,
+                    declaration.arguments(), next) ? dying : null);
+            }
             if (inEffect.equals(arguments)) {
                 return;
             }
@@ -282,6 +296,8 @@ public final class ClassicQueue implements Queue {
         long now = context.clock().millis();
         QueueEntry entry = new QueueEntry(nextSequence++, message, limits.lane(message.priority()), bodySize,
             expiry.expiresAt(now, message.ttl()));
+        // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
+        entry.carried(message.deliveryCount());
         PublishConfirm confirm = confirmed;
         if (confirm != null && arguments.confirmAfterConsume()) {
             entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
@@ -295,7 +311,8 @@ public final class ClassicQueue implements Queue {
             // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does;
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
-                entry.location = log.publish(entry.sequence, message, 0, entry.expiresAt, confirm);
+                entry.location = log.publish(entry.sequence, message, entry.deliveryCount, entry.returns,
+                    entry.expiresAt, confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 if (!toTail) {
@@ -441,7 +458,8 @@ public final class ClassicQueue implements Queue {
         // a publish from this thread went through the handoff, whose drain was scheduled before this task
         executor.run(() -> {
             expiry.expireHeads();
-            counts.complete(new QueueCounts(waiting.size(), consumers.count(), consumers.unsettled()));
+            counts.complete(new QueueCounts(waiting.size(), consumers.count(), consumers.unsettled(),
+                dying == null ? 0 : dying.count()));
         });
         return counts;
     }
@@ -462,6 +480,7 @@ public final class ClassicQueue implements Queue {
             consumer.unsettled.removeRange(firstTag, lastTag, entry -> settlements.settle(entry, outcome));
             int settled = before - consumer.unsettled.size();
             if (settled > 0) {
+                consumers.settled(consumer); // a single active consumer giving way hands over once it is settled
                 if (outcome.requeues()) {
                     expiry.expireHeads(); // a message back whose TTL ran out dies now, before any redelivery
                 }
@@ -555,6 +574,9 @@ public final class ClassicQueue implements Queue {
             publisherFlow.release();
             disarmTimers();
             int count = dropReady(); // ready ones only, as RabbitMQ counts them in delete-ok
+            if (dying != null) {
+                dying.clear();
+            }
             waiting.deletePages();
             if (log != null && !status.closed) {
                 log.deleted();
@@ -578,6 +600,9 @@ public final class ClassicQueue implements Queue {
             publisherFlow.release();
             disarmTimers();
             dropReady();
+            if (dying != null) {
+                dying.clear(); // still in the log: back after a restart
+            }
             waiting.deletePages();
             for (QueueConsumer consumer : consumers.all) {
                 consumer.unsettled.removeAll(entry -> entry.message.release());

@@ -48,6 +48,11 @@ final class ConsumerRing {
         regroup();
     }
 
+    /** The one consumer, when there is exactly one (a single active consumer); else null. */
+    QueueConsumer only() {
+        return consumers.size() == 1 ? consumers.get(0) : null;
+    }
+
     /** False when it was not here. */
     boolean remove(QueueConsumer consumer) {
         if (!consumers.remove(consumer)) {

@@ -17,6 +17,8 @@ final class Departures {
     private final QueueLog log;
     private final DeadLetters deadLetters;
     private final QueueStatus status;
+    /** A quorum queue's dead-lettering at least once, when its arguments ask for it; else null. */
+    private AtLeastOnceDeadLetters atLeastOnce;
 
     Departures(String name, QueueArguments arguments, QueueLog log, DeadLetters deadLetters, QueueStatus status) {
         this.name = name;
@@ -50,6 +52,10 @@ final class Departures {
      * dropped otherwise; gone from the queue either way.
      */
     void die(QueueEntry entry, DeadLetters.Reason reason) {
+        if (atLeastOnce != null && reason != DeadLetters.Reason.MAXLEN) {
+            atLeastOnce.take(entry, reason, false); // it stays in the queue until its dead-letter queues have it
+            return;
+        }
         if (arguments.deadLetters() && entry.message == null) {
             try {
                 entry.message = log.read(entry.sequence, entry.location);
@@ -64,17 +70,20 @@ final class Departures {
         }
         Message message = entry.message.retain();
         forget(entry);
-        deadLetter(message, reason);
+        deadLetter(message, reason, entry.deliveryCount);
     }
 
-    /** Hands one reference of a dying message to the dead-letter exchange, or releases it when there is none. */
-    void deadLetter(Message message, DeadLetters.Reason reason) {
+    /**
+     * Hands one reference of a dying message to the dead-letter exchange, or releases it when there is none; the
+     * copy keeps {@code deliveryCount}.
+     */
+    void deadLetter(Message message, DeadLetters.Reason reason, long deliveryCount) {
         if (!arguments.deadLetters()) {
             message.release();
             return;
         }
         try {
-            deadLetters.deadLetter(message, reason, name, arguments);
+            deadLetters.deadLetter(message, reason, name, arguments, deliveryCount);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': a message dead-lettered ({1}) is lost", name,
                 reason.value(), e);
@@ -84,5 +93,10 @@ final class Departures {
     /** A policy changed what is in effect. */
     void use(QueueArguments inEffect) {
         this.arguments = inEffect;
+    }
+
+    /** Dying messages go to {@code dying} from now (null: at most once). */
+    void atLeastOnce(AtLeastOnceDeadLetters dying) {
+        this.atLeastOnce = dying;
     }
 }

@@ -61,7 +61,7 @@ final class PagedTail {
         }
         QueueEntry entry = new QueueEntry(paged.sequence(), paged.message(), priority, paged.bodySize(),
             paged.expiresAt());
-        entry.deliveryCount(paged.deliveryCount());
+        entry.carried(paged.deliveryCount()); // an arrival, never delivered here: only what it carried in
         entry.acquiredBefore = paged.acquiredBefore();
         entry.location = paged.location();
         count--;

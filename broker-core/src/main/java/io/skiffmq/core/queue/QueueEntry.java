@@ -23,8 +23,9 @@ final class QueueEntry {
     int deliveryCount;
     /**
      * Times it went back to the queue for any reason (RabbitMQ 4.0's {@code acquired_count}): at least
-     * {@link #deliveryCount}; stops at {@link Integer#MAX_VALUE}. Kept in memory; a restart or a page-out starts it
-     * again from the delivery count.
+     * {@link #deliveryCount} unless it {@link #carried} one in; stops at {@link Integer#MAX_VALUE}. A quorum queue
+     * writes it to its log with every return, so a restart keeps it; a classic queue's starts again from the delivery
+     * count.
      */
     int returns;
     boolean acquiredBefore;
@@ -58,6 +59,15 @@ final class QueueEntry {
         if (returns < Integer.MAX_VALUE) {
             returns++;
         }
+    }
+
+    /**
+     * The failed deliveries a dead-lettered message carries in from the queue it died in: its delivery count starts
+     * there, its returns at 0 (RabbitMQ 4.0's quorum queue takes the {@code delivery_count} annotation into the
+     * header and starts {@code acquired_count} afresh).
+     */
+    void carried(long count) {
+        deliveryCount = (int) Math.min(count, Integer.MAX_VALUE);
     }
 
     /** Sets the failed deliveries a store kept for it; its returns start again from them. */

@@ -6,7 +6,8 @@ import io.skiffmq.core.message.Message;
  * A queue's length limits ({@code x-max-length}, {@code x-max-length-bytes}) as RabbitMQ judges them, by what waits
  * (unsettled deliveries do not count), with their overflow behaviour ({@code x-overflow}: drop-head dead-letters the
  * oldest, reject-publish refuses the arrival, reject-publish-dlx dead-letters it too); and its priority lanes
- * ({@code x-max-priority}).
+ * ({@code x-max-priority}). A quorum queue's messages held to be dead-lettered at least once count too, as
+ * {@code rabbit_fifo:is_over_limit/1} counts its discards.
  *
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
  */
@@ -15,11 +16,15 @@ final class QueueLimits {
     private QueueArguments arguments;
     private final WaitingMessages waiting;
     private final Departures departures;
+    /** Null for a classic queue. */
+    private final AtLeastOnceDeadLetters dying;
 
-    QueueLimits(QueueArguments arguments, WaitingMessages waiting, Departures departures) {
+    QueueLimits(QueueArguments arguments, WaitingMessages waiting, Departures departures,
+            AtLeastOnceDeadLetters dying) {
         this.arguments = arguments;
         this.waiting = waiting;
         this.departures = departures;
+        this.dying = dying;
     }
 
     /**
@@ -35,7 +40,7 @@ final class QueueLimits {
             confirmed.refused();
         }
         if (arguments.overflow() == QueueArguments.Overflow.REJECT_PUBLISH_DLX) {
-            departures.deadLetter(message, DeadLetters.Reason.MAXLEN);
+            departures.deadLetter(message, DeadLetters.Reason.MAXLEN, message.deliveryCount());
         } else {
             message.release();
         }
@@ -76,8 +81,11 @@ final class QueueLimits {
      * when the queue is not full).
      */
     boolean wouldOverflow(int bodySize) {
-        return arguments.maxLength() >= 0 && waiting.size() + 1L > arguments.maxLength()
-            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() + bodySize > arguments.maxLengthBytes();
+        long held = dying == null ? 0 : dying.count();
+        long heldBytes = dying == null ? 0 : dying.bodyBytes();
+        return arguments.maxLength() >= 0 && waiting.size() + held + 1L > arguments.maxLength()
+            || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() + heldBytes + bodySize
+                > arguments.maxLengthBytes();
     }
 
     /** Past the length limit: a {@code drop-head} queue drops its oldest. */

@@ -23,6 +23,16 @@ public interface QueueLog {
     long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable);
 
     /**
+     * As {@link #publish(long, Message, long, long, Runnable)}, with the times it went back to its queue when they
+     * differ from its delivery count (a quorum queue's, {@link QueueEntry#returns}); a log that keeps no such count
+     * drops it.
+     */
+    default long publish(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+            Runnable durable) {
+        return publish(sequence, message, deliveryCount, expiresAt, durable);
+    }
+
+    /**
      * Copies a live message forward to where the log now writes, so the stretch holding {@code location} can be
      * reclaimed (see {@link ClassicQueue#relocate}). Nothing waits for it to be durable: the old copy stays until
      * the new one is.
@@ -31,8 +41,31 @@ public interface QueueLog {
      */
     long relocate(long sequence, Message message, long deliveryCount, long expiresAt, long location);
 
+    /** As {@link #relocate(long, Message, long, long, long)}, with its returns as {@link #publish} takes them. */
+    default long relocate(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+            long location) {
+        return relocate(sequence, message, deliveryCount, expiresAt, location);
+    }
+
     /** The message went back to the queue after a failed delivery: its delivery count is now {@code deliveryCount}. */
     void requeue(long sequence, long location, long deliveryCount);
+
+    /**
+     * The message went back to the queue, for any reason: its delivery count is now {@code deliveryCount} and its
+     * returns {@code returns}, as a quorum queue counts them; a log that keeps no returns writes
+     * {@link #requeue(long, long, long)}.
+     */
+    default void requeue(long sequence, long location, long deliveryCount, long returns) {
+        requeue(sequence, location, deliveryCount);
+    }
+
+    /**
+     * The message died in a queue that dead-letters at least once and waits there, not delivered, until its
+     * dead-letter queues confirm it ({@link AtLeastOnceDeadLetters}): a restart gives it back to be dead-lettered,
+     * not as a message of the queue. A log that keeps no such record drops it (the message then comes back as one).
+     */
+    default void deadLettering(long sequence, long location, DeadLetters.Reason reason) {
+    }
 
     /** True once the message at {@code location} can be {@link #read} back, so the queue may let go of its bytes. */
     boolean isWritten(long location);

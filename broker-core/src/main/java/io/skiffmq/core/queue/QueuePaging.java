@@ -102,8 +102,8 @@ final class QueuePaging {
             waiting.memoryChanged(entry.message.size());
             candidates.addLast(entry);
         }
-        entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.expiresAt,
-            entry.location);
+        entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.returns,
+            entry.expiresAt, entry.location);
         return true;
     }
 }

@@ -21,9 +21,18 @@ final class QueueRecovery {
     private final QueuePaging paging;
     private final QueueConsumers consumers;
     private final QueueGauges gauges;
+    /** A quorum queue's messages held to be dead-lettered at least once; null for a classic queue. */
+    private final AtLeastOnceDeadLetters dying;
+    /** Messages the log says were waiting to be dead-lettered, handed to {@link #dying} once recovery is over. */
+    private List<DeadLettering> deadLettering;
+
+    private record DeadLettering(QueueEntry entry, DeadLetters.Reason reason) {
+    }
 
     QueueRecovery(QueueLog log, QueueExecutor executor, QueueStatus status, WaitingMessages waiting, QueueLimits limits,
-            QueueExpiry expiry, QueuePaging paging, QueueConsumers consumers, QueueGauges gauges) {
+            QueueExpiry expiry, QueuePaging paging, QueueConsumers consumers, QueueGauges gauges,
+            AtLeastOnceDeadLetters dying) {
+        this.dying = dying;
         this.log = log;
         this.executor = executor;
         this.status = status;
@@ -46,13 +55,24 @@ final class QueueRecovery {
     long restore(List<StoredMessage> messages, long now) {
         long nextSequence = 0;
         for (StoredMessage stored : messages) {
+            nextSequence = Math.max(nextSequence, stored.sequence() + 1);
             QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), limits.lane(stored.priority()),
                 stored.bodySize(), expiry.restored(stored, now));
             entry.deliveryCount(stored.deliveryCount());
+            if (stored.returns() >= 0) {
+                entry.returns = (int) Math.min(stored.returns(), Integer.MAX_VALUE);
+            }
             entry.acquiredBefore = stored.deliveredBefore();
             entry.location = stored.location();
-            waiting.arrive(entry);
-            nextSequence = Math.max(nextSequence, stored.sequence() + 1);
+            if (stored.deadLettering() != null && dying != null) {
+                if (deadLettering == null) {
+                    deadLettering = new java.util.ArrayList<>();
+                }
+                // dead-lettered once every queue is back to take it: at recovered()
+                deadLettering.add(new DeadLettering(entry, stored.deadLettering()));
+            } else {
+                waiting.arrive(entry);
+            }
         }
         gauges.ready = waiting.size();
         return nextSequence;
@@ -65,6 +85,12 @@ final class QueueRecovery {
      */
     void recovered() {
         expiry.armTimer();
+        if (deadLettering != null) {
+            for (DeadLettering d : deadLettering) {
+                dying.take(d.entry(), d.reason(), true);
+            }
+            deadLettering = null;
+        }
     }
 
     /**
@@ -81,6 +107,9 @@ final class QueueRecovery {
         waiting.forEach(note);
         for (QueueConsumer consumer : consumers.all) {
             consumer.unsettled.forEach(note);
+        }
+        if (dying != null) {
+            dying.forEach(note);
         }
         Arrays.sort(delivered.values, 0, delivered.count);
         log.stopped(delivered.values, delivered.count);
@@ -114,6 +143,9 @@ final class QueueRecovery {
             waiting.forEach(relocate);
             for (QueueConsumer consumer : consumers.all) {
                 consumer.unsettled.forEach(relocate);
+            }
+            if (dying != null) {
+                copies[0] += dying.relocate(paging, location);
             }
             count = copies[0] + waiting.relocateTails(location, log);
         }

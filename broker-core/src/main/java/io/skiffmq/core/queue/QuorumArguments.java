@@ -150,4 +150,33 @@ public final class QuorumArguments {
             null);
         return base.withSmallerLimits(policy);
     }
+
+    /**
+     * Whether the quorum queue dead-letters at least once ({@link AtLeastOnceDeadLetters}), by
+     * {@code rabbit_quorum_queue:dlh/5}: {@code x-dead-letter-strategy} (the argument over the policy's
+     * {@code dead-letter-strategy}) {@code at-least-once}, with a dead-letter exchange and {@code reject-publish}
+     * overflow. Otherwise at most once, with RabbitMQ's warning when at-least-once was asked for.
+     */
+    static boolean atLeastOnce(String vhost, String queue, QueueArguments inEffect, Map<String, Object> arguments,
+            EffectivePolicy policy) {
+        Object strategy = arguments.containsKey("x-dead-letter-strategy") ? arguments.get("x-dead-letter-strategy")
+            : policy.has("dead-letter-strategy") ? policy.string("dead-letter-strategy") : null;
+        if (!"at-least-once".equals(String.valueOf(strategy))) {
+            return false;
+        }
+        if (!inEffect.deadLetters()) {
+            LOG.log(System.Logger.Level.WARNING, "Disabling dead-lettering for queue ''{0}'' in vhost ''{1}'' despite "
+                + "configured dead-letter-strategy ''at-least-once'' because dead-letter-exchange is not configured.",
+                queue, vhost);
+            return false;
+        }
+        if (inEffect.overflow() != Overflow.REJECT_PUBLISH) {
+            LOG.log(System.Logger.Level.WARNING, "Falling back to dead-letter-strategy at-most-once for queue ''{0}'' "
+                + "in vhost ''{1}'' because configured dead-letter-strategy at-least-once is incompatible with "
+                + "effective overflow strategy drop-head. To enable dead-letter-strategy at-least-once, set overflow "
+                + "strategy to reject-publish.", queue, vhost);
+            return false;
+        }
+        return true;
+    }
 }

@@ -16,9 +16,14 @@ import io.skiffmq.core.message.Message;
  *        when the log did not record it (written by a broker from before): its TTL then counts from the restart
  * @param deliveredBefore it may have been delivered before the restart: all are after a crash, as the log records
  *        no delivery; after a clean stop, those the queue said it had delivered ({@link QueueLog#stopped})
+ * @param returns times it went back to its queue before the restart, -1 when the log kept only its delivery count
+ *        (which then stands for it)
+ * @param deadLettering why it died, when it was waiting to be dead-lettered at least once
+ *        ({@link QueueLog#deadLettering}); null for a message of the queue
  */
 public record StoredMessage(long sequence, Message message, long deliveryCount, long location, int priority,
-        long ttl, int bodySize, long expiresAt, boolean deliveredBefore) {
+        long ttl, int bodySize, long expiresAt, boolean deliveredBefore, long returns,
+        DeadLetters.Reason deadLettering) {
     /** {@link #expiresAt} of a message whose log did not record when it expires. */
     public static final long EXPIRY_UNKNOWN = -1;
 }

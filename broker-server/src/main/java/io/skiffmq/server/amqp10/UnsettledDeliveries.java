@@ -6,6 +6,9 @@ import io.skiffmq.codec.amqp10.DispositionPerformative;
 import io.skiffmq.codec.amqp10.PerformativeCode;
 import io.skiffmq.codec.amqp10.SerialNumber;
 import io.skiffmq.core.queue.Outcome;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Modified;
 
 /**
@@ -266,8 +269,7 @@ final class UnsettledDeliveries {
         } else if (state instanceof org.apache.qpid.proton.amqp.messaging.Released) {
             return Outcome.RELEASED;
         } else if (state instanceof Modified m) {
-            return Outcome.modified(Boolean.TRUE.equals(m.getDeliveryFailed()),
-                Boolean.TRUE.equals(m.getUndeliverableHere()));
+            return modified(m);
         }
         return null;
     }
@@ -285,11 +287,33 @@ final class UnsettledDeliveries {
             case PerformativeCode.REJECTED -> Outcome.REJECTED;
             case PerformativeCode.RELEASED -> Outcome.RELEASED;
             case PerformativeCode.MODIFIED -> {
-                Modified m = (Modified) d.state();
-                yield Outcome.modified(Boolean.TRUE.equals(m.getDeliveryFailed()),
-                    Boolean.TRUE.equals(m.getUndeliverableHere()));
+                yield modified((Modified) d.state());
             }
             default -> null;
         };
+    }
+
+    /**
+     * A modified outcome with its message-annotations, which a quorum queue merges into the message. Their keys must
+     * be symbols starting {@code x-} ("all symbolic keys except those beginning with "x-" are reserved" [3.2.10]), as
+     * RabbitMQ 4.0 requires ({@code rabbit_amqp_session:settle_op_from_outcome/1}, where another key fails the
+     * session).
+     */
+    private static Outcome modified(Modified m) {
+        boolean failed = Boolean.TRUE.equals(m.getDeliveryFailed());
+        boolean undeliverable = Boolean.TRUE.equals(m.getUndeliverableHere());
+        Map<?, ?> given = m.getMessageAnnotations();
+        if (given == null || given.isEmpty()) {
+            return Outcome.modified(failed, undeliverable);
+        }
+        Map<String, Object> annotations = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : given.entrySet()) {
+            if (!(e.getKey() instanceof Symbol key) || !key.toString().startsWith("x-")) {
+                throw AmqpException.sessionError(AmqpError.INVALID_FIELD,
+                    "message-annotations of a modified outcome: key %s does not start with 'x-'", e.getKey());
+            }
+            annotations.put(key.toString(), e.getValue());
+        }
+        return Outcome.modified(failed, undeliverable, annotations);
     }
 }

@@ -34,7 +34,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         int heartbeatSeconds, int amqp091InitialFrameMax, MemoryWatermark memoryHighWatermark, long diskFreeLimit,
         int eventLoops, boolean publisherFlow, AuthSettings auth, TlsSettings tls, LogSettings log, PrometheusSettings prometheus,
         ManagementSettings management, TransactionSettings transactions, StreamSettings stream,
-        DefinitionsSettings definitions, ClusterConfig cluster, ConsumerTimeout consumerTimeout) {
+        DefinitionsSettings definitions, ClusterConfig cluster, ConsumerTimeout consumerTimeout,
+        long deadLetterRetryMillis) {
 
     public static final int DEFAULT_PORT = 5672;
     /** SkiffMQ's own version, told to clients beside {@link #rabbitmqVersion} ({@code skiffmq-version}). */
@@ -60,6 +61,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         check(journalSegmentSize >= 1 << 16 && journalSegmentSize <= 1L << 36,
             "journal-segment-size must be in [65536, 68719476736]");
         check(queueMemoryLimit >= 0, "queue-memory-limit must be >= 0");
+        check(deadLetterRetryMillis > 0, "dead-letter-retry-interval must be > 0");
         check(initialMaxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "initial-max-frame-size must be >= 512");
         check(maxFrameSize >= Amqp10FrameDecoder.MIN_MAX_FRAME_SIZE, "max-frame-size must be >= 512");
         check(channelMax >= 0 && channelMax <= 65535, "channel-max must be in [0, 65535]");
@@ -103,7 +105,8 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
             DEFAULT_DISK_FREE_LIMIT, Runtime.getRuntime().availableProcessors(), true, AuthSettings.defaults(),
             TlsSettings.defaults(), LogSettings.defaults(), PrometheusSettings.defaults(), ManagementSettings.defaults(),
             TransactionSettings.defaults(), StreamSettings.defaults(), DefinitionsSettings.defaults(),
-            ClusterConfig.defaults(), ConsumerTimeout.defaults());
+            ClusterConfig.defaults(), ConsumerTimeout.defaults(),
+            io.skiffmq.core.queue.DeadLetters.DEFAULT_RETRY_MILLIS);
     }
 
     /**
@@ -131,6 +134,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         Journal.SyncPolicy sync = syncPolicy;
         long segment = journalSegmentSize;
         long queueMemory = queueMemoryLimit;
+        long deadLetterRetry = deadLetterRetryMillis;
         boolean plain = allowPlainAmqp;
         String anon = anonymousLoginUser;
         Path users = usersFile;
@@ -176,6 +180,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
                 };
                 case "journal-segment-size" -> segment = Long.parseLong(value);
                 case "queue-memory-limit" -> queueMemory = Long.parseLong(value);
+                case "dead-letter-retry-interval" -> deadLetterRetry = Long.parseLong(value);
                 case "allow-plain-amqp" -> plain = parseBoolean(name, value);
                 case "anonymous-login-user" -> anon = value;
                 case "users-file" -> users = value.equals("none") ? null : Path.of(value);
@@ -230,7 +235,7 @@ public record BrokerConfig(int port, String bindAddress, Path dataDir, Journal.S
         }
         return new BrokerConfig(p, b, d, sync, segment, queueMemory, plain, anon, users, initial, frame, channels, idle, handshake, message, window,
             credit, unconfirmed, create, noHeaderDurable, version, n, port091, heartbeat, initial091, watermark,
-            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs, c, ct);
+            diskFree, loops, flow, a, t, l, metrics, m, tx, st, defs, c, ct, deadLetterRetry);
     }
 
     /** When the definitions' change logs are compacted. */

@@ -27,6 +27,9 @@ public final class Settings {
         Setting.of("queue-memory-limit", "bytes", "16777216", "bytes of waiting messages a queue keeps in memory"
             + " (their bytes plus about 400 per message); beyond it, arrivals are paged to disk, transient ones too,"
             + " and read back in order (docs/storage.md)"),
+        Setting.of("dead-letter-retry-interval", "ms", "180000", "how long a quorum queue dead-lettering at least"
+            + " once (`x-dead-letter-strategy: at-least-once`) waits before trying again the messages its dead-letter"
+            + " exchange could not route (RabbitMQ's `dead_letter_worker_publisher_confirm_timeout`)"),
         Setting.of("allow-plain-amqp", "true|false", "false", "accept `AMQP 0 1.0.0` without SASL (as user anonymous)"),
         Setting.of("anonymous-login-user", "user|none", "guest", "SASL ANONYMOUS (offered by default, as in RabbitMQ"
             + " 4) logs in as this user, with its restrictions (guest: loopback only); `none` turns ANONYMOUS off"),

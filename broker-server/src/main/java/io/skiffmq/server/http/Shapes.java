@@ -43,7 +43,8 @@ final class Shapes {
         q.put("arguments", JsonValues.of(queue.arguments()));
         q.put("node", node);
         q.put("state", "running");
-        q.put("messages", counts.ready() + counts.unacknowledged());
+        // a quorum queue's total counts what it holds to dead-letter, as rabbit_fifo's messages_total does
+        q.put("messages", counts.ready() + counts.unacknowledged() + counts.deadLettering());
         q.put("messages_ready", counts.ready());
         q.put("messages_unacknowledged", counts.unacknowledged());
         q.put("consumers", counts.consumers());
@@ -53,6 +54,7 @@ final class Shapes {
             q.put("leader", node);
             q.put("members", List.of(node));
             q.put("online", List.of(node));
+            q.put("messages_dlx", counts.deadLettering());
         }
         if (queue instanceof io.skiffmq.core.stream.StreamQueue stream) {
             // rabbit_stream_queue's info keys (osiris' counters), one node leading with no replica; first_offset ours

@@ -25,7 +25,8 @@ class ConfigLoaderTest {
     static {
         String[] pairs = {
             "port", "5673", "bind", "127.0.0.1", "data-dir", "/var/lib/skiffmq", "sync-policy", "os",
-            "journal-segment-size", "1048576", "queue-memory-limit", "1048576", "allow-plain-amqp", "true",
+            "journal-segment-size", "1048576", "queue-memory-limit", "1048576", "dead-letter-retry-interval", "5000",
+            "allow-plain-amqp", "true",
             "anonymous-login-user", "none", "users-file", "/etc/skiffmq/users", "initial-max-frame-size", "8192",
             "max-frame-size", "65536", "channel-max", "100", "idle-timeout", "30000", "handshake-timeout", "5000",
             "max-message-size", "1048576", "session-window", "100", "publisher-credit", "10",
