@@ -40,7 +40,7 @@ final class ChildCluster implements AutoCloseable {
         this.nodes = new ChildBroker[size];
         this.clusterPorts = new int[size];
         for (int i = 0; i < size; i++) {
-            clusterPorts[i] = freePort();
+            clusterPorts[i] = freePortPair();
         }
     }
 
@@ -104,6 +104,20 @@ final class ChildCluster implements AutoCloseable {
         }
         for (Path log : logs) {
             assertThat(Files.readString(log)).as("leak reports in " + log).doesNotContain("LEAK:");
+        }
+    }
+
+    /** A free port whose next is free too: the cluster port, and the node port beside it (docs/cluster.md). */
+    private static int freePortPair() throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            int port = freePort();
+            try (ServerSocket next = new ServerSocket(port + 1)) {
+                return port;
+            } catch (IOException e) {
+                if (attempt > 20) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -135,6 +135,10 @@ final class TopologyMethods {
         if (queue == null) {
             QueueHomed remote = vhost.remoteQueue(name);
             if (remote != null) {
+                Queue proxy = vhost.remoteQueueProxy(name);
+                if (proxy != null && !io.skiffmq.server.peer.PeerLinks.unreachable(proxy)) {
+                    return proxy; // homed on another node, reached through it (never exclusive)
+                }
                 throw Amqp091Exception.of(vhost.homeNodeDown(remote), cause);
             }
             throw notFound("queue", name, cause);

@@ -342,7 +342,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 bytes.release();
                 throw LinkPermits.refused(refusal);
             }
-            message = Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange, key);
+            message = session.connection().fromNode() && address.isQueue()
+                ? Amqp10Message.fromNode(bytes, sections, address.queue())
+                : Amqp10Message.of(bytes, sections, durableIfNoHeader, exchange, key);
         } catch (AmqpDecodeException | IllegalArgumentException e) {
             bytes.release();
             reject(AmqpError.DECODE_ERROR, e.getMessage());

@@ -1,0 +1,154 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.GetResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A queue homed on one node of a three-node cluster (child JVMs), used from the others through the node-to-node
+ * AMQP 1.0 links (docs/cluster.md, "Messages between nodes"), with real clients: published to with confirms on one
+ * node, consumed on another with acknowledgements, its properties and body exactly as sent; what a closed channel
+ * did not acknowledge goes back to the home node; the home node killed gives RabbitMQ's errors and its durable
+ * messages come back with it. One cluster for the class.
+ */
+class ClusterRemoteQueueTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int HOME = 2;
+
+    @TempDir
+    static Path dir;
+
+    private static ChildCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = new ChildCluster(dir, "r", 3, 3, 3000);
+        cluster.startMembers();
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        cluster.close();
+    }
+
+    private static Connection connect(int i) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setPort(cluster.nodes[i].port);
+        return await().atMost(WAIT).ignoreExceptions().until(factory::newConnection, Connection::isOpen);
+    }
+
+    /** Declares a durable queue on the home node and waits until node {@code i} can consume from it. */
+    private static void declareOnHome(String queue, int... others) throws Exception {
+        try (Connection home = connect(HOME)) {
+            home.createChannel().queueDeclare(queue, true, false, false, Map.of());
+        }
+        for (int i : others) {
+            try (Connection c = connect(i)) {
+                await().atMost(WAIT).ignoreExceptions().until(() -> {
+                    Channel channel = c.createChannel();
+                    channel.basicCancel(channel.basicConsume(queue, false, (t, m) -> { }, t -> { }));
+                    channel.close();
+                    return true;
+                });
+            }
+        }
+    }
+
+    private static AMQP.BasicProperties richProperties(int i) {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        headers.put("n", i);
+        headers.put("s", "text");
+        headers.put("l", 1L << 40);
+        headers.put("b", true);
+        return new AMQP.BasicProperties.Builder().contentType("application/x-test").contentEncoding("gzip")
+            .headers(headers).deliveryMode(2).priority(3).correlationId("corr-" + i).replyTo("replies")
+            .expiration("600000").messageId("id-" + i).timestamp(new Date(1_700_000_000_000L)).type("kind")
+            .userId("guest").appId("app").build();
+    }
+
+    @Test
+    void publishedWithConfirmsOnOneNodeConsumedOnAnotherExactlyAndWhatIsNotAckedGoesBack() throws Exception {
+        String queue = "remote-091";
+        declareOnHome(queue, 0, 1);
+        int count = 200;
+        try (Connection a = connect(0)) {
+            Channel publisher = a.createChannel();
+            publisher.confirmSelect();
+            List<Integer> returned = new ArrayList<>();
+            publisher.addReturnListener(r -> returned.add(r.getReplyCode()));
+            for (int i = 0; i < count; i++) {
+                byte[] body = ("message " + i + " \u00e9\u0000\u00ff").getBytes(StandardCharsets.UTF_8);
+                publisher.basicPublish("", queue, true, richProperties(i), body);
+            }
+            publisher.waitForConfirmsOrDie(WAIT.toMillis());
+            assertThat(returned).as("a message that reaches a queue on another node is routed").isEmpty();
+        }
+        try (Connection home = connect(HOME)) {
+            assertThat(home.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);
+        }
+
+        try (Connection b = connect(1)) {
+            // a consumer that takes ten and closes its channel without acknowledging: they go back, in order
+            Channel careless = b.createChannel();
+            careless.basicQos(10);
+            BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+            careless.basicConsume(queue, false, (tag, m) -> held.add(m), tag -> { });
+            await().atMost(WAIT).until(() -> held.size() == 10);
+            assertThat(held.poll(1, TimeUnit.SECONDS)).isNotNull();
+            careless.close();
+
+            Channel consumer = b.createChannel();
+            consumer.basicQos(20);
+            BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+            consumer.basicConsume(queue, false, (tag, m) -> {
+                received.add(m);
+                consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
+            }, tag -> { });
+            List<Delivery> all = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                Delivery d = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(d).as("delivery " + i).isNotNull();
+                all.add(d);
+            }
+            for (int i = 0; i < count; i++) {
+                Delivery d = all.get(i);
+                assertThat(new String(d.getBody(), StandardCharsets.UTF_8)).isEqualTo("message " + i
+                    + " \u00e9\u0000\u00ff");
+                // as the client prints them: a header's long string as text, the body size left out
+                assertThat(d.getProperties().toString()).as("properties of " + i)
+                    .isEqualTo(richProperties(i).toString());
+                assertThat(d.getEnvelope().isRedeliver()).as("redelivered " + i).isEqualTo(i < 10);
+                assertThat(d.getEnvelope().getExchange()).isEmpty();
+                assertThat(d.getEnvelope().getRoutingKey()).isEqualTo(queue);
+            }
+            assertThat(received.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        }
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
+        }
+    }
+}
