@@ -107,14 +107,18 @@ final class ChildCluster implements AutoCloseable {
         }
     }
 
-    /** A free port whose next is free too: the cluster port, and the node port beside it (docs/cluster.md). */
+    /**
+     * A free port whose next is free too: the cluster port, and the node port beside it (docs/cluster.md). Picked
+     * below the ephemeral range, as the port after one the system hands out is often taken by its connections.
+     */
     private static int freePortPair() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; ; attempt++) {
-            int port = freePort();
-            try (ServerSocket next = new ServerSocket(port + 1)) {
+            int port = random.nextInt(20_000, 30_000);
+            try (ServerSocket first = new ServerSocket(port); ServerSocket next = new ServerSocket(port + 1)) {
                 return port;
             } catch (IOException e) {
-                if (attempt > 20) {
+                if (attempt > 100) {
                     throw e;
                 }
             }

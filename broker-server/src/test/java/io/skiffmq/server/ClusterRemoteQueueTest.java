@@ -83,6 +83,8 @@ class ClusterRemoteQueueTest {
         headers.put("s", "text");
         headers.put("l", 1L << 40);
         headers.put("b", true);
+        headers.put("nested", Map.of("k", "v"));
+        headers.put("list", List.of(1, "two"));
         return new AMQP.BasicProperties.Builder().contentType("application/x-test").contentEncoding("gzip")
             .headers(headers).deliveryMode(2).priority(3).correlationId("corr-" + i).replyTo("replies")
             .expiration("600000").messageId("id-" + i).timestamp(new Date(1_700_000_000_000L)).type("kind")

@@ -370,10 +370,17 @@ final class PeerConnection {
             Message message = outgoing.messages.poll();
             PublishConfirm confirm = outgoing.confirms.poll();
             try {
-                ByteBuf bytes = message.toAmqp10().bytes();
-                byte[] copy = new byte[bytes.readableBytes()];
-                bytes.getBytes(bytes.readerIndex(), copy);
+                byte[] copy;
                 Delivery delivery = link.delivery(tag(nextDeliveryTag++));
+                if (NodeForm.carries(message)) {
+                    ByteBuf form = NodeForm.write(io.netty.buffer.ByteBufAllocator.DEFAULT, message, true, 0, 0);
+                    copy = io.netty.buffer.ByteBufUtil.getBytes(form);
+                    form.release();
+                    delivery.setMessageFormat(NodeForm.AMQP_091);
+                } else {
+                    ByteBuf bytes = message.toAmqp10().bytes(); // as the publisher sent it
+                    copy = io.netty.buffer.ByteBufUtil.getBytes(bytes);
+                }
                 delivery.setContext(new InFlight(outgoing.queue, confirm == NO_CONFIRM ? null : confirm));
                 link.send(copy, 0, copy.length);
                 link.advance();

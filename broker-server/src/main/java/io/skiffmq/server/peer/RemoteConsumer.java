@@ -5,6 +5,8 @@ import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.amqp10.AmqpDecodeException;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.core.message.Amqp10Message;
+import io.skiffmq.core.message.MalformedMessageException;
+import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Outcome;
@@ -91,19 +93,30 @@ final class RemoteConsumer {
             return;
         }
         ByteBuf buf = Unpooled.wrappedBuffer(bytes);
-        Amqp10Message message;
+        Message message;
         long returns;
         boolean firstAcquirer;
         long failures;
         try {
-            MessageSections sections = MessageSections.scan(buf);
-            message = Amqp10Message.fromNode(buf, sections, queue.name());
-            firstAcquirer = sections.firstAcquirer();
-            failures = sections.deliveryCount();
-            returns = sections.messageAnnotation("x-delivery-count") instanceof Number n ? n.longValue() : 0;
+            if (delivery.getMessageFormat() == NodeForm.AMQP_091) {
+                NodeForm.Read read = NodeForm.read(buf);
+                message = read.message();
+                firstAcquirer = read.firstAcquirer();
+                failures = read.deliveryCount();
+                returns = read.returns();
+            } else {
+                MessageSections sections = MessageSections.scan(buf);
+                firstAcquirer = sections.firstAcquirer();
+                failures = sections.deliveryCount();
+                returns = sections.messageAnnotation("x-delivery-count") instanceof Number n ? n.longValue() : 0;
+                message = Amqp10Message.fromNode(buf, sections, queue.name());
+            }
         } catch (AmqpDecodeException e) {
             buf.release();
             settle(delivery, new Rejected());
+            return;
+        } catch (MalformedMessageException e) {
+            settle(delivery, new Rejected()); // released by the reader
             return;
         }
         long tag = nextTag++;
