@@ -24,7 +24,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * did not acknowledge goes back to the home node; the home node killed gives RabbitMQ's errors and its durable
  * messages come back with it. One cluster for the class.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRemoteQueueTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int HOME = 2;
@@ -92,6 +96,7 @@ class ClusterRemoteQueueTest {
     }
 
     @Test
+    @Order(1)
     void publishedWithConfirmsOnOneNodeConsumedOnAnotherExactlyAndWhatIsNotAckedGoesBack() throws Exception {
         String queue = "remote-091";
         declareOnHome(queue, 0, 1);
@@ -151,6 +156,107 @@ class ClusterRemoteQueueTest {
         try (Connection home = connect(HOME)) {
             Channel channel = home.createChannel();
             await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
+        }
+    }
+
+    private static com.rabbitmq.client.amqp.Environment amqp10(int i) {
+        return new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1")
+            .port(cluster.nodes[i].port).username("guest").password("guest").environmentBuilder().build();
+    }
+
+    @Test
+    @Order(2)
+    void anAmqp10ClientPublishesOnOneNodeAndConsumesOnAnotherWithSettlement() throws Exception {
+        String queue = "remote-10";
+        declareOnHome(queue, 0, 1);
+        int count = 100;
+        try (com.rabbitmq.client.amqp.Environment a = amqp10(0);
+                com.rabbitmq.client.amqp.Connection connection = a.connectionBuilder().build();
+                com.rabbitmq.client.amqp.Publisher publisher = connection.publisherBuilder().queue(queue).build()) {
+            BlockingQueue<com.rabbitmq.client.amqp.Publisher.Status> outcomes = new LinkedBlockingQueue<>();
+            for (int i = 0; i < count; i++) {
+                publisher.publish(publisher.message(("amqp " + i).getBytes(StandardCharsets.UTF_8))
+                    .messageId("m-" + i).correlationId("c-" + i).subject("subject").contentType("text/plain")
+                    .property("n", i).property("s", "value").durable(true), c -> outcomes.add(c.status()));
+            }
+            for (int i = 0; i < count; i++) {
+                assertThat(outcomes.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("outcome " + i)
+                    .isEqualTo(com.rabbitmq.client.amqp.Publisher.Status.ACCEPTED);
+            }
+        }
+        try (com.rabbitmq.client.amqp.Environment b = amqp10(1);
+                com.rabbitmq.client.amqp.Connection connection = b.connectionBuilder().build()) {
+            // five received and never settled, then the consumer closes: they go back to the home node
+            BlockingQueue<com.rabbitmq.client.amqp.Message> held = new LinkedBlockingQueue<>();
+            com.rabbitmq.client.amqp.Consumer careless = connection.consumerBuilder().queue(queue).initialCredits(5)
+                .messageHandler((context, message) -> held.add(message)).build();
+            await().atMost(WAIT).until(() -> held.size() == 5);
+            careless.close();
+
+            BlockingQueue<com.rabbitmq.client.amqp.Message> received = new LinkedBlockingQueue<>();
+            connection.consumerBuilder().queue(queue).initialCredits(10).messageHandler((context, message) -> {
+                received.add(message);
+                context.accept();
+            }).build();
+            for (int i = 0; i < count; i++) {
+                com.rabbitmq.client.amqp.Message m = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(m).as("message " + i).isNotNull();
+                assertThat(new String(m.body(), StandardCharsets.UTF_8)).isEqualTo("amqp " + i);
+                assertThat(m.messageId()).isEqualTo("m-" + i);
+                assertThat(m.correlationId()).isEqualTo("c-" + i);
+                assertThat(m.subject()).isEqualTo("subject");
+                assertThat(m.contentType()).isEqualTo("text/plain");
+                assertThat(m.property("n")).isEqualTo(i);
+                assertThat(m.property("s")).isEqualTo("value");
+            }
+            assertThat(received.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        }
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
+        }
+    }
+
+    @Test
+    @Order(3)
+    void theHomeNodeKilledGivesRabbitMqsErrorsAndItsDurableMessagesComeBackWithIt() throws Exception {
+        String queue = "remote-killed";
+        declareOnHome(queue, 0, 1);
+        try (Connection a = connect(0)) {
+            Channel publisher = a.createChannel();
+            publisher.confirmSelect();
+            for (int i = 0; i < 10; i++) {
+                publisher.basicPublish("", queue, true, richProperties(i), ("kept " + i).getBytes(StandardCharsets.UTF_8));
+            }
+            publisher.waitForConfirmsOrDie(WAIT.toMillis());
+
+            cluster.nodes[HOME].kill();
+            // confirms: a message for a queue whose node is down is nacked
+            await().atMost(WAIT).until(() -> {
+                publisher.basicPublish("", queue, true, richProperties(99), "lost".getBytes(StandardCharsets.UTF_8));
+                return !publisher.waitForConfirms(WAIT.toMillis());
+            });
+            Channel consumer = a.createChannel();
+            assertThatThrownBy(() -> consumer.basicConsume(queue, false, (t, m) -> { }, t -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=404, reply-text=NOT_FOUND"
+                    + " - home node '" + cluster.name(HOME) + "' of durable queue '" + queue + "' in vhost '/' is down"
+                    + " or inaccessible");
+        }
+
+        cluster.start(HOME);
+        try (Connection b = connect(1)) {
+            Channel channel = b.createChannel();
+            GetResponse first = await().atMost(WAIT).ignoreExceptions()
+                .until(() -> b.createChannel().basicGet(queue, false), r -> r != null);
+            assertThat(new String(first.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept 0");
+            assertThat(first.getProps().toString()).isEqualTo(richProperties(0).toString());
+            BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+            channel.basicConsume(queue, true, (tag, m) -> received.add(m), tag -> { });
+            for (int i = 1; i < 10; i++) {
+                Delivery d = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(d).as("message " + i).isNotNull();
+                assertThat(new String(d.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept " + i);
+            }
         }
     }
 }

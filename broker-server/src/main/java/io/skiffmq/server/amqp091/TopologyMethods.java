@@ -133,13 +133,13 @@ final class TopologyMethods {
     Queue existingQueue(String name, Method cause) {
         Queue queue = vhost.queue(name);
         if (queue == null) {
-            QueueHomed remote = vhost.remoteQueue(name);
-            if (remote != null) {
-                Queue proxy = vhost.remoteQueueProxy(name);
-                if (proxy != null && !io.skiffmq.server.peer.PeerLinks.unreachable(proxy)) {
-                    return proxy; // homed on another node, reached through it (never exclusive)
-                }
-                throw Amqp091Exception.of(vhost.homeNodeDown(remote), cause);
+            try {
+                queue = io.skiffmq.server.peer.PeerLinks.remote(vhost, name); // never exclusive
+            } catch (BrokerException e) {
+                throw Amqp091Exception.of(e, cause);
+            }
+            if (queue != null) {
+                return queue;
             }
             throw notFound("queue", name, cause);
         }

@@ -171,7 +171,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
     private static CompletableFuture<?> resolve(AmqpSession session, long handle, Address address) {
         VirtualHost vhost = session.vhost();
         if (address.isQueue()) {
-            if (vhost.queue(address.queue()) == null) {
+            if (vhost.queue(address.queue()) == null && remote(handle, vhost, address.queue()) == null) {
                 if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                     throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no %s",
                         RoutingErrors.resource("queue", address.queue(), vhost.name()));
@@ -188,6 +188,19 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 RoutingErrors.resource("exchange", address.exchange(), vhost.name()));
         }
         return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The queue of that name homed on another node, reached from here; null when there is none.
+     *
+     * @throws AmqpException amqp:not-found when its node cannot be reached, as for a queue that is not there
+     */
+    static io.skiffmq.core.queue.Queue remote(long handle, VirtualHost vhost, String queue) {
+        try {
+            return io.skiffmq.server.peer.PeerLinks.remote(vhost, queue);
+        } catch (BrokerException e) {
+            throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "%s", e.getMessage());
+        }
     }
 
     /**

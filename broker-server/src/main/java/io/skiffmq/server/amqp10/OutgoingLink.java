@@ -195,6 +195,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         LinkPermits.require(access, Permission.READ, Access.Resource.QUEUE, address.queue());
         Queue queue = vhost.queue(address.queue());
         if (queue == null) {
+            queue = IncomingLink.remote(handle, vhost, address.queue());
+        }
+        if (queue == null) {
             if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                 throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
             }

@@ -71,9 +71,23 @@ public final class PeerLinks implements AutoCloseable {
         return new RemoteQueue(connection(record.node(), vhost), record.declaration());
     }
 
-    /** True for a queue homed on another node that this node cannot reach now (down or inaccessible). */
-    public static boolean unreachable(Queue queue) {
-        return queue instanceof RemoteQueue remote && remote.unreachable();
+    /**
+     * The queue of that name homed on another node, as this node uses it; null when no queue of that name is homed
+     * elsewhere.
+     *
+     * @throws io.skiffmq.core.BrokerException NOT_FOUND in RabbitMQ's words for a durable queue whose node is down,
+     *         when this node cannot reach its home now
+     */
+    public static Queue remote(io.skiffmq.core.VirtualHost vhost, String name) {
+        QueueHomed record = vhost.remoteQueue(name);
+        if (record == null) {
+            return null;
+        }
+        Queue proxy = vhost.remoteQueueProxy(name);
+        if (!(proxy instanceof RemoteQueue remote) || remote.unreachable()) {
+            throw vhost.homeNodeDown(record);
+        }
+        return proxy;
     }
 
     /** This node's connection to {@code node} in {@code vhost}, made (and first opened) now when there is none. */
