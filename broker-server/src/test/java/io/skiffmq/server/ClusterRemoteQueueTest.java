@@ -113,8 +113,10 @@ class ClusterRemoteQueueTest {
             publisher.waitForConfirmsOrDie(WAIT.toMillis());
             assertThat(returned).as("a message that reaches a queue on another node is routed").isEmpty();
         }
-        try (Connection home = connect(HOME)) {
+        try (Connection home = connect(HOME); Connection b = connect(1)) {
             assertThat(home.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);
+            // on another node, a passive declare answers the home node's counts
+            assertThat(b.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);
         }
 
         try (Connection b = connect(1)) {
@@ -159,13 +161,37 @@ class ClusterRemoteQueueTest {
         }
     }
 
+    @Test
+    @Order(2)
+    void aQueueOnAnotherNodeIsPurgedAndCountedFromHere() throws Exception {
+        String queue = "remote-purged";
+        declareOnHome(queue, 0);
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            channel.confirmSelect();
+            for (int i = 0; i < 3; i++) {
+                channel.basicPublish("", queue, null, ("p" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            Channel consumer = a.createChannel();
+            String tag = consumer.basicConsume(queue, false, (t, m) -> { }, t -> { });
+            consumer.basicCancel(tag);
+            assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(3);
+            assertThat(channel.queuePurge(queue).getMessageCount()).isEqualTo(3);
+            assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isZero();
+        }
+        try (Connection home = connect(HOME)) {
+            assertThat(home.createChannel().queueDeclarePassive(queue).getMessageCount()).isZero();
+        }
+    }
+
     private static com.rabbitmq.client.amqp.Environment amqp10(int i) {
         return new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1")
             .port(cluster.nodes[i].port).username("guest").password("guest").environmentBuilder().build();
     }
 
     @Test
-    @Order(2)
+    @Order(3)
     void anAmqp10ClientPublishesOnOneNodeAndConsumesOnAnotherWithSettlement() throws Exception {
         String queue = "remote-10";
         declareOnHome(queue, 0, 1);
@@ -218,7 +244,7 @@ class ClusterRemoteQueueTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void theHomeNodeKilledGivesRabbitMqsErrorsAndItsDurableMessagesComeBackWithIt() throws Exception {
         String queue = "remote-killed";
         declareOnHome(queue, 0, 1);

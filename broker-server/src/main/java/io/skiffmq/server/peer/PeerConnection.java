@@ -83,6 +83,8 @@ final class PeerConnection {
     /** A sender link per queue published to, with what waits for its credit. */
     private final Map<String, Outgoing> senders = new HashMap<>();
     private final List<RemoteConsumer> consumers = new ArrayList<>();
+    /** The home node's /management, for counts and purges; null until first needed. */
+    private HomeManagement management;
 
     /** What was published to one queue and not yet sent: kept until the link has credit. */
     private static final class Outgoing {
@@ -278,6 +280,8 @@ final class PeerConnection {
                 Link link = event.getLink();
                 if (link instanceof Sender && link.getContext() instanceof Outgoing outgoing) {
                     send(outgoing);
+                } else if (link instanceof Sender && link.getContext() instanceof HomeManagement requests) {
+                    requests.send();
                 } else if (link.getContext() instanceof RemoteConsumer consumer) {
                     consumer.flowed();
                 }
@@ -288,6 +292,9 @@ final class PeerConnection {
                     if (delivery.isReadable() && !delivery.isPartial()
                             && delivery.getLink().getContext() instanceof RemoteConsumer consumer) {
                         consumer.delivered(delivery);
+                    } else if (delivery.isReadable() && !delivery.isPartial()
+                            && delivery.getLink().getContext() instanceof HomeManagement responses) {
+                        responses.responded(delivery);
                     }
                 } else if (delivery.getContext() instanceof InFlight sent
                         && (delivery.remotelySettled() || delivery.getRemoteState() != null)) {
@@ -326,6 +333,9 @@ final class PeerConnection {
         } else if (link.getContext() instanceof Outgoing outgoing) {
             senders.remove(outgoing.queue.name(), outgoing);
             failWaiting(outgoing);
+        } else if (link.getContext() instanceof HomeManagement gone && gone == management) {
+            management = null;
+            gone.fail(new BrokerException(BrokerException.Kind.NOT_FOUND, "management link detached by " + node));
         }
         if (link.getLocalState() != EndpointState.CLOSED) {
             link.close();
@@ -459,14 +469,41 @@ final class PeerConnection {
         pump();
     }
 
-    CompletableFuture<QueueCounts> counts(String queue) {
-        return CompletableFuture.completedFuture(new QueueCounts(0, 0, 0));
+    /** The queue's ready messages and consumers, as its home node counts them. */
+    CompletableFuture<QueueCounts> counts(RemoteQueue queue) {
+        return manage("GET", address(queue.name()), queue).thenApply(body -> new QueueCounts(
+            (int) HomeManagement.number(body, "message_count"), (int) HomeManagement.number(body, "consumer_count"),
+            0));
     }
 
-    CompletableFuture<Integer> purge(String queue) {
-        return CompletableFuture.failedFuture(new BrokerException(BrokerException.Kind.NOT_FOUND,
-            "purging queue '" + queue + "' in vhost '" + vhost + "' from another node than its home ('" + node
-            + "') is not supported"));
+    /** Purges the queue on its home node; completes with the number of messages dropped there. */
+    CompletableFuture<Integer> purge(RemoteQueue queue) {
+        return manage("DELETE", address(queue.name()) + "/messages", queue)
+            .thenApply(body -> (int) HomeManagement.number(body, "message_count"));
+    }
+
+    private CompletableFuture<Map<?, ?>> manage(String method, String path, RemoteQueue queue) {
+        CompletableFuture<Map<?, ?>> answered = new CompletableFuture<>();
+        loop.execute(() -> {
+            open();
+            if (connection == null) {
+                answered.completeExceptionally(queue.homeDown(vhost));
+                return;
+            }
+            if (management == null) {
+                management = new HomeManagement(session, "management-" + nextLink++);
+            }
+            management.request(method, path).whenComplete((body, failure) -> {
+                if (failure == null) {
+                    answered.complete(body);
+                } else {
+                    answered.completeExceptionally(failure instanceof BrokerException ? failure
+                        : queue.homeDown(vhost));
+                }
+            });
+            pump();
+        });
+        return answered;
     }
 
     /** RabbitMQ's v2 address of a queue: {@code /queues/} and the name, percent-encoded. */
@@ -499,6 +536,10 @@ final class PeerConnection {
             failWaiting(outgoing);
         }
         senders.clear();
+        if (management != null) {
+            management.fail(new BrokerException(BrokerException.Kind.NOT_FOUND, reason));
+            management = null;
+        }
         List<RemoteConsumer> gone = new ArrayList<>(consumers);
         consumers.clear();
         Channel closing = channel;

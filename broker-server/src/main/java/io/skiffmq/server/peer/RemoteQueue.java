@@ -192,12 +192,12 @@ final class RemoteQueue implements Queue {
 
     @Override
     public CompletableFuture<QueueCounts> counts() {
-        return peer.counts(name());
+        return peer.counts(this);
     }
 
     @Override
     public CompletableFuture<Integer> purge() {
-        return peer.purge(name());
+        return peer.purge(this);
     }
 
     @Override
