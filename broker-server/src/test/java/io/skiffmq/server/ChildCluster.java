@@ -91,6 +91,14 @@ final class ChildCluster implements AutoCloseable {
         }
     }
 
+    /** A 0-9-1 connection to node {@code i} as guest, once the node has the cluster's users (within {@code wait}). */
+    com.rabbitmq.client.Connection connect(int i, java.time.Duration wait) {
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        factory.setPort(nodes[i].port);
+        return org.awaitility.Awaitility.await().atMost(wait).ignoreExceptions()
+            .until(factory::newConnection, com.rabbitmq.client.Connection::isOpen);
+    }
+
     HttpApiClient api(int i) throws Exception {
         return new HttpApiClient(nodes[i].managementPort(), "guest", "guest");
     }

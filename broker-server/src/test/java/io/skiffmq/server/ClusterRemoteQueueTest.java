@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.GetResponse;
 import java.io.IOException;
@@ -59,9 +58,7 @@ class ClusterRemoteQueueTest {
     }
 
     private static Connection connect(int i) {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setPort(cluster.nodes[i].port);
-        return await().atMost(WAIT).ignoreExceptions().until(factory::newConnection, Connection::isOpen);
+        return cluster.connect(i, WAIT);
     }
 
     /** Declares a durable queue on the home node and waits until node {@code i} can consume from it. */
@@ -283,6 +280,50 @@ class ClusterRemoteQueueTest {
                 assertThat(d).as("message " + i).isNotNull();
                 assertThat(new String(d.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept " + i);
             }
+        }
+    }
+
+    @Test
+    @Order(5)
+    void theNodePortTakesNoClientWithoutTheSecret() throws Exception {
+        int nodePort = cluster.clusterPort(0) + 1;
+        byte[] amqpHeader = {'A', 'M', 'Q', 'P', 0, 1, 0, 0};
+        // plain AMQP: no TLS, no AMQP
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", nodePort)) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            socket.getOutputStream().write(amqpHeader);
+            byte[] answer = socket.getInputStream().readNBytes(8);
+            assertThat(new String(answer, StandardCharsets.US_ASCII)).doesNotStartWith("AMQP");
+        }
+        // TLS that trusts anything, with no certificate carrying the secret: the node ends the handshake
+        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
+        tls.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null);
+        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) tls.getSocketFactory()
+                .createSocket("127.0.0.1", nodePort)) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            int read;
+            try {
+                socket.startHandshake();
+                socket.getOutputStream().write(amqpHeader);
+                socket.getOutputStream().flush();
+                read = socket.getInputStream().read();
+            } catch (IOException e) {
+                read = -1;
+            }
+            assertThat(read).as("a byte of AMQP from the node port").isEqualTo(-1);
         }
     }
 }

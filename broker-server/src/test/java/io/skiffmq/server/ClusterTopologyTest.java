@@ -8,7 +8,6 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.MessageProperties;
 import com.rabbitmq.client.ShutdownSignalException;
@@ -50,9 +49,7 @@ class ClusterTopologyTest {
 
     /** A connection to node {@code i} as guest, once the node has the cluster's users. */
     private static Connection connect(int i) {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setPort(cluster.nodes[i].port);
-        return await().atMost(WAIT).ignoreExceptions().until(factory::newConnection, Connection::isOpen);
+        return cluster.connect(i, WAIT);
     }
 
     private static int status(int node, String path) throws Exception {

@@ -552,7 +552,7 @@ final class PeerConnection {
             closing.close();
         }
         for (RemoteConsumer consumer : gone) {
-            consumer.lost(reason);
+            consumer.lost(consumer.queue.homeDown(vhost).getMessage());
         }
         if (!retrying && !links.closed()) {
             retrying = true;

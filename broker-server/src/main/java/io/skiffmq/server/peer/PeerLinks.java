@@ -90,6 +90,16 @@ public final class PeerLinks implements AutoCloseable {
         return proxy;
     }
 
+    /** True for a consumer's refusal that says what a queue homed elsewhere does not do (not that it is down). */
+    public static boolean unsupported(String refusal) {
+        return refusal.startsWith(RemoteQueue.UNSUPPORTED);
+    }
+
+    /** True for a queue homed on another node, used here. */
+    public static boolean isRemote(Queue queue) {
+        return queue instanceof RemoteQueue;
+    }
+
     /** This node's connection to {@code node} in {@code vhost}, made (and first opened) now when there is none. */
     PeerConnection connection(String node, String vhost) {
         String key = node + '\u0000' + vhost;
@@ -104,7 +114,13 @@ public final class PeerLinks implements AutoCloseable {
 
     /** Where {@code node} takes other nodes' message traffic, or null when it is no member (any more). */
     InetSocketAddress address(String node) {
-        for (NodeAddress member : members.get()) {
+        List<NodeAddress> known;
+        try {
+            known = members.get();
+        } catch (IllegalStateException e) {
+            return null; // between groups (joining another cluster)
+        }
+        for (NodeAddress member : known) {
             if (member.name().equals(node)) {
                 return InetSocketAddress.createUnresolved(member.host(), member.port() + PORT_OFFSET);
             }

@@ -38,6 +38,8 @@ final class RemoteQueue implements Queue {
      * a fast publisher can take here.
      */
     static final int MAX_IN_FLIGHT = 2000;
+    /** How a refusal of what is not done across nodes begins (docs/cluster.md). */
+    static final String UNSUPPORTED = "not supported from another node than the queue's home: ";
 
     private final PeerConnection peer;
     private final QueueDeclaration declaration;
@@ -120,9 +122,8 @@ final class RemoteQueue implements Queue {
         QueueConsumer handle = QueueConsumer.handle(this, sink, flow, preSettled, consumer);
         consumer.handle = handle;
         if (selector != null || exclusive) {
-            peer.executor().execute(() -> sink.refused(exclusive
-                ? "exclusive consumers of a queue homed on another node are not supported (docs/cluster.md)"
-                : "selectors on a queue homed on another node are not supported (docs/cluster.md)"));
+            peer.executor().execute(() -> sink.refused(UNSUPPORTED + (exclusive ? "an exclusive consumer"
+                : "a selector") + " of queue '" + name() + "', homed on node '" + home() + "'"));
             return handle;
         }
         peer.executor().execute(() -> peer.attach(consumer));
