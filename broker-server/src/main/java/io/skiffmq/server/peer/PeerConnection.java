@@ -332,7 +332,7 @@ final class PeerConnection {
                 : error.getDescription());
         } else if (link.getContext() instanceof Outgoing outgoing) {
             senders.remove(outgoing.queue.name(), outgoing);
-            failWaiting(outgoing);
+            fail(outgoing);
         } else if (link.getContext() instanceof HomeManagement gone && gone == management) {
             management = null;
             gone.fail(new BrokerException(BrokerException.Kind.NOT_FOUND, "management link detached by " + node));
@@ -411,7 +411,7 @@ final class PeerConnection {
         queue.settledPublish();
     }
 
-    private void failWaiting(Outgoing outgoing) {
+    private static void failWaiting(Outgoing outgoing) {
         Message message;
         while ((message = outgoing.messages.poll()) != null) {
             message.release();
@@ -461,9 +461,10 @@ final class PeerConnection {
                 consumer.lost("queue deleted");
             }
         }
-        Outgoing outgoing = senders.remove(queue.name());
+        Outgoing outgoing = senders.get(queue.name());
         if (outgoing != null && outgoing.queue == queue) {
-            failWaiting(outgoing);
+            senders.remove(queue.name());
+            fail(outgoing);
             outgoing.link.close();
         }
         pump();
@@ -530,10 +531,8 @@ final class PeerConnection {
             ticks.cancel(false);
             ticks = null;
         }
-        // deliveries sent and unsettled: their outcome is unknown, and RabbitMQ nacks what it cannot confirm
-        refuseUnsettled();
         for (Outgoing outgoing : senders.values()) {
-            failWaiting(outgoing);
+            fail(outgoing);
         }
         senders.clear();
         if (management != null) {
@@ -563,16 +562,16 @@ final class PeerConnection {
         }
     }
 
-    /** Every sent, unsettled delivery of every sender link: refused. */
-    private void refuseUnsettled() {
-        for (Outgoing outgoing : senders.values()) {
-            Delivery delivery = outgoing.link.head();
-            while (delivery != null) {
-                if (delivery.getContext() instanceof InFlight sent) {
-                    delivery.setContext(null);
-                    refuse(sent.queue(), sent.confirm());
-                }
-                delivery = delivery.next();
+    /**
+     * A sender link is gone: what waits for credit, and what was sent and not settled (its outcome unknown: RabbitMQ
+     * nacks what it cannot confirm), is refused.
+     */
+    private static void fail(Outgoing outgoing) {
+        failWaiting(outgoing);
+        for (Delivery delivery = outgoing.link.head(); delivery != null; delivery = delivery.next()) {
+            if (delivery.getContext() instanceof InFlight sent) {
+                delivery.setContext(null);
+                refuse(sent.queue(), sent.confirm());
             }
         }
     }

@@ -68,7 +68,8 @@ public final class PeerLinks implements AutoCloseable {
         if (io.skiffmq.core.queue.QueueType.of(record.arguments()) == io.skiffmq.core.queue.QueueType.STREAM) {
             return null; // a stream is read from its own node (docs/cluster.md)
         }
-        return new RemoteQueue(connection(record.node(), vhost), record.declaration());
+        return new RemoteQueue(connection(record.node(), vhost), record.declaration(),
+            broker.config().cluster().maxInFlight());
     }
 
     /**

@@ -32,12 +32,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * which owns the links. The count of publishes in flight is atomic, as publishers on any loop add to it.
  */
 final class RemoteQueue implements Queue {
-    /**
-     * Publishes in flight to the home node (sent or waiting for link credit, not yet settled there) past which the
-     * publishers are held back ({@link #holdPublisher}): with the home node's link credit, what bounds the memory
-     * a fast publisher can take here.
-     */
-    static final int MAX_IN_FLIGHT = 2000;
     /** How a refusal of what is not done across nodes begins (docs/cluster.md). */
     static final String UNSUPPORTED = "not supported from another node than the queue's home: ";
 
@@ -46,10 +40,17 @@ final class RemoteQueue implements Queue {
     private final QueueCounters counters = new QueueCounters();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentLinkedQueue<Runnable> heldPublishers = new ConcurrentLinkedQueue<>();
+    /**
+     * Publishes in flight to the home node (sent or waiting for link credit, not yet settled there) past which the
+     * publishers are held back ({@link #holdPublisher}; {@code cluster-max-in-flight}): with the home node's link
+     * credit, what bounds the memory a fast publisher can take here.
+     */
+    private final int maxInFlight;
 
-    RemoteQueue(PeerConnection peer, QueueDeclaration declaration) {
+    RemoteQueue(PeerConnection peer, QueueDeclaration declaration, int maxInFlight) {
         this.peer = peer;
         this.declaration = declaration;
+        this.maxInFlight = maxInFlight;
     }
 
     @Override
@@ -90,7 +91,7 @@ final class RemoteQueue implements Queue {
 
     /** A publish reached its end (settled by the home node, or failed): publishers held back may go on. */
     void settledPublish() {
-        if (inFlight.decrementAndGet() < MAX_IN_FLIGHT / 2) {
+        if (inFlight.decrementAndGet() < maxInFlight / 2) {
             Runnable resume;
             while ((resume = heldPublishers.poll()) != null) {
                 resume.run();
@@ -105,11 +106,11 @@ final class RemoteQueue implements Queue {
 
     @Override
     public boolean holdPublisher(Runnable resume) {
-        if (inFlight.get() < MAX_IN_FLIGHT) {
+        if (inFlight.get() < maxInFlight) {
             return false;
         }
         heldPublishers.add(resume);
-        if (inFlight.get() < MAX_IN_FLIGHT / 2 && heldPublishers.remove(resume)) {
+        if (inFlight.get() < maxInFlight / 2 && heldPublishers.remove(resume)) {
             return false; // settled meanwhile, and nobody will run it
         }
         return true;
