@@ -325,5 +325,8 @@ class ClusterRemoteQueueTest {
             }
             assertThat(read).as("a byte of AMQP from the node port").isEqualTo(-1);
         }
+        // nor can a user of the nodes' own name be made, to log in with a password
+        assertThat(cluster.api(0).put("/api/users/skiffmq-node%20(cluster%20peer)", Map.of("password", "x",
+            "tags", "")).status()).isEqualTo(400);
     }
 }

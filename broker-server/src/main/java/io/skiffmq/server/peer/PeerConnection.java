@@ -72,6 +72,8 @@ final class PeerConnection {
     private volatile boolean down;
     private boolean opening;
     private boolean retrying;
+    /** A {@link #pumpLater} is queued on the loop. */
+    private boolean pumpQueued;
     private Channel channel;
     private Connection connection;
     private Transport transport;
@@ -368,7 +370,7 @@ final class PeerConnection {
         outgoing.messages.add(message);
         outgoing.confirms.add(confirm == null ? NO_CONFIRM : confirm);
         send(outgoing);
-        pump();
+        pumpLater();
     }
 
     private static final PublishConfirm NO_CONFIRM = () -> { };
@@ -446,8 +448,22 @@ final class PeerConnection {
     void run(Runnable task) {
         loop.execute(() -> {
             task.run();
-            pump();
+            pumpLater();
         });
+    }
+
+    /**
+     * A {@link #pump} once the tasks queued on the loop now have run: the transfers and dispositions of a burst of
+     * publishes or acknowledgements go out in one write and one flush.
+     */
+    private void pumpLater() {
+        if (!pumpQueued) {
+            pumpQueued = true;
+            loop.execute(() -> {
+                pumpQueued = false;
+                pump();
+            });
+        }
     }
 
     /** The queue's record was deleted: its consumers are told, its sender link goes. */
