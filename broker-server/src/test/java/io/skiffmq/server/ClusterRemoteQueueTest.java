@@ -170,9 +170,6 @@ class ClusterRemoteQueueTest {
                 channel.basicPublish("", queue, null, ("p" + i).getBytes(StandardCharsets.UTF_8));
             }
             channel.waitForConfirmsOrDie(WAIT.toMillis());
-            Channel consumer = a.createChannel();
-            String tag = consumer.basicConsume(queue, false, (t, m) -> { }, t -> { });
-            consumer.basicCancel(tag);
             assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(3);
             assertThat(channel.queuePurge(queue).getMessageCount()).isEqualTo(3);
             assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isZero();

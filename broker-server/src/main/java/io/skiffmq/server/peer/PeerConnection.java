@@ -150,6 +150,7 @@ final class PeerConnection {
         connection.open();
         session = connection.session();
         session.open();
+        Connection engine = connection;
         new Bootstrap().group(loop).channel(links.channelClass())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
             .option(ChannelOption.TCP_NODELAY, true)
@@ -158,10 +159,13 @@ final class PeerConnection {
                 protected void initChannel(SocketChannel ch) {
                     ch.pipeline().addLast("tls", links.clientTls().newHandler(ch.alloc(), address.getHostString(),
                         address.getPort()));
-                    ch.pipeline().addLast("peer", new Wire());
+                    ch.pipeline().addLast("peer", new Wire(engine));
                 }
             })
             .connect(address.getHostString(), address.getPort()).addListener(done -> {
+                if (connection != engine) {
+                    return; // lost meanwhile, and dialled again
+                }
                 opening = false;
                 if (!done.isSuccess()) {
                     lost("cannot connect to node " + node + ": " + done.cause().getMessage());
@@ -169,10 +173,23 @@ final class PeerConnection {
             });
     }
 
-    /** The channel's handler: bytes in to the engine, and the end of the socket. */
+    /**
+     * The channel's handler: bytes in to the engine, and the end of the socket. A channel outlived by its engine
+     * (lost, and another dialled since) changes nothing.
+     */
     private final class Wire extends ChannelInboundHandlerAdapter {
+        private final Connection engine;
+
+        Wire(Connection engine) {
+            this.engine = engine;
+        }
+
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
+            if (connection != engine) {
+                ctx.close();
+                return;
+            }
             channel = ctx.channel();
             ticks = loop.scheduleAtFixedRate(PeerConnection.this::tick, TICK_MILLIS, TICK_MILLIS,
                 TimeUnit.MILLISECONDS);
@@ -182,6 +199,10 @@ final class PeerConnection {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf in = (ByteBuf) msg;
+            if (connection != engine) {
+                in.release();
+                return;
+            }
             try {
                 while (in.isReadable() && transport != null) {
                     int capacity = transport.capacity();
@@ -205,7 +226,9 @@ final class PeerConnection {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            lost("connection to node " + node + " lost");
+            if (connection == engine) {
+                lost("connection to node " + node + " lost");
+            }
         }
 
         @Override
@@ -560,6 +583,7 @@ final class PeerConnection {
         Channel closing = channel;
         channel = null;
         connection = null;
+        opening = false;
         transport = null;
         collector = null;
         session = null;
