@@ -179,6 +179,36 @@ class ClusterRemoteQueueTest {
         }
     }
 
+    @Test
+    @Order(2)
+    void aQuorumQueueOnAnotherNodeRedeliversWithItsDeliveryCount() throws Exception {
+        String queue = "remote-quorum";
+        try (Connection home = connect(HOME)) {
+            home.createChannel().queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
+        }
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            channel.confirmSelect();
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                channel.basicPublish("", queue, true, null, "q".getBytes(StandardCharsets.UTF_8));
+                return channel.waitForConfirms(WAIT.toMillis());
+            });
+        }
+        try (Connection b = connect(1)) {
+            Channel channel = b.createChannel();
+            GetResponse first = await().atMost(WAIT).ignoreExceptions()
+                .until(() -> channel.basicGet(queue, false), r -> r != null);
+            assertThat(first.getEnvelope().isRedeliver()).isFalse();
+            channel.basicNack(first.getEnvelope().getDeliveryTag(), false, true);
+            GetResponse again = await().atMost(WAIT).until(() -> channel.basicGet(queue, false), r -> r != null);
+            assertThat(new String(again.getBody(), StandardCharsets.UTF_8)).isEqualTo("q");
+            assertThat(again.getEnvelope().isRedeliver()).isTrue();
+            assertThat(again.getProps().getHeaders()).containsEntry("x-delivery-count", 1L);
+            channel.basicAck(again.getEnvelope().getDeliveryTag(), false);
+            assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isZero();
+        }
+    }
+
     private static com.rabbitmq.client.amqp.Environment amqp10(int i) {
         return new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1")
             .port(cluster.nodes[i].port).username("guest").password("guest").environmentBuilder().build();
