@@ -292,6 +292,13 @@ class ClusterRemoteQueueTest {
                     + " - home node '" + cluster.name(HOME) + "' of durable queue '" + queue + "' in vhost '/' is down"
                     + " or inaccessible");
         }
+        // over AMQP 1.0: the attach is refused with amqp:not-found, in the same words
+        try (com.rabbitmq.client.amqp.Environment a = amqp10(0);
+                com.rabbitmq.client.amqp.Connection connection = a.connectionBuilder().build()) {
+            assertThatThrownBy(() -> connection.consumerBuilder().queue(queue).messageHandler((c, m) -> { }).build())
+                .isInstanceOf(com.rabbitmq.client.amqp.AmqpException.AmqpEntityDoesNotExistException.class)
+                .hasMessageContaining("home node '" + cluster.name(HOME) + "' of durable queue '" + queue + "'");
+        }
 
         cluster.start(HOME);
         try (Connection b = connect(1)) {
