@@ -48,7 +48,8 @@ class ClusterRemoteQueueTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = new ChildCluster(dir, "r", 3, 3, 3000);
+        // the default append timeout: this class tests no lost majority, and a loaded machine may elect again
+        cluster = new ChildCluster(dir, "r", 3, 3, 10_000);
         cluster.startMembers();
     }
 
@@ -63,9 +64,7 @@ class ClusterRemoteQueueTest {
 
     /** Declares a durable queue on the home node and waits until node {@code i} can consume from it. */
     private static void declareOnHome(String queue, int... others) throws Exception {
-        try (Connection home = connect(HOME)) {
-            home.createChannel().queueDeclare(queue, true, false, false, Map.of());
-        }
+        declare(queue, Map.of());
         for (int i : others) {
             try (Connection c = connect(i)) {
                 await().atMost(WAIT).ignoreExceptions().until(() -> {
@@ -76,6 +75,16 @@ class ClusterRemoteQueueTest {
                 });
             }
         }
+    }
+
+    /** Declares a durable queue on the home node, again while a metadata leader is being elected. */
+    private static void declare(String queue, Map<String, Object> arguments) {
+        await().atMost(WAIT).ignoreExceptions().until(() -> {
+            try (Connection home = connect(HOME)) {
+                home.createChannel().queueDeclare(queue, true, false, false, arguments);
+                return true;
+            }
+        });
     }
 
     private static AMQP.BasicProperties richProperties(int i) {
@@ -183,9 +192,7 @@ class ClusterRemoteQueueTest {
     @Order(2)
     void aQuorumQueueOnAnotherNodeRedeliversWithItsDeliveryCount() throws Exception {
         String queue = "remote-quorum";
-        try (Connection home = connect(HOME)) {
-            home.createChannel().queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
-        }
+        declare(queue, Map.of("x-queue-type", "quorum"));
         try (Connection a = connect(0)) {
             Channel channel = a.createChannel();
             channel.confirmSelect();
