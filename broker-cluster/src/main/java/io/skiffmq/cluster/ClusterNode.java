@@ -64,6 +64,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private final RaftPeerId selfId;
     private final RaftProperties properties;
     private final Parameters parameters;
+    private final NodeTls nodeTls;
     private final RaftServer server;
     /**
      * Appends go through this client, in order. Ratis closes an ordered client for good once one request fails, so
@@ -88,7 +89,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.selfId = RaftPeerId.valueOf(settings.self().name());
         this.applier = applier;
         this.properties = properties(settings);
-        this.parameters = parameters(new SecretTls(settings.secret(), settings.self().name()).grpcConfig());
+        SecretTls tls = new SecretTls(settings.secret(), settings.self().name());
+        this.nodeTls = tls.nodeTls();
+        this.parameters = parameters(tls.grpcConfig());
         this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
@@ -284,6 +287,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             ? "no majority of the cluster committed the metadata change within " + timeout + " ms"
             : "the metadata change failed: " + cause;
         return new NoMajorityException(why, cause);
+    }
+
+    /** This node's TLS for its message traffic with the other nodes: the same certificate as Raft's. */
+    public NodeTls tls() {
+        return nodeTls;
     }
 
     @Override

@@ -61,6 +61,11 @@ final class SecretTls {
         return new GrpcTlsConfig(new KeyManager(), new TrustManager(), true);
     }
 
+    /** The same certificate and check, for the node's message traffic (not Ratis'). */
+    NodeTls nodeTls() {
+        return new NodeTls(new KeyManager(), new TrustManager());
+    }
+
     X509Certificate certificate() {
         return certificate;
     }

@@ -1,5 +1,6 @@
 package io.skiffmq.core;
 
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.definitions.DefinitionChange.VhostChange;
 import java.util.concurrent.CompletableFuture;
 
@@ -24,4 +25,13 @@ public interface SharedDefinitions {
 
     /** This node's name: the home node of the durable queues declared on it. */
     String node();
+
+    /**
+     * What stands on this node for the queue of {@code record}, homed on another node: a queue whose messages and
+     * consumers travel to and from its home (docs/cluster.md, "Messages between nodes"); null while nothing can
+     * reach the other nodes yet (the broker is starting).
+     */
+    default io.skiffmq.core.queue.Queue remoteQueue(String vhost, QueueHomed record) {
+        return null;
+    }
 }

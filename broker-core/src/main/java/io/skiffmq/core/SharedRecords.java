@@ -63,6 +63,8 @@ final class SharedRecords {
     private final Set<String> policies = ConcurrentHashMap.newKeySet();
     /** The records of the queues homed on another node: known here, not local. */
     private final Map<String, QueueHomed> remoteQueues = new ConcurrentHashMap<>();
+    /** What stands here for each remote record's queue ({@link SharedDefinitions#remoteQueue}), made when first used. */
+    private final Map<String, Queue> remoteProxies = new ConcurrentHashMap<>();
     /** A deletion of a shared queue this node asked for, completed by {@link #apply} with its message count. */
     private final Map<Queue, CompletableFuture<Integer>> deletions = new ConcurrentHashMap<>();
 
@@ -102,6 +104,40 @@ final class SharedRecords {
 
     QueueHomed remote(String name) {
         return remoteQueues.get(name);
+    }
+
+    /**
+     * What stands here for the queue homed on another node under that name, or null when there is no such record
+     * (or nothing to reach it yet). Read on any thread.
+     */
+    Queue proxy(String name) {
+        Queue proxy = remoteProxies.get(name);
+        if (proxy != null) {
+            return proxy;
+        }
+        QueueHomed record = remoteQueues.get(name);
+        if (record == null || definitions == null) {
+            return null;
+        }
+        proxy = definitions.remoteQueue(vhost.name(), record);
+        if (proxy == null) {
+            return null;
+        }
+        synchronized (vhost.writeLock) {
+            if (remoteQueues.get(name) != record) {
+                return null; // deleted or homed elsewhere meanwhile
+            }
+            Queue raced = remoteProxies.putIfAbsent(name, proxy);
+            return raced != null ? raced : proxy;
+        }
+    }
+
+    /** The record's queue is gone from here: what stood for it tells its consumers. Locked. */
+    private void dropProxy(String name) {
+        Queue proxy = remoteProxies.remove(name);
+        if (proxy != null) {
+            proxy.delete();
+        }
     }
 
     Collection<QueueHomed> remotes() {
@@ -228,7 +264,10 @@ final class SharedRecords {
         synchronized (vhost.writeLock) {
             if (change instanceof QueueHomed homed) {
                 if (!homed.node().equals(node())) {
-                    remoteQueues.put(homed.name(), homed);
+                    QueueHomed before = remoteQueues.put(homed.name(), homed);
+                    if (before != null && !before.equals(homed)) {
+                        dropProxy(homed.name());
+                    }
                 } else if (vhost.queue(homed.name()) != null) {
                     // recovered from this node's store at start: this record's queue, or a later one's
                     if (incarnations.getOrDefault(homed.name(), 0L) == homed.incarnation()) {
@@ -240,6 +279,7 @@ final class SharedRecords {
             } else if (change instanceof QueueDeleted deleted) {
                 String queue = deleted.name();
                 if (remoteQueues.remove(queue) != null) {
+                    dropProxy(queue);
                     vhost.removeBindingsTo(Destination.queue(queue), local);
                 } else if (queues.remove(queue)) {
                     deletedHere = vhost.queue(queue);

@@ -331,6 +331,14 @@ public final class VirtualHost {
         return shared.remote(queueName);
     }
 
+    /**
+     * What stands on this node for a queue homed on another node (its messages and consumers travel to and from
+     * there), or null when no queue of that name is homed elsewhere.
+     */
+    public Queue remoteQueueProxy(String queueName) {
+        return shared.proxy(queueName);
+    }
+
     /** The shared records of the queues homed on other nodes. */
     public java.util.Collection<QueueHomed> remoteQueues() {
         return shared.remotes();
@@ -1054,6 +1062,9 @@ public final class VirtualHost {
         ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, moreKeys, headers);
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));
+            if (queue == null) {
+                queue = shared.proxy(names.get(i)); // homed on another node, or gone
+            }
             if (queue != null) {
                 out.add(queue);
             }

@@ -241,6 +241,10 @@ public final class Admin {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("a user needs a name");
         }
+        if (name.equals(io.skiffmq.server.peer.PeerLinks.NODE_USER)) {
+            // the unrestricted user of the other nodes' connections: nobody may log in as it with a password
+            throw new IllegalArgumentException("user name '" + name + "' is reserved for the cluster's nodes");
+        }
         hashOf(passwordHash, hashingAlgorithm); // refused here, before anything changes
         UserDefinition old = access.user(name);
         UserDefinition user = new UserDefinition(name, passwordHash, hashingAlgorithm, tags,

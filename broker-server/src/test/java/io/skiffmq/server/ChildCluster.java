@@ -40,7 +40,7 @@ final class ChildCluster implements AutoCloseable {
         this.nodes = new ChildBroker[size];
         this.clusterPorts = new int[size];
         for (int i = 0; i < size; i++) {
-            clusterPorts[i] = freePort();
+            clusterPorts[i] = freePortPair();
         }
     }
 
@@ -91,6 +91,14 @@ final class ChildCluster implements AutoCloseable {
         }
     }
 
+    /** A 0-9-1 connection to node {@code i} as guest, once the node has the cluster's users (within {@code wait}). */
+    com.rabbitmq.client.Connection connect(int i, java.time.Duration wait) {
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        factory.setPort(nodes[i].port);
+        return org.awaitility.Awaitility.await().atMost(wait).ignoreExceptions()
+            .until(factory::newConnection, com.rabbitmq.client.Connection::isOpen);
+    }
+
     HttpApiClient api(int i) throws Exception {
         return new HttpApiClient(nodes[i].managementPort(), "guest", "guest");
     }
@@ -104,6 +112,24 @@ final class ChildCluster implements AutoCloseable {
         }
         for (Path log : logs) {
             assertThat(Files.readString(log)).as("leak reports in " + log).doesNotContain("LEAK:");
+        }
+    }
+
+    /**
+     * A free port whose next is free too: the cluster port, and the node port beside it (docs/cluster.md). Picked
+     * below the ephemeral range, as the port after one the system hands out is often taken by its connections.
+     */
+    private static int freePortPair() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; ; attempt++) {
+            int port = random.nextInt(20_000, 30_000);
+            try (ServerSocket first = new ServerSocket(port); ServerSocket next = new ServerSocket(port + 1)) {
+                return port;
+            } catch (IOException e) {
+                if (attempt > 100) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -126,6 +126,22 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
         }
     }
 
+    /**
+     * A message that crossed from another node of the cluster (docs/cluster.md, "Messages between nodes"): its
+     * exchange and routing key are the {@code x-exchange} and {@code x-routing-key} annotations it carries (where
+     * it was first published; a 0-9-1 message converted carries them), else the default exchange and
+     * {@code queue}. Durable unless its header says otherwise, as a message the node first took was.
+     *
+     * @param bytes the message; the message takes over this reference (the caller keeps it on failure)
+     */
+    public static Amqp10Message fromNode(ByteBuf bytes, MessageSections sections, String queue)
+            throws AmqpDecodeException {
+        StoredRouteNames names = new StoredRouteNames();
+        String exchange = names.exchange(sections);
+        String routingKey = names.routingKey(sections);
+        return of(bytes, sections, true, exchange == null ? "" : exchange, routingKey == null ? queue : routingKey);
+    }
+
     /** Its offset in the stream it was read from, -1 when it was not read from a stream. */
     public long streamOffset() {
         return -1;

@@ -120,6 +120,26 @@ public final class Publisher {
             message.release();
             throw e;
         }
+        return toQueues(message, queues, moreKeys, tag);
+    }
+
+    /**
+     * Publishes a message to one queue without routing it (it was routed on the node it was published to, and
+     * keeps the exchange and routing key it had there: docs/cluster.md, "Messages between nodes").
+     *
+     * @return UNROUTED when there is no such queue here
+     */
+    public Routed publishTo(String queueName, Message message, long tag) {
+        counters.received(tag >= 0);
+        Queue queue = vhost.queue(queueName);
+        routed.clear();
+        if (queue != null) {
+            routed.add(queue);
+        }
+        return toQueues(message, routed, null, tag);
+    }
+
+    private Routed toQueues(Message message, List<Queue> queues, List<String> moreKeys, long tag) {
         if (queues.isEmpty()) {
             message.release();
             return Routed.UNROUTED;

@@ -468,9 +468,16 @@ final class Amqp091Channel {
     void consumeRefused(ChannelConsumer consumer, String reason) {
         removeConsumer(consumer.tag());
         connection.resume();
+        BasicMethod.Consume consume = new BasicMethod.Consume(consumer.queue().name(), consumer.tag(), false,
+            consumer.noAck(), false, false, Map.of());
+        if (io.skiffmq.server.peer.PeerLinks.isRemote(consumer.queue())) {
+            // homed on another node: it cannot do this across nodes, or could not be reached (RabbitMQ's 404)
+            connection.channelError(this, Amqp091Exception.of(io.skiffmq.server.peer.PeerLinks.unsupported(reason)
+                ? ReplyCode.ACCESS_REFUSED : ReplyCode.NOT_FOUND, consume, "%s", reason));
+            return;
+        }
         // RabbitMQ's text, whichever of the two rules refused it
-        connection.channelError(this, Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, new BasicMethod.Consume(
-            consumer.queue().name(), consumer.tag(), false, consumer.noAck(), false, false, Map.of()),
+        connection.channelError(this, Amqp091Exception.of(ReplyCode.ACCESS_REFUSED, consume,
             "queue '%s' in vhost '%s' in exclusive use", consumer.queue().name(), vhost.name()));
     }
 

@@ -133,9 +133,13 @@ final class TopologyMethods {
     Queue existingQueue(String name, Method cause) {
         Queue queue = vhost.queue(name);
         if (queue == null) {
-            QueueHomed remote = vhost.remoteQueue(name);
-            if (remote != null) {
-                throw Amqp091Exception.of(vhost.homeNodeDown(remote), cause);
+            try {
+                queue = io.skiffmq.server.peer.PeerLinks.remote(vhost, name); // never exclusive
+            } catch (BrokerException e) {
+                throw Amqp091Exception.of(e, cause);
+            }
+            if (queue != null) {
+                return queue;
             }
             throw notFound("queue", name, cause);
         }
@@ -172,7 +176,7 @@ final class TopologyMethods {
                 return;
             }
             if (vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
-                answerDeclare(declare, name, 0, 0); // homed on another node: its counts are that node's
+                answerRemote(declare, name);
                 return;
             }
             Queue queue = existingQueue(name, declare);
@@ -209,9 +213,8 @@ final class TopologyMethods {
             checkAccess(existing, declare);
             checkEquivalent(existing.declaration(), wanted, declare);
         } else if (remote != null) {
-            // homed on another node: known here, its counts are that node's
             checkEquivalent(remote.declaration(), wanted, declare);
-            answerDeclare(declare, name, 0, 0);
+            answerRemote(declare, name);
             return;
         } else {
             checkDeadLetterExchangeName(wanted, declare);
@@ -226,6 +229,25 @@ final class TopologyMethods {
         }
         channel.await(vhost.declareQueueAsync(wanted, channel.connection()).thenCompose(Queue::counts), declare,
             counts -> answerDeclare(declare, declared, counts.ready(), counts.consumers()));
+    }
+
+    /**
+     * A queue homed on another node: its counts are that node's, asked for there; 0 and 0 while it cannot be
+     * reached (the queue is known here all the same).
+     */
+    private void answerRemote(QueueMethod.Declare declare, String name) {
+        Queue proxy;
+        try {
+            proxy = io.skiffmq.server.peer.PeerLinks.remote(vhost, name);
+        } catch (BrokerException e) {
+            proxy = null;
+        }
+        if (proxy == null) {
+            answerDeclare(declare, name, 0, 0);
+            return;
+        }
+        channel.await(proxy.counts().exceptionally(failure -> new io.skiffmq.core.queue.QueueCounts(0, 0, 0)),
+            declare, counts -> answerDeclare(declare, name, counts.ready(), counts.consumers()));
     }
 
     private void answerDeclare(QueueMethod.Declare declare, String name, int messages, int consumers) {

@@ -64,6 +64,8 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     private final Broker broker;
     private final BrokerConfig config;
+    /** Another node's connection ({@link #forNode}). */
+    private final boolean fromNode;
     private final SaslAuthenticator sasl;
     private final PerformativeCodec codec = new PerformativeCodec();
     private final OpenNegotiation negotiation;
@@ -93,6 +95,22 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
 
     /** @param counters where this connection counts (its {@link io.skiffmq.server.transport.ByteCounter}'s too) */
     public Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl, ConnectionCounters counters) {
+        this(broker, sasl, counters, false);
+    }
+
+    /**
+     * Another node of the cluster, on the node port (docs/cluster.md, "Messages between nodes"): its TLS handshake
+     * proved it holds the cluster's secret, so it opens with the plain AMQP header, as the unrestricted
+     * {@link io.skiffmq.server.peer.PeerLinks#NODE_USER}, and the messages it sends keep the exchange and routing key
+     * they were first published with.
+     */
+    public static Amqp10ConnectionHandler forNode(Broker broker, ConnectionCounters counters) {
+        return new Amqp10ConnectionHandler(broker, null, counters, true);
+    }
+
+    private Amqp10ConnectionHandler(Broker broker, SaslAuthenticator sasl, ConnectionCounters counters,
+            boolean fromNode) {
+        this.fromNode = fromNode;
         this.counters = counters;
         this.broker = broker;
         this.config = broker.config();
@@ -115,6 +133,11 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             }
         });
         this.saslExchange = new SaslExchange(sasl, context, loopExecutor, held);
+    }
+
+    /** Another node of the cluster ({@link #forNode}). */
+    boolean fromNode() {
+        return fromNode;
     }
 
     /** Where management operations run: they may wait for the disk, so never on the event loop. */
@@ -229,6 +252,10 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             header.writeTo(out);
             saslExchange.writeMechanisms(out);
             state = State.SASL;
+        } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && fromNode) {
+            header.writeTo(out);
+            admission.loggedIn(io.skiffmq.server.peer.PeerLinks.NODE_USER, null);
+            state = State.AWAIT_OPEN;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
             header.writeTo(out);
             admission.loggedIn(SaslAuthenticator.ANONYMOUS_USER, null);

@@ -156,6 +156,11 @@ final class DeliveryWriter {
         /** Called once every frame is written. */
         abstract void sent(long id);
 
+        /** The transfer's message-format: 0, AMQP 1.0's. */
+        long messageFormat() {
+            return 0;
+        }
+
         @Override
         public final boolean write() {
             if (link().isClosed()) {
@@ -213,7 +218,7 @@ final class DeliveryWriter {
             t.handle(link().handle());
             if (first) {
                 tag.clear().writeInt((int) deliveryId);
-                t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(0);
+                t.deliveryId(deliveryId).deliveryTag(tag, 0, 4).messageFormat(messageFormat());
             }
             return t.settled(settled());
         }
@@ -269,12 +274,20 @@ final class DeliveryWriter {
         private OutgoingLink link;
         private QueueDelivery delivery;
         private boolean encoded;
+        /** To another node, a 0-9-1 message: in its stored form ({@link io.skiffmq.server.peer.NodeForm}). */
+        private boolean nodeForm;
 
         DeliveryWrite of(OutgoingLink link, QueueDelivery delivery) {
             this.link = link;
             this.delivery = delivery;
             encoded = false;
+            nodeForm = link.toNode() && io.skiffmq.server.peer.NodeForm.carries(delivery.message());
             return this;
+        }
+
+        @Override
+        long messageFormat() {
+            return nodeForm ? io.skiffmq.server.peer.NodeForm.AMQP_091 : 0;
         }
 
         @Override
@@ -291,6 +304,14 @@ final class DeliveryWriter {
         ByteBuf encode(ByteBuf frame) {
             Message message = delivery.message();
             encoded = true;
+            if (nodeForm) {
+                try {
+                    return io.skiffmq.server.peer.NodeForm.write(frame.alloc(), message, delivery.firstAcquirer(),
+                        delivery.deliveryCount(), delivery.returns());
+                } finally {
+                    message.release();
+                }
+            }
             try {
                 annotations.clear();
                 annotations.put("x-exchange", message.exchange());

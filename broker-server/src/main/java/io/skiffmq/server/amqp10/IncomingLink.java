@@ -59,6 +59,10 @@ final class IncomingLink implements Link, Publisher.Confirms {
     private final String dynamicQueue;
     private final int maxUnconfirmed;
     private final boolean durableIfNoHeader;
+    /** Another node's link to one of this node's queues ({@link #routeFromNode}). */
+    private final boolean fromNode;
+    /** The message-format of the delivery being received. */
+    private long deliveryFormat;
     private final long maxMessageSize;
     private final Publisher publisher;
     /** The attach's {@code snd-settle-mode}: what every delivery's {@code settled} must agree with. */
@@ -95,6 +99,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
         this.credit = new ReceiverCredit(session, handle, deliveryCount, config.publisherCredit());
         this.maxUnconfirmed = config.maxUnconfirmed();
         this.durableIfNoHeader = config.durableIfNoHeader();
+        this.fromNode = session.connection().fromNode() && target != null && target.isQueue();
         this.maxMessageSize = config.maxMessageSize();
         this.publisher = new Publisher(session.vhost(), session.executor(), this, session.connection().counters())
             .from(session.owner());
@@ -166,7 +171,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
     private static CompletableFuture<?> resolve(AmqpSession session, long handle, Address address) {
         VirtualHost vhost = session.vhost();
         if (address.isQueue()) {
-            if (vhost.queue(address.queue()) == null) {
+            if (vhost.queue(address.queue()) == null && remote(handle, vhost, address.queue()) == null) {
                 if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                     throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no %s",
                         RoutingErrors.resource("queue", address.queue(), vhost.name()));
@@ -183,6 +188,19 @@ final class IncomingLink implements Link, Publisher.Confirms {
                 RoutingErrors.resource("exchange", address.exchange(), vhost.name()));
         }
         return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The queue of that name homed on another node, reached from here; null when there is none.
+     *
+     * @throws AmqpException amqp:not-found when its node cannot be reached, as for a queue that is not there
+     */
+    static io.skiffmq.core.queue.Queue remote(long handle, VirtualHost vhost, String queue) {
+        try {
+            return io.skiffmq.server.peer.PeerLinks.remote(vhost, queue);
+        } catch (BrokerException e) {
+            throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "%s", e.getMessage());
+        }
     }
 
     /**
@@ -235,6 +253,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
             inDelivery = true;
             deliveryId = transfer.deliveryId();
             deliverySettled = transfer.settled();
+            deliveryFormat = transfer.messageFormat();
             deliveryTxn = SessionTransactions.txnIdOf(transfer);
             if (target == null && deliverySettled) {
                 routingErrors.keepTag(transfer);
@@ -303,8 +322,41 @@ final class IncomingLink implements Link, Publisher.Confirms {
         }
     }
 
+    /**
+     * Another node's message for a queue of this node (docs/cluster.md, "Messages between nodes"): routed on the
+     * node it was published to, it goes to the target queue alone and keeps the exchange and routing key it had
+     * there; a 0-9-1 message comes in the form it is stored in ({@link io.skiffmq.server.peer.NodeForm}). Takes
+     * over {@code bytes}.
+     */
+    private void routeFromNode(ByteBuf bytes) {
+        Message message;
+        try {
+            if (deliveryFormat == io.skiffmq.server.peer.NodeForm.AMQP_091) {
+                message = io.skiffmq.server.peer.NodeForm.read(bytes).message();
+            } else {
+                MessageSections sections = MessageSections.scan(bytes);
+                message = Amqp10Message.fromNode(bytes, sections, target.queue());
+            }
+        } catch (AmqpDecodeException e) {
+            bytes.release();
+            reject(AmqpError.DECODE_ERROR, e.getMessage());
+            return;
+        } catch (io.skiffmq.core.message.MalformedMessageException e) {
+            reject(AmqpError.DECODE_ERROR, e.getMessage());
+            return;
+        }
+        if (publisher.publishTo(target.queue(), message, deliverySettled ? -1 : deliveryId)
+                == Publisher.Routed.UNROUTED && !deliverySettled) {
+            session.settleIncoming(deliveryId, Released.getInstance()); // the queue went meanwhile
+        }
+    }
+
     /** Routes a whole message and arranges its settlement. Takes over {@code bytes}. */
     private void route(ByteBuf bytes) {
+        if (fromNode) {
+            routeFromNode(bytes);
+            return;
+        }
         MessageSections sections;
         Address address;
         try {

@@ -70,9 +70,12 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     /** The consumer's last flow before the queue was ready, or null. */
     private FlowPerformative earlyFlow;
 
+    private final boolean toNode;
+
     private OutgoingLink(AmqpSession session, long handle, boolean preSettled, Outcome defaultOutcome,
             String deleteOnClose, String durableSubscription, int priority, LinkFilters filters) {
         this.session = session;
+        this.toNode = session.connection().fromNode();
         this.filters = filters;
         this.priority = priority;
         this.handle = handle;
@@ -192,6 +195,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         LinkPermits.require(access, Permission.READ, Access.Resource.QUEUE, address.queue());
         Queue queue = vhost.queue(address.queue());
         if (queue == null) {
+            queue = IncomingLink.remote(handle, vhost, address.queue());
+        }
+        if (queue == null) {
             if (!address.mayCreate() || !session.config().autoCreateQueues()) {
                 throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "no queue '%s'", address.queue());
             }
@@ -273,6 +279,11 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     String queueName() {
         Queue q = queue;
         return q == null ? null : q.name();
+    }
+
+    /** Its consumer is another node of the cluster (docs/cluster.md, "Messages between nodes"). */
+    boolean toNode() {
+        return toNode;
     }
 
     boolean preSettled() {

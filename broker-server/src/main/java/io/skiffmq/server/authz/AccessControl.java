@@ -105,11 +105,12 @@ public final class AccessControl {
 
     /** True when {@code user} has permissions in {@code vhost} (any, even ones that match nothing), as RabbitMQ. */
     public boolean mayAccess(String user, String vhost) {
-        return user.equals(unrestrictedUser) || policy.grant(user, vhost) != null;
+        return user.equals(unrestrictedUser) || user.equals(io.skiffmq.server.peer.PeerLinks.NODE_USER)
+            || policy.grant(user, vhost) != null;
     }
 
     boolean unrestricted(String user) {
-        return user.equals(unrestrictedUser);
+        return user.equals(unrestrictedUser) || user.equals(io.skiffmq.server.peer.PeerLinks.NODE_USER);
     }
 
     /** A connection's checker for {@code user} in {@code vhost}; owned by the connection's thread. */

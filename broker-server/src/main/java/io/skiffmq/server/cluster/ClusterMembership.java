@@ -96,6 +96,16 @@ public final class ClusterMembership implements AutoCloseable {
         void run() throws IOException;
     }
 
+    /** This node's TLS for its message traffic with the other nodes (the cluster secret's). */
+    public io.skiffmq.cluster.NodeTls tls() {
+        return node.tls();
+    }
+
+    /** The members, as the log has them now (name, host, cluster port). */
+    public java.util.List<NodeAddress> members() {
+        return node.members();
+    }
+
     /** The cluster as this node sees it; asks the other members, for up to two seconds. */
     public ClusterStatus status() {
         return node.status();

@@ -85,6 +85,21 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         return node;
     }
 
+    /** What makes the queues that stand here for those homed on other nodes; set once the listeners are up. */
+    private volatile java.util.function.BiFunction<String, DefinitionChange.QueueHomed, io.skiffmq.core.queue.Queue>
+        remoteQueues;
+
+    public void remoteQueues(
+            java.util.function.BiFunction<String, DefinitionChange.QueueHomed, io.skiffmq.core.queue.Queue> factory) {
+        this.remoteQueues = factory;
+    }
+
+    @Override
+    public io.skiffmq.core.queue.Queue remoteQueue(String vhost, DefinitionChange.QueueHomed record) {
+        var factory = remoteQueues;
+        return factory == null ? null : factory.apply(vhost, record);
+    }
+
     /** Hands the definitions applied so far to {@code target}, and every later change. */
     public synchronized void attach(Target target) {
         target.replaceAll(replica.definitions(), vhostDefinitions());

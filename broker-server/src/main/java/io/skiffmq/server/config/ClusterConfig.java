@@ -13,10 +13,14 @@ import java.util.List;
  * @param port the cluster port (Raft and node-to-node traffic), or {@link Setting#NO_PORT}: not clustered
  * @param secretFile the shared secret's file, or null for {@code .cluster-secret} in the data directory
  * @param appendTimeoutMillis how long a metadata change waits for a majority before it fails
+ * @param maxInFlight per queue homed on another node, the messages a node sends there and has not had settled
+ *        yet past which it holds its publishers back (docs/cluster.md, "Messages between nodes")
  */
-public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis) {
+public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis, int maxInFlight) {
     /** Ten seconds: an election and a slow fsync fit, a client waiting on a declare is not kept long. */
     public static final long DEFAULT_APPEND_TIMEOUT_MILLIS = 10_000;
+    /** Some 2,000 messages: several round trips of the home node's link credit, a few MB of small messages. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 2000;
 
     public ClusterConfig {
         Setting.checkPort("cluster-port", port);
@@ -26,10 +30,13 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
         if (appendTimeoutMillis <= 0) {
             throw new IllegalArgumentException("cluster-append-timeout must be > 0");
         }
+        if (maxInFlight <= 0) {
+            throw new IllegalArgumentException("cluster-max-in-flight must be > 0");
+        }
     }
 
     public static ClusterConfig defaults() {
-        return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS);
+        return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS, DEFAULT_MAX_IN_FLIGHT);
     }
 
     /** True when this node is to be part of a cluster. */
@@ -45,15 +52,17 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
     /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
     public static final List<Setting> SETTINGS = List.of(
         Setting.of("cluster-port", "int|none", "none", "the port for Raft and node-to-node traffic (RabbitMQ uses"
-            + " 25672); set, the node is part of a cluster (docs/cluster.md); `none`: a single node, nothing of the"
-            + " cluster starts"),
+            + " 25672; the port after it is the node port, for messages between nodes); set, the node is part of a"
+            + " cluster (docs/cluster.md); `none`: a single node, nothing of the cluster starts"),
         Setting.of("cluster-nodes", "list", "", "the cluster's nodes as `name@host:port` entries separated by"
             + " commas, this node among them (RabbitMQ's classic_config peer discovery); they form the cluster on"
             + " the first start"),
         Setting.described("cluster-secret-file", "path", "data-dir/.cluster-secret", "the secret every node of the"
             + " cluster shares (the Erlang cookie); generated, readable by its owner only, when the file is missing"),
         Setting.of("cluster-append-timeout", "ms", "10000", "how long a metadata change waits for a majority of"
-            + " the cluster before it fails"));
+            + " the cluster before it fails"),
+        Setting.of("cluster-max-in-flight", "int", "2000", "per queue homed on another node, the messages this node"
+            + " has sent there and not had settled yet past which its publishers are held back"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -68,10 +77,14 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
     public ClusterConfig with(String name, String value) {
         return switch (name) {
             case "cluster-port" -> new ClusterConfig(nodes, Setting.port(name, value), secretFile,
-                appendTimeoutMillis);
-            case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis);
-            case "cluster-secret-file" -> new ClusterConfig(nodes, port, Path.of(value), appendTimeoutMillis);
-            case "cluster-append-timeout" -> new ClusterConfig(nodes, port, secretFile, Long.parseLong(value));
+                appendTimeoutMillis, maxInFlight);
+            case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis, maxInFlight);
+            case "cluster-secret-file" -> new ClusterConfig(nodes, port, Path.of(value), appendTimeoutMillis,
+                maxInFlight);
+            case "cluster-append-timeout" -> new ClusterConfig(nodes, port, secretFile, Long.parseLong(value),
+                maxInFlight);
+            case "cluster-max-in-flight" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
+                Integer.parseInt(value));
             default -> throw new IllegalArgumentException("unknown setting " + name);
         };
     }

@@ -85,6 +85,9 @@ public final class AmqpListener implements AutoCloseable {
     private volatile Channel amqpsChannel;
     private volatile Channel streamChannel;
     private volatile Channel streamTlsChannel;
+    /** The node port, where the other nodes of the cluster reach this node's queues; null on a single node. */
+    private volatile Channel peerChannel;
+    private io.skiffmq.server.peer.PeerLinks peers;
     /** What the stream connections share, once the stream ports are bound; null when there are none. */
     private volatile StreamServer streams;
     /** The Prometheus endpoint, or null when {@code prometheus-port} is none or before {@link #start()}. */
@@ -181,6 +184,9 @@ public final class AmqpListener implements AutoCloseable {
             amqp091Channel = bind("amqp091-port", config.amqp091Port(), null, amqp091, null);
             LOG.log(System.Logger.Level.INFO, "listening for AMQP 0-9-1 on {0}", amqp091Channel.localAddress());
         }
+        if (broker.cluster() != null) {
+            startPeers();
+        }
         if (config.prometheus().enabled()) {
             metrics = new io.skiffmq.server.metrics.MetricsServer(broker, config.prometheus(), config.bindAddress());
             metricsAddress = metrics.start();
@@ -202,6 +208,39 @@ public final class AmqpListener implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "listening for HTTP API requests on {0}", httpApiAddress);
         }
         return address;
+    }
+
+    /**
+     * The node port (the cluster port plus {@link io.skiffmq.server.peer.PeerLinks#PORT_OFFSET}): AMQP 1.0 from the
+     * other nodes, over mutual TLS whose trust is the cluster secret; and this node's links to the queues homed on
+     * them (docs/cluster.md, "Messages between nodes").
+     */
+    private void startPeers() throws InterruptedException {
+        var cluster = broker.cluster();
+        io.netty.handler.ssl.SslContext serverTls;
+        try {
+            serverTls = io.skiffmq.server.peer.PeerLinks.serverTls(cluster.tls());
+            peers = new io.skiffmq.server.peer.PeerLinks(broker, workerGroup, epollClient()
+                ? io.netty.channel.epoll.EpollSocketChannel.class : io.netty.channel.socket.nio.NioSocketChannel.class,
+                cluster.tls(), cluster::members);
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IllegalStateException("cannot set up TLS between nodes", e);
+        }
+        int port = config.cluster().port() + io.skiffmq.server.peer.PeerLinks.PORT_OFFSET;
+        peerChannel = bind("cluster-port", port, null, ch -> {
+            ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
+            ch.pipeline()
+                .addLast("tls", serverTls.newHandler(ch.alloc()))
+                .addLast("bytes", new ByteCounter(counters))
+                .addLast("frames", new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.AMQP), config.initialMaxFrameSize()))
+                .addLast("amqp", Amqp10ConnectionHandler.forNode(broker, counters));
+        });
+        cluster.definitions().remoteQueues(peers::remoteQueue);
+        LOG.log(System.Logger.Level.INFO, "listening for the other nodes'' messages on {0}", peerChannel.localAddress());
+    }
+
+    private boolean epollClient() {
+        return channelClass == EpollServerSocketChannel.class;
     }
 
     /** RabbitMQ's stream protocol, on {@code stream-port} and (over TLS) {@code stream-tls-port}. */
@@ -333,6 +372,10 @@ public final class AmqpListener implements AutoCloseable {
         closed = true;
         broker.beginStopping();
         closeClientPorts();
+        if (peers != null) {
+            peers.close();
+            peerChannel.close().syncUninterruptibly();
+        }
         if (metrics != null) {
             metrics.close();
         }

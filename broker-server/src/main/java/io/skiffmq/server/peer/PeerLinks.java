@@ -1,0 +1,157 @@
+package io.skiffmq.server.peer;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.skiffmq.cluster.NodeAddress;
+import io.skiffmq.cluster.NodeTls;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.server.Broker;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
+
+/**
+ * This node's links to the queues homed on the other nodes of its cluster (docs/cluster.md, "Messages between
+ * nodes"): one AMQP 1.0 connection per other node and virtual host ({@link PeerConnection}), opened when a queue
+ * homed there is first used and again whenever it is lost, over mutual TLS whose trust is the cluster secret; and
+ * the {@link RemoteQueue}s that stand here for those queues.
+ *
+ * <p>Thread-safe: the connections are made once per key in a concurrent map, each then owned by its event loop.
+ */
+public final class PeerLinks implements AutoCloseable {
+    /**
+     * The user another node's connection is, once its TLS handshake proved it holds the secret: unrestricted, as
+     * RabbitMQ's nodes act for their clients without permission checks of their own (the client's node checked).
+     * A space and parentheses keep it apart from the names operators give users in practice.
+     */
+    public static final String NODE_USER = "skiffmq-node (cluster peer)";
+    /** A node's message port is its cluster port plus this (docs/cluster.md). */
+    public static final int PORT_OFFSET = 1;
+
+    private final Broker broker;
+    private final EventLoopGroup group;
+    private final Class<? extends SocketChannel> channelClass;
+    private final SslContext clientTls;
+    private final Supplier<List<NodeAddress>> members;
+    private final Map<String, PeerConnection> connections = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    public PeerLinks(Broker broker, EventLoopGroup group, Class<? extends SocketChannel> channelClass, NodeTls tls,
+            Supplier<List<NodeAddress>> members) throws SSLException {
+        this.broker = broker;
+        this.group = group;
+        this.channelClass = channelClass;
+        this.members = members;
+        this.clientTls = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).keyManager(tls.keys())
+            .trustManager(tls.trust()).protocols("TLSv1.3").build();
+    }
+
+    /** The TLS of the node port: the other end must present a certificate that carries the secret's MAC. */
+    public static SslContext serverTls(NodeTls tls) throws SSLException {
+        return SslContextBuilder.forServer(tls.keys()).sslProvider(SslProvider.JDK).trustManager(tls.trust())
+            .clientAuth(ClientAuth.REQUIRE).protocols("TLSv1.3").build();
+    }
+
+    /**
+     * What stands here for {@code record}'s queue, in {@code vhost}, homed on another node; null for a stream,
+     * which is not reached across nodes yet.
+     */
+    public Queue remoteQueue(String vhost, QueueHomed record) {
+        if (io.skiffmq.core.queue.QueueType.of(record.arguments()) == io.skiffmq.core.queue.QueueType.STREAM) {
+            return null; // a stream is read from its own node (docs/cluster.md)
+        }
+        return new RemoteQueue(connection(record.node(), vhost), record.declaration(),
+            broker.config().cluster().maxInFlight());
+    }
+
+    /**
+     * The queue of that name homed on another node, as this node uses it; null when no queue of that name is homed
+     * elsewhere.
+     *
+     * @throws io.skiffmq.core.BrokerException NOT_FOUND in RabbitMQ's words for a durable queue whose node is down,
+     *         when this node cannot reach its home now
+     */
+    public static Queue remote(io.skiffmq.core.VirtualHost vhost, String name) {
+        QueueHomed record = vhost.remoteQueue(name);
+        if (record == null) {
+            return null;
+        }
+        Queue proxy = vhost.remoteQueueProxy(name);
+        if (!(proxy instanceof RemoteQueue remote) || remote.unreachable()) {
+            throw vhost.homeNodeDown(record);
+        }
+        return proxy;
+    }
+
+    /** True for a consumer's refusal that says what a queue homed elsewhere does not do (not that it is down). */
+    public static boolean unsupported(String refusal) {
+        return refusal.startsWith(RemoteQueue.UNSUPPORTED);
+    }
+
+    /** True for a queue homed on another node, used here. */
+    public static boolean isRemote(Queue queue) {
+        return queue instanceof RemoteQueue;
+    }
+
+    /** This node's connection to {@code node} in {@code vhost}, made (and first opened) now when there is none. */
+    PeerConnection connection(String node, String vhost) {
+        String key = node + '\u0000' + vhost;
+        PeerConnection connection = connections.get(key);
+        if (connection == null) {
+            connection = connections.computeIfAbsent(key, k -> new PeerConnection(this, node, vhost,
+                group.next()));
+            connection.openSoon();
+        }
+        return connection;
+    }
+
+    /** Where {@code node} takes other nodes' message traffic, or null when it is no member (any more). */
+    InetSocketAddress address(String node) {
+        List<NodeAddress> known;
+        try {
+            known = members.get();
+        } catch (IllegalStateException e) {
+            return null; // between groups (joining another cluster)
+        }
+        for (NodeAddress member : known) {
+            if (member.name().equals(node)) {
+                return InetSocketAddress.createUnresolved(member.host(), member.port() + PORT_OFFSET);
+            }
+        }
+        return null;
+    }
+
+    Broker broker() {
+        return broker;
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    Class<? extends SocketChannel> channelClass() {
+        return channelClass;
+    }
+
+    SslContext clientTls() {
+        return clientTls;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        connections.values().forEach(PeerConnection::close);
+    }
+}

@@ -1,0 +1,373 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.GetResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A queue homed on one node of a three-node cluster (child JVMs), used from the others through the node-to-node
+ * AMQP 1.0 links (docs/cluster.md, "Messages between nodes"), with real clients: published to with confirms on one
+ * node, consumed on another with acknowledgements, its properties and body exactly as sent; what a closed channel
+ * did not acknowledge goes back to the home node; the home node killed gives RabbitMQ's errors and its durable
+ * messages come back with it. One cluster for the class.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterRemoteQueueTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int HOME = 2;
+
+    @TempDir
+    static Path dir;
+
+    private static ChildCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        // the default append timeout: this class tests no lost majority, and a loaded machine may elect again
+        cluster = new ChildCluster(dir, "r", 3, 3, 10_000);
+        cluster.startMembers();
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        cluster.close();
+    }
+
+    private static Connection connect(int i) {
+        return cluster.connect(i, WAIT);
+    }
+
+    /** Declares a durable queue on the home node and waits until node {@code i} can consume from it. */
+    private static void declareOnHome(String queue, int... others) throws Exception {
+        declare(queue, Map.of());
+        for (int i : others) {
+            try (Connection c = connect(i)) {
+                await().atMost(WAIT).ignoreExceptions().until(() -> {
+                    Channel channel = c.createChannel();
+                    channel.basicCancel(channel.basicConsume(queue, false, (t, m) -> { }, t -> { }));
+                    channel.close();
+                    return true;
+                });
+            }
+        }
+    }
+
+    /** Declares a durable queue on the home node, again while a metadata leader is being elected. */
+    private static void declare(String queue, Map<String, Object> arguments) {
+        await().atMost(WAIT).ignoreExceptions().until(() -> {
+            try (Connection home = connect(HOME)) {
+                home.createChannel().queueDeclare(queue, true, false, false, arguments);
+                return true;
+            }
+        });
+    }
+
+    private static AMQP.BasicProperties richProperties(int i) {
+        Map<String, Object> headers = new LinkedHashMap<>();
+        headers.put("n", i);
+        headers.put("s", "text");
+        headers.put("l", 1L << 40);
+        headers.put("b", true);
+        headers.put("nested", Map.of("k", "v"));
+        headers.put("list", List.of(1, "two"));
+        return new AMQP.BasicProperties.Builder().contentType("application/x-test").contentEncoding("gzip")
+            .headers(headers).deliveryMode(2).priority(3).correlationId("corr-" + i).replyTo("replies")
+            .expiration("600000").messageId("id-" + i).timestamp(new Date(1_700_000_000_000L)).type("kind")
+            .userId("guest").appId("app").build();
+    }
+
+    @Test
+    @Order(1)
+    void publishedWithConfirmsOnOneNodeConsumedOnAnotherExactlyAndWhatIsNotAckedGoesBack() throws Exception {
+        String queue = "remote-091";
+        declareOnHome(queue, 0, 1);
+        int count = 200;
+        try (Connection a = connect(0)) {
+            Channel publisher = a.createChannel();
+            publisher.confirmSelect();
+            List<Integer> returned = new ArrayList<>();
+            publisher.addReturnListener(r -> returned.add(r.getReplyCode()));
+            for (int i = 0; i < count; i++) {
+                byte[] body = ("message " + i + " \u00e9\u0000\u00ff").getBytes(StandardCharsets.UTF_8);
+                publisher.basicPublish("", queue, true, richProperties(i), body);
+            }
+            publisher.waitForConfirmsOrDie(WAIT.toMillis());
+            assertThat(returned).as("a message that reaches a queue on another node is routed").isEmpty();
+        }
+        try (Connection home = connect(HOME); Connection b = connect(1)) {
+            assertThat(home.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);
+            // on another node, a passive declare answers the home node's counts
+            assertThat(b.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);
+        }
+
+        try (Connection b = connect(1)) {
+            // a consumer that takes ten and closes its channel without acknowledging: they go back, in order
+            Channel careless = b.createChannel();
+            careless.basicQos(10);
+            BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+            careless.basicConsume(queue, false, (tag, m) -> held.add(m), tag -> { });
+            await().atMost(WAIT).until(() -> held.size() == 10);
+            assertThat(held.poll(1, TimeUnit.SECONDS)).isNotNull();
+            careless.close();
+
+            Channel consumer = b.createChannel();
+            consumer.basicQos(20);
+            BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+            consumer.basicConsume(queue, false, (tag, m) -> {
+                received.add(m);
+                consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
+            }, tag -> { });
+            List<Delivery> all = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                Delivery d = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(d).as("delivery " + i).isNotNull();
+                all.add(d);
+            }
+            for (int i = 0; i < count; i++) {
+                Delivery d = all.get(i);
+                assertThat(new String(d.getBody(), StandardCharsets.UTF_8)).isEqualTo("message " + i
+                    + " \u00e9\u0000\u00ff");
+                // as the client prints them: a header's long string as text, the body size left out
+                assertThat(d.getProperties().toString()).as("properties of " + i)
+                    .isEqualTo(richProperties(i).toString());
+                assertThat(d.getEnvelope().isRedeliver()).as("redelivered " + i).isEqualTo(i < 10);
+                assertThat(d.getEnvelope().getExchange()).isEmpty();
+                assertThat(d.getEnvelope().getRoutingKey()).isEqualTo(queue);
+            }
+            assertThat(received.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        }
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aQueueOnAnotherNodeIsPurgedAndCountedFromHere() throws Exception {
+        String queue = "remote-purged";
+        declareOnHome(queue, 0);
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            channel.confirmSelect();
+            for (int i = 0; i < 3; i++) {
+                channel.basicPublish("", queue, null, ("p" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(3);
+            assertThat(channel.queuePurge(queue).getMessageCount()).isEqualTo(3);
+            assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isZero();
+        }
+        try (Connection home = connect(HOME)) {
+            assertThat(home.createChannel().queueDeclarePassive(queue).getMessageCount()).isZero();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aQuorumQueueOnAnotherNodeRedeliversWithItsDeliveryCount() throws Exception {
+        String queue = "remote-quorum";
+        declare(queue, Map.of("x-queue-type", "quorum"));
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            channel.confirmSelect();
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                channel.basicPublish("", queue, true, null, "q".getBytes(StandardCharsets.UTF_8));
+                return channel.waitForConfirms(WAIT.toMillis());
+            });
+        }
+        try (Connection b = connect(1)) {
+            Channel channel = b.createChannel();
+            GetResponse first = await().atMost(WAIT).ignoreExceptions()
+                .until(() -> channel.basicGet(queue, false), r -> r != null);
+            assertThat(first.getEnvelope().isRedeliver()).isFalse();
+            channel.basicNack(first.getEnvelope().getDeliveryTag(), false, true);
+            GetResponse again = await().atMost(WAIT).until(() -> channel.basicGet(queue, false), r -> r != null);
+            assertThat(new String(again.getBody(), StandardCharsets.UTF_8)).isEqualTo("q");
+            assertThat(again.getEnvelope().isRedeliver()).isTrue();
+            assertThat(again.getProps().getHeaders()).containsEntry("x-delivery-count", 1L);
+            channel.basicAck(again.getEnvelope().getDeliveryTag(), false);
+            assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isZero();
+        }
+    }
+
+    private static com.rabbitmq.client.amqp.Environment amqp10(int i) {
+        return new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1")
+            .port(cluster.nodes[i].port).username("guest").password("guest").environmentBuilder().build();
+    }
+
+    @Test
+    @Order(3)
+    void anAmqp10ClientPublishesOnOneNodeAndConsumesOnAnotherWithSettlement() throws Exception {
+        String queue = "remote-10";
+        declareOnHome(queue, 0, 1);
+        int count = 100;
+        try (com.rabbitmq.client.amqp.Environment a = amqp10(0);
+                com.rabbitmq.client.amqp.Connection connection = a.connectionBuilder().build();
+                com.rabbitmq.client.amqp.Publisher publisher = connection.publisherBuilder().queue(queue).build()) {
+            BlockingQueue<com.rabbitmq.client.amqp.Publisher.Status> outcomes = new LinkedBlockingQueue<>();
+            for (int i = 0; i < count; i++) {
+                publisher.publish(publisher.message(("amqp " + i).getBytes(StandardCharsets.UTF_8))
+                    .messageId("m-" + i).correlationId("c-" + i).subject("subject").contentType("text/plain")
+                    .property("n", i).property("s", "value").durable(true), c -> outcomes.add(c.status()));
+            }
+            for (int i = 0; i < count; i++) {
+                assertThat(outcomes.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("outcome " + i)
+                    .isEqualTo(com.rabbitmq.client.amqp.Publisher.Status.ACCEPTED);
+            }
+        }
+        try (com.rabbitmq.client.amqp.Environment b = amqp10(1);
+                com.rabbitmq.client.amqp.Connection connection = b.connectionBuilder().build()) {
+            // five received and never settled, then the consumer closes: they go back to the home node
+            BlockingQueue<com.rabbitmq.client.amqp.Message> held = new LinkedBlockingQueue<>();
+            com.rabbitmq.client.amqp.Consumer careless = connection.consumerBuilder().queue(queue).initialCredits(5)
+                .messageHandler((context, message) -> held.add(message)).build();
+            await().atMost(WAIT).until(() -> held.size() == 5);
+            careless.close();
+
+            BlockingQueue<com.rabbitmq.client.amqp.Message> received = new LinkedBlockingQueue<>();
+            connection.consumerBuilder().queue(queue).initialCredits(10).messageHandler((context, message) -> {
+                received.add(message);
+                context.accept();
+            }).build();
+            for (int i = 0; i < count; i++) {
+                com.rabbitmq.client.amqp.Message m = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(m).as("message " + i).isNotNull();
+                assertThat(new String(m.body(), StandardCharsets.UTF_8)).isEqualTo("amqp " + i);
+                assertThat(m.messageId()).isEqualTo("m-" + i);
+                assertThat(m.correlationId()).isEqualTo("c-" + i);
+                assertThat(m.subject()).isEqualTo("subject");
+                assertThat(m.contentType()).isEqualTo("text/plain");
+                assertThat(m.property("n")).isEqualTo(i);
+                assertThat(m.property("s")).isEqualTo("value");
+            }
+            assertThat(received.poll(200, TimeUnit.MILLISECONDS)).isNull();
+        }
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
+        }
+    }
+
+    @Test
+    @Order(4)
+    void theHomeNodeKilledGivesRabbitMqsErrorsAndItsDurableMessagesComeBackWithIt() throws Exception {
+        String queue = "remote-killed";
+        declareOnHome(queue, 0, 1);
+        try (Connection a = connect(0)) {
+            Channel publisher = a.createChannel();
+            publisher.confirmSelect();
+            for (int i = 0; i < 10; i++) {
+                publisher.basicPublish("", queue, true, richProperties(i), ("kept " + i).getBytes(StandardCharsets.UTF_8));
+            }
+            publisher.waitForConfirmsOrDie(WAIT.toMillis());
+
+            cluster.nodes[HOME].kill();
+            // confirms: a message for a queue whose node is down is nacked
+            await().atMost(WAIT).until(() -> {
+                publisher.basicPublish("", queue, true, richProperties(99), "lost".getBytes(StandardCharsets.UTF_8));
+                return !publisher.waitForConfirms(WAIT.toMillis());
+            });
+            Channel consumer = a.createChannel();
+            assertThatThrownBy(() -> consumer.basicConsume(queue, false, (t, m) -> { }, t -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=404, reply-text=NOT_FOUND"
+                    + " - home node '" + cluster.name(HOME) + "' of durable queue '" + queue + "' in vhost '/' is down"
+                    + " or inaccessible");
+        }
+        // over AMQP 1.0: the attach is refused with amqp:not-found, in the same words
+        try (com.rabbitmq.client.amqp.Environment a = amqp10(0);
+                com.rabbitmq.client.amqp.Connection connection = a.connectionBuilder().build()) {
+            assertThatThrownBy(() -> connection.consumerBuilder().queue(queue).messageHandler((c, m) -> { }).build())
+                .isInstanceOf(com.rabbitmq.client.amqp.AmqpException.AmqpEntityDoesNotExistException.class)
+                .hasMessageContaining("home node '" + cluster.name(HOME) + "' of durable queue '" + queue + "'");
+        }
+
+        cluster.start(HOME);
+        try (Connection b = connect(1)) {
+            Channel channel = b.createChannel();
+            GetResponse first = await().atMost(WAIT).ignoreExceptions()
+                .until(() -> b.createChannel().basicGet(queue, false), r -> r != null);
+            assertThat(new String(first.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept 0");
+            assertThat(first.getProps().toString()).isEqualTo(richProperties(0).toString());
+            BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+            channel.basicConsume(queue, true, (tag, m) -> received.add(m), tag -> { });
+            for (int i = 1; i < 10; i++) {
+                Delivery d = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(d).as("message " + i).isNotNull();
+                assertThat(new String(d.getBody(), StandardCharsets.UTF_8)).isEqualTo("kept " + i);
+            }
+        }
+    }
+
+    @Test
+    @Order(5)
+    void theNodePortTakesNoClientWithoutTheSecret() throws Exception {
+        int nodePort = cluster.clusterPort(0) + 1;
+        byte[] amqpHeader = {'A', 'M', 'Q', 'P', 0, 1, 0, 0};
+        // plain AMQP: no TLS, no AMQP
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", nodePort)) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            socket.getOutputStream().write(amqpHeader);
+            byte[] answer = socket.getInputStream().readNBytes(8);
+            assertThat(new String(answer, StandardCharsets.US_ASCII)).doesNotStartWith("AMQP");
+        }
+        // TLS that trusts anything, with no certificate carrying the secret: the node ends the handshake
+        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
+        tls.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null);
+        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) tls.getSocketFactory()
+                .createSocket("127.0.0.1", nodePort)) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            int read;
+            try {
+                socket.startHandshake();
+                socket.getOutputStream().write(amqpHeader);
+                socket.getOutputStream().flush();
+                read = socket.getInputStream().read();
+            } catch (IOException e) {
+                read = -1;
+            }
+            assertThat(read).as("a byte of AMQP from the node port").isEqualTo(-1);
+        }
+        // nor can a user of the nodes' own name be made, to log in with a password
+        assertThat(cluster.api(0).put("/api/users/skiffmq-node%20(cluster%20peer)", Map.of("password", "x",
+            "tags", "")).status()).isEqualTo(400);
+    }
+}
