@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -93,6 +94,8 @@ public final class VirtualHost {
     private final QueueContext queueContext;
     /** Its part of the cluster's shared definitions ({@link #share}); empty on a single node. */
     private final SharedRecords shared = new SharedRecords(this);
+    /** Whether a queue is this node's own, for {@code x-local-random} in a cluster. */
+    private final Predicate<String> localQueue = name -> queues.containsKey(name);
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -1059,6 +1062,7 @@ public final class VirtualHost {
     public List<Queue> route(Exchange exchange, String routingKey, List<String> moreKeys, Headers headers,
             Router router, List<Queue> out) {
         out.clear();
+        router.localQueues(shared.clustered() ? localQueue : null);
         ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, moreKeys, headers);
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -164,6 +165,45 @@ class ClusterRemoteQueueTest {
         try (Connection home = connect(HOME)) {
             Channel channel = home.createChannel();
             await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
+        }
+    }
+
+    /**
+     * An {@code x-local-random} exchange picks among the queues on the publisher's node, as RabbitMQ's does: a message
+     * published where no bound queue is local is unroutable there, though one on another node is bound.
+     */
+    @Test
+    @Order(2)
+    void anXLocalRandomExchangePicksOnlyAmongThePublishersNodesQueues() throws Exception {
+        declareOnHome("local-random-home", 0);
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            channel.exchangeDeclare("local-random", "x-local-random", true);
+            channel.queueBind("local-random-home", "local-random", "");
+        }
+        try (Connection a = connect(0)) {
+            Channel channel = a.createChannel();
+            AtomicInteger returned = new AtomicInteger();
+            channel.addReturnListener(r -> returned.incrementAndGet());
+            channel.confirmSelect();
+            // once node 0 has applied the binding, every publish there comes back
+            await().atMost(WAIT).ignoreExceptions().until(() -> !cluster.api(0)
+                .get("/api/exchanges/%2F/local-random/bindings/source").list().isEmpty());
+            for (int i = 0; i < 20; i++) {
+                channel.basicPublish("local-random", "", true, null, ("r" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            assertThat(returned.get()).isEqualTo(20);
+            // a queue of node 0's own bound too: each message goes there, none to the home node's
+            channel.queueDeclare("local-random-a", true, false, false, Map.of());
+            channel.queueBind("local-random-a", "local-random", "");
+            for (int i = 0; i < 20; i++) {
+                channel.basicPublish("local-random", "", true, null, ("l" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            assertThat(returned.get()).isEqualTo(20);
+            await().atMost(WAIT).until(() -> channel.messageCount("local-random-a") == 20);
+            assertThat(channel.queueDeclarePassive("local-random-home").getMessageCount()).isZero();
         }
     }
 

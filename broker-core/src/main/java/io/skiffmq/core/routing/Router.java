@@ -10,10 +10,12 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Routes a message through exchanges to queue names: by type (direct: by key; fanout: everything; topic: the
- * trie; headers: the bindings' arguments against the message's headers; x-local-random: one bound queue at random),
+ * trie; headers: the bindings' arguments against the message's headers; x-local-random: one bound queue of this
+ * node at random),
  * through exchange-to-exchange bindings
  * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
  * exchange routed nowhere.
@@ -37,6 +39,8 @@ public final class Router {
     private Map<String, Object> headerValues;
     /** The routing keys of the message being routed beside its own (CC and BCC), or null: set per call. */
     private List<String> moreKeys;
+    /** {@link #localQueues}: null when every queue is local. */
+    private Predicate<String> localQueue;
 
     /**
      * The names of the queues the message goes to, valid until the next call.
@@ -113,11 +117,14 @@ public final class Router {
                     }
                 }
                 case LOCAL_RANDOM -> {
-                    // among every bound queue: RabbitMQ takes the local ones, all of them on one node (docs/routing.md)
                     int count = bindings.destinations.size();
                     if (count > 0) {
-                        int pick = count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count);
-                        deliver(table, exchanges, bindings.destinations.keyAt(pick), key, headers);
+                        Destination chosen = localQueue == null
+                            ? bindings.destinations.keyAt(count == 1 ? 0 : ThreadLocalRandom.current().nextInt(count))
+                            : pickLocal(bindings, count);
+                        if (chosen != null) {
+                            deliver(table, exchanges, chosen, key, headers);
+                        }
                     }
                 }
                 case HEADERS -> {
@@ -175,6 +182,36 @@ public final class Router {
     private void matchHeaders(Binding binding) {
         if (headersMatch(binding.arguments(), headerValues)) {
             deliver(table, exchanges, binding.destination(), key, headers);
+        }
+    }
+
+    /**
+     * One of the bound queues on this node, at random, or null when none is (RabbitMQ's
+     * {@code rabbit_exchange_type_local_random}): one pass that keeps each local one with probability 1/seen, so
+     * nothing is allocated.
+     */
+    private Destination pickLocal(SourceBindings bindings, int count) {
+        Destination chosen = null;
+        int seen = 0;
+        for (int i = 0; i < count; i++) {
+            Destination d = bindings.destinations.keyAt(i);
+            if (d.isExchange() || localQueue.test(d.name())) {
+                seen++;
+                if (seen == 1 || ThreadLocalRandom.current().nextInt(seen) == 0) {
+                    chosen = d;
+                }
+            }
+        }
+        return chosen;
+    }
+
+    /**
+     * Which queues are this node's, for {@code x-local-random}: null when all of them are (a single node). Set by
+     * the virtual host routing on this router, before each route; stored only when it changes.
+     */
+    public void localQueues(Predicate<String> isLocal) {
+        if (localQueue != isLocal) {
+            localQueue = isLocal;
         }
     }
 
