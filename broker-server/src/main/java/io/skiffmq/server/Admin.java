@@ -28,6 +28,7 @@ import io.skiffmq.core.definitions.DefinitionChange.VhostMetadataSet;
 import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterCleared;
 import io.skiffmq.core.definitions.DefinitionChange.GlobalParameterSet;
 import io.skiffmq.core.queue.QueueType;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -241,7 +242,7 @@ public final class Admin {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("a user needs a name");
         }
-        if (name.equals(io.skiffmq.server.peer.PeerLinks.NODE_USER)) {
+        if (name.equals(PeerLinks.NODE_USER)) {
             // the unrestricted user of the other nodes' connections: nobody may log in as it with a password
             throw new IllegalArgumentException("user name '" + name + "' is reserved for the cluster's nodes");
         }

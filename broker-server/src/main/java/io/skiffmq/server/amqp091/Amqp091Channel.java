@@ -28,6 +28,7 @@ import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.stream.StreamConsumerArguments;
 import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -470,9 +471,9 @@ final class Amqp091Channel {
         connection.resume();
         BasicMethod.Consume consume = new BasicMethod.Consume(consumer.queue().name(), consumer.tag(), false,
             consumer.noAck(), false, false, Map.of());
-        if (io.skiffmq.server.peer.PeerLinks.isRemote(consumer.queue())) {
+        if (PeerLinks.isRemote(consumer.queue())) {
             // homed on another node: it cannot do this across nodes, or could not be reached (RabbitMQ's 404)
-            connection.channelError(this, Amqp091Exception.of(io.skiffmq.server.peer.PeerLinks.unsupported(reason)
+            connection.channelError(this, Amqp091Exception.of(PeerLinks.unsupported(reason)
                 ? ReplyCode.ACCESS_REFUSED : ReplyCode.NOT_FOUND, consume, "%s", reason));
             return;
         }

@@ -16,6 +16,7 @@ import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -134,7 +135,7 @@ final class TopologyMethods {
         Queue queue = vhost.queue(name);
         if (queue == null) {
             try {
-                queue = io.skiffmq.server.peer.PeerLinks.remote(vhost, name); // never exclusive
+                queue = PeerLinks.remote(vhost, name); // never exclusive
             } catch (BrokerException e) {
                 throw Amqp091Exception.of(e, cause);
             }
@@ -238,7 +239,7 @@ final class TopologyMethods {
     private void answerRemote(QueueMethod.Declare declare, String name) {
         Queue proxy;
         try {
-            proxy = io.skiffmq.server.peer.PeerLinks.remote(vhost, name);
+            proxy = PeerLinks.remote(vhost, name);
         } catch (BrokerException e) {
             proxy = null;
         }

@@ -34,6 +34,7 @@ import io.skiffmq.codec.amqp10.AmqpFrame;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.server.peer.PeerLinks;
 import org.apache.qpid.proton.amqp.security.SaslInit;
 import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Close;
@@ -101,7 +102,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
     /**
      * Another node of the cluster, on the node port (docs/cluster.md, "Messages between nodes"): its TLS handshake
      * proved it holds the cluster's secret, so it opens with the plain AMQP header, as the unrestricted
-     * {@link io.skiffmq.server.peer.PeerLinks#NODE_USER}, and the messages it sends keep the exchange and routing key
+     * {@link PeerLinks#NODE_USER}, and the messages it sends keep the exchange and routing key
      * they were first published with.
      */
     public static Amqp10ConnectionHandler forNode(Broker broker, ConnectionCounters counters) {
@@ -254,7 +255,7 @@ public final class Amqp10ConnectionHandler extends ChannelInboundHandlerAdapter 
             state = State.SASL;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && fromNode) {
             header.writeTo(out);
-            admission.loggedIn(io.skiffmq.server.peer.PeerLinks.NODE_USER, null);
+            admission.loggedIn(PeerLinks.NODE_USER, null);
             state = State.AWAIT_OPEN;
         } else if (state == State.AWAIT_HEADER && header == ProtocolHeader.AMQP && config.allowPlainAmqp()) {
             header.writeTo(out);

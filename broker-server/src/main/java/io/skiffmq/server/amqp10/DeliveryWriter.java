@@ -14,6 +14,7 @@ import io.skiffmq.codec.amqp10.TransferPerformative;
 import io.skiffmq.core.message.Amqp10Message;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.QueueDelivery;
+import io.skiffmq.server.peer.NodeForm;
 import java.util.ArrayDeque;
 
 /**
@@ -274,20 +275,20 @@ final class DeliveryWriter {
         private OutgoingLink link;
         private QueueDelivery delivery;
         private boolean encoded;
-        /** To another node, a 0-9-1 message: in its stored form ({@link io.skiffmq.server.peer.NodeForm}). */
+        /** To another node, a 0-9-1 message: in its stored form ({@link NodeForm}). */
         private boolean nodeForm;
 
         DeliveryWrite of(OutgoingLink link, QueueDelivery delivery) {
             this.link = link;
             this.delivery = delivery;
             encoded = false;
-            nodeForm = link.toNode() && io.skiffmq.server.peer.NodeForm.carries(delivery.message());
+            nodeForm = link.toNode() && NodeForm.carries(delivery.message());
             return this;
         }
 
         @Override
         long messageFormat() {
-            return nodeForm ? io.skiffmq.server.peer.NodeForm.AMQP_091 : 0;
+            return nodeForm ? NodeForm.AMQP_091 : 0;
         }
 
         @Override
@@ -306,7 +307,7 @@ final class DeliveryWriter {
             encoded = true;
             if (nodeForm) {
                 try {
-                    return io.skiffmq.server.peer.NodeForm.write(frame.alloc(), message, delivery.firstAcquirer(),
+                    return NodeForm.write(frame.alloc(), message, delivery.firstAcquirer(),
                         delivery.deliveryCount(), delivery.returns());
                 } finally {
                     message.release();

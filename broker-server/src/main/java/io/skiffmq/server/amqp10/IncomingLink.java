@@ -18,6 +18,8 @@ import io.skiffmq.core.message.Message;
 import io.skiffmq.core.publish.Publisher;
 import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Destination;
+import io.skiffmq.server.peer.NodeForm;
+import io.skiffmq.server.peer.PeerLinks;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -197,7 +199,7 @@ final class IncomingLink implements Link, Publisher.Confirms {
      */
     static io.skiffmq.core.queue.Queue remote(long handle, VirtualHost vhost, String queue) {
         try {
-            return io.skiffmq.server.peer.PeerLinks.remote(vhost, queue);
+            return PeerLinks.remote(vhost, queue);
         } catch (BrokerException e) {
             throw AmqpException.linkError(handle, AmqpError.NOT_FOUND, "%s", e.getMessage());
         }
@@ -325,14 +327,14 @@ final class IncomingLink implements Link, Publisher.Confirms {
     /**
      * Another node's message for a queue of this node (docs/cluster.md, "Messages between nodes"): routed on the
      * node it was published to, it goes to the target queue alone and keeps the exchange and routing key it had
-     * there; a 0-9-1 message comes in the form it is stored in ({@link io.skiffmq.server.peer.NodeForm}). Takes
+     * there; a 0-9-1 message comes in the form it is stored in ({@link NodeForm}). Takes
      * over {@code bytes}.
      */
     private void routeFromNode(ByteBuf bytes) {
         Message message;
         try {
-            if (deliveryFormat == io.skiffmq.server.peer.NodeForm.AMQP_091) {
-                message = io.skiffmq.server.peer.NodeForm.read(bytes).message();
+            if (deliveryFormat == NodeForm.AMQP_091) {
+                message = NodeForm.read(bytes).message();
             } else {
                 MessageSections sections = MessageSections.scan(bytes);
                 message = Amqp10Message.fromNode(bytes, sections, target.queue());

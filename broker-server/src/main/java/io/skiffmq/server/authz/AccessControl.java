@@ -4,6 +4,7 @@ import io.skiffmq.core.definitions.BrokerDefinitions;
 import io.skiffmq.core.definitions.BrokerDefinitions.UserDefinition;
 import io.skiffmq.core.definitions.BrokerDefinitions.VhostDefinition;
 import io.skiffmq.core.definitions.DefinitionChange.BrokerChange;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -105,12 +106,12 @@ public final class AccessControl {
 
     /** True when {@code user} has permissions in {@code vhost} (any, even ones that match nothing), as RabbitMQ. */
     public boolean mayAccess(String user, String vhost) {
-        return user.equals(unrestrictedUser) || user.equals(io.skiffmq.server.peer.PeerLinks.NODE_USER)
+        return user.equals(unrestrictedUser) || user.equals(PeerLinks.NODE_USER)
             || policy.grant(user, vhost) != null;
     }
 
     boolean unrestricted(String user) {
-        return user.equals(unrestrictedUser) || user.equals(io.skiffmq.server.peer.PeerLinks.NODE_USER);
+        return user.equals(unrestrictedUser) || user.equals(PeerLinks.NODE_USER);
     }
 
     /** A connection's checker for {@code user} in {@code vhost}; owned by the connection's thread. */

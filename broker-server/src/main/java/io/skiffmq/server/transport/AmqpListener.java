@@ -33,6 +33,7 @@ import io.skiffmq.codec.amqp10.ProtocolHeader;
 import io.skiffmq.codec.amqp091.Amqp091FrameDecoder;
 import io.skiffmq.codec.stream.Peer;
 import io.skiffmq.codec.stream.StreamFrameDecoder;
+import io.skiffmq.server.peer.PeerLinks;
 import io.skiffmq.server.stream.StreamServer;
 import io.skiffmq.server.http.HttpApiServer;
 import io.skiffmq.server.http.Listener;
@@ -87,7 +88,7 @@ public final class AmqpListener implements AutoCloseable {
     private volatile Channel streamTlsChannel;
     /** The node port, where the other nodes of the cluster reach this node's queues; null on a single node. */
     private volatile Channel peerChannel;
-    private io.skiffmq.server.peer.PeerLinks peers;
+    private PeerLinks peers;
     /** What the stream connections share, once the stream ports are bound; null when there are none. */
     private volatile StreamServer streams;
     /** The Prometheus endpoint, or null when {@code prometheus-port} is none or before {@link #start()}. */
@@ -211,7 +212,7 @@ public final class AmqpListener implements AutoCloseable {
     }
 
     /**
-     * The node port (the cluster port plus {@link io.skiffmq.server.peer.PeerLinks#PORT_OFFSET}): AMQP 1.0 from the
+     * The node port (the cluster port plus {@link PeerLinks#PORT_OFFSET}): AMQP 1.0 from the
      * other nodes, over mutual TLS whose trust is the cluster secret; and this node's links to the queues homed on
      * them (docs/cluster.md, "Messages between nodes").
      */
@@ -219,14 +220,14 @@ public final class AmqpListener implements AutoCloseable {
         var cluster = broker.cluster();
         io.netty.handler.ssl.SslContext serverTls;
         try {
-            serverTls = io.skiffmq.server.peer.PeerLinks.serverTls(cluster.tls());
-            peers = new io.skiffmq.server.peer.PeerLinks(broker, workerGroup, epollClient()
+            serverTls = PeerLinks.serverTls(cluster.tls());
+            peers = new PeerLinks(broker, workerGroup, epollClient()
                 ? io.netty.channel.epoll.EpollSocketChannel.class : io.netty.channel.socket.nio.NioSocketChannel.class,
                 cluster.tls(), cluster::members);
         } catch (javax.net.ssl.SSLException e) {
             throw new IllegalStateException("cannot set up TLS between nodes", e);
         }
-        int port = config.cluster().port() + io.skiffmq.server.peer.PeerLinks.PORT_OFFSET;
+        int port = config.cluster().port() + PeerLinks.PORT_OFFSET;
         peerChannel = bind("cluster-port", port, null, ch -> {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
             ch.pipeline()
