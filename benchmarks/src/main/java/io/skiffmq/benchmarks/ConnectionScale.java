@@ -94,7 +94,7 @@ public final class ConnectionScale {
             System.out.printf(Locale.ROOT, "%s, %,d connections over %s, SASL PLAIN, one %s each, heartbeat %d s; "
                 + "open file limit: client %s, broker %s; load average %s%n", jvm ? "SkiffMQ" : "broker pid " + pid,
                 connections, amqp10 ? "AMQP 1.0" : "AMQP 0-9-1", amqp10 ? "session" : "channel", heartbeat,
-                fdLimit("self"), fdLimit(Long.toString(pid)), loadAverage());
+                fdLimit("self"), fdLimit(Long.toString(pid)), PerfTestCompare.loadAverage());
             Thread.sleep(3000); // start-up settles (JIT, lazily loaded classes) before the baseline
             long rssBefore = rss(pid);
             long[] jvmBefore = jvm ? jvmMemory(pid) : null;
@@ -104,12 +104,12 @@ public final class ConnectionScale {
                 Clients clients = new Clients(amqp10, heartbeat);
                 long started = System.nanoTime();
                 long self = ProcessHandle.current().pid();
-                long cpuStart = ticks(pid);
-                long clientStart = ticks(self);
+                long cpuStart = PerfTestCompare.ticks(pid);
+                long clientStart = PerfTestCompare.ticks(self);
                 clients.open(group, port, connections, Integer.parseInt(options.get("concurrency")));
                 double openSeconds = (System.nanoTime() - started) / 1e9;
-                double openCpu = (ticks(pid) - cpuStart) / TICKS_PER_SECOND;
-                double clientCpu = (ticks(self) - clientStart) / TICKS_PER_SECOND;
+                double openCpu = (PerfTestCompare.ticks(pid) - cpuStart) / TICKS_PER_SECOND;
+                double clientCpu = (PerfTestCompare.ticks(self) - clientStart) / TICKS_PER_SECOND;
                 System.out.printf(Locale.ROOT, "opened:   %,d in %.1f s: %,.0f connections/s; broker CPU %.1f s "
                     + "(%.0f µs per connection), this client's %.1f s (%.0f µs per connection: its ceiling %,.0f/s "
                     + "per core)%n", clients.ready.get(), openSeconds, connections / openSeconds, openCpu,
@@ -119,11 +119,11 @@ public final class ConnectionScale {
                 long rssAfter = rss(pid);
                 System.out.printf(Locale.ROOT, "RSS:      %,d KB before, %,d KB after: %.1f KB per connection%n",
                     rssBefore >> 10, rssAfter >> 10, (rssAfter - rssBefore) / 1024.0 / connections);
-                long idleStart = ticks(pid);
+                long idleStart = PerfTestCompare.ticks(pid);
                 long idleNanos = System.nanoTime();
                 Thread.sleep(Long.parseLong(options.get("idle")) * 1000);
                 double idleSeconds = (System.nanoTime() - idleNanos) / 1e9;
-                double idleCpu = (ticks(pid) - idleStart) / TICKS_PER_SECOND;
+                double idleCpu = (PerfTestCompare.ticks(pid) - idleStart) / TICKS_PER_SECOND;
                 System.out.printf(Locale.ROOT, "idle:     broker CPU %.2f s in %.0f s: %.2f%% of a core (%.1f µs/s per "
                     + "connection); %d connection(s) closed meanwhile%n", idleCpu, idleSeconds,
                     idleCpu * 100 / idleSeconds, idleCpu * 1e6 / idleSeconds / connections, clients.closed.get());
@@ -136,7 +136,7 @@ public final class ConnectionScale {
                 bystander(port, Integer.parseInt(options.get("bystander")),
                     Integer.parseInt(options.get("bystander-rate")));
                 System.out.printf(Locale.ROOT, "still open: %,d of %,d; load average %s%n",
-                    clients.ready.get() - clients.closed.get(), connections, loadAverage());
+                    clients.ready.get() - clients.closed.get(), connections, PerfTestCompare.loadAverage());
                 clients.close();
             } finally {
                 group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
@@ -275,16 +275,21 @@ public final class ConnectionScale {
                 ThreadLocalRandom.current().nextLong(period), period, TimeUnit.MILLISECONDS);
         }
 
-        /** SASL header and init; open and begin after SASL's mechanisms and outcome; ready once both are back. */
-        private final class Amqp10Client extends ChannelInboundHandlerAdapter {
+        /**
+         * One connection's client side: writes the protocol's hello, then steps over what the broker writes until
+         * {@link #step} says the session or channel is open; from then on it reads and drops, and keeps heartbeats.
+         */
+        private abstract class Client extends ChannelInboundHandlerAdapter {
             private final Semaphore inFlight;
             private ByteBuf pending = Unpooled.EMPTY_BUFFER;
-            private int frames;
             private boolean done;
 
-            Amqp10Client(Semaphore inFlight) {
+            Client(Semaphore inFlight) {
                 this.inFlight = inFlight;
             }
+
+            /** Consumes what it can of {@code all} (answering as it goes); true once the connection is ready. */
+            abstract boolean step(ChannelHandlerContext ctx, ByteBuf all);
 
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
@@ -299,67 +304,66 @@ public final class ConnectionScale {
                     return;
                 }
                 ByteBuf all = Unpooled.wrappedBuffer(pending, in);
-                for (int kind; !done && (kind = HandshakeFrames.skip(all)) != HandshakeFrames.INCOMPLETE; ) {
-                    if (kind == HandshakeFrames.FRAME && ++frames == 2) {
-                        ctx.writeAndFlush(Unpooled.wrappedBuffer(afterSasl));
-                    } else if (frames == 4) { // open and begin
-                        done = true;
-                        ready.incrementAndGet();
-                        inFlight.release();
-                        keepAlive(ctx);
-                    }
+                done = step(ctx, all);
+                if (done) {
+                    ready.incrementAndGet();
+                    inFlight.release();
+                    keepAlive(ctx);
                 }
                 pending = done ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(all);
                 all.release();
             }
         }
 
-        /** Protocol header; start-ok on start; tune-ok, open and channel.open on tune; ready on channel.open-ok. */
-        private final class Amqp091Client extends ChannelInboundHandlerAdapter {
-            private final Semaphore inFlight;
-            private ByteBuf pending = Unpooled.EMPTY_BUFFER;
-            private boolean done;
+        /** SASL header and init; open and begin after SASL's mechanisms and outcome; ready once both are back. */
+        private final class Amqp10Client extends Client {
+            private int frames;
 
-            Amqp091Client(Semaphore inFlight) {
-                this.inFlight = inFlight;
+            Amqp10Client(Semaphore inFlight) {
+                super(inFlight);
             }
 
             @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                ctx.writeAndFlush(Unpooled.wrappedBuffer(hello));
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ByteBuf in = (ByteBuf) msg;
-                if (done) {
-                    in.release();
-                    return;
+            boolean step(ChannelHandlerContext ctx, ByteBuf all) {
+                for (int kind; (kind = HandshakeFrames.skip(all)) != HandshakeFrames.INCOMPLETE; ) {
+                    if (kind == HandshakeFrames.FRAME && ++frames == 2) {
+                        ctx.writeAndFlush(Unpooled.wrappedBuffer(afterSasl));
+                    } else if (frames == 4) { // open and begin
+                        return true;
+                    }
                 }
-                ByteBuf all = Unpooled.wrappedBuffer(pending, in);
-                while (!done && all.readableBytes() >= 7) {
+                return false;
+            }
+        }
+
+        /** Protocol header; start-ok on start; tune-ok, open and channel.open on tune; ready on channel.open-ok. */
+        private final class Amqp091Client extends Client {
+            Amqp091Client(Semaphore inFlight) {
+                super(inFlight);
+            }
+
+            @Override
+            boolean step(ChannelHandlerContext ctx, ByteBuf all) {
+                while (all.readableBytes() >= 7) {
                     int start = all.readerIndex();
                     int size = all.getInt(start + 3);
                     if (all.readableBytes() < 8 + size) {
-                        break;
-                    }
-                    if (all.getByte(start) == 1) { // a method: class and method ids first
-                        int method = all.getShort(start + 7) << 16 | all.getShort(start + 9);
-                        if (method == (10 << 16 | 10)) {
-                            ctx.writeAndFlush(Unpooled.wrappedBuffer(startOk));
-                        } else if (method == (10 << 16 | 30)) {
-                            ctx.writeAndFlush(Unpooled.wrappedBuffer(afterTune));
-                        } else if (method == (20 << 16 | 11)) {
-                            done = true;
-                            ready.incrementAndGet();
-                            inFlight.release();
-                            keepAlive(ctx);
-                        }
+                        return false;
                     }
                     all.skipBytes(8 + size);
+                    if (all.getByte(start) != 1) {
+                        continue; // a heartbeat
+                    }
+                    int method = all.getShort(start + 7) << 16 | all.getShort(start + 9); // class and method ids
+                    if (method == (10 << 16 | 10)) {
+                        ctx.writeAndFlush(Unpooled.wrappedBuffer(startOk));
+                    } else if (method == (10 << 16 | 30)) {
+                        ctx.writeAndFlush(Unpooled.wrappedBuffer(afterTune));
+                    } else if (method == (20 << 16 | 11)) {
+                        return true;
+                    }
                 }
-                pending = done ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(all);
-                all.release();
+                return false;
             }
         }
     }
@@ -411,13 +415,6 @@ public final class ConnectionScale {
         throw new IllegalStateException("no VmRSS for " + pid);
     }
 
-    /** utime + stime of a process, in ticks. */
-    private static long ticks(long pid) throws Exception {
-        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-    }
-
     private static String fdLimit(String pid) throws Exception {
         for (String line : Files.readAllLines(Path.of("/proc", pid, "limits"))) {
             if (line.startsWith("Max open files")) {
@@ -426,10 +423,5 @@ public final class ConnectionScale {
             }
         }
         return "unknown";
-    }
-
-    private static String loadAverage() throws Exception {
-        String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-        return parts[0] + ", " + parts[1] + ", " + parts[2];
     }
 }

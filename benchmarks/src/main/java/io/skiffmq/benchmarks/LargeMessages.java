@@ -56,7 +56,7 @@ public final class LargeMessages {
         Map<String, String> options = CommandLine.parseOrExit("LargeMessages", defaults, args);
         Files.createDirectories(Path.of(options.get("log-dir")));
         List<String> brokers = List.of(options.get("brokers").split(","));
-        String loadBefore = loadAverage();
+        String loadBefore = PerfTestCompare.loadAverage();
         List<Row> rows = new ArrayList<>();
         for (String protocol : options.get("protocols").split(",")) {
             for (String size : options.get("sizes").split(",")) {
@@ -67,7 +67,7 @@ public final class LargeMessages {
                             continue;
                         }
                         System.out.printf("== %s, %s B, %s, %s (load average %s)%n", protocol, size,
-                            Boolean.parseBoolean(durable) ? "durable" : "transient", broker, loadAverage());
+                            Boolean.parseBoolean(durable) ? "durable" : "transient", broker, PerfTestCompare.loadAverage());
                         Row row = run(protocol, Integer.parseInt(size), Boolean.parseBoolean(durable), broker,
                             options);
                         System.out.println(format(row));
@@ -80,7 +80,7 @@ public final class LargeMessages {
         System.out.printf(Locale.ROOT, "Large messages, 1 → 1, %s s measured after %s s warm-up, %s unconfirmed and %s "
             + "unsettled; SkiffMQ and Artemis at -Xmx%s. Load average before: %s, after: %s.%n",
             options.get("duration"), options.get("warmup"), options.get("in-flight"), options.get("credit"),
-            options.get("heap"), loadBefore, loadAverage());
+            options.get("heap"), loadBefore, PerfTestCompare.loadAverage());
         System.out.println();
         System.out.println("| protocol | body | durable | broker | msg/s | MiB/s | p99 | broker CPU/msg | load tool "
             + "CPU/msg (its ceiling, msg/s per core) | peak RSS | peak heap used | peak direct |");
@@ -196,8 +196,8 @@ public final class LargeMessages {
                     continue;
                 }
                 if (brokerStart < 0 && second.time() >= warmup - 0.5) {
-                    brokerStart = ticks(pid);
-                    toolStart = ticks(perfTest.pid());
+                    brokerStart = PerfTestCompare.ticks(pid);
+                    toolStart = PerfTestCompare.ticks(perfTest.pid());
                 }
                 if (second.time() > warmup + 0.5 && second.time() < warmup + duration + 0.5) {
                     seconds++;
@@ -205,8 +205,8 @@ public final class LargeMessages {
                     if (second.p99() >= 0) {
                         p99.add(second.p99());
                     }
-                    brokerEnd = ticks(pid);
-                    toolEnd = ticks(perfTest.pid());
+                    brokerEnd = PerfTestCompare.ticks(pid);
+                    toolEnd = PerfTestCompare.ticks(perfTest.pid());
                 }
             }
         } finally {
@@ -222,24 +222,5 @@ public final class LargeMessages {
             (brokerEnd - brokerStart) / TICKS_PER_SECOND * 1e6 / total,
             (toolEnd - toolStart) / TICKS_PER_SECOND * 1e6 / total, 0, 0, 0,
             errors.isEmpty() ? "" : "(PerfTest errors: " + log + ")");
-    }
-
-    private static long ticks(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-        } catch (Exception e) {
-            return 0;
-        }
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return parts[0] + ", " + parts[1] + ", " + parts[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
     }
 }
