@@ -8,6 +8,16 @@ set -eu
 # the JVM flags and JAVA_OPTS are split into words on purpose; no word is a file pattern
 set -f
 home="${SKIFFMQ_HOME:-/opt/skiffmq}"
+# Open files: each connection holds one. Raise the soft limit to SKIFFMQ_ULIMIT_NOFILE, else to the hard limit
+# (docker's default is 1048576; --ulimit nofile=N:N sets it), as bin/skiffmq does; say so when it stays below 65,536
+nofile="${SKIFFMQ_ULIMIT_NOFILE:-$(ulimit -H -n)}"
+if ! ulimit -n "$nofile" 2>/dev/null; then
+  echo "skiffmq: cannot raise the open file limit to $nofile (hard limit $(ulimit -H -n))" >&2
+fi
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 65536 ]; then
+  echo "skiffmq: the open file limit is $(ulimit -n): fewer connections than that can be open;" \
+    "raise it with docker run --ulimit nofile=65536:65536" >&2
+fi
 # jvm.options holds the JVM flags defined once in the root pom (Chronicle Queue's --add-opens/--add-exports)
 # shellcheck disable=SC2046,SC2086
 exec java $(cat "$home/jvm.options") ${JAVA_OPTS:-} -jar "$home/skiffmq.jar" "$@"

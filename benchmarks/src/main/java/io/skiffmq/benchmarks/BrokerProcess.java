@@ -53,9 +53,10 @@ final class BrokerProcess implements AutoCloseable {
         switch (kind) {
             case "skiffmq" -> {
                 command.addAll(List.of(Files.readString(Path.of(SKIFFMQ_JVM_OPTIONS)).trim().split("\\s+")));
-                // no metrics port: brokers side by side (and other runs on the machine) must not share 15692 or 15672
+                // no metrics, HTTP or stream port: brokers side by side (and other runs on the machine) must not
+                // share 15692, 15672 or 5552
                 command.addAll(List.of("-jar", SKIFFMQ_JAR, "--bind=127.0.0.1", "--prometheus-port=none",
-                    "--management-port=none"));
+                    "--management-port=none", "--stream-port=none"));
             }
             case "artemis" -> command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 ArtemisBroker.class.getName()));

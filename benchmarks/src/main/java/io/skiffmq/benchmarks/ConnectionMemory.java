@@ -88,7 +88,7 @@ public final class ConnectionMemory {
     }
 
     /** {heap used after a full GC, native committed outside the heap}, in KB. */
-    private static long[] measure(long pid) throws Exception {
+    static long[] measure(long pid) throws Exception {
         jcmd(pid, "GC.run");
         String heap = jcmd(pid, "GC.heap_info");
         String nmt = jcmd(pid, "VM.native_memory", "summary");

@@ -1,6 +1,8 @@
 package io.skiffmq.benchmarks;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 
 /**
  * The bodies the load tool sends, and their checks. Stateless; the {@link Order} of one receiver is owned by the
@@ -22,6 +24,17 @@ final class LoadBody {
     static final int MAX_SENDERS = 256;
     private static final int SEQUENCE_BITS = 24;
     private static final int SEQUENCE_MASK = (1 << SEQUENCE_BITS) - 1;
+    /** The padding's period: byte {@code i} is {@code id * 31 + i}, modulo 256. */
+    private static final int RUN = 256;
+    /** 0, 1, … 255, 0, 1, … 255: any run of the padding, from any start below 256. */
+    private static final byte[] RAMP = new byte[2 * RUN];
+    private static final ByteBuf RAMP_BUF = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(RAMP));
+
+    static {
+        for (int i = 0; i < RAMP.length; i++) {
+            RAMP[i] = (byte) i;
+        }
+    }
 
     private LoadBody() {
     }
@@ -43,8 +56,11 @@ final class LoadBody {
     static void write(ByteBuf out, long sentAt, int id, int size) {
         out.writeLong(sentAt);
         out.writeInt(id);
-        for (int i = HEADER; i < size; i++) {
-            out.writeByte(padding(id, i));
+        // the padding repeats every 256 bytes: copied from the ramp in runs, not byte by byte (a 1 MiB body a byte
+        // at a time cost the tool 10 ms, its ceiling near 70 msg/s)
+        int start = padding(id, HEADER) & 0xff;
+        for (int left = size - HEADER; left > 0; left -= RUN) {
+            out.writeBytes(RAMP, start, Math.min(RUN, left));
         }
     }
 
@@ -58,8 +74,9 @@ final class LoadBody {
             return -1;
         }
         int id = buf.getInt(index + 8);
-        for (int i = HEADER; i < size; i++) {
-            if (buf.getByte(index + i) != padding(id, i)) {
+        int start = padding(id, HEADER) & 0xff;
+        for (int i = HEADER; i < size; i += RUN) {
+            if (!ByteBufUtil.equals(buf, index + i, RAMP_BUF, start, Math.min(RUN, size - i))) {
                 return -1;
             }
         }

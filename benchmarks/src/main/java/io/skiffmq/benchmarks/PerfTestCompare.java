@@ -481,7 +481,7 @@ final class PerfTestCompare {
     }
 
     /** utime + stime of a process, in ticks; 0 once it has gone. */
-    private static long ticks(long pid) {
+    static long ticks(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
             // the command name (field 2) may hold spaces: count fields from the closing parenthesis
@@ -507,7 +507,7 @@ final class PerfTestCompare {
         }
     }
 
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
             return parts[0] + ", " + parts[1] + ", " + parts[2];

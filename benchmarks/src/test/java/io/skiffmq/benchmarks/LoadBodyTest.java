@@ -47,6 +47,21 @@ class LoadBodyTest {
     }
 
     @Test
+    void aLargeBodyIsPaddedAndCheckedToItsLastByte() {
+        int id = LoadBody.id(5, 77);
+        ByteBuf buf = body(3L, id, 5000);
+        for (int i = LoadBody.HEADER; i < 5000; i++) {
+            assertThat(buf.getByte(i)).as("byte %d", i).isEqualTo((byte) (id * 31 + i));
+        }
+        assertThat(LoadBody.check(buf, 0, 5000, 5000)).isEqualTo(id);
+        for (int i : new int[] {LoadBody.HEADER, 267, 268, 2000, 4999}) {
+            ByteBuf damaged = buf.copy();
+            damaged.setByte(i, damaged.getByte(i) + 1);
+            assertThat(LoadBody.check(damaged, 0, 5000, 5000)).as("byte %d changed", i).isEqualTo(-1);
+        }
+    }
+
+    @Test
     void aBodyIsReadWhereItLies() {
         ByteBuf buf = Unpooled.buffer().writeBytes(new byte[5]);
         LoadBody.write(buf, 9L, LoadBody.id(2, 3), 12);

@@ -71,7 +71,7 @@ final class VirtualHosts {
             return existing;
         }
         DiskStore store = new DiskStore(directory(name), config.syncPolicy(), config.journalSegmentSize(),
-            config.queueMemoryLimit());
+            config.queueMemoryLimit(), config.maxMessageSize());
         VirtualHost vhost = new VirtualHost(name, queueExecutors, store, clock, config.publisherFlow());
         vhost.maxQueues(maxQueues);
         vhost.deadLetterRetryMillis(config.deadLetterRetryMillis());

@@ -74,9 +74,20 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         this(directory, policy, segmentBytes, queueMemoryLimit, ChangeLog.Compaction.DEFAULTS);
     }
 
+    /** @param maxMessageBytes the largest message the journal must hold (the broker's {@code max-message-size}) */
+    public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit,
+            long maxMessageBytes) {
+        this(directory, policy, segmentBytes, queueMemoryLimit, maxMessageBytes, ChangeLog.Compaction.DEFAULTS);
+    }
+
     /** @param compaction when the definitions' change log is compacted into a new snapshot */
     public DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit,
             ChangeLog.Compaction compaction) {
+        this(directory, policy, segmentBytes, queueMemoryLimit, Journal.DEFAULT_MAX_MESSAGE_BYTES, compaction);
+    }
+
+    private DiskStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long queueMemoryLimit,
+            long maxMessageBytes, ChangeLog.Compaction compaction) {
         this.queueMemoryLimit = queueMemoryLimit;
         this.policy = policy;
         this.directory = directory;
@@ -90,7 +101,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
         this.definitions = ChangeLog.open(directory, "definitions", replica, compaction,
             () -> LegacyDefinitions.vhost(legacy));
         LegacyDefinitions.delete(legacy);
-        this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes);
+        this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes, maxMessageBytes);
         this.pages = new PageStore(directory.resolve("paging"), PageStore.DEFAULT_SEGMENT_BYTES);
     }
 

@@ -56,6 +56,8 @@ public final class Journal implements AutoCloseable {
     /** Records per batch at most, so callbacks of early records are not held back by an endless stream. */
     public static final int MAX_BATCH = 4096;
     public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
+    /** The broker's default {@code max-message-size}, 16 MiB (RabbitMQ 4's). */
+    public static final long DEFAULT_MAX_MESSAGE_BYTES = 16L << 20;
 
     public enum SyncPolicy { SYNC, OS }
 
@@ -105,15 +107,24 @@ public final class Journal implements AutoCloseable {
 
     /** @param segmentBytes bytes of records after which writing moves to a new segment */
     public Journal(Path directory, SyncPolicy policy, long segmentBytes) {
-        this(directory, policy, segmentBytes, AppendRing.DEFAULT_SIZE);
+        this(directory, policy, segmentBytes, DEFAULT_MAX_MESSAGE_BYTES);
+    }
+
+    /**
+     * @param segmentBytes bytes of records after which writing moves to a new segment
+     * @param maxMessageBytes the largest message a record holds (the broker's {@code max-message-size}): the
+     *        segments' Chronicle blocks are sized for it
+     */
+    public Journal(Path directory, SyncPolicy policy, long segmentBytes, long maxMessageBytes) {
+        this(directory, policy, segmentBytes, maxMessageBytes, AppendRing.DEFAULT_SIZE);
     }
 
     /** @param ringSize records claimed and not yet written at most, a power of two (small ones for tests) */
-    Journal(Path directory, SyncPolicy policy, long segmentBytes, int ringSize) {
+    Journal(Path directory, SyncPolicy policy, long segmentBytes, long maxMessageBytes, int ringSize) {
         if (segmentBytes <= 0) {
             throw new IllegalArgumentException("segment size must be > 0");
         }
-        this.files = new JournalSegments(directory, policy);
+        this.files = new JournalSegments(directory, policy, JournalSegments.blockSizeFor(maxMessageBytes));
         this.policy = policy;
         // a Netty thread, as the event loops are: the records it releases go back to the pool through its
         // thread cache, whose entries Netty's recycler reuses only on such threads

@@ -24,12 +24,23 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 final class JournalSegments {
     private static final String SEGMENT_PREFIX = "segment-";
 
+    /** Chronicle's default block: the mapping unit of a segment's file. */
+    static final long DEFAULT_BLOCK_SIZE = 64L << 20;
+    /**
+     * Room in a record beyond its message: the record's own fields, the exchange and routing key, a 0-9-1
+     * message's properties (one content header frame).
+     */
+    static final long RECORD_HEADROOM = 1L << 20;
+
     private final Path directory;
     private final Journal.SyncPolicy policy;
+    private final long blockSize;
 
-    JournalSegments(Path directory, Journal.SyncPolicy policy) {
+    /** @param blockSize Chronicle's block size for the segments' files ({@link #blockSizeFor}) */
+    JournalSegments(Path directory, Journal.SyncPolicy policy, long blockSize) {
         this.directory = directory;
         this.policy = policy;
+        this.blockSize = blockSize;
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
@@ -51,9 +62,19 @@ final class JournalSegments {
         }
     }
 
+    /**
+     * A block size whose excerpts hold a record of a message of {@code maxMessageBytes}: Chronicle writes no excerpt
+     * larger than a quarter of a block, and a larger record failed the journal, with every durable message after
+     * it (16 MiB messages in 64 MiB blocks). The default block, or four records' worth in whole MiB.
+     */
+    static long blockSizeFor(long maxMessageBytes) {
+        long quarter = maxMessageBytes + RECORD_HEADROOM;
+        return Math.max(DEFAULT_BLOCK_SIZE, (4 * quarter + (1 << 20) - 1) & -(1L << 20));
+    }
+
     /** Opens (creating if need be) a segment's queue, syncing as the journal's policy says. */
     SingleChronicleQueue open(long segment) {
-        return SingleChronicleQueueBuilder.binary(path(segment))
+        return SingleChronicleQueueBuilder.binary(path(segment)).blockSize(blockSize)
             .syncMode(policy == Journal.SyncPolicy.SYNC ? SyncMode.SYNC : SyncMode.NONE)
             // one cycle per segment: a frozen clock never rolls it, so ordinals are Chronicle sequence numbers
             .timeProvider(new SetTimeProvider(Instant.now())).build();

@@ -66,7 +66,12 @@ public final class MessageStore implements AutoCloseable {
     }
 
     public MessageStore(Path directory, Journal.SyncPolicy policy, long segmentBytes) {
-        this.journal = new Journal(directory, policy, segmentBytes);
+        this(directory, policy, segmentBytes, Journal.DEFAULT_MAX_MESSAGE_BYTES);
+    }
+
+    /** @param maxMessageBytes the largest message a record holds (see {@link Journal}) */
+    public MessageStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long maxMessageBytes) {
+        this.journal = new Journal(directory, policy, segmentBytes, maxMessageBytes);
     }
 
     /** A message found live in the journal while replaying: where it is, not its bytes. */

@@ -90,6 +90,26 @@ class JournalTest {
     }
 
     @Test
+    void aRecordAsLargeAsTheLargestMessageIsWrittenAndReadBack() throws Exception {
+        // issue 30: a 16 MiB durable message outgrew Chronicle's largest excerpt (a quarter of its 64 MiB block),
+        // and the journal failed for the whole virtual host
+        int size = 20 << 20;
+        byte[] body = new byte[size];
+        for (int i = 0; i < size; i++) {
+            body[i] = (byte) (i * 7);
+        }
+        ByteBuf record = Unpooled.buffer(size + 128);
+        JournalRecord.writePublish(record, 1, 0, RecordDescriptor.FLAG_DURABLE, 0, "", "q",
+            RecordDescriptor.FORMAT_AMQP_1_0, Unpooled.wrappedBuffer(body));
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES, size).start()) {
+            CountDownLatch durable = new CountDownLatch(1);
+            long location = journal.append(record, durable::countDown);
+            assertThat(durable.await(30, TimeUnit.SECONDS)).as("written and confirmed").isTrue();
+            assertThat(ByteBufUtil.getBytes(JournalRecord.read(journal.read(location)).message())).isEqualTo(body);
+        }
+    }
+
+    @Test
     void writingMovesToNewSegmentsAndEveryStartBeginsOne() throws Exception {
         int records = 200;
         List<Long> segments = new ArrayList<>();
@@ -170,7 +190,7 @@ class JournalTest {
         long[][] locations = new long[threads][perThread];
         CountDownLatch durable = new CountDownLatch(threads * perThread);
         // 8 slots: appenders wait for room all the time; 2 KiB segments: rolls race appends
-        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 2048, 8).start()) {
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 2048, Journal.DEFAULT_MAX_MESSAGE_BYTES, 8).start()) {
             List<Thread> publishers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int queue = t;
@@ -222,7 +242,7 @@ class JournalTest {
 
     @Test
     void closingWhileAppendersRunWritesOrReleasesEveryRecord() throws Exception {
-        Journal journal = new Journal(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES, 16).start();
+        Journal journal = new Journal(dir, Journal.SyncPolicy.OS, Journal.DEFAULT_SEGMENT_BYTES, Journal.DEFAULT_MAX_MESSAGE_BYTES, 16).start();
         CountDownLatch running = new CountDownLatch(2);
         List<Thread> publishers = new ArrayList<>();
         long[] accepted = new long[2];

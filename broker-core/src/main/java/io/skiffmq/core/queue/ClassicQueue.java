@@ -119,7 +119,8 @@ public final class ClassicQueue implements Queue {
         this.memoryLimit = memoryLimit;
         this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow());
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
-        this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages);
+        this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages,
+            memoryLimit);
         this.subscriptionFilter = arguments.subscriptionFilter();
         this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);
@@ -133,7 +134,7 @@ public final class ClassicQueue implements Queue {
         this.paging = new QueuePaging(name, log, waiting, memoryLimit);
         this.expiry = new QueueExpiry(arguments, waiting, context.clock(), executor, status,
             entry -> departures.die(entry, DeadLetters.Reason.EXPIRED), this::dispatch);
-        this.dispatcher = new QueueDispatcher(executor, waiting, context.clock(), log, memoryLimit, counters,
+        this.dispatcher = new QueueDispatcher(executor, waiting, context.clock(), log, counters,
             consumers.pushed, publisherFlow, expiry, paging, departures, gauges, type == QueueType.QUORUM);
         // each batch ends with its dispatch: consumers get messages even while publishes keep the loop busy
         this.publishes = new Handoff<>(executor, p -> append(p.message, p.confirmed), dispatcher::afterTurnRuns);
@@ -303,7 +304,7 @@ public final class ClassicQueue implements Queue {
             entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
             confirm = null;
         }
-        boolean toTail = waiting.mustPage(entry.priority(), memoryLimit);
+        boolean toTail = waiting.mustPage(entry.priority());
         if (!toTail) {
             waiting.arrive(entry);
         }

@@ -21,7 +21,6 @@ final class QueueDispatcher {
     private final BrokerClock clock;
     /** Null for a queue that keeps nothing on disk. */
     private final QueueLog log;
-    private final long memoryLimit;
     private final QueueCounters counters;
     private final ConsumerRing consumers;
     private final PublisherFlow publisherFlow;
@@ -40,14 +39,13 @@ final class QueueDispatcher {
     private final boolean tellsReturns;
 
     QueueDispatcher(QueueExecutor executor, WaitingMessages waiting, BrokerClock clock, QueueLog log,
-            long memoryLimit, QueueCounters counters, ConsumerRing consumers, PublisherFlow publisherFlow,
+            QueueCounters counters, ConsumerRing consumers, PublisherFlow publisherFlow,
             QueueExpiry expiry, QueuePaging paging, Departures departures, QueueGauges gauges, boolean tellsReturns) {
         this.tellsReturns = tellsReturns;
         this.executor = executor;
         this.waiting = waiting;
         this.clock = clock;
         this.log = log;
-        this.memoryLimit = memoryLimit;
         this.counters = counters;
         this.consumers = consumers;
         this.publisherFlow = publisherFlow;
@@ -93,7 +91,7 @@ final class QueueDispatcher {
         }
         publisherFlow.dispatched(taken);
         expiry.expireHeads();
-        waiting.readBack(memoryLimit);
+        waiting.readBack();
         selective.dispatched();
         gauges.ready = waiting.size();
         if (paging.hasCandidates()) {
@@ -151,7 +149,7 @@ final class QueueDispatcher {
             counters.foundEmpty();
         }
         expiry.expireHeads();
-        waiting.readBack(memoryLimit);
+        waiting.readBack();
         gauges.ready = waiting.size();
         return delivery;
     }

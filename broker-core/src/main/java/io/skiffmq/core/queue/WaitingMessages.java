@@ -13,8 +13,9 @@ import java.util.function.Consumer;
  *
  * <p>With {@link QueuePages}, each lane may have a {@link PagedTail}: arrivals {@link #page paged} while the queue
  * is over its memory limit, after every in-memory arrival of the lane, with no entry object in memory. The tail is
- * read back in order, {@link #READ_BATCH} at a time, while the {@link #footprint} is under the limit
- * ({@link #readBack}), and whenever the lane has no arrival left in memory: so its head is always in memory, and
+ * read back in order, up to {@link #READ_BATCH} at a time and never past the limit but for the one a lane's head
+ * needs, while the {@link #footprint} is under the limit ({@link #readBack}), and whenever the lane has no arrival
+ * left in memory: so its head is always in memory, and
  * expiry, priorities and given-back messages work on in-memory entries only. Sizes and body bytes count the tails.
  * Owned by the queue's thread.
  */
@@ -27,13 +28,18 @@ final class WaitingMessages {
      * the heap for small messages, which are mostly overhead.
      */
     static final int ENTRY_OVERHEAD = 400;
-    /** Messages read back from a tail at a time: enough to amortise a file read, few enough to stay near the limit. */
+    /**
+     * Messages read back from a tail at a time, at most: enough to amortise a file read for small messages. A batch
+     * also ends at the memory limit, so large ones (256 of 1 MiB would be 256 MiB of heap) stay near it.
+     */
     static final int READ_BATCH = 256;
 
     /** By priority: lane {@code i} holds the entries of priority {@code i}. */
     private final Lane[] lanes;
     /** Where tails are paged; null: the queue never pages this way. */
     private final QueuePages pages;
+    /** The {@link #footprint} tails are read back to, and past which arrivals are paged. */
+    private final long memoryLimit;
     private int size;
     /** Messages in the lanes' tails (counted in {@link #size} too). */
     private int paged;
@@ -49,12 +55,16 @@ final class WaitingMessages {
 
     /** @param maxPriority the highest priority told apart (0: a single lane) */
     WaitingMessages(int maxPriority) {
-        this(maxPriority, null);
+        this(maxPriority, null, Long.MAX_VALUE);
     }
 
-    /** @param pages where lanes page their tails; null for none */
-    WaitingMessages(int maxPriority, QueuePages pages) {
+    /**
+     * @param pages where lanes page their tails; null for none
+     * @param memoryLimit the footprint past which arrivals are paged, and up to which tails are read back
+     */
+    WaitingMessages(int maxPriority, QueuePages pages, long memoryLimit) {
         this.pages = pages;
+        this.memoryLimit = memoryLimit;
         lanes = new Lane[maxPriority + 1];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane(i);
@@ -98,7 +108,7 @@ final class WaitingMessages {
      * True when an arrival in lane {@code priority} must go to its tail: the lane has one already (it goes after
      * it), or the queue is at its memory limit.
      */
-    boolean mustPage(int priority, long memoryLimit) {
+    boolean mustPage(int priority) {
         if (pages == null) {
             return false;
         }
@@ -131,10 +141,10 @@ final class WaitingMessages {
     }
 
     /**
-     * Reads tails back, highest priority first, while the footprint is under {@code memoryLimit}: the next
-     * messages are in memory before consumers ask for them.
+     * Reads tails back, highest priority first, while the footprint is under the memory limit: the next messages
+     * are in memory before consumers ask for them.
      */
-    void readBack(long memoryLimit) {
+    void readBack() {
         if (paged == 0) {
             return;
         }
@@ -386,10 +396,13 @@ final class WaitingMessages {
             this.priority = priority;
         }
 
-        /** Reads up to {@link #READ_BATCH} messages of the tail back into {@link #arrived}. */
+        /**
+         * Reads up to {@link #READ_BATCH} messages of the tail back into {@link #arrived}: at least one, and no more
+         * once the footprint reaches the memory limit.
+         */
         void readBatch() {
             changes++;
-            for (int i = 0; i < READ_BATCH && tail.count() > 0; i++) {
+            for (int i = 0; i < READ_BATCH && tail.count() > 0 && (i == 0 || footprint() < memoryLimit); i++) {
                 QueueEntry entry;
                 try {
                     entry = tail.next(priority);

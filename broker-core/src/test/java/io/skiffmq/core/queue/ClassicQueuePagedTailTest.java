@@ -181,6 +181,48 @@ class ClassicQueuePagedTailTest {
         assertThat(queue.memoryBytes()).isZero();
     }
 
+    /** Message {@code i} with a body of {@code size} bytes: its name, then filler (a {@code data} section, vbin32). */
+    private static Message large(int i, int size) {
+        byte[] body = new byte[size];
+        java.util.Arrays.fill(body, (byte) 'x');
+        byte[] name = name(i).getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(name, 0, body, 0, name.length);
+        ByteBuf bytes = Unpooled.buffer().writeBytes(new byte[] {0x00, 0x53, 0x75, (byte) 0xb0}).writeInt(size)
+            .writeBytes(body);
+        try {
+            return Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "", "q");
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void largeMessagesAreReadBackNoFurtherThanTheMemoryLimit() {
+        // issue 30: a batch of 256 read back at once was 256 MiB of 1 MiB messages, past a 512 MiB heap's room
+        ClassicQueue queue = queue(Map.of());
+        int size = 1000; // four fill the limit
+        for (int i = 0; i < 100; i++) {
+            queue.publish(large(i, size), () -> { });
+        }
+        assertThat(pages.held()).as("all but the head are paged").isGreaterThanOrEqualTo(95);
+        for (int i = 0; i < 100; i++) {
+            RecordingSink sink = new RecordingSink();
+            QueueConsumer consumer = queue.subscribe(sink, ConsumerFlow.credit(), false);
+            queue.flow(consumer, 0, 1, false, false);
+            QueueDelivery delivery = sink.deliveries.get(0);
+            String body = new String(ByteBufUtil.getBytes(delivery.message().toAmqp10().bytes()),
+                StandardCharsets.US_ASCII);
+            assertThat(body.substring(8, 13)).isEqualTo(name(i));
+            delivery.message().release();
+            queue.settle(consumer, delivery.tag(), delivery.tag(), Outcome.ACCEPTED);
+            queue.unsubscribe(consumer, Outcome.RELEASED);
+            assertThat(queue.memoryBytes()).as("in memory after %d taken", i + 1)
+                .isLessThanOrEqualTo(LIMIT + size + 8);
+        }
+        assertThat(queue.readyCount()).isZero();
+        assertThat(pages.held()).isZero();
+    }
+
     @Test
     void eachPriorityLanePagesItsOwnTail() {
         ClassicQueue queue = queue(Map.of("x-max-priority", 3L));
