@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -75,16 +76,26 @@ final class ChildCluster implements AutoCloseable {
      * election then has every member to vote.
      */
     void startMembers() throws Exception {
+        startSideBySide(members, this::start, this::name);
+    }
+
+    /** A start of node {@code i}. */
+    interface NodeStart {
+        ChildBroker start(int i) throws Exception;
+    }
+
+    /** Starts nodes 0 to {@code count - 1} at once, each on a thread of its own, and waits for all of them. */
+    static void startSideBySide(int count, NodeStart start, IntFunction<String> name) {
         List<CompletableFuture<ChildBroker>> starting = new ArrayList<>();
-        for (int i = 0; i < members; i++) {
+        for (int i = 0; i < count; i++) {
             int node = i;
             starting.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    return start(node);
+                    return start.start(node);
                 } catch (Exception e) {
                     throw new CompletionException(e);
                 }
-            }, task -> new Thread(task, "start-" + name(node)).start())); // not the common pool: 1 thread on 2 cores
+            }, task -> new Thread(task, "start-" + name.apply(node)).start())); // not the common pool: 1 thread
         }
         for (CompletableFuture<ChildBroker> node : starting) {
             node.join();

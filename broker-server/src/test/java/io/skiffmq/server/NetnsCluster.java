@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -151,20 +150,7 @@ final class NetnsCluster implements AutoCloseable {
 
     /** Starts every node side by side, and waits until all of them know one leader. */
     void startAll() throws Exception {
-        List<CompletableFuture<ChildBroker>> starting = new ArrayList<>();
-        for (int i = 0; i < nodes.length; i++) {
-            int node = i;
-            starting.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return start(node);
-                } catch (Exception e) {
-                    throw new CompletionException(e);
-                }
-            }, task -> new Thread(task, "start-" + name(node)).start()));
-        }
-        for (CompletableFuture<ChildBroker> node : starting) {
-            node.join();
-        }
+        ChildCluster.startSideBySide(nodes.length, this::start, this::name);
         await().atMost(Duration.ofSeconds(90)).until(() -> agreedLeader(allNodes()) >= 0);
     }
 
