@@ -29,10 +29,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A virtual host's part of the cluster's shared definitions ({@link VirtualHost#share}): which of its exchanges,
- * queues, bindings and policies are shared, the records of the queues homed on other nodes, and the committed changes applied
- * here ({@link #apply}), on every node in the log's order. The objects themselves (queues, exchanges, the binding
- * table) stay the virtual host's: a change reaches them under its write lock. A single node's virtual host has one
- * too, never {@link #clustered} and empty, so that the local path asks it without a null check.
+ * queues, bindings and policies are shared, the records of the queues homed on other nodes, and the committed
+ * changes applied here ({@link #apply}), on every node in the log's order. The objects themselves (queues,
+ * exchanges, the binding table) stay the virtual host's: a change reaches them under its write lock. A single node's
+ * virtual host has one too, never {@link #clustered} and empty, so that the local path asks it without a null check.
  *
  * <p>Thread-safe. The exchanges, shared queues and remote records are read on any thread (concurrent sets and maps)
  * and changed under the virtual host's write lock, as are the incarnations and the bindings awaiting an exchange.

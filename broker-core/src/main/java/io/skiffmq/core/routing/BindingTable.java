@@ -124,7 +124,8 @@ public final class BindingTable {
     /** True when another binding in {@code toDestination} has {@code binding}'s source and key (other arguments). */
     private static boolean sameKeyElsewhere(Binding binding, Binding[] toDestination) {
         for (Binding other : toDestination) {
-            if (!other.equals(binding) && other.source().equals(binding.source()) && other.key().equals(binding.key())) {
+            if (!other.equals(binding) && other.source().equals(binding.source())
+                    && other.key().equals(binding.key())) {
                 return true;
             }
         }
