@@ -15,10 +15,8 @@ import java.util.function.Predicate;
 /**
  * Routes a message through exchanges to queue names: by type (direct: by key; fanout: everything; topic: the
  * trie; headers: the bindings' arguments against the message's headers; x-local-random: one bound queue of this
- * node at random),
- * through exchange-to-exchange bindings
- * (each exchange visited once, so cycles end), to each queue once, and on to the alternate exchange when an
- * exchange routed nowhere.
+ * node at random), through exchange-to-exchange bindings (each exchange visited once, so cycles end), to each queue
+ * once, and on to the alternate exchange when an exchange routed nowhere.
  *
  * <p>One per routing thread: {@link #route} reuses its lists, and the callbacks the trie walks call are made once and
  * read what the call routes with from fields, so direct, fanout and topic routing allocate nothing.
