@@ -94,8 +94,11 @@ public final class VirtualHost {
     private final QueueContext queueContext;
     /** Its part of the cluster's shared definitions ({@link #share}); empty on a single node. */
     private final SharedRecords shared = new SharedRecords(this);
-    /** Whether a queue is this node's own, for {@code x-local-random} in a cluster. */
-    private final Predicate<String> localQueue = name -> queues.containsKey(name);
+    /**
+     * Whether a queue is this node's own, for {@code x-local-random}: null on a single node, where all are. Set by
+     * {@link #share} before recovery, so before any message is routed.
+     */
+    private Predicate<String> localQueues;
 
     /** A virtual host that keeps nothing across restarts. */
     public VirtualHost(String name, Supplier<QueueExecutor> executors) {
@@ -140,6 +143,7 @@ public final class VirtualHost {
      */
     public void share(SharedDefinitions definitions) {
         shared.use(definitions);
+        localQueues = name -> queues.containsKey(name);
     }
 
     /**
@@ -1062,7 +1066,7 @@ public final class VirtualHost {
     public List<Queue> route(Exchange exchange, String routingKey, List<String> moreKeys, Headers headers,
             Router router, List<Queue> out) {
         out.clear();
-        router.localQueues(shared.clustered() ? localQueue : null);
+        router.localQueues(localQueues);
         ArrayList<String> names = router.route(bindings, exchangeLookup, exchange, routingKey, moreKeys, headers);
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));
