@@ -4,6 +4,8 @@
 #   SKIFFMQ_HOME  where skiffmq.jar and jvm.options are (default /opt/skiffmq; broker-server/target in a checkout)
 #   JAVA_OPTS     more JVM flags, e.g. -Xmx1g or -Dskiffmq.log-format=json
 # Arguments are broker settings (--port=5673, --help); SKIFFMQ_* variables and skiffmq.conf are settings too.
+# ulimit's -H and -n are outside POSIX, but dash (the image's /bin/sh) and busybox sh both have them
+# shellcheck disable=SC3045
 set -eu
 # the JVM flags and JAVA_OPTS are split into words on purpose; no word is a file pattern
 set -f
