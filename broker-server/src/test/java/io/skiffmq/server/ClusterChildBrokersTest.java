@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link ClusterDefinitionsTest}'s) through kill -9, restarts and a lost majority; the leak detector runs at paranoid
  * in each, beside Ratis' own shaded Netty.
  */
+@OneAtATime
 class ClusterChildBrokersTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int APPEND_TIMEOUT_MILLIS = 3000;

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * some were made, and a node without a majority refuses a change within the append timeout (503). A single
  * node's definitions are migrated into the cluster when it first starts with clustering.
  */
+@OneAtATime
 class ClusterDefinitionsTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int APPEND_TIMEOUT_MILLIS = 3000;

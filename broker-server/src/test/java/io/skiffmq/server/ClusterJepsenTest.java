@@ -52,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dskiffmq.jepsen.clients=N} the clients (4). The history goes to {@code target/jepsen-history.txt}.
  * Skipped where network namespaces cannot be made.
  */
+@OneAtATime
 class ClusterJepsenTest {
     private static final int APPEND_TIMEOUT_MILLIS = 3000;
     private static final Duration WAIT = Duration.ofSeconds(90);

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * healed; a leader cut off is replaced and follows once healed; a queue on the majority's side keeps every message
  * confirmed meanwhile. Skipped, with the reason, where namespaces cannot be made (not root, no {@code ip}).
  */
+@OneAtATime
 class ClusterPartitionTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int APPEND_TIMEOUT_MILLIS = 3000;

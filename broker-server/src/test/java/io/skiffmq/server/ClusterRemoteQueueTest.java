@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * did not acknowledge goes back to the home node; the home node killed gives RabbitMQ's errors and its durable
  * messages come back with it. One cluster for the class.
  */
+@OneAtATime
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRemoteQueueTest {
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * declares) and route there, and a policy set on one node holds a queue on another; they survive a node's kill -9; a node without a majority refuses a declare with
  * RabbitMQ's 541 and changes nothing. One cluster for the class (three-node starts are slow).
  */
+@OneAtATime
 class ClusterTopologyTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int APPEND_TIMEOUT_MILLIS = 3000;

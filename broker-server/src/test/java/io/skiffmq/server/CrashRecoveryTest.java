@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Rounds: {@code -Dskiffmq.crash.rounds} (4 by default; raise it for a longer soak); the seed of the random kill points is printed.
  */
+@OneAtATime
 class CrashRecoveryTest {
     private static final int PUBLISHERS = 3;
     private static final String QUEUE = "crash";

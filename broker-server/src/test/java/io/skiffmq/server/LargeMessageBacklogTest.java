@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * their size, put 150 MiB on that heap at the first delivery ({@code -XX:+ExitOnOutOfMemoryError}: a dead broker).
  * The 2 GiB run at {@code -Xmx512m} is {@code benchmarks/large-backlog}.
  */
+@OneAtATime
 class LargeMessageBacklogTest {
     private static final int MESSAGES = 150;
     private static final int SIZE = 1 << 20;

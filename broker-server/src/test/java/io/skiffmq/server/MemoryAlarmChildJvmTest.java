@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * unblocked and finishes; every message is confirmed and consumed exactly once, and the broker's log has the alarm
  * set and cleared.
  */
+@OneAtATime
 class MemoryAlarmChildJvmTest {
     private static final String QUEUE = "memory-alarm";
     /**

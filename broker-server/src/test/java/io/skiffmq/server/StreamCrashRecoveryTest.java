@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Rounds: {@code -Dskiffmq.crash.rounds} (4 by default); the seed of the random kill points is printed.
  */
+@OneAtATime
 class StreamCrashRecoveryTest {
     private static final int PUBLISHERS = 3;
     private static final String STREAM = "crash-stream";
