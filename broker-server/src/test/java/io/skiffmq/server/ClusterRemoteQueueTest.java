@@ -9,6 +9,13 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.GetResponse;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,6 +29,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.qpid.jms.JmsConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -29,13 +37,15 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
  * A queue homed on one node of a three-node cluster (child JVMs), used from the others through the node-to-node
  * AMQP 1.0 links (docs/cluster.md, "Messages between nodes"), with real clients: published to with confirms on one
  * node, consumed on another with acknowledgements, its properties and body exactly as sent; what a closed channel
  * did not acknowledge goes back to the home node; the home node killed gives RabbitMQ's errors and its durable
- * messages come back with it. One cluster for the class.
+ * messages come back with it; Spring AMQP and Qpid JMS on a queue homed elsewhere. One cluster for the class.
  */
 @OneAtATime
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -313,6 +323,73 @@ class ClusterRemoteQueueTest {
             Channel channel = home.createChannel();
             await().atMost(WAIT).until(() -> channel.queueDeclarePassive(queue).getMessageCount() == 0);
         }
+    }
+
+    @Test
+    @Order(3)
+    void springAmqpAndQpidJmsUseAQueueHomedOnAnotherNode() throws Exception {
+        String queue = "remote-spring-jms";
+        declareOnHome(queue, 0, 1);
+        int count = 50;
+        CachingConnectionFactory spring = new CachingConnectionFactory("127.0.0.1", cluster.nodes[0].port);
+        spring.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
+        JmsConnectionFactory jms = new JmsConnectionFactory("guest", "guest",
+            "amqp://127.0.0.1:" + cluster.nodes[1].port);
+        try {
+            RabbitTemplate template = new RabbitTemplate(spring);
+            template.invoke(operations -> {
+                for (int i = 0; i < count; i++) {
+                    operations.convertAndSend("", queue, "spring " + i, m -> {
+                        m.getMessageProperties().setHeader("origin", "spring");
+                        return m;
+                    });
+                }
+                operations.waitForConfirmsOrDie(WAIT.toMillis());
+                return null;
+            });
+            try (jakarta.jms.Connection connection = jms.createConnection()) {
+                connection.start();
+                Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+                MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
+                for (int i = 0; i < count; i++) {
+                    jakarta.jms.Message m = consumer.receive(WAIT.toMillis());
+                    assertThat(m).as("message " + i).isNotNull();
+                    assertThat(text(m)).isEqualTo("spring " + i);
+                    assertThat(m.getStringProperty("origin")).isEqualTo("spring");
+                    m.acknowledge();
+                }
+                assertThat(consumer.receive(200)).isNull();
+
+                // and back: a JMS producer on node 1, Spring getting on node 0, in order
+                MessageProducer producer = session.createProducer(session.createQueue(queue));
+                producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+                consumer.close();
+                for (int i = 0; i < count; i++) {
+                    TextMessage m = session.createTextMessage("jms " + i);
+                    m.setIntProperty("n", i);
+                    producer.send(m);
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                org.springframework.amqp.core.Message m = template.receive(queue, WAIT.toMillis());
+                assertThat(m).as("message " + i).isNotNull();
+                assertThat(((Number) m.getMessageProperties().getHeader("n")).intValue()).isEqualTo(i);
+            }
+            assertThat(template.receive(queue)).isNull();
+        } finally {
+            spring.destroy();
+        }
+    }
+
+    /** A JMS message's text: a text message's, or a bytes message's as UTF-8. */
+    private static String text(jakarta.jms.Message m) throws JMSException {
+        if (m instanceof TextMessage t) {
+            return t.getText();
+        }
+        BytesMessage bytes = (BytesMessage) m;
+        byte[] body = new byte[(int) bytes.getBodyLength()];
+        bytes.readBytes(body);
+        return new String(body, StandardCharsets.UTF_8);
     }
 
     @Test

@@ -46,8 +46,10 @@ final class RemoteConsumer {
     Receiver receiver;
     private final TreeMap<Long, Delivery> unsettled = new TreeMap<>();
     private long nextTag;
-    /** Deliveries handed to the sink: the queue's delivery-count for this consumer. */
+    /** Deliveries handed to the sink, plus credit drained: the queue's delivery-count for this consumer. */
     private long deliveryCount;
+    /** The consumer's credit as of its last flow, less what was delivered since (AMQP 1.0 credit only). */
+    private long credit;
     private boolean subscribed;
     private boolean cancelled;
     private boolean closed;
@@ -121,6 +123,7 @@ final class RemoteConsumer {
         }
         long tag = nextTag++;
         deliveryCount++;
+        credit = Math.max(0, credit - 1);
         if (delivery.remotelySettled() || preSettled) {
             delivery.settle();
         } else {
@@ -150,7 +153,10 @@ final class RemoteConsumer {
             got.complete(null);
         }
         if (draining) {
+            // a drain uses up the consumer's credit: its delivery-count moves on by what was left ([2.6.7])
             draining = false;
+            deliveryCount += credit;
+            credit = 0;
             sink.creditState(deliveryCount, 0, 0, true);
         }
     }
@@ -160,6 +166,7 @@ final class RemoteConsumer {
             return;
         }
         long target = theirDeliveryCount < 0 ? linkCredit : theirDeliveryCount + linkCredit - deliveryCount;
+        credit = Math.max(0, target);
         int current = receiver.getCredit();
         if (target > current) {
             receiver.flow((int) Math.min(Integer.MAX_VALUE, target - current));
