@@ -22,7 +22,7 @@ class PortInUseTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"port", "management-port", "prometheus-port", "stream-port"})
+    @ValueSource(strings = {"port", "management-port", "prometheus-port", "stream-port", "cluster-port"})
     void aPortInUseStopsTheStartWithOneLine(String setting) throws Exception {
         try (ServerSocket held = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             List<String> command = new ArrayList<>(ChildBroker.javaCommand());
@@ -30,6 +30,9 @@ class PortInUseTest {
                 "--bind=127.0.0.1", "--data-dir=" + dir.resolve("data")));
             for (String port : List.of("port", "management-port", "prometheus-port", "stream-port")) {
                 command.add("--" + port + "=" + (port.equals(setting) ? held.getLocalPort() : 0));
+            }
+            if (setting.equals("cluster-port")) { // Ratis' server binds it, and would end the JVM its own way
+                command.add("--cluster-port=" + held.getLocalPort());
             }
             Process broker = new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(broker.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

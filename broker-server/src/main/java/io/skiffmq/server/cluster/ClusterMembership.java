@@ -49,6 +49,7 @@ public final class ClusterMembership implements AutoCloseable {
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
+        io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");
         ClusterNode node = ClusterNode.start(settings, definitions);
         definitions.log(node, self.name());
         return new ClusterMembership(node, definitions);

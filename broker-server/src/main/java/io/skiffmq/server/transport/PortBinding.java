@@ -26,11 +26,30 @@ public final class PortBinding {
         if (bind.isSuccess()) {
             return bind.channel();
         }
+        throw refused(host, port, setting, bind.cause());
+    }
+
+    /**
+     * Binds and closes a socket on {@code host:port}, for a port that a library binds where its failure would not
+     * name the setting (Ratis' gRPC server on {@code cluster-port} ends the process with a stack trace).
+     *
+     * @throws IllegalStateException as {@link #await} does, when the port cannot be bound now
+     */
+    public static void probe(String host, int port, String setting) {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new java.net.InetSocketAddress(host, port));
+        } catch (java.io.IOException e) {
+            throw refused(host, port, setting, e);
+        }
+    }
+
+    private static IllegalStateException refused(String host, int port, String setting, Throwable cause) {
         // epoll says "bind(..) failed with error(-98): Address already in use", NIO "Address already in use"
-        String reason = NATIVE_PREFIX.matcher(String.valueOf(bind.cause().getMessage())).replaceFirst("");
+        String reason = NATIVE_PREFIX.matcher(String.valueOf(cause.getMessage())).replaceFirst("");
         String fix = reason.contains("in use") ? "stop what holds it, or set " + setting + " to another port"
             : "set " + setting + " (or bind) to one this process may use";
-        throw new IllegalStateException("cannot listen on " + host + ":" + port + " (" + setting + "): " + reason
-            + "; " + fix, bind.cause());
+        return new IllegalStateException("cannot listen on " + host + ":" + port + " (" + setting + "): " + reason
+            + "; " + fix, cause);
     }
 }
