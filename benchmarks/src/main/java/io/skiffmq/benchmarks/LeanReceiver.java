@@ -17,7 +17,7 @@ import org.apache.qpid.proton.amqp.transport.Role;
 /**
  * The receiving link of the lean engine: grants {@code credit} and tops it up once half is used, checks every
  * message's body ({@link LoadBody}: length, padding, per-sender order), records its latency, and accepts what it
- * received as one {@code disposition(first, last, settled, accepted)} per read batch (the delivery-ids of one
+ * received whole as one {@code disposition(first, last, settled, accepted)} per read batch (the delivery-ids of one
  * link are consecutive). The body is read in place in the socket buffer, found by walking the section
  * descriptors; a message in several frames is joined first.
  *
@@ -35,7 +35,10 @@ final class LeanReceiver extends LeanConnection {
     private long deliveries;
     private long creditLimit;
     private long nextIncomingId;
-    /** Delivery-ids received and not yet accepted: first, last; -1 when none. */
+    /** The delivery-id of the delivery whose frames are arriving, and whether one of them settled it. */
+    private long deliveryId;
+    private boolean settled;
+    /** Delivery-ids received whole and not yet accepted: first, last; -1 when none. */
     private long firstUnsettled = -1;
     private long lastUnsettled;
     /** The frames so far of a message that spans several, else null. */
@@ -70,10 +73,19 @@ final class LeanReceiver extends LeanConnection {
     void onTransfer(TransferPerformative transfer, ByteBuf buf, int payload, int end, long now) {
         nextIncomingId++;
         if (transfer.deliveryId() >= 0) {
-            if (firstUnsettled < 0 && !transfer.settled()) {
-                firstUnsettled = transfer.deliveryId();
+            deliveryId = transfer.deliveryId(); // on the first frame of a delivery; the others may leave it out
+        }
+        settled |= transfer.settled();
+        if (!transfer.more()) {
+            // accepted only once whole: Artemis's large-message writer fails on a delivery settled mid-transfer
+            // and sends what it had so far as the whole message
+            if (!settled) {
+                if (firstUnsettled < 0) {
+                    firstUnsettled = deliveryId;
+                }
+                lastUnsettled = deliveryId;
             }
-            lastUnsettled = transfer.deliveryId();
+            settled = false;
         }
         if (transfer.more() || partial != null) {
             if (partial == null) {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.skiffmq.codec.amqp10.DispositionPerformative;
 import io.skiffmq.codec.amqp10.MessageSections;
 import io.skiffmq.codec.amqp10.PerformativeCodec;
 import io.skiffmq.codec.amqp10.SectionCode;
@@ -99,5 +102,60 @@ class LeanEncodingTest {
         ByteBuf cut = frame(false, 1, 12, LoadBody.id(0, 0));
         assertThat(LeanReceiver.dataSection(cut, LeanSender.TRANSFER_FRAME_HEADER, cut.writerIndex() - 1))
             .isEqualTo(-1);
+    }
+
+    @Test
+    void aMessageInSeveralFramesIsAcceptedOnlyOnceItsLastFrameCame() throws Exception {
+        int bodySize = 5000;
+        ByteBuf whole = frame(false, 7, bodySize, LoadBody.id(0, 0));
+        int payload = LeanSender.TRANSFER_FRAME_HEADER;
+        int middle = payload + (whole.writerIndex() - payload) / 2;
+        LoadCounters counters = new LoadCounters();
+        LeanReceiver receiver = new LeanReceiver(counters, "r",
+            new LeanConnection.Endpoint("127.0.0.1", 5672, "guest", "guest", "q", false), 8, bodySize, true);
+        EmbeddedChannel channel = new EmbeddedChannel(receiver);
+        releaseAll(channel); // the SASL header
+
+        // the first frame carries the delivery-id; a continuation may leave it out
+        receiver.onTransfer(new TransferPerformative().handle(0).deliveryId(7).more(true), whole, payload, middle, 1);
+        receiver.onReadBatchEnd();
+        receiver.flush();
+        assertThat(dispositions(channel)).as("nothing is accepted before the last frame").isZero();
+
+        receiver.onTransfer(new TransferPerformative().handle(0), whole, middle, whole.writerIndex(), 2);
+        receiver.onReadBatchEnd();
+        receiver.flush();
+        assertThat(dispositions(channel)).isEqualTo(1);
+        assertThat(counters.errors.get()).isZero();
+        assertThat(counters.received.get()).isEqualTo(1);
+        whole.release();
+        channel.finishAndReleaseAll();
+    }
+
+    private static void releaseAll(EmbeddedChannel channel) {
+        for (Object out; (out = channel.readOutbound()) != null; ) {
+            ReferenceCountUtil.release(out);
+        }
+    }
+
+    /** The disposition frames written to {@code channel} since last asked. */
+    private static int dispositions(EmbeddedChannel channel) throws Exception {
+        int count = 0;
+        for (ByteBuf out; (out = channel.readOutbound()) != null; ) {
+            try {
+                while (out.isReadable()) {
+                    int size = out.readInt();
+                    int doff = out.readUnsignedByte();
+                    out.skipBytes(doff * 4 - 5);
+                    ByteBuf body = out.readSlice(size - doff * 4);
+                    if (body.isReadable() && new PerformativeCodec().decode(body) instanceof DispositionPerformative) {
+                        count++;
+                    }
+                }
+            } finally {
+                out.release();
+            }
+        }
+        return count;
     }
 }
