@@ -49,17 +49,19 @@ import org.apache.qpid.proton.amqp.transport.Open;
  *   <li>the broker's resident set ({@code VmRSS}) before and after, per connection; for a JVM, also its heap used
  *       after a full GC and its native memory outside the heap (NMT), per connection;</li>
  *   <li>the broker's CPU over {@code --idle} seconds of idleness (every connection open, only heartbeats);</li>
- *   <li>then one bystander (0-9-1, the RabbitMQ Java client) publishing {@code --bystander-rate} msg/s to a queue
- *       of its own and consuming them, for {@code --bystander} seconds: its publish→consume latency.</li>
+ *   <li>then one bystander (0-9-1, the RabbitMQ Java client; Qpid JMS over AMQP 1.0 for Artemis) publishing
+ *       {@code --bystander-rate} msg/s to a queue of its own and consuming them, for {@code --bystander} seconds: its
+ *       publish→consume latency.</li>
  * </ul>
- * The broker is a fresh SkiffMQ ({@link BrokerProcess}, its launcher's flags) or, with {@code --port} and
+ * The broker is a fresh SkiffMQ or Artemis ({@code --broker}; {@link BrokerProcess}) or, with {@code --port} and
  * {@code --pid}, one already running (a RabbitMQ node from {@code benchmarks/rabbitmq-node}; AMQP 1.0 needs its
  * {@code rabbitmq_amqp1_0} plugin). Client and broker are separate processes, each with its own open file limit: 15,000
  * connections need about 15,100 descriptors in each ({@code ulimit -n}).
  *
  * <pre>
  * benchmarks/connection-scale [--connections=15000] [--protocol=amqp10|amqp091] [--heartbeat=60] [--idle=30]
- *     [--bystander=20] [--bystander-rate=100] [--concurrency=200] [--client-threads=1] [--port=PORT --pid=PID]
+ *     [--bystander=20] [--bystander-rate=100] [--concurrency=200] [--client-threads=1] [--broker=skiffmq|artemis]
+ *     [--port=PORT --pid=PID]
  * </pre>
  */
 public final class ConnectionScale {
@@ -73,6 +75,7 @@ public final class ConnectionScale {
         Map<String, String> defaults = new LinkedHashMap<>(Map.of("connections", "15000", "protocol", "amqp10",
             "heartbeat", "60", "idle", "30", "bystander", "20", "bystander-rate", "100", "concurrency", "200",
             "client-threads", "1", "port", "0", "pid", "0"));
+        defaults.put("broker", "skiffmq");
         Map<String, String> options = CommandLine.parseOrExit("ConnectionScale", defaults, args);
         int connections = Integer.parseInt(options.get("connections"));
         boolean amqp10 = switch (options.get("protocol")) {
@@ -80,19 +83,24 @@ public final class ConnectionScale {
             case "amqp091" -> false;
             default -> throw new IllegalArgumentException("--protocol is amqp10 or amqp091");
         };
+        String kind = options.get("broker");
+        if (kind.equals("artemis") && !amqp10) {
+            throw new IllegalArgumentException("Artemis is measured over AMQP 1.0 (--protocol=amqp10)");
+        }
         int heartbeat = Integer.parseInt(options.get("heartbeat"));
         BrokerProcess broker = null;
         int port = Integer.parseInt(options.get("port"));
         long pid = Long.parseLong(options.get("pid"));
         try {
             if (port == 0) {
-                broker = BrokerProcess.start("skiffmq", List.of(BrokerMemory.NMT), List.of());
+                broker = BrokerProcess.start(kind, List.of(BrokerMemory.NMT), List.of());
                 port = broker.port;
                 pid = broker.pid();
             }
             boolean jvm = broker != null;
             System.out.printf(Locale.ROOT, "%s, %,d connections over %s, SASL PLAIN, one %s each, heartbeat %d s; "
-                + "open file limit: client %s, broker %s; load average %s%n", jvm ? "SkiffMQ" : "broker pid " + pid,
+                + "open file limit: client %s, broker %s; load average %s%n",
+                jvm ? (kind.equals("artemis") ? "Artemis" : "SkiffMQ") : "broker pid " + pid,
                 connections, amqp10 ? "AMQP 1.0" : "AMQP 0-9-1", amqp10 ? "session" : "channel", heartbeat,
                 fdLimit("self"), fdLimit(Long.toString(pid)), PerfTestCompare.loadAverage());
             Thread.sleep(3000); // start-up settles (JIT, lazily loaded classes) before the baseline
@@ -133,8 +141,13 @@ public final class ConnectionScale {
                         + "%.1f KB per connection%n", (jvmAfter[0] - jvmBefore[0]) / 1024.0 / connections,
                         (jvmAfter[1] - jvmBefore[1]) / 1024.0 / connections);
                 }
-                bystander(port, Integer.parseInt(options.get("bystander")),
-                    Integer.parseInt(options.get("bystander-rate")));
+                int seconds = Integer.parseInt(options.get("bystander"));
+                int rate = Integer.parseInt(options.get("bystander-rate"));
+                if (kind.equals("artemis")) {
+                    jmsBystander(port, seconds, rate);
+                } else {
+                    bystander(port, seconds, rate);
+                }
                 System.out.printf(Locale.ROOT, "still open: %,d of %,d; load average %s%n",
                     clients.ready.get() - clients.closed.get(), connections, PerfTestCompare.loadAverage());
                 clients.close();
@@ -176,6 +189,50 @@ public final class ConnectionScale {
             }
             Thread.sleep(1000); // the last ones arrive
         }
+        printBystander(latency, rate);
+    }
+
+    /**
+     * The bystander over AMQP 1.0, for a broker without 0-9-1 (Artemis): Qpid JMS, a non-persistent producer and an
+     * auto-acknowledging consumer on a queue of its own.
+     */
+    private static void jmsBystander(int port, int seconds, int rate) throws Exception {
+        Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        org.apache.qpid.jms.JmsConnectionFactory factory = new org.apache.qpid.jms.JmsConnectionFactory("guest",
+            "guest", "amqp://127.0.0.1:" + port);
+        try (jakarta.jms.Connection connection = factory.createConnection()) {
+            connection.start();
+            jakarta.jms.Session session = connection.createSession(false, jakarta.jms.Session.AUTO_ACKNOWLEDGE);
+            jakarta.jms.Queue queue = session.createQueue("bystander");
+            session.createConsumer(queue).setMessageListener(m -> {
+                try {
+                    long sent = ((jakarta.jms.BytesMessage) m).readLong();
+                    synchronized (latency) {
+                        latency.recordValue(Math.max(0, System.nanoTime() - sent));
+                    }
+                } catch (jakarta.jms.JMSException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            jakarta.jms.MessageProducer producer = session.createProducer(queue);
+            producer.setDeliveryMode(jakarta.jms.DeliveryMode.NON_PERSISTENT);
+            long interval = 1_000_000_000L / rate;
+            long next = System.nanoTime();
+            long end = next + TimeUnit.SECONDS.toNanos(seconds);
+            while (next < end) {
+                LockSupport.parkNanos(next - System.nanoTime());
+                jakarta.jms.BytesMessage message = session.createBytesMessage();
+                message.writeLong(System.nanoTime());
+                message.writeInt(0); // 12 bytes, as the 0-9-1 bystander's
+                producer.send(message);
+                next += interval;
+            }
+            Thread.sleep(1000); // the last ones arrive
+        }
+        printBystander(latency, rate);
+    }
+
+    private static void printBystander(Histogram latency, int rate) {
         synchronized (latency) {
             System.out.printf(Locale.ROOT, "bystander: %,d messages at %d msg/s, publish→consume p50 %.2f ms, p99 %.2f "
                 + "ms, max %.2f ms%n", latency.getTotalCount(), rate, latency.getValueAtPercentile(50) / 1e6,
