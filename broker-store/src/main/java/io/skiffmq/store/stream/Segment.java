@@ -21,7 +21,11 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
  */
 final class Segment {
     static final String PREFIX = "segment-";
-    static final long BLOCK_SIZE = 4L << 20;
+    /**
+     * Four times the largest chunk: Chronicle keeps an excerpt to a quarter of its block, and one over the block left
+     * the next write failing its assertion (two 4 MiB messages in a row broke a stream with 4 MiB blocks).
+     */
+    static final long BLOCK_SIZE = 4L * ChunkDescriptor.MAX_CHUNK_LENGTH;
     /** Segments whose mappings are still in place, for tests that check nothing is left behind. */
     static final AtomicInteger OPEN = new AtomicInteger();
 
@@ -54,8 +58,7 @@ final class Segment {
     /**
      * Opens the segment's Chronicle queue: one cycle, its clock frozen when opened, so the file never rolls and the
      * n-th excerpt is the n-th chunk. Syncing is the log's (a force of the file), never Chronicle's. The file grows
-     * {@value #BLOCK_SIZE} bytes at a time (Chronicle's default, 64 MiB, would make every small stream's file that
-     * big, if sparse); a chunk larger than that is still one excerpt.
+     * {@link #BLOCK_SIZE} bytes at a time, sparse: a small stream's file takes the disk its chunks take.
      */
     static SingleChronicleQueue queue(Path directory) {
         return builder(directory).build();

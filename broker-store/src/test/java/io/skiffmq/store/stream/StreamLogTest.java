@@ -490,4 +490,33 @@ class StreamLogTest {
         assertThat(chunk.records()).isEqualTo(51);
         assertThat(chunk.bodies().get(0)).isEqualTo(compressed);
     }
+
+    @Test
+    void chunksOfAnySizeUpToTheLargestFollowEachOtherAndReadBack() throws Exception {
+        // a chunk over Chronicle's block left the next write failing, and the stream with it (4 MiB blocks)
+        int[] sizes = {4 << 20, 4 << 20, 30 << 20, 12};
+        try (StreamLog log = StreamLog.open(dir, config())) {
+            for (int i = 0; i < sizes.length; i++) {
+                ChunkBuilder builder = log.chunkBuilder();
+                ByteBuf body = Unpooled.buffer(sizes[i]);
+                body.writeZero(sizes[i]).setByte(sizes[i] - 1, i);
+                try {
+                    assertThat(builder.addMessage(body, null, null, 0)).isEqualTo(ChunkBuilder.ADDED);
+                } finally {
+                    body.release();
+                }
+                assertThat(builder.commit()).isEqualTo(i);
+            }
+        }
+        try (StreamLog reopened = StreamLog.open(dir, config());
+                StreamReader reader = reopened.reader(StreamOffset.first(), null)) {
+            List<DecodedChunk> chunks = drain(reader);
+            assertThat(chunks).hasSize(sizes.length);
+            for (int i = 0; i < sizes.length; i++) {
+                byte[] body = chunks.get(i).bodies().get(0);
+                assertThat(body).hasSize(sizes[i]);
+                assertThat(body[sizes[i] - 1]).isEqualTo((byte) i);
+            }
+        }
+    }
 }
