@@ -74,6 +74,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final RaftGroup seeds;
+    /** Read barriers ({@link #caughtUp}) go through this client to this node's own server only, unordered. */
+    private final RaftClient reader;
     /**
      * Runs the blocking pings of {@link #status}, and closes replaced append clients: closing one whose leader is
      * cut off waits out gRPC's graceful shutdown, which an append must not wait for.
@@ -99,6 +101,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newAppender(seeds));
+        this.reader = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())), adminRetries(settings));
     }
 
     /**
@@ -133,6 +136,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             TimeDuration.valueOf(4 * election, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Notification.setNoLeaderTimeout(p,
             TimeDuration.valueOf(settings.appendTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        // a read-only request (a read barrier, caughtUp) waits for the leader's commit index, confirmed by a
+        // majority's heartbeat, to be applied here; a follower serves it without forwarding it (Raft's ReadIndex)
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(settings.appendTimeout().toMillis(),
+            TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEvery());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
@@ -244,6 +252,23 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 replace(used);
                 return CompletableFuture.failedFuture(noMajority(e, timeout));
             });
+    }
+
+    @Override
+    public CompletableFuture<Long> caughtUp() {
+        long timeout = settings.appendTimeout().toMillis();
+        return reader.async().sendReadOnlyUnordered(Message.EMPTY, selfId)
+            .thenCompose(reply -> {
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(new NoMajorityException("no metadata leader confirmed the"
+                        + " commit index", reply.getException()));
+                }
+                // the state machine answered with its applied index, at least the leader's commit index
+                return stateMachine.get().whenApplied(reply.getMessage().getContent().asReadOnlyByteBuffer()
+                    .getLong());
+            })
+            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+            .exceptionallyCompose(e -> CompletableFuture.failedFuture(noMajority(e, timeout)));
     }
 
     /** After a failed append: Ratis' ordered client is closed for good then, and closing it ends its retries. */
@@ -434,6 +459,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     @Override
     public void close() throws IOException {
         background.shutdownNow();
+        closeQuietly(reader);
         try {
             client.get().close();
         } finally {

@@ -27,6 +27,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
@@ -150,6 +151,17 @@ final class MetadataStateMachine extends BaseStateMachine {
         updateLastAppliedTermIndex(entry.getTerm(), index);
         completeUpTo(index);
         return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * A read-only request, never on the log: a read barrier ({@link ClusterNode#caughtUp}), which Ratis passes here
+     * once this node has applied the leader's commit index as of the request. The answer is the index applied here,
+     * 8 bytes.
+     */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+            ByteBuffer.allocate(Long.BYTES).putLong(0, appliedIndex()))));
     }
 
     /** Completes with {@code index} once this node has applied it. */

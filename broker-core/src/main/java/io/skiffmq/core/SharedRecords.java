@@ -237,6 +237,15 @@ final class SharedRecords {
         }
     }
 
+    /**
+     * Completes once this node has applied every shared change committed before the call (at once on a single
+     * node); without a majority fails with {@link Kind#TIMEOUT} and RabbitMQ's {@code timedOut}.
+     */
+    CompletableFuture<Void> caughtUp(String timedOut) {
+        SharedDefinitions shared = definitions;
+        return shared == null ? CompletableFuture.completedFuture(null) : timedOut(shared.caughtUp(), timedOut);
+    }
+
     /** Waits for a change appended to the shared definitions; without a majority, RabbitMQ's {@code timedOut}. */
     static void await(CompletableFuture<Void> appended, String timedOut) {
         Futures.await(timedOut(appended, timedOut));

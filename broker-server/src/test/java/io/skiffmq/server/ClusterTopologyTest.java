@@ -18,15 +18,20 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three brokers in child JVMs share durable exchanges, the bindings between them and policies through the metadata
  * log, driven by the RabbitMQ Java client: declared on one node, they are seen on the others (HTTP API, passive
  * declares) and route there, and a policy set on one node holds a queue on another; they survive a node's kill -9; a node without a majority refuses a declare with
- * RabbitMQ's 541 and changes nothing. One cluster for the class (three-node starts are slow).
+ * RabbitMQ's 541 and changes nothing. A delete on a node that has not applied the declare yet deletes it (a read
+ * barrier). One cluster for the class (three-node starts are slow); the test that kills nodes runs last.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterTopologyTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int APPEND_TIMEOUT_MILLIS = 3000;
@@ -56,7 +61,66 @@ class ClusterTopologyTest {
         return cluster.api(node).get(path).status();
     }
 
+    /**
+     * A declare or bind acknowledged by the leader, then undone at once through a follower: the follower learns of
+     * the commit with the leader's next message (a heartbeat, up to half an election timeout later), so without a
+     * read barrier it answers delete-ok having deleted nothing, and the declare then lands there for good.
+     */
     @Test
+    @Order(1)
+    void aDeleteThroughANodeThatHasNotAppliedTheDeclareYetDeletesIt() throws Exception {
+        int leader = -1;
+        for (int i = 0; i < 3 && leader < 0; i++) {
+            int n = i;
+            String name = await().atMost(WAIT).until(() -> (String) cluster.api(n).get("/api/cluster-status").map()
+                .get("leader"), l -> l != null);
+            for (int j = 0; j < 3; j++) {
+                leader = cluster.name(j).equals(name) ? j : leader;
+            }
+        }
+        int follower = (leader + 1) % 3;
+        int rounds = 8;
+        try (Connection a = connect(leader); Connection b = connect(follower)) {
+            Channel onLeader = a.createChannel();
+            Channel onFollower = b.createChannel();
+            onLeader.queueDeclare("barrier-bound", true, false, false, Map.of());
+            onLeader.exchangeDeclare("barrier-source", BuiltinExchangeType.DIRECT, true);
+            await().atMost(WAIT).until(() -> status(follower, "/api/queues/%2F/barrier-bound") == 200
+                && status(follower, "/api/exchanges/%2F/barrier-source") == 200);
+            for (int i = 0; i < rounds; i++) {
+                onLeader.queueDeclare("barrier-q" + i, true, false, false, Map.of());
+                if (i % 2 == 0) {
+                    onFollower.queueDelete("barrier-q" + i);
+                } else {
+                    assertThat(cluster.api(follower).delete("/api/queues/%2F/barrier-q" + i).status()).isEqualTo(204);
+                }
+                onLeader.exchangeDeclare("barrier-x" + i, BuiltinExchangeType.FANOUT, true);
+                if (i % 2 == 0) {
+                    onFollower.exchangeDelete("barrier-x" + i);
+                } else {
+                    assertThat(cluster.api(follower).delete("/api/exchanges/%2F/barrier-x" + i).status())
+                        .isEqualTo(204);
+                }
+                onLeader.queueBind("barrier-bound", "barrier-source", "barrier-k" + i);
+                if (i % 2 == 0) {
+                    onFollower.queueUnbind("barrier-bound", "barrier-source", "barrier-k" + i);
+                } else {
+                    assertThat(cluster.api(follower).delete("/api/bindings/%2F/e/barrier-source/q/barrier-bound/barrier-k"
+                        + i).status()).isEqualTo(204);
+                }
+            }
+            // committed after every change above: once the follower has applied it, it has applied them all
+            onFollower.queueDeclare("barrier-marker", true, false, false, Map.of());
+        }
+        assertThat(cluster.api(follower).get("/api/queues/%2F").list()).extracting(q -> (String) q.get("name"))
+            .filteredOn(name -> name.startsWith("barrier-q")).isEmpty();
+        assertThat(cluster.api(follower).get("/api/exchanges/%2F").list()).extracting(x -> (String) x.get("name"))
+            .filteredOn(name -> name.startsWith("barrier-x")).isEmpty();
+        assertThat(cluster.api(follower).get("/api/bindings/%2F/e/barrier-source/q/barrier-bound").list()).isEmpty();
+    }
+
+    @Test
+    @Order(10)
     void exchangesAndTheirBindingsDeclaredOnOneNodeHoldOnEveryNodeAndAMinorityRefusesADeclare() throws Exception {
         try (Connection a = connect(0)) {
             Channel channel = a.createChannel();
