@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,6 +118,44 @@ class ClusterTopologyTest {
         assertThat(cluster.api(follower).get("/api/exchanges/%2F").list()).extracting(x -> (String) x.get("name"))
             .filteredOn(name -> name.startsWith("barrier-x")).isEmpty();
         assertThat(cluster.api(follower).get("/api/bindings/%2F/e/barrier-source/q/barrier-bound").list()).isEmpty();
+    }
+
+    /**
+     * A super stream declared on one node (its exchange, partitions homed there and bindings, all on the log) is one
+     * on the others: the stream protocol lists its partitions and routes there, and deleting it on another node
+     * deletes its partitions on their home.
+     */
+    @Test
+    @Order(2)
+    void aSuperStreamDeclaredOnOneNodeIsOneOnEveryNodeAndDeletedFromAnotherGoesEverywhere() throws Exception {
+        String path = "/api/stream/super-streams/%2F/invoices";
+        assertThat(cluster.api(0).put(path, Map.of("partitions", 3)).status()).isEqualTo(204);
+        List<String> partitions = List.of("invoices-0", "invoices-1", "invoices-2");
+        com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1")
+                .port(cluster.nodes[1].streamPort()));
+        try {
+            await().atMost(WAIT).until(() -> client.partitions("invoices"), partitions::equals);
+            assertThat(client.route("1", "invoices")).containsExactly("invoices-1");
+        } finally {
+            client.close();
+        }
+        // the same name again, through another node: refused, as on one node
+        await().atMost(WAIT).until(() -> status(2, "/api/exchanges/%2F/invoices") == 200);
+        assertThat(cluster.api(2).put(path, Map.of("partitions", 3)).status()).isEqualTo(400);
+
+        assertThat(cluster.api(2).delete(path).status()).isEqualTo(204);
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            await().atMost(WAIT).until(() -> status(n, "/api/exchanges/%2F/invoices") == 404
+                && partitions.stream().allMatch(q -> {
+                    try {
+                        return status(n, "/api/queues/%2F/" + q) == 404;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+        }
     }
 
     @Test
