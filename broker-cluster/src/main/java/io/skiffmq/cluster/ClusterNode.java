@@ -74,6 +74,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final RaftGroup seeds;
+    /** What this node answers {@link #readingsOf} on another node; nothing until {@link #answerReadings}. */
+    private volatile java.util.function.Supplier<byte[]> readings = () -> new byte[0];
     /** Read barriers ({@link #caughtUp}) go through this client to this node's own server only, unordered. */
     private final RaftClient reader;
     /**
@@ -117,7 +119,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     }
 
     private MetadataStateMachine newStateMachine() {
-        MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name());
+        MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name(),
+            () -> readings.get());
         stateMachine.set(machine);
         return machine;
     }
@@ -362,6 +365,40 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .toList();
         List<String> names = members.stream().map(NodeAddress::name).toList();
         return new ClusterStatus(clusterName(), name(), names, running, stateMachine.get().leader());
+    }
+
+    /**
+     * What this node answers when another asks for its readings ({@link #readingsOf}): bytes its broker encodes,
+     * made on a Ratis server thread for each request.
+     */
+    public void answerReadings(java.util.function.Supplier<byte[]> answer) {
+        readings = answer;
+    }
+
+    /**
+     * Asks {@code member} for its readings ({@link #answerReadings}), directly over the cluster transport as a
+     * read-only request answered by its state machine: nothing goes through the log, and no majority is needed.
+     * Fails when it does not answer within two seconds.
+     */
+    public CompletableFuture<byte[]> readingsOf(String member) {
+        NodeAddress address = members().stream().filter(m -> m.name().equals(member)).findFirst().orElse(null);
+        if (address == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("no member " + member));
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try (RaftClient one = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(address)),
+                    RetryPolicies.noRetry())) {
+                // a stale read at index 0: the member's state machine answers whatever it has applied
+                RaftClientReply reply = one.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
+                    new byte[] {MetadataStateMachine.READINGS})), 0, RaftPeerId.valueOf(member));
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(reply.getException());
+                }
+                return reply.getMessage().getContent().toByteArray();
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, background);
     }
 
     /** The name set with {@link #setClusterName}, else the first member's name (the same on every node). */

@@ -106,8 +106,8 @@ class ClusterTopologyTest {
                 if (i % 2 == 0) {
                     onFollower.queueUnbind("barrier-bound", "barrier-source", "barrier-k" + i);
                 } else {
-                    assertThat(cluster.api(follower).delete("/api/bindings/%2F/e/barrier-source/q/barrier-bound/barrier-k"
-                        + i).status()).isEqualTo(204);
+                    assertThat(cluster.api(follower).delete(
+                        "/api/bindings/%2F/e/barrier-source/q/barrier-bound/barrier-k" + i).status()).isEqualTo(204);
                 }
             }
             // committed after every change above: once the follower has applied it, it has applied them all
@@ -155,6 +155,31 @@ class ClusterTopologyTest {
                         throw new IllegalStateException(e);
                     }
                 }));
+        }
+    }
+
+    /** Each node's {@code /api/nodes} lists every member with that member's own readings, asked of it directly. */
+    @Test
+    @Order(3)
+    void everyNodeListsEveryMemberWithItsOwnReadings() throws Exception {
+        Map<String, Object> own = new java.util.HashMap<>();
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            own.put(cluster.name(n), cluster.api(n).get("/api/nodes/" + cluster.name(n)).map().get("os_pid"));
+        }
+        assertThat(new java.util.HashSet<>(own.values())).hasSize(3);
+        for (int node = 0; node < 3; node++) {
+            List<Map<String, Object>> nodes = cluster.api(node).get("/api/nodes").list();
+            assertThat(nodes).extracting(n -> n.get("name"))
+                .containsExactly(cluster.name(0), cluster.name(1), cluster.name(2));
+            for (Map<String, Object> n : nodes) {
+                assertThat(n).containsEntry("running", true).containsEntry("os_pid", own.get(n.get("name")));
+                for (String reading : List.of("mem_used", "disk_free", "uptime", "fd_used", "sockets_used",
+                        "proc_used")) {
+                    assertThat(n.get(reading)).as(reading + " of " + n.get("name") + " on node " + node)
+                        .isInstanceOfSatisfying(Number.class, v -> assertThat(v.longValue()).isNotNegative());
+                }
+            }
         }
     }
 
@@ -299,6 +324,9 @@ class ClusterTopologyTest {
             lonely.abort();
         }
         assertThat(status(0, "/api/exchanges/%2F/lonely")).isEqualTo(404);
+        // the members that are down: listed, not running, without readings
+        assertThat(cluster.api(0).get("/api/nodes").list()).filteredOn(n -> !n.get("name").equals(cluster.name(0)))
+            .allSatisfy(n -> assertThat(n).containsEntry("running", false).doesNotContainKey("mem_used"));
         Connection again = connect(0);
         try {
             assertThatThrownBy(() -> again.createChannel().queueDeclare("lonely-q", true, false, false, Map.of()))
