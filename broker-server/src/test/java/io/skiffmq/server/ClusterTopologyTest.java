@@ -118,6 +118,23 @@ class ClusterTopologyTest {
         assertThat(cluster.api(follower).get("/api/exchanges/%2F").list()).extracting(x -> (String) x.get("name"))
             .filteredOn(name -> name.startsWith("barrier-x")).isEmpty();
         assertThat(cluster.api(follower).get("/api/bindings/%2F/e/barrier-source/q/barrier-bound").list()).isEmpty();
+
+        // a binding from a built-in exchange to a shared queue is the cluster's too: it routes on every node
+        try (Connection a = connect(leader); Connection b = connect(follower)) {
+            a.createChannel().queueBind("barrier-bound", "amq.direct", "barrier-amq");
+            await().atMost(Duration.ofSeconds(30)).until(() -> !cluster.api(follower)
+                .get("/api/bindings/%2F/e/amq.direct/q/barrier-bound").list().isEmpty());
+            Channel onFollower = b.createChannel();
+            onFollower.confirmSelect();
+            onFollower.basicPublish("amq.direct", "barrier-amq", true, null,
+                "built-in".getBytes(StandardCharsets.UTF_8));
+            onFollower.waitForConfirmsOrDie(WAIT.toMillis());
+            await().atMost(WAIT).until(() -> onFollower.messageCount("barrier-bound") == 1);
+            onFollower.queueUnbind("barrier-bound", "amq.direct", "barrier-amq");
+            int home = leader;
+            await().atMost(WAIT).until(() -> cluster.api(home).get("/api/bindings/%2F/e/amq.direct/q/barrier-bound")
+                .list().isEmpty());
+        }
     }
 
     /**
