@@ -74,6 +74,10 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final RaftGroup seeds;
+    /** What this node answers {@link #readingsOf} on another node; nothing until {@link #answerReadings}. */
+    private volatile java.util.function.Supplier<byte[]> readings = () -> new byte[0];
+    /** Read barriers ({@link #caughtUp}) go through this client to this node's own server only, unordered. */
+    private final RaftClient reader;
     /**
      * Runs the blocking pings of {@link #status}, and closes replaced append clients: closing one whose leader is
      * cut off waits out gRPC's graceful shutdown, which an append must not wait for.
@@ -99,6 +103,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newAppender(seeds));
+        this.reader = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())), adminRetries(settings));
     }
 
     /**
@@ -114,7 +119,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     }
 
     private MetadataStateMachine newStateMachine() {
-        MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name());
+        MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name(),
+            () -> readings.get());
         stateMachine.set(machine);
         return machine;
     }
@@ -133,6 +139,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             TimeDuration.valueOf(4 * election, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Notification.setNoLeaderTimeout(p,
             TimeDuration.valueOf(settings.appendTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        // a read-only request (a read barrier, caughtUp) waits for the leader's commit index, confirmed by a
+        // majority's heartbeat, to be applied here; a follower serves it without forwarding it (Raft's ReadIndex)
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(settings.appendTimeout().toMillis(),
+            TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEvery());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
@@ -246,6 +257,23 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             });
     }
 
+    @Override
+    public CompletableFuture<Long> caughtUp() {
+        long timeout = settings.appendTimeout().toMillis();
+        return reader.async().sendReadOnlyUnordered(Message.EMPTY, selfId)
+            .thenCompose(reply -> {
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(new NoMajorityException("no metadata leader confirmed the"
+                        + " commit index", reply.getException()));
+                }
+                // the state machine answered with its applied index, at least the leader's commit index
+                return stateMachine.get().whenApplied(reply.getMessage().getContent().asReadOnlyByteBuffer()
+                    .getLong());
+            })
+            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+            .exceptionallyCompose(e -> CompletableFuture.failedFuture(noMajority(e, timeout)));
+    }
+
     /** After a failed append: Ratis' ordered client is closed for good then, and closing it ends its retries. */
     private void replace(RaftClient failed) {
         RaftClient fresh = newAppender(appenderGroup());
@@ -337,6 +365,40 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .toList();
         List<String> names = members.stream().map(NodeAddress::name).toList();
         return new ClusterStatus(clusterName(), name(), names, running, stateMachine.get().leader());
+    }
+
+    /**
+     * What this node answers when another asks for its readings ({@link #readingsOf}): bytes its broker encodes,
+     * made on a Ratis server thread for each request.
+     */
+    public void answerReadings(java.util.function.Supplier<byte[]> answer) {
+        readings = answer;
+    }
+
+    /**
+     * Asks {@code member} for its readings ({@link #answerReadings}), directly over the cluster transport as a
+     * read-only request answered by its state machine: nothing goes through the log, and no majority is needed.
+     * Fails when it does not answer within two seconds.
+     */
+    public CompletableFuture<byte[]> readingsOf(String member) {
+        NodeAddress address = members().stream().filter(m -> m.name().equals(member)).findFirst().orElse(null);
+        if (address == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("no member " + member));
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try (RaftClient one = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(address)),
+                    RetryPolicies.noRetry())) {
+                // a stale read at index 0: the member's state machine answers whatever it has applied
+                RaftClientReply reply = one.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(
+                    new byte[] {MetadataStateMachine.READINGS})), 0, RaftPeerId.valueOf(member));
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(reply.getException());
+                }
+                return reply.getMessage().getContent().toByteArray();
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, background);
     }
 
     /** The name set with {@link #setClusterName}, else the first member's name (the same on every node). */
@@ -434,6 +496,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     @Override
     public void close() throws IOException {
         background.shutdownNow();
+        closeQuietly(reader);
         try {
             client.get().close();
         } finally {

@@ -20,6 +20,14 @@ public interface MetadataLog {
      */
     CompletableFuture<Long> append(ByteBuffer entry);
 
+    /**
+     * A read barrier: completes once this node has applied every entry committed anywhere before the call (the
+     * leader's commit index, confirmed by a majority), so that a read here afterwards sees every change acknowledged
+     * to any client by then. Appends nothing. Fails with {@link NoMajorityException} when no leader confirmed its
+     * commit index within the append timeout.
+     */
+    CompletableFuture<Long> caughtUp();
+
     /** The index of the last entry applied on this node, 0 before the first. */
     long appliedIndex();
 }

@@ -30,6 +30,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 
@@ -46,8 +47,13 @@ final class MetadataStateMachine extends BaseStateMachine {
     private static final int SNAPSHOT_MAGIC = 0x534b4d53;
     private static final int SNAPSHOT_VERSION = 1;
 
+    /** A read-only request's first byte: the node's readings ({@link #query}). */
+    static final byte READINGS = 1;
+
     private final LogApplier applier;
     private final String nodeName;
+    /** This node's readings, for {@link #READINGS}: bytes its broker gives and another node's broker reads. */
+    private final java.util.function.Supplier<byte[]> readings;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     /** Appends waiting for this node to apply their index; guarded by itself. */
     private final TreeMap<Long, List<CompletableFuture<Long>>> waiting = new TreeMap<>();
@@ -57,9 +63,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Set while no leader is known past Ratis' no-leader timeout: logged once until one is elected. */
     private volatile boolean leaderless;
 
-    MetadataStateMachine(LogApplier applier, String nodeName) {
+    MetadataStateMachine(LogApplier applier, String nodeName, java.util.function.Supplier<byte[]> readings) {
         this.applier = applier;
         this.nodeName = nodeName;
+        this.readings = readings;
     }
 
     @Override
@@ -150,6 +157,22 @@ final class MetadataStateMachine extends BaseStateMachine {
         updateLastAppliedTermIndex(entry.getTerm(), index);
         completeUpTo(index);
         return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * A read-only request, never on the log. Empty: a read barrier ({@link ClusterNode#caughtUp}), which Ratis passes
+     * here once this node has applied the leader's commit index as of the request; the answer is the index applied
+     * here, 8 bytes. {@link #READINGS}: another node asks for this node's readings ({@link ClusterNode#readingsOf}).
+     */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        var content = request.getContent();
+        if (!content.isEmpty() && content.byteAt(0) == READINGS) {
+            byte[] answer = readings.get();
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(answer)));
+        }
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+            ByteBuffer.allocate(Long.BYTES).putLong(0, appliedIndex()))));
     }
 
     /** Completes with {@code index} once this node has applied it. */

@@ -23,6 +23,15 @@ public interface SharedDefinitions {
      */
     CompletableFuture<Void> append(String vhost, VhostChange change);
 
+    /**
+     * A read barrier: completes once this node has applied every change committed in the cluster before the call, so
+     * that a delete that finds nothing here has not merely come before this node applied the declare it undoes.
+     * Fails with a {@link java.util.concurrent.TimeoutException} without a majority.
+     */
+    default CompletableFuture<Void> caughtUp() {
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** This node's name: the home node of the durable queues declared on it. */
     String node();
 

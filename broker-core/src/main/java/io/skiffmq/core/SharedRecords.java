@@ -148,14 +148,24 @@ final class SharedRecords {
         return remoteQueues.size();
     }
 
-    /** A binding of the shared definitions: from an exchange that is to an exchange or queue that is. */
+    /**
+     * A binding of the shared definitions: from an exchange that is to an exchange or queue that is. The built-in
+     * {@code amq.*} exchanges count as shared: every node has them (nobody can declare or delete one), so their
+     * bindings to shared queues are the cluster's, as in RabbitMQ.
+     */
     boolean binding(Binding binding) {
-        if (!exchanges.contains(binding.source())) {
+        if (!sharedEnd(binding.source())) {
             return false;
         }
         String destination = binding.destination().name();
-        return binding.destination().isExchange() ? exchanges.contains(destination)
+        return binding.destination().isExchange() ? sharedEnd(destination)
             : queues.contains(destination) || remoteQueues.containsKey(destination);
+    }
+
+    /** A shared exchange, or a built-in one that every node has: either end of a shared binding. */
+    private boolean sharedEnd(String exchange) {
+        return exchanges.contains(exchange) || definitions != null && exchange.startsWith("amq.")
+            && vhost.exchange(exchange) != null;
     }
 
     /** A queue recovered from this node's store was made from the shared record of that incarnation. Locked. */
@@ -235,6 +245,15 @@ final class SharedRecords {
         if (!exchangeNames.isEmpty()) {
             thenDeleted(null, exchangeNames);
         }
+    }
+
+    /**
+     * Completes once this node has applied every shared change committed before the call (at once on a single
+     * node); without a majority fails with {@link Kind#TIMEOUT} and RabbitMQ's {@code timedOut}.
+     */
+    CompletableFuture<Void> caughtUp(String timedOut) {
+        SharedDefinitions shared = definitions;
+        return shared == null ? CompletableFuture.completedFuture(null) : timedOut(shared.caughtUp(), timedOut);
     }
 
     /** Waits for a change appended to the shared definitions; without a majority, RabbitMQ's {@code timedOut}. */
@@ -402,7 +421,13 @@ final class SharedRecords {
                     gone.add(new ExchangeDeleted(exchange));
                 }
             }
-            for (String source : exchanges) {
+            Set<String> sources = new HashSet<>(exchanges);
+            for (Exchange exchange : vhost.exchanges()) {
+                if (sharedEnd(exchange.name())) {
+                    sources.add(exchange.name()); // the built-in ones
+                }
+            }
+            for (String source : sources) {
                 for (Binding binding : vhost.bindings().bindingsFrom(source)) {
                     if (binding(binding) && !keptBindings.contains(binding)) {
                         gone.add(new BindingRemoved(binding));

@@ -414,6 +414,20 @@ public final class VirtualHost {
     }
 
     /**
+     * Before a delete or unbind answers that there was nothing to remove: completes once this node has applied every
+     * shared change committed before the call, so that what another node acknowledged is seen here (at once on a
+     * single node). Fails with {@link Kind#TIMEOUT} and RabbitMQ's {@code timedOut} without a majority.
+     */
+    public CompletableFuture<Void> caughtUp(String timedOut) {
+        return shared.caughtUp(timedOut);
+    }
+
+    /** Whether this virtual host's durable definitions are the cluster's ({@link #share}). */
+    public boolean clustered() {
+        return shared.clustered();
+    }
+
+    /**
      * Deletes the queue and its bindings, and waits until a durable one's deletion is saved; false when there was
      * none. Messages in it are dropped.
      */

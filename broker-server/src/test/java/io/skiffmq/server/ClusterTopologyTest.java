@@ -15,19 +15,25 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three brokers in child JVMs share durable exchanges, the bindings between them and policies through the metadata
  * log, driven by the RabbitMQ Java client: declared on one node, they are seen on the others (HTTP API, passive
  * declares) and route there, and a policy set on one node holds a queue on another; they survive a node's kill -9; a node without a majority refuses a declare with
- * RabbitMQ's 541 and changes nothing. One cluster for the class (three-node starts are slow).
+ * RabbitMQ's 541 and changes nothing. A delete on a node that has not applied the declare yet deletes it (a read
+ * barrier). One cluster for the class (three-node starts are slow); the test that kills nodes runs last.
  */
 @OneAtATime
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterTopologyTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final int APPEND_TIMEOUT_MILLIS = 3000;
@@ -57,7 +63,146 @@ class ClusterTopologyTest {
         return cluster.api(node).get(path).status();
     }
 
+    /**
+     * A declare or bind acknowledged by the leader, then undone at once through a follower: the follower learns of
+     * the commit with the leader's next message (a heartbeat, up to half an election timeout later), so without a
+     * read barrier it answers delete-ok having deleted nothing, and the declare then lands there for good.
+     */
     @Test
+    @Order(1)
+    void aDeleteThroughANodeThatHasNotAppliedTheDeclareYetDeletesIt() throws Exception {
+        int leader = -1;
+        for (int i = 0; i < 3 && leader < 0; i++) {
+            int n = i;
+            String name = await().atMost(WAIT).until(() -> (String) cluster.api(n).get("/api/cluster-status").map()
+                .get("leader"), l -> l != null);
+            for (int j = 0; j < 3; j++) {
+                leader = cluster.name(j).equals(name) ? j : leader;
+            }
+        }
+        int follower = (leader + 1) % 3;
+        int rounds = 8;
+        try (Connection a = connect(leader); Connection b = connect(follower)) {
+            Channel onLeader = a.createChannel();
+            Channel onFollower = b.createChannel();
+            onLeader.queueDeclare("barrier-bound", true, false, false, Map.of());
+            onLeader.exchangeDeclare("barrier-source", BuiltinExchangeType.DIRECT, true);
+            await().atMost(WAIT).until(() -> status(follower, "/api/queues/%2F/barrier-bound") == 200
+                && status(follower, "/api/exchanges/%2F/barrier-source") == 200);
+            for (int i = 0; i < rounds; i++) {
+                onLeader.queueDeclare("barrier-q" + i, true, false, false, Map.of());
+                if (i % 2 == 0) {
+                    onFollower.queueDelete("barrier-q" + i);
+                } else {
+                    assertThat(cluster.api(follower).delete("/api/queues/%2F/barrier-q" + i).status()).isEqualTo(204);
+                }
+                onLeader.exchangeDeclare("barrier-x" + i, BuiltinExchangeType.FANOUT, true);
+                if (i % 2 == 0) {
+                    onFollower.exchangeDelete("barrier-x" + i);
+                } else {
+                    assertThat(cluster.api(follower).delete("/api/exchanges/%2F/barrier-x" + i).status())
+                        .isEqualTo(204);
+                }
+                onLeader.queueBind("barrier-bound", "barrier-source", "barrier-k" + i);
+                if (i % 2 == 0) {
+                    onFollower.queueUnbind("barrier-bound", "barrier-source", "barrier-k" + i);
+                } else {
+                    assertThat(cluster.api(follower).delete(
+                        "/api/bindings/%2F/e/barrier-source/q/barrier-bound/barrier-k" + i).status()).isEqualTo(204);
+                }
+            }
+            // committed after every change above: once the follower has applied it, it has applied them all
+            onFollower.queueDeclare("barrier-marker", true, false, false, Map.of());
+        }
+        assertThat(cluster.api(follower).get("/api/queues/%2F").list()).extracting(q -> (String) q.get("name"))
+            .filteredOn(name -> name.startsWith("barrier-q")).isEmpty();
+        assertThat(cluster.api(follower).get("/api/exchanges/%2F").list()).extracting(x -> (String) x.get("name"))
+            .filteredOn(name -> name.startsWith("barrier-x")).isEmpty();
+        assertThat(cluster.api(follower).get("/api/bindings/%2F/e/barrier-source/q/barrier-bound").list()).isEmpty();
+
+        // a binding from a built-in exchange to a shared queue is the cluster's too: it routes on every node
+        try (Connection a = connect(leader); Connection b = connect(follower)) {
+            a.createChannel().queueBind("barrier-bound", "amq.direct", "barrier-amq");
+            await().atMost(Duration.ofSeconds(30)).until(() -> !cluster.api(follower)
+                .get("/api/bindings/%2F/e/amq.direct/q/barrier-bound").list().isEmpty());
+            Channel onFollower = b.createChannel();
+            onFollower.confirmSelect();
+            onFollower.basicPublish("amq.direct", "barrier-amq", true, null,
+                "built-in".getBytes(StandardCharsets.UTF_8));
+            onFollower.waitForConfirmsOrDie(WAIT.toMillis());
+            await().atMost(WAIT).until(() -> onFollower.messageCount("barrier-bound") == 1);
+            onFollower.queueUnbind("barrier-bound", "amq.direct", "barrier-amq");
+            int home = leader;
+            await().atMost(WAIT).until(() -> cluster.api(home).get("/api/bindings/%2F/e/amq.direct/q/barrier-bound")
+                .list().isEmpty());
+        }
+    }
+
+    /**
+     * A super stream declared on one node (its exchange, partitions homed there and bindings, all on the log) is one
+     * on the others: the stream protocol lists its partitions and routes there, and deleting it on another node
+     * deletes its partitions on their home.
+     */
+    @Test
+    @Order(2)
+    void aSuperStreamDeclaredOnOneNodeIsOneOnEveryNodeAndDeletedFromAnotherGoesEverywhere() throws Exception {
+        String path = "/api/stream/super-streams/%2F/invoices";
+        assertThat(cluster.api(0).put(path, Map.of("partitions", 3)).status()).isEqualTo(204);
+        List<String> partitions = List.of("invoices-0", "invoices-1", "invoices-2");
+        com.rabbitmq.stream.impl.Client client = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1")
+                .port(cluster.nodes[1].streamPort()));
+        try {
+            await().atMost(WAIT).until(() -> client.partitions("invoices"), partitions::equals);
+            assertThat(client.route("1", "invoices")).containsExactly("invoices-1");
+        } finally {
+            client.close();
+        }
+        // the same name again, through another node: refused, as on one node
+        await().atMost(WAIT).until(() -> status(2, "/api/exchanges/%2F/invoices") == 200);
+        assertThat(cluster.api(2).put(path, Map.of("partitions", 3)).status()).isEqualTo(400);
+
+        assertThat(cluster.api(2).delete(path).status()).isEqualTo(204);
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            await().atMost(WAIT).until(() -> status(n, "/api/exchanges/%2F/invoices") == 404
+                && partitions.stream().allMatch(q -> {
+                    try {
+                        return status(n, "/api/queues/%2F/" + q) == 404;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+        }
+    }
+
+    /** Each node's {@code /api/nodes} lists every member with that member's own readings, asked of it directly. */
+    @Test
+    @Order(3)
+    void everyNodeListsEveryMemberWithItsOwnReadings() throws Exception {
+        Map<String, Object> own = new java.util.HashMap<>();
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            own.put(cluster.name(n), cluster.api(n).get("/api/nodes/" + cluster.name(n)).map().get("os_pid"));
+        }
+        assertThat(new java.util.HashSet<>(own.values())).hasSize(3);
+        for (int node = 0; node < 3; node++) {
+            List<Map<String, Object>> nodes = cluster.api(node).get("/api/nodes").list();
+            assertThat(nodes).extracting(n -> n.get("name"))
+                .containsExactly(cluster.name(0), cluster.name(1), cluster.name(2));
+            for (Map<String, Object> n : nodes) {
+                assertThat(n).containsEntry("running", true).containsEntry("os_pid", own.get(n.get("name")));
+                for (String reading : List.of("mem_used", "disk_free", "uptime", "fd_used", "sockets_used",
+                        "proc_used")) {
+                    assertThat(n.get(reading)).as(reading + " of " + n.get("name") + " on node " + node)
+                        .isInstanceOfSatisfying(Number.class, v -> assertThat(v.longValue()).isNotNegative());
+                }
+            }
+        }
+    }
+
+    @Test
+    @Order(10)
     void exchangesAndTheirBindingsDeclaredOnOneNodeHoldOnEveryNodeAndAMinorityRefusesADeclare() throws Exception {
         try (Connection a = connect(0)) {
             Channel channel = a.createChannel();
@@ -197,6 +342,9 @@ class ClusterTopologyTest {
             lonely.abort();
         }
         assertThat(status(0, "/api/exchanges/%2F/lonely")).isEqualTo(404);
+        // the members that are down: listed, not running, without readings
+        assertThat(cluster.api(0).get("/api/nodes").list()).filteredOn(n -> !n.get("name").equals(cluster.name(0)))
+            .allSatisfy(n -> assertThat(n).containsEntry("running", false).doesNotContainKey("mem_used"));
         Connection again = connect(0);
         try {
             assertThatThrownBy(() -> again.createChannel().queueDeclare("lonely-q", true, false, false, Map.of()))

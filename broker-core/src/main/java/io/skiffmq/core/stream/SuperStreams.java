@@ -3,6 +3,7 @@ package io.skiffmq.core.stream;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.core.routing.Binding;
@@ -20,7 +21,9 @@ import java.util.Map;
  * Super streams as RabbitMQ models them ({@code rabbit_stream_manager}): a durable direct exchange with the argument
  * {@code x-super-stream = true}, bound to each of its partition streams with a binding key and the binding argument
  * {@code x-stream-partition-order} (0, 1, …). Nothing else is kept: the partitions and routes are read from the
- * exchange's bindings, so a super stream declared by hand over 0-9-1 or the HTTP API is one too.
+ * exchange's bindings, so a super stream declared by hand over 0-9-1 or the HTTP API is one too. In a cluster all
+ * three are shared definitions (a durable exchange, durable streams homed on the declaring node, the bindings between
+ * them): a partition homed on another node counts by its record here.
  *
  * <p>{@link #create} and {@link #delete} wait for the store (declaring streams opens their logs): call them off the
  * event loops (a management thread). {@link #partitions} and {@link #route} read the current bindings from any
@@ -77,6 +80,17 @@ public final class SuperStreams {
         for (Queue queue : vhost.route(exchange, routingKey, Map::of, new Router(), new ArrayList<>())) {
             if (queue.type() == QueueType.STREAM) {
                 streams.add(queue.name());
+            }
+        }
+        if (exchange.type() == Exchange.Type.DIRECT) {
+            // a partition homed on another node is not routed to from here (streams are read on their own node):
+            // its direct binding names it
+            for (Binding binding : vhost.bindings().bindingsFrom(superStream)) {
+                String name = binding.destination().name();
+                if (binding.key().equals(routingKey) && vhost.queue(name) == null
+                        && isStream(vhost, binding.destination()) && !streams.contains(name)) {
+                    streams.add(name);
+                }
             }
         }
         return streams;
@@ -159,7 +173,7 @@ public final class SuperStreams {
                 + name);
         }
         for (String partition : partitions) {
-            if (vhost.queue(partition) != null) {
+            if (vhost.queue(partition) != null || vhost.remoteQueue(partition) != null) {
                 throw new SuperStreamException(Reason.REFERENCE_ALREADY_EXISTS, "there is already a queue named "
                     + partition);
             }
@@ -194,9 +208,8 @@ public final class SuperStreams {
             vhost.deleteExchange(name);
         }
         for (String partition : partitions) {
-            Queue queue = vhost.queue(partition);
-            if (queue != null && queue.type() == QueueType.STREAM) {
-                vhost.deleteQueue(partition);
+            if (isStream(vhost, Destination.queue(partition))) {
+                vhost.deleteQueue(partition); // one homed on another node goes there, once committed
             }
         }
     }
@@ -299,7 +312,12 @@ public final class SuperStreams {
             return false;
         }
         Queue queue = vhost.queue(destination.name());
-        return queue != null && queue.type() == QueueType.STREAM;
+        if (queue != null) {
+            return queue.type() == QueueType.STREAM;
+        }
+        // in a cluster, a partition homed on another node is known here by its record
+        QueueHomed remote = vhost.remoteQueue(destination.name());
+        return remote != null && QueueType.of(remote.arguments()) == QueueType.STREAM;
     }
 
     /** The binding's partition order; without one (or one that is no integer), after every other. */

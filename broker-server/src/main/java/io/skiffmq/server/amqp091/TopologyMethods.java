@@ -31,6 +31,10 @@ import java.util.concurrent.CompletableFuture;
 final class TopologyMethods {
     private static final String RESERVED = "amq.";
     private static final String ALTERNATE_EXCHANGE = "alternate-exchange";
+    // RabbitMQ's words for a metadata store timeout (rabbit_amqqueue, rabbit_channel)
+    static final String QUEUE_DELETE_TIMED_OUT = "The operation to delete the queue from the metadata store timed out";
+    static final String EXCHANGE_DELETE_TIMED_OUT = "failed to delete exchange '%s' in vhost '%s' due to a timeout";
+    static final String UNBIND_TIMED_OUT = "Could not remove binding due to timeout";
 
     private final Amqp091Channel channel;
     private final VirtualHost vhost;
@@ -338,6 +342,11 @@ final class TopologyMethods {
     }
 
     private void queueDelete(QueueMethod.Delete delete) {
+        queueDelete(delete, false);
+    }
+
+    /** @param caughtUp whether this node has applied what was committed when the delete arrived */
+    private void queueDelete(QueueMethod.Delete delete, boolean caughtUp) {
         String name = stripCrLf(queueName(delete.queue(), delete));
         ChannelPermits.queue(access(), Permission.CONFIGURE, name, delete);
         Queue queue = vhost.queue(name);
@@ -355,6 +364,11 @@ final class TopologyMethods {
             return;
         }
         if (queue == null) {
+            if (!caughtUp && vhost.clustered()) {
+                // declared on another node and not applied here yet? Look again once it would be
+                channel.await(vhost.caughtUp(QUEUE_DELETE_TIMED_OUT), delete, done -> queueDelete(delete, true));
+                return;
+            }
             // deleting what is not there is fine since RabbitMQ 3.2
             if (!delete.noWait()) {
                 channel.reply(new QueueMethod.DeleteOk(0));
@@ -477,6 +491,11 @@ final class TopologyMethods {
     }
 
     private void exchangeDelete(ExchangeMethod.Delete delete) {
+        exchangeDelete(delete, false);
+    }
+
+    /** @param caughtUp whether this node has applied what was committed when the delete arrived */
+    private void exchangeDelete(ExchangeMethod.Delete delete, boolean caughtUp) {
         String name = stripCrLf(delete.exchange());
         checkNotDefault(name, delete);
         ChannelPermits.exchange(access(), Permission.CONFIGURE, name, delete);
@@ -485,6 +504,11 @@ final class TopologyMethods {
                 "deletion of system exchange '%s' in vhost '%s' not allowed", name, vhost.name());
         }
         if (vhost.exchange(name) == null) {
+            if (!caughtUp && vhost.clustered()) {
+                channel.await(vhost.caughtUp(String.format(EXCHANGE_DELETE_TIMED_OUT, name, vhost.name())), delete,
+                    done -> exchangeDelete(delete, true));
+                return;
+            }
             if (!delete.noWait()) {
                 channel.reply(ExchangeMethod.DeleteOk.INSTANCE);
             }
@@ -519,6 +543,15 @@ final class TopologyMethods {
      */
     private void unbind(Binding binding, Method cause, boolean noWait, Method ok) {
         checkNotDefault(binding.source(), cause);
+        if (!vhost.bindings().contains(binding) && vhost.clustered()) {
+            // bound on another node and not applied here yet? Look again once it would be
+            channel.await(vhost.caughtUp(UNBIND_TIMED_OUT), cause, done -> unbindNow(binding, cause, noWait, ok));
+            return;
+        }
+        unbindNow(binding, cause, noWait, ok);
+    }
+
+    private void unbindNow(Binding binding, Method cause, boolean noWait, Method ok) {
         channel.offload(() -> {
             try {
                 return vhost.unbind(binding, channel.connection());

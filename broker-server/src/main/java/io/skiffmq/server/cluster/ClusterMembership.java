@@ -112,6 +112,16 @@ public final class ClusterMembership implements AutoCloseable {
         return node.status();
     }
 
+    /** What this node answers another member's {@link #readingsOf}. */
+    public void answerReadings(java.util.function.Supplier<byte[]> readings) {
+        node.answerReadings(readings);
+    }
+
+    /** {@code member}'s readings as it encoded them, asked over the cluster transport; fails after two seconds. */
+    public CompletableFuture<byte[]> readingsOf(String member) {
+        return node.readingsOf(member);
+    }
+
     /** The cluster's name, without asking anyone. */
     public String clusterName() {
         return node.clusterName();

@@ -112,13 +112,23 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
      */
     @Override
     public CompletableFuture<Void> append(String vhost, VhostChange change) {
-        return log.append(entry(new InVhost(vhost, change))).<Void>thenApply(index -> null)
+        return timedOut(log.append(entry(new InVhost(vhost, change))));
+    }
+
+    /** Completes with nothing once {@code done} has; a {@link NoMajorityException} becomes a timeout. */
+    private static CompletableFuture<Void> timedOut(CompletableFuture<Long> done) {
+        return done.<Void>thenApply(index -> null)
             .exceptionallyCompose(failure -> {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
                 return CompletableFuture.failedFuture(cause instanceof NoMajorityException
                     ? new TimeoutException(cause.getMessage()) : cause);
             });
+    }
+
+    @Override
+    public CompletableFuture<Void> caughtUp() {
+        return timedOut(log.caughtUp());
     }
 
     private Map<String, List<VhostChange>> vhostDefinitions() {

@@ -154,8 +154,17 @@ final class BindingResources {
     }
 
     private ApiResponse delete(ApiRequest request, boolean toExchange) {
-        Binding binding = find(request, toExchange);
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        Binding binding;
+        try {
+            binding = find(request, toExchange);
+        } catch (ApiException e) {
+            if (e.status() != 404 || !vhost.clustered()) {
+                throw e;
+            }
+            lookups.caughtUp(vhost); // bound on another node and not applied here yet?
+            binding = find(request, toExchange);
+        }
         if (binding.source().isEmpty()) {
             throw new ApiException(403, "access_refused", "operation not permitted on the default exchange");
         }

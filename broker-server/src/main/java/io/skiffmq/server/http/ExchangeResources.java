@@ -84,6 +84,9 @@ final class ExchangeResources {
 
     private ApiResponse delete(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        if (vhost.exchange(name(request.variable("name"))) == null) {
+            lookups.caughtUp(vhost); // declared on another node and not applied here yet?
+        }
         Exchange exchange = existing(vhost, request.variable("name"));
         lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.EXCHANGE,
             exchange.isDefault() ? Access.DEFAULT_EXCHANGE : exchange.name());

@@ -38,6 +38,21 @@ final class Lookups {
         return vhost;
     }
 
+    /**
+     * Before a delete in a cluster answers 404: waits until this node has applied every change committed before
+     * ({@link VirtualHost#caughtUp}), so that what another node acknowledged is seen here. Without a majority, 503.
+     */
+    void caughtUp(VirtualHost vhost) {
+        if (!vhost.clustered()) {
+            return;
+        }
+        try {
+            vhost.caughtUp("the metadata store operation timed out").join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
     /** The virtual hosts the caller sees: all for monitoring users, those it has permissions in otherwise. */
     List<VirtualHost> visibleVhosts(Caller caller) {
         List<VirtualHost> visible = new ArrayList<>();

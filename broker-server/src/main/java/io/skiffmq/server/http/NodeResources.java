@@ -27,8 +27,11 @@ final class NodeResources {
     private final Supplier<List<Listener>> listeners;
     private final JvmReadings readings;
     private final RateSampler rates;
+    /** The other members' readings, in a cluster; null on a single node. */
+    private final MemberReadings members;
 
-    NodeResources(Lookups lookups, Supplier<List<Listener>> listeners, RateSampler rates) {
+    NodeResources(Lookups lookups, Supplier<List<Listener>> listeners, RateSampler rates,
+            tools.jackson.databind.ObjectMapper mapper) {
         this.lookups = lookups;
         this.rates = rates;
         this.listeners = listeners;
@@ -37,6 +40,8 @@ final class NodeResources {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+        var cluster = lookups.broker().cluster();
+        this.members = cluster == null ? null : new MemberReadings(cluster, mapper, this::node);
     }
 
     void register(Router router) {
@@ -54,30 +59,44 @@ final class NodeResources {
     }
 
     /**
-     * This node, and in a cluster every member of it, sorted by name, as RabbitMQ lists them: another member is its
-     * name, its type and whether it answered this node just now (asking takes up to two seconds). Its readings
-     * (memory, disk, uptime) are its own to give: nothing carries them between nodes yet (docs/cluster.md).
+     * This node, and in a cluster every member of it, sorted by name, as RabbitMQ lists them: another member that
+     * answered this node just now (asking takes up to two seconds) with its own readings ({@link MemberReadings},
+     * up to five seconds old), one that did not by its name, type and {@code running: false}.
      */
     private List<Map<String, Object>> nodes() {
-        io.skiffmq.server.cluster.ClusterMembership cluster = lookups.broker().cluster();
-        if (cluster == null) {
+        if (members == null) {
             return List.of(node());
         }
-        io.skiffmq.cluster.ClusterStatus status = cluster.status();
+        io.skiffmq.cluster.ClusterStatus status = lookups.broker().cluster().status();
+        List<String> others = status.members().stream()
+            .filter(m -> !m.equals(lookups.node()) && status.running().contains(m)).toList();
+        Map<String, Map<String, Object>> answered = new java.util.HashMap<>();
+        for (Map<String, Object> n : members.of(others, NodeResources::unread)) {
+            answered.put((String) n.get("name"), n);
+        }
         List<Map<String, Object>> nodes = new ArrayList<>();
         for (String member : status.members()) {
             if (member.equals(lookups.node())) {
                 nodes.add(node());
+            } else if (answered.containsKey(member)) {
+                nodes.add(answered.get(member));
             } else {
-                Map<String, Object> n = new LinkedHashMap<>();
-                n.put("name", member);
-                n.put("type", "disc");
-                n.put("running", status.running().contains(member));
-                n.put("being_drained", false);
+                Map<String, Object> n = unread(member);
+                n.put("running", false);
                 nodes.add(n);
             }
         }
         return nodes;
+    }
+
+    /** A member whose readings this node does not have: as RabbitMQ shows a node that is down. */
+    private static Map<String, Object> unread(String member) {
+        Map<String, Object> n = new LinkedHashMap<>();
+        n.put("name", member);
+        n.put("type", "disc");
+        n.put("running", true); // it answered the ping just before
+        n.put("being_drained", false);
+        return n;
     }
 
     private ApiResponse whoami(ApiRequest request) {
@@ -173,6 +192,13 @@ final class NodeResources {
         n.put("disk_free", readings.diskFree());
         n.put("disk_free_limit", broker.resourceMonitor().diskFreeLimit());
         n.put("disk_free_alarm", alarms.contains(ResourceAlarms.Resource.DISK));
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os) {
+            n.put("fd_used", os.getOpenFileDescriptorCount());
+            n.put("fd_total", os.getMaxFileDescriptorCount());
+        }
+        // RabbitMQ's sockets are its client connections; its processes are Erlang's, here the JVM's threads
+        n.put("sockets_used", broker.connections().size());
+        n.put("proc_used", ManagementFactory.getThreadMXBean().getThreadCount());
         n.put("processors", Runtime.getRuntime().availableProcessors());
         n.put("uptime", ManagementFactory.getRuntimeMXBean().getUptime());
         n.put("os_pid", String.valueOf(ProcessHandle.current().pid()));

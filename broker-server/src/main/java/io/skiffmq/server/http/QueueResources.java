@@ -145,6 +145,9 @@ final class QueueResources {
     private CompletableFuture<ApiResponse> delete(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
         String name = request.variable("name");
+        if (vhost.queue(name) == null && vhost.remoteQueue(name) == null) {
+            lookups.caughtUp(vhost); // declared on another node and not applied here yet?
+        }
         if (vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
             lookups.require(request.caller(), vhost.name(), Permission.CONFIGURE, Access.Resource.QUEUE, name);
             CompletableFuture<Integer> deleted = vhost.deleteRemoteQueue(name); // its home node deletes it

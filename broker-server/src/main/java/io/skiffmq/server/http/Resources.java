@@ -13,7 +13,7 @@ final class Resources {
     static void register(Router router, Broker broker, ObjectMapper mapper, Supplier<List<Listener>> listeners,
             NodeApplication application, RateSampler rates) {
         Lookups lookups = new Lookups(broker);
-        new NodeResources(lookups, listeners, rates).register(router);
+        new NodeResources(lookups, listeners, rates, mapper).register(router);
         new ApplicationResources(application).register(router);
         new AlarmLimitResources(broker.resourceMonitor(), broker.alarms(), mapper).register(router);
         new HealthChecks(broker, listeners).register(router);
