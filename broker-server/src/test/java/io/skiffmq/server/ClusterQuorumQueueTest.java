@@ -44,6 +44,8 @@ class ClusterQuorumQueueTest {
     static Path dir;
 
     private static ChildCluster cluster;
+    /** The nodes killed by a test before: the later tests use the others. */
+    private static final boolean[] killed = new boolean[3];
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -67,6 +69,20 @@ class ClusterQuorumQueueTest {
                 return true;
             }
         });
+    }
+
+    /** Waits until node {@code i} reaches the queue's leader: a consumer there can be started. */
+    private static void reachable(int i, String queue) {
+        try (Connection c = connect(i)) {
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                Channel channel = c.createChannel();
+                channel.basicCancel(channel.basicConsume(queue, false, (t, m) -> { }, t -> { }));
+                channel.close();
+                return true;
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** The queue's shape in node {@code i}'s {@code /api/queues}, once it shows a leader. */
@@ -102,6 +118,8 @@ class ClusterQuorumQueueTest {
         int publisherNode = (leader + 1) % 3;
         int consumerNode = (leader + 2) % 3;
         int count = 500;
+        reachable(publisherNode, queue);
+        reachable(consumerNode, queue);
         try (Connection a = connect(publisherNode)) {
             Channel publisher = a.createChannel();
             publisher.confirmSelect();
@@ -116,8 +134,8 @@ class ClusterQuorumQueueTest {
             consumer.basicQos(50);
             BlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
             consumer.basicConsume(queue, false, (tag, m) -> {
-                got.add(m);
                 consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
+                got.add(m);
             }, tag -> { });
             for (int i = 0; i < count; i++) {
                 Delivery m = got.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -181,12 +199,14 @@ class ClusterQuorumQueueTest {
         int leader = index((String) shape(0, queue).get("leader"));
         int publisherNode = (leader + 1) % 3;
         int consumerNode = (leader + 2) % 3;
+        reachable(publisherNode, queue);
         Publisher publisher = new Publisher(publisherNode, queue);
         Thread publishing = new Thread(publisher, "publisher");
         publishing.start();
         await().atMost(WAIT).until(() -> publisher.confirmed.size() >= 300);
         long killedAt = System.nanoTime();
         cluster.nodes[leader].kill();
+        killed[leader] = true;
         String newLeader = await().atMost(WAIT).ignoreExceptions()
             .until(() -> (String) shape(consumerNode, queue).get("leader"), l -> !l.equals(cluster.name(leader)));
         long failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
@@ -216,5 +236,35 @@ class ClusterQuorumQueueTest {
             .isEmpty();
         System.out.printf("failover: %s leads %d ms after the kill; %d confirmed, %d consumed%n", newLeader,
             failoverMillis, confirmed.size(), consumed.size());
+    }
+
+    @Test
+    @Order(3)
+    void aLeaderCutOffFromItsMajorityConfirmsNothing() throws Exception {
+        String queue = "qq-minority";
+        int alive = killed[0] ? 1 : 0;
+        declare(alive, queue);
+        int leader = index((String) shape(alive, queue).get("leader"));
+        try (Connection l = connect(leader)) {
+            Channel channel = l.createChannel();
+            channel.confirmSelect();
+            channel.basicPublish("", queue, null, "before".getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            for (int i = 0; i < 3; i++) {
+                if (i != leader && !killed[i]) {
+                    cluster.nodes[i].kill();
+                    killed[i] = true;
+                }
+            }
+            // published at once, before the leader steps down (after four election timeouts): its queue takes it
+            channel.basicPublish("", queue, null, "alone".getBytes(StandardCharsets.UTF_8));
+            boolean acked;
+            try {
+                acked = channel.waitForConfirms(5_000 + 3_000); // the cluster-append-timeout, and some
+            } catch (java.util.concurrent.TimeoutException e) {
+                acked = false; // left unconfirmed
+            }
+            assertThat(acked).as("a publish no majority committed is not confirmed").isFalse();
+        }
     }
 }

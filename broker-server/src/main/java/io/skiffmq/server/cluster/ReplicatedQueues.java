@@ -307,7 +307,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         });
         if (queue != null) {
             live.put(key, new Live(queue, log, epoch));
-            LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2},"
+            LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2,number,#},"
                 + " {3} messages)", key.name(), key.vhost(), epoch, messages.size());
         } else {
             log.retire();
