@@ -492,6 +492,9 @@ public final class VirtualHost {
                 return shared.deleteQueue(queue, sharedCascade(bindings.withoutDestination(gone),
                     bindings.bindingsTo(gone)));
             }
+            if (shared.remote(queue.name()) != null) {
+                return deleteRemoteQueue(queue.name()); // a replicated queue led here: its record goes
+            }
         }
         return deleteLocal(queue, true);
     }

@@ -145,6 +145,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         Group group = groupOf.remove(key);
         if (group != null) {
             group.queues.remove(key);
+            group.replicas.remove(key); // and when its delete command is applied, on a member that missed this
             Live gone = live.remove(key);
             if (gone != null) {
                 gone.log.deleted(); // the replicas drop it on every member
@@ -179,7 +180,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     private boolean led(Group group, QueueCommands.Key key) {
         String leader = group.leader;
-        return leader != null && (!leader.equals(node.name()) || live.containsKey(key));
+        return leader != null && node != null && (!leader.equals(node.name()) || live.containsKey(key));
     }
 
     /** The leader of a replicated queue's group, or null (not replicated, or none known). */
@@ -253,6 +254,12 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * replicas' messages as of the leader's entry, when it is this node's.
      */
     private void settle(Group group, Map<QueueCommands.Key, List<StoredMessage>> held) {
+        if (node == null) { // the groups' logs replayed while the node starts: settled again once it has
+            if (held != null) {
+                held.values().forEach(ReplicatedQueues::release);
+            }
+            return;
+        }
         long epoch = group.epoch;
         boolean leading = group.leadingHere && node.name().equals(group.leader);
         for (QueueCommands.Key key : group.queues) {
