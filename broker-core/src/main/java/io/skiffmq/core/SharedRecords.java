@@ -219,14 +219,16 @@ final class SharedRecords {
         String queueName = declaration.name();
         String node = node();
         long incarnation = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        String timedOut = "Could not declare queue '" + queueName + "' in vhost '" + vhost.name() + "' on node '"
+            + node + "' because the metadata store operation timed out";
         return timedOut(append(new QueueHomed(queueName, declaration.autoDelete(), declaration.arguments(), node,
-            incarnation)), "Could not declare queue '" + queueName + "' in vhost '" + vhost.name() + "' on node '"
-            + node + "' because the metadata store operation timed out")
+            incarnation)), timedOut)
             .thenCompose(done -> {
                 QueueHomed record = remoteQueues.get(queueName);
                 return record != null && record.incarnation() == incarnation
                     && definitions.replicated(vhost.name(), record)
-                    ? definitions.whenLed(vhost.name(), record) : CompletableFuture.completedFuture(null);
+                    ? timedOut(definitions.whenLed(vhost.name(), record), timedOut)
+                    : CompletableFuture.completedFuture(null);
             })
             .thenApply(done -> {
                 Queue declared = vhost.queue(queueName);
@@ -311,13 +313,8 @@ final class SharedRecords {
         Queue replicaGone = null;
         synchronized (vhost.writeLock) {
             if (change instanceof QueueHomed homed) {
-                if (definitions.replicated(vhost.name(), homed)) {
-                    // its live queue is its group leader's ({@link #live}): a record here, on every node
-                    QueueHomed before = remoteQueues.put(homed.name(), homed);
-                    if (before != null && !before.equals(homed)) {
-                        dropProxy(homed.name());
-                    }
-                } else if (!homed.node().equals(node())) {
+                // a replicated queue's live queue is its group leader's ({@link #live}): a record on every node
+                if (definitions.replicated(vhost.name(), homed) || !homed.node().equals(node())) {
                     QueueHomed before = remoteQueues.put(homed.name(), homed);
                     if (before != null && !before.equals(homed)) {
                         dropProxy(homed.name());

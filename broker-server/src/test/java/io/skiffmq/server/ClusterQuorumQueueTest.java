@@ -145,6 +145,12 @@ class ClusterQuorumQueueTest {
         }
         try (Connection l = connect(leader)) {
             await().atMost(WAIT).until(() -> l.createChannel().queueDeclarePassive(queue).getMessageCount() == 0);
+            // deleted on its leader's node: gone from every node
+            l.createChannel().queueDelete(queue);
+        }
+        for (int i = 0; i < 3; i++) {
+            int node = i;
+            await().atMost(WAIT).until(() -> cluster.api(node).get("/api/queues/%2F/" + queue).status() == 404);
         }
     }
 
