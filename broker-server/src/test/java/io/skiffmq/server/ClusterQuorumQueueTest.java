@@ -123,10 +123,13 @@ class ClusterQuorumQueueTest {
         try (Connection a = connect(publisherNode)) {
             Channel publisher = a.createChannel();
             publisher.confirmSelect();
+            long start = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 publisher.basicPublish("", queue, null, ("m-" + i).getBytes(StandardCharsets.UTF_8));
             }
             publisher.waitForConfirmsOrDie(WAIT.toMillis());
+            System.out.printf("%d confirmed through another node in %d ms%n", count,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         }
         try (Connection c = connect(consumerNode)) {
             assertThat(c.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);

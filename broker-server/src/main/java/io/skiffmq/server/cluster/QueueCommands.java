@@ -8,6 +8,7 @@ import io.skiffmq.core.message.MessageFormat;
 import io.skiffmq.core.queue.DeadLetters;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The commands of a replicated quorum queue, as its group's log carries them (docs/quorum-queues.md, "How it is
@@ -63,6 +64,22 @@ final class QueueCommands {
 
     static byte[] delete(Key key) {
         return start(DELETE, key, 0).array();
+    }
+
+    /**
+     * Commands as one entry of the group's log: each as a 4-byte length and its bytes, so that one entry (one
+     * append, one fsync on each member) carries what a queue did in one turn.
+     */
+    static byte[] batch(List<byte[]> commands) {
+        int size = 0;
+        for (byte[] command : commands) {
+            size += 4 + command.length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        for (byte[] command : commands) {
+            out.putInt(command.length).put(command);
+        }
+        return out.array();
     }
 
     private static ByteBuffer start(byte kind, Key key, int rest) {

@@ -3,14 +3,17 @@ package io.skiffmq.server.cluster;
 import io.skiffmq.cluster.QueueGroup;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.DeadLetters;
+import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@link QueueLog} of a replicated quorum queue's live queue, on the node leading its group: what a single
  * node's quorum queue journals, appended to the group's log as commands instead ({@link QueueCommands}), under the
- * epoch the queue went live in. A publish is durable (confirmed) once its enqueue is committed by a majority; the
- * rest is appended without waiting. Messages stay in memory ({@link #isWritten} is never true): the replicas hold
+ * epoch the queue went live in, the commands of one turn of the queue's thread as one entry. A publish is durable
+ * (confirmed) once the entry with its enqueue is committed by a majority; the rest is appended without waiting. Messages stay in memory ({@link #isWritten} is never true): the replicas hold
  * them. Called on the queue's thread, as every {@link QueueLog}.
  */
 final class ReplicatedQueueLog implements QueueLog {
@@ -19,36 +22,66 @@ final class ReplicatedQueueLog implements QueueLog {
     private final QueueGroup group;
     private final QueueCommands.Key key;
     private final long epoch;
-    /** The last command appended: {@link #whenWritten} waits for it. */
+    private final QueueExecutor executor;
+    /** The commands of this turn, appended as one entry once it ends ({@link #flush}). */
+    private final List<byte[]> pending = new ArrayList<>();
+    /** Completes once {@link #pending} is committed; null while nothing is pending. */
+    private CompletableFuture<Void> batch;
+    /** The last batch appended: {@link #whenWritten} waits for it. */
     private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
     /** The queue is no longer live here (another leader, or its record deleted): it writes nothing more. */
     private volatile boolean retired;
     private volatile boolean failureLogged;
 
-    ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch) {
+    ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor) {
         this.group = group;
         this.key = key;
         this.epoch = epoch;
+        this.executor = executor;
     }
 
     void retire() {
         retired = true;
     }
 
+    /** Adds a command to this turn's batch; completes once the batch is committed (never, once retired). */
     private CompletableFuture<Void> append(byte[] command) {
         if (retired) {
             return new CompletableFuture<>(); // never durable: its confirm is not sent
         }
-        CompletableFuture<Void> appended = group.append(epoch, command);
-        appended.whenComplete((done, failure) -> {
-            if (failure != null && !failureLogged) {
+        pending.add(command);
+        if (batch == null) {
+            CompletableFuture<Void> mine = new CompletableFuture<>();
+            batch = mine;
+            executor.afterTurn(this::flush);
+            return mine;
+        }
+        return batch;
+    }
+
+    /** At the end of the queue's turn: this turn's commands, one entry. */
+    private void flush() {
+        CompletableFuture<Void> done = batch;
+        batch = null;
+        if (done == null || pending.isEmpty() || retired) {
+            pending.clear();
+            return;
+        }
+        byte[] entry = QueueCommands.batch(pending);
+        pending.clear();
+        group.append(epoch, entry).whenComplete((ok, failure) -> {
+            if (failure == null) {
+                done.complete(null);
+                return;
+            }
+            if (!failureLogged) {
                 failureLogged = true;
                 LOG.log(System.Logger.Level.WARNING, "replicated queue ''{0}'' in vhost ''{1}'': {2}", key.name(),
                     key.vhost(), failure.getMessage());
             }
+            done.completeExceptionally(failure);
         });
-        last = appended;
-        return appended;
+        last = done;
     }
 
     @Override
@@ -99,7 +132,7 @@ final class ReplicatedQueueLog implements QueueLog {
 
     @Override
     public void whenWritten(Runnable action) {
-        last.whenComplete((done, failure) -> action.run());
+        (batch != null ? batch : last).whenComplete((done, failure) -> action.run());
     }
 
     @Override

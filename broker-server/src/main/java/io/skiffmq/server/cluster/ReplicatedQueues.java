@@ -40,6 +40,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Group> groupOf = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
+    /** Replicated queues whose group this node is not a member of. */
+    private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
     private final ExecutorService moves = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "skiffmq-replicated-queues");
         t.setDaemon(true);
@@ -93,7 +95,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             return false;
         }
         QueueCommands.Key key = key(vhost, record);
-        if (groupOf.containsKey(key)) {
+        if (groupOf.containsKey(key) || notMember.contains(key)) {
             return true;
         }
         List<String> members = members(record);
@@ -105,6 +107,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 return true;
             }
             if (!members.contains(node.name())) {
+                notMember.add(key);
                 LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'' has members {2}, not"
                     + " this node: it is not reachable from here", record.name(), vhost, members);
                 return true;
@@ -142,14 +145,16 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
+        notMember.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
             group.queues.remove(key);
             group.replicas.remove(key); // and when its delete command is applied, on a member that missed this
             Live gone = live.remove(key);
             if (gone != null) {
-                gone.log.deleted(); // the replicas drop it on every member
                 gone.log.retire();
+                // the replicas drop it on every member, and on a replay of the log
+                group.handle.append(gone.epoch, QueueCommands.batch(List.of(QueueCommands.delete(key))));
             }
         }
     }
@@ -208,14 +213,19 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     // ---- the groups' logs ------------------------------------------------------------------------------------
 
     @Override
-    public void apply(String groupName, long index, ByteBuffer command) {
-        byte kind = command.get();
-        QueueCommands.Key key = QueueCommands.key(command);
+    public void apply(String groupName, long index, ByteBuffer entry) {
         Group group = group(groupName);
-        if (kind == QueueCommands.DELETE) {
-            group.replicas.remove(key);
-        } else {
-            group.replicas.computeIfAbsent(key, k -> new QueueReplica()).apply(kind, command);
+        while (entry.hasRemaining()) { // a batch: QueueCommands.batch
+            int length = entry.getInt();
+            ByteBuffer command = entry.slice(entry.position(), length);
+            entry.position(entry.position() + length);
+            byte kind = command.get();
+            QueueCommands.Key key = QueueCommands.key(command);
+            if (kind == QueueCommands.DELETE) {
+                group.replicas.remove(key);
+            } else {
+                group.replicas.computeIfAbsent(key, k -> new QueueReplica()).apply(kind, command);
+            }
         }
     }
 
@@ -303,21 +313,22 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     /** Builds the live queue here from {@code messages}; true when it took them. */
     private boolean goLive(Group group, QueueCommands.Key key, VirtualHost vhost, long epoch,
             List<StoredMessage> messages) {
-        ReplicatedQueueLog log = new ReplicatedQueueLog(group.handle, key, epoch);
+        ReplicatedQueueLog[] log = new ReplicatedQueueLog[1];
         boolean[] taken = new boolean[1];
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
-            ClassicQueue made = new ClassicQueue(declaration, executor, log, Long.MAX_VALUE, context);
+            log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor);
+            ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
             made.restore(messages);
             made.recovered();
             taken[0] = true;
             return made;
         });
         if (queue != null) {
-            live.put(key, new Live(queue, log, epoch));
+            live.put(key, new Live(queue, log[0], epoch));
             LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2,number,#},"
                 + " {3} messages)", key.name(), key.vhost(), epoch, messages.size());
-        } else {
-            log.retire();
+        } else if (log[0] != null) {
+            log[0].retire();
         }
         return taken[0];
     }
