@@ -117,6 +117,11 @@ class ClusterQuorumQueueTest {
         }
         int publisherNode = (leader + 1) % 3;
         int consumerNode = (leader + 2) % 3;
+        SkiffmqCtlTest.Result status = SkiffmqCtlTest.ctl(cluster.nodes[publisherNode].managementPort(),
+            "quorum_status", queue);
+        assertThat(status.code()).as(status.err()).isZero();
+        assertThat(status.out()).containsPattern("\\Q" + cluster.name(leader) + "\\E\\s*│\\s*leader\\s*│\\s*voter")
+            .containsPattern("\\Q" + cluster.name(publisherNode) + "\\E\\s*│\\s*follower");
         int count = 500;
         reachable(publisherNode, queue);
         reachable(consumerNode, queue);
