@@ -88,10 +88,27 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         return t;
     });
 
-    private ClusterNode(ClusterSettings settings, LogApplier applier) throws IOException {
+    /** The queue groups this server hosts beside the metadata group; null when the node was started without them. */
+    private final QueueGroups queueGroups;
+    /** The queue groups' timer: a new leader's entry, tried again until it is in. */
+    private final java.util.concurrent.ScheduledExecutorService queueTimer;
+
+    private ClusterNode(ClusterSettings settings, LogApplier applier, QueueGroupApplier queueApplier)
+            throws IOException {
         this.settings = settings;
         this.selfId = RaftPeerId.valueOf(settings.self().name());
         this.applier = applier;
+        if (queueApplier != null) {
+            this.queueTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "cluster-queue-groups");
+                t.setDaemon(true);
+                return t;
+            });
+            this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer);
+        } else {
+            this.queueTimer = null;
+            this.queueGroups = null;
+        }
         this.properties = properties(settings);
         SecretTls tls = new SecretTls(settings.secret(), settings.self().name());
         this.nodeTls = tls.nodeTls();
@@ -99,11 +116,15 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
-            .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
+            .setParameters(parameters).setStateMachineRegistry(group -> METADATA_GROUP.equals(group) || queueGroups == null
+                ? newStateMachine() : queueGroups.machine(group))
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newAppender(seeds));
         this.reader = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())), adminRetries(settings));
+        if (queueGroups != null) {
+            queueGroups.server(server);
+        }
     }
 
     /**
@@ -111,7 +132,16 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
      * a first start, recovering its log otherwise).
      */
     public static ClusterNode start(ClusterSettings settings, LogApplier applier) throws IOException {
-        ClusterNode node = new ClusterNode(settings, applier);
+        return start(settings, applier, null);
+    }
+
+    /**
+     * As {@link #start(ClusterSettings, LogApplier)}, with queue groups ({@link #queueGroup}) applied by
+     * {@code queueApplier}; those this server held are recovered with it, their logs replayed into the applier.
+     */
+    public static ClusterNode start(ClusterSettings settings, LogApplier applier, QueueGroupApplier queueApplier)
+            throws IOException {
+        ClusterNode node = new ClusterNode(settings, applier, queueApplier);
         node.server.start();
         LOG.log(System.Logger.Level.INFO, "cluster node {0} listening on {1}:{2,number,#}, seeds {3}",
             settings.self().name(), settings.bindHost(), settings.self().port(), settings.seeds());
@@ -317,6 +347,26 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         return new NoMajorityException(why, cause);
     }
 
+    /**
+     * The queue group of these members (node names, this node among them), added to this node's server when it is
+     * not there yet: every member does so when it applies the record of a queue that uses it.
+     *
+     * @throws IOException when the server cannot add it
+     * @throws IllegalArgumentException when a name is not a member of the cluster, or this node is not among them
+     */
+    public QueueGroup queueGroup(List<String> memberNames) throws IOException {
+        if (queueGroups == null) {
+            throw new IllegalStateException("this node was started without queue groups");
+        }
+        List<NodeAddress> all = members();
+        List<NodeAddress> chosen = new ArrayList<>();
+        for (String name : memberNames) {
+            chosen.add(all.stream().filter(m -> m.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("node " + name + " is not a member")));
+        }
+        return queueGroups.group(chosen);
+    }
+
     /** This node's TLS for its message traffic with the other nodes: the same certificate as Raft's. */
     public NodeTls tls() {
         return nodeTls;
@@ -497,6 +547,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     public void close() throws IOException {
         background.shutdownNow();
         closeQuietly(reader);
+        if (queueTimer != null) {
+            queueTimer.shutdownNow();
+        }
         try {
             client.get().close();
         } finally {

@@ -54,6 +54,13 @@ final class LocalCluster implements AutoCloseable {
         return nodes[i];
     }
 
+    /** Starts node {@code i} with queue groups applied by {@code queues}. */
+    ClusterNode start(int i, QueueGroupApplier queues) throws IOException {
+        appliers[i] = new RecordingApplier();
+        nodes[i] = ClusterNode.start(settings(i, secret), appliers[i], queues);
+        return nodes[i];
+    }
+
     /** Node {@code i} as a cluster of its own: its seeds are itself alone. */
     ClusterNode startAlone(int i) throws IOException {
         appliers[i] = new RecordingApplier();

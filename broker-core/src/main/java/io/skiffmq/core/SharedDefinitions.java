@@ -43,4 +43,33 @@ public interface SharedDefinitions {
     default io.skiffmq.core.queue.Queue remoteQueue(String vhost, QueueHomed record) {
         return null;
     }
+
+    /**
+     * Whether the queue of {@code record} is a replicated quorum queue (docs/quorum-queues.md, "How it is
+     * replicated"), set up on this node when it is one: it is then a record here, as a queue homed elsewhere, and
+     * its live queue appears on whichever node leads its group ({@link VirtualHost#replicaLive}). Called on the
+     * log's applier thread for each record applied.
+     */
+    default boolean replicated(String vhost, QueueHomed record) {
+        return false;
+    }
+
+    /** A replicated queue's record was deleted: its replica here goes. */
+    default void replicaDeleted(String vhost, QueueHomed record) {
+    }
+
+    /**
+     * Completes once the replicated queue of {@code record} has a leader (its live queue on some node), or fails
+     * after the append timeout.
+     */
+    default CompletableFuture<Void> whenLed(String vhost, QueueHomed record) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Builds a replicated queue's live queue on the node that leads its group. */
+    @FunctionalInterface
+    interface LiveQueueFactory {
+        io.skiffmq.core.queue.Queue make(io.skiffmq.core.queue.QueueDeclaration declaration,
+            io.skiffmq.core.queue.QueueExecutor executor, io.skiffmq.core.queue.QueueContext context);
+    }
 }

@@ -140,6 +140,40 @@ final class SharedRecords {
         }
     }
 
+    /**
+     * Makes the live queue of a replicated record here, this node leading its group: {@code make} builds it (from
+     * the replica), and it is routable and found before any proxy. Null when there is no such record, or it is live
+     * already.
+     */
+    Queue live(String name, SharedDefinitions.LiveQueueFactory make) {
+        synchronized (vhost.writeLock) {
+            QueueHomed record = remoteQueues.get(name);
+            if (record == null || vhost.queue(name) != null) {
+                return null;
+            }
+            Queue queue = vhost.createQueue(record.declaration(), make);
+            dropProxy(name);
+            vhost.register(queue, null);
+            return queue;
+        }
+    }
+
+    /**
+     * A replicated queue's leader is another node now (or none): its live queue here, if any, goes without touching
+     * its replica, and what stood for it on the old leader goes, so that the next use reaches the new one.
+     */
+    void moved(String name, Queue liveHere) {
+        synchronized (vhost.writeLock) {
+            if (liveHere != null) {
+                vhost.unregister(liveHere);
+            }
+            dropProxy(name);
+        }
+        if (liveHere != null) {
+            liveHere.delete();
+        }
+    }
+
     Collection<QueueHomed> remotes() {
         return java.util.Collections.unmodifiableCollection(remoteQueues.values());
     }
@@ -195,11 +229,26 @@ final class SharedRecords {
         String queueName = declaration.name();
         String node = node();
         long incarnation = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        String timedOut = "Could not declare queue '" + queueName + "' in vhost '" + vhost.name() + "' on node '"
+            + node + "' because the metadata store operation timed out";
         return timedOut(append(new QueueHomed(queueName, declaration.autoDelete(), declaration.arguments(), node,
-            incarnation)), "Could not declare queue '" + queueName + "' in vhost '" + vhost.name() + "' on node '"
-            + node + "' because the metadata store operation timed out")
+            incarnation)), timedOut)
+            .thenCompose(done -> {
+                QueueHomed record = remoteQueues.get(queueName);
+                return record != null && record.incarnation() == incarnation
+                    && definitions.replicated(vhost.name(), record)
+                    ? timedOut(definitions.whenLed(vhost.name(), record), timedOut)
+                    : CompletableFuture.completedFuture(null);
+            })
             .thenApply(done -> {
                 Queue declared = vhost.queue(queueName);
+                QueueHomed replicated = remoteQueues.get(queueName);
+                if (declared == null && replicated != null && replicated.incarnation() == incarnation) {
+                    declared = proxy(queueName); // a replicated queue led from another node
+                    if (declared == null) {
+                        throw vhost.homeNodeDown(replicated);
+                    }
+                }
                 if (declared == null) {
                     QueueHomed other = remoteQueues.get(queueName);
                     if (other == null) {
@@ -280,9 +329,11 @@ final class SharedRecords {
         List<VhostChange> local = new ArrayList<>(0);
         QueueHomed homedHere = null;
         Queue deletedHere = null;
+        Queue replicaGone = null;
         synchronized (vhost.writeLock) {
             if (change instanceof QueueHomed homed) {
-                if (!homed.node().equals(node())) {
+                // a replicated queue's live queue is its group leader's ({@link #live}): a record on every node
+                if (definitions.replicated(vhost.name(), homed) || !homed.node().equals(node())) {
                     QueueHomed before = remoteQueues.put(homed.name(), homed);
                     if (before != null && !before.equals(homed)) {
                         dropProxy(homed.name());
@@ -297,8 +348,17 @@ final class SharedRecords {
                 }
             } else if (change instanceof QueueDeleted deleted) {
                 String queue = deleted.name();
-                if (remoteQueues.remove(queue) != null) {
+                QueueHomed record = remoteQueues.remove(queue);
+                if (record != null) {
                     dropProxy(queue);
+                    if (definitions.replicated(vhost.name(), record)) {
+                        Queue live = vhost.queue(queue);
+                        if (live != null) {
+                            vhost.unregister(live);
+                            replicaGone = live;
+                        }
+                        definitions.replicaDeleted(vhost.name(), record);
+                    }
                     vhost.removeBindingsTo(Destination.queue(queue), local);
                 } else if (queues.remove(queue)) {
                     deletedHere = vhost.queue(queue);
@@ -339,6 +399,9 @@ final class SharedRecords {
             }
         }
         vhost.announceDeletions();
+        if (replicaGone != null) {
+            replicaGone.delete();
+        }
         if (homedHere != null) {
             try {
                 createHomed(homedHere);

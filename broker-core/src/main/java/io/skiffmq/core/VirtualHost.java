@@ -370,7 +370,12 @@ public final class VirtualHost {
 
     /** A new queue, under the policy that applies to it before anyone can reach it. Holds the write lock. */
     Queue createQueue(QueueDeclaration declaration) {
-        Queue queue = store.createQueue(declaration, executors.get(), queueContext);
+        return createQueue(declaration, store::createQueue);
+    }
+
+    /** As {@link #createQueue(QueueDeclaration)}, built by {@code make}. Holds the write lock. */
+    Queue createQueue(QueueDeclaration declaration, SharedDefinitions.LiveQueueFactory make) {
+        Queue queue = make.make(declaration, executors.get(), queueContext);
         EffectivePolicy policy = policies.forQueue(declaration.name(), queue.type());
         if (policy != EffectivePolicy.NONE) {
             queue.applyPolicy(policy);
@@ -388,6 +393,29 @@ public final class VirtualHost {
             exclusiveByOwner.computeIfAbsent(owner, o -> new java.util.HashSet<>()).add(declaration.name());
         }
         queues.put(declaration.name(), queue);
+    }
+
+    /** Makes a queue invisible without deleting anything of it (a replicated queue's live queue leaving). Locked. */
+    void unregister(Queue queue) {
+        queues.remove(queue.name(), queue);
+    }
+
+    /**
+     * This node leads the group of the replicated queue {@code queueName}: its live queue, built by {@code make},
+     * becomes this node's (docs/quorum-queues.md, "How it is replicated").
+     *
+     * @return the live queue; null when there is no such record here or it is live already
+     */
+    public Queue replicaLive(String queueName, SharedDefinitions.LiveQueueFactory make) {
+        return shared.live(queueName, make);
+    }
+
+    /**
+     * Another node leads the replicated queue {@code queueName} now, or none does: {@code liveHere} (this node's
+     * live queue of it, or null) goes, and so does what stood here for the old leader's.
+     */
+    public void replicaMoved(String queueName, Queue liveHere) {
+        shared.moved(queueName, liveHere);
     }
 
     static void checkEquivalent(QueueDeclaration existing, QueueDeclaration declared, boolean equivalent) {
@@ -477,6 +505,9 @@ public final class VirtualHost {
                 Destination gone = Destination.queue(queue.name());
                 return shared.deleteQueue(queue, sharedCascade(bindings.withoutDestination(gone),
                     bindings.bindingsTo(gone)));
+            }
+            if (shared.remote(queue.name()) != null) {
+                return deleteRemoteQueue(queue.name()); // a replicated queue led here: its record goes
             }
         }
         return deleteLocal(queue, true);

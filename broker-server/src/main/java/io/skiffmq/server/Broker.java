@@ -160,6 +160,7 @@ public final class Broker implements AutoCloseable {
                     target.replaceAll(definitions, shared);
                 }
             });
+            cluster.queues().vhosts(vhosts::get);
         }
         alarms.onChange(active -> connections.forEach(connection -> {
             try {

@@ -28,9 +28,17 @@ public final class ClusterMembership implements AutoCloseable {
             return thread;
         });
 
-    private ClusterMembership(ClusterNode node, ReplicatedDefinitions definitions) {
+    private final ReplicatedQueues queues;
+
+    private ClusterMembership(ClusterNode node, ReplicatedDefinitions definitions, ReplicatedQueues queues) {
         this.node = node;
         this.definitions = definitions;
+        this.queues = queues;
+    }
+
+    /** The replicated quorum queues of this node. */
+    public ReplicatedQueues queues() {
+        return queues;
     }
 
     /**
@@ -49,10 +57,13 @@ public final class ClusterMembership implements AutoCloseable {
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
+        ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout());
         io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");
-        ClusterNode node = ClusterNode.start(settings, definitions);
+        ClusterNode node = ClusterNode.start(settings, definitions, queues);
+        queues.node(node);
         definitions.log(node, self.name());
-        return new ClusterMembership(node, definitions);
+        definitions.queues(queues);
+        return new ClusterMembership(node, definitions, queues);
     }
 
     /** The broker's definitions, replicated by the metadata log. */
@@ -162,6 +173,7 @@ public final class ClusterMembership implements AutoCloseable {
     @Override
     public void close() throws IOException {
         offers.shutdownNow();
+        queues.close();
         node.close();
     }
 }

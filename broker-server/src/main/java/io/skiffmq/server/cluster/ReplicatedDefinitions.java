@@ -97,7 +97,42 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     @Override
     public io.skiffmq.core.queue.Queue remoteQueue(String vhost, DefinitionChange.QueueHomed record) {
         var factory = remoteQueues;
-        return factory == null ? null : factory.apply(vhost, record);
+        if (factory == null) {
+            return null;
+        }
+        ReplicatedQueues replicated = queues;
+        if (replicated != null && replicated.replicated(vhost, record)) {
+            DefinitionChange.QueueHomed atLeader = replicated.atLeader(vhost, record);
+            return atLeader == null ? null : factory.apply(vhost, atLeader);
+        }
+        return factory.apply(vhost, record);
+    }
+
+    /** The replicated quorum queues; null until the node starts. */
+    private volatile ReplicatedQueues queues;
+
+    void queues(ReplicatedQueues replicated) {
+        this.queues = replicated;
+    }
+
+    @Override
+    public boolean replicated(String vhost, DefinitionChange.QueueHomed record) {
+        ReplicatedQueues replicated = queues;
+        return replicated != null && replicated.replicated(vhost, record);
+    }
+
+    @Override
+    public void replicaDeleted(String vhost, DefinitionChange.QueueHomed record) {
+        ReplicatedQueues replicated = queues;
+        if (replicated != null) {
+            replicated.deleted(vhost, record);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> whenLed(String vhost, DefinitionChange.QueueHomed record) {
+        ReplicatedQueues replicated = queues;
+        return replicated == null ? CompletableFuture.completedFuture(null) : replicated.whenLed(vhost, record);
     }
 
     /** Hands the definitions applied so far to {@code target}, and every later change. */

@@ -23,7 +23,7 @@ import picocli.CommandLine.ScopeType;
     description = "Manages a SkiffMQ node through its HTTP API (management-port), as rabbitmqctl does RabbitMQ.",
     subcommands = {ListCommands.ListQueues.class, ListCommands.ListExchanges.class, ListCommands.ListBindings.class,
         ListCommands.ListConnections.class, ListCommands.ListChannels.class, ListCommands.ListConsumers.class,
-        QueueCommands.DeleteQueue.class, QueueCommands.PurgeQueue.class, ConnectionCommands.CloseConnection.class,
+        QueueCommands.DeleteQueue.class, QueueCommands.PurgeQueue.class, QueueCommands.QuorumStatus.class, ConnectionCommands.CloseConnection.class,
         ConnectionCommands.CloseAllConnections.class, UserCommands.AddUser.class, UserCommands.DeleteUser.class,
         UserCommands.ChangePassword.class, UserCommands.SetUserTags.class, UserCommands.ListUsers.class,
         VhostCommands.AddVhost.class, VhostCommands.DeleteVhost.class, VhostCommands.ListVhosts.class,

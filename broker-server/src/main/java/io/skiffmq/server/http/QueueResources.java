@@ -62,15 +62,18 @@ final class QueueResources {
                 queues.add(Map.entry(vhost, queue));
             }
             for (QueueHomed remote : vhost.remoteQueues()) {
-                queues.add(Map.entry(vhost, remote));
+                if (vhost.queue(remote.name()) == null) { // a replicated queue led here is listed as the queue
+                    queues.add(Map.entry(vhost, remote));
+                }
             }
         }
+        List<String> running = replicated(queues) ? ReplicaShapes.running(lookups.broker().cluster()) : List.of();
         Paging.Page<Map.Entry<VirtualHost, Object>> page = Paging.byName(queues,
             e -> e.getValue() instanceof Queue q ? q.name() : ((QueueHomed) e.getValue()).name(), request.query());
         List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
         for (Map.Entry<VirtualHost, Object> e : page == null ? queues : page.slice()) {
-            items.add(e.getValue() instanceof Queue q ? describe(e.getKey(), q)
-                : CompletableFuture.completedFuture(Shapes.remoteQueue(e.getKey().name(), (QueueHomed) e.getValue())));
+            items.add(e.getValue() instanceof Queue q ? describe(e.getKey(), q, running)
+                : CompletableFuture.completedFuture(remoteShape(e.getKey(), (QueueHomed) e.getValue(), running)));
         }
         return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Map<String, Object>> described = items.stream().map(CompletableFuture::join).toList();
@@ -83,17 +86,40 @@ final class QueueResources {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
         QueueHomed remote = vhost.queue(request.variable("name")) == null ? vhost.remoteQueue(request.variable("name"))
             : null;
+        Queue local = remote == null ? lookups.queue(vhost, request.variable("name")) : null;
+        List<String> running = vhost.remoteQueue(request.variable("name")) != null
+            ? ReplicaShapes.running(lookups.broker().cluster()) : List.of();
         if (remote != null) {
-            return CompletableFuture.completedFuture(ApiResponse.ok(Shapes.remoteQueue(vhost.name(), remote)));
+            return CompletableFuture.completedFuture(ApiResponse.ok(remoteShape(vhost, remote, running)));
         }
-        return describe(vhost, lookups.queue(vhost, request.variable("name"))).thenApply(ApiResponse::ok);
+        return describe(vhost, local, running).thenApply(ApiResponse::ok);
     }
 
-    private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue) {
+    /** Whether any queue listed is on the shared log (and may be replicated): only then are the nodes asked. */
+    private static boolean replicated(List<Map.Entry<VirtualHost, Object>> queues) {
+        for (Map.Entry<VirtualHost, Object> e : queues) {
+            String name = e.getValue() instanceof Queue q ? q.name() : ((QueueHomed) e.getValue()).name();
+            QueueHomed record = e.getKey().remoteQueue(name);
+            if (record != null && io.skiffmq.core.queue.QueueType.of(record.arguments())
+                    == io.skiffmq.core.queue.QueueType.QUORUM) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Map<String, Object> remoteShape(VirtualHost vhost, QueueHomed remote, List<String> running) {
+        Map<String, Object> shape = Shapes.remoteQueue(vhost.name(), remote);
+        ReplicaShapes.put(shape, lookups.broker().cluster(), vhost, remote.name(), running);
+        return shape;
+    }
+
+    private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue, List<String> running) {
         return counts(queue, lookups.broker().config().management().countsTimeoutMillis())
             .thenApply(counts -> {
                 Map<String, Object> shape = Shapes.queue(vhost.name(), queue, counts, lookups.node());
                 shape.put("message_stats", rates.queue(queue));
+                ReplicaShapes.put(shape, lookups.broker().cluster(), vhost, queue.name(), running);
                 return shape;
             });
     }

@@ -1,0 +1,186 @@
+package io.skiffmq.cluster;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * The queue groups this node's Ratis server hosts beside the metadata group ({@link QueueGroup}): one per member
+ * set, its id derived from the member names, added to the server when first asked for and recovered with it at
+ * start. Commands are submitted to the local server directly (the live queue is on the leader's node), with no
+ * client and no network hop. Thread-safe.
+ */
+final class QueueGroups {
+    private static final System.Logger LOG = System.getLogger(QueueGroups.class.getName());
+    /** Between two tries of a new leader's entry (its first entry of the term may not be committed yet). */
+    private static final long ANNOUNCE_RETRY_MILLIS = 50;
+
+    private final QueueGroupApplier applier;
+    private final RaftPeerId self;
+    private final Duration appendTimeout;
+    private final ScheduledExecutorService timer;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final Map<RaftGroupId, QueueGroupMachine> machines = new ConcurrentHashMap<>();
+    private volatile RaftServer server;
+
+    QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer) {
+        this.applier = applier;
+        this.self = self;
+        this.appendTimeout = appendTimeout;
+        this.timer = timer;
+    }
+
+    void server(RaftServer raftServer) {
+        this.server = raftServer;
+    }
+
+    String self() {
+        return self.toString();
+    }
+
+    /** The state machine for a queue group of this server (the registry asks, at start and when one is added). */
+    QueueGroupMachine machine(RaftGroupId id) {
+        QueueGroupMachine machine = new QueueGroupMachine(applier, this);
+        machines.put(id, machine);
+        return machine;
+    }
+
+    static RaftGroupId id(List<String> sortedMembers) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("skiffmq queues " + String.join(",", sortedMembers))
+            .getBytes(StandardCharsets.UTF_8)));
+    }
+
+    static String name(RaftGroupId id) {
+        return id.getUuid().toString();
+    }
+
+    /** The group of these members, this node among them, added to this server if it is not there yet. */
+    QueueGroup group(List<NodeAddress> members) throws IOException {
+        List<NodeAddress> sorted = members.stream().sorted(java.util.Comparator.comparing(NodeAddress::name))
+            .toList();
+        List<String> names = sorted.stream().map(NodeAddress::name).toList();
+        if (!names.contains(self.toString())) {
+            throw new IllegalArgumentException("this node is not among the members " + names);
+        }
+        RaftGroupId id = id(names);
+        synchronized (this) {
+            if (!machines.containsKey(id)) {
+                RaftGroup group = RaftGroup.valueOf(id, sorted.stream().map(ClusterNode::peer).toList());
+                RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, self,
+                    callIds.incrementAndGet(), group, true));
+                if (!reply.isSuccess() && !machines.containsKey(id)) {
+                    throw new IOException("could not add queue group " + names + ": " + reply.getException());
+                }
+                LOG.log(System.Logger.Level.INFO, "queue group {0} of {1} added on this node", name(id), names);
+            }
+        }
+        return new Handle(id, names);
+    }
+
+    /** This node was elected the group's leader: it appends its {@code leader} entry, tried until it is in. */
+    void announce(RaftGroupId id) {
+        byte[] node = self.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] entry = new byte[1 + node.length];
+        entry[0] = QueueGroupMachine.LEADER;
+        System.arraycopy(node, 0, entry, 1, node.length);
+        timer.execute(() -> announceOnce(id, entry));
+    }
+
+    private void announceOnce(RaftGroupId id, byte[] entry) {
+        submit(id, entry).whenComplete((reply, failure) -> {
+            if (failure == null && reply.isSuccess()) {
+                return;
+            }
+            try {
+                if (server.getDivision(id).getInfo().isLeader()) {
+                    timer.schedule(() -> announceOnce(id, entry), ANNOUNCE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                }
+            } catch (IOException | java.util.concurrent.RejectedExecutionException e) {
+                // the group or this node is going
+            }
+        });
+    }
+
+    private CompletableFuture<RaftClientReply> submit(RaftGroupId id, byte[] entry) {
+        RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
+            .setGroupId(id).setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(entry)))
+            .setType(RaftClientRequest.writeRequestType()).build();
+        try {
+            return server.submitClientRequestAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** One group as the broker sees it. */
+    private final class Handle implements QueueGroup {
+        private final RaftGroupId id;
+        private final List<String> members;
+
+        Handle(RaftGroupId id, List<String> members) {
+            this.id = id;
+            this.members = members;
+        }
+
+        @Override
+        public String name() {
+            return QueueGroups.name(id);
+        }
+
+        @Override
+        public List<String> members() {
+            return members;
+        }
+
+        @Override
+        public String leader() {
+            QueueGroupMachine machine = machines.get(id);
+            return machine == null ? null : machine.leader();
+        }
+
+        @Override
+        public CompletableFuture<Void> append(long epoch, byte[] command) {
+            byte[] entry = new byte[1 + 8 + command.length];
+            ByteBuffer.wrap(entry).put(QueueGroupMachine.COMMAND).putLong(epoch).put(command);
+            long timeout = appendTimeout.toMillis();
+            return submit(id, entry).orTimeout(timeout, TimeUnit.MILLISECONDS).handle((reply, failure) -> {
+                if (failure != null) {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                    throw new CompletionException(new NoMajorityException("no majority of queue group "
+                        + name() + " committed the command within " + timeout + " ms: " + cause, cause));
+                }
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(new NoMajorityException("queue group " + name()
+                        + " did not commit the command", reply.getException()));
+                }
+                if (reply.getMessage().getContent().byteAt(0) != 1) {
+                    throw new CompletionException(new NoMajorityException("queue group " + name()
+                        + ": the command's epoch " + epoch + " was over", null));
+                }
+                return null;
+            });
+        }
+    }
+}

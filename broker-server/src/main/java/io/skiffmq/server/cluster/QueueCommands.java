@@ -1,0 +1,126 @@
+package io.skiffmq.server.cluster;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.core.message.MalformedMessageException;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.message.MessageFormat;
+import io.skiffmq.core.queue.DeadLetters;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The commands of a replicated quorum queue, as its group's log carries them (docs/quorum-queues.md, "How it is
+ * replicated"): a kind byte, the queue ({@link Key}: virtual host, name, incarnation), then the kind's fields.
+ * An enqueue carries the message's stored form exactly (format, exchange, routing key, the publisher's bytes), so a
+ * consumer after a failover gets what was published. Codes are on disk: never reuse one. Stateless.
+ */
+final class QueueCommands {
+    static final byte ENQUEUE = 1;
+    static final byte SETTLE = 2;
+    static final byte RETURN = 3;
+    static final byte DEAD_LETTERING = 4;
+    static final byte DELETE = 5;
+
+    /** A replicated queue: an incarnation of a virtual host's queue record. */
+    record Key(String vhost, String name, long incarnation) {
+    }
+
+    private QueueCommands() {
+    }
+
+    static byte[] enqueue(Key key, long sequence, long deliveryCount, long returns, long expiresAt, Message message) {
+        byte[] exchange = utf8(message.exchange());
+        byte[] routingKey = utf8(message.routingKey() == null ? "" : message.routingKey());
+        int size = message.storedSize();
+        ByteBuf stored = Unpooled.buffer(size);
+        try {
+            message.writeStored(stored);
+            ByteBuffer out = start(ENQUEUE, key, 8 * 4 + 1 + 4 + exchange.length + 4 + routingKey.length + 4
+                + stored.readableBytes());
+            out.putLong(sequence).putLong(deliveryCount).putLong(returns).putLong(expiresAt);
+            out.put(message.format().tag());
+            out.putInt(exchange.length).put(exchange).putInt(routingKey.length).put(routingKey);
+            out.putInt(stored.readableBytes());
+            stored.readBytes(out);
+            return out.array();
+        } finally {
+            stored.release();
+        }
+    }
+
+    static byte[] settle(Key key, long sequence) {
+        return start(SETTLE, key, 8).putLong(sequence).array();
+    }
+
+    static byte[] returned(Key key, long sequence, long deliveryCount, long returns) {
+        return start(RETURN, key, 24).putLong(sequence).putLong(deliveryCount).putLong(returns).array();
+    }
+
+    static byte[] deadLettering(Key key, long sequence, DeadLetters.Reason reason) {
+        return start(DEAD_LETTERING, key, 9).putLong(sequence).put((byte) reason.ordinal()).array();
+    }
+
+    static byte[] delete(Key key) {
+        return start(DELETE, key, 0).array();
+    }
+
+    /**
+     * Commands as one entry of the group's log: each as a 4-byte length and its bytes, so that one entry (one
+     * append, one fsync on each member) carries what a queue did in one turn.
+     */
+    static byte[] batch(List<byte[]> commands) {
+        int size = 0;
+        for (byte[] command : commands) {
+            size += 4 + command.length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        for (byte[] command : commands) {
+            out.putInt(command.length).put(command);
+        }
+        return out.array();
+    }
+
+    private static ByteBuffer start(byte kind, Key key, int rest) {
+        byte[] vhost = utf8(key.vhost());
+        byte[] name = utf8(key.name());
+        ByteBuffer out = ByteBuffer.allocate(1 + 4 + vhost.length + 4 + name.length + 8 + rest);
+        return out.put(kind).putInt(vhost.length).put(vhost).putInt(name.length).put(name).putLong(key.incarnation());
+    }
+
+    static Key key(ByteBuffer in) {
+        return new Key(string(in), string(in), in.getLong());
+    }
+
+    static String string(ByteBuffer in) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException("bad string length " + length + " in a queue command");
+        }
+        String s = StandardCharsets.UTF_8.decode(in.slice(in.position(), length)).toString();
+        in.position(in.position() + length);
+        return s;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The message of an enqueue's stored part ({@link QueueReplica.Entry#stored}: format, exchange, routing key,
+     * bytes), as a new message with one reference.
+     */
+    static Message message(byte[] stored) throws MalformedMessageException {
+        ByteBuffer in = ByteBuffer.wrap(stored);
+        MessageFormat format = MessageFormat.ofTag(in.get());
+        if (format == null) {
+            throw new MalformedMessageException("unknown message format in a queue command", null);
+        }
+        String exchange = string(in);
+        String routingKey = string(in);
+        int length = in.getInt();
+        return Message.readStored(format, Unpooled.wrappedBuffer(stored, in.position(), length), true, exchange,
+            routingKey);
+    }
+}

@@ -1,0 +1,152 @@
+package io.skiffmq.server.cluster;
+
+import io.skiffmq.cluster.QueueGroup;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.DeadLetters;
+import io.skiffmq.core.queue.QueueExecutor;
+import io.skiffmq.core.queue.QueueLog;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The {@link QueueLog} of a replicated quorum queue's live queue, on the node leading its group: what a single
+ * node's quorum queue journals, appended to the group's log as commands instead ({@link QueueCommands}), under the
+ * epoch the queue went live in, the commands of one turn of the queue's thread as one entry. A publish is durable
+ * (confirmed) once the entry with its enqueue is committed by a majority; the rest is appended without waiting. Messages stay in memory ({@link #isWritten} is never true): the replicas hold
+ * them. Called on the queue's thread, as every {@link QueueLog}.
+ */
+final class ReplicatedQueueLog implements QueueLog {
+    private static final System.Logger LOG = System.getLogger(ReplicatedQueueLog.class.getName());
+
+    private final QueueGroup group;
+    private final QueueCommands.Key key;
+    private final long epoch;
+    private final QueueExecutor executor;
+    /** The commands of this turn, appended as one entry once it ends ({@link #flush}). */
+    private final List<byte[]> pending = new ArrayList<>();
+    /** Completes once {@link #pending} is committed; null while nothing is pending. */
+    private CompletableFuture<Void> batch;
+    /** The last batch appended: {@link #whenWritten} waits for it. */
+    private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
+    /** The queue is no longer live here (another leader, or its record deleted): it writes nothing more. */
+    private volatile boolean retired;
+    private volatile boolean failureLogged;
+
+    ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor) {
+        this.group = group;
+        this.key = key;
+        this.epoch = epoch;
+        this.executor = executor;
+    }
+
+    void retire() {
+        retired = true;
+    }
+
+    /** Adds a command to this turn's batch; completes once the batch is committed (never, once retired). */
+    private CompletableFuture<Void> append(byte[] command) {
+        if (retired) {
+            return new CompletableFuture<>(); // never durable: its confirm is not sent
+        }
+        pending.add(command);
+        if (batch == null) {
+            CompletableFuture<Void> mine = new CompletableFuture<>();
+            batch = mine;
+            executor.afterTurn(this::flush);
+            return mine;
+        }
+        return batch;
+    }
+
+    /** At the end of the queue's turn: this turn's commands, one entry. */
+    private void flush() {
+        CompletableFuture<Void> done = batch;
+        batch = null;
+        if (done == null || pending.isEmpty() || retired) {
+            pending.clear();
+            return;
+        }
+        byte[] entry = QueueCommands.batch(pending);
+        pending.clear();
+        group.append(epoch, entry).whenComplete((ok, failure) -> {
+            if (failure == null) {
+                done.complete(null);
+                return;
+            }
+            if (!failureLogged) {
+                failureLogged = true;
+                LOG.log(System.Logger.Level.WARNING, "replicated queue ''{0}'' in vhost ''{1}'': {2}", key.name(),
+                    key.vhost(), failure.getMessage());
+            }
+            done.completeExceptionally(failure);
+        });
+        last = done;
+    }
+
+    @Override
+    public long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
+        return publish(sequence, message, deliveryCount, deliveryCount, expiresAt, durable);
+    }
+
+    @Override
+    public long publish(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
+            Runnable durable) {
+        CompletableFuture<Void> appended = append(QueueCommands.enqueue(key, sequence, deliveryCount, returns,
+            expiresAt, message));
+        if (durable != null) {
+            appended.thenRun(durable);
+        }
+        return sequence;
+    }
+
+    @Override
+    public long relocate(long sequence, Message message, long deliveryCount, long expiresAt, long location) {
+        return location; // the group's log is never cut under a live message
+    }
+
+    @Override
+    public void requeue(long sequence, long location, long deliveryCount) {
+        requeue(sequence, location, deliveryCount, deliveryCount);
+    }
+
+    @Override
+    public void requeue(long sequence, long location, long deliveryCount, long returns) {
+        append(QueueCommands.returned(key, sequence, deliveryCount, returns));
+    }
+
+    @Override
+    public void deadLettering(long sequence, long location, DeadLetters.Reason reason) {
+        append(QueueCommands.deadLettering(key, sequence, reason));
+    }
+
+    @Override
+    public boolean isWritten(long location) {
+        return false;
+    }
+
+    @Override
+    public Message read(long sequence, long location) {
+        throw new Unreadable("a replicated queue keeps its messages in memory", null);
+    }
+
+    @Override
+    public void whenWritten(Runnable action) {
+        (batch != null ? batch : last).whenComplete((done, failure) -> action.run());
+    }
+
+    @Override
+    public void remove(long sequence, long location) {
+        append(QueueCommands.settle(key, sequence));
+    }
+
+    @Override
+    public void deleted() {
+        append(QueueCommands.delete(key));
+    }
+
+    @Override
+    public void stopped(long[] deliveredBefore, int count) {
+        retired = true; // the broker stops: the replicas keep the queue
+    }
+}

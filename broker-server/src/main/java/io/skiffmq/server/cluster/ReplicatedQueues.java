@@ -1,0 +1,347 @@
+package io.skiffmq.server.cluster;
+
+import io.skiffmq.cluster.ClusterNode;
+import io.skiffmq.cluster.NodeAddress;
+import io.skiffmq.cluster.QueueGroup;
+import io.skiffmq.cluster.QueueGroupApplier;
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
+import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.Queue;
+import io.skiffmq.core.queue.QueueType;
+import io.skiffmq.core.queue.StoredMessage;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * This node's replicated quorum queues (docs/quorum-queues.md, "How it is replicated"): which queue group each uses,
+ * the replicas the groups' commands build ({@link QueueReplica}, on each group's apply thread), and the live queues
+ * of the groups this node leads. Leaders and live queues change on one thread of its own ({@link #moves}), in the
+ * order the groups' logs announce them, so that neither a group's apply thread nor the metadata log's waits on a
+ * virtual host. Thread-safe: concurrent maps, volatile fields.
+ */
+public final class ReplicatedQueues implements QueueGroupApplier {
+    private static final System.Logger LOG = System.getLogger(ReplicatedQueues.class.getName());
+    private static final String GROUP_SIZE = "x-quorum-initial-group-size";
+    private static final int DEFAULT_GROUP_SIZE = 3;
+
+    private final Duration timeout;
+    private final Map<String, Group> groups = new ConcurrentHashMap<>();
+    private final Map<QueueCommands.Key, Group> groupOf = new ConcurrentHashMap<>();
+    private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
+    /** Replicated queues whose group this node is not a member of. */
+    private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
+    private final ExecutorService moves = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "skiffmq-replicated-queues");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile ClusterNode node;
+    private volatile Function<String, VirtualHost> vhosts = name -> null;
+
+    /** A queue group as this node knows it. */
+    private static final class Group {
+        final Map<QueueCommands.Key, QueueReplica> replicas = new ConcurrentHashMap<>();
+        final Set<QueueCommands.Key> queues = ConcurrentHashMap.newKeySet();
+        /** Declares waiting for a leader; guarded by itself. */
+        final List<Runnable> waiting = new ArrayList<>();
+        volatile QueueGroup handle;
+        volatile String leader;
+        volatile long epoch = -1;
+        volatile boolean leadingHere;
+    }
+
+    private record Live(Queue queue, ReplicatedQueueLog log, long epoch) {
+    }
+
+    ReplicatedQueues(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    void node(ClusterNode clusterNode) {
+        this.node = clusterNode;
+    }
+
+    /** Where the live queues go: set once the broker's virtual hosts exist. */
+    public void vhosts(Function<String, VirtualHost> lookup) {
+        this.vhosts = lookup;
+        moves.execute(() -> groups.values().forEach(this::settle));
+    }
+
+    private Group group(String name) {
+        return groups.computeIfAbsent(name, n -> new Group());
+    }
+
+    private static QueueCommands.Key key(String vhost, QueueHomed record) {
+        return new QueueCommands.Key(vhost, record.name(), record.incarnation());
+    }
+
+    // ---- the records, from the metadata log ------------------------------------------------------------------
+
+    /** See {@link io.skiffmq.core.SharedDefinitions#replicated}: sets the queue's group up here the first time. */
+    boolean replicated(String vhost, QueueHomed record) {
+        if (QueueType.of(record.arguments()) != QueueType.QUORUM || node == null) {
+            return false;
+        }
+        QueueCommands.Key key = key(vhost, record);
+        if (groupOf.containsKey(key) || notMember.contains(key)) {
+            return true;
+        }
+        List<String> members = members(record);
+        if (members.size() < 2) {
+            return false; // a group of one: the queue is its home node's, journaled there, as on a single node
+        }
+        synchronized (this) {
+            if (groupOf.containsKey(key)) {
+                return true;
+            }
+            if (!members.contains(node.name())) {
+                notMember.add(key);
+                LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'' has members {2}, not"
+                    + " this node: it is not reachable from here", record.name(), vhost, members);
+                return true;
+            }
+            try {
+                QueueGroup handle = node.queueGroup(members);
+                Group group = group(handle.name());
+                group.handle = handle;
+                group.queues.add(key);
+                groupOf.put(key, group);
+                moves.execute(() -> settle(group));
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "cannot set up the queue group of quorum queue '" + record.name()
+                    + "' in vhost '" + vhost + "'", e);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The members of a queue's group: {@code x-quorum-initial-group-size} (default 3) capped at the cluster's size,
+     * from the declaring node on, in name order.
+     */
+    private List<String> members(QueueHomed record) {
+        List<String> all = node.members().stream().map(NodeAddress::name).sorted().toList();
+        Object asked = record.arguments().get(GROUP_SIZE);
+        int size = Math.min(asked instanceof Number n ? n.intValue() : DEFAULT_GROUP_SIZE, all.size());
+        int first = Math.max(0, all.indexOf(record.node()));
+        List<String> members = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            members.add(all.get((first + i) % all.size()));
+        }
+        return members.stream().sorted().toList();
+    }
+
+    void deleted(String vhost, QueueHomed record) {
+        QueueCommands.Key key = key(vhost, record);
+        notMember.remove(key);
+        Group group = groupOf.remove(key);
+        if (group != null) {
+            group.queues.remove(key);
+            group.replicas.remove(key); // and when its delete command is applied, on a member that missed this
+            Live gone = live.remove(key);
+            if (gone != null) {
+                gone.log.retire();
+                // the replicas drop it on every member, and on a replay of the log
+                group.handle.append(gone.epoch, QueueCommands.batch(List.of(QueueCommands.delete(key))));
+            }
+        }
+    }
+
+    /** Completes once the queue's group has a leader whose live queue is up (here or there). */
+    CompletableFuture<Void> whenLed(String vhost, QueueHomed record) {
+        QueueCommands.Key key = key(vhost, record);
+        Group group = groupOf.get(key);
+        if (group == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> led = new CompletableFuture<>();
+        Runnable check = () -> {
+            if (led(group, key)) {
+                led.complete(null);
+            }
+        };
+        synchronized (group.waiting) {
+            group.waiting.add(check);
+        }
+        check.run();
+        return led.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
+            synchronized (group.waiting) {
+                group.waiting.remove(check);
+            }
+        });
+    }
+
+    private boolean led(Group group, QueueCommands.Key key) {
+        String leader = group.leader;
+        return leader != null && node != null && (!leader.equals(node.name()) || live.containsKey(key));
+    }
+
+    /** The leader of a replicated queue's group, or null (not replicated, or none known). */
+    public String leader(String vhost, QueueHomed record) {
+        Group group = groupOf.get(key(vhost, record));
+        return group == null ? null : group.leader;
+    }
+
+    /** The members of a replicated queue's group, or null when it is not replicated here. */
+    public List<String> members(String vhost, QueueHomed record) {
+        Group group = groupOf.get(key(vhost, record));
+        return group == null || group.handle == null ? null : group.handle.members();
+    }
+
+    /** Where the node links reach a replicated queue: its record, homed on its leader's node; null for none. */
+    QueueHomed atLeader(String vhost, QueueHomed record) {
+        Group group = groupOf.get(key(vhost, record));
+        String leader = group == null ? null : group.leader;
+        if (leader == null || leader.equals(node.name())) {
+            return null;
+        }
+        return new QueueHomed(record.name(), record.autoDelete(), record.arguments(), leader, record.incarnation());
+    }
+
+    // ---- the groups' logs ------------------------------------------------------------------------------------
+
+    @Override
+    public void apply(String groupName, long index, ByteBuffer entry) {
+        Group group = group(groupName);
+        while (entry.hasRemaining()) { // a batch: QueueCommands.batch
+            int length = entry.getInt();
+            ByteBuffer command = entry.slice(entry.position(), length);
+            entry.position(entry.position() + length);
+            byte kind = command.get();
+            QueueCommands.Key key = QueueCommands.key(command);
+            if (kind == QueueCommands.DELETE) {
+                group.replicas.remove(key);
+            } else {
+                group.replicas.computeIfAbsent(key, k -> new QueueReplica()).apply(kind, command);
+            }
+        }
+    }
+
+    @Override
+    public void leader(String groupName, String leaderNode, long epoch, boolean liveHere) {
+        Group group = group(groupName);
+        group.leader = leaderNode;
+        group.epoch = epoch;
+        group.leadingHere = liveHere;
+        if (liveHere) {
+            // the replicas are complete at this point of the log: the live queues are built from them now
+            Map<QueueCommands.Key, List<StoredMessage>> held = new java.util.HashMap<>();
+            for (QueueCommands.Key key : group.queues) {
+                QueueReplica replica = group.replicas.get(key);
+                held.put(key, replica == null ? List.of() : replica.messages());
+            }
+            moves.execute(() -> settle(group, held));
+        } else {
+            moves.execute(() -> settle(group));
+        }
+    }
+
+    @Override
+    public void notLeader(String groupName) {
+        Group group = group(groupName);
+        group.leadingHere = false;
+        moves.execute(() -> settle(group));
+    }
+
+    private void settle(Group group) {
+        settle(group, null);
+    }
+
+    /**
+     * On {@link #moves}: makes this node's live queues of the group what its leadership says. {@code held}: the
+     * replicas' messages as of the leader's entry, when it is this node's.
+     */
+    private void settle(Group group, Map<QueueCommands.Key, List<StoredMessage>> held) {
+        if (node == null) { // the groups' logs replayed while the node starts: settled again once it has
+            if (held != null) {
+                held.values().forEach(ReplicatedQueues::release);
+            }
+            return;
+        }
+        long epoch = group.epoch;
+        boolean leading = group.leadingHere && node.name().equals(group.leader);
+        for (QueueCommands.Key key : group.queues) {
+            List<StoredMessage> messages = held != null ? held.remove(key) : null;
+            Live here = live.get(key);
+            VirtualHost vhost = vhosts.apply(key.vhost());
+            if (leading && vhost != null && (here == null || here.epoch != epoch)) {
+                if (here != null) {
+                    retire(key, here, vhost);
+                }
+                if (messages == null) {
+                    QueueReplica replica = group.replicas.get(key);
+                    messages = replica == null ? List.of() : replica.messages();
+                }
+                if (goLive(group, key, vhost, epoch, messages)) {
+                    messages = null;
+                }
+            } else if (!leading && here != null) {
+                retire(key, here, vhost);
+            } else if (!leading && vhost != null) {
+                vhost.replicaMoved(key.name(), null); // what stood for the old leader goes
+            }
+            release(messages);
+        }
+        if (held != null) {
+            held.values().forEach(ReplicatedQueues::release);
+        }
+        List<Runnable> waiting;
+        synchronized (group.waiting) {
+            waiting = new ArrayList<>(group.waiting);
+        }
+        waiting.forEach(Runnable::run);
+    }
+
+    private static void release(List<StoredMessage> messages) {
+        if (messages != null) {
+            messages.forEach(m -> m.message().release());
+        }
+    }
+
+    /** Builds the live queue here from {@code messages}; true when it took them. */
+    private boolean goLive(Group group, QueueCommands.Key key, VirtualHost vhost, long epoch,
+            List<StoredMessage> messages) {
+        ReplicatedQueueLog[] log = new ReplicatedQueueLog[1];
+        boolean[] taken = new boolean[1];
+        Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
+            log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor);
+            ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
+            made.restore(messages);
+            made.recovered();
+            taken[0] = true;
+            return made;
+        });
+        if (queue != null) {
+            live.put(key, new Live(queue, log[0], epoch));
+            LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2,number,#},"
+                + " {3} messages)", key.name(), key.vhost(), epoch, messages.size());
+        } else if (log[0] != null) {
+            log[0].retire();
+        }
+        return taken[0];
+    }
+
+    private void retire(QueueCommands.Key key, Live here, VirtualHost vhost) {
+        live.remove(key, here);
+        here.log.retire();
+        if (vhost != null) {
+            vhost.replicaMoved(key.name(), here.queue);
+        }
+    }
+
+    void close() {
+        moves.shutdownNow();
+    }
+}

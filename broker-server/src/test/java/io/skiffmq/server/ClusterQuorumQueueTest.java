@@ -1,0 +1,285 @@
+package io.skiffmq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Delivery;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Quorum queues replicated across a three-node cluster (child JVMs; docs/quorum-queues.md, "How it is replicated"),
+ * with the RabbitMQ Java client: the members and the leader in the HTTP API; published with confirms on one node,
+ * consumed in order on another, the leader on the third; the leader's node killed with kill -9 while a publisher
+ * goes on, and every confirmed message consumed afterwards from the new leader. One cluster for the class.
+ */
+@OneAtATime
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterQuorumQueueTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Map<String, Object> QUORUM = Map.of("x-queue-type", "quorum");
+
+    @TempDir
+    static Path dir;
+
+    private static ChildCluster cluster;
+    /** The nodes killed by a test before: the later tests use the others. */
+    private static final boolean[] killed = new boolean[3];
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = new ChildCluster(dir, "q", 3, 3, 5_000);
+        cluster.startMembers();
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        cluster.close();
+    }
+
+    private static Connection connect(int i) {
+        return cluster.connect(i, WAIT);
+    }
+
+    private static void declare(int on, String queue) {
+        await().atMost(WAIT).ignoreExceptions().until(() -> {
+            try (Connection c = connect(on)) {
+                c.createChannel().queueDeclare(queue, true, false, false, QUORUM);
+                return true;
+            }
+        });
+    }
+
+    /** Waits until node {@code i} reaches the queue's leader: a consumer there can be started. */
+    private static void reachable(int i, String queue) {
+        try (Connection c = connect(i)) {
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                Channel channel = c.createChannel();
+                channel.basicCancel(channel.basicConsume(queue, false, (t, m) -> { }, t -> { }));
+                channel.close();
+                return true;
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The queue's shape in node {@code i}'s {@code /api/queues}, once it shows a leader. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> shape(int i, String queue) {
+        return await().atMost(WAIT).ignoreExceptions().until(() -> {
+            var answer = cluster.api(i).get("/api/queues/%2F/" + queue);
+            return (Map<String, Object>) answer.body();
+        }, q -> q != null && q.get("leader") instanceof String leader && !leader.isEmpty());
+    }
+
+    private static int index(String node) {
+        for (int i = 0; i < cluster.nodes.length; i++) {
+            if (cluster.name(i).equals(node)) {
+                return i;
+            }
+        }
+        throw new AssertionError("no node " + node);
+    }
+
+    @Test
+    @Order(1)
+    void publishedOnOneNodeConsumedInOrderOnAnotherWithTheLeaderOnTheThird() throws Exception {
+        String queue = "qq-order";
+        declare(0, queue);
+        Map<String, Object> shape = shape(0, queue);
+        assertThat(shape).containsEntry("type", "quorum");
+        assertThat(shape.get("members")).isEqualTo(List.of(cluster.name(0), cluster.name(1), cluster.name(2)));
+        int leader = index((String) shape.get("leader"));
+        for (int i = 0; i < 3; i++) {
+            assertThat(shape(i, queue).get("leader")).as("leader seen from node " + i).isEqualTo(cluster.name(leader));
+        }
+        int publisherNode = (leader + 1) % 3;
+        int consumerNode = (leader + 2) % 3;
+        SkiffmqCtlTest.Result status = SkiffmqCtlTest.ctl(cluster.nodes[publisherNode].managementPort(),
+            "quorum_status", queue);
+        assertThat(status.code()).as(status.err()).isZero();
+        assertThat(status.out()).containsPattern("\\Q" + cluster.name(leader) + "\\E\\s*│\\s*leader\\s*│\\s*voter")
+            .containsPattern("\\Q" + cluster.name(publisherNode) + "\\E\\s*│\\s*follower");
+        int count = 500;
+        reachable(publisherNode, queue);
+        reachable(consumerNode, queue);
+        try (Connection a = connect(publisherNode)) {
+            Channel publisher = a.createChannel();
+            publisher.confirmSelect();
+            long start = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                publisher.basicPublish("", queue, null, ("m-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            publisher.waitForConfirmsOrDie(WAIT.toMillis());
+            System.out.printf("%d confirmed through another node in %d ms%n", count,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        try (Connection c = connect(consumerNode)) {
+            assertThat(c.createChannel().queueDeclarePassive(queue).getMessageCount()).isEqualTo(count);
+            Channel consumer = c.createChannel();
+            consumer.basicQos(50);
+            BlockingQueue<Delivery> got = new LinkedBlockingQueue<>();
+            consumer.basicConsume(queue, false, (tag, m) -> {
+                consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
+                got.add(m);
+            }, tag -> { });
+            for (int i = 0; i < count; i++) {
+                Delivery m = got.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(m).as("message " + i).isNotNull();
+                assertThat(new String(m.getBody(), StandardCharsets.UTF_8)).isEqualTo("m-" + i);
+            }
+        }
+        try (Connection l = connect(leader)) {
+            await().atMost(WAIT).until(() -> l.createChannel().queueDeclarePassive(queue).getMessageCount() == 0);
+            // deleted on its leader's node: gone from every node
+            l.createChannel().queueDelete(queue);
+        }
+        for (int i = 0; i < 3; i++) {
+            int node = i;
+            await().atMost(WAIT).until(() -> cluster.api(node).get("/api/queues/%2F/" + queue).status() == 404);
+        }
+    }
+
+    /** Publishes with confirms on node {@code on} until stopped, again after a failure; records what is confirmed. */
+    private static final class Publisher implements Runnable {
+        final Set<Integer> confirmed = ConcurrentHashMap.newKeySet();
+        final AtomicInteger sent = new AtomicInteger();
+        final AtomicBoolean stop = new AtomicBoolean();
+        private final int on;
+        private final String queue;
+
+        Publisher(int on, String queue) {
+            this.on = on;
+            this.queue = queue;
+        }
+
+        @Override
+        public void run() {
+            while (!stop.get()) {
+                try (Connection c = connect(on)) {
+                    Channel channel = c.createChannel();
+                    channel.confirmSelect();
+                    ConcurrentNavigableMap<Long, Integer> outstanding = new ConcurrentSkipListMap<>();
+                    channel.addConfirmListener((seq, multiple) -> {
+                        var acked = multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true);
+                        confirmed.addAll(acked.values());
+                        acked.clear();
+                    }, (seq, multiple) -> {
+                        (multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true)).clear();
+                    });
+                    while (!stop.get()) {
+                        int id = sent.getAndIncrement();
+                        outstanding.put(channel.getNextPublishSeqNo(), id);
+                        channel.basicPublish("", queue, null, ("m-" + id).getBytes(StandardCharsets.UTF_8));
+                        if (outstanding.size() > 200) {
+                            channel.waitForConfirms(WAIT.toMillis());
+                        }
+                    }
+                    channel.waitForConfirms(WAIT.toMillis());
+                } catch (Exception e) {
+                    // the node's link to the old leader went, or a timeout: publish again on a fresh connection
+                }
+            }
+        }
+    }
+
+    @Test
+    @Order(2)
+    void theLeadersNodeKilledAnotherLeadsAndEveryConfirmedMessageIsThere() throws Exception {
+        String queue = "qq-failover";
+        declare(0, queue);
+        int leader = index((String) shape(0, queue).get("leader"));
+        int publisherNode = (leader + 1) % 3;
+        int consumerNode = (leader + 2) % 3;
+        reachable(publisherNode, queue);
+        Publisher publisher = new Publisher(publisherNode, queue);
+        Thread publishing = new Thread(publisher, "publisher");
+        publishing.start();
+        await().atMost(WAIT).until(() -> publisher.confirmed.size() >= 300);
+        long killedAt = System.nanoTime();
+        cluster.nodes[leader].kill();
+        killed[leader] = true;
+        String newLeader = await().atMost(WAIT).ignoreExceptions()
+            .until(() -> (String) shape(consumerNode, queue).get("leader"), l -> !l.equals(cluster.name(leader)));
+        long failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+        int confirmedAtKill = publisher.confirmed.size();
+        await().atMost(WAIT).until(() -> publisher.confirmed.size() >= confirmedAtKill + 300);
+        publisher.stop.set(true);
+        publishing.join(WAIT.toMillis());
+        Set<Integer> confirmed = Set.copyOf(publisher.confirmed);
+
+        Set<Integer> consumed = ConcurrentHashMap.newKeySet();
+        try (Connection c = connect(consumerNode)) {
+            Channel consumer = await().atMost(WAIT).ignoreExceptions().until(() -> {
+                Channel channel = c.createChannel();
+                channel.basicQos(100);
+                channel.basicConsume(queue, false, (tag, m) -> {
+                    consumed.add(Integer.parseInt(new String(m.getBody(), StandardCharsets.UTF_8).substring(2)));
+                    channel.basicAck(m.getEnvelope().getDeliveryTag(), false);
+                }, tag -> { });
+                return channel;
+            }, ch -> true);
+            await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
+            consumer.close();
+        }
+        List<Integer> lost = new ArrayList<>(confirmed);
+        lost.removeAll(consumed);
+        assertThat(lost).as("confirmed and lost; new leader " + newLeader + " after " + failoverMillis + " ms")
+            .isEmpty();
+        System.out.printf("failover: %s leads %d ms after the kill; %d confirmed, %d consumed%n", newLeader,
+            failoverMillis, confirmed.size(), consumed.size());
+    }
+
+    @Test
+    @Order(3)
+    void aLeaderCutOffFromItsMajorityConfirmsNothing() throws Exception {
+        String queue = "qq-minority";
+        int alive = killed[0] ? 1 : 0;
+        declare(alive, queue);
+        int leader = index((String) shape(alive, queue).get("leader"));
+        try (Connection l = connect(leader)) {
+            Channel channel = l.createChannel();
+            channel.confirmSelect();
+            channel.basicPublish("", queue, null, "before".getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            for (int i = 0; i < 3; i++) {
+                if (i != leader && !killed[i]) {
+                    cluster.nodes[i].kill();
+                    killed[i] = true;
+                }
+            }
+            // published at once, before the leader steps down (after four election timeouts): its queue takes it
+            channel.basicPublish("", queue, null, "alone".getBytes(StandardCharsets.UTF_8));
+            boolean acked;
+            try {
+                acked = channel.waitForConfirms(5_000 + 3_000); // the cluster-append-timeout, and some
+            } catch (java.util.concurrent.TimeoutException e) {
+                acked = false; // left unconfirmed
+            }
+            assertThat(acked).as("a publish no majority committed is not confirmed").isFalse();
+        }
+    }
+}
