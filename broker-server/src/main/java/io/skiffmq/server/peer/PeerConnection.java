@@ -33,6 +33,7 @@ import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
+import org.apache.qpid.proton.codec.ReadableBuffer;
 import org.apache.qpid.proton.engine.Collector;
 import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Delivery;
@@ -100,9 +101,21 @@ final class PeerConnection {
         }
     }
 
-    /** A message sent and not settled by the home node yet. */
-    private record InFlight(RemoteQueue queue, PublishConfirm confirm) {
+    /** A publish handed over from a publisher's thread, waiting for {@link #sendPublished}. */
+    private record Publish(RemoteQueue queue, Message message, PublishConfirm confirm) {
     }
+
+    /**
+     * Publishes from every publisher's thread, sent by one task per burst on this loop ({@link #sendPublished}),
+     * whose transfers go out in one write and flush.
+     */
+    private final java.util.Queue<Publish> published = io.netty.util.internal.PlatformDependent.newMpscQueue();
+    private final java.util.concurrent.atomic.AtomicBoolean sendQueued =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    private final Runnable sendPublished = this::sendPublished;
+    /** Where a 0-9-1 message is written in its node form before proton-j copies it; owned by the loop. */
+    private ByteBuf scratch = io.netty.buffer.Unpooled.buffer(SCRATCH_KEPT);
+    private static final int SCRATCH_KEPT = 64 * 1024;
 
     PeerConnection(PeerLinks links, String node, String vhost, EventLoop loop) {
         this.links = links;
@@ -265,7 +278,8 @@ final class PeerConnection {
         boolean wrote = false;
         int pending;
         while ((pending = transport.pending()) > 0) {
-            ByteBuf out = channel.alloc().buffer(pending);
+            // on the heap: the JDK's TLS engine encrypts from an array much faster than from a direct buffer
+            ByteBuf out = channel.alloc().heapBuffer(pending);
             out.writeBytes(transport.head());
             transport.pop(pending);
             channel.write(out);
@@ -320,11 +334,14 @@ final class PeerConnection {
                             && delivery.getLink().getContext() instanceof HomeManagement responses) {
                         responses.responded(delivery);
                     }
-                } else if (delivery.getContext() instanceof InFlight sent
+                } else if (delivery.getLink().getContext() instanceof Outgoing outgoing
+                        && delivery.getContext() instanceof PublishConfirm confirm
                         && (delivery.remotelySettled() || delivery.getRemoteState() != null)) {
                     delivery.setContext(null);
                     delivery.settle();
-                    confirm(sent, delivery.getRemoteState());
+                    if (confirm != SETTLED) {
+                        confirm(outgoing.queue, confirm, delivery.getRemoteState());
+                    }
                 }
             }
             case TRANSPORT_ERROR, TRANSPORT_CLOSED -> {
@@ -337,15 +354,15 @@ final class PeerConnection {
     }
 
     /** The home node's outcome for a message sent: accepted confirms it; anything else refuses it. */
-    private static void confirm(InFlight sent, DeliveryState state) {
-        if (sent.confirm() != null) {
+    private static void confirm(RemoteQueue queue, PublishConfirm confirm, DeliveryState state) {
+        if (confirm != NO_CONFIRM) {
             if (state instanceof Accepted) {
-                sent.confirm().run();
+                confirm.run();
             } else {
-                sent.confirm().refused();
+                confirm.refused();
             }
         }
-        sent.queue().settledPublish();
+        queue.settledPublish();
     }
 
     private void linkGone(Link link) {
@@ -368,8 +385,28 @@ final class PeerConnection {
 
     // ---- publishing -------------------------------------------------------------------------------------------
 
+    /**
+     * Sends a message to the queue's home node; any thread. Takes over {@code message}. The burst handed over
+     * before the loop gets to it goes as one batch: one task, one write and flush.
+     */
+    void publish(RemoteQueue queue, Message message, PublishConfirm confirm) {
+        published.offer(new Publish(queue, message, confirm));
+        if (!sendQueued.get() && sendQueued.compareAndSet(false, true)) {
+            executor.execute(sendPublished);
+        }
+    }
+
+    private void sendPublished() {
+        sendQueued.set(false); // a publish offered from now on queues another pass
+        Publish publish;
+        while ((publish = published.poll()) != null) {
+            send(publish.queue(), publish.message(), publish.confirm());
+        }
+        pump();
+    }
+
     /** Sends a message to the queue's home node, on this loop. Takes over {@code message}. */
-    void send(RemoteQueue queue, Message message, PublishConfirm confirm) {
+    private void send(RemoteQueue queue, Message message, PublishConfirm confirm) {
         open();
         if (connection == null) {
             message.release();
@@ -392,32 +429,39 @@ final class PeerConnection {
         outgoing.messages.add(message);
         outgoing.confirms.add(confirm == null ? NO_CONFIRM : confirm);
         send(outgoing);
-        pumpLater();
     }
 
+    /** The confirm of a publish nobody waits for. */
     private static final PublishConfirm NO_CONFIRM = () -> { };
+    /** A delivery's context once its confirm was answered (refused when its link went). */
+    private static final PublishConfirm SETTLED = () -> { };
 
-    /** Sends what waits, as far as the link's credit goes. */
+    /**
+     * Sends what waits, as far as the link's credit goes. The message's bytes are copied once, into proton-j (a
+     * 0-9-1 message is written in its node form into {@link #scratch} first); the delivery's context is its
+     * confirm, the link's its queue.
+     */
     private void send(Outgoing outgoing) {
         Sender link = outgoing.link;
         while (link.getCredit() > 0 && !outgoing.messages.isEmpty()) {
             Message message = outgoing.messages.poll();
             PublishConfirm confirm = outgoing.confirms.poll();
             try {
-                byte[] copy;
                 Delivery delivery = link.delivery(tag(nextDeliveryTag++));
+                ByteBuf bytes;
                 if (NodeForm.carries(message)) {
-                    ByteBuf form = NodeForm.write(io.netty.buffer.ByteBufAllocator.DEFAULT, message, true, 0, 0);
-                    copy = io.netty.buffer.ByteBufUtil.getBytes(form);
-                    form.release();
+                    bytes = scratch.clear();
+                    NodeForm.writeTo(bytes, message, true, 0, 0);
                     delivery.setMessageFormat(NodeForm.AMQP_091);
                 } else {
-                    ByteBuf bytes = message.toAmqp10().bytes(); // as the publisher sent it
-                    copy = io.netty.buffer.ByteBufUtil.getBytes(bytes);
+                    bytes = message.toAmqp10().bytes(); // as the publisher sent it
                 }
-                delivery.setContext(new InFlight(outgoing.queue, confirm == NO_CONFIRM ? null : confirm));
-                link.send(copy, 0, copy.length);
+                delivery.setContext(confirm);
+                link.send(ReadableBuffer.ByteBufferReader.wrap(bytes.nioBuffer()));
                 link.advance();
+                if (scratch.capacity() > SCRATCH_KEPT) {
+                    scratch = io.netty.buffer.Unpooled.buffer(SCRATCH_KEPT); // a large message's is not kept
+                }
             } finally {
                 message.release();
             }
@@ -608,9 +652,9 @@ final class PeerConnection {
     private static void fail(Outgoing outgoing) {
         failWaiting(outgoing);
         for (Delivery delivery = outgoing.link.head(); delivery != null; delivery = delivery.next()) {
-            if (delivery.getContext() instanceof InFlight sent) {
-                delivery.setContext(null);
-                refuse(sent.queue(), sent.confirm());
+            if (delivery.getContext() instanceof PublishConfirm confirm && confirm != SETTLED) {
+                delivery.setContext(SETTLED);
+                refuse(outgoing.queue, confirm);
             }
         }
     }

@@ -86,7 +86,7 @@ final class RemoteQueue implements Queue {
     @Override
     public void publish(Message message, PublishConfirm confirm) {
         inFlight.incrementAndGet();
-        peer.executor().execute(() -> peer.send(this, message, confirm));
+        peer.publish(this, message, confirm);
     }
 
     /** A publish reached its end (settled by the home node, or failed): publishers held back may go on. */
