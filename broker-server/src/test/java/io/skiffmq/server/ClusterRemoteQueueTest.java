@@ -319,13 +319,14 @@ class ClusterRemoteQueueTest {
     void theHomeNodeKilledGivesRabbitMqsErrorsAndItsDurableMessagesComeBackWithIt() throws Exception {
         String queue = "remote-killed";
         declareOnHome(queue, 0, 1);
-        try (Connection a = connect(0)) {
+        try (Connection a = connect(0); RawClient amqp10 = RawClient.openSession(cluster.nodes[0].port)) {
             Channel publisher = a.createChannel();
             publisher.confirmSelect();
             for (int i = 0; i < 10; i++) {
                 publisher.basicPublish("", queue, true, richProperties(i), ("kept " + i).getBytes(StandardCharsets.UTF_8));
             }
             publisher.waitForConfirmsOrDie(WAIT.toMillis());
+            amqp10.attachSender(0, "/queues/" + queue);
 
             cluster.nodes[HOME].kill();
             // confirms: a message for a queue whose node is down is nacked
@@ -333,6 +334,22 @@ class ClusterRemoteQueueTest {
                 publisher.basicPublish("", queue, true, richProperties(99), "lost".getBytes(StandardCharsets.UTF_8));
                 return !publisher.waitForConfirms(WAIT.toMillis());
             });
+            // an AMQP 1.0 publisher's message is rejected as RabbitMQ 4 rejects it for a classic queue that is down
+            amqp10.transfer(0, 0, Messages.data("lost", null), false);
+            org.apache.qpid.proton.amqp.transport.Disposition disposition = null;
+            while (disposition == null) {
+                if (amqp10.read().body() instanceof org.apache.qpid.proton.amqp.transport.Disposition d) {
+                    disposition = d;
+                }
+            }
+            assertThat(disposition.getState()).isInstanceOf(org.apache.qpid.proton.amqp.messaging.Rejected.class);
+            org.apache.qpid.proton.amqp.transport.ErrorCondition error =
+                ((org.apache.qpid.proton.amqp.messaging.Rejected) disposition.getState()).getError();
+            assertThat(error.getCondition().toString()).isEqualTo("amqp:precondition-failed");
+            assertThat(error.getDescription()).isEqualTo("queue '" + queue + "' is unavailable");
+            assertThat(error.getInfo()).containsEntry(org.apache.qpid.proton.amqp.Symbol.valueOf("queue"), queue)
+                .containsEntry(org.apache.qpid.proton.amqp.Symbol.valueOf("reason"),
+                    org.apache.qpid.proton.amqp.Symbol.valueOf("unavailable"));
             Channel consumer = a.createChannel();
             assertThatThrownBy(() -> consumer.basicConsume(queue, false, (t, m) -> { }, t -> { }))
                 .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=404, reply-text=NOT_FOUND"

@@ -472,9 +472,10 @@ final class PeerConnection {
         return ByteBuffer.allocate(Long.BYTES).putLong(n).array();
     }
 
+    /** The home node could not take it: refused as a queue that is unavailable. */
     private static void refuse(RemoteQueue queue, PublishConfirm confirm) {
         if (confirm != null && confirm != NO_CONFIRM) {
-            confirm.refused();
+            confirm.unavailable(queue.name());
         }
         queue.settledPublish();
     }
