@@ -228,6 +228,38 @@ class ClusterRemoteQueueTest {
         }
     }
 
+    /**
+     * The HTTP API on another node lists a queue with its home node's counts, pulled from there every few seconds
+     * (docs/cluster.md), not asked per listing.
+     */
+    @Test
+    @Order(2)
+    void theHttpApiOnAnotherNodeListsTheHomeNodesCounts() throws Exception {
+        String queue = "remote-counted";
+        declareOnHome(queue, 0);
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            channel.confirmSelect();
+            for (int i = 0; i < 5; i++) {
+                channel.basicPublish("", queue, null, ("c" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+            Channel consumer = home.createChannel();
+            consumer.basicQos(2);
+            BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+            consumer.basicConsume(queue, false, (tag, m) -> held.add(m), tag -> { });
+            await().atMost(WAIT).until(() -> held.size() == 2);
+
+            HttpApiClient api = cluster.api(0);
+            Map<String, Object> expected = Map.of("node", cluster.name(HOME), "messages", 5, "messages_ready", 3,
+                "messages_unacknowledged", 2, "consumers", 1);
+            await().atMost(WAIT).until(() -> api.get("/api/queues/%2F").list().stream()
+                .map(q -> (Map<?, ?>) q).filter(q -> queue.equals(q.get("name"))).findFirst()
+                .filter(q -> q.entrySet().containsAll(expected.entrySet())).isPresent());
+            assertThat(api.get("/api/queues/%2F/" + queue).map()).containsAllEntriesOf(expected);
+        }
+    }
+
     @Test
     @Order(2)
     void aQuorumQueueOnAnotherNodeRedeliversWithItsDeliveryCount() throws Exception {

@@ -8,6 +8,7 @@ import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -70,7 +71,7 @@ final class QueueResources {
         List<CompletableFuture<Map<String, Object>>> items = new ArrayList<>();
         for (Map.Entry<VirtualHost, Object> e : page == null ? queues : page.slice()) {
             items.add(e.getValue() instanceof Queue q ? describe(e.getKey(), q)
-                : CompletableFuture.completedFuture(Shapes.remoteQueue(e.getKey().name(), (QueueHomed) e.getValue())));
+                : CompletableFuture.completedFuture(remote(e.getKey(), (QueueHomed) e.getValue())));
         }
         return CompletableFuture.allOf(items.toArray(CompletableFuture[]::new)).thenApply(done -> {
             List<Map<String, Object>> described = items.stream().map(CompletableFuture::join).toList();
@@ -84,9 +85,25 @@ final class QueueResources {
         QueueHomed remote = vhost.queue(request.variable("name")) == null ? vhost.remoteQueue(request.variable("name"))
             : null;
         if (remote != null) {
-            return CompletableFuture.completedFuture(ApiResponse.ok(Shapes.remoteQueue(vhost.name(), remote)));
+            return CompletableFuture.completedFuture(ApiResponse.ok(remote(vhost, remote)));
         }
         return describe(vhost, lookups.queue(vhost, request.variable("name"))).thenApply(ApiResponse::ok);
+    }
+
+    /**
+     * A queue homed on another node: its record, and its counts as its home node last reported them (a few seconds
+     * old, docs/cluster.md), when they are known.
+     */
+    private static Map<String, Object> remote(VirtualHost vhost, QueueHomed remote) {
+        Map<String, Object> shape = Shapes.remoteQueue(vhost.name(), remote);
+        PeerLinks.HomeQueueCounts counts = PeerLinks.homeCounts(vhost, remote.name());
+        if (counts != null) {
+            shape.put("messages", counts.messages());
+            shape.put("messages_ready", counts.ready());
+            shape.put("messages_unacknowledged", counts.unacknowledged());
+            shape.put("consumers", counts.consumers());
+        }
+        return shape;
     }
 
     private CompletableFuture<Map<String, Object>> describe(VirtualHost vhost, Queue queue) {

@@ -253,6 +253,7 @@ final class PeerConnection {
     private void tick() {
         if (transport != null && channel != null) {
             transport.tick(System.currentTimeMillis());
+            pullCountsIfWanted();
             pump();
         }
     }
@@ -555,23 +556,96 @@ final class PeerConnection {
 
     /** The queue's ready messages and consumers, as its home node counts them. */
     CompletableFuture<QueueCounts> counts(RemoteQueue queue) {
-        return manage("GET", address(queue.name()), queue).thenApply(body -> new QueueCounts(
-            (int) HomeManagement.number(body, "message_count"), (int) HomeManagement.number(body, "consumer_count"),
-            0));
+        return manage("GET", address(queue.name()), () -> queue.homeDown(vhost)).thenApply(body -> new QueueCounts(
+            (int) HomeManagement.number((Map<?, ?>) body, "message_count"),
+            (int) HomeManagement.number((Map<?, ?>) body, "consumer_count"), 0));
     }
 
     /** Purges the queue on its home node; completes with the number of messages dropped there. */
     CompletableFuture<Integer> purge(RemoteQueue queue) {
-        return manage("DELETE", address(queue.name()) + "/messages", queue)
-            .thenApply(body -> (int) HomeManagement.number(body, "message_count"));
+        return manage("DELETE", address(queue.name()) + "/messages", () -> queue.homeDown(vhost))
+            .thenApply(body -> (int) HomeManagement.number((Map<?, ?>) body, "message_count"));
     }
 
-    private CompletableFuture<Map<?, ?>> manage(String method, String path, RemoteQueue queue) {
-        CompletableFuture<Map<?, ?>> answered = new CompletableFuture<>();
+    // ---- counts for listings ----------------------------------------------------------------------------------
+
+    /**
+     * The counts of the queues homed on that node in this virtual host, as last pulled ({@link #pullCounts}), for
+     * the HTTP API's listings: a listing reads them here and asks no node. Null until pulled once, and while the
+     * node cannot be reached. A listing that reads them keeps them pulled every {@link #COUNTS_MILLIS} for
+     * {@link #COUNTS_IDLE_MILLIS}; then pulling stops until the next listing.
+     */
+    HomeCounts homeCounts() {
+        long now = System.nanoTime();
+        long wanted = countsWantedAt;
+        countsWantedAt = now;
+        if (now - wanted > TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS)) {
+            loop.execute(this::pullCounts); // not pulled lately: now, so the next listing has them
+        }
+        HomeCounts counts = homeCounts;
+        return counts == null || down ? null : counts;
+    }
+
+    /** The home node's counts of its queues, when they were pulled ({@link System#currentTimeMillis}). */
+    record HomeCounts(Map<String, long[]> queues, long pulledAt) {
+        /** messages, messages_ready, messages_unacknowledged, consumers of the queue; null when not known. */
+        long[] of(String queue) {
+            return queues.get(queue);
+        }
+    }
+
+    static final long COUNTS_MILLIS = 5000;
+    static final long COUNTS_IDLE_MILLIS = 60_000;
+    private volatile HomeCounts homeCounts;
+    /** When a listing last read the counts ({@link System#nanoTime}); any thread writes it. */
+    private volatile long countsWantedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS) - 1;
+    /** When the last pull was sent, and whether its answer is still to come; owned by the loop. */
+    private long countsPulledAt;
+    private boolean countsPulling;
+
+    /** On each tick: pulls the counts again when a listing wants them and the last pull is old. */
+    private void pullCountsIfWanted() {
+        long now = System.nanoTime();
+        if (now - countsWantedAt <= TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS)
+                && now - countsPulledAt >= TimeUnit.MILLISECONDS.toNanos(COUNTS_MILLIS)) {
+            pullCounts();
+        }
+    }
+
+    /** One request for the counts of every queue homed there ({@code GET /queues}, node connections only). */
+    private void pullCounts() {
+        if (countsPulling || connection == null || down) {
+            return;
+        }
+        countsPulling = true;
+        countsPulledAt = System.nanoTime();
+        manage("GET", "/queues", () -> new BrokerException(BrokerException.Kind.NOT_FOUND, "node " + node
+            + " is down")).whenComplete((body, failure) -> {
+                countsPulling = false;
+                if (failure != null || !(body instanceof List<?> list)) {
+                    homeCounts = null;
+                    return;
+                }
+                Map<String, long[]> queues = new HashMap<>(list.size() * 2);
+                for (Object item : list) {
+                    if (item instanceof Map<?, ?> q && q.get("name") instanceof String name) {
+                        queues.put(name, new long[] {HomeManagement.number(q, "messages"),
+                            HomeManagement.number(q, "messages_ready"),
+                            HomeManagement.number(q, "messages_unacknowledged"),
+                            HomeManagement.number(q, "consumers")});
+                    }
+                }
+                homeCounts = new HomeCounts(queues, System.currentTimeMillis());
+            });
+    }
+
+    private CompletableFuture<Object> manage(String method, String path,
+            java.util.function.Supplier<BrokerException> homeDown) {
+        CompletableFuture<Object> answered = new CompletableFuture<>();
         loop.execute(() -> {
             open();
             if (connection == null) {
-                answered.completeExceptionally(queue.homeDown(vhost));
+                answered.completeExceptionally(homeDown.get());
                 return;
             }
             if (management == null) {
@@ -582,7 +656,7 @@ final class PeerConnection {
                     answered.complete(body);
                 } else {
                     answered.completeExceptionally(failure instanceof BrokerException ? failure
-                        : queue.homeDown(vhost));
+                        : homeDown.get());
                 }
             });
             pump();

@@ -91,6 +91,24 @@ public final class PeerLinks implements AutoCloseable {
         return proxy;
     }
 
+    /**
+     * The counts of a queue homed on another node as that node last reported them (pulled every few seconds while
+     * listings ask for them, docs/cluster.md), or null when none are known (not pulled yet, or the node cannot be
+     * reached). Asks no node: a listing's cost does not grow with a round trip per queue.
+     */
+    public static HomeQueueCounts homeCounts(io.skiffmq.core.VirtualHost vhost, String name) {
+        if (!(vhost.remoteQueueProxy(name) instanceof RemoteQueue remote)) {
+            return null;
+        }
+        PeerConnection.HomeCounts counts = remote.peer().homeCounts();
+        long[] of = counts == null ? null : counts.of(name);
+        return of == null ? null : new HomeQueueCounts(of[0], of[1], of[2], of[3], counts.pulledAt());
+    }
+
+    /** A queue's counts on its home node, and when they were taken there ({@link System#currentTimeMillis}). */
+    public record HomeQueueCounts(long messages, long ready, long unacknowledged, long consumers, long pulledAt) {
+    }
+
     /** True for a consumer's refusal that says what a queue homed elsewhere does not do (not that it is down). */
     public static boolean unsupported(String refusal) {
         return refusal.startsWith(RemoteQueue.UNSUPPORTED);

@@ -58,6 +58,10 @@ final class RemoteQueue implements Queue {
         return declaration.name();
     }
 
+    PeerConnection peer() {
+        return peer;
+    }
+
     /** The node it is homed on. */
     String home() {
         return peer.node();
