@@ -260,6 +260,87 @@ class ClusterRemoteQueueTest {
         }
     }
 
+    private static void publishOnHome(String queue, int count) throws Exception {
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            channel.confirmSelect();
+            for (int i = 0; i < count; i++) {
+                channel.basicPublish("", queue, null, ("m" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+        }
+    }
+
+    /** A consumer's x-priority reaches the home node: the higher one gets every message while it has room. */
+    @Test
+    @Order(2)
+    void aConsumerPriorityOnAnotherNodeIsTheHomeNodes() throws Exception {
+        String queue = "remote-priority";
+        declareOnHome(queue, 1);
+        try (Connection b = connect(1)) {
+            Channel low = b.createChannel();
+            Channel high = b.createChannel();
+            low.basicQos(100);
+            high.basicQos(100);
+            AtomicInteger toLow = new AtomicInteger();
+            BlockingQueue<Delivery> toHigh = new LinkedBlockingQueue<>();
+            low.basicConsume(queue, false, (tag, m) -> toLow.incrementAndGet(), tag -> { });
+            high.basicConsume(queue, false, Map.of("x-priority", 10), (tag, m) -> toHigh.add(m), tag -> { });
+            publishOnHome(queue, 20);
+            await().atMost(WAIT).until(() -> toHigh.size() + toLow.get() == 20);
+            assertThat(toLow.get()).as("messages to the consumer of lower priority").isZero();
+        }
+    }
+
+    /**
+     * An exclusive consumer on another node has the queue exclusively on its home node: consumers on any node are
+     * then refused as RabbitMQ refuses them (403 in exclusive use), and it gets the messages.
+     */
+    @Test
+    @Order(2)
+    void anExclusiveConsumerOnAnotherNodeHasTheQueueOnItsHome() throws Exception {
+        String queue = "remote-exclusive";
+        declareOnHome(queue, 0, 1);
+        String inUse = "reply-code=403, reply-text=ACCESS_REFUSED - queue '" + queue
+            + "' in vhost '/' in exclusive use";
+        try (Connection b = connect(1); Connection a = connect(0); Connection home = connect(HOME)) {
+            BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+            b.createChannel().basicConsume(queue, true, "", false, true, Map.of(), (tag, m) -> received.add(m),
+                tag -> { });
+            Channel local = home.createChannel();
+            assertThatThrownBy(() -> local.basicConsume(queue, true, (t, m) -> { }, t -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining(inUse);
+            Channel remote = a.createChannel();
+            assertThatThrownBy(() -> remote.basicConsume(queue, true, (t, m) -> { }, t -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining(inUse);
+            publishOnHome(queue, 3);
+            for (int i = 0; i < 3; i++) {
+                assertThat(received.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("message " + i).isNotNull();
+            }
+        }
+    }
+
+    /** A channel's global basic.qos bounds what its consumer of a queue on another node holds unacknowledged. */
+    @Test
+    @Order(2)
+    void aGlobalQosBoundsAConsumerOnAnotherNode() throws Exception {
+        String queue = "remote-global-qos";
+        declareOnHome(queue, 1);
+        publishOnHome(queue, 10);
+        try (Connection b = connect(1)) {
+            Channel channel = b.createChannel();
+            channel.basicQos(2, true);
+            BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+            channel.basicConsume(queue, false, (tag, m) -> held.add(m), tag -> { });
+            Delivery first = held.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(held.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
+            assertThat(held.poll(500, TimeUnit.MILLISECONDS)).as("a third before an ack").isNull();
+            channel.basicAck(first.getEnvelope().getDeliveryTag(), false);
+            assertThat(held.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("a third after an ack").isNotNull();
+            assertThat(held.poll(500, TimeUnit.MILLISECONDS)).as("a fourth before another ack").isNull();
+        }
+    }
+
     @Test
     @Order(2)
     void aQuorumQueueOnAnotherNodeRedeliversWithItsDeliveryCount() throws Exception {

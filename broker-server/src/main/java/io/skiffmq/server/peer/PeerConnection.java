@@ -505,6 +505,18 @@ final class PeerConnection {
         if (consumer.preSettled) {
             link.setSenderSettleMode(SenderSettleMode.SETTLED);
         }
+        // passed on as the home node's own consumers give them (docs/cluster.md)
+        Map<org.apache.qpid.proton.amqp.Symbol, Object> properties = new HashMap<>();
+        if (consumer.priority != 0) {
+            properties.put(org.apache.qpid.proton.amqp.Symbol.valueOf(RemoteConsumer.PRIORITY_PROPERTY),
+                consumer.priority);
+        }
+        if (consumer.exclusive) {
+            properties.put(org.apache.qpid.proton.amqp.Symbol.valueOf(PeerLinks.EXCLUSIVE_PROPERTY), true);
+        }
+        if (!properties.isEmpty()) {
+            link.setProperties(properties);
+        }
         link.setContext(consumer);
         consumer.receiver = link;
         consumers.add(consumer);

@@ -33,6 +33,11 @@ public final class PeerLinks implements AutoCloseable {
      * A space and parentheses keep it apart from the names operators give users in practice.
      */
     public static final String NODE_USER = "skiffmq-node (cluster peer)";
+    /**
+     * The attach property by which another node's 0-9-1 consumer asks for a queue exclusively (true); heeded on
+     * node connections only (RabbitMQ's AMQP 1.0 has no exclusive consumers).
+     */
+    public static final String EXCLUSIVE_PROPERTY = "skiffmq:exclusive";
     /** A node's message port is its cluster port plus this (docs/cluster.md). */
     public static final int PORT_OFFSET = 1;
 
@@ -112,6 +117,11 @@ public final class PeerLinks implements AutoCloseable {
     /** True for a consumer's refusal that says what a queue homed elsewhere does not do (not that it is down). */
     public static boolean unsupported(String refusal) {
         return refusal.startsWith(RemoteQueue.UNSUPPORTED);
+    }
+
+    /** True for a refusal of a consumer because the queue's home node has it in exclusive use. */
+    public static boolean inExclusiveUse(String refusal) {
+        return refusal.startsWith("queue '") && refusal.endsWith("' in exclusive use");
     }
 
     /** True for a queue homed on another node, used here. */

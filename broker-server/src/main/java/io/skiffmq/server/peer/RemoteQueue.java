@@ -123,12 +123,12 @@ final class RemoteQueue implements Queue {
     @Override
     public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive,
             int priority, Selector selector) {
-        RemoteConsumer consumer = new RemoteConsumer(this, sink, flow, preSettled);
+        RemoteConsumer consumer = new RemoteConsumer(this, sink, flow, preSettled, exclusive, priority);
         QueueConsumer handle = QueueConsumer.handle(this, sink, flow, preSettled, consumer);
         consumer.handle = handle;
-        if (selector != null || exclusive) {
-            peer.executor().execute(() -> sink.refused(UNSUPPORTED + (exclusive ? "an exclusive consumer"
-                : "a selector") + " of queue '" + name() + "', homed on node '" + home() + "'"));
+        if (selector != null) {
+            peer.executor().execute(() -> sink.refused(UNSUPPORTED + "a selector of queue '" + name()
+                + "', homed on node '" + home() + "'"));
             return handle;
         }
         peer.executor().execute(() -> peer.attach(consumer));
@@ -146,7 +146,12 @@ final class RemoteQueue implements Queue {
 
     @Override
     public CompletableFuture<Void> limit(QueueConsumer consumer, PrefetchLimit channelLimit) {
-        return CompletableFuture.completedFuture(null); // per consumer only across nodes (docs/cluster.md)
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        peer.run(() -> {
+            of(consumer).limit(channelLimit);
+            done.complete(null);
+        });
+        return done;
     }
 
     @Override
