@@ -237,13 +237,8 @@ class ClusterRemoteQueueTest {
     void theHttpApiOnAnotherNodeListsTheHomeNodesCounts() throws Exception {
         String queue = "remote-counted";
         declareOnHome(queue, 0);
+        publishOnHome(queue, 5);
         try (Connection home = connect(HOME)) {
-            Channel channel = home.createChannel();
-            channel.confirmSelect();
-            for (int i = 0; i < 5; i++) {
-                channel.basicPublish("", queue, null, ("c" + i).getBytes(StandardCharsets.UTF_8));
-            }
-            channel.waitForConfirmsOrDie(WAIT.toMillis());
             Channel consumer = home.createChannel();
             consumer.basicQos(2);
             BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();

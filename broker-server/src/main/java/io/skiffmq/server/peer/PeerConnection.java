@@ -55,7 +55,8 @@ import org.apache.qpid.proton.engine.Transport;
  * 0-9-1 publisher gets a nack; consumers are cancelled, and the home node gets their unsettled messages back).
  *
  * <p>Owned by one event loop: the engine, the links and the channel are touched there only. {@link #down()} is
- * read anywhere.
+ * read anywhere; {@link #publish} hands messages over from any thread (a multi-producer queue the loop drains), and
+ * {@link #homeCounts} reads the last pulled counts from any thread (replaced whole, volatile).
  */
 final class PeerConnection {
     private static final System.Logger LOG = System.getLogger(PeerConnection.class.getName());
