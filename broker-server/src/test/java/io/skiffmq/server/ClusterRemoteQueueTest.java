@@ -239,6 +239,114 @@ class ClusterRemoteQueueTest {
         }
     }
 
+    /**
+     * The HTTP API on another node lists a queue with its home node's counts, pulled from there every few seconds
+     * (docs/cluster.md), not asked per listing.
+     */
+    @Test
+    @Order(2)
+    void theHttpApiOnAnotherNodeListsTheHomeNodesCounts() throws Exception {
+        String queue = "remote-counted";
+        declareOnHome(queue, 0);
+        publishOnHome(queue, 5);
+        try (Connection home = connect(HOME)) {
+            Channel consumer = home.createChannel();
+            consumer.basicQos(2);
+            BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+            consumer.basicConsume(queue, false, (tag, m) -> held.add(m), tag -> { });
+            await().atMost(WAIT).until(() -> held.size() == 2);
+
+            HttpApiClient api = cluster.api(0);
+            Map<String, Object> expected = Map.of("node", cluster.name(HOME), "messages", 5, "messages_ready", 3,
+                "messages_unacknowledged", 2, "consumers", 1);
+            await().atMost(WAIT).until(() -> api.get("/api/queues/%2F").list().stream()
+                .map(q -> (Map<?, ?>) q).filter(q -> queue.equals(q.get("name"))).findFirst()
+                .filter(q -> q.entrySet().containsAll(expected.entrySet())).isPresent());
+            assertThat(api.get("/api/queues/%2F/" + queue).map()).containsAllEntriesOf(expected);
+        }
+    }
+
+    private static void publishOnHome(String queue, int count) throws Exception {
+        try (Connection home = connect(HOME)) {
+            Channel channel = home.createChannel();
+            channel.confirmSelect();
+            for (int i = 0; i < count; i++) {
+                channel.basicPublish("", queue, null, ("m" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+        }
+    }
+
+    /** A consumer's x-priority reaches the home node: the higher one gets every message while it has room. */
+    @Test
+    @Order(2)
+    void aConsumerPriorityOnAnotherNodeIsTheHomeNodes() throws Exception {
+        String queue = "remote-priority";
+        declareOnHome(queue, 1);
+        try (Connection b = connect(1)) {
+            Channel low = b.createChannel();
+            Channel high = b.createChannel();
+            low.basicQos(100);
+            high.basicQos(100);
+            AtomicInteger toLow = new AtomicInteger();
+            BlockingQueue<Delivery> toHigh = new LinkedBlockingQueue<>();
+            low.basicConsume(queue, false, (tag, m) -> toLow.incrementAndGet(), tag -> { });
+            high.basicConsume(queue, false, Map.of("x-priority", 10), (tag, m) -> toHigh.add(m), tag -> { });
+            publishOnHome(queue, 20);
+            await().atMost(WAIT).until(() -> toHigh.size() + toLow.get() == 20);
+            assertThat(toLow.get()).as("messages to the consumer of lower priority").isZero();
+        }
+    }
+
+    /**
+     * An exclusive consumer on another node has the queue exclusively on its home node: consumers on any node are
+     * then refused as RabbitMQ refuses them (403 in exclusive use), and it gets the messages.
+     */
+    @Test
+    @Order(2)
+    void anExclusiveConsumerOnAnotherNodeHasTheQueueOnItsHome() throws Exception {
+        String queue = "remote-exclusive";
+        declareOnHome(queue, 0, 1);
+        String inUse = "reply-code=403, reply-text=ACCESS_REFUSED - queue '" + queue
+            + "' in vhost '/' in exclusive use";
+        try (Connection b = connect(1); Connection a = connect(0); Connection home = connect(HOME)) {
+            BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+            b.createChannel().basicConsume(queue, true, "", false, true, Map.of(), (tag, m) -> received.add(m),
+                tag -> { });
+            Channel local = home.createChannel();
+            assertThatThrownBy(() -> local.basicConsume(queue, true, (t, m) -> { }, t -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining(inUse);
+            Channel remote = a.createChannel();
+            assertThatThrownBy(() -> remote.basicConsume(queue, true, (t, m) -> { }, t -> { }))
+                .isInstanceOf(IOException.class).cause().hasMessageContaining(inUse);
+            publishOnHome(queue, 3);
+            for (int i = 0; i < 3; i++) {
+                assertThat(received.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("message " + i).isNotNull();
+            }
+        }
+    }
+
+    /** A channel's global basic.qos bounds what its consumer of a queue on another node holds unacknowledged. */
+    @Test
+    @Order(2)
+    void aGlobalQosBoundsAConsumerOnAnotherNode() throws Exception {
+        String queue = "remote-global-qos";
+        declareOnHome(queue, 1);
+        publishOnHome(queue, 10);
+        try (Connection b = connect(1)) {
+            Channel channel = b.createChannel();
+            channel.basicQos(2, true);
+            BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+            channel.basicConsume(queue, false, (tag, m) -> held.add(m), tag -> { });
+            Delivery first = held.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(held.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
+            assertThat(held.poll(500, TimeUnit.MILLISECONDS)).as("a third before an ack").isNull();
+            channel.basicAck(first.getEnvelope().getDeliveryTag(), false);
+            assertThat(held.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).as("a third after an ack").isNotNull();
+            assertThat(held.poll(500, TimeUnit.MILLISECONDS)).as("a fourth before another ack").isNull();
+        }
+    }
+
     @Test
     @Order(2)
     void aQuorumQueueOnAnotherNodeRedeliversWithItsDeliveryCount() throws Exception {
@@ -397,13 +505,14 @@ class ClusterRemoteQueueTest {
     void theHomeNodeKilledGivesRabbitMqsErrorsAndItsDurableMessagesComeBackWithIt() throws Exception {
         String queue = "remote-killed";
         declareOnHome(queue, 0, 1);
-        try (Connection a = connect(0)) {
+        try (Connection a = connect(0); RawClient amqp10 = RawClient.openSession(cluster.nodes[0].port)) {
             Channel publisher = a.createChannel();
             publisher.confirmSelect();
             for (int i = 0; i < 10; i++) {
                 publisher.basicPublish("", queue, true, richProperties(i), ("kept " + i).getBytes(StandardCharsets.UTF_8));
             }
             publisher.waitForConfirmsOrDie(WAIT.toMillis());
+            amqp10.attachSender(0, "/queues/" + queue);
 
             cluster.nodes[HOME].kill();
             // confirms: a message for a queue whose node is down is nacked
@@ -411,6 +520,22 @@ class ClusterRemoteQueueTest {
                 publisher.basicPublish("", queue, true, richProperties(99), "lost".getBytes(StandardCharsets.UTF_8));
                 return !publisher.waitForConfirms(WAIT.toMillis());
             });
+            // an AMQP 1.0 publisher's message is rejected as RabbitMQ 4 rejects it for a classic queue that is down
+            amqp10.transfer(0, 0, Messages.data("lost", null), false);
+            org.apache.qpid.proton.amqp.transport.Disposition disposition = null;
+            while (disposition == null) {
+                if (amqp10.read().body() instanceof org.apache.qpid.proton.amqp.transport.Disposition d) {
+                    disposition = d;
+                }
+            }
+            assertThat(disposition.getState()).isInstanceOf(org.apache.qpid.proton.amqp.messaging.Rejected.class);
+            org.apache.qpid.proton.amqp.transport.ErrorCondition error =
+                ((org.apache.qpid.proton.amqp.messaging.Rejected) disposition.getState()).getError();
+            assertThat(error.getCondition().toString()).isEqualTo("amqp:precondition-failed");
+            assertThat(error.getDescription()).isEqualTo("queue '" + queue + "' is unavailable");
+            assertThat(error.getInfo()).containsEntry(org.apache.qpid.proton.amqp.Symbol.valueOf("queue"), queue)
+                .containsEntry(org.apache.qpid.proton.amqp.Symbol.valueOf("reason"),
+                    org.apache.qpid.proton.amqp.Symbol.valueOf("unavailable"));
             Channel consumer = a.createChannel();
             assertThatThrownBy(() -> consumer.basicConsume(queue, false, (t, m) -> { }, t -> { }))
                 .isInstanceOf(IOException.class).cause().hasMessageContaining("reply-code=404, reply-text=NOT_FOUND"

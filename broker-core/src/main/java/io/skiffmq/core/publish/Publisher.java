@@ -40,6 +40,11 @@ public final class Publisher {
          */
         void rejected(long firstTag, long lastTag);
 
+        /** The message published with {@code tag} was refused because {@code queue} is unavailable. */
+        default void unavailable(long tag, String queue) {
+            rejected(tag, tag);
+        }
+
         /** Runs after each batch of confirms (to write them out, to grant more credit). */
         void batchEnd();
     }
@@ -67,6 +72,8 @@ public final class Publisher {
     /** Tags confirmed, and refused, in the batch being drained. */
     private final TagBatch confirmedBatch = new TagBatch();
     private final TagBatch refusedBatch = new TagBatch();
+    /** Tags refused in the batch because a queue was unavailable, and that queue's name, in pairs; rare. */
+    private final List<Object> unavailableBatch = new ArrayList<>();
     /** The last queue seen holding its publishers back when this one published to it; null when none was. */
     private Queue heldBy;
     private int unconfirmed;
@@ -248,7 +255,12 @@ public final class Publisher {
             counters.confirmed(1);
         }
         // refused by any of its queues: refused, as RabbitMQ nacks it
-        (pending.refused ? refusedBatch : confirmedBatch).add(pending.tag);
+        if (pending.unavailable != null) {
+            unavailableBatch.add(pending.tag);
+            unavailableBatch.add(pending.unavailable);
+        } else {
+            (pending.refused ? refusedBatch : confirmedBatch).add(pending.tag);
+        }
         // every queue has answered, once each (PublishConfirm's contract): nobody refers to it any more
         if (spareCount < SPARE_LIMIT) {
             if (spareCount == spare.length) {
@@ -259,13 +271,18 @@ public final class Publisher {
     }
 
     private void endBatch() {
-        if (closed || confirmedBatch.isEmpty() && refusedBatch.isEmpty()) {
+        if (closed || confirmedBatch.isEmpty() && refusedBatch.isEmpty() && unavailableBatch.isEmpty()) {
             confirmedBatch.clear();
             refusedBatch.clear();
+            unavailableBatch.clear();
             return;
         }
         confirmedBatch.drain(confirms::confirmed);
         refusedBatch.drain(confirms::rejected);
+        for (int i = 0; i < unavailableBatch.size(); i += 2) {
+            confirms.unavailable((Long) unavailableBatch.get(i), (String) unavailableBatch.get(i + 1));
+        }
+        unavailableBatch.clear();
         confirms.batchEnd();
     }
 
@@ -318,6 +335,8 @@ public final class Publisher {
         private int remaining;
         /** Set by a queue's thread before the handoff, read by the publisher's after it. */
         private boolean refused;
+        /** The same: the queue that refused it as unavailable, or null. */
+        private String unavailable;
 
         Pending(Publisher publisher, long tag, int queues) {
             this.publisher = publisher;
@@ -329,6 +348,7 @@ public final class Publisher {
             this.tag = tag;
             this.remaining = queues;
             this.refused = false;
+            this.unavailable = null;
         }
 
         @Override
@@ -339,6 +359,13 @@ public final class Publisher {
         @Override
         public void refused() {
             refused = true;
+            publisher.handoff.offer(this);
+        }
+
+        @Override
+        public void unavailable(String queue) {
+            refused = true;
+            unavailable = queue;
             publisher.handoff.offer(this);
         }
     }

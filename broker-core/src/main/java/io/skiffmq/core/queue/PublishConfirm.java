@@ -14,4 +14,12 @@ public interface PublishConfirm extends Runnable {
     /** The queue did not take the message (its log failed, a limit refused it): it is not kept. */
     default void refused() {
     }
+
+    /**
+     * The queue did not take the message because it is unavailable (its home node cannot be reached): refused, and
+     * an AMQP 1.0 publisher's {@code rejected} says so in RabbitMQ's words.
+     */
+    default void unavailable(String queue) {
+        refused();
+    }
 }

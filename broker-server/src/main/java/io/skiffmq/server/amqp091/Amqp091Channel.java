@@ -471,7 +471,7 @@ final class Amqp091Channel {
         connection.resume();
         BasicMethod.Consume consume = new BasicMethod.Consume(consumer.queue().name(), consumer.tag(), false,
             consumer.noAck(), false, false, Map.of());
-        if (PeerLinks.isRemote(consumer.queue())) {
+        if (PeerLinks.isRemote(consumer.queue()) && !PeerLinks.inExclusiveUse(reason)) {
             // homed on another node: it cannot do this across nodes, or could not be reached (RabbitMQ's 404)
             connection.channelError(this, Amqp091Exception.of(PeerLinks.unsupported(reason)
                 ? ReplyCode.ACCESS_REFUSED : ReplyCode.NOT_FOUND, consume, "%s", reason));

@@ -548,6 +548,20 @@ final class IncomingLink implements Link, Publisher.Confirms {
         }
     }
 
+    /**
+     * A queue homed on a node that cannot be reached refused it: RabbitMQ 4's {@code rejected} for a classic queue
+     * that is down ({@code rabbit_amqp_session:rejected/2}).
+     */
+    @Override
+    public void unavailable(long tag, String queue) {
+        Rejected rejected = new Rejected();
+        ErrorCondition error = new ErrorCondition(AmqpError.PRECONDITION_FAILED.symbol(), "queue '" + queue
+            + "' is unavailable");
+        error.setInfo(Map.of(Symbol.valueOf("queue"), queue, Symbol.valueOf("reason"), Symbol.valueOf("unavailable")));
+        rejected.setError(error);
+        session.settleIncoming(tag, rejected);
+    }
+
     @Override
     public void batchEnd() {
         grantCredit();

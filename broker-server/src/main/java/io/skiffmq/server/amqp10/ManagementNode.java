@@ -56,18 +56,23 @@ public final class ManagementNode {
     private final Executor executor;
     /** Each request's permission checks (a fresh {@link Access}: requests run on several threads); null: none. */
     private final Supplier<Access> permits;
+    /** The requests come from another node of the cluster, which may ask for every queue's counts. */
+    private final boolean fromNode;
 
     /** A node whose requests run on the calling thread, for a connection of its own, unrestricted. */
     ManagementNode(VirtualHost vhost, String node) {
-        this(vhost, node, new Object(), Runnable::run, null);
+        this(vhost, node, new Object(), Runnable::run, null, false);
     }
 
     /**
      * @param owner the requesting connection, owner of the exclusive queues it declares
      * @param executor runs each request: durable changes wait for the disk there, so never an event loop
+     * @param fromNode another node's connection (docs/cluster.md, "Messages between nodes")
      */
-    ManagementNode(VirtualHost vhost, String node, Object owner, Executor executor, Supplier<Access> permits) {
+    ManagementNode(VirtualHost vhost, String node, Object owner, Executor executor, Supplier<Access> permits,
+            boolean fromNode) {
         this.permits = permits;
+        this.fromNode = fromNode;
         this.vhost = vhost;
         this.node = node;
         this.owner = owner;
@@ -114,6 +119,9 @@ public final class ManagementNode {
         String[] parts = (query < 0 ? path : path.substring(0, query)).substring(path.startsWith("/") ? 1 : 0)
             .split("/", -1);
         String resource = parts[0];
+        if (fromNode && resource.equals("queues") && parts.length == 1 && method.equals("GET")) {
+            return done(Response.of(200, queueCounts()));
+        }
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
             return switch (method) {
@@ -317,6 +325,23 @@ public final class ManagementNode {
         info.put("message_count", UnsignedLong.valueOf(queue.readyCount()));
         info.put("consumer_count", UnsignedInteger.valueOf(queue.consumerCount()));
         return Response.of(200, info);
+    }
+
+    /**
+     * The counts of every queue homed on this node in the virtual host, for another node's HTTP listings (not
+     * RabbitMQ's: its nodes read each other's queue metrics over Erlang distribution). Read off the queues' threads,
+     * approximate as a listing's are.
+     */
+    private List<Map<String, Object>> queueCounts() {
+        List<Map<String, Object>> counts = new ArrayList<>();
+        for (Queue queue : vhost.queues()) {
+            int ready = queue.readyCount();
+            int unacked = queue.unackedCount();
+            counts.add(Map.of("name", queue.name(), "messages", UnsignedLong.valueOf(ready + unacked),
+                "messages_ready", UnsignedLong.valueOf(ready), "messages_unacknowledged", UnsignedLong.valueOf(unacked),
+                "consumers", UnsignedInteger.valueOf(queue.consumerCount())));
+        }
+        return counts;
     }
 
     private CompletableFuture<Response> deleteQueue(String name) {

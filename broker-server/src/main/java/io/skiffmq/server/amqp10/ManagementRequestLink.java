@@ -34,8 +34,9 @@ final class ManagementRequestLink implements Link {
         this.handle = handle;
         this.name = name;
         this.node = new ManagementNode(session.vhost(), session.config().node(), session.owner(),
-            session.connection().managementExecutor(), () -> session.connection().broker().accessControl()
-                .access(session.connection().user(), session.vhost().name()));
+            session.connection().managementExecutor(),
+            () -> session.connection().broker().accessControl().access(session.connection().user(),
+                session.vhost().name()), session.connection().fromNode());
         this.credit = new ReceiverCredit(session, handle, deliveryCount, CREDIT);
     }
 

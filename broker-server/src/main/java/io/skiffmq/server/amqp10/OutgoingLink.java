@@ -2,6 +2,7 @@ package io.skiffmq.server.amqp10;
 
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
+import io.skiffmq.server.peer.PeerLinks;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
 import io.skiffmq.core.BrokerException;
@@ -47,6 +48,7 @@ import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Settler {
     /** Told by the queue, on its thread, that it was deleted. */
     private static final Object QUEUE_DELETED = new Object();
+    private static final Object SUBSCRIBED = new Object();
 
     private final AmqpSession session;
     private final long handle;
@@ -71,11 +73,21 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
     private FlowPerformative earlyFlow;
 
     private final boolean toNode;
+    /** Another node's consumer that asks for the queue exclusively ({@link PeerLinks#EXCLUSIVE_PROPERTY}). */
+    private final boolean exclusive;
+    /**
+     * Another node's consumer's attach, and its answer, until the queue took the subscription (then the answer
+     * goes) or refused it (exclusive use: the attach is refused), so that its node tells its client which; null
+     * otherwise.
+     */
+    private Attach deferredAttach;
+    private Attach deferredReply;
 
     private OutgoingLink(AmqpSession session, long handle, boolean preSettled, Outcome defaultOutcome,
-            String deleteOnClose, String durableSubscription, int priority, LinkFilters filters) {
+            String deleteOnClose, String durableSubscription, int priority, boolean exclusive, LinkFilters filters) {
         this.session = session;
         this.toNode = session.connection().fromNode();
+        this.exclusive = toNode && exclusive;
         this.filters = filters;
         this.priority = priority;
         this.handle = handle;
@@ -152,7 +164,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         }
         boolean preSettled = attach.getSndSettleMode() == SenderSettleMode.SETTLED;
         OutgoingLink link = new OutgoingLink(session, handle, preSettled, defaultOutcome(source), deleteOnClose,
-            durableSubscription, priority(handle, attach), filters);
+            durableSubscription, priority(handle, attach), attach.getProperties() != null
+                && Boolean.TRUE.equals(attach.getProperties().get(
+                    org.apache.qpid.proton.amqp.Symbol.valueOf(PeerLinks.EXCLUSIVE_PROPERTY))), filters);
 
         Attach reply = Link.reply(attach, preSettled ? SenderSettleMode.SETTLED : SenderSettleMode.UNSETTLED);
         reply.setSource(source);
@@ -253,7 +267,12 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             streamArguments = filters.streamArguments(handle, stream, session.vhost().name());
             ((Source) reply.getSource()).setFilter(filters.echoed(true));
         }
-        session.writeFrame(reply);
+        if (toNode) {
+            deferredAttach = attach;
+            deferredReply = reply;
+        } else {
+            session.writeFrame(reply);
+        }
         queue = ready;
         filters.attached(ready, session.owner());
         if (streamArguments != null) {
@@ -261,7 +280,7 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
             consumer = ((StreamQueue) ready).subscribe(this, ConsumerFlow.credit(), preSettled, streamArguments,
                 filters.consumerSelector());
         } else {
-            consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, false, priority,
+            consumer = ready.subscribe(this, ConsumerFlow.credit(), preSettled, exclusive, priority,
                 filters.consumerSelector());
         }
         if (earlyFlow != null) {
@@ -339,12 +358,30 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         fromQueue.offer(new Refusal(reason));
     }
 
+    @Override
+    public void subscribed() {
+        if (toNode) {
+            fromQueue.offer(SUBSCRIBED);
+        }
+    }
+
     /** What the queue handed over, on the event loop, in the order the queue said it. */
     private void fromQueue(Object item) {
         if (item instanceof QueueDelivery delivery) {
             session.connection().counters().delivered(false, preSettled, !delivery.firstAcquirer());
             session.send(this, delivery); // written, or released when the link is closed
+        } else if (item == SUBSCRIBED && deferredReply != null) {
+            if (!closed) {
+                session.writeFrame(deferredReply);
+            }
+            deferredAttach = null;
+            deferredReply = null;
         } else if (item instanceof Refusal refusal && !closed) {
+            if (deferredAttach != null) {
+                session.writeFrame(AmqpSession.refusal(deferredAttach)); // another node's exclusive consumer
+                deferredAttach = null;
+                deferredReply = null;
+            }
             // a 0-9-1 consumer has the queue exclusively
             session.detachWithError(handle, new ErrorCondition(AmqpError.RESOURCE_LOCKED.symbol(), refusal.reason));
         } else if (item instanceof CreditReply c) {

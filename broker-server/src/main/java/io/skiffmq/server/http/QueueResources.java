@@ -8,6 +8,7 @@ import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Destination;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -108,9 +109,20 @@ final class QueueResources {
         return false;
     }
 
+    /**
+     * A queue homed on another node: its record, its members where it is replicated, and its counts as its home node
+     * last reported them (a few seconds old, docs/cluster.md), when they are known.
+     */
     private Map<String, Object> remoteShape(VirtualHost vhost, QueueHomed remote, List<String> running) {
         Map<String, Object> shape = Shapes.remoteQueue(vhost.name(), remote);
         ReplicaShapes.put(shape, lookups.broker().cluster(), vhost, remote.name(), running);
+        PeerLinks.HomeQueueCounts counts = PeerLinks.homeCounts(vhost, remote.name());
+        if (counts != null) {
+            shape.put("messages", counts.messages());
+            shape.put("messages_ready", counts.ready());
+            shape.put("messages_unacknowledged", counts.unacknowledged());
+            shape.put("consumers", counts.consumers());
+        }
         return shape;
     }
 

@@ -19,8 +19,9 @@ import org.apache.qpid.proton.message.Message;
 
 /**
  * Requests to the home node's {@code /management} node (RabbitMQ 4's HTTP over AMQP) on a {@link PeerConnection}:
- * a queue's counts ({@code GET /queues/q}) and its purge ({@code DELETE /queues/q/messages}), answered by the node
- * that holds the messages. One link pair per connection, attached when first needed.
+ * a queue's counts ({@code GET /queues/q}), its purge ({@code DELETE /queues/q/messages}), and the counts of all
+ * the queues homed there ({@code GET /queues}, which only node connections may ask), answered by the node that
+ * holds the messages. One link pair per connection, attached when first needed.
  *
  * <p>Owned by the connection's event loop.
  */
@@ -31,7 +32,7 @@ final class HomeManagement {
     private final Sender requests;
     private final Receiver responses;
     private final ArrayDeque<Message> waiting = new ArrayDeque<>();
-    private final Map<Object, CompletableFuture<Map<?, ?>>> pending = new HashMap<>();
+    private final Map<Object, CompletableFuture<Object>> pending = new HashMap<>();
     private long nextId;
 
     HomeManagement(Session session, String name) {
@@ -53,8 +54,8 @@ final class HomeManagement {
         responses.flow(CREDIT);
     }
 
-    /** Sends a request; completes with the response's map body, or fails with the home node's refusal. */
-    CompletableFuture<Map<?, ?>> request(String method, String path) {
+    /** Sends a request; completes with the response's body (a map, a list), or fails with the home node's refusal. */
+    CompletableFuture<Object> request(String method, String path) {
         Message request = Proton.message();
         Properties properties = new Properties();
         Object id = "peer-" + nextId++;
@@ -63,7 +64,7 @@ final class HomeManagement {
         properties.setSubject(method);
         properties.setReplyTo("$me");
         request.setProperties(properties);
-        CompletableFuture<Map<?, ?>> answered = new CompletableFuture<>();
+        CompletableFuture<Object> answered = new CompletableFuture<>();
         pending.put(id, answered);
         waiting.add(request);
         send();
@@ -93,15 +94,15 @@ final class HomeManagement {
         }
         Message response = Proton.message();
         response.decode(bytes, 0, bytes.length);
-        CompletableFuture<Map<?, ?>> answered = response.getProperties() == null ? null
+        CompletableFuture<Object> answered = response.getProperties() == null ? null
             : pending.remove(response.getProperties().getCorrelationId());
         if (answered == null) {
             return;
         }
         Object body = response.getBody() instanceof AmqpValue value ? value.getValue() : null;
         String status = response.getProperties().getSubject();
-        if ("200".equals(status) && body instanceof Map<?, ?> map) {
-            answered.complete(map);
+        if ("200".equals(status) && (body instanceof Map<?, ?> || body instanceof java.util.List<?>)) {
+            answered.complete(body);
         } else {
             answered.completeExceptionally(new BrokerException(BrokerException.Kind.NOT_FOUND,
                 String.valueOf(body)));

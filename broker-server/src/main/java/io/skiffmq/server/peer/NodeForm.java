@@ -36,13 +36,26 @@ public final class NodeForm {
     /** The message in this form, in a new buffer the caller owns; the message keeps its reference. */
     public static ByteBuf write(ByteBufAllocator alloc, Message message, boolean firstAcquirer, long deliveryCount,
             long returns) {
-        byte[] exchange = message.exchange().getBytes(StandardCharsets.UTF_8);
-        byte[] key = (message.routingKey() == null ? "" : message.routingKey()).getBytes(StandardCharsets.UTF_8);
-        ByteBuf out = alloc.buffer(1 + 8 + 8 + 4 + exchange.length + 4 + key.length + message.storedSize());
-        out.writeByte(firstAcquirer ? 1 : 0).writeLong(deliveryCount).writeLong(returns);
-        out.writeInt(exchange.length).writeBytes(exchange).writeInt(key.length).writeBytes(key);
-        message.writeStored(out);
+        ByteBuf out = alloc.buffer(1 + 8 + 8 + 4 + 4 + 2 * message.exchange().length()
+            + 2 * (message.routingKey() == null ? 0 : message.routingKey().length()) + message.storedSize());
+        writeTo(out, message, firstAcquirer, deliveryCount, returns);
         return out;
+    }
+
+    /** Appends the message in this form to {@code out}. */
+    static void writeTo(ByteBuf out, Message message, boolean firstAcquirer, long deliveryCount, long returns) {
+        out.writeByte(firstAcquirer ? 1 : 0).writeLong(deliveryCount).writeLong(returns);
+        string(out, message.exchange());
+        string(out, message.routingKey() == null ? "" : message.routingKey());
+        message.writeStored(out);
+    }
+
+    /** A 4-byte length and the UTF-8 bytes, written in place (no byte[] per string). */
+    private static void string(ByteBuf out, String s) {
+        int at = out.writerIndex();
+        out.writeInt(0);
+        int length = out.writeCharSequence(s, StandardCharsets.UTF_8);
+        out.setInt(at, length);
     }
 
     /** A message read from this form, with the counts it came with. */

@@ -33,6 +33,7 @@ import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
+import org.apache.qpid.proton.codec.ReadableBuffer;
 import org.apache.qpid.proton.engine.Collector;
 import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Delivery;
@@ -54,7 +55,8 @@ import org.apache.qpid.proton.engine.Transport;
  * 0-9-1 publisher gets a nack; consumers are cancelled, and the home node gets their unsettled messages back).
  *
  * <p>Owned by one event loop: the engine, the links and the channel are touched there only. {@link #down()} is
- * read anywhere.
+ * read anywhere; {@link #publish} hands messages over from any thread (a multi-producer queue the loop drains), and
+ * {@link #homeCounts} reads the last pulled counts from any thread (replaced whole, volatile).
  */
 final class PeerConnection {
     private static final System.Logger LOG = System.getLogger(PeerConnection.class.getName());
@@ -100,9 +102,21 @@ final class PeerConnection {
         }
     }
 
-    /** A message sent and not settled by the home node yet. */
-    private record InFlight(RemoteQueue queue, PublishConfirm confirm) {
+    /** A publish handed over from a publisher's thread, waiting for {@link #sendPublished}. */
+    private record Publish(RemoteQueue queue, Message message, PublishConfirm confirm) {
     }
+
+    /**
+     * Publishes from every publisher's thread, sent by one task per burst on this loop ({@link #sendPublished}),
+     * whose transfers go out in one write and flush.
+     */
+    private final java.util.Queue<Publish> published = io.netty.util.internal.PlatformDependent.newMpscQueue();
+    private final java.util.concurrent.atomic.AtomicBoolean sendQueued =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    private final Runnable sendPublished = this::sendPublished;
+    /** Where a 0-9-1 message is written in its node form before proton-j copies it; owned by the loop. */
+    private ByteBuf scratch = io.netty.buffer.Unpooled.buffer(SCRATCH_KEPT);
+    private static final int SCRATCH_KEPT = 64 * 1024;
 
     PeerConnection(PeerLinks links, String node, String vhost, EventLoop loop) {
         this.links = links;
@@ -240,6 +254,7 @@ final class PeerConnection {
     private void tick() {
         if (transport != null && channel != null) {
             transport.tick(System.currentTimeMillis());
+            pullCountsIfWanted();
             pump();
         }
     }
@@ -265,7 +280,8 @@ final class PeerConnection {
         boolean wrote = false;
         int pending;
         while ((pending = transport.pending()) > 0) {
-            ByteBuf out = channel.alloc().buffer(pending);
+            // on the heap: the JDK's TLS engine encrypts from an array much faster than from a direct buffer
+            ByteBuf out = channel.alloc().heapBuffer(pending);
             out.writeBytes(transport.head());
             transport.pop(pending);
             channel.write(out);
@@ -320,11 +336,14 @@ final class PeerConnection {
                             && delivery.getLink().getContext() instanceof HomeManagement responses) {
                         responses.responded(delivery);
                     }
-                } else if (delivery.getContext() instanceof InFlight sent
+                } else if (delivery.getLink().getContext() instanceof Outgoing outgoing
+                        && delivery.getContext() instanceof PublishConfirm confirm
                         && (delivery.remotelySettled() || delivery.getRemoteState() != null)) {
                     delivery.setContext(null);
                     delivery.settle();
-                    confirm(sent, delivery.getRemoteState());
+                    if (confirm != SETTLED) {
+                        confirm(outgoing.queue, confirm, delivery.getRemoteState());
+                    }
                 }
             }
             case TRANSPORT_ERROR, TRANSPORT_CLOSED -> {
@@ -337,15 +356,15 @@ final class PeerConnection {
     }
 
     /** The home node's outcome for a message sent: accepted confirms it; anything else refuses it. */
-    private static void confirm(InFlight sent, DeliveryState state) {
-        if (sent.confirm() != null) {
+    private static void confirm(RemoteQueue queue, PublishConfirm confirm, DeliveryState state) {
+        if (confirm != NO_CONFIRM) {
             if (state instanceof Accepted) {
-                sent.confirm().run();
+                confirm.run();
             } else {
-                sent.confirm().refused();
+                confirm.refused();
             }
         }
-        sent.queue().settledPublish();
+        queue.settledPublish();
     }
 
     private void linkGone(Link link) {
@@ -368,8 +387,28 @@ final class PeerConnection {
 
     // ---- publishing -------------------------------------------------------------------------------------------
 
+    /**
+     * Sends a message to the queue's home node; any thread. Takes over {@code message}. The burst handed over
+     * before the loop gets to it goes as one batch: one task, one write and flush.
+     */
+    void publish(RemoteQueue queue, Message message, PublishConfirm confirm) {
+        published.offer(new Publish(queue, message, confirm));
+        if (!sendQueued.get() && sendQueued.compareAndSet(false, true)) {
+            executor.execute(sendPublished);
+        }
+    }
+
+    private void sendPublished() {
+        sendQueued.set(false); // a publish offered from now on queues another pass
+        Publish publish;
+        while ((publish = published.poll()) != null) {
+            send(publish.queue(), publish.message(), publish.confirm());
+        }
+        pump();
+    }
+
     /** Sends a message to the queue's home node, on this loop. Takes over {@code message}. */
-    void send(RemoteQueue queue, Message message, PublishConfirm confirm) {
+    private void send(RemoteQueue queue, Message message, PublishConfirm confirm) {
         open();
         if (connection == null) {
             message.release();
@@ -392,32 +431,39 @@ final class PeerConnection {
         outgoing.messages.add(message);
         outgoing.confirms.add(confirm == null ? NO_CONFIRM : confirm);
         send(outgoing);
-        pumpLater();
     }
 
+    /** The confirm of a publish nobody waits for. */
     private static final PublishConfirm NO_CONFIRM = () -> { };
+    /** A delivery's context once its confirm was answered (refused when its link went). */
+    private static final PublishConfirm SETTLED = () -> { };
 
-    /** Sends what waits, as far as the link's credit goes. */
+    /**
+     * Sends what waits, as far as the link's credit goes. The message's bytes are copied once, into proton-j (a
+     * 0-9-1 message is written in its node form into {@link #scratch} first); the delivery's context is its
+     * confirm, the link's its queue.
+     */
     private void send(Outgoing outgoing) {
         Sender link = outgoing.link;
         while (link.getCredit() > 0 && !outgoing.messages.isEmpty()) {
             Message message = outgoing.messages.poll();
             PublishConfirm confirm = outgoing.confirms.poll();
             try {
-                byte[] copy;
                 Delivery delivery = link.delivery(tag(nextDeliveryTag++));
+                ByteBuf bytes;
                 if (NodeForm.carries(message)) {
-                    ByteBuf form = NodeForm.write(io.netty.buffer.ByteBufAllocator.DEFAULT, message, true, 0, 0);
-                    copy = io.netty.buffer.ByteBufUtil.getBytes(form);
-                    form.release();
+                    bytes = scratch.clear();
+                    NodeForm.writeTo(bytes, message, true, 0, 0);
                     delivery.setMessageFormat(NodeForm.AMQP_091);
                 } else {
-                    ByteBuf bytes = message.toAmqp10().bytes(); // as the publisher sent it
-                    copy = io.netty.buffer.ByteBufUtil.getBytes(bytes);
+                    bytes = message.toAmqp10().bytes(); // as the publisher sent it
                 }
-                delivery.setContext(new InFlight(outgoing.queue, confirm == NO_CONFIRM ? null : confirm));
-                link.send(copy, 0, copy.length);
+                delivery.setContext(confirm);
+                link.send(ReadableBuffer.ByteBufferReader.wrap(bytes.nioBuffer()));
                 link.advance();
+                if (scratch.capacity() > SCRATCH_KEPT) {
+                    scratch = io.netty.buffer.Unpooled.buffer(SCRATCH_KEPT); // a large message's is not kept
+                }
             } finally {
                 message.release();
             }
@@ -428,9 +474,10 @@ final class PeerConnection {
         return ByteBuffer.allocate(Long.BYTES).putLong(n).array();
     }
 
+    /** The home node could not take it: refused as a queue that is unavailable. */
     private static void refuse(RemoteQueue queue, PublishConfirm confirm) {
         if (confirm != null && confirm != NO_CONFIRM) {
-            confirm.refused();
+            confirm.unavailable(queue.name());
         }
         queue.settledPublish();
     }
@@ -458,6 +505,18 @@ final class PeerConnection {
         link.setTarget(new Target());
         if (consumer.preSettled) {
             link.setSenderSettleMode(SenderSettleMode.SETTLED);
+        }
+        // passed on as the home node's own consumers give them (docs/cluster.md)
+        Map<org.apache.qpid.proton.amqp.Symbol, Object> properties = new HashMap<>();
+        if (consumer.priority != 0) {
+            properties.put(org.apache.qpid.proton.amqp.Symbol.valueOf(RemoteConsumer.PRIORITY_PROPERTY),
+                consumer.priority);
+        }
+        if (consumer.exclusive) {
+            properties.put(org.apache.qpid.proton.amqp.Symbol.valueOf(PeerLinks.EXCLUSIVE_PROPERTY), true);
+        }
+        if (!properties.isEmpty()) {
+            link.setProperties(properties);
         }
         link.setContext(consumer);
         consumer.receiver = link;
@@ -510,23 +569,96 @@ final class PeerConnection {
 
     /** The queue's ready messages and consumers, as its home node counts them. */
     CompletableFuture<QueueCounts> counts(RemoteQueue queue) {
-        return manage("GET", address(queue.name()), queue).thenApply(body -> new QueueCounts(
-            (int) HomeManagement.number(body, "message_count"), (int) HomeManagement.number(body, "consumer_count"),
-            0));
+        return manage("GET", address(queue.name()), () -> queue.homeDown(vhost)).thenApply(body -> new QueueCounts(
+            (int) HomeManagement.number((Map<?, ?>) body, "message_count"),
+            (int) HomeManagement.number((Map<?, ?>) body, "consumer_count"), 0));
     }
 
     /** Purges the queue on its home node; completes with the number of messages dropped there. */
     CompletableFuture<Integer> purge(RemoteQueue queue) {
-        return manage("DELETE", address(queue.name()) + "/messages", queue)
-            .thenApply(body -> (int) HomeManagement.number(body, "message_count"));
+        return manage("DELETE", address(queue.name()) + "/messages", () -> queue.homeDown(vhost))
+            .thenApply(body -> (int) HomeManagement.number((Map<?, ?>) body, "message_count"));
     }
 
-    private CompletableFuture<Map<?, ?>> manage(String method, String path, RemoteQueue queue) {
-        CompletableFuture<Map<?, ?>> answered = new CompletableFuture<>();
+    // ---- counts for listings ----------------------------------------------------------------------------------
+
+    /**
+     * The counts of the queues homed on that node in this virtual host, as last pulled ({@link #pullCounts}), for
+     * the HTTP API's listings: a listing reads them here and asks no node. Null until pulled once, and while the
+     * node cannot be reached. A listing that reads them keeps them pulled every {@link #COUNTS_MILLIS} for
+     * {@link #COUNTS_IDLE_MILLIS}; then pulling stops until the next listing.
+     */
+    HomeCounts homeCounts() {
+        long now = System.nanoTime();
+        long wanted = countsWantedAt;
+        countsWantedAt = now;
+        if (now - wanted > TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS)) {
+            loop.execute(this::pullCounts); // not pulled lately: now, so the next listing has them
+        }
+        HomeCounts counts = homeCounts;
+        return counts == null || down ? null : counts;
+    }
+
+    /** The home node's counts of its queues, when they were pulled ({@link System#currentTimeMillis}). */
+    record HomeCounts(Map<String, long[]> queues, long pulledAt) {
+        /** messages, messages_ready, messages_unacknowledged, consumers of the queue; null when not known. */
+        long[] of(String queue) {
+            return queues.get(queue);
+        }
+    }
+
+    static final long COUNTS_MILLIS = 5000;
+    static final long COUNTS_IDLE_MILLIS = 60_000;
+    private volatile HomeCounts homeCounts;
+    /** When a listing last read the counts ({@link System#nanoTime}); any thread writes it. */
+    private volatile long countsWantedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS) - 1;
+    /** When the last pull was sent, and whether its answer is still to come; owned by the loop. */
+    private long countsPulledAt;
+    private boolean countsPulling;
+
+    /** On each tick: pulls the counts again when a listing wants them and the last pull is old. */
+    private void pullCountsIfWanted() {
+        long now = System.nanoTime();
+        if (now - countsWantedAt <= TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS)
+                && now - countsPulledAt >= TimeUnit.MILLISECONDS.toNanos(COUNTS_MILLIS)) {
+            pullCounts();
+        }
+    }
+
+    /** One request for the counts of every queue homed there ({@code GET /queues}, node connections only). */
+    private void pullCounts() {
+        if (countsPulling || connection == null || down) {
+            return;
+        }
+        countsPulling = true;
+        countsPulledAt = System.nanoTime();
+        manage("GET", "/queues", () -> new BrokerException(BrokerException.Kind.NOT_FOUND, "node " + node
+            + " is down")).whenComplete((body, failure) -> {
+                countsPulling = false;
+                if (failure != null || !(body instanceof List<?> list)) {
+                    homeCounts = null;
+                    return;
+                }
+                Map<String, long[]> queues = new HashMap<>(list.size() * 2);
+                for (Object item : list) {
+                    if (item instanceof Map<?, ?> q && q.get("name") instanceof String name) {
+                        queues.put(name, new long[] {HomeManagement.number(q, "messages"),
+                            HomeManagement.number(q, "messages_ready"),
+                            HomeManagement.number(q, "messages_unacknowledged"),
+                            HomeManagement.number(q, "consumers")});
+                    }
+                }
+                homeCounts = new HomeCounts(queues, System.currentTimeMillis());
+            });
+    }
+
+    private CompletableFuture<Object> manage(String method, String path,
+            java.util.function.Supplier<BrokerException> homeDown) {
+        CompletableFuture<Object> answered = new CompletableFuture<>();
         loop.execute(() -> {
             open();
             if (connection == null) {
-                answered.completeExceptionally(queue.homeDown(vhost));
+                answered.completeExceptionally(homeDown.get());
                 return;
             }
             if (management == null) {
@@ -537,7 +669,7 @@ final class PeerConnection {
                     answered.complete(body);
                 } else {
                     answered.completeExceptionally(failure instanceof BrokerException ? failure
-                        : queue.homeDown(vhost));
+                        : homeDown.get());
                 }
             });
             pump();
@@ -608,9 +740,9 @@ final class PeerConnection {
     private static void fail(Outgoing outgoing) {
         failWaiting(outgoing);
         for (Delivery delivery = outgoing.link.head(); delivery != null; delivery = delivery.next()) {
-            if (delivery.getContext() instanceof InFlight sent) {
-                delivery.setContext(null);
-                refuse(sent.queue(), sent.confirm());
+            if (delivery.getContext() instanceof PublishConfirm confirm && confirm != SETTLED) {
+                delivery.setContext(SETTLED);
+                refuse(outgoing.queue, confirm);
             }
         }
     }

@@ -33,6 +33,11 @@ public final class PeerLinks implements AutoCloseable {
      * A space and parentheses keep it apart from the names operators give users in practice.
      */
     public static final String NODE_USER = "skiffmq-node (cluster peer)";
+    /**
+     * The attach property by which another node's 0-9-1 consumer asks for a queue exclusively (true); heeded on
+     * node connections only (RabbitMQ's AMQP 1.0 has no exclusive consumers).
+     */
+    public static final String EXCLUSIVE_PROPERTY = "skiffmq:exclusive";
     /** A node's message port is its cluster port plus this (docs/cluster.md). */
     public static final int PORT_OFFSET = 1;
 
@@ -91,9 +96,32 @@ public final class PeerLinks implements AutoCloseable {
         return proxy;
     }
 
+    /**
+     * The counts of a queue homed on another node as that node last reported them (pulled every few seconds while
+     * listings ask for them, docs/cluster.md), or null when none are known (not pulled yet, or the node cannot be
+     * reached). Asks no node: a listing's cost does not grow with a round trip per queue.
+     */
+    public static HomeQueueCounts homeCounts(io.skiffmq.core.VirtualHost vhost, String name) {
+        if (!(vhost.remoteQueueProxy(name) instanceof RemoteQueue remote)) {
+            return null;
+        }
+        PeerConnection.HomeCounts counts = remote.peer().homeCounts();
+        long[] of = counts == null ? null : counts.of(name);
+        return of == null ? null : new HomeQueueCounts(of[0], of[1], of[2], of[3], counts.pulledAt());
+    }
+
+    /** A queue's counts on its home node, and when they were taken there ({@link System#currentTimeMillis}). */
+    public record HomeQueueCounts(long messages, long ready, long unacknowledged, long consumers, long pulledAt) {
+    }
+
     /** True for a consumer's refusal that says what a queue homed elsewhere does not do (not that it is down). */
     public static boolean unsupported(String refusal) {
         return refusal.startsWith(RemoteQueue.UNSUPPORTED);
+    }
+
+    /** True for a refusal of a consumer because the queue's home node has it in exclusive use. */
+    public static boolean inExclusiveUse(String refusal) {
+        return refusal.startsWith("queue '") && refusal.endsWith("' in exclusive use");
     }
 
     /** True for a queue homed on another node, used here. */

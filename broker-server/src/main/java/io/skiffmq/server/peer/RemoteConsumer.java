@@ -10,6 +10,7 @@ import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.Outcome;
+import io.skiffmq.core.queue.PrefetchLimit;
 import io.skiffmq.core.queue.QueueConsumer;
 import io.skiffmq.core.queue.QueueDelivery;
 import java.util.Map;
@@ -34,6 +35,8 @@ import org.apache.qpid.proton.engine.Receiver;
 final class RemoteConsumer {
     /** Credit kept granted to a consumer that no prefetch limits (pre-settled, or a prefetch of 0). */
     static final int WINDOW = 256;
+    /** The attach property RabbitMQ 4 reads a consumer's priority from. */
+    static final String PRIORITY_PROPERTY = "rabbitmq:priority";
     private static final Accepted ACCEPTED = Accepted.getInstance();
     private static final Released RELEASED = Released.getInstance();
 
@@ -41,6 +44,9 @@ final class RemoteConsumer {
     final ConsumerSink sink;
     private final ConsumerFlow flow;
     final boolean preSettled;
+    /** Asked for the queue exclusively (0-9-1 {@code basic.consume} exclusive), and its priority (x-priority). */
+    final boolean exclusive;
+    final int priority;
     QueueConsumer handle;
     /** Null before the attach and after the link went. */
     Receiver receiver;
@@ -48,19 +54,50 @@ final class RemoteConsumer {
     private long nextTag;
     /** Deliveries handed to the sink, plus credit drained: the queue's delivery-count for this consumer. */
     private long deliveryCount;
-    /** The consumer's credit as of its last flow, less what was delivered since (AMQP 1.0 credit only). */
-    private long credit;
     private boolean subscribed;
     private boolean cancelled;
     private boolean closed;
     private boolean draining;
     private CompletableFuture<QueueDelivery> getting;
+    /** The channel's limit (0-9-1 {@code basic.qos} global), or null. */
+    private PrefetchLimit channelLimit;
+    /** A credit consumer's own credit as a delivery count (what its flows asked for), before the channel's limit. */
+    private long creditUpTo;
 
-    RemoteConsumer(RemoteQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled) {
+    RemoteConsumer(RemoteQueue queue, ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive,
+            int priority) {
         this.queue = queue;
         this.sink = sink;
         this.flow = flow;
         this.preSettled = preSettled;
+        this.exclusive = exclusive;
+        this.priority = priority;
+        this.channelLimit = flow.channelLimit();
+    }
+
+    /**
+     * What the channel's limit leaves this consumer unsettled and in credit together: its limit less what this
+     * consumer holds. The home node sends no more than that. (The channel's other consumers' deliveries are not
+     * counted: exact for one consumer per channel, docs/cluster.md.)
+     */
+    private long channelRoom() {
+        PrefetchLimit limit = channelLimit;
+        return limit == null || limit.limit() == 0 || preSettled ? Long.MAX_VALUE
+            : Math.max(0, limit.limit() - unsettled.size());
+    }
+
+    /** Grants credit up to {@code wanted}, as far as the channel's limit goes. */
+    private void grantUpTo(long wanted) {
+        long allowed = Math.min(wanted, channelRoom());
+        int current = receiver.getCredit();
+        if (allowed > current) {
+            receiver.flow((int) Math.min(Integer.MAX_VALUE, allowed - current));
+        }
+    }
+
+    /** The channel's limit set after the consumer subscribed ({@code basic.qos} global). */
+    void limit(PrefetchLimit limit) {
+        channelLimit = limit;
     }
 
     boolean closed() {
@@ -81,7 +118,7 @@ final class RemoteConsumer {
         if (windowed()) {
             receiver.flow(WINDOW);
         } else if (flow.kind() == ConsumerFlow.Kind.PREFETCH) {
-            receiver.flow(flow.prefetch());
+            grantUpTo(flow.prefetch());
         }
     }
 
@@ -123,7 +160,6 @@ final class RemoteConsumer {
         }
         long tag = nextTag++;
         deliveryCount++;
-        credit = Math.max(0, credit - 1);
         if (delivery.remotelySettled() || preSettled) {
             delivery.settle();
         } else {
@@ -155,8 +191,7 @@ final class RemoteConsumer {
         if (draining) {
             // a drain uses up the consumer's credit: its delivery-count moves on by what was left ([2.6.7])
             draining = false;
-            deliveryCount += credit;
-            credit = 0;
+            deliveryCount = Math.max(deliveryCount, creditUpTo);
             sink.creditState(deliveryCount, 0, 0, true);
         }
     }
@@ -166,11 +201,8 @@ final class RemoteConsumer {
             return;
         }
         long target = theirDeliveryCount < 0 ? linkCredit : theirDeliveryCount + linkCredit - deliveryCount;
-        credit = Math.max(0, target);
-        int current = receiver.getCredit();
-        if (target > current) {
-            receiver.flow((int) Math.min(Integer.MAX_VALUE, target - current));
-        }
+        creditUpTo = deliveryCount + target;
+        grantUpTo(target);
         if (drain) {
             draining = true;
             receiver.drain(0);
@@ -207,7 +239,9 @@ final class RemoteConsumer {
         }
         range.clear();
         if (settled > 0 && !cancelled && flow.kind() == ConsumerFlow.Kind.PREFETCH && !windowed()) {
-            receiver.flow(settled);
+            grantUpTo(flow.prefetch() - unsettled.size());
+        } else if (settled > 0 && !cancelled && flow.kind() == ConsumerFlow.Kind.CREDIT && channelLimit != null) {
+            grantUpTo(creditUpTo - deliveryCount); // room under the channel's limit again
         }
     }
 

@@ -58,6 +58,10 @@ final class RemoteQueue implements Queue {
         return declaration.name();
     }
 
+    PeerConnection peer() {
+        return peer;
+    }
+
     /** The node it is homed on. */
     String home() {
         return peer.node();
@@ -86,7 +90,7 @@ final class RemoteQueue implements Queue {
     @Override
     public void publish(Message message, PublishConfirm confirm) {
         inFlight.incrementAndGet();
-        peer.executor().execute(() -> peer.send(this, message, confirm));
+        peer.publish(this, message, confirm);
     }
 
     /** A publish reached its end (settled by the home node, or failed): publishers held back may go on. */
@@ -119,12 +123,12 @@ final class RemoteQueue implements Queue {
     @Override
     public QueueConsumer subscribe(ConsumerSink sink, ConsumerFlow flow, boolean preSettled, boolean exclusive,
             int priority, Selector selector) {
-        RemoteConsumer consumer = new RemoteConsumer(this, sink, flow, preSettled);
+        RemoteConsumer consumer = new RemoteConsumer(this, sink, flow, preSettled, exclusive, priority);
         QueueConsumer handle = QueueConsumer.handle(this, sink, flow, preSettled, consumer);
         consumer.handle = handle;
-        if (selector != null || exclusive) {
-            peer.executor().execute(() -> sink.refused(UNSUPPORTED + (exclusive ? "an exclusive consumer"
-                : "a selector") + " of queue '" + name() + "', homed on node '" + home() + "'"));
+        if (selector != null) {
+            peer.executor().execute(() -> sink.refused(UNSUPPORTED + "a selector of queue '" + name()
+                + "', homed on node '" + home() + "'"));
             return handle;
         }
         peer.executor().execute(() -> peer.attach(consumer));
@@ -142,7 +146,12 @@ final class RemoteQueue implements Queue {
 
     @Override
     public CompletableFuture<Void> limit(QueueConsumer consumer, PrefetchLimit channelLimit) {
-        return CompletableFuture.completedFuture(null); // per consumer only across nodes (docs/cluster.md)
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        peer.run(() -> {
+            of(consumer).limit(channelLimit);
+            done.complete(null);
+        });
+        return done;
     }
 
     @Override
