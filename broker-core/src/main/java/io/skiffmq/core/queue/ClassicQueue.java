@@ -305,6 +305,12 @@ public final class ClassicQueue implements Queue {
             confirm = null;
         }
         boolean toTail = waiting.mustPage(entry.priority());
+        if (toTail && dispatcher.pending()) {
+            // consumers with credit take what waits first, and then maybe this one too: a message a consumer can
+            // take now is not written to its page file and read back (a 16 MiB one is the whole limit, issue 30)
+            dispatch();
+            toTail = waiting.mustPage(entry.priority());
+        }
         if (!toTail) {
             waiting.arrive(entry);
         }
