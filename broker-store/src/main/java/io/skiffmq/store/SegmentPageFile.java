@@ -12,11 +12,11 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
@@ -64,7 +64,7 @@ final class SegmentPageFile implements PageFile {
         /** Its place in the run: later segments have higher numbers. */
         final long number;
         final FileChannel channel;
-        /** Bytes in the file. */
+        /** Bytes handed to the writer (in the file, or in a {@link Chunk} on its way there). */
         long flushed;
         /** Bytes appended, the write buffer's included. */
         long end;

@@ -2,8 +2,8 @@ package io.skiffmq.server.config;
 
 /**
  * The setting {@code memory-high-watermark}: a fraction of the JVM's memory, the maximum heap plus the direct-memory
- * limit ({@code 0.4}, RabbitMQ's {@code vm_memory_high_watermark.relative} default), or a number of bytes ({@code 512MB},
- * {@code vm_memory_high_watermark.absolute}). A plain number up to 1 is a fraction; one with a unit
+ * limit ({@code 0.4}, RabbitMQ's {@code vm_memory_high_watermark.relative} default), or a number of bytes
+ * ({@code 512MB}, {@code vm_memory_high_watermark.absolute}). A plain number up to 1 is a fraction; one with a unit
  * ({@link ByteSize}) or a whole number above 1 is bytes. 0 blocks every publisher at once, as in RabbitMQ.
  *
  * @param fraction of the maximum heap plus the direct-memory limit, or -1 when {@code bytes} is set

@@ -1,7 +1,7 @@
 package io.skiffmq.server.logging;
 
-import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.AsyncAppender;
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
