@@ -97,5 +97,11 @@ public final class PageStore {
         public void delete() {
             deleteTree(queueDirectory);
         }
+
+        /** Past half the bound: the queues' publishers are held before an append would wait at the bound. */
+        @Override
+        public boolean writesBehind() {
+            return unwritten.get() > unwrittenLimit / 2;
+        }
     }
 }

@@ -117,10 +117,11 @@ public final class ClassicQueue implements Queue {
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
-        this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow());
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
-        this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages,
-            memoryLimit);
+        QueuePages paged = arguments.confirmAfterConsume() ? null : pages;
+        this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow(),
+            paged == null ? () -> false : paged::writesBehind);
+        this.waiting = new WaitingMessages(arguments.maxPriority(), paged, memoryLimit);
         this.subscriptionFilter = arguments.subscriptionFilter();
         this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);
