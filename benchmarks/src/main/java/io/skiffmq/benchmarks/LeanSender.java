@@ -128,6 +128,11 @@ final class LeanSender extends LeanConnection {
                 paceTimer = ctx.executor().scheduleAtFixedRate(this::send, PACE_TICK_NANOS, PACE_TICK_NANOS,
                     TimeUnit.NANOSECONDS);
             }
+            if (end != Long.MAX_VALUE) {
+                // the end is noticed even when nothing comes back: a broker that grants no more credit (a memory
+                // alarm) or has settled, rejected, every delivery sent, so that no frame calls send() again
+                ctx.executor().schedule(this::send, Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
             send();
         });
     }

@@ -66,7 +66,8 @@ public final class LoadTool {
         options.put("topic", "false");
         // true: with --count, the senders fill the queue first and the receivers then drain it; the rate is the drain's
         options.put("backlog", "false");
-        // with --count: seconds to wait for the last messages once measuring starts, after which they count as errors
+        // seconds to wait, after the end (with --count: once measuring starts), for senders still waiting for credit
+        // or confirms and for the last messages; then the run reports, and with --count the missing ones are errors
         options.put("give-up", "600");
         // lean: AMQP 1.0 on the project's codec (LeanEngine); jms: Qpid JMS (JmsEngine)
         options.put("engine", "lean");
@@ -225,8 +226,11 @@ public final class LoadTool {
             long lastSent = counters.sent.get();
             long lastReceived = counters.received.get();
             long expected = count * senders * (topic ? receivers : 1);
-            long giveUp = measureFrom + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("give-up")));
-            while (engine.sending() || count > 0 && counters.received.get() + counters.errors.get() < expected
+            // after the end (or once measuring starts, with --count), a sender still waiting for credit or
+            // confirms, or messages still on their way, are waited for this long at most; then the run reports
+            long giveUp = Math.max(end == Long.MAX_VALUE ? measureFrom : end, measureFrom)
+                + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("give-up")));
+            while ((engine.sending() || count > 0 && counters.received.get() + counters.errors.get() < expected)
                     && System.nanoTime() < giveUp) {
                 Thread.sleep(1000);
                 Histogram second = counters.latencies.getIntervalHistogram();

@@ -104,6 +104,51 @@ class LoadToolTest {
             .hasStackTraceContaining("amqp:not-found");
     }
 
+    /** A queue that refuses every publish: no room, and {@code reject-publish}. */
+    private static void declareRefusingQueue(String queue) {
+        try (com.rabbitmq.client.amqp.Environment environment =
+                new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1")
+                    .port(port).username("guest").password("guest").environmentBuilder().build();
+             com.rabbitmq.client.amqp.Connection connection = environment.connectionBuilder().build()) {
+            connection.management().queue().name(queue).argument("x-max-length", 0L)
+                .argument("x-overflow", "reject-publish").declare();
+        }
+    }
+
+    @Test
+    void aRunWhoseEveryDeliveryIsRejectedEndsAndCountsThemAsErrors() throws Exception {
+        // every publish refused: no confirm, no delivery; the run still ends at its time and reports
+        declareRefusingQueue("refusing-queue");
+        LoadTool.Result timed = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(120),
+            () -> run("refusing-queue", Map.of("duration", "2", "warmup", "0", "in-flight", "50")));
+        assertThat(timed.sent()).isZero();
+        assertThat(timed.received()).isZero();
+        assertThat(timed.errors()).isPositive();
+        LoadTool.Result counted = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(120), () -> run("refusing-queue", Map.of("count", "200", "in-flight", "50")));
+        assertThat(counted.sent()).isZero();
+        assertThat(counted.errors()).isEqualTo(200);
+    }
+
+    @Test
+    void aRunEndsAtItsTimeWhenTheBrokerGrantsNoMoreCredit() throws Exception {
+        // a sender that spent its credit and has every delivery settled gets no frame that would make it look at
+        // the clock again: it never ended, and the run with it (as when every delivery is rejected and no credit
+        // follows)
+        var monitor = broker.broker().resourceMonitor();
+        long limit = monitor.memoryLimit();
+        monitor.memoryLimit(0); // the memory alarm: publishers get no more credit
+        try {
+            LoadTool.Result result = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                java.time.Duration.ofSeconds(120), () -> run("no-credit-queue", Map.of("duration", "2", "warmup",
+                    "0", "give-up", "5")));
+            assertThat(result.seconds()).isLessThan(60);
+        } finally {
+            monitor.memoryLimit(limit);
+        }
+    }
+
     @Test
     void theJmsEngineCountsTheSameWay() throws Exception {
         LoadTool.Result result = run("jms-queue", Map.of("engine", "jms", "senders", "2", "count", "500",

@@ -169,9 +169,8 @@ public final class Broker implements AutoCloseable {
                 // its event loop has stopped: the connection is gone with it
             }
         }));
-        long maxHeap = Runtime.getRuntime().maxMemory();
         resourceMonitor = new ResourceMonitor(alarms, new JvmReadings(config.dataDir()),
-            config.memoryHighWatermark().limit(maxHeap), config.diskFreeLimit(), config.node(),
+            config.memoryHighWatermark().limit(JvmReadings.memoryCeiling()), config.diskFreeLimit(), config.node(),
             config.dataDir().toAbsolutePath().toString(), System::nanoTime);
     }
 

@@ -61,6 +61,7 @@ public final class SkiffMq {
             log.log(System.Logger.Level.INFO, "SkiffMQ stopping");
             listener.close();
             log.log(System.Logger.Level.INFO, "SkiffMQ stopped");
+            LogSetup.stop(); // the lines still queued for the console
         }, "skiffmq-shutdown"));
         InetSocketAddress address;
         try {

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MemoryAlarmChildJvmTest {
     private static final String QUEUE = "memory-alarm";
     /**
-     * 100 MB through a broker with a 96 MB heap (and as much direct memory), whose watermark is 0.4 of that heap:
+     * 100 MB through a broker with a 96 MB heap and as much direct memory, whose watermark is 0.4 of the two:
      * without the alarm, the backlog would not fit.
      */
     private static final int MESSAGES = 25_000;

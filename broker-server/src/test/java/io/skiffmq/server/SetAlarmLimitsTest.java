@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.BlockedListener;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import io.netty.util.internal.PlatformDependent;
 import io.skiffmq.core.alarm.ResourceAlarms.Resource;
 import io.skiffmq.server.SkiffmqCtlTest.Result;
 import java.time.Duration;
@@ -41,6 +42,14 @@ class SetAlarmLimitsTest {
     }
 
     @Test
+    void theDefaultWatermarkIsAFractionOfTheHeapAndDirectMemoryTogether() {
+        // issue 30: both are counted as in use, so both limits are; against the heap alone, 16 MiB messages in
+        // flight passed the watermark of a 1 GiB heap with heap and direct memory each well within their limits
+        assertThat(broker.broker().resourceMonitor().memoryLimit())
+            .isEqualTo((long) ((Runtime.getRuntime().maxMemory() + PlatformDependent.maxDirectMemory()) * 0.4));
+    }
+
+    @Test
     void aMemoryWatermarkSetAtRunTimeBlocksAndReleasesPublishers() throws Exception {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setPort(broker.port());
@@ -67,8 +76,8 @@ class SetAlarmLimitsTest {
             ctlOk("set_vm_memory_high_watermark", "0.4");
             assertThat(broker.broker().alarms().any()).isFalse();
             await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("unblocked"));
-            assertThat(broker.broker().resourceMonitor().memoryLimit())
-                .isEqualTo((long) (Runtime.getRuntime().maxMemory() * 0.4));
+            assertThat(broker.broker().resourceMonitor().memoryLimit()).as("0.4 of the heap and direct memory")
+                .isEqualTo((long) ((Runtime.getRuntime().maxMemory() + PlatformDependent.maxDirectMemory()) * 0.4));
 
             ctlOk("set_vm_memory_high_watermark", "absolute", "1GB");
             assertThat(broker.broker().resourceMonitor().memoryLimit()).isEqualTo(1_000_000_000L);

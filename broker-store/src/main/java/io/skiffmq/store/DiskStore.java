@@ -102,7 +102,9 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
             () -> LegacyDefinitions.vhost(legacy));
         LegacyDefinitions.delete(legacy);
         this.messages = new MessageStore(directory.resolve("journal"), policy, segmentBytes, maxMessageBytes);
-        this.pages = new PageStore(directory.resolve("paging"), PageStore.DEFAULT_SEGMENT_BYTES);
+        // bytes waiting for the page writer: a few queues' worth of the memory limit, and never less than 64 MiB
+        this.pages = new PageStore(directory.resolve("paging"), PageStore.DEFAULT_SEGMENT_BYTES,
+            Math.max(64L << 20, queueMemoryLimit > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : 4 * queueMemoryLimit));
     }
 
     public MessageStore messages() {
@@ -280,6 +282,7 @@ public final class DiskStore implements VirtualHostStore, AutoCloseable {
     public void close() {
         definitions.close();
         messages.close();
+        pages.close();
         synchronized (this) {
             if (streamSyncer != null) {
                 streamSyncer.close();

@@ -17,16 +17,121 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Page files on disk: written through a buffer, read back in order across segments, rewritten, dropped. */
+/**
+ * Page files on disk: written through a buffer by the store's writer thread, read back in order across segments
+ * (from memory while not written yet), rewritten, dropped.
+ */
 @ExtendWith(LeakDetection.class)
 class SegmentPageFileTest {
     @TempDir
     Path dir;
+    private final ExecutorService writer = Executors.newSingleThreadExecutor();
+    private final AtomicLong unwritten = new AtomicLong();
+
+    @AfterEach
+    void stopWriter() {
+        writer.shutdownNow();
+    }
+
+    private SegmentPageFile file(long segmentBytes) {
+        return new SegmentPageFile(dir, segmentBytes, writer, unwritten, Long.MAX_VALUE);
+    }
+
+    /** A message with a body of {@code size} bytes of {@code fill}. */
+    private static Message large(int size, byte fill) {
+        ByteBuf bytes = Unpooled.buffer().writeBytes(new byte[] {0x00, 0x53, 0x75, (byte) 0xb0}).writeInt(size);
+        for (int i = 0; i < size; i++) {
+            bytes.writeByte(fill);
+        }
+        try {
+            return Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "", "q");
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void appendLarge(SegmentPageFile file, int i, int size) {
+        Message m = large(size, (byte) ('a' + i));
+        file.append(i, m, 0, false, -1, Long.MAX_VALUE, size);
+        m.release();
+    }
+
+    private static void checkLarge(PagedMessage paged, int i, int size) {
+        assertThat(paged.sequence()).isEqualTo(i);
+        byte[] all = ByteBufUtil.getBytes(paged.message().toAmqp10().bytes());
+        assertThat(all).hasSize(size + 8);
+        for (int b = 8; b < all.length; b++) {
+            if (all[b] != (byte) ('a' + i)) {
+                throw new AssertionError("message " + i + " byte " + b + " is " + all[b]);
+            }
+        }
+        paged.message().release();
+    }
+
+    @Test
+    void theCallerNeverWritesAndReadsWhatIsNotWrittenYetFromMemory() throws Exception {
+        // issue 30: a 16 MiB message written on the queue's event loop held every connection on it while the
+        // kernel throttled the write; the writer thread takes the writes, and what it has not written is read back
+        // from memory (never written at all when reading passed it first)
+        List<Runnable> held = new ArrayList<>();
+        SegmentPageFile file = new SegmentPageFile(dir, 1 << 20, held::add, unwritten, Long.MAX_VALUE);
+        int size = 200_000;
+        for (int i = 0; i < 3; i++) {
+            appendLarge(file, i, size);
+        }
+        Path segment = dir.resolve("page-000001");
+        assertThat(Files.size(segment)).as("nothing written by the caller").isZero();
+        assertThat(held).as("handed to the writer").hasSize(3);
+        assertThat(unwritten.get()).isGreaterThan(3L * size);
+        checkLarge(file.read(), 0, size); // from memory
+        held.forEach(Runnable::run);
+        assertThat(unwritten.get()).isZero();
+        byte[] start = new byte[16];
+        try (var channel = java.nio.channels.FileChannel.open(segment)) {
+            channel.read(java.nio.ByteBuffer.wrap(start), 0);
+        }
+        assertThat(start).as("read before it was written: never written").containsOnly(0);
+        checkLarge(file.read(), 1, size); // from the file
+        checkLarge(file.read(), 2, size);
+        assertThat(file.read()).isNull();
+        file.delete();
+    }
+
+    @Test
+    void pastTheUnwrittenLimitAnAppendWaitsForTheWriter() throws Exception {
+        CountDownLatch diskBusy = new CountDownLatch(1);
+        writer.execute(() -> {
+            try {
+                diskBusy.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        SegmentPageFile file = new SegmentPageFile(dir, 1 << 20, writer, unwritten, 100_000);
+        Thread appender = new Thread(() -> appendLarge(file, 0, 200_000));
+        appender.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (appender.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(appender.getState()).as("waiting for the writer").isEqualTo(Thread.State.WAITING);
+        diskBusy.countDown();
+        appender.join();
+        assertThat(unwritten.get()).isZero();
+        checkLarge(file.read(), 0, 200_000);
+        file.delete();
+    }
 
     private static Message message(String text, boolean durable) {
         byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
@@ -76,7 +181,7 @@ class SegmentPageFileTest {
 
     @Test
     void messagesComeBackInOrderAcrossSegmentsWhichGoOnceRead() throws Exception {
-        SegmentPageFile file = new SegmentPageFile(dir, 4096);
+        SegmentPageFile file = file(4096);
         for (int i = 0; i < 2000; i++) {
             append(file, i);
         }
@@ -103,7 +208,7 @@ class SegmentPageFileTest {
 
     @Test
     void relocationRewritesLocationsInPlaceAndClearReportsTheLoggedOnes() throws Exception {
-        SegmentPageFile file = new SegmentPageFile(dir, 8192);
+        SegmentPageFile file = file(8192);
         for (int i = 0; i < 300; i++) {
             append(file, i);
         }

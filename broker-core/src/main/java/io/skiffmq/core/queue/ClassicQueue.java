@@ -117,10 +117,11 @@ public final class ClassicQueue implements Queue {
         this.context = context;
         this.log = log;
         this.memoryLimit = memoryLimit;
-        this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow());
         // a held confirm (x-confirm-after-consume) is an object per message: such a queue does not page its tail
-        this.waiting = new WaitingMessages(arguments.maxPriority(), arguments.confirmAfterConsume() ? null : pages,
-            memoryLimit);
+        QueuePages paged = arguments.confirmAfterConsume() ? null : pages;
+        this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow(),
+            paged == null ? () -> false : paged::writesBehind);
+        this.waiting = new WaitingMessages(arguments.maxPriority(), paged, memoryLimit);
         this.subscriptionFilter = arguments.subscriptionFilter();
         this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);
@@ -305,6 +306,12 @@ public final class ClassicQueue implements Queue {
             confirm = null;
         }
         boolean toTail = waiting.mustPage(entry.priority());
+        if (toTail && dispatcher.pending()) {
+            // consumers with credit take what waits first, and then maybe this one too: a message a consumer can
+            // take now is not written to its page file and read back (a 16 MiB one is the whole limit, issue 30)
+            dispatch();
+            toTail = waiting.mustPage(entry.priority());
+        }
         if (!toTail) {
             waiting.arrive(entry);
         }

@@ -3,6 +3,7 @@ package io.skiffmq.core.queue;
 import io.skiffmq.core.time.BrokerClock;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * A queue's hold on its publishers (as RabbitMQ calls it, "flow"): when publishers outrun consumers that keep up
@@ -19,7 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       too) within {@link #DRAIN_MILLIS}, until it would take twice that. The best rate, because a queue that
  *       pages delivers more slowly than its consumers can take: the rate at hand would keep it paging.</li>
  * </ul>
- * The broker setting {@code publisher-flow=false} switches this off; see docs/queues.md.
+ * The broker setting {@code publisher-flow=false} switches this off; see docs/queues.md. Apart from all that, a
+ * queue that pages holds its publishers while the store's page writes are behind the disk ({@link
+ * QueuePages#writesBehind}), so that paging waits for the disk in the publishers, not on the queue's thread.
  *
  * <p>Threads: {@link #dispatched} and {@link #update} run on the queue's executor, which owns the rate and the
  * timer; {@link #holding()} and {@link #await} are called from publishers' threads and read volatile fields.
@@ -38,6 +41,7 @@ public final class PublisherFlow {
     static final long RECHECK_MILLIS = 5;
     private final QueueExecutor executor;
     private final BrokerClock clock;
+    private final BooleanSupplier pagesBehind;
     private final long high;
     private final long low;
     // the consumers' rate, on the queue's executor: no window until they first take a message
@@ -58,6 +62,17 @@ public final class PublisherFlow {
      *        it never holds publishers
      */
     public PublisherFlow(QueueExecutor executor, BrokerClock clock, long memoryLimit, boolean enabled) {
+        this(executor, clock, memoryLimit, enabled, () -> false);
+    }
+
+    /**
+     * @param pagesBehind any thread: the queue's page writes are behind the disk ({@link QueuePages#writesBehind});
+     *        publishers are held while it says so, whatever {@code enabled} says (the alternative is the queue's
+     *        thread waiting for the disk), and let go by the recheck timer once it no longer does
+     */
+    public PublisherFlow(QueueExecutor executor, BrokerClock clock, long memoryLimit, boolean enabled,
+            BooleanSupplier pagesBehind) {
+        this.pagesBehind = pagesBehind;
         this.executor = executor;
         this.clock = clock;
         boolean never = !enabled || memoryLimit == Long.MAX_VALUE;
@@ -103,9 +118,9 @@ public final class PublisherFlow {
         }
     }
 
-    /** Cheap enough for every publish (one volatile read): the queue may be holding its publishers. */
+    /** Cheap enough for every publish (two volatile reads): the queue may be holding its publishers. */
     public boolean holding() {
-        return holding;
+        return holding || pagesBehind.getAsBoolean();
     }
 
     /**
@@ -120,7 +135,7 @@ public final class PublisherFlow {
         if (recheckArmed.compareAndSet(false, true)) {
             executor.execute(arm);
         }
-        if (!holding) {
+        if (!holds()) {
             wakeAll(); // released while we were adding: the release may have looked before we were there
         }
         return true;
@@ -133,7 +148,7 @@ public final class PublisherFlow {
     }
 
     private boolean holds() {
-        return holding && !stalled();
+        return holding && !stalled() || pagesBehind.getAsBoolean();
     }
 
     private boolean stalled() {

@@ -12,4 +12,12 @@ public interface QueuePages {
 
     /** Deletes every page file of the queue; none is used again. */
     void delete();
+
+    /**
+     * Any thread: the store's writes of paged messages are behind the disk, so publishers to a queue that pages are
+     * held ({@link PublisherFlow}) rather than the queue's thread waiting for the disk. Never, by default.
+     */
+    default boolean writesBehind() {
+        return false;
+    }
 }

@@ -224,6 +224,29 @@ class ClassicQueuePagedTailTest {
     }
 
     @Test
+    void anArrivalAConsumerHasCreditForIsDeliveredNotPaged() {
+        // issue 30: publishes arrive in batches and dispatch once after the batch; with messages as large as the
+        // limit, every one after the first of a batch was paged, then read back for the consumer that had credit
+        TurnExecutor turns = new TurnExecutor();
+        ClassicQueue queue = new ClassicQueue(QueueDeclaration.of("q", false, Map.of()), turns, null, LIMIT,
+            QueueContext.DEFAULT, pages);
+        RecordingSink sink = new RecordingSink();
+        QueueConsumer consumer = queue.subscribe(sink, ConsumerFlow.credit(), false);
+        queue.flow(consumer, 0, 4, false, false);
+        turns.endTurn();
+        for (int i = 0; i < 6; i++) { // one turn: four have credit, two wait (one in memory, one paged)
+            queue.publish(large(i, (int) LIMIT), () -> { });
+        }
+        turns.endTurn();
+        assertThat(sink.deliveries).hasSize(4);
+        assertThat(pages.lanes.values().stream().mapToInt(f -> f.appends).sum()).as("messages paged").isEqualTo(1);
+        for (QueueDelivery d : List.copyOf(sink.deliveries)) {
+            d.message().release();
+        }
+        queue.delete();
+    }
+
+    @Test
     void eachPriorityLanePagesItsOwnTail() {
         ClassicQueue queue = queue(Map.of("x-max-priority", 3L));
         List<List<String>> byPriority = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),

@@ -54,11 +54,13 @@ final class MemoryPages implements QueuePages {
     final class File implements PageFile {
         final ArrayDeque<Page> pages = new ArrayDeque<>();
         int reads;
+        int appends;
         boolean failReads;
 
         @Override
         public void append(long sequence, Message message, long deliveryCount, boolean acquiredBefore,
                 long location, long expiresAt, int bodySize) {
+            appends++;
             // its stored form, as the store's page files keep it
             ByteBuf stored = Unpooled.buffer(message.storedSize());
             message.writeStored(stored);

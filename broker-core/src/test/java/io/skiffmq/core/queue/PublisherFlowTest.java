@@ -143,4 +143,21 @@ class PublisherFlowTest {
         assertThat(queue.holdPublisher(resume)).isFalse();
         sink.releaseAll();
     }
+
+    @Test
+    void pageWritesBehindTheDiskHoldPublishersUntilTheyCatchUpWhateverTheSetting() {
+        // issue 30: past its bound of unwritten bytes, a queue's thread waited for the disk in the page file; the
+        // publishers wait instead, from half of it
+        java.util.concurrent.atomic.AtomicBoolean behind = new java.util.concurrent.atomic.AtomicBoolean(true);
+        PublisherFlow flow = new PublisherFlow(QueueExecutor.CALLER_THREAD, clock, LIMIT, false, behind::get);
+        assertThat(flow.holding()).isTrue();
+        assertThat(flow.await(resume)).isTrue();
+        clock.advance(PublisherFlow.RECHECK_MILLIS);
+        assertThat(resumed).as("still behind").hasValue(0);
+        behind.set(false);
+        clock.advance(PublisherFlow.RECHECK_MILLIS);
+        assertThat(resumed).as("let go by the recheck").hasValue(1);
+        assertThat(flow.holding()).isFalse();
+        assertThat(flow.await(resume)).isFalse();
+    }
 }

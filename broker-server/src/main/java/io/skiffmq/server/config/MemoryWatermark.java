@@ -1,12 +1,12 @@
 package io.skiffmq.server.config;
 
 /**
- * The setting {@code memory-high-watermark}: a fraction of the maximum heap ({@code 0.4}, RabbitMQ's
- * {@code vm_memory_high_watermark.relative} default) or a number of bytes ({@code 512MB},
- * {@code vm_memory_high_watermark.absolute}). A plain number up to 1 is a fraction; one with a unit
+ * The setting {@code memory-high-watermark}: a fraction of the JVM's memory, the maximum heap plus the direct-memory
+ * limit ({@code 0.4}, RabbitMQ's {@code vm_memory_high_watermark.relative} default), or a number of bytes
+ * ({@code 512MB}, {@code vm_memory_high_watermark.absolute}). A plain number up to 1 is a fraction; one with a unit
  * ({@link ByteSize}) or a whole number above 1 is bytes. 0 blocks every publisher at once, as in RabbitMQ.
  *
- * @param fraction of the maximum heap, or -1 when {@code bytes} is set
+ * @param fraction of the maximum heap plus the direct-memory limit, or -1 when {@code bytes} is set
  * @param bytes the limit itself, or -1 when {@code fraction} is set
  */
 public record MemoryWatermark(double fraction, long bytes) {
@@ -40,9 +40,9 @@ public record MemoryWatermark(double fraction, long bytes) {
             + "bytes, got " + value);
     }
 
-    /** The limit in bytes for a JVM whose maximum heap is {@code maxHeap}. */
-    public long limit(long maxHeap) {
-        return fraction >= 0 ? (long) (fraction * maxHeap) : bytes;
+    /** The limit in bytes for a JVM that may use {@code memory} bytes (heap and direct). */
+    public long limit(long memory) {
+        return fraction >= 0 ? (long) (fraction * memory) : bytes;
     }
 
     @Override

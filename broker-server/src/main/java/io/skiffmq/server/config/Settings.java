@@ -66,8 +66,8 @@ public final class Settings {
             + " `tune-ok` agrees a frame-max (RabbitMQ's `initial_frame_max`; at least 4096); a larger one closes the"
             + " socket"),
         Setting.of("memory-high-watermark", "fraction|bytes", "0.4", "publishers are blocked while the heap after GC"
-            + " plus direct buffers is above this fraction of `-Xmx`, or these bytes (`512MB`); 0 blocks them at once"
-            + " (docs/alarms.md)"),
+            + " plus direct buffers is above this fraction of `-Xmx` plus the direct-memory limit, or these bytes"
+            + " (`512MB`); 0 blocks them at once (docs/alarms.md)"),
         Setting.of("disk-free-limit", "bytes", "50MB", "publishers are blocked while the data directory's disk has"
             + " less free space (`50MB` = 50,000,000 bytes, `1GiB`); 0 never"),
         Setting.described("event-loops", "int", "available processors", "worker event loops, shared by connections"

@@ -1,5 +1,6 @@
 package io.skiffmq.server.http;
 
+import io.skiffmq.core.alarm.JvmReadings;
 import io.skiffmq.core.alarm.ResourceAlarms;
 import io.skiffmq.core.alarm.ResourceMonitor;
 import java.lang.management.ManagementFactory;
@@ -33,7 +34,7 @@ final class AlarmLimitResources {
             r.caller().requireAdministrator();
             Map<String, Object> body = r.json(mapper);
             long limit = body.containsKey("relative")
-                ? fractionOf(Runtime.getRuntime().maxMemory(), number(body, "relative"), 1.0)
+                ? fractionOf(JvmReadings.memoryCeiling(), number(body, "relative"), 1.0)
                 : absolute(body);
             monitor.memoryLimit(limit);
             return ApiResponse.noContent();

@@ -1,5 +1,6 @@
 package io.skiffmq.server.logging;
 
+import ch.qos.logback.classic.AsyncAppender;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
@@ -17,10 +18,19 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * ({@link #TEXT_PATTERN}) or Logback's JSON encoder, the root level, and {@code java.util.logging} routed into it.
  * Our own {@code System.Logger} calls reach SLF4J through {@code slf4j-jdk-platform-logging}; Netty and Chronicle
  * log through SLF4J themselves. Called once by {@code SkiffMq} from main, before the listener starts.
+ *
+ * <p>The console appender sits behind an {@link AsyncAppender}: the logging thread (often an event loop: a line per
+ * connection opened, as RabbitMQ logs) only formats the message and queues the event; one thread of Logback's lays
+ * it out and writes it. Writing on the event loop cost 15 % of the broker's Java samples while 15,000 connections
+ * opened, and stdout a pipe nobody drained would have stopped the loop (docs/benchmarks.md). Nothing is dropped:
+ * a full queue ({@link #QUEUE_SIZE} events) makes the logging thread wait, as the console itself did. {@link #stop}
+ * writes what is queued; {@code SkiffMq} calls it last when the broker stops.
  */
 public final class LogSetup {
     /** One line per event: ISO-8601 time with offset, level, thread, logger, message. */
     static final String TEXT_PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n";
+    /** Events queued for the console at most: a burst of connections' lines, far beyond a steady rate. */
+    static final int QUEUE_SIZE = 8192;
 
     private LogSetup() {
     }
@@ -57,10 +67,18 @@ public final class LogSetup {
         console.setName("console");
         console.setEncoder(encoder);
         console.start();
+        AsyncAppender async = new AsyncAppender();
+        async.setContext(context);
+        async.setName("async-console");
+        async.setQueueSize(QUEUE_SIZE);
+        async.setDiscardingThreshold(0); // Logback drops INFO and below from a queue 80 % full by default: never
+        async.setMaxFlushTime(5000);
+        async.addAppender(console);
+        async.start();
         Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         Level level = Level.toLevel(settings.level(), Level.INFO);
         root.setLevel(level);
-        root.addAppender(console);
+        root.addAppender(async);
         if (level.isGreaterOrEqual(Level.INFO)) {
             // Chronicle tells at INFO how long each mapping and sync took, and asks for an e-mail address: its
             // warnings and errors are what an operator needs; log-level=debug brings the rest back
@@ -76,5 +94,12 @@ public final class LogSetup {
 
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
+    }
+
+    /** Writes the queued lines out (within 5 s) and stops logging: the last thing before the process ends. */
+    public static void stop() {
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+            context.stop();
+        }
     }
 }

@@ -25,6 +25,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.skiffmq.server.Broker;
 import io.skiffmq.store.Journal;
@@ -57,6 +58,9 @@ public final class MetricsServer implements AutoCloseable {
         1_000_000L, 2_500_000L, 5_000_000L, 10_000_000L, 25_000_000L, 50_000_000L, 100_000_000L, 250_000_000L,
         500_000_000L, 1_000_000_000L, 2_500_000_000L, 5_000_000_000L, 10_000_000_000L)
         .map(Duration::ofNanos).toArray(Duration[]::new);
+
+    /** How long {@link #close} waits for the port to close and the loop to stop. */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final PrometheusSettings settings;
     private final String bindAddress;
@@ -108,7 +112,8 @@ public final class MetricsServer implements AutoCloseable {
     /** Binds {@code prometheus-port} and returns the bound address (the real port when it is 0). */
     public InetSocketAddress start() throws InterruptedException {
         collector.collect(false); // hooks up the journals open now: their first syncs are timed too
-        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("skiffmq-metrics", true),
+            NioIoHandler.newFactory());
         ScrapeHandler scrapes = new ScrapeHandler(registry.getPrometheusRegistry());
         io.netty.channel.ChannelFuture bound = new ServerBootstrap()
             .group(group)
@@ -127,13 +132,27 @@ public final class MetricsServer implements AutoCloseable {
         return address;
     }
 
+    /**
+     * Closes the port and stops the loop, waiting for them at most {@link #CLOSE_WAIT_NANOS}: a scrape that hangs in
+     * a collector (the loop never gets to the close) must not hold a stopping broker, as SIGTERM sometimes was. The
+     * loop's thread is a daemon, so one left behind does not keep the JVM alive.
+     */
     @Override
     public void close() {
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        boolean stopped = true;
         if (channel != null) {
-            channel.close().syncUninterruptibly();
+            stopped = channel.close().awaitUninterruptibly(CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS);
         }
         if (group != null) {
-            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            stopped &= terminated.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
+        }
+        if (!stopped) {
+            LOG.log(System.Logger.Level.WARNING, "the metrics server did not stop within {0} s (a scrape in progress "
+                + "did not end); the broker stops without waiting for it", TimeUnit.NANOSECONDS.toSeconds(
+                CLOSE_WAIT_NANOS));
         }
         for (Journal journal : timed) {
             journal.counters().onSync(null);
