@@ -66,6 +66,8 @@ class MemoryAlarmChildJvmTest {
             Connection publishing = factory.newConnection("publisher");
             Connection consuming = factory.newConnection("consumer");
             boolean passed = false;
+            java.util.concurrent.ExecutorService publisherThread =
+                java.util.concurrent.Executors.newSingleThreadExecutor();
             try {
                 publishing.addBlockedListener(new BlockedListener() {
                     @Override
@@ -89,6 +91,8 @@ class MemoryAlarmChildJvmTest {
                         nacked.incrementAndGet();
                         confirm(unconfirmed, tag, multiple, allConfirmed);
                     });
+                // a thread of its own: the common pool has one thread on 2 cores, and a task an earlier test left
+                // running there (CrashRecoveryTest's publishers) kept this one from starting
                 CompletableFuture<Void> publishingDone = CompletableFuture.runAsync(() -> {
                     try {
                         byte[] body = new byte[BODY_SIZE];
@@ -102,7 +106,7 @@ class MemoryAlarmChildJvmTest {
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
-                });
+                }, publisherThread);
 
                 assertThat(firstBlock.await(30, TimeUnit.SECONDS)).as("blocked: %s", events).isTrue();
                 assertThat(events.get(0)).isEqualTo("blocked: low on memory");
@@ -143,6 +147,7 @@ class MemoryAlarmChildJvmTest {
                 }
                 publishing.abort(10_000);
                 consuming.abort(10_000);
+                publisherThread.shutdownNow();
             }
             broker.stop();
             String brokerLog = Files.readString(broker.log);
