@@ -80,14 +80,18 @@ class CrashRecoveryTest {
                     .as("round %d starts with the queue empty", round).isZero();
                 List<Connection> connections = new ArrayList<>();
                 List<CompletableFuture<Void>> publishers = new ArrayList<>();
+                // threads of their own: the common pool has one thread on 2 cores, which ran the publishers one
+                // after another and kept the last running into the next test class
+                java.util.concurrent.ExecutorService threads =
+                    java.util.concurrent.Executors.newFixedThreadPool(PUBLISHERS);
                 for (int p = 0; p < PUBLISHERS - 1; p++) {
                     Connection connection = connect(environment);
                     connections.add(connection);
                     int publisher = p;
-                    publishers.add(CompletableFuture.runAsync(() -> publish(connection, publisher)));
+                    publishers.add(CompletableFuture.runAsync(() -> publish(connection, publisher), threads));
                 }
                 // the last publisher speaks AMQP 0-9-1: its persistent messages share the journal
-                publishers.add(CompletableFuture.runAsync(() -> publish091(broker, PUBLISHERS - 1)));
+                publishers.add(CompletableFuture.runAsync(() -> publish091(broker, PUBLISHERS - 1), threads));
                 // takes some as they arrive: accepts, requeues once after a failed delivery, or holds unsettled
                 Connection consuming = connect(environment);
                 consuming.consumerBuilder().queue(QUEUE).initialCredits(50).messageHandler((context, message) -> {
@@ -119,6 +123,7 @@ class CrashRecoveryTest {
                 for (CompletableFuture<Void> p : publishers) {
                     p.handle((ok, error) -> null).get(60, TimeUnit.SECONDS);
                 }
+                threads.shutdownNow();
             }
             System.out.printf("round %d: %d sent, %d confirmed, %d accepted, killed after %d ms%n", round, sent.size(),
                 confirmed.size(), accepted.size(), killAfterMillis);
