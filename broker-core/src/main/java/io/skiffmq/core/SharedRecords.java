@@ -132,6 +132,20 @@ final class SharedRecords {
         }
     }
 
+    /**
+     * What a message routed to {@code name}, not a queue of this node, goes to: the record's {@link #proxy}, or,
+     * when there is a record but nothing reaches its queue now, an {@link UnreachableQueue} that refuses it; null
+     * when there is no such record. Read on any thread.
+     */
+    Queue routable(String name) {
+        Queue proxy = proxy(name);
+        if (proxy != null) {
+            return proxy;
+        }
+        QueueHomed record = remoteQueues.get(name);
+        return record == null ? null : new UnreachableQueue(record.declaration());
+    }
+
     /** The record's queue is gone from here: what stood for it tells its consumers. Locked. */
     private void dropProxy(String name) {
         Queue proxy = remoteProxies.remove(name);

@@ -1116,7 +1116,7 @@ public final class VirtualHost {
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));
             if (queue == null) {
-                queue = shared.proxy(names.get(i)); // homed on another node, or gone
+                queue = shared.routable(names.get(i)); // homed on another node, or gone
             }
             if (queue != null) {
                 out.add(queue);

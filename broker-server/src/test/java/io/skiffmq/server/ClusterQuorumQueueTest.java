@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -242,12 +243,18 @@ class ClusterQuorumQueueTest {
                 }, tag -> { });
                 return channel;
             }, ch -> true);
-            await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
+            try {
+                await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
+            } catch (ConditionTimeoutException e) {
+                // reported below, with what was lost
+            }
             consumer.close();
         }
         List<Integer> lost = new ArrayList<>(confirmed);
         lost.removeAll(consumed);
-        assertThat(lost).as("confirmed and lost; new leader " + newLeader + " after " + failoverMillis + " ms")
+        lost.sort(null);
+        assertThat(lost).as("confirmed and not consumed (of %d confirmed, %d consumed); new leader %s after %d ms",
+                confirmed.size(), consumed.size(), newLeader, failoverMillis)
             .isEmpty();
         System.out.printf("failover: %s leads %d ms after the kill; %d confirmed, %d consumed%n", newLeader,
             failoverMillis, confirmed.size(), consumed.size());
