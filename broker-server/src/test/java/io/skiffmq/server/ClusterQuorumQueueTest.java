@@ -96,6 +96,21 @@ class ClusterQuorumQueueTest {
         }, q -> q != null && q.get("leader") instanceof String leader && !leader.isEmpty());
     }
 
+    private static String scrape(int node, String path) throws Exception {
+        var client = java.net.http.HttpClient.newHttpClient();
+        var request = java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + cluster.nodes[node].metricsPort() + path)).build();
+        return client.send(request, java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The value of {@code metric} on the line whose labels include {@code label}. */
+    private static double raftValue(String scrape, String metric, String label) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + metric + "\\{[^}]*"
+            + java.util.regex.Pattern.quote(label) + "[^}]*\\} (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(metric + " {" + label + "} in\n" + scrape).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
     private static int index(String node) {
         for (int i = 0; i < cluster.nodes.length; i++) {
             if (cluster.name(i).equals(node)) {
@@ -153,6 +168,13 @@ class ClusterQuorumQueueTest {
                 assertThat(new String(m.getBody(), StandardCharsets.UTF_8)).isEqualTo("m-" + i);
             }
         }
+        // RabbitMQ 4.0's ra_metrics on a follower's node: the queue's row with its group's figures, the metadata's
+        String perObject = scrape(publisherNode, "/metrics/per-object");
+        assertThat(raftValue(perObject, "rabbitmq_raft_log_commit_index", "queue=\"" + queue + "\""))
+            .as("the queue group's commit index").isGreaterThanOrEqualTo(2);
+        assertThat(raftValue(perObject, "rabbitmq_raft_term_total", "queue=\"" + queue + "\"")).isPositive();
+        assertThat(raftValue(perObject, "rabbitmq_raft_log_last_applied_index", "raft_cluster=\"rabbitmq_metadata\""))
+            .isPositive();
         try (Connection l = connect(leader)) {
             await().atMost(WAIT).until(() -> l.createChannel().queueDeclarePassive(queue).getMessageCount() == 0);
             // deleted on its leader's node: gone from every node

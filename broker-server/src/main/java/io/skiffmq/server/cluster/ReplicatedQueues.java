@@ -200,6 +200,22 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return group == null || group.handle == null ? null : group.handle.members();
     }
 
+    /** A replicated queue this node is a member of, and the name of the queue group it shares. */
+    public record GroupedQueue(String vhost, String queue, String group) {
+    }
+
+    /** The replicated queues this node is a member of, each with its group's name. */
+    public List<GroupedQueue> groupedQueues() {
+        List<GroupedQueue> out = new ArrayList<>();
+        groupOf.forEach((key, group) -> {
+            QueueGroup handle = group.handle;
+            if (handle != null) {
+                out.add(new GroupedQueue(key.vhost(), key.name(), handle.name()));
+            }
+        });
+        return out;
+    }
+
     /** Where the node links reach a replicated queue: its record, homed on its leader's node; null for none. */
     QueueHomed atLeader(String vhost, QueueHomed record) {
         Group group = groupOf.get(key(vhost, record));
