@@ -146,6 +146,19 @@ final class SharedRecords {
         return record == null ? null : new UnreachableQueue(record.declaration());
     }
 
+    /**
+     * The nodes of a queue of the shared definitions, where it lives first (a replicated queue's leader, when
+     * known, then its other members; a queue homed on one node, that node); null when {@code name} is no such queue.
+     */
+    List<String> nodes(String name) {
+        QueueHomed record = remoteQueues.get(name);
+        if (record == null || definitions == null) {
+            return null;
+        }
+        List<String> replicas = definitions.replicaNodes(vhost.name(), record);
+        return replicas != null ? replicas : List.of(record.node());
+    }
+
     /** The record's queue is gone from here: what stood for it tells its consumers. Locked. */
     private void dropProxy(String name) {
         Queue proxy = remoteProxies.remove(name);

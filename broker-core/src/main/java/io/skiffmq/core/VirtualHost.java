@@ -346,6 +346,15 @@ public final class VirtualHost {
         return shared.proxy(queueName);
     }
 
+    /**
+     * Where a queue of the cluster's shared definitions lives, as RabbitMQ's queue info gives its leader and
+     * replicas: the node it is served from first; null when {@code queueName} is not such a queue (a single node's,
+     * or an exclusive one).
+     */
+    public java.util.List<String> queueNodes(String queueName) {
+        return shared.nodes(queueName);
+    }
+
     /** The shared records of the queues homed on other nodes. */
     public java.util.Collection<QueueHomed> remoteQueues() {
         return shared.remotes();

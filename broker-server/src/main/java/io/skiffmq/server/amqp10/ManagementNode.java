@@ -125,18 +125,23 @@ public final class ManagementNode {
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
             return switch (method) {
-                case "PUT" -> done(declareQueue(name, map(body, QUEUE_FIELDS)));
+                case "PUT" -> declareQueue(name, map(body, QUEUE_FIELDS));
                 case "GET" -> {
                     requireAny(Access.Resource.QUEUE, name);
-                    yield done(queueInfo(name));
+                    yield queueInfo(name);
                 }
-                case "DELETE" -> deleteQueue(name);
+                case "DELETE" -> deleteQueue(name, false);
                 default -> done(Response.error(405, method + " " + path));
             };
         }
         if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
-            require(Permission.READ, Access.Resource.QUEUE, Address.decode(parts[1]));
-            Queue queue = existingQueue(Address.decode(parts[1]));
+            String name = Address.decode(parts[1]);
+            require(Permission.READ, Access.Resource.QUEUE, name);
+            Queue remote = vhost.queue(name) == null ? vhost.remoteQueueProxy(name) : null;
+            if (remote != null) {
+                return remote.purge().thenApply(n -> count(200, n)); // by its home node (docs/cluster.md)
+            }
+            Queue queue = existingQueue(name);
             vhost.checkAccess(queue, owner);
             if (queue.type() == io.skiffmq.core.queue.QueueType.STREAM) {
                 // rabbit_amqp_management's words for a queue type that cannot be purged
@@ -276,32 +281,44 @@ public final class ManagementNode {
 
     // ---- queues -------------------------------------------------------------------------------------------
 
-    private Response declareQueue(String name, Map<String, Object> body) {
+    private CompletableFuture<Response> declareQueue(String name, Map<String, Object> body) {
         // as RabbitMQ checks a queue name before anything else
         if (name.isEmpty()) {
-            return Response.error(400, "declare queue with empty name not allowed");
+            return done(Response.error(400, "declare queue with empty name not allowed"));
         }
         Response refused = badName(name);
         if (refused == null) {
             refused = reserved("queue", name);
         }
         if (refused != null) {
-            return refused;
+            return done(refused);
         }
         require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
         // the arguments are checked by the virtual host, as for every protocol
         Map<String, Object> arguments = arguments(body);
-        boolean existed = vhost.queue(name) != null;
+        boolean existed = vhost.queue(name) != null || vhost.remoteQueue(name) != null;
         if (!existed && arguments.get("x-dead-letter-exchange") instanceof String dlx) {
             // as RabbitMQ checks a new queue's dead-letter exchange: read on the queue, write on the exchange
             require(Permission.READ, Access.Resource.QUEUE, name);
             require(Permission.WRITE, Access.Resource.EXCHANGE, dlx);
         }
-        vhost.declareQueue(vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true),
-            flag(body, "exclusive", false), flag(body, "auto_delete", false), arguments)), owner);
-        Response info = queueInfo(name);
-        return Response.of(existed ? 200 : 201, info.body());
+        QueueDeclaration wanted = vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true),
+            flag(body, "exclusive", false), flag(body, "auto_delete", false), arguments));
+        io.skiffmq.core.definitions.DefinitionChange.QueueHomed remote =
+            vhost.queue(name) == null ? vhost.remoteQueue(name) : null;
+        if (remote == null) {
+            vhost.declareQueue(wanted, owner);
+        } else if (!remote.declaration().equivalent(wanted)) {
+            // declared again from a node that is not its home: checked against its record, as over 0-9-1
+            throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "queue '" + name + "' exists as "
+                + remote.declaration().describe());
+        }
+        return queueInfo(name).thenApply(info -> Response.of(existed ? 200 : 201, info.body()));
     }
+
+    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
+    private static final String QUEUE_DELETE_TIMED_OUT =
+        "The operation to delete the queue from the metadata store timed out";
 
     private Queue existingQueue(String name) {
         Queue queue = vhost.queue(name);
@@ -311,8 +328,28 @@ public final class ManagementNode {
         return queue;
     }
 
-    private Response queueInfo(String name) {
-        Queue queue = existingQueue(name);
+    /**
+     * A queue's info, as {@code rabbit_amqp_management} gives it; of a queue served by another node (homed there, or
+     * a replicated queue it leads), with the counts that node holds, asked there.
+     */
+    private CompletableFuture<Response> queueInfo(String name) {
+        Queue queue = vhost.queue(name);
+        if (queue == null) {
+            queue = vhost.remoteQueueProxy(name);
+            if (queue == null) {
+                existingQueue(name); // 404
+            }
+            Queue remote = queue;
+            return remote.counts().thenApply(counts -> queueInfo(name, remote, counts.ready(), counts.consumers()));
+        }
+        return done(queueInfo(name, queue, queue.readyCount(), queue.consumerCount()));
+    }
+
+    private Response queueInfo(String name, Queue queue, int ready, int consumers) {
+        List<String> nodes = vhost.queueNodes(name);
+        if (nodes == null || nodes.isEmpty()) {
+            nodes = List.of(node);
+        }
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", name);
         info.put("durable", queue.durable());
@@ -320,10 +357,10 @@ public final class ManagementNode {
         info.put("exclusive", queue.declaration().exclusive());
         info.put("type", queue.type().alias());
         info.put("arguments", queue.arguments());
-        info.put("leader", node);
-        info.put("replicas", new String[] {node});
-        info.put("message_count", UnsignedLong.valueOf(queue.readyCount()));
-        info.put("consumer_count", UnsignedInteger.valueOf(queue.consumerCount()));
+        info.put("leader", nodes.get(0));
+        info.put("replicas", nodes.toArray(String[]::new));
+        info.put("message_count", UnsignedLong.valueOf(ready));
+        info.put("consumer_count", UnsignedInteger.valueOf(consumers));
         return Response.of(200, info);
     }
 
@@ -344,7 +381,8 @@ public final class ManagementNode {
         return counts;
     }
 
-    private CompletableFuture<Response> deleteQueue(String name) {
+    /** @param caughtUp whether this node has applied what the cluster committed when the delete arrived */
+    private CompletableFuture<Response> deleteQueue(String name, boolean caughtUp) {
         Response bad = badName(name);
         if (bad != null) {
             return done(bad);
@@ -352,6 +390,14 @@ public final class ManagementNode {
         require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
         Queue queue = vhost.queue(name);
         if (queue == null) {
+            CompletableFuture<Integer> remote = vhost.deleteRemoteQueue(name); // by its home node, with its messages
+            if (remote != null) {
+                return remote.thenApply(n -> count(200, n));
+            }
+            if (!caughtUp && vhost.clustered()) {
+                // declared on another node and not applied here yet? Look again once it would be
+                return vhost.caughtUp(QUEUE_DELETE_TIMED_OUT).thenCompose(done -> deleteQueue(name, true));
+            }
             // RabbitMQ answers a delete of a missing queue with 200 and no messages
             return done(count(200, 0));
         }
