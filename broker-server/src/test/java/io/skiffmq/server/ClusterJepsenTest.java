@@ -24,8 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -247,18 +245,11 @@ class ClusterJepsenTest {
             int node = random.nextInt(3);
             try (Connection connection = cluster.factory(node).newConnection()) {
                 Channel channel = connection.createChannel();
-                channel.confirmSelect();
-                ConcurrentNavigableMap<Long, String> outstanding = new ConcurrentSkipListMap<>();
-                channel.addConfirmListener((seq, multiple) -> {
-                    var acked = multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true);
-                    confirmed.addAll(acked.values());
-                    acked.clear();
-                }, (seq, multiple) -> (multiple ? outstanding.headMap(seq, true)
-                    : outstanding.subMap(seq, true, seq, true)).clear());
+                ConfirmTracking<String> tracking = new ConfirmTracking<>(channel, confirmed);
                 while (!stop.get()) {
                     for (int i = 0; i < 20; i++) {
                         String body = "q" + n++;
-                        outstanding.put(channel.getNextPublishSeqNo(), body);
+                        tracking.publishing(channel.getNextPublishSeqNo(), body);
                         channel.basicPublish("", QUORUM, MessageProperties.PERSISTENT_TEXT_PLAIN,
                             body.getBytes(StandardCharsets.UTF_8));
                     }

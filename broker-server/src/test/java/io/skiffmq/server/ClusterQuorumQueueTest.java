@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -204,20 +202,12 @@ class ClusterQuorumQueueTest {
             while (!stop.get()) {
                 try (Connection c = connect(on)) {
                     Channel channel = c.createChannel();
-                    channel.confirmSelect();
-                    ConcurrentNavigableMap<Long, Integer> outstanding = new ConcurrentSkipListMap<>();
-                    channel.addConfirmListener((seq, multiple) -> {
-                        var acked = multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true);
-                        confirmed.addAll(acked.values());
-                        acked.clear();
-                    }, (seq, multiple) -> {
-                        (multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true)).clear();
-                    });
+                    ConfirmTracking<Integer> tracking = new ConfirmTracking<>(channel, confirmed);
                     while (!stop.get()) {
                         int id = sent.getAndIncrement();
-                        outstanding.put(channel.getNextPublishSeqNo(), id);
+                        tracking.publishing(channel.getNextPublishSeqNo(), id);
                         channel.basicPublish("", queue, null, ("m-" + id).getBytes(StandardCharsets.UTF_8));
-                        if (outstanding.size() > 200) {
+                        if (tracking.outstanding() > 200) {
                             channel.waitForConfirms(WAIT.toMillis());
                         }
                     }

@@ -59,23 +59,10 @@ class PublisherTest {
     private final SteppedExecutor loop = new SteppedExecutor();
     private final List<long[]> ranges = new ArrayList<>();
     private int batches;
-    private final Publisher publisher = new Publisher(vhost, loop, new Publisher.Confirms() {
-        @Override
-        public void confirmed(long firstTag, long lastTag) {
-            ranges.add(new long[] {firstTag, lastTag});
-        }
-
-        @Override
-        public void rejected(long firstTag, long lastTag) {
-            rejectedRanges.add(new long[] {firstTag, lastTag});
-        }
-
-        @Override
-        public void batchEnd() {
-            batches++;
-        }
-    });
     private final List<long[]> rejectedRanges = new ArrayList<>();
+    /** Tags refused as unavailable, with the queue: "tag queue". */
+    private final List<String> unavailable = new ArrayList<>();
+    private final Publisher publisher = new Publisher(vhost, loop, publisherConfirms());
 
     @Test
     void confirmsComeOncePerMessageAfterEveryQueueInRangesOneTaskPerBatch() {
@@ -188,8 +175,16 @@ class PublisherTest {
         vhost.applyShared(new DefinitionChange.QueueHomed("elsewhere", false, Map.of("x-queue-type", "quorum"),
             "there@host", 1));
         vhost.bind(new Binding("amq.fanout", Destination.queue("elsewhere"), "", Map.of()));
-        List<String> unavailable = new ArrayList<>();
-        Publisher on = new Publisher(vhost, loop, new Publisher.Confirms() {
+        assertThat(publisher.publish(text("m", "amq.fanout", ""), 1)).isEqualTo(Publisher.Routed.ROUTED);
+        assertThat(publisher.publish(text("m", "", "elsewhere"), 2)).isEqualTo(Publisher.Routed.ROUTED);
+        loop.runAll();
+        assertThat(ranges).as("confirmed").isEmpty();
+        assertThat(unavailable).containsExactly("1 elsewhere", "2 elsewhere");
+        assertThat(publisher.unconfirmed()).isZero();
+    }
+
+    private Publisher.Confirms publisherConfirms() {
+        return new Publisher.Confirms() {
             @Override
             public void confirmed(long firstTag, long lastTag) {
                 ranges.add(new long[] {firstTag, lastTag});
@@ -203,30 +198,6 @@ class PublisherTest {
             @Override
             public void unavailable(long tag, String queue) {
                 unavailable.add(tag + " " + queue);
-            }
-
-            @Override
-            public void batchEnd() {
-            }
-        });
-        assertThat(on.publish(text("m", "amq.fanout", ""), 1)).isEqualTo(Publisher.Routed.ROUTED);
-        assertThat(on.publish(text("m", "", "elsewhere"), 2)).isEqualTo(Publisher.Routed.ROUTED);
-        loop.runAll();
-        assertThat(ranges).as("confirmed").isEmpty();
-        assertThat(unavailable).containsExactly("1 elsewhere", "2 elsewhere");
-        assertThat(on.unconfirmed()).isZero();
-    }
-
-    private Publisher.Confirms publisherConfirms() {
-        return new Publisher.Confirms() {
-            @Override
-            public void confirmed(long firstTag, long lastTag) {
-                ranges.add(new long[] {firstTag, lastTag});
-            }
-
-            @Override
-            public void rejected(long firstTag, long lastTag) {
-                rejectedRanges.add(new long[] {firstTag, lastTag});
             }
 
             @Override
