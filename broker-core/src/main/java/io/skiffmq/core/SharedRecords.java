@@ -40,8 +40,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class SharedRecords {
     private static final System.Logger LOG = System.getLogger(SharedRecords.class.getName());
-    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
-    static final String QUEUE_DELETE_TIMED_OUT = "The operation to delete the queue from the metadata store timed out";
     /** RabbitMQ has no words of its own for this one: a runtime parameter's change fails with Khepri's timeout. */
     static final String POLICY_TIMED_OUT = "Could not change the policy: the metadata store operation timed out";
 
@@ -299,7 +297,7 @@ final class SharedRecords {
     CompletableFuture<Integer> deleteQueue(Queue queue, List<String> cascade) {
         CompletableFuture<Integer> counted = deletions.computeIfAbsent(queue, q -> new CompletableFuture<>());
         CompletableFuture<Void> appended = thenDeleted(append(new QueueDeleted(queue.name())), cascade);
-        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenCompose(done -> counted)
+        return timedOut(appended, MetadataTimeouts.QUEUE_DELETE).thenCompose(done -> counted)
             .whenComplete((n, failure) -> deletions.remove(queue, counted));
     }
 

@@ -495,7 +495,7 @@ public final class VirtualHost {
             appended = shared.thenDeleted(shared.append(new QueueDeleted(queueName)),
                 sharedCascade(bindings.withoutDestination(gone), bindings.bindingsTo(gone)));
         }
-        return SharedRecords.timedOut(appended, SharedRecords.QUEUE_DELETE_TIMED_OUT).thenApply(done -> 0);
+        return SharedRecords.timedOut(appended, MetadataTimeouts.QUEUE_DELETE).thenApply(done -> 0);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.skiffmq.server.amqp10;
 
 import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
@@ -154,7 +155,7 @@ public final class ManagementNode {
             String name = Address.decode(parts[1]);
             return switch (method) {
                 case "PUT" -> done(declareExchange(name, map(body, EXCHANGE_FIELDS)));
-                case "DELETE" -> done(deleteExchange(name));
+                case "DELETE" -> deleteExchange(name, false);
                 default -> done(Response.error(405, method + " " + path));
             };
         }
@@ -169,9 +170,7 @@ public final class ManagementNode {
                 return done(Response.of(200, listBindings(query < 0 ? Map.of() : queryParameters(path.substring(query + 1)))));
             }
             if (method.equals("DELETE") && parts.length == 2) {
-                deleteBinding(parts[1]);
-                // 204 whether it existed or not, as RabbitMQ answers
-                return done(Response.of(204, null));
+                return deleteBinding(parts[1], false);
             }
         }
         return done(Response.error(404, "no management resource " + method + " " + path));
@@ -316,10 +315,6 @@ public final class ManagementNode {
         return queueInfo(name).thenApply(info -> Response.of(existed ? 200 : 201, info.body()));
     }
 
-    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
-    private static final String QUEUE_DELETE_TIMED_OUT =
-        "The operation to delete the queue from the metadata store timed out";
-
     private Queue existingQueue(String name) {
         Queue queue = vhost.queue(name);
         if (queue == null) {
@@ -396,7 +391,8 @@ public final class ManagementNode {
             }
             if (!caughtUp && vhost.clustered()) {
                 // declared on another node and not applied here yet? Look again once it would be
-                return vhost.caughtUp(QUEUE_DELETE_TIMED_OUT).thenCompose(done -> deleteQueue(name, true));
+                return vhost.caughtUp(MetadataTimeouts.QUEUE_DELETE)
+                    .thenComposeAsync(done -> deleteQueue(name, true), executor);
             }
             // RabbitMQ answers a delete of a missing queue with 200 and no messages
             return done(count(200, 0));
@@ -439,17 +435,23 @@ public final class ManagementNode {
         return Response.of(204, null);
     }
 
-    private Response deleteExchange(String name) {
+    /** @param caughtUp whether this node has applied what the cluster committed when the delete arrived */
+    private CompletableFuture<Response> deleteExchange(String name, boolean caughtUp) {
         Response refused = badName(name);
         if (refused == null) {
             refused = name.isEmpty() ? Response.error(403, DEFAULT_EXCHANGE_REFUSED) : reserved("exchange", name);
         }
         if (refused != null) {
-            return refused;
+            return done(refused);
         }
         require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
+        if (vhost.exchange(name) == null && !caughtUp && vhost.clustered()) {
+            // declared on another node and not applied here yet? Look again once it would be
+            return vhost.caughtUp(String.format(MetadataTimeouts.EXCHANGE_DELETE, name, vhost.name()))
+                .thenComposeAsync(done -> deleteExchange(name, true), executor);
+        }
         vhost.deleteExchange(name);
-        return Response.of(204, null);
+        return done(Response.of(204, null));
     }
 
     // ---- bindings -----------------------------------------------------------------------------------------
@@ -500,8 +502,21 @@ public final class ManagementNode {
             + encode(b.destination().name()) + ";key=" + encode(b.key()) + ";args=" + argumentsHash(b.arguments());
     }
 
-    /** Removes the binding {@code spec} names, if there is one. */
-    private void deleteBinding(String spec) {
+    /**
+     * Removes the binding {@code spec} names, if there is one: 204 whether it existed or not, as RabbitMQ answers.
+     *
+     * @param caughtUp whether this node has applied what the cluster committed when the delete arrived
+     */
+    private CompletableFuture<Response> deleteBinding(String spec, boolean caughtUp) {
+        if (!unbind(spec) && !caughtUp && vhost.clustered()) {
+            // bound on another node and not applied here yet? Look again once it would be
+            return vhost.caughtUp(MetadataTimeouts.UNBIND).thenComposeAsync(done -> deleteBinding(spec, true), executor);
+        }
+        return done(Response.of(204, null));
+    }
+
+    /** Removes the binding {@code spec} names; false when there is none. */
+    private boolean unbind(String spec) {
         Map<String, String> fields = new LinkedHashMap<>();
         for (String part : spec.split(";")) {
             int eq = part.indexOf('=');
@@ -521,9 +536,10 @@ public final class ManagementNode {
             if (b.source().equals(fields.get("src")) && b.key().equals(key)
                 && (args.isEmpty() ? b.arguments().isEmpty() : argumentsHash(b.arguments()).equals(args))) {
                 vhost.unbind(b);
-                return;
+                return true;
             }
         }
+        return false;
     }
 
     /** A stable name for a binding's arguments: SHA-256 of their sorted text, base64url (empty for none). */
