@@ -62,10 +62,15 @@ final class ChildBroker implements AutoCloseable {
         return managementPort.get(60, TimeUnit.SECONDS);
     }
 
-    /** This JVM's java with the module and Chronicle flags the broker needs, before a child's own flags. */
+    /**
+     * This JVM's java with the module and Chronicle flags the broker needs, before a child's own flags. A child lives
+     * seconds to a minute: it compiles with C1 alone, as C2's compiler threads took the 2 cores from its start (to its
+     * HTTP API, 6-8 s with C2, 2-2.7 s without, at a load of 12-17).
+     */
     static List<String> javaCommand() {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-XX:TieredStopAtLevel=1");
         for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
                 command.add(flag);
