@@ -21,7 +21,6 @@ import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.server.peer.PeerLinks;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,7 +49,6 @@ final class MovingConsumer implements Queue {
     /** The start of a refusal because the queue's group has no majority (or no leader) within the timeout. */
     static final String NO_MAJORITY = "timed out consuming from quorum ";
     private static final long RETRY_MILLIS = 100;
-    private static final Executor RETRY = CompletableFuture.delayedExecutor(RETRY_MILLIS, TimeUnit.MILLISECONDS);
 
     private final ReplicatedQueues replicated;
     private final VirtualHost vhost;
@@ -91,6 +89,8 @@ final class MovingConsumer implements Queue {
         final long countBase;
         final boolean firstOne;
         QueueConsumer inner;
+        /** The queue refused the subscription: there is nothing to unsubscribe. */
+        volatile boolean refused;
         /** On the queue's thread: the tag after the last one delivered, and deliveries, in this consumer's terms. */
         volatile long tagAfter;
         volatile long countAfter;
@@ -120,7 +120,7 @@ final class MovingConsumer implements Queue {
 
         @Override
         public void queueDeleted() {
-            gone(this, null);
+            gone(this, null, false);
         }
 
         @Override
@@ -132,7 +132,9 @@ final class MovingConsumer implements Queue {
 
         @Override
         public void refused(String reason) {
-            gone(this, firstOne ? reason : null);
+            refused = true;
+            // a later leader's queue that another consumer has exclusively now: this one is cancelled
+            gone(this, firstOne ? reason : null, PeerLinks.inExclusiveUse(reason));
         }
     }
 
@@ -289,7 +291,7 @@ final class MovingConsumer implements Queue {
             refuse();
             return;
         }
-        RETRY.execute(() -> attach(deadline));
+        replicated.later(() -> attach(deadline), RETRY_MILLIS);
     }
 
     /** The queue's record is still this one: not deleted (nor declared again). */
@@ -311,8 +313,11 @@ final class MovingConsumer implements Queue {
         }
     }
 
-    /** A generation's queue went (or refused it): the next leader's, or the consumer is told it went. */
-    private void gone(Generation generation, String refusal) {
+    /**
+     * A generation's queue went (or refused it): the next leader's, or the consumer is told it went (the record
+     * gone, the consumer cancelled, or {@code over}).
+     */
+    private void gone(Generation generation, String refusal, boolean over) {
         boolean deleted;
         synchronized (this) {
             if (current != generation) {
@@ -327,7 +332,7 @@ final class MovingConsumer implements Queue {
             if (refusal != null) {
                 closed = true;
             }
-            deleted = refusal == null && (cancelled || !recordStands());
+            deleted = refusal == null && (over || cancelled || !recordStands());
             if (deleted) {
                 closed = true;
             }
@@ -336,12 +341,14 @@ final class MovingConsumer implements Queue {
             sink.refused(refusal);
             return;
         }
-        generation.queue.unsubscribe(generation.inner, Outcome.RELEASED);
+        if (!generation.refused) {
+            generation.queue.unsubscribe(generation.inner, Outcome.RELEASED);
+        }
         if (deleted) {
             sink.queueDeleted();
             return;
         }
-        RETRY.execute(() -> attach(0));
+        replicated.later(() -> attach(0), RETRY_MILLIS);
     }
 
     /** True while the consumer is subscribed to a queue on another node (for the words of a refusal). */

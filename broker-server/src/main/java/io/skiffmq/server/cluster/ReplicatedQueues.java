@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -42,7 +42,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
     /** Replicated queues whose group this node is not a member of. */
     private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
-    private final ExecutorService moves = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService moves = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "skiffmq-replicated-queues");
         t.setDaemon(true);
         return t;
@@ -248,6 +248,15 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     }
 
     private static final byte[] EMPTY = QueueCommands.batch(List.of());
+
+    /** Runs {@code retry} on this node's thread for moves after {@code millis} (a consumer waiting for a leader). */
+    void later(Runnable retry, long millis) {
+        try {
+            moves.schedule(retry, millis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the node is stopping
+        }
+    }
 
     // ---- the groups' logs ------------------------------------------------------------------------------------
 
