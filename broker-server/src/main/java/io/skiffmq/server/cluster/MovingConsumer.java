@@ -1,10 +1,10 @@
 package io.skiffmq.server.cluster;
 
 import io.skiffmq.core.BrokerException;
-import io.skiffmq.core.message.Message;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.filter.Selector;
+import io.skiffmq.core.message.Message;
 import io.skiffmq.core.metrics.QueueCounters;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
@@ -273,8 +273,9 @@ final class MovingConsumer implements Queue {
             target = serving();
             if (target != null) {
                 Generation generation = new Generation(target, nextTag, nextCount, firstOne);
-                current = generation;
+                // its sink's calls wait for this lock, so they find it current
                 generation.inner = target.subscribe(generation, flow, preSettled, exclusive, priority, null);
+                current = generation;
                 if (channelLimit != null && channelLimit != flow.channelLimit()) {
                     target.limit(generation.inner, channelLimit);
                 }
