@@ -301,4 +301,102 @@ class ClusterQuorumQueueTest {
             assertThat(acked).as("a publish no majority committed is not confirmed").isFalse();
         }
     }
+
+    @Test
+    @Order(4)
+    void aConsumeWithoutAMajorityFailsWith541WithinTheAppendTimeout() throws Exception {
+        int alive = 0;
+        while (killed[alive]) {
+            alive++;
+        }
+        Connection c = connect(alive);
+        try {
+            Channel channel = c.createChannel();
+            long start = System.nanoTime();
+            java.io.IOException failed = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> channel.basicConsume("qq-minority", false, (t, m) -> { }, t -> { }));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            var signal = (com.rabbitmq.client.ShutdownSignalException) failed.getCause();
+            assertThat(signal.isHardError()).as("a connection error").isTrue();
+            var close = (com.rabbitmq.client.AMQP.Connection.Close) signal.getReason();
+            assertThat(close.getReplyCode()).isEqualTo(541);
+            assertThat(close.getReplyText())
+                .isEqualTo("INTERNAL_ERROR - timed out consuming from quorum queue 'qq-minority' in vhost '/'");
+            assertThat(millis).as("within the append timeout and some").isLessThan(5_000 + 5_000);
+        } finally {
+            c.abort();
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aConsumerOnAFollowersNodeKeepsConsumingAcrossAKilledLeader() throws Exception {
+        List<Integer> restarted = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            if (killed[i]) {
+                restarted.add(i);
+            }
+        }
+        ChildCluster.startSideBySide(restarted.size(), n -> cluster.start(restarted.get(n)),
+            n -> cluster.name(restarted.get(n)));
+        java.util.Arrays.fill(killed, false);
+        String queue = "qq-moving";
+        declare(restarted.get(0), queue);
+        int leader = index((String) shape(restarted.get(0), queue).get("leader"));
+        int publisherNode = (leader + 1) % 3;
+        int consumerNode = (leader + 2) % 3;
+        reachable(publisherNode, queue);
+        reachable(consumerNode, queue);
+
+        Set<Integer> consumed = ConcurrentHashMap.newKeySet();
+        Set<String> tags = ConcurrentHashMap.newKeySet();
+        AtomicInteger redelivered = new AtomicInteger();
+        AtomicBoolean cancelled = new AtomicBoolean();
+        try (Connection c = connect(consumerNode)) {
+            Channel consumer = c.createChannel();
+            consumer.basicQos(20);
+            String tag = consumer.basicConsume(queue, false, Map.of("x-priority", 3), (t, m) -> {
+                tags.add(t);
+                if (m.getEnvelope().isRedeliver()) {
+                    redelivered.incrementAndGet();
+                }
+                consumed.add(Integer.parseInt(new String(m.getBody(), StandardCharsets.UTF_8).substring(2)));
+                consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
+            }, t -> cancelled.set(true));
+            Publisher publisher = new Publisher(publisherNode, queue);
+            Thread publishing = new Thread(publisher, "publisher");
+            publishing.start();
+            try {
+                await().atMost(WAIT).until(() -> consumed.size() >= 300);
+                cluster.nodes[leader].kill();
+                killed[leader] = true;
+                await().atMost(WAIT).ignoreExceptions().until(() -> (String) shape(consumerNode, queue).get("leader"),
+                    l -> !l.equals(cluster.name(leader)));
+                int consumedAtKill = consumed.size();
+                int confirmedAtKill = publisher.confirmed.size();
+                // the same consumer, not consuming again, gets what is published after the new leader took over
+                await().atMost(WAIT).until(() -> publisher.confirmed.size() >= confirmedAtKill + 300
+                    && consumed.size() >= consumedAtKill + 300);
+            } finally {
+                publisher.stop.set(true);
+                publishing.join(WAIT.toMillis());
+            }
+            Set<Integer> confirmed = Set.copyOf(publisher.confirmed);
+            try {
+                await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                List<Integer> missing = new ArrayList<>(confirmed);
+                missing.removeAll(consumed);
+                java.util.Collections.sort(missing);
+                throw new AssertionError(missing.size() + " confirmed not consumed (of " + confirmed.size() + ", "
+                    + consumed.size() + " consumed, " + redelivered + " redelivered, cancelled " + cancelled
+                    + "): " + missing.subList(0, Math.min(20, missing.size())));
+            }
+            assertThat(cancelled).as("the consumer was not cancelled").isFalse();
+            assertThat(consumer.isOpen()).isTrue();
+            assertThat(tags).containsExactly(tag);
+            System.out.printf("moving consumer: %d confirmed, %d consumed, %d redelivered%n", confirmed.size(),
+                consumed.size(), redelivered.get());
+        }
+    }
 }

@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -42,7 +42,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
     /** Replicated queues whose group this node is not a member of. */
     private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
-    private final ExecutorService moves = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService moves = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "skiffmq-replicated-queues");
         t.setDaemon(true);
         return t;
@@ -224,6 +224,54 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             return null;
         }
         return new QueueHomed(record.name(), record.autoDelete(), record.arguments(), leader, record.incarnation());
+    }
+
+    /**
+     * What a consumer of {@code name} subscribes to when it is a replicated quorum queue here: a
+     * {@link MovingConsumer}, which follows the queue's leader. Null for any other queue.
+     */
+    public Queue following(VirtualHost vhost, String name, Queue found) {
+        QueueHomed record = vhost.remoteQueue(name);
+        if (record == null || !groupOf.containsKey(key(vhost.name(), record))) {
+            return null;
+        }
+        return new MovingConsumer(this, vhost, record, found, timeout.toMillis());
+    }
+
+    /** True for a consumer's refusal because a replicated queue's group had no majority ({@link MovingConsumer}). */
+    public static boolean noMajority(String refusal) {
+        return refusal.startsWith(MovingConsumer.NO_MAJORITY);
+    }
+
+    /** True for a queue reached on another node, directly or by a consumer that follows a leader there. */
+    public static boolean remote(Queue queue) {
+        return queue instanceof MovingConsumer moving ? moving.remoteNow() : io.skiffmq.server.peer.PeerLinks.isRemote(queue);
+    }
+
+    /**
+     * Completes once the queue's group commits an entry appended now, when this node runs its live queue (what a
+     * consume asks first, as RabbitMQ's checkout is a command of the queue's log); at once otherwise (another node
+     * leads: the consumer must reach it). Fails when no majority commits within the append timeout.
+     */
+    CompletableFuture<Void> barrier(String vhost, QueueHomed record) {
+        QueueCommands.Key key = key(vhost, record);
+        Live here = live.get(key);
+        Group group = groupOf.get(key);
+        if (here == null || group == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return group.handle.append(here.epoch, EMPTY);
+    }
+
+    private static final byte[] EMPTY = QueueCommands.batch(List.of());
+
+    /** Runs {@code retry} on this node's thread for moves after {@code millis} (a consumer waiting for a leader). */
+    void later(Runnable retry, long millis) {
+        try {
+            moves.schedule(retry, millis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the node is stopping
+        }
     }
 
     // ---- the groups' logs ------------------------------------------------------------------------------------
