@@ -40,6 +40,11 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Group> groupOf = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
+    /**
+     * The epoch each queue's stand-in here (its proxy and its consumers) was last moved for, on a node that does not
+     * lead it: changed on {@link #moves}, removed when the record is deleted.
+     */
+    private final Map<QueueCommands.Key, Long> standInEpochs = new ConcurrentHashMap<>();
     /** Replicated queues whose group this node is not a member of. */
     private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService moves = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -146,6 +151,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
         notMember.remove(key);
+        standInEpochs.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
             group.queues.remove(key);
@@ -354,7 +360,12 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             } else if (!leading && here != null) {
                 retire(key, here, vhost);
             } else if (!leading && vhost != null) {
-                vhost.replicaMoved(key.name(), null); // what stood for the old leader goes
+                Long seen = standInEpochs.put(key, epoch);
+                if (seen == null || seen != epoch) {
+                    // what stood for the old leader goes, once per leader: a queue joining the group, or the
+                    // node starting, moves no consumer
+                    vhost.replicaMoved(key.name(), null);
+                }
             }
             release(messages);
         }
