@@ -1,8 +1,8 @@
 package io.skiffmq.server.amqp10;
 
 import io.skiffmq.core.BrokerException;
-import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.Exchange;
+import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueDeclaration;

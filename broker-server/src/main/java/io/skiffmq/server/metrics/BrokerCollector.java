@@ -3,6 +3,8 @@ package io.skiffmq.server.metrics;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusScrapeRequest;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.skiffmq.cluster.ClusterNode;
+import io.skiffmq.cluster.RaftReading;
 import io.skiffmq.codec.stream.ResponseCode;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.alarm.ResourceAlarms;
@@ -281,17 +283,17 @@ final class BrokerCollector implements MultiCollector {
         if (cluster == null) {
             return;
         }
-        Map<String, io.skiffmq.cluster.RaftReading> byGroup = new java.util.HashMap<>();
+        Map<String, RaftReading> byGroup = new java.util.HashMap<>();
         cluster.raftReadings().forEach(r -> byGroup.put(r.group(), r));
         List<String[]> labels = new java.util.ArrayList<>();
-        List<io.skiffmq.cluster.RaftReading> rows = new java.util.ArrayList<>();
-        io.skiffmq.cluster.RaftReading metadata = byGroup.get(io.skiffmq.cluster.ClusterNode.METADATA_NAME);
+        List<RaftReading> rows = new java.util.ArrayList<>();
+        RaftReading metadata = byGroup.get(ClusterNode.METADATA_NAME);
         if (metadata != null) {
             labels.add(new String[] {"raft_cluster", metadata.group()});
             rows.add(metadata);
         }
         for (var queue : cluster.queues().groupedQueues()) {
-            io.skiffmq.cluster.RaftReading reading = byGroup.get(queue.group());
+            RaftReading reading = byGroup.get(queue.group());
             if (reading != null) {
                 labels.add(new String[] {"vhost", queue.vhost(), "queue", queue.queue()});
                 rows.add(reading);
@@ -301,9 +303,9 @@ final class BrokerCollector implements MultiCollector {
             return;
         }
         if (!perQueue) {
-            double latency = rows.stream().mapToDouble(io.skiffmq.cluster.RaftReading::commitLatencySeconds).sum()
+            double latency = rows.stream().mapToDouble(RaftReading::commitLatencySeconds).sum()
                 / rows.size();
-            rows = List.of(new io.skiffmq.cluster.RaftReading("", rows.stream().mapToLong(r -> r.term()).sum(),
+            rows = List.of(new RaftReading("", rows.stream().mapToLong(r -> r.term()).sum(),
                 rows.stream().mapToLong(r -> r.snapshotIndex()).sum(),
                 rows.stream().mapToLong(r -> r.lastAppliedIndex()).sum(),
                 rows.stream().mapToLong(r -> r.commitIndex()).sum(),
@@ -311,7 +313,7 @@ final class BrokerCollector implements MultiCollector {
             labels = List.<String[]>of(new String[0]);
         }
         for (int i = 0; i < rows.size(); i++) {
-            io.skiffmq.cluster.RaftReading r = rows.get(i);
+            RaftReading r = rows.get(i);
             String[] l = labels.get(i);
             f.counter("rabbitmq_raft_term", "Current Raft term number", r.term(), l);
             f.gauge("rabbitmq_raft_log_snapshot_index", "Raft log snapshot index", r.snapshotIndex(), l);
