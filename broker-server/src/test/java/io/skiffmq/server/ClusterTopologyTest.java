@@ -81,8 +81,14 @@ class ClusterTopologyTest {
             }
         }
         int follower = (leader + 1) % 3;
-        int rounds = 8;
-        try (Connection a = connect(leader); Connection b = connect(follower)) {
+        int rounds = 9;
+        try (Connection a = connect(leader); Connection b = connect(follower);
+                com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl
+                    .AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1").port(cluster.nodes[follower].port)
+                    .username("guest").password("guest").environmentBuilder().build();
+                com.rabbitmq.client.amqp.Connection amqp10 = environment.connectionBuilder().build()) {
+            // the follower's deletes go through 0-9-1, the HTTP API and AMQP 1.0's /management in turn
+            com.rabbitmq.client.amqp.Management management = amqp10.management();
             Channel onLeader = a.createChannel();
             Channel onFollower = b.createChannel();
             onLeader.queueDeclare("barrier-bound", true, false, false, Map.of());
@@ -91,20 +97,27 @@ class ClusterTopologyTest {
                 && status(follower, "/api/exchanges/%2F/barrier-source") == 200);
             for (int i = 0; i < rounds; i++) {
                 onLeader.queueDeclare("barrier-q" + i, true, false, false, Map.of());
-                if (i % 2 == 0) {
+                if (i % 3 == 2) {
+                    management.queueDelete("barrier-q" + i);
+                } else if (i % 3 == 0) {
                     onFollower.queueDelete("barrier-q" + i);
                 } else {
                     assertThat(cluster.api(follower).delete("/api/queues/%2F/barrier-q" + i).status()).isEqualTo(204);
                 }
                 onLeader.exchangeDeclare("barrier-x" + i, BuiltinExchangeType.FANOUT, true);
-                if (i % 2 == 0) {
+                if (i % 3 == 2) {
+                    management.exchangeDelete("barrier-x" + i);
+                } else if (i % 3 == 0) {
                     onFollower.exchangeDelete("barrier-x" + i);
                 } else {
                     assertThat(cluster.api(follower).delete("/api/exchanges/%2F/barrier-x" + i).status())
                         .isEqualTo(204);
                 }
                 onLeader.queueBind("barrier-bound", "barrier-source", "barrier-k" + i);
-                if (i % 2 == 0) {
+                if (i % 3 == 2) {
+                    management.unbind().sourceExchange("barrier-source").destinationQueue("barrier-bound")
+                        .key("barrier-k" + i).unbind();
+                } else if (i % 3 == 0) {
                     onFollower.queueUnbind("barrier-bound", "barrier-source", "barrier-k" + i);
                 } else {
                     assertThat(cluster.api(follower).delete(
@@ -119,6 +132,26 @@ class ClusterTopologyTest {
         assertThat(cluster.api(follower).get("/api/exchanges/%2F").list()).extracting(x -> (String) x.get("name"))
             .filteredOn(name -> name.startsWith("barrier-x")).isEmpty();
         assertThat(cluster.api(follower).get("/api/bindings/%2F/e/barrier-source/q/barrier-bound").list()).isEmpty();
+
+        // a super stream made through the leader, deleted at once through the follower's stream port
+        com.rabbitmq.stream.impl.Client streams = new com.rabbitmq.stream.impl.Client(
+            new com.rabbitmq.stream.impl.Client.ClientParameters().host("127.0.0.1")
+                .port(cluster.nodes[follower].streamPort()));
+        try {
+            for (int i = 0; i < 3; i++) {
+                String path = "/api/stream/super-streams/%2F/barrier-s" + i;
+                assertThat(cluster.api(leader).put(path, Map.of("partitions", 1)).status()).isEqualTo(204);
+                assertThat(StreamClients.deleteSuperStream(streams, "barrier-s" + i)).as("deleted through the follower")
+                    .isEqualTo(com.rabbitmq.stream.Constants.RESPONSE_CODE_OK);
+            }
+        } finally {
+            streams.close();
+        }
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            await().atMost(WAIT).until(() -> status(n, "/api/exchanges/%2F/barrier-s0") == 404
+                && status(n, "/api/exchanges/%2F/barrier-s1") == 404 && status(n, "/api/exchanges/%2F/barrier-s2") == 404);
+        }
 
         // a binding from a built-in exchange to a shared queue is the cluster's too: it routes on every node
         try (Connection a = connect(leader); Connection b = connect(follower)) {

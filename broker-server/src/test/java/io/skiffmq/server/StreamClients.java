@@ -64,6 +64,13 @@ final class StreamClients {
         return List.copyOf(failed);
     }
 
+    /** The response code of {@code delete_super_stream}, package-private in the client as its create is. */
+    static short deleteSuperStream(Client client, String name) throws Exception {
+        Method delete = Client.class.getDeclaredMethod("deleteSuperStream", String.class);
+        delete.setAccessible(true);
+        return ((Client.Response) delete.invoke(client, name)).getResponseCode();
+    }
+
     /**
      * The response code of {@code create_super_stream}: the client's method is package-private (its
      * {@code Environment} takes 0x05 as done), so it is called by reflection.

@@ -8,6 +8,7 @@ import io.skiffmq.codec.stream.ManagementCommand.Route;
 import io.skiffmq.codec.stream.ManagementCommand.StreamsResponse;
 import io.skiffmq.codec.stream.Response;
 import io.skiffmq.codec.stream.ResponseCode;
+import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.stream.SuperStreamException;
 import io.skiffmq.server.authz.Access;
@@ -100,6 +101,11 @@ final class SuperStreamCommands {
     }
 
     void delete(DeleteSuperStream delete) {
+        delete(delete, false);
+    }
+
+    /** @param caughtUp whether this node has applied what the cluster committed when the delete arrived */
+    private void delete(DeleteSuperStream delete, boolean caughtUp) {
         long corr = delete.correlationId();
         Access access = connection.access();
         String name = delete.name();
@@ -112,6 +118,13 @@ final class SuperStreamCommands {
         try {
             partitions = io.skiffmq.core.stream.SuperStreams.partitions(vhost, name);
         } catch (SuperStreamException e) {
+            if (!caughtUp && e.reason() == SuperStreamException.Reason.STREAM_NOT_FOUND && vhost.clustered()) {
+                // created on another node and not applied here yet? Look again once it would be (without a
+                // majority, with what this node has)
+                connection.await(vhost.caughtUp(String.format(MetadataTimeouts.EXCHANGE_DELETE, name, vhost.name()))
+                    .handle((done, failure) -> done), done -> delete(delete, true));
+                return;
+            }
             connection.respond(new Response(CommandKey.DELETE_SUPER_STREAM, corr, code(e)));
             return;
         }
