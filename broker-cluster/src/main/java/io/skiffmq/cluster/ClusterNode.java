@@ -554,6 +554,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             client.get().close();
         } finally {
             server.close();
+            if (queueGroups != null) {
+                queueGroups.close();
+            }
         }
     }
 }

@@ -42,6 +42,13 @@ final class QueueGroups {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final Map<RaftGroupId, QueueGroupMachine> machines = new ConcurrentHashMap<>();
+    /** Writes the groups' snapshots, one at a time, beside their apply threads. */
+    private final java.util.concurrent.ExecutorService snapshotWriter = java.util.concurrent.Executors
+        .newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "cluster-queue-snapshots");
+            t.setDaemon(true);
+            return t;
+        });
     private volatile RaftServer server;
 
     QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer) {
@@ -55,13 +62,18 @@ final class QueueGroups {
         this.server = raftServer;
     }
 
+    /** After the server closed: its groups waited for their snapshots. */
+    void close() {
+        snapshotWriter.shutdown();
+    }
+
     String self() {
         return self.toString();
     }
 
     /** The state machine for a queue group of this server (the registry asks, at start and when one is added). */
     QueueGroupMachine machine(RaftGroupId id) {
-        QueueGroupMachine machine = new QueueGroupMachine(applier, this);
+        QueueGroupMachine machine = new QueueGroupMachine(applier, this, snapshotWriter);
         machines.put(id, machine);
         return machine;
     }
