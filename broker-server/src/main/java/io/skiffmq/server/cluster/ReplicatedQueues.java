@@ -229,6 +229,12 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         }
     }
 
+    /** This node's replica of a queue of the group, or null. */
+    QueueReplica replica(String groupName, QueueCommands.Key key) {
+        Group group = groups.get(groupName);
+        return group == null ? null : group.replicas.get(key);
+    }
+
     /** On the group's apply thread: each replica's entries as of now (immutable, shared with the replicas). */
     @Override
     public Snapshot snapshot(String groupName) {
