@@ -104,7 +104,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer);
+            this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer,
+                settings.queueSnapshotBytes());
         } else {
             this.queueTimer = null;
             this.queueGroups = null;
@@ -150,7 +151,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private MetadataStateMachine newStateMachine() {
         MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name(),
-            () -> readings.get());
+            () -> readings.get(), settings.snapshotEvery());
         stateMachine.set(machine);
         return machine;
     }
@@ -175,7 +176,10 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(settings.appendTimeout().toMillis(),
             TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEvery());
+        // one threshold for every group of the server: low enough that a queue group is asked often, each group
+        // deciding for itself (the metadata group by its entries, a queue group by its log's bytes)
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Math.min(settings.snapshotEvery(),
+            QueueGroupMachine.ASKED_EVERY));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.segmentBytes()));
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);

@@ -46,6 +46,11 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** This node's readings, for {@link #READINGS}: bytes its broker gives and another node's broker reads. */
     private final java.util.function.Supplier<byte[]> readings;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /**
+     * Entries between two snapshots ({@link ClusterSettings#snapshotEvery}): Ratis asks more often, for the queue
+     * groups that share its threshold ({@link QueueGroupMachine#ASKED_EVERY}).
+     */
+    private final long snapshotEvery;
     /** Appends waiting for this node to apply their index; guarded by itself. */
     private final TreeMap<Long, List<CompletableFuture<Long>>> waiting = new TreeMap<>();
     private volatile String clusterName;
@@ -54,8 +59,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Set while no leader is known past Ratis' no-leader timeout: logged once until one is elected. */
     private volatile boolean leaderless;
 
-    MetadataStateMachine(LogApplier applier, String nodeName, java.util.function.Supplier<byte[]> readings) {
+    MetadataStateMachine(LogApplier applier, String nodeName, java.util.function.Supplier<byte[]> readings,
+            long snapshotEvery) {
         this.applier = applier;
+        this.snapshotEvery = snapshotEvery;
         this.nodeName = nodeName;
         this.readings = readings;
     }
@@ -107,6 +114,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     public long takeSnapshot() throws IOException {
         TermIndex last = getLastAppliedTermIndex();
         if (last == null || last.getIndex() < 0) {
+            return -1;
+        }
+        var latest = storage.getLatestSnapshot();
+        if (latest != null && last.getIndex() - latest.getIndex() < snapshotEvery) {
             return -1;
         }
         storage.updateLatestSnapshot(SnapshotFiles.write(storage, last, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, out -> {

@@ -28,10 +28,11 @@ import org.apache.ratis.util.LifeCycle;
  * and {@link #COMMAND} (an epoch, then the applier's bytes), applied only when of the current epoch, so that a
  * deposed leader's commands, committed after a new leader's entry, change nothing; the reply says which.
  *
- * <p>Snapshots (the epoch, the leader and the applier's state) are asked for by Ratis every
- * {@code snapshotEvery} entries ({@link ClusterSettings#snapshotEvery}), and taken only once the entries applied
- * since the last one add up to half its size or more: a queue holding many messages is not written whole again
- * for a few changes, so what snapshots write stays within about twice what the log received. The state is taken on
+ * <p>Snapshots (the epoch, the leader and the applier's state) are asked for by Ratis every {@link #ASKED_EVERY}
+ * entries at least, and taken once the entries applied since the last one add up to {@code everyBytes}
+ * ({@link ClusterSettings#queueSnapshotBytes}: about what a restarted member replays) and to half the last
+ * snapshot's size: a queue holding many messages is not written whole again for a few changes, so what snapshots
+ * write stays within about twice what the log received. The state is taken on
  * the apply thread ({@link QueueGroupApplier#snapshot}) and written on {@code writer} while applying goes on; the
  * log is cut at its index once it is on disk, the next time Ratis asks. Applying, taking and loading run on Ratis'
  * state machine updater thread of the group, which owns {@link #epoch} and the snapshot fields; {@link #leader} is
@@ -47,11 +48,14 @@ final class QueueGroupMachine extends BaseStateMachine {
     /** "SKQS": a snapshot file of a queue group; then a version. */
     private static final int SNAPSHOT_MAGIC = 0x534b5153;
     private static final int SNAPSHOT_VERSION = 1;
+    /** Ratis asks a group whether to take a snapshot after at most this many entries (the server's threshold). */
+    static final long ASKED_EVERY = 1024;
 
     private final QueueGroupApplier applier;
     private final QueueGroups groups;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final Executor writer;
+    private final long everyBytes;
     private String name;
     private long epoch = -1;
     private volatile String leader;
@@ -63,10 +67,11 @@ final class QueueGroupMachine extends BaseStateMachine {
     private long snapshotBytes;
     private long bytesSince;
 
-    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer) {
+    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, long everyBytes) {
         this.applier = applier;
         this.groups = groups;
         this.writer = writer;
+        this.everyBytes = everyBytes;
     }
 
     @Override
@@ -146,7 +151,7 @@ final class QueueGroupMachine extends BaseStateMachine {
             }
         }
         TermIndex last = getLastAppliedTermIndex();
-        if (last == null || last.getIndex() <= snapshotIndex || bytesSince < snapshotBytes / 2) {
+        if (last == null || last.getIndex() <= snapshotIndex || bytesSince < Math.max(everyBytes, snapshotBytes / 2)) {
             return -1;
         }
         long start = System.nanoTime();

@@ -38,6 +38,8 @@ final class QueueGroups {
     private final QueueGroupApplier applier;
     private final RaftPeerId self;
     private final Duration appendTimeout;
+    /** The bytes of log between two snapshots of a group ({@link ClusterSettings#queueSnapshotBytes}). */
+    private final long snapshotBytes;
     private final ScheduledExecutorService timer;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
@@ -51,8 +53,10 @@ final class QueueGroups {
         });
     private volatile RaftServer server;
 
-    QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer) {
+    QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer,
+            long snapshotBytes) {
         this.applier = applier;
+        this.snapshotBytes = snapshotBytes;
         this.self = self;
         this.appendTimeout = appendTimeout;
         this.timer = timer;
@@ -73,7 +77,7 @@ final class QueueGroups {
 
     /** The state machine for a queue group of this server (the registry asks, at start and when one is added). */
     QueueGroupMachine machine(RaftGroupId id) {
-        QueueGroupMachine machine = new QueueGroupMachine(applier, this, snapshotWriter);
+        QueueGroupMachine machine = new QueueGroupMachine(applier, this, snapshotWriter, snapshotBytes);
         machines.put(id, machine);
         return machine;
     }

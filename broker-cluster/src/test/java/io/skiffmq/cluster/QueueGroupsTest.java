@@ -168,8 +168,10 @@ class QueueGroupsTest {
     @Test
     void snapshotsCutTheLogAndRestartedMembersRebuildFromThem() throws Exception {
         Recording[] recordings = {new Recording(), new Recording(), new Recording()};
-        // a snapshot asked for every 10 entries, segments of 1 KiB: the log is cut while the test runs
-        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(10, 1024))) {
+        // a snapshot every 200 bytes of log, asked for every 10 entries, segments of 1 KiB: the log is cut while
+        // the test runs
+        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(10, 1024)
+                .withQueueSnapshotBytes(200))) {
             List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
             for (int i = 0; i < 3; i++) {
                 cluster.start(i, recordings[i]);

@@ -56,7 +56,7 @@ public final class ClusterMembership implements AutoCloseable {
         ClusterSettings settings = ClusterSettings.of(self, NodeAddress.parseList(config.cluster().nodes()),
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()))
-            .withSnapshots(config.cluster().snapshotEvery(), ClusterSettings.DEFAULT_SEGMENT_BYTES);
+            .withQueueSnapshotBytes(config.cluster().queueSnapshotBytes());
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
         ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout());
         io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");

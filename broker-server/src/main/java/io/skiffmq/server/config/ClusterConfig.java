@@ -15,20 +15,20 @@ import java.util.List;
  * @param appendTimeoutMillis how long a metadata change waits for a majority before it fails
  * @param maxInFlight per queue homed on another node, the messages a node sends there and has not had settled
  *        yet past which it holds its publishers back (docs/cluster.md, "Messages between nodes")
- * @param snapshotEvery the log entries of the metadata group and of each queue group between two snapshots, at
- *        which the log is cut (docs/quorum-queues.md, "Snapshots")
+ * @param queueSnapshotBytes the bytes a quorum queue group's log takes between two of its snapshots, at which it is
+ *        cut: about what a restarted member replays after loading the snapshot (docs/quorum-queues.md, "Snapshots")
  */
 public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis, int maxInFlight,
-        long snapshotEvery) {
+        long queueSnapshotBytes) {
     /** Ten seconds: an election and a slow fsync fit, a client waiting on a declare is not kept long. */
     public static final long DEFAULT_APPEND_TIMEOUT_MILLIS = 10_000;
     /** Some 2,000 messages: several round trips of the home node's link credit, a few MB of small messages. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 2000;
     /**
-     * A restarted member replays at most about this many entries after its snapshot: well under a second of it
+     * 64 MiB: a restarted member replays at most about this much log after its snapshot, under a second's work
      * (docs/quorum-queues.md, "Snapshots").
      */
-    public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
+    public static final long DEFAULT_QUEUE_SNAPSHOT_BYTES = 64L << 20;
 
     public ClusterConfig {
         Setting.checkPort("cluster-port", port);
@@ -41,14 +41,14 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
         if (maxInFlight <= 0) {
             throw new IllegalArgumentException("cluster-max-in-flight must be > 0");
         }
-        if (snapshotEvery <= 0) {
-            throw new IllegalArgumentException("cluster-snapshot-every must be > 0");
+        if (queueSnapshotBytes <= 0) {
+            throw new IllegalArgumentException("cluster-queue-snapshot-bytes must be > 0");
         }
     }
 
     public static ClusterConfig defaults() {
         return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS, DEFAULT_MAX_IN_FLIGHT,
-            DEFAULT_SNAPSHOT_EVERY);
+            DEFAULT_QUEUE_SNAPSHOT_BYTES);
     }
 
     /** True when this node is to be part of a cluster. */
@@ -75,9 +75,9 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
             + " the cluster before it fails"),
         Setting.of("cluster-max-in-flight", "int", "2000", "per queue homed on another node, the messages this node"
             + " has sent there and not had settled yet past which its publishers are held back"),
-        Setting.of("cluster-snapshot-every", "int", "100000", "log entries between two snapshots of the metadata"
-            + " group and of each quorum queue group, at which their logs are cut; a restarted node loads the"
-            + " snapshot and replays the entries after it"));
+        Setting.of("cluster-queue-snapshot-bytes", "bytes", "67108864", "the bytes of a quorum queue group's log"
+            + " between two of its snapshots, at which the log is cut: about what a restarted member replays after"
+            + " loading its snapshot"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -92,17 +92,17 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
     public ClusterConfig with(String name, String value) {
         return switch (name) {
             case "cluster-port" -> new ClusterConfig(nodes, Setting.port(name, value), secretFile,
-                appendTimeoutMillis, maxInFlight, snapshotEvery);
+                appendTimeoutMillis, maxInFlight, queueSnapshotBytes);
             case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis, maxInFlight,
-                snapshotEvery);
+                queueSnapshotBytes);
             case "cluster-secret-file" -> new ClusterConfig(nodes, port, Path.of(value), appendTimeoutMillis,
-                maxInFlight, snapshotEvery);
+                maxInFlight, queueSnapshotBytes);
             case "cluster-append-timeout" -> new ClusterConfig(nodes, port, secretFile, Long.parseLong(value),
-                maxInFlight, snapshotEvery);
+                maxInFlight, queueSnapshotBytes);
             case "cluster-max-in-flight" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
-                Integer.parseInt(value), snapshotEvery);
-            case "cluster-snapshot-every" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
-                maxInFlight, Long.parseLong(value));
+                Integer.parseInt(value), queueSnapshotBytes);
+            case "cluster-queue-snapshot-bytes" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
+                maxInFlight, ByteSize.parse(name, value));
             default -> throw new IllegalArgumentException("unknown setting " + name);
         };
     }
