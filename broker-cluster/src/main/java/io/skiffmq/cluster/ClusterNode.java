@@ -176,8 +176,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(settings.appendTimeout().toMillis(),
             TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        // one threshold for every group of the server: low enough that a queue group is asked often, each group
-        // deciding for itself (the metadata group by its entries, a queue group by its log's bytes)
+        // one threshold for every group of the server: low enough that a queue group, whose entries may be large
+        // batches, is asked often; each group decides for itself (the metadata group by its entries, a queue group
+        // by its log's bytes), and answers at once when it takes none
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Math.min(settings.snapshotEvery(),
             QueueGroupMachine.ASKED_EVERY));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);

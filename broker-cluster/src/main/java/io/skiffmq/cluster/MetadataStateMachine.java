@@ -78,8 +78,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
     @Override
     public void pause() {
-        getLifeCycle().transition(LifeCycle.State.PAUSING);
-        getLifeCycle().transition(LifeCycle.State.PAUSED);
+        SnapshotFiles.pause(getLifeCycle());
     }
 
     @Override

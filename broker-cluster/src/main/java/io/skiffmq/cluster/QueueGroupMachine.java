@@ -49,7 +49,7 @@ final class QueueGroupMachine extends BaseStateMachine {
     private static final int SNAPSHOT_MAGIC = 0x534b5153;
     private static final int SNAPSHOT_VERSION = 1;
     /** Ratis asks a group whether to take a snapshot after at most this many entries (the server's threshold). */
-    static final long ASKED_EVERY = 1024;
+    static final long ASKED_EVERY = 64;
 
     private final QueueGroupApplier applier;
     private final QueueGroups groups;
@@ -86,8 +86,7 @@ final class QueueGroupMachine extends BaseStateMachine {
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
     @Override
     public void pause() {
-        getLifeCycle().transition(LifeCycle.State.PAUSING);
-        getLifeCycle().transition(LifeCycle.State.PAUSED);
+        SnapshotFiles.pause(getLifeCycle());
     }
 
     @Override

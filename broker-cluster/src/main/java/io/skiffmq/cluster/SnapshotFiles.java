@@ -21,6 +21,7 @@ import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 
 /**
@@ -91,6 +92,17 @@ final class SnapshotFiles {
         MD5Hash expected = snapshot.getFile().getFileDigest();
         if (expected != null && !expected.equals(MD5Hash.newInstance(md5.digest()))) {
             throw new IOException("snapshot " + file + " does not match its MD5 digest");
+        }
+    }
+
+    /**
+     * Pauses a state machine before a snapshot from the leader replaces its state. Ratis pauses it for each chunk
+     * of the snapshot: once paused, it stays so until reloaded.
+     */
+    static void pause(LifeCycle lifeCycle) {
+        if (lifeCycle.getCurrentState() != LifeCycle.State.PAUSED) {
+            lifeCycle.transition(LifeCycle.State.PAUSING);
+            lifeCycle.transition(LifeCycle.State.PAUSED);
         }
     }
 
