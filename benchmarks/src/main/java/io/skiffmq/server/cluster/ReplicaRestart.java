@@ -84,14 +84,15 @@ public final class ReplicaRestart {
                 groups[i] = nodes[i].queueGroup(names());
             }
             int leader = waitFor(() -> epochs[0].live >= 0 ? 0 : epochs[1].live >= 0 ? 1 : -1);
+            String group = groups[leader].name();
             child = startChild(dir, ports, messages, childHeap, snapshotBytes);
             long start = System.nanoTime();
-            fill(groups[leader], epochs[leader].live, messages, body, batch);
+            fill(groups, epochs, messages, body, batch);
             double fillSeconds = (System.nanoTime() - start) / 1e9;
             System.out.printf("filled: %,d messages of %d B, %d per entry, in %.1f s (%,.0f msg/s)%n", messages,
                 body, batch, fillSeconds, messages / fillSeconds);
             waitForReady(dir, child);
-            Path sm = dir.resolve("n2").resolve(groups[leader].name()).resolve("sm");
+            Path sm = dir.resolve("n2").resolve(group).resolve("sm");
             waitFor(() -> hasSnapshot(sm) ? 1 : -1);
             System.out.printf("child: %s%n", snapshots(sm));
             for (int t = 1; t <= trials; t++) {
@@ -103,7 +104,7 @@ public final class ReplicaRestart {
                     + " start%n", t, messages, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restart));
             }
             System.out.println("child's log: " + String.join(" | ", loaded(dir.resolve("n2.log"))));
-            QueueReplica replica = epochs[leader].queues.replica(groups[leader].name(), QUEUE);
+            QueueReplica replica = epochs[0].queues.replica(groups[0].name(), QUEUE);
             long built = System.nanoTime();
             List<StoredMessage> live = replica.messages();
             System.out.printf("the live queue's %,d messages built from the replica in %d ms%n", live.size(),
@@ -152,8 +153,10 @@ public final class ReplicaRestart {
         for (int n = 0; n < 3; n++) {
             all.add(new NodeAddress("n" + n + "@127.0.0.1", "127.0.0.1", ports[n]));
         }
-        return ClusterSettings.of(all.get(i), all, "127.0.0.1", dir.resolve("n" + i), SECRET)
-            .withQueueSnapshotBytes(snapshotBytes);
+        // an election timeout of 3 s: three nodes in two JVMs on a loaded machine miss 1 s heartbeats
+        ClusterSettings usual = ClusterSettings.of(all.get(i), all, "127.0.0.1", dir.resolve("n" + i), SECRET);
+        return new ClusterSettings(usual.self(), usual.seeds(), usual.bindHost(), usual.dataDir(), usual.secret(),
+            Duration.ofSeconds(30), Duration.ofSeconds(3), usual.snapshotEvery(), usual.segmentBytes(), snapshotBytes);
     }
 
     private static Process startChild(Path dir, int[] ports, long messages, String heap, long snapshotBytes)
@@ -167,28 +170,50 @@ public final class ReplicaRestart {
             .start();
     }
 
-    private static void fill(QueueGroup group, long epoch, long messages, int body, int batch) throws Exception {
+    /** Appends the enqueues on whichever of the two in-process nodes leads, a batch again when it was not taken. */
+    private static void fill(QueueGroup[] groups, Epochs[] epochs, long messages, int body, int batch)
+            throws Exception {
         byte[] template = enqueue(body);
         Semaphore inFlight = new Semaphore(16);
-        List<CompletableFuture<Void>> last = new ArrayList<>();
-        for (long sequence = 0; sequence < messages; ) {
-            int n = (int) Math.min(batch, messages - sequence);
-            ByteBuffer entry = ByteBuffer.allocate(n * (4 + template.length));
-            for (int i = 0; i < n; i++) {
-                int at = entry.position() + 4;
-                entry.putInt(template.length).put(template).putLong(at + SEQUENCE_AT, sequence++);
+        java.util.ArrayDeque<Object[]> sent = new java.util.ArrayDeque<>();
+        for (long sequence = 0; sequence < messages || !sent.isEmpty(); ) {
+            if (sequence < messages && sent.size() < 64) {
+                int n = (int) Math.min(batch, messages - sequence);
+                ByteBuffer entry = ByteBuffer.allocate(n * (4 + template.length));
+                for (int i = 0; i < n; i++) {
+                    int at = entry.position() + 4;
+                    entry.putInt(template.length).put(template).putLong(at + SEQUENCE_AT, sequence++);
+                }
+                inFlight.acquire();
+                CompletableFuture<Void> appended = append(groups, epochs, entry.array());
+                appended.whenComplete((ok, failure) -> inFlight.release());
+                sent.add(new Object[] {appended, entry.array()});
+                continue;
             }
-            inFlight.acquire();
-            CompletableFuture<Void> appended = group.append(epoch, entry.array());
-            appended.whenComplete((ok, failure) -> inFlight.release());
-            last.add(appended);
-            if (last.size() > 64) {
-                last.remove(0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            Object[] oldest = sent.poll();
+            try {
+                ((CompletableFuture<?>) oldest[0]).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // the leader changed (a loaded machine misses heartbeats): the same batch again, to the new one
+                waitFor(() -> {
+                    try {
+                        Thread.sleep(100);
+                        append(groups, epochs, (byte[]) oldest[1]).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                        return 1;
+                    } catch (java.util.concurrent.ExecutionException again) {
+                        return -1;
+                    }
+                });
             }
         }
-        for (CompletableFuture<Void> f : last) {
-            f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static CompletableFuture<Void> append(QueueGroup[] groups, Epochs[] epochs, byte[] entry) {
+        int leader = epochs[0].live >= 0 ? 0 : epochs[1].live >= 0 ? 1 : -1;
+        if (leader < 0) {
+            return CompletableFuture.failedFuture(new IllegalStateException("no leader here now"));
         }
+        return groups[leader].append(epochs[leader].live, entry);
     }
 
     private static byte[] enqueue(int body) throws Exception {
@@ -246,8 +271,8 @@ public final class ReplicaRestart {
 
     private static List<String> loaded(Path log) throws IOException {
         try (Stream<String> lines = Files.lines(log)) {
-            return lines.filter(l -> l.contains("loaded from its snapshot") || l.contains("snapshot at index"))
-                .map(l -> l.substring(l.indexOf("queue group"))).toList();
+            return lines.filter(l -> l.contains("loaded from its snapshot") || l.contains(": snapshot at index"))
+                .map(l -> l.substring(Math.max(0, l.indexOf("queue group")))).toList();
         }
     }
 
