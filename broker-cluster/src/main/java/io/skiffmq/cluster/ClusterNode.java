@@ -158,7 +158,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private static RaftProperties properties(ClusterSettings settings) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftConfigKeys.Rpc.setType(p, new SnapshotFallbackRpc());
         GrpcConfigKeys.Server.setHost(p, settings.bindHost());
         GrpcConfigKeys.Server.setPort(p, settings.self().port());
         RaftServerConfigKeys.setStorageDir(p, List.of(settings.dataDir().toFile()));

@@ -225,4 +225,57 @@ class QueueGroupsTest {
             assertThat(recordings[other].commands).isEqualTo(recordings[next].commands);
         }
     }
+
+    /** Whether node {@code i}'s log of the group is one open segment: what came before was cut at a snapshot. */
+    private static boolean cutToItsOpenSegment(LocalCluster cluster, int i, QueueGroup group) throws IOException {
+        List<String> segments = files(cluster, i, group, "current").stream().filter(f -> f.startsWith("log_")).toList();
+        return !files(cluster, i, group, "sm").isEmpty() && segments.size() == 1
+            && segments.get(0).startsWith("log_inprogress_");
+    }
+
+    /**
+     * A deposed leader started again after its successor cut the log at a snapshot: Ratis starts a segment at each
+     * term, so the successor's log then starts right after the old term's last entry, where the deposed leader's log
+     * ends, and the entry before it is gone. It catches up (Ratis 3.2.2's appender sent it entries with no previous
+     * entry, failed, and sent nothing more while that leader led).
+     */
+    @Test
+    void aDeposedLeaderStartedAfterItsTermWasCutCatchesUp() throws Exception {
+        Recording[] recordings = {new Recording(), new Recording(), new Recording()};
+        // a snapshot every 200 bytes of log, asked for every 10 entries, in segments of 1 MiB: the successor's
+        // term stays in one open segment, and its snapshot cuts the old terms' closed segments alone
+        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(10, 1 << 20)
+                .withQueueSnapshotBytes(200))) {
+            List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
+            for (int i = 0; i < 3; i++) {
+                cluster.start(i, recordings[i]);
+            }
+            QueueGroup[] groups = new QueueGroup[3];
+            for (int i = 0; i < 3; i++) {
+                groups[i] = cluster.nodes[i].queueGroup(names);
+            }
+            int deposed = liveLeader(recordings, 0, 1, 2);
+            long epoch = recordings[deposed].liveEpochs.get(0)[0];
+            for (int n = 0; n < 20; n++) {
+                groups[deposed].append(epoch, text("c" + n)).get(30, TimeUnit.SECONDS);
+            }
+            await().atMost(WAIT).until(() -> recordings[0].commands.size() == 20
+                && recordings[1].commands.size() == 20 && recordings[2].commands.size() == 20);
+            cluster.stop(deposed);
+            int next = liveLeader(recordings, (deposed + 1) % 3, (deposed + 2) % 3);
+            long nextEpoch = recordings[next].liveEpochs.get(0)[0];
+            int sent = 0;
+            while (!cutToItsOpenSegment(cluster, next, groups[next])) {
+                assertThat(sent).as("commands appended before the log was cut").isLessThan(2_000);
+                groups[next].append(nextEpoch, text("after " + sent++)).get(30, TimeUnit.SECONDS);
+            }
+            List<String> all = List.copyOf(recordings[next].commands);
+
+            recordings[deposed] = new Recording();
+            cluster.start(deposed, recordings[deposed]);
+            groups[deposed] = cluster.nodes[deposed].queueGroup(names);
+            await().atMost(WAIT).until(() -> recordings[deposed].commands.size() == all.size());
+            assertThat(recordings[deposed].commands).isEqualTo(all);
+        }
+    }
 }
