@@ -19,6 +19,8 @@ public interface QueueGroupApplier {
      * The group's leader is established at this point of its log: its commands are those of {@code epoch} from now
      * on, older ones are refused.
      *
+     * @param node the leader's node; null when it is this node's and the entry is from before this member last
+     *        started or lost the lead (which member leads is then known at the next leader entry)
      * @param live true on the leader's own node while it is still the leader of the term that appended it: its
      *        replicas become the live queues there
      */

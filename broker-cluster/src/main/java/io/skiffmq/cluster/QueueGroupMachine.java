@@ -106,7 +106,7 @@ final class QueueGroupMachine extends BaseStateMachine {
         SnapshotFiles.read(snapshot, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, in -> {
             epoch = in.readLong();
             String node = in.readUTF();
-            leader = node.isEmpty() ? null : node;
+            leader = node.isEmpty() ? null : known(node);
             applier.restore(name, in);
         });
         TermIndex last = snapshot.getTermIndex();
@@ -117,9 +117,18 @@ final class QueueGroupMachine extends BaseStateMachine {
         LOG.log(System.Logger.Level.INFO, "queue group {0} loaded from its snapshot at index {1,number,#} ({2,number,#}"
             + " bytes) in {3,number,#} ms", name, last.getIndex(), snapshotBytes,
             (System.nanoTime() - start) / 1_000_000);
-        if (leader != null) {
+        if (epoch >= 0) {
             applier.leader(name, leader, epoch, false);
         }
+    }
+
+    /**
+     * The leader a leader entry names, as far as this member knows now: none when it names this member and the entry
+     * is from before (replayed at start, or in a snapshot): this member no longer leads, and which does is known once
+     * the next leader entry is applied here.
+     */
+    private String known(String node) {
+        return node.equals(groups.self()) ? null : node;
     }
 
     /**
@@ -193,9 +202,10 @@ final class QueueGroupMachine extends BaseStateMachine {
         byte kind = data.get();
         if (kind == LEADER) {
             String node = StandardCharsets.UTF_8.decode(data).toString();
+            boolean live = node.equals(groups.self()) && leaderOf(entry.getTerm());
             epoch = index;
-            leader = node;
-            applier.leader(name, node, index, node.equals(groups.self()) && leaderOf(entry.getTerm()));
+            leader = live ? node : known(node);
+            applier.leader(name, leader, index, live);
         } else if (kind == COMMAND) {
             if (data.getLong() == epoch) {
                 applier.apply(name, index, data.slice());

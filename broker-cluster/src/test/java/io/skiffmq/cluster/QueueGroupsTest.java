@@ -38,6 +38,8 @@ class QueueGroupsTest {
         final List<long[]> liveEpochs = new CopyOnWriteArrayList<>();
         volatile long epoch = -1;
         volatile String leader;
+        /** Every leader reported, in order (null: not known). */
+        final List<String> leaders = new CopyOnWriteArrayList<>();
         /** How many commands the last restore brought; -1 for none. */
         volatile int restored = -1;
 
@@ -50,6 +52,7 @@ class QueueGroupsTest {
         public void leader(String group, String node, long newEpoch, boolean live) {
             epoch = newEpoch;
             leader = node;
+            leaders.add(node);
             if (live) {
                 liveEpochs.add(new long[] {newEpoch});
             }
@@ -237,7 +240,8 @@ class QueueGroupsTest {
      * A deposed leader started again after its successor cut the log at a snapshot: Ratis starts a segment at each
      * term, so the successor's log then starts right after the old term's last entry, where the deposed leader's log
      * ends, and the entry before it is gone. It catches up (Ratis 3.2.2's appender sent it entries with no previous
-     * entry, failed, and sent nothing more while that leader led).
+     * entry, failed, and sent nothing more while that leader led), and never takes itself for the leader on the
+     * strength of its own old leader entry.
      */
     @Test
     void aDeposedLeaderStartedAfterItsTermWasCutCatchesUp() throws Exception {
@@ -276,6 +280,8 @@ class QueueGroupsTest {
             groups[deposed] = cluster.nodes[deposed].queueGroup(names);
             await().atMost(WAIT).until(() -> recordings[deposed].commands.size() == all.size());
             assertThat(recordings[deposed].commands).isEqualTo(all);
+            assertThat(recordings[deposed].leaders).as("the leaders it was told of").isNotEmpty()
+                .doesNotContain(names.get(deposed)).endsWith(names.get(next));
         }
     }
 }
