@@ -52,6 +52,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /** The metadata group's id: the same in every SkiffMQ cluster, which the secret keeps apart. */
     static final RaftGroupId METADATA_GROUP = RaftGroupId.valueOf(
         UUID.nameUUIDFromBytes("skiffmq metadata".getBytes(StandardCharsets.US_ASCII)));
+    /** RabbitMQ's name for the Raft cluster of its metadata store (Khepri's), which the metadata group plays. */
+    public static final String METADATA_NAME = "rabbitmq_metadata";
     /** Between two tries of an append whose leader is unknown or unreachable. */
     private static final TimeDuration RETRY_SLEEP = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
     /** How long a peer has to answer {@link #status}: a live node on loopback or a LAN answers in milliseconds. */
@@ -73,6 +75,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private final AtomicReference<RaftClient> client;
     /** Appends sent through {@link #client} and not yet completed: a client is swapped only when none is. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** This node's appends to the metadata group, sent to committed. */
+    private final CommitLatency metadataLatency = new CommitLatency();
     private final RaftGroup seeds;
     /** What this node answers {@link #readingsOf} on another node; nothing until {@link #answerReadings}. */
     private volatile java.util.function.Supplier<byte[]> readings = () -> new byte[0];
@@ -277,12 +281,14 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             sent = appender.async().send(Message.valueOf(ByteString.copyFrom(framed)));
         }
         RaftClient used = appender;
+        long began = System.nanoTime();
         return sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("the metadata change was not committed",
                         reply.getException()));
                 }
+                metadataLatency.add(System.nanoTime() - began);
                 return stateMachine.get().whenApplied(reply.getLogIndex());
             })
             .orTimeout(timeout, TimeUnit.MILLISECONDS)
@@ -370,6 +376,22 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 .orElseThrow(() -> new IllegalArgumentException("node " + name + " is not a member")));
         }
         return queueGroups.group(chosen);
+    }
+
+    /**
+     * The figures of every Raft group on this node (RabbitMQ's {@code ra_metrics}): the metadata group, named
+     * {@link #METADATA_NAME}, then each queue group under its name.
+     */
+    public List<RaftReading> raftReadings() {
+        List<RaftReading> out = new ArrayList<>();
+        RaftReading metadata = RaftReading.of(server, METADATA_GROUP, METADATA_NAME, metadataLatency);
+        if (metadata != null) {
+            out.add(metadata);
+        }
+        if (queueGroups != null) {
+            queueGroups.readings(out);
+        }
+        return out;
     }
 
     /** This node's TLS for its message traffic with the other nodes: the same certificate as Raft's. */

@@ -51,6 +51,8 @@ final class QueueGroups {
             t.setDaemon(true);
             return t;
         });
+    /** Each group's appends from this node, submitted to committed. */
+    private final Map<RaftGroupId, CommitLatency> latencies = new ConcurrentHashMap<>();
     private volatile RaftServer server;
 
     QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer,
@@ -114,6 +116,20 @@ final class QueueGroups {
         return new Handle(id, names);
     }
 
+    /** Adds the figures of each queue group on this server to {@code out}. */
+    void readings(List<RaftReading> out) {
+        for (RaftGroupId id : machines.keySet()) {
+            RaftReading reading = RaftReading.of(server, id, name(id), latency(id));
+            if (reading != null) {
+                out.add(reading);
+            }
+        }
+    }
+
+    private CommitLatency latency(RaftGroupId id) {
+        return latencies.computeIfAbsent(id, g -> new CommitLatency());
+    }
+
     /** This node was elected the group's leader: it appends its {@code leader} entry, tried until it is in. */
     void announce(RaftGroupId id) {
         byte[] node = self.toString().getBytes(StandardCharsets.UTF_8);
@@ -153,10 +169,12 @@ final class QueueGroups {
     private final class Handle implements QueueGroup {
         private final RaftGroupId id;
         private final List<String> members;
+        private final CommitLatency latency;
 
         Handle(RaftGroupId id, List<String> members) {
             this.id = id;
             this.members = members;
+            this.latency = latency(id);
         }
 
         @Override
@@ -180,6 +198,7 @@ final class QueueGroups {
             byte[] entry = new byte[1 + 8 + command.length];
             ByteBuffer.wrap(entry).put(QueueGroupMachine.COMMAND).putLong(epoch).put(command);
             long timeout = appendTimeout.toMillis();
+            long began = System.nanoTime();
             return submit(id, entry).orTimeout(timeout, TimeUnit.MILLISECONDS).handle((reply, failure) -> {
                 if (failure != null) {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -195,6 +214,7 @@ final class QueueGroups {
                     throw new CompletionException(new NoMajorityException("queue group " + name()
                         + ": the command's epoch " + epoch + " was over", null));
                 }
+                latency.add(System.nanoTime() - began);
                 return null;
             });
         }

@@ -18,8 +18,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
-/** Three Ratis servers in this JVM on loopback: order, majority, restarts, snapshots, and the secret. */
+/**
+ * Three Ratis servers in this JVM on loopback: order, majority, restarts, snapshots, and the secret. Each case has
+ * its own servers, ports and directory: they run side by side (junit-platform.properties says how many at once).
+ */
+@Execution(ExecutionMode.CONCURRENT)
 class MetadataLogTest {
     private static final ClusterSecret SECRET = ClusterSecret.of("the cluster's secret");
     private static final Duration WAIT = Duration.ofSeconds(60);

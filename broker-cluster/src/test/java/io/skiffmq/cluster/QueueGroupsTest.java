@@ -119,6 +119,16 @@ class QueueGroupsTest {
             assertThat(recordings[1].commands).isEqualTo(recordings[0].commands).isEqualTo(recordings[2].commands)
                 .startsWith("c0", "c1", "c2").endsWith("c19");
             assertThat(groups[0].leader()).isEqualTo(names.get(leader));
+            // the leader's figures, as RabbitMQ's ra_metrics: the metadata group's, then the queue group's
+            List<RaftReading> readings = cluster.nodes[leader].raftReadings();
+            assertThat(readings).extracting(RaftReading::group)
+                .containsExactly(ClusterNode.METADATA_NAME, groups[0].name());
+            RaftReading queues = readings.get(1);
+            assertThat(queues.term()).isPositive();
+            assertThat(queues.commitIndex()).as("the leader entry and 20 commands at least").isGreaterThanOrEqualTo(21);
+            assertThat(queues.lastWrittenIndex()).isGreaterThanOrEqualTo(queues.commitIndex());
+            assertThat(queues.lastAppliedIndex()).isBetween(21L, queues.commitIndex());
+            assertThat(queues.commitLatencySeconds()).as("measured on the 20 appends").isPositive().isLessThan(30);
 
             assertThatThrownBy(() -> groups[leader].append(epoch - 1, text("stale")).get(30, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(NoMajorityException.class);

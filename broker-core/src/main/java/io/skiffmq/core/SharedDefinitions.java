@@ -54,6 +54,14 @@ public interface SharedDefinitions {
         return false;
     }
 
+    /**
+     * The nodes of a replicated queue, its leader first when one is known: null when {@code record} is not a
+     * replicated queue here.
+     */
+    default java.util.List<String> replicaNodes(String vhost, QueueHomed record) {
+        return null;
+    }
+
     /** A replicated queue's record was deleted: its replica here goes. */
     default void replicaDeleted(String vhost, QueueHomed record) {
     }

@@ -40,8 +40,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class SharedRecords {
     private static final System.Logger LOG = System.getLogger(SharedRecords.class.getName());
-    /** RabbitMQ's words ({@code rabbit_amqqueue:delete_with/6}). */
-    static final String QUEUE_DELETE_TIMED_OUT = "The operation to delete the queue from the metadata store timed out";
     /** RabbitMQ has no words of its own for this one: a runtime parameter's change fails with Khepri's timeout. */
     static final String POLICY_TIMED_OUT = "Could not change the policy: the metadata store operation timed out";
 
@@ -130,6 +128,33 @@ final class SharedRecords {
             Queue raced = remoteProxies.putIfAbsent(name, proxy);
             return raced != null ? raced : proxy;
         }
+    }
+
+    /**
+     * What a message routed to {@code name}, not a queue of this node, goes to: the record's {@link #proxy}, or,
+     * when there is a record but nothing reaches its queue now, an {@link UnreachableQueue} that refuses it; null
+     * when there is no such record. Read on any thread.
+     */
+    Queue routable(String name) {
+        Queue proxy = proxy(name);
+        if (proxy != null) {
+            return proxy;
+        }
+        QueueHomed record = remoteQueues.get(name);
+        return record == null ? null : new UnreachableQueue(record.declaration());
+    }
+
+    /**
+     * The nodes of a queue of the shared definitions, where it lives first (a replicated queue's leader, when
+     * known, then its other members; a queue homed on one node, that node); null when {@code name} is no such queue.
+     */
+    List<String> nodes(String name) {
+        QueueHomed record = remoteQueues.get(name);
+        if (record == null || definitions == null) {
+            return null;
+        }
+        List<String> replicas = definitions.replicaNodes(vhost.name(), record);
+        return replicas != null ? replicas : List.of(record.node());
     }
 
     /** The record's queue is gone from here: what stood for it tells its consumers. Locked. */
@@ -272,7 +297,7 @@ final class SharedRecords {
     CompletableFuture<Integer> deleteQueue(Queue queue, List<String> cascade) {
         CompletableFuture<Integer> counted = deletions.computeIfAbsent(queue, q -> new CompletableFuture<>());
         CompletableFuture<Void> appended = thenDeleted(append(new QueueDeleted(queue.name())), cascade);
-        return timedOut(appended, QUEUE_DELETE_TIMED_OUT).thenCompose(done -> counted)
+        return timedOut(appended, MetadataTimeouts.QUEUE_DELETE).thenCompose(done -> counted)
             .whenComplete((n, failure) -> deletions.remove(queue, counted));
     }
 

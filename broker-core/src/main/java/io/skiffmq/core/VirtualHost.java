@@ -346,6 +346,15 @@ public final class VirtualHost {
         return shared.proxy(queueName);
     }
 
+    /**
+     * Where a queue of the cluster's shared definitions lives, as RabbitMQ's queue info gives its leader and
+     * replicas: the node it is served from first; null when {@code queueName} is not such a queue (a single node's,
+     * or an exclusive one).
+     */
+    public java.util.List<String> queueNodes(String queueName) {
+        return shared.nodes(queueName);
+    }
+
     /** The shared records of the queues homed on other nodes. */
     public java.util.Collection<QueueHomed> remoteQueues() {
         return shared.remotes();
@@ -486,7 +495,7 @@ public final class VirtualHost {
             appended = shared.thenDeleted(shared.append(new QueueDeleted(queueName)),
                 sharedCascade(bindings.withoutDestination(gone), bindings.bindingsTo(gone)));
         }
-        return SharedRecords.timedOut(appended, SharedRecords.QUEUE_DELETE_TIMED_OUT).thenApply(done -> 0);
+        return SharedRecords.timedOut(appended, MetadataTimeouts.QUEUE_DELETE).thenApply(done -> 0);
     }
 
     /**
@@ -1116,7 +1125,7 @@ public final class VirtualHost {
         for (int i = 0; i < names.size(); i++) {
             Queue queue = queues.get(names.get(i));
             if (queue == null) {
-                queue = shared.proxy(names.get(i)); // homed on another node, or gone
+                queue = shared.routable(names.get(i)); // homed on another node, or gone
             }
             if (queue != null) {
                 out.add(queue);

@@ -24,6 +24,7 @@ final class ChildBroker implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening for AMQP 1\\.0 on .*:(\\d+) ");
     private static final Pattern HTTP_API = Pattern.compile("listening for HTTP API requests on .*:(\\d+)");
     private static final Pattern STREAMS = Pattern.compile("listening for RabbitMQ streams on .*:(\\d+)");
+    private static final Pattern METRICS = Pattern.compile("serving Prometheus metrics on http://.*:(\\d+)/metrics");
 
     final Process process;
     final int port;
@@ -33,14 +34,22 @@ final class ChildBroker implements AutoCloseable {
     private final CompletableFuture<Integer> managementPort;
     /** The stream protocol's port, once the child logged it. */
     private final CompletableFuture<Integer> streamPort;
+    /** The Prometheus endpoint's port, once the child logged it. */
+    private final CompletableFuture<Integer> metricsPort;
 
     private ChildBroker(Process process, int port, Path log, CompletableFuture<Integer> managementPort,
-            CompletableFuture<Integer> streamPort) {
+            CompletableFuture<Integer> streamPort, CompletableFuture<Integer> metricsPort) {
         this.process = process;
         this.port = port;
         this.log = log;
         this.managementPort = managementPort;
         this.streamPort = streamPort;
+        this.metricsPort = metricsPort;
+    }
+
+    /** The Prometheus endpoint's port ({@code prometheus-port=0}), waiting for the child to bind it. */
+    int metricsPort() throws Exception {
+        return metricsPort.get(60, TimeUnit.SECONDS);
     }
 
     /** The stream protocol's port ({@code stream-port=0}), waiting for the child to bind it. */
@@ -53,10 +62,15 @@ final class ChildBroker implements AutoCloseable {
         return managementPort.get(60, TimeUnit.SECONDS);
     }
 
-    /** This JVM's java with the module and Chronicle flags the broker needs, before a child's own flags. */
+    /**
+     * This JVM's java with the module and Chronicle flags the broker needs, before a child's own flags. A child lives
+     * seconds to a minute: it compiles with C1 alone, as C2's compiler threads took the 2 cores from its start (to its
+     * HTTP API, 6-8 s with C2, 2-2.7 s without, at a load of 12-17).
+     */
     static List<String> javaCommand() {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-XX:TieredStopAtLevel=1");
         for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle")) {
                 command.add(flag);
@@ -93,12 +107,14 @@ final class ChildBroker implements AutoCloseable {
         CompletableFuture<Integer> port = new CompletableFuture<>();
         CompletableFuture<Integer> managementPort = new CompletableFuture<>();
         CompletableFuture<Integer> streamPort = new CompletableFuture<>();
-        Thread pump = new Thread(() -> pump(process, log, port, managementPort, streamPort),
+        CompletableFuture<Integer> metricsPort = new CompletableFuture<>();
+        Thread pump = new Thread(() -> pump(process, log, port, managementPort, streamPort, metricsPort),
             "child-broker-log-" + name);
         pump.setDaemon(true);
         pump.start();
         try {
-            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log, managementPort, streamPort);
+            return new ChildBroker(process, port.get(60, TimeUnit.SECONDS), log, managementPort, streamPort,
+                metricsPort);
         } catch (Exception e) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("the child broker did not start; see " + log.toAbsolutePath(), e);
@@ -107,7 +123,8 @@ final class ChildBroker implements AutoCloseable {
 
     /** Copies the child's output to its log file, and finds the port it listens on. */
     private static void pump(Process process, Path log, CompletableFuture<Integer> port,
-            CompletableFuture<Integer> managementPort, CompletableFuture<Integer> streamPort) {
+            CompletableFuture<Integer> managementPort, CompletableFuture<Integer> streamPort,
+            CompletableFuture<Integer> metricsPort) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log)) {
             for (String line; (line = in.readLine()) != null; ) {
@@ -126,15 +143,21 @@ final class ChildBroker implements AutoCloseable {
                 if (streams.find()) {
                     streamPort.complete(Integer.parseInt(streams.group(1)));
                 }
+                Matcher metrics = METRICS.matcher(line);
+                if (metrics.find()) {
+                    metricsPort.complete(Integer.parseInt(metrics.group(1)));
+                }
             }
         } catch (IOException e) {
             port.completeExceptionally(e);
             managementPort.completeExceptionally(e);
             streamPort.completeExceptionally(e);
+            metricsPort.completeExceptionally(e);
         }
         port.completeExceptionally(new IllegalStateException("the child broker exited"));
         managementPort.completeExceptionally(new IllegalStateException("the child broker exited"));
         streamPort.completeExceptionally(new IllegalStateException("the child broker exited"));
+        metricsPort.completeExceptionally(new IllegalStateException("the child broker exited"));
     }
 
     /** SIGKILL: no shutdown hook runs. */

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,6 +48,9 @@ import org.junit.jupiter.api.io.TempDir;
  * bindings and exchanges; a queue or binding acknowledged and not deleted since is there, one whose deletion was
  * acknowledged or whose creation was refused is not, unknown ones may be either; nothing is there that no client
  * asked for; every confirmed message was consumed (a consumer on node 0 takes them as they come) or is in its queue.
+ * Beside them, a second publisher sends to a quorum queue replicated on all three nodes, through any node, and the
+ * nemesis kills the queue's leader's node whenever that is node 1 or 2: every message it confirmed is consumed
+ * afterwards, exactly once (duplicates only among the unconfirmed).
  *
  * <p>{@code -Dskiffmq.jepsen.seconds=N} sets how long the faults go on (15 by default; longer runs: docs/cluster.md),
  * {@code -Dskiffmq.jepsen.clients=N} the clients (4). The history goes to {@code target/jepsen-history.txt}.
@@ -58,6 +62,8 @@ class ClusterJepsenTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final String EXCHANGE = "jx";
     private static final String MESSAGES = "jp";
+    /** A quorum queue replicated on all three nodes, published to through any node. */
+    private static final String QUORUM = "jqq";
 
     @TempDir
     Path dir;
@@ -97,6 +103,7 @@ class ClusterJepsenTest {
                 Channel channel = setup.createChannel();
                 channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.DIRECT, true);
                 channel.queueDeclare(MESSAGES, true, false, false, Map.of());
+                channel.queueDeclare(QUORUM, true, false, false, Map.of("x-queue-type", "quorum"));
             }
 
             List<Thread> threads = new ArrayList<>();
@@ -106,6 +113,8 @@ class ClusterJepsenTest {
             }
             Set<String> confirmed = ConcurrentHashMap.newKeySet();
             threads.add(new Thread(() -> publisher(confirmed), "jepsen-publisher"));
+            Set<String> quorumConfirmed = ConcurrentHashMap.newKeySet();
+            threads.add(new Thread(() -> quorumPublisher(quorumConfirmed), "jepsen-quorum-publisher"));
             // a consumer keeps the queue short: a long run would otherwise fill node 0's memory and block publishing
             Set<String> received = ConcurrentHashMap.newKeySet();
             Connection consuming = connect(0);
@@ -128,7 +137,7 @@ class ClusterJepsenTest {
             }
             writeHistory();
             heal();
-            check(confirmed, received);
+            check(confirmed, received, quorumConfirmed);
         }
     }
 
@@ -226,6 +235,49 @@ class ClusterJepsenTest {
     }
 
     /**
+     * Publishes messages with confirms to the quorum queue through a random node, in windows of 20, on a fresh
+     * connection to another random node whenever one fails; records each message its publisher confirmed.
+     */
+    private void quorumPublisher(Set<String> confirmed) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int n = 0;
+        while (!stop.get()) {
+            int node = random.nextInt(3);
+            try (Connection connection = cluster.factory(node).newConnection()) {
+                Channel channel = connection.createChannel();
+                ConfirmTracking<String> tracking = new ConfirmTracking<>(channel, confirmed);
+                while (!stop.get()) {
+                    for (int i = 0; i < 20; i++) {
+                        String body = "q" + n++;
+                        tracking.publishing(channel.getNextPublishSeqNo(), body);
+                        channel.basicPublish("", QUORUM, MessageProperties.PERSISTENT_TEXT_PLAIN,
+                            body.getBytes(StandardCharsets.UTF_8));
+                    }
+                    channel.waitForConfirms(10_000); // false when some were refused: they are not recorded
+                }
+            } catch (Exception e) {
+                faults.add(ms() + " quorum publisher on n" + node + ": " + e);
+            }
+        }
+    }
+
+    /** The node that leads the quorum queue's group, as node 0 sees it; -1 when none is known. */
+    private int quorumLeader() {
+        try {
+            HttpApiClient.Answer answer = cluster.api(0).get("/api/queues/%2F/" + QUORUM);
+            Object leader = answer.status() == 200 ? answer.map().get("leader") : null;
+            for (int i = 0; i < 3; i++) {
+                if (cluster.name(i).equals(leader)) {
+                    return i;
+                }
+            }
+        } catch (Exception e) {
+            // node 0 cut off or busy: no leader known
+        }
+        return -1;
+    }
+
+    /**
      * Kills and starts nodes 1 and 2, and cuts a node off (the leader, half the time), one fault at a time, until
      * the deadline.
      */
@@ -236,8 +288,9 @@ class ClusterJepsenTest {
             hold(10, Duration.ofSeconds(1), Duration.ofSeconds(3));
             if (kill) {
                 restarting.join(); // one node down at a time
-                int node = 1 + random.nextInt(2);
-                faults.add(ms() + " kill -9 n" + node);
+                int quorumLeader = quorumLeader();
+                int node = quorumLeader > 0 ? quorumLeader : 1 + random.nextInt(2);
+                faults.add(ms() + " kill -9 n" + node + (node == quorumLeader ? " (the quorum queue's leader)" : ""));
                 cluster.nodes[node].kill();
                 hold(10, Duration.ofSeconds(1), Duration.ofSeconds(3));
                 // a start takes seconds on a busy machine: the next fault comes meanwhile
@@ -299,7 +352,8 @@ class ClusterJepsenTest {
         });
     }
 
-    private void check(Set<String> confirmed, Set<String> received) throws Exception {
+    private void check(Set<String> confirmed, Set<String> received, Set<String> quorumConfirmed)
+            throws Exception {
         // every node holds the same definitions
         Set<Map<String, Object>> queues = definitions(0, "queues", "name", "durable", "auto_delete", "arguments",
             "node");
@@ -375,7 +429,7 @@ class ClusterJepsenTest {
             }
         }
         for (String queue : queueNames) {
-            if (!queue.equals(MESSAGES) && !declared.containsKey(queue)) {
+            if (!queue.equals(MESSAGES) && !queue.equals(QUORUM) && !declared.containsKey(queue)) {
                 anomalies.add("queue " + queue + ": there, never declared");
             }
         }
@@ -415,14 +469,62 @@ class ClusterJepsenTest {
             anomalies.add(lost.size() + " confirmed messages lost, such as " + lost.iterator().next());
         }
 
+        // every message confirmed by the quorum queue is there, once; duplicates only among the unconfirmed
+        Map<String, Integer> quorumHeld = drainQuorumQueue(quorumConfirmed);
+        Set<String> quorumLost = new TreeSet<>(quorumConfirmed);
+        quorumLost.removeAll(quorumHeld.keySet());
+        if (!quorumLost.isEmpty()) {
+            anomalies.add(quorumLost.size() + " messages confirmed by the quorum queue lost: " + quorumLost);
+        }
+        List<String> twice = quorumHeld.entrySet().stream()
+            .filter(e -> e.getValue() > 1 && quorumConfirmed.contains(e.getKey())).map(Map.Entry::getKey).toList();
+        if (!twice.isEmpty()) {
+            anomalies.add(twice.size() + " confirmed messages consumed more than once from the quorum queue: " + twice);
+        }
+
         String summary = "operations " + counts + ", " + queueNames.size() + " queues and " + bindingKeys.size()
             + " bindings at the end, " + elsewhere.size() + " deletes and unbinds acknowledged by another node than"
             + " the declare or bind, " + stale + " of which deleted nothing, " + confirmed.size()
-            + " messages confirmed, faults: " + faults;
+            + " messages confirmed, " + quorumConfirmed.size() + " by the quorum queue (" + quorumHeld.size()
+            + " consumed from it), faults: " + faults;
         System.out.println("jepsen: " + summary);
         assertThat(counts.getOrDefault(Outcome.OK, 0)).as("acknowledged operations; " + summary).isPositive();
         assertThat(confirmed).as("confirmed messages; " + summary).isNotEmpty();
+        assertThat(quorumConfirmed).as("messages confirmed by the quorum queue; " + summary).isNotEmpty();
         assertThat(anomalies).as(summary + "; history in target/jepsen-history.txt").isEmpty();
+    }
+
+    /**
+     * Consumes the quorum queue through node 0 until every confirmed message came (or {@link #WAIT} passed), again
+     * whenever the consumer is cancelled; how many times each message came.
+     */
+    private Map<String, Integer> drainQuorumQueue(Set<String> confirmed) {
+        Map<String, Integer> held = new ConcurrentHashMap<>();
+        try (Connection connection = connect(0)) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!held.keySet().containsAll(confirmed) && System.nanoTime() < deadline) {
+                AtomicBoolean cancelled = new AtomicBoolean();
+                try {
+                    Channel channel = connection.createChannel();
+                    channel.basicQos(1000);
+                    channel.basicConsume(QUORUM, false, (tag, delivery) -> {
+                        held.merge(new String(delivery.getBody(), StandardCharsets.UTF_8), 1, Integer::sum);
+                        channel.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+                    }, tag -> cancelled.set(true));
+                    await().atMost(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))
+                        .until(() -> cancelled.get() || !channel.isOpen() || held.keySet().containsAll(confirmed));
+                    if (channel.isOpen()) {
+                        channel.close();
+                    }
+                } catch (IOException | java.util.concurrent.TimeoutException
+                        | org.awaitility.core.ConditionTimeoutException e) {
+                    faults.add(ms() + " quorum consumer: " + e); // no leader yet: consumed again
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return held;
     }
 
     /** {@code /api/<what>/%2F} on node {@code i}, each item cut to {@code fields}. */

@@ -435,6 +435,41 @@ class ClusterRemoteQueueTest {
 
     @Test
     @Order(3)
+    void theAmqp10ManagementNodeOnAnotherNodeShowsPurgesAndDeletesAQueueHomedElsewhere() throws Exception {
+        String queue = "remote-managed";
+        declareOnHome(queue, 0);
+        publishOnHome(queue, 4);
+        try (com.rabbitmq.client.amqp.Environment a = amqp10(0);
+                com.rabbitmq.client.amqp.Connection connection = a.connectionBuilder().build()) {
+            com.rabbitmq.client.amqp.Management management = connection.management();
+            com.rabbitmq.client.amqp.Management.QueueInfo info = management.queueInfo(queue);
+            assertThat(info.leader()).as("where it lives").isEqualTo(cluster.name(HOME));
+            assertThat(info.members()).containsExactly(cluster.name(HOME));
+            assertThat(info.messageCount()).as("its home node's count").isEqualTo(4);
+            assertThat(management.queue().name(queue).declare().leader()).as("declared again from here")
+                .isEqualTo(cluster.name(HOME));
+            assertThat(management.queuePurge(queue).messageCount()).isEqualTo(4);
+            assertThat(management.queueInfo(queue).messageCount()).isZero();
+            management.queueDelete(queue);
+
+            // a replicated quorum queue: its leader, then its other members, as the client places connections by
+            management.queue().name(queue + "-qq").quorum().queue().declare();
+            com.rabbitmq.client.amqp.Management.QueueInfo replicated = management.queueInfo(queue + "-qq");
+            assertThat(replicated.members()).containsExactlyInAnyOrder(cluster.name(0), cluster.name(1),
+                cluster.name(2));
+            assertThat(replicated.leader()).isEqualTo(replicated.members().get(0))
+                .isEqualTo(cluster.api(1).get("/api/queues/%2F/" + queue + "-qq").map().get("leader"));
+            management.queueDelete(queue + "-qq");
+        }
+        for (int i = 0; i < 3; i++) {
+            int node = i;
+            await().atMost(WAIT).until(() -> cluster.api(node).get("/api/queues/%2F/" + queue).status() == 404
+                && cluster.api(node).get("/api/queues/%2F/" + queue + "-qq").status() == 404);
+        }
+    }
+
+    @Test
+    @Order(3)
     void springAmqpAndQpidJmsUseAQueueHomedOnAnotherNode() throws Exception {
         String queue = "remote-spring-jms";
         declareOnHome(queue, 0, 1);

@@ -165,6 +165,20 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void aQuorumQueuesPageShowsItsLeaderAndMembers() throws Exception {
+        try (Connection connection = connect(); Channel channel = connection.createChannel()) {
+            channel.queueDeclare("console-qq", true, false, false, Map.of("x-queue-type", "quorum"));
+        }
+        Object node = api.get("/api/overview").map().get("node");
+        open("#/queues/%2F/console-qq");
+        awaitTrue("the queue's members", "document.getElementById('queue-members') !== null");
+        assertThat(text("#queue-leader")).isEqualTo(node);
+        assertThat(text("#queue-members")).isEqualTo(node);
+        assertThat(text("#queue-online")).isEqualTo(node);
+        assertThat(api.delete("/api/queues/%2F/console-qq").status()).isEqualTo(204);
+    }
+
+    @Test
     void theQueuePagePublishesGetsPurgesAndDeletes() throws Exception {
         String name = "console <work> & \"co\"/ü";
         try (Connection connection = connect(); Channel channel = connection.createChannel()) {
@@ -174,6 +188,8 @@ class ConsoleBrowserTest {
         assertThat(text("#queue-name")).isEqualTo(name);
         awaitTrue("the queue's details", "document.getElementById('queue-total') !== null");
         assertThat(text("#queue-total")).isEqualTo("0");
+        assertThat(text("#queue-node")).as("a classic queue's node").isEqualTo(api.get("/api/overview").map()
+            .get("node"));
         assertThat(text("#queue-policy")).isEmpty();
         assertThat(api.put("/api/policies/%2F/console-limit", Map.of("pattern", "^" + name + "$", "definition",
             Map.of("max-length", 10))).status()).isEqualTo(201);

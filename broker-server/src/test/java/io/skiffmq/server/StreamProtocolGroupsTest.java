@@ -28,8 +28,12 @@ class StreamProtocolGroupsTest extends StreamProtocolTestBase {
     @Test
     void theNextConsumerOfAGroupTakesOverWhereTheActiveOneStoredItsOffset() throws Exception {
         environment.streamCreator().stream("sac").create();
+        // two waves, the second sent once the first is confirmed: offset 50 starts a chunk. A consumer starts at
+        // the first message of the chunk holding its offset (as from RabbitMQ, whose stream client does not skip
+        // the messages before the offset a consumer update answered), so offset 50 must not share one with 49.
         try (Producer producer = environment.producerBuilder().stream("sac").build()) {
-            assertThat(StreamClients.sendAndConfirm(producer, "m", 100)).isEmpty();
+            assertThat(StreamClients.sendAndConfirm(producer, "a", 50)).isEmpty();
+            assertThat(StreamClients.sendAndConfirm(producer, "b", 50)).isEmpty();
         }
         List<Long> first = Collections.synchronizedList(new ArrayList<>());
         List<Long> second = Collections.synchronizedList(new ArrayList<>());
@@ -53,7 +57,7 @@ class StreamProtocolGroupsTest extends StreamProtocolTestBase {
         assertThat(second).as("nothing while the first is active").isEmpty();
         active.close();
         Amqp091Support.await().atMost(TIMEOUT).until(() -> second.contains(99L));
-        assertThat(second.get(0)).as("from after the stored offset").isEqualTo(50L);
+        assertThat(second.get(0)).as("from after the stored offset, of %s", second).isEqualTo(50L);
         waiting.close();
         environment.deleteStream("sac");
     }

@@ -93,6 +93,29 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
     }
 
     /**
+     * The summaries of messages with no reply-to, expiration or user-id, made once: most messages are one of these
+     * (delivery-mode absent, 1 or 2; priority absent or 0 to 9), so summarizing them allocates nothing. Index
+     * {@code (deliveryMode + 1) * 11 + priority + 1}.
+     */
+    private static final Summary[] PLAIN = new Summary[4 * 11];
+
+    static {
+        for (int mode = -1; mode <= 2; mode++) {
+            for (int priority = -1; priority <= 9; priority++) {
+                PLAIN[(mode + 1) * 11 + priority + 1] = new Summary(mode, priority, null, null, null);
+            }
+        }
+    }
+
+    private static Summary summary(int deliveryMode, int priority, String replyTo, String expiration,
+            String userId) {
+        if (replyTo == null && expiration == null && userId == null && deliveryMode <= 2 && priority <= 9) {
+            return PLAIN[(deliveryMode + 1) * 11 + priority + 1];
+        }
+        return new Summary(deliveryMode, priority, replyTo, expiration, userId);
+    }
+
+    /**
      * Reads delivery-mode, priority, reply-to, expiration and user-id (-1, -1 and nulls when absent) without
      * decoding the rest: strings and the headers table are skipped by their lengths. Reads {@code in} itself (a
      * duplicate would be an object per message) and puts its reader index back: the caller must be its only reader
@@ -137,7 +160,7 @@ public record BasicProperties(String contentType, String contentEncoding, Map<St
             skipShortString(b, end, flags & TYPE);
             userId = FieldTable.readShortString(b, end);
         }
-        return new Summary(deliveryMode, priority, replyTo, expiration, userId);
+        return summary(deliveryMode, priority, replyTo, expiration, userId);
     }
 
     /**

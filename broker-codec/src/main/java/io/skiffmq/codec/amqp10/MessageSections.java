@@ -41,14 +41,16 @@ public final class MessageSections {
 
     // start of each section (its 0x00 constructor). Kept per message, so nothing that can be derived is stored:
     // a value's start is found past the descriptor ({@link #valueOf}), a section's end is the next one's start
-    // ({@link #sectionEnd}), and the header's fields are decoded when asked for (a few bytes at most)
-    private int headerStart = ABSENT;
+    // ({@link #sectionEnd}), and the header's fields are decoded when asked for (a few bytes at most). The header
+    // comes first when present ([3.2], checked by the scan), so a flag says where it starts: with the body's code in
+    // a short, the index is 56 bytes rather than 64
+    private boolean header;
     private int deliveryAnnotationsStart = ABSENT;
     private int messageAnnotationsStart = ABSENT;
     private int propertiesStart = ABSENT;
     private int applicationPropertiesStart = ABSENT;
     private int bodyStart = ABSENT;
-    private int bodyCode = ABSENT;
+    private short bodyCode = ABSENT;
     private int bodySectionCount;
     private int footerStart = ABSENT;
 
@@ -93,7 +95,7 @@ public final class MessageSections {
             }
             lastRank = rank;
             switch (code) {
-                case SectionCode.HEADER -> headerStart = sectionStart;
+                case SectionCode.HEADER -> header = true;
                 case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart = sectionStart;
                 case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsStart = sectionStart;
                 case SectionCode.PROPERTIES -> propertiesStart = sectionStart;
@@ -102,7 +104,7 @@ public final class MessageSections {
                 default -> {
                     if (bodyStart == ABSENT) {
                         bodyStart = sectionStart;
-                        bodyCode = code;
+                        bodyCode = (short) code;
                     }
                     bodySectionCount++;
                 }
@@ -164,7 +166,7 @@ public final class MessageSections {
     /** True when the message carries section {@code code} ({@link SectionCode}); for body codes, its kind. */
     public boolean has(int code) {
         return switch (code) {
-            case SectionCode.HEADER -> headerStart != ABSENT;
+            case SectionCode.HEADER -> header;
             case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart != ABSENT;
             case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsStart != ABSENT;
             case SectionCode.PROPERTIES -> propertiesStart != ABSENT;
@@ -181,7 +183,7 @@ public final class MessageSections {
      */
     public int sectionValue(int code) {
         return switch (code) {
-            case SectionCode.HEADER -> valueOf(headerStart);
+            case SectionCode.HEADER -> valueOf(headerStart());
             case SectionCode.DELIVERY_ANNOTATIONS -> valueOf(deliveryAnnotationsStart);
             case SectionCode.MESSAGE_ANNOTATIONS -> valueOf(messageAnnotationsStart);
             case SectionCode.PROPERTIES -> valueOf(propertiesStart);
@@ -189,6 +191,10 @@ public final class MessageSections {
             case SectionCode.FOOTER -> valueOf(footerStart);
             default -> bodyCode != code ? ABSENT : valueOf(bodyStart);
         };
+    }
+
+    private int headerStart() {
+        return header ? start : ABSENT;
     }
 
     /** Where the value of the section starting at {@code sectionStart} starts (past its descriptor); -1 for -1. */
@@ -304,7 +310,7 @@ public final class MessageSections {
         long ttl = -1;
         boolean firstAcquirer = false;
         long deliveryCount = 0;
-        int value = valueOf(headerStart);
+        int value = valueOf(headerStart());
         if (value != ABSENT && buf.getUnsignedByte(value) != FormatCode.NULL) {
             int limit = sectionEnd(SectionCode.HEADER);
             int count = TypeReader.listCount(buf, value, limit);

@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import io.skiffmq.codec.testing.Allocations;
 
@@ -114,9 +115,34 @@ class BasicPropertiesTest {
         ByteBuf in = Unpooled.buffer();
         new BasicProperties(null, null, null, 1, null, null, null, null, null, null, null, null, null, null).encode(in);
         in.readerIndex(0);
-        assertThat(Allocations.perCall(20_000, () -> BasicProperties.summarize(in))).isLessThanOrEqualTo(32);
-        assertThat(BasicProperties.summarize(in).deliveryMode()).isEqualTo(1);
+        // a message with no reply-to, expiration or user-id gets a summary made once
+        assertThat(Allocations.perCall(20_000, () -> BasicProperties.summarize(in))).isZero();
+        assertThat(BasicProperties.summarize(in)).isEqualTo(new BasicProperties.Summary(1, -1, null, null, null));
         assertThat(in.readerIndex()).isZero();
+
+        ByteBuf prioritized = Unpooled.buffer();
+        new BasicProperties(null, null, null, 2, 9, null, null, null, null, null, null, null, null, null)
+            .encode(prioritized);
+        assertThat(Allocations.perCall(20_000, () -> BasicProperties.summarize(prioritized))).isZero();
+        assertThat(BasicProperties.summarize(prioritized))
+            .isEqualTo(new BasicProperties.Summary(2, 9, null, null, null));
+
+        // past the shared ones, a summary of its own: priority 10, delivery-mode 3, or any of the strings
+        for (BasicProperties p : List.of(
+                new BasicProperties(null, null, null, 2, 10, null, null, null, null, null, null, null, null, null),
+                new BasicProperties(null, null, null, 3, null, null, null, null, null, null, null, null, null, null),
+                new BasicProperties(null, null, null, 1, 0, null, "r", null, null, null, null, null, null, null),
+                new BasicProperties(null, null, null, null, null, null, null, "60", null, null, null, null, null,
+                    null),
+                new BasicProperties(null, null, null, null, null, null, null, null, null, null, null, "u", null,
+                    null))) {
+            ByteBuf b = Unpooled.buffer();
+            p.encode(b);
+            assertThat(BasicProperties.summarize(b)).isEqualTo(new BasicProperties.Summary(
+                p.deliveryMode() == null ? -1 : p.deliveryMode(), p.priority() == null ? -1 : p.priority(),
+                p.replyTo(), p.expiration(), p.userId()));
+            assertThat(Allocations.perCall(20_000, () -> BasicProperties.summarize(b))).isLessThanOrEqualTo(32 + 48);
+        }
 
         ByteBuf cut = Unpooled.wrappedBuffer(encode(all()), 0, 40);
         assertThatThrownBy(() -> BasicProperties.summarize(cut)).isInstanceOf(Amqp091DecodeException.class);

@@ -59,23 +59,10 @@ class PublisherTest {
     private final SteppedExecutor loop = new SteppedExecutor();
     private final List<long[]> ranges = new ArrayList<>();
     private int batches;
-    private final Publisher publisher = new Publisher(vhost, loop, new Publisher.Confirms() {
-        @Override
-        public void confirmed(long firstTag, long lastTag) {
-            ranges.add(new long[] {firstTag, lastTag});
-        }
-
-        @Override
-        public void rejected(long firstTag, long lastTag) {
-            rejectedRanges.add(new long[] {firstTag, lastTag});
-        }
-
-        @Override
-        public void batchEnd() {
-            batches++;
-        }
-    });
     private final List<long[]> rejectedRanges = new ArrayList<>();
+    /** Tags refused as unavailable, with the queue: "tag queue". */
+    private final List<String> unavailable = new ArrayList<>();
+    private final Publisher publisher = new Publisher(vhost, loop, publisherConfirms());
 
     @Test
     void confirmsComeOncePerMessageAfterEveryQueueInRangesOneTaskPerBatch() {
@@ -169,6 +156,33 @@ class PublisherTest {
         withBrokenLog.deleteQueue("broken");
     }
 
+    @Test
+    void aQueueOfTheClusterThatNothingHereReachesRefusesItsMessagesNeverConfirmsThem() {
+        // a clustered node that knows the record of a queue homed elsewhere, but has nothing to reach it with now
+        // (a replicated queue between two leaders): routed there, a message is refused, not confirmed as unrouted
+        vhost.share(new io.skiffmq.core.SharedDefinitions() {
+            @Override
+            public CompletableFuture<Void> append(String name, DefinitionChange.VhostChange change) {
+                vhost.applyShared(change);
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public String node() {
+                return "here@host";
+            }
+        });
+        vhost.applyShared(new DefinitionChange.QueueHomed("elsewhere", false, Map.of("x-queue-type", "quorum"),
+            "there@host", 1));
+        vhost.bind(new Binding("amq.fanout", Destination.queue("elsewhere"), "", Map.of()));
+        assertThat(publisher.publish(text("m", "amq.fanout", ""), 1)).isEqualTo(Publisher.Routed.ROUTED);
+        assertThat(publisher.publish(text("m", "", "elsewhere"), 2)).isEqualTo(Publisher.Routed.ROUTED);
+        loop.runAll();
+        assertThat(ranges).as("confirmed").isEmpty();
+        assertThat(unavailable).containsExactly("1 elsewhere", "2 elsewhere");
+        assertThat(publisher.unconfirmed()).isZero();
+    }
+
     private Publisher.Confirms publisherConfirms() {
         return new Publisher.Confirms() {
             @Override
@@ -179,6 +193,11 @@ class PublisherTest {
             @Override
             public void rejected(long firstTag, long lastTag) {
                 rejectedRanges.add(new long[] {firstTag, lastTag});
+            }
+
+            @Override
+            public void unavailable(long tag, String queue) {
+                unavailable.add(tag + " " + queue);
             }
 
             @Override

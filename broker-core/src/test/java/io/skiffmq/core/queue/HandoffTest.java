@@ -2,6 +2,7 @@ package io.skiffmq.core.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.skiffmq.codec.testing.Allocations;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,5 +46,26 @@ class HandoffTest {
         for (int i = 0; i < total; i++) {
             assertThat(taken.get(i)).isEqualTo(i);
         }
+    }
+
+    @Test
+    void aSteadyFlowReusesItsChunks() throws Exception {
+        QueuedOwner owner = new QueuedOwner();
+        long[] taken = {0};
+        Handoff<Object> handoff = new Handoff<>(owner, item -> taken[0]++, null);
+        Object item = new Object();
+        // bursts of 100 items, each drained before the next: a queue that dropped its drained chunks would make a
+        // 64-slot chunk (280 B) per 64 items, about 440 B a burst
+        long perBurst = Allocations.perCall(2_000, () -> {
+            for (int i = 0; i < 100; i++) {
+                handoff.offer(item);
+            }
+            while (!owner.tasks.isEmpty()) {
+                owner.tasks.poll().run();
+            }
+            return null;
+        });
+        assertThat(perBurst).isLessThan(64);
+        assertThat(taken[0]).isEqualTo(2 * 2_000 * 100);
     }
 }

@@ -28,6 +28,7 @@ import io.skiffmq.core.queue.QueueDelivery;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.stream.StreamConsumerArguments;
 import io.skiffmq.core.stream.StreamQueue;
+import io.skiffmq.server.cluster.ReplicatedQueues;
 import io.skiffmq.server.peer.PeerLinks;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -351,7 +352,7 @@ final class Amqp091Channel {
             return;
         }
         ChannelPermits.queue(connection.access(), Permission.READ, queueName, consume);
-        Queue queue = topology.existingQueue(queueName, consume);
+        Queue queue = followingLeader(queueName, consume);
         String tag = consume.consumerTag().isEmpty() ? generateTag() : consume.consumerTag();
         if (hasConsumer(tag)) {
             throw Amqp091Exception.of(ReplyCode.NOT_ALLOWED, consume, "attempt to reuse consumer tag '%s'", tag);
@@ -374,6 +375,18 @@ final class Amqp091Channel {
         addConsumer(consumer);
         consumer.subscribe(flow, consume.exclusive(), priority);
         connection.suspend(); // until the queue answers: consume-ok goes before any delivery
+    }
+
+    /**
+     * The queue a consumer subscribes to: for a replicated quorum queue, one that follows its leader (and answers
+     * RabbitMQ's 541 without a majority), even while no leader is reached from here; else the queue found.
+     */
+    private Queue followingLeader(String queueName, BasicMethod.Consume consume) {
+        var replicated = connection.replicatedQueues();
+        Queue local = vhost.queue(queueName);
+        Queue following = replicated == null || (local != null && local.type() != QueueType.QUORUM) ? null
+            : replicated.following(vhost, queueName, local);
+        return following != null ? following : topology.existingQueue(queueName, consume);
     }
 
     /**
@@ -471,7 +484,12 @@ final class Amqp091Channel {
         connection.resume();
         BasicMethod.Consume consume = new BasicMethod.Consume(consumer.queue().name(), consumer.tag(), false,
             consumer.noAck(), false, false, Map.of());
-        if (PeerLinks.isRemote(consumer.queue()) && !PeerLinks.inExclusiveUse(reason)) {
+        if (ReplicatedQueues.noMajority(reason)) {
+            // RabbitMQ 4.0's channel fails on the checkout's timeout (541); these are 4.1's words for it
+            connection.channelError(this, Amqp091Exception.of(ReplyCode.INTERNAL_ERROR, consume, "%s", reason));
+            return;
+        }
+        if (ReplicatedQueues.remote(consumer.queue()) && !PeerLinks.inExclusiveUse(reason)) {
             // homed on another node: it cannot do this across nodes, or could not be reached (RabbitMQ's 404)
             connection.channelError(this, Amqp091Exception.of(PeerLinks.unsupported(reason)
                 ? ReplyCode.ACCESS_REFUSED : ReplyCode.NOT_FOUND, consume, "%s", reason));

@@ -211,6 +211,11 @@ public final class Amqp091ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /** A soft error found outside the channel's own frames (a queue's answer). */
+    /** The replicated quorum queues of this node's cluster, or null on a single node. */
+    io.skiffmq.server.cluster.ReplicatedQueues replicatedQueues() {
+        return broker.cluster() == null ? null : broker.cluster().queues();
+    }
+
     void channelError(Amqp091Channel channel, Amqp091Exception e) {
         handleError(channel, e);
         flushLater();

@@ -6,6 +6,7 @@ import io.skiffmq.codec.amqp091.QueueMethod;
 import io.skiffmq.codec.amqp091.ReplyCode;
 import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
+import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.message.HeaderValues;
@@ -31,10 +32,6 @@ import java.util.concurrent.CompletableFuture;
 final class TopologyMethods {
     private static final String RESERVED = "amq.";
     private static final String ALTERNATE_EXCHANGE = "alternate-exchange";
-    // RabbitMQ's words for a metadata store timeout (rabbit_amqqueue, rabbit_channel)
-    static final String QUEUE_DELETE_TIMED_OUT = "The operation to delete the queue from the metadata store timed out";
-    static final String EXCHANGE_DELETE_TIMED_OUT = "failed to delete exchange '%s' in vhost '%s' due to a timeout";
-    static final String UNBIND_TIMED_OUT = "Could not remove binding due to timeout";
 
     private final Amqp091Channel channel;
     private final VirtualHost vhost;
@@ -366,7 +363,7 @@ final class TopologyMethods {
         if (queue == null) {
             if (!caughtUp && vhost.clustered()) {
                 // declared on another node and not applied here yet? Look again once it would be
-                channel.await(vhost.caughtUp(QUEUE_DELETE_TIMED_OUT), delete, done -> queueDelete(delete, true));
+                channel.await(vhost.caughtUp(MetadataTimeouts.QUEUE_DELETE), delete, done -> queueDelete(delete, true));
                 return;
             }
             // deleting what is not there is fine since RabbitMQ 3.2
@@ -505,7 +502,7 @@ final class TopologyMethods {
         }
         if (vhost.exchange(name) == null) {
             if (!caughtUp && vhost.clustered()) {
-                channel.await(vhost.caughtUp(String.format(EXCHANGE_DELETE_TIMED_OUT, name, vhost.name())), delete,
+                channel.await(vhost.caughtUp(String.format(MetadataTimeouts.EXCHANGE_DELETE, name, vhost.name())), delete,
                     done -> exchangeDelete(delete, true));
                 return;
             }
@@ -545,7 +542,7 @@ final class TopologyMethods {
         checkNotDefault(binding.source(), cause);
         if (!vhost.bindings().contains(binding) && vhost.clustered()) {
             // bound on another node and not applied here yet? Look again once it would be
-            channel.await(vhost.caughtUp(UNBIND_TIMED_OUT), cause, done -> unbindNow(binding, cause, noWait, ok));
+            channel.await(vhost.caughtUp(MetadataTimeouts.UNBIND), cause, done -> unbindNow(binding, cause, noWait, ok));
             return;
         }
         unbindNow(binding, cause, noWait, ok);

@@ -1,6 +1,7 @@
 package io.skiffmq.server.amqp10;
 
 import io.skiffmq.core.BrokerException;
+import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.queue.Queue;
@@ -125,18 +126,23 @@ public final class ManagementNode {
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
             return switch (method) {
-                case "PUT" -> done(declareQueue(name, map(body, QUEUE_FIELDS)));
+                case "PUT" -> declareQueue(name, map(body, QUEUE_FIELDS));
                 case "GET" -> {
                     requireAny(Access.Resource.QUEUE, name);
-                    yield done(queueInfo(name));
+                    yield queueInfo(name);
                 }
-                case "DELETE" -> deleteQueue(name);
+                case "DELETE" -> deleteQueue(name, false);
                 default -> done(Response.error(405, method + " " + path));
             };
         }
         if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
-            require(Permission.READ, Access.Resource.QUEUE, Address.decode(parts[1]));
-            Queue queue = existingQueue(Address.decode(parts[1]));
+            String name = Address.decode(parts[1]);
+            require(Permission.READ, Access.Resource.QUEUE, name);
+            Queue remote = vhost.queue(name) == null ? vhost.remoteQueueProxy(name) : null;
+            if (remote != null) {
+                return remote.purge().thenApply(n -> count(200, n)); // by its home node (docs/cluster.md)
+            }
+            Queue queue = existingQueue(name);
             vhost.checkAccess(queue, owner);
             if (queue.type() == io.skiffmq.core.queue.QueueType.STREAM) {
                 // rabbit_amqp_management's words for a queue type that cannot be purged
@@ -149,7 +155,7 @@ public final class ManagementNode {
             String name = Address.decode(parts[1]);
             return switch (method) {
                 case "PUT" -> done(declareExchange(name, map(body, EXCHANGE_FIELDS)));
-                case "DELETE" -> done(deleteExchange(name));
+                case "DELETE" -> deleteExchange(name, false);
                 default -> done(Response.error(405, method + " " + path));
             };
         }
@@ -164,9 +170,7 @@ public final class ManagementNode {
                 return done(Response.of(200, listBindings(query < 0 ? Map.of() : queryParameters(path.substring(query + 1)))));
             }
             if (method.equals("DELETE") && parts.length == 2) {
-                deleteBinding(parts[1]);
-                // 204 whether it existed or not, as RabbitMQ answers
-                return done(Response.of(204, null));
+                return deleteBinding(parts[1], false);
             }
         }
         return done(Response.error(404, "no management resource " + method + " " + path));
@@ -276,31 +280,39 @@ public final class ManagementNode {
 
     // ---- queues -------------------------------------------------------------------------------------------
 
-    private Response declareQueue(String name, Map<String, Object> body) {
+    private CompletableFuture<Response> declareQueue(String name, Map<String, Object> body) {
         // as RabbitMQ checks a queue name before anything else
         if (name.isEmpty()) {
-            return Response.error(400, "declare queue with empty name not allowed");
+            return done(Response.error(400, "declare queue with empty name not allowed"));
         }
         Response refused = badName(name);
         if (refused == null) {
             refused = reserved("queue", name);
         }
         if (refused != null) {
-            return refused;
+            return done(refused);
         }
         require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
         // the arguments are checked by the virtual host, as for every protocol
         Map<String, Object> arguments = arguments(body);
-        boolean existed = vhost.queue(name) != null;
+        boolean existed = vhost.queue(name) != null || vhost.remoteQueue(name) != null;
         if (!existed && arguments.get("x-dead-letter-exchange") instanceof String dlx) {
             // as RabbitMQ checks a new queue's dead-letter exchange: read on the queue, write on the exchange
             require(Permission.READ, Access.Resource.QUEUE, name);
             require(Permission.WRITE, Access.Resource.EXCHANGE, dlx);
         }
-        vhost.declareQueue(vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true),
-            flag(body, "exclusive", false), flag(body, "auto_delete", false), arguments)), owner);
-        Response info = queueInfo(name);
-        return Response.of(existed ? 200 : 201, info.body());
+        QueueDeclaration wanted = vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true),
+            flag(body, "exclusive", false), flag(body, "auto_delete", false), arguments));
+        io.skiffmq.core.definitions.DefinitionChange.QueueHomed remote =
+            vhost.queue(name) == null ? vhost.remoteQueue(name) : null;
+        if (remote == null) {
+            vhost.declareQueue(wanted, owner);
+        } else if (!remote.declaration().equivalent(wanted)) {
+            // declared again from a node that is not its home: checked against its record, as over 0-9-1
+            throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "queue '" + name + "' exists as "
+                + remote.declaration().describe());
+        }
+        return queueInfo(name).thenApply(info -> Response.of(existed ? 200 : 201, info.body()));
     }
 
     private Queue existingQueue(String name) {
@@ -311,8 +323,28 @@ public final class ManagementNode {
         return queue;
     }
 
-    private Response queueInfo(String name) {
-        Queue queue = existingQueue(name);
+    /**
+     * A queue's info, as {@code rabbit_amqp_management} gives it; of a queue served by another node (homed there, or
+     * a replicated queue it leads), with the counts that node holds, asked there.
+     */
+    private CompletableFuture<Response> queueInfo(String name) {
+        Queue queue = vhost.queue(name);
+        if (queue == null) {
+            queue = vhost.remoteQueueProxy(name);
+            if (queue == null) {
+                existingQueue(name); // 404
+            }
+            Queue remote = queue;
+            return remote.counts().thenApply(counts -> queueInfo(name, remote, counts.ready(), counts.consumers()));
+        }
+        return done(queueInfo(name, queue, queue.readyCount(), queue.consumerCount()));
+    }
+
+    private Response queueInfo(String name, Queue queue, int ready, int consumers) {
+        List<String> nodes = vhost.queueNodes(name);
+        if (nodes == null || nodes.isEmpty()) {
+            nodes = List.of(node);
+        }
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("name", name);
         info.put("durable", queue.durable());
@@ -320,10 +352,10 @@ public final class ManagementNode {
         info.put("exclusive", queue.declaration().exclusive());
         info.put("type", queue.type().alias());
         info.put("arguments", queue.arguments());
-        info.put("leader", node);
-        info.put("replicas", new String[] {node});
-        info.put("message_count", UnsignedLong.valueOf(queue.readyCount()));
-        info.put("consumer_count", UnsignedInteger.valueOf(queue.consumerCount()));
+        info.put("leader", nodes.get(0));
+        info.put("replicas", nodes.toArray(String[]::new));
+        info.put("message_count", UnsignedLong.valueOf(ready));
+        info.put("consumer_count", UnsignedInteger.valueOf(consumers));
         return Response.of(200, info);
     }
 
@@ -344,7 +376,8 @@ public final class ManagementNode {
         return counts;
     }
 
-    private CompletableFuture<Response> deleteQueue(String name) {
+    /** @param caughtUp whether this node has applied what the cluster committed when the delete arrived */
+    private CompletableFuture<Response> deleteQueue(String name, boolean caughtUp) {
         Response bad = badName(name);
         if (bad != null) {
             return done(bad);
@@ -352,6 +385,15 @@ public final class ManagementNode {
         require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
         Queue queue = vhost.queue(name);
         if (queue == null) {
+            CompletableFuture<Integer> remote = vhost.deleteRemoteQueue(name); // by its home node, with its messages
+            if (remote != null) {
+                return remote.thenApply(n -> count(200, n));
+            }
+            if (!caughtUp && vhost.clustered()) {
+                // declared on another node and not applied here yet? Look again once it would be
+                return vhost.caughtUp(MetadataTimeouts.QUEUE_DELETE)
+                    .thenComposeAsync(done -> deleteQueue(name, true), executor);
+            }
             // RabbitMQ answers a delete of a missing queue with 200 and no messages
             return done(count(200, 0));
         }
@@ -393,17 +435,23 @@ public final class ManagementNode {
         return Response.of(204, null);
     }
 
-    private Response deleteExchange(String name) {
+    /** @param caughtUp whether this node has applied what the cluster committed when the delete arrived */
+    private CompletableFuture<Response> deleteExchange(String name, boolean caughtUp) {
         Response refused = badName(name);
         if (refused == null) {
             refused = name.isEmpty() ? Response.error(403, DEFAULT_EXCHANGE_REFUSED) : reserved("exchange", name);
         }
         if (refused != null) {
-            return refused;
+            return done(refused);
         }
         require(Permission.CONFIGURE, Access.Resource.EXCHANGE, name);
+        if (vhost.exchange(name) == null && !caughtUp && vhost.clustered()) {
+            // declared on another node and not applied here yet? Look again once it would be
+            return vhost.caughtUp(String.format(MetadataTimeouts.EXCHANGE_DELETE, name, vhost.name()))
+                .thenComposeAsync(done -> deleteExchange(name, true), executor);
+        }
         vhost.deleteExchange(name);
-        return Response.of(204, null);
+        return done(Response.of(204, null));
     }
 
     // ---- bindings -----------------------------------------------------------------------------------------
@@ -454,8 +502,21 @@ public final class ManagementNode {
             + encode(b.destination().name()) + ";key=" + encode(b.key()) + ";args=" + argumentsHash(b.arguments());
     }
 
-    /** Removes the binding {@code spec} names, if there is one. */
-    private void deleteBinding(String spec) {
+    /**
+     * Removes the binding {@code spec} names, if there is one: 204 whether it existed or not, as RabbitMQ answers.
+     *
+     * @param caughtUp whether this node has applied what the cluster committed when the delete arrived
+     */
+    private CompletableFuture<Response> deleteBinding(String spec, boolean caughtUp) {
+        if (!unbind(spec) && !caughtUp && vhost.clustered()) {
+            // bound on another node and not applied here yet? Look again once it would be
+            return vhost.caughtUp(MetadataTimeouts.UNBIND).thenComposeAsync(done -> deleteBinding(spec, true), executor);
+        }
+        return done(Response.of(204, null));
+    }
+
+    /** Removes the binding {@code spec} names; false when there is none. */
+    private boolean unbind(String spec) {
         Map<String, String> fields = new LinkedHashMap<>();
         for (String part : spec.split(";")) {
             int eq = part.indexOf('=');
@@ -475,9 +536,10 @@ public final class ManagementNode {
             if (b.source().equals(fields.get("src")) && b.key().equals(key)
                 && (args.isEmpty() ? b.arguments().isEmpty() : argumentsHash(b.arguments()).equals(args))) {
                 vhost.unbind(b);
-                return;
+                return true;
             }
         }
+        return false;
     }
 
     /** A stable name for a binding's arguments: SHA-256 of their sorted text, base64url (empty for none). */

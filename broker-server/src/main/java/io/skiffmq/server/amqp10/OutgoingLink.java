@@ -2,6 +2,7 @@ package io.skiffmq.server.amqp10;
 
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
+import io.skiffmq.server.cluster.ReplicatedQueues;
 import io.skiffmq.server.peer.PeerLinks;
 import io.skiffmq.codec.amqp10.AmqpError;
 import io.skiffmq.codec.amqp10.FlowPerformative;
@@ -208,6 +209,16 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
         Access access = session.connection().access();
         LinkPermits.require(access, Permission.READ, Access.Resource.QUEUE, address.queue());
         Queue queue = vhost.queue(address.queue());
+        var cluster = session.connection().broker().cluster();
+        if (cluster != null && !session.connection().fromNode()
+                && (queue == null || queue.type() == io.skiffmq.core.queue.QueueType.QUORUM)) {
+            // a replicated quorum queue: the consumer follows its leader (another node's link never does: it goes
+            // with the leader's queue, and the consumer on that node moves)
+            Queue following = cluster.queues().following(vhost, address.queue(), queue);
+            if (following != null) {
+                return CompletableFuture.completedFuture(following);
+            }
+        }
         if (queue == null) {
             queue = IncomingLink.remote(handle, vhost, address.queue());
         }
@@ -382,8 +393,9 @@ final class OutgoingLink implements Link, ConsumerSink, UnsettledDeliveries.Sett
                 deferredAttach = null;
                 deferredReply = null;
             }
-            // a 0-9-1 consumer has the queue exclusively
-            session.detachWithError(handle, new ErrorCondition(AmqpError.RESOURCE_LOCKED.symbol(), refusal.reason));
+            // a 0-9-1 consumer has the queue exclusively, or a replicated queue's group has no majority
+            session.detachWithError(handle, new ErrorCondition((ReplicatedQueues.noMajority(refusal.reason)
+                ? AmqpError.INTERNAL_ERROR : AmqpError.RESOURCE_LOCKED).symbol(), refusal.reason));
         } else if (item instanceof CreditReply c) {
             session.sendCreditReply(this, c.deliveryCount, c.linkCredit, c.available, c.drain);
         } else if (item == QUEUE_DELETED && !closed) {

@@ -134,6 +134,11 @@ public final class ClusterMembership implements AutoCloseable {
         return node.readingsOf(member);
     }
 
+    /** The figures of this node's Raft groups: the metadata group's, then each queue group's. */
+    public java.util.List<io.skiffmq.cluster.RaftReading> raftReadings() {
+        return node.raftReadings();
+    }
+
     /** The cluster's name, without asking anyone. */
     public String clusterName() {
         return node.clusterName();

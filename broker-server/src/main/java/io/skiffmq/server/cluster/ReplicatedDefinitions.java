@@ -122,6 +122,22 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     }
 
     @Override
+    public java.util.List<String> replicaNodes(String vhost, DefinitionChange.QueueHomed record) {
+        ReplicatedQueues replicated = queues;
+        java.util.List<String> members = replicated == null ? null : replicated.members(vhost, record);
+        if (members == null) {
+            return null;
+        }
+        String leader = replicated.leader(vhost, record);
+        java.util.List<String> nodes = new java.util.ArrayList<>(members.size());
+        if (leader != null && members.contains(leader)) {
+            nodes.add(leader);
+        }
+        members.stream().filter(m -> !m.equals(leader)).forEach(nodes::add);
+        return nodes;
+    }
+
+    @Override
     public void replicaDeleted(String vhost, DefinitionChange.QueueHomed record) {
         ReplicatedQueues replicated = queues;
         if (replicated != null) {

@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -40,9 +40,14 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Group> groupOf = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
+    /**
+     * The epoch each queue's stand-in here (its proxy and its consumers) was last moved for, on a node that does not
+     * lead it: changed on {@link #moves}, removed when the record is deleted.
+     */
+    private final Map<QueueCommands.Key, Long> standInEpochs = new ConcurrentHashMap<>();
     /** Replicated queues whose group this node is not a member of. */
     private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
-    private final ExecutorService moves = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService moves = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "skiffmq-replicated-queues");
         t.setDaemon(true);
         return t;
@@ -146,6 +151,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
         notMember.remove(key);
+        standInEpochs.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
             group.queues.remove(key);
@@ -200,6 +206,22 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return group == null || group.handle == null ? null : group.handle.members();
     }
 
+    /** A replicated queue this node is a member of, and the name of the queue group it shares. */
+    public record GroupedQueue(String vhost, String queue, String group) {
+    }
+
+    /** The replicated queues this node is a member of, each with its group's name. */
+    public List<GroupedQueue> groupedQueues() {
+        List<GroupedQueue> out = new ArrayList<>();
+        groupOf.forEach((key, group) -> {
+            QueueGroup handle = group.handle;
+            if (handle != null) {
+                out.add(new GroupedQueue(key.vhost(), key.name(), handle.name()));
+            }
+        });
+        return out;
+    }
+
     /** Where the node links reach a replicated queue: its record, homed on its leader's node; null for none. */
     QueueHomed atLeader(String vhost, QueueHomed record) {
         Group group = groupOf.get(key(vhost, record));
@@ -208,6 +230,54 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             return null;
         }
         return new QueueHomed(record.name(), record.autoDelete(), record.arguments(), leader, record.incarnation());
+    }
+
+    /**
+     * What a consumer of {@code name} subscribes to when it is a replicated quorum queue here: a
+     * {@link MovingConsumer}, which follows the queue's leader. Null for any other queue.
+     */
+    public Queue following(VirtualHost vhost, String name, Queue found) {
+        QueueHomed record = vhost.remoteQueue(name);
+        if (record == null || !groupOf.containsKey(key(vhost.name(), record))) {
+            return null;
+        }
+        return new MovingConsumer(this, vhost, record, found, timeout.toMillis());
+    }
+
+    /** True for a consumer's refusal because a replicated queue's group had no majority ({@link MovingConsumer}). */
+    public static boolean noMajority(String refusal) {
+        return refusal.startsWith(MovingConsumer.NO_MAJORITY);
+    }
+
+    /** True for a queue reached on another node, directly or by a consumer that follows a leader there. */
+    public static boolean remote(Queue queue) {
+        return queue instanceof MovingConsumer moving ? moving.remoteNow() : io.skiffmq.server.peer.PeerLinks.isRemote(queue);
+    }
+
+    /**
+     * Completes once the queue's group commits an entry appended now, when this node runs its live queue (what a
+     * consume asks first, as RabbitMQ's checkout is a command of the queue's log); at once otherwise (another node
+     * leads: the consumer must reach it). Fails when no majority commits within the append timeout.
+     */
+    CompletableFuture<Void> barrier(String vhost, QueueHomed record) {
+        QueueCommands.Key key = key(vhost, record);
+        Live here = live.get(key);
+        Group group = groupOf.get(key);
+        if (here == null || group == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return group.handle.append(here.epoch, EMPTY);
+    }
+
+    private static final byte[] EMPTY = QueueCommands.batch(List.of());
+
+    /** Runs {@code retry} on this node's thread for moves after {@code millis} (a consumer waiting for a leader). */
+    void later(Runnable retry, long millis) {
+        try {
+            moves.schedule(retry, millis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the node is stopping
+        }
     }
 
     // ---- the groups' logs ------------------------------------------------------------------------------------
@@ -330,7 +400,12 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             } else if (!leading && here != null) {
                 retire(key, here, vhost);
             } else if (!leading && vhost != null) {
-                vhost.replicaMoved(key.name(), null); // what stood for the old leader goes
+                Long seen = standInEpochs.put(key, epoch);
+                if (seen == null || seen != epoch) {
+                    // what stood for the old leader goes, once per leader: a queue joining the group, or the
+                    // node starting, moves no consumer
+                    vhost.replicaMoved(key.name(), null);
+                }
             }
             release(messages);
         }

@@ -99,6 +99,7 @@ final class BrokerCollector implements MultiCollector {
         streamProtocol(f);
         streamConsumerLag(f, perQueue);
         queues(f, perQueue);
+        raft(f, perQueue);
         io.skiffmq.core.metrics.QueueChurn churn = broker.queueChurn();
         f.counter("rabbitmq_queues_declared", "Total number of queues declared", churn.declaredCount());
         f.counter("rabbitmq_queues_created", "Total number of queues created", churn.createdCount());
@@ -267,6 +268,59 @@ final class BrokerCollector implements MultiCollector {
         f.counter("rabbitmq_channels_closed", "Total number of channels closed", channelsOpened - channels);
         f.counter("rabbitmq_connection_incoming_bytes", "Total number of bytes received on connections", in);
         f.counter("rabbitmq_connection_outgoing_bytes", "Total number of bytes sent on connections", out);
+    }
+
+    /**
+     * RabbitMQ 4.0's {@code ra_metrics} ({@code rabbitmq_raft_*}), in a cluster: per object, a row for each
+     * replicated quorum queue this node is a member of ({@code vhost}, {@code queue}), with the figures of the queue
+     * group it shares, and one for the metadata group ({@code raft_cluster="rabbitmq_metadata"}, Khepri's in
+     * RabbitMQ); aggregated, those rows summed, and their commit latencies averaged, as RabbitMQ does.
+     */
+    private void raft(Families f, boolean perQueue) {
+        io.skiffmq.server.cluster.ClusterMembership cluster = broker.cluster();
+        if (cluster == null) {
+            return;
+        }
+        Map<String, io.skiffmq.cluster.RaftReading> byGroup = new java.util.HashMap<>();
+        cluster.raftReadings().forEach(r -> byGroup.put(r.group(), r));
+        List<String[]> labels = new java.util.ArrayList<>();
+        List<io.skiffmq.cluster.RaftReading> rows = new java.util.ArrayList<>();
+        io.skiffmq.cluster.RaftReading metadata = byGroup.get(io.skiffmq.cluster.ClusterNode.METADATA_NAME);
+        if (metadata != null) {
+            labels.add(new String[] {"raft_cluster", metadata.group()});
+            rows.add(metadata);
+        }
+        for (var queue : cluster.queues().groupedQueues()) {
+            io.skiffmq.cluster.RaftReading reading = byGroup.get(queue.group());
+            if (reading != null) {
+                labels.add(new String[] {"vhost", queue.vhost(), "queue", queue.queue()});
+                rows.add(reading);
+            }
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        if (!perQueue) {
+            double latency = rows.stream().mapToDouble(io.skiffmq.cluster.RaftReading::commitLatencySeconds).sum()
+                / rows.size();
+            rows = List.of(new io.skiffmq.cluster.RaftReading("", rows.stream().mapToLong(r -> r.term()).sum(),
+                rows.stream().mapToLong(r -> r.snapshotIndex()).sum(),
+                rows.stream().mapToLong(r -> r.lastAppliedIndex()).sum(),
+                rows.stream().mapToLong(r -> r.commitIndex()).sum(),
+                rows.stream().mapToLong(r -> r.lastWrittenIndex()).sum(), latency));
+            labels = List.<String[]>of(new String[0]);
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            io.skiffmq.cluster.RaftReading r = rows.get(i);
+            String[] l = labels.get(i);
+            f.counter("rabbitmq_raft_term", "Current Raft term number", r.term(), l);
+            f.gauge("rabbitmq_raft_log_snapshot_index", "Raft log snapshot index", r.snapshotIndex(), l);
+            f.gauge("rabbitmq_raft_log_last_applied_index", "Raft log last applied index", r.lastAppliedIndex(), l);
+            f.gauge("rabbitmq_raft_log_commit_index", "Raft log commit index", r.commitIndex(), l);
+            f.gauge("rabbitmq_raft_log_last_written_index", "Raft log last written index", r.lastWrittenIndex(), l);
+            f.gauge("rabbitmq_raft_entry_commit_latency_seconds", "Time taken for a log entry to be committed",
+                r.commitLatencySeconds(), l);
+        }
     }
 
     private void queues(Families f, boolean perQueue) {

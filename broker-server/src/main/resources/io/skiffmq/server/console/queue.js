@@ -74,6 +74,12 @@ export function queue(main, app, vhost, name) {
         q.exclusive ? 'exclusive' : null].filter((f) => f).join(', ');
       details.replaceChildren(facts([
         ['Type', q.type], ['State', q.state, 'queue-state'], ['Features', flags],
+        // where it lives: a quorum queue's leader and members, as RabbitMQ's queue page shows them
+        ...(q.members ? [
+          ['Leader', q.leader || '(none)', 'queue-leader'],
+          ['Members', q.members.join(', '), 'queue-members'],
+          ['Online', (q.online || []).join(', '), 'queue-online'],
+        ] : [['Node', q.node || '', 'queue-node']]),
         ['Arguments', Object.keys(q.arguments || {}).length ? JSON.stringify(q.arguments) : ''],
         ['Policy', q.policy || '', 'queue-policy'],
         ['Operator policy', q.operator_policy || '', 'queue-operator-policy'],
