@@ -167,6 +167,19 @@ class QueueGroupsTest {
         }
     }
 
+    /** Starts the three nodes, each applying into its recording, and the queue group of the three on each. */
+    private static QueueGroup[] startWithTheGroup(LocalCluster cluster, Recording[] recordings, List<String> names)
+            throws IOException {
+        for (int i = 0; i < 3; i++) {
+            cluster.start(i, recordings[i]);
+        }
+        QueueGroup[] groups = new QueueGroup[3];
+        for (int i = 0; i < 3; i++) {
+            groups[i] = cluster.nodes[i].queueGroup(names);
+        }
+        return groups;
+    }
+
     private static int liveLeader(Recording[] recordings, int... among) {
         return await().atMost(WAIT).until(() -> {
             for (int i : among) {
@@ -186,13 +199,7 @@ class QueueGroupsTest {
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(10, 1024)
                 .withQueueSnapshotBytes(200))) {
             List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
-            for (int i = 0; i < 3; i++) {
-                cluster.start(i, recordings[i]);
-            }
-            QueueGroup[] groups = new QueueGroup[3];
-            for (int i = 0; i < 3; i++) {
-                groups[i] = cluster.nodes[i].queueGroup(names);
-            }
+            QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
             int leader = liveLeader(recordings, 0, 1, 2);
             long epoch = recordings[leader].liveEpochs.get(0)[0];
             int behind = (leader + 1) % 3;
@@ -261,13 +268,7 @@ class QueueGroupsTest {
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(10, 1 << 20)
                 .withQueueSnapshotBytes(200))) {
             List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
-            for (int i = 0; i < 3; i++) {
-                cluster.start(i, recordings[i]);
-            }
-            QueueGroup[] groups = new QueueGroup[3];
-            for (int i = 0; i < 3; i++) {
-                groups[i] = cluster.nodes[i].queueGroup(names);
-            }
+            QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
             int deposed = liveLeader(recordings, 0, 1, 2);
             long epoch = recordings[deposed].liveEpochs.get(0)[0];
             for (int n = 0; n < 20; n++) {
