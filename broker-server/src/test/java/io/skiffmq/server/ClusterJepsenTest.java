@@ -537,6 +537,10 @@ class ClusterJepsenTest {
             for (String field : fields) {
                 cut.put(field, item.get(field));
             }
+            if (QUORUM.equals(item.get("name"))) {
+                // a replicated queue's node is its leader as each node last heard of it: it may differ for a moment
+                cut.remove("node");
+            }
             items.add(cut);
         }
         return items;
