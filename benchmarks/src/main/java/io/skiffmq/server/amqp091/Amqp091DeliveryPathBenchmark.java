@@ -86,7 +86,7 @@ public class Amqp091DeliveryPathBenchmark extends AbstractMicrobenchmark {
      */
     private EmbeddedChannel connect(BrokerConfig config, SaslAuthenticator sasl, DirectReplyTo directReplyTo) {
         ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
-        EmbeddedChannel channel = new EmbeddedChannel(new ByteCounter(counters),
+        EmbeddedChannel channel = new EmbeddedChannel(new ByteCounter(counters, broker.resourceMonitor()),
             new Amqp091FrameDecoder(config.amqp091InitialFrameMax()),
             new Amqp091ConnectionHandler(broker, sasl, directReplyTo, counters));
         channel.runPendingTasks(); // connection.start: the listener's detector has read the protocol header

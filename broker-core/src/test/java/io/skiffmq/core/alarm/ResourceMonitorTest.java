@@ -1,12 +1,15 @@
 package io.skiffmq.core.alarm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.skiffmq.core.alarm.ResourceAlarms.Resource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,6 +77,46 @@ class ResourceMonitorTest {
         assertThat(alarms.any()).as("between the levels after a clear: stays clear").isFalse();
         assertThat(changes).as("one call per change, with the alarms up after it")
             .containsExactly(Set.of(Resource.MEMORY), Set.of());
+    }
+
+    @Test
+    void bytesArrivingPastAThirtySecondOfTheWatermarkCheckMemoryAtOnceWithoutWaitingForTheClock() throws Exception {
+        long limit = 64L << 20;
+        AtomicLong used = new AtomicLong();
+        AtomicInteger checks = new AtomicInteger();
+        ResourceMonitor started = new ResourceMonitor(alarms, new ResourceReadings() {
+            @Override
+            public long memoryUsed() {
+                checks.incrementAndGet();
+                return used.get();
+            }
+
+            @Override
+            public long diskFree() {
+                return Long.MAX_VALUE;
+            }
+
+            @Override
+            public void reclaimMemory() {
+            }
+        }, limit, 0, "test@host", "/data", System::nanoTime);
+        try {
+            started.start(TimeUnit.HOURS.toMillis(1)); // one check at start, then none from the clock
+            await().until(() -> checks.get() == 1);
+            used.set(limit + 1);
+            started.arrived(limit / 32 - 1);
+            started.arrived(1);
+            await().until(alarms::any);
+            assertThat(checks).hasValue(2);
+
+            started.arrived(limit / 64);
+            used.set(0);
+            started.arrived(limit / 32 - limit / 64);
+            await().until(() -> !alarms.any());
+            assertThat(checks).as("the count starts again from each check").hasValue(3);
+        } finally {
+            started.close();
+        }
     }
 
     @Test

@@ -164,14 +164,14 @@ public final class AmqpListener implements AutoCloseable {
         amqp10 = detector -> {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
             detector.pipeline()
-                .addAfter(detector.name(), "bytes", new ByteCounter(counters))
+                .addAfter(detector.name(), "bytes", new ByteCounter(counters, broker.resourceMonitor()))
                 .addAfter("bytes", "frames", new Amqp10FrameDecoder(first, config.initialMaxFrameSize()))
                 .addAfter("frames", "amqp", new Amqp10ConnectionHandler(broker, sasl, counters));
         };
         amqp091 = detector -> {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP091);
             detector.pipeline()
-                .addAfter(detector.name(), "bytes", new ByteCounter(counters))
+                .addAfter(detector.name(), "bytes", new ByteCounter(counters, broker.resourceMonitor()))
                 .addAfter("bytes", "frames", new Amqp091FrameDecoder(config.amqp091InitialFrameMax()))
                 .addAfter("frames", "amqp", new Amqp091ConnectionHandler(broker, sasl, directReplyTo, counters));
         };
@@ -232,7 +232,7 @@ public final class AmqpListener implements AutoCloseable {
             ConnectionCounters counters = new ConnectionCounters(BrokerCounters.AMQP10);
             ch.pipeline()
                 .addLast("tls", serverTls.newHandler(ch.alloc()))
-                .addLast("bytes", new ByteCounter(counters))
+                .addLast("bytes", new ByteCounter(counters, broker.resourceMonitor()))
                 .addLast("frames", new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.AMQP), config.initialMaxFrameSize()))
                 .addLast("amqp", Amqp10ConnectionHandler.forNode(broker, counters));
         });
@@ -262,7 +262,7 @@ public final class AmqpListener implements AutoCloseable {
     private void installStream(SocketChannel ch, StreamServer streams, boolean overTls) {
         ConnectionCounters counters = StreamServer.counters();
         ch.pipeline()
-            .addLast("bytes", new ByteCounter(counters))
+            .addLast("bytes", new ByteCounter(counters, broker.resourceMonitor()))
             .addLast("frames", new StreamFrameDecoder(Peer.CLIENT, config.stream().initialFrameMax()))
             .addLast("stream", streams.newConnection(counters, overTls));
     }
