@@ -11,7 +11,12 @@ package io.skiffmq.cluster;
 public record RaftReading(String group, long term, long snapshotIndex, long lastAppliedIndex, long commitIndex,
         long lastWrittenIndex, double commitLatencySeconds) {
 
-    /** Group {@code id}'s figures on {@code server}, named {@code name}; null when the server has no such group. */
+    /**
+     * Group {@code id}'s figures on {@code server}, named {@code name}; null when the server has no such group, or
+     * has it only in part: a group being added has its division before its log, and Ratis' {@code getRaftLog}
+     * throws {@code IllegalStateException} ("log is uninitialized") until then. A node's first scrape, while it
+     * started, met a queue group the metadata log was adding, and the node exited.
+     */
     static RaftReading of(org.apache.ratis.server.RaftServer server, org.apache.ratis.protocol.RaftGroupId id,
             String name, CommitLatency latency) {
         try {
@@ -22,6 +27,8 @@ public record RaftReading(String group, long term, long snapshotIndex, long last
                 Math.max(0, log.getFlushIndex()), latency.seconds());
         } catch (java.io.IOException e) {
             return null; // removed, or the server is closing
+        } catch (IllegalStateException e) {
+            return null; // being added
         }
     }
 }
