@@ -160,6 +160,26 @@ final class ChildBroker implements AutoCloseable {
         metricsPort.completeExceptionally(new IllegalStateException("the child broker exited"));
     }
 
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Why an exited child stopped, for a failure's message: its exit code and its last lines (a broker that cannot
+     * go on says why in one {@code skiffmq:} line before it exits).
+     */
+    String exitReport() {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(log);
+        } catch (IOException e) {
+            lines = List.of("(its log unreadable: " + e + ")");
+        }
+        String last = String.join("\n  ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+        return "exited" + (process.isAlive() ? " (not yet)" : " with " + process.exitValue()) + ", its log "
+            + log.toAbsolutePath() + " ending\n  " + last;
+    }
+
     /** SIGKILL: no shutdown hook runs. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

@@ -106,8 +106,18 @@ final class ChildCluster implements AutoCloseable {
     com.rabbitmq.client.Connection connect(int i, java.time.Duration wait) {
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
         factory.setPort(nodes[i].port);
-        return org.awaitility.Awaitility.await().atMost(wait).ignoreExceptions()
-            .until(factory::newConnection, com.rabbitmq.client.Connection::isOpen);
+        ChildBroker node = nodes[i];
+        try {
+            // a node that died will not come back by itself: say so, and why, rather than wait out the time
+            return org.awaitility.Awaitility.await().atMost(wait).ignoreExceptions()
+                .failFast("node " + i + " exited", () -> !node.alive())
+                .until(factory::newConnection, com.rabbitmq.client.Connection::isOpen);
+        } catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
+            if (!node.alive()) {
+                throw new AssertionError("node " + i + " " + node.exitReport(), e);
+            }
+            throw e;
+        }
     }
 
     HttpApiClient api(int i) throws Exception {
