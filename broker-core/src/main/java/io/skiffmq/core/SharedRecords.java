@@ -330,6 +330,19 @@ final class SharedRecords {
         return shared == null ? CompletableFuture.completedFuture(null) : timedOut(shared.caughtUp(), timedOut);
     }
 
+    /**
+     * Completes once the replicated queue {@code name} has a leader that serves it, here or on another node; at once
+     * for any other queue. Fails with {@link Kind#TIMEOUT} and {@code timedOut} when none does in time.
+     */
+    CompletableFuture<Void> led(String name, String timedOut) {
+        SharedDefinitions shared = definitions;
+        QueueHomed record = remoteQueues.get(name);
+        if (shared == null || record == null || !shared.replicated(vhost.name(), record)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return timedOut(shared.whenLed(vhost.name(), record), timedOut);
+    }
+
     /** Waits for a change appended to the shared definitions; without a majority, RabbitMQ's {@code timedOut}. */
     static void await(CompletableFuture<Void> appended, String timedOut) {
         Futures.await(timedOut(appended, timedOut));

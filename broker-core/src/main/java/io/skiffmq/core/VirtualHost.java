@@ -459,6 +459,15 @@ public final class VirtualHost {
         return shared.caughtUp(timedOut);
     }
 
+    /**
+     * Completes once a replicated quorum queue has a leader serving it: between two leaders, or just declared and
+     * not yet live at its leader, neither it nor a stand-in for it is here. At once for any other queue; fails with
+     * {@link Kind#TIMEOUT} and {@code timedOut} when no leader serves it within the append timeout.
+     */
+    public CompletableFuture<Void> led(String queueName, String timedOut) {
+        return shared.led(queueName, timedOut);
+    }
+
     /** Whether this virtual host's durable definitions are the cluster's ({@link #share}). */
     public boolean clustered() {
         return shared.clustered();

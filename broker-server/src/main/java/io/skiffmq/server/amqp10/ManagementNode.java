@@ -138,18 +138,7 @@ public final class ManagementNode {
         if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
             String name = Address.decode(parts[1]);
             require(Permission.READ, Access.Resource.QUEUE, name);
-            Queue remote = vhost.queue(name) == null ? vhost.remoteQueueProxy(name) : null;
-            if (remote != null) {
-                return remote.purge().thenApply(n -> count(200, n)); // by its home node (docs/cluster.md)
-            }
-            Queue queue = existingQueue(name);
-            vhost.checkAccess(queue, owner);
-            if (queue.type() == io.skiffmq.core.queue.QueueType.STREAM) {
-                // rabbit_amqp_management's words for a queue type that cannot be purged
-                return done(Response.error(400, "purge not supported by queue '" + queue.name() + "' in vhost '"
-                    + vhost.name() + "'"));
-            }
-            return queue.purge().thenApply(n -> count(200, n));
+            return purge(name, false);
         }
         if (resource.equals("exchanges") && parts.length == 2) {
             String name = Address.decode(parts[1]);
@@ -328,16 +317,53 @@ public final class ManagementNode {
      * a replicated queue it leads), with the counts that node holds, asked there.
      */
     private CompletableFuture<Response> queueInfo(String name) {
+        return queueInfo(name, false);
+    }
+
+    /** @param waited whether a replicated queue's leader was waited for already */
+    private CompletableFuture<Response> queueInfo(String name, boolean waited) {
         Queue queue = vhost.queue(name);
         if (queue == null) {
             queue = vhost.remoteQueueProxy(name);
             if (queue == null) {
+                if (!waited && vhost.remoteQueue(name) != null) {
+                    return led(name).thenComposeAsync(done -> queueInfo(name, true), executor);
+                }
                 existingQueue(name); // 404
             }
             Queue remote = queue;
             return remote.counts().thenApply(counts -> queueInfo(name, remote, counts.ready(), counts.consumers()));
         }
         return done(queueInfo(name, queue, queue.readyCount(), queue.consumerCount()));
+    }
+
+    /** @param waited whether a replicated queue's leader was waited for already */
+    private CompletableFuture<Response> purge(String name, boolean waited) {
+        Queue remote = vhost.queue(name) == null ? vhost.remoteQueueProxy(name) : null;
+        if (remote != null) {
+            return remote.purge().thenApply(n -> count(200, n)); // by its home node (docs/cluster.md)
+        }
+        if (!waited && vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
+            return led(name).thenComposeAsync(done -> purge(name, true), executor);
+        }
+        Queue queue = existingQueue(name);
+        vhost.checkAccess(queue, owner);
+        if (queue.type() == io.skiffmq.core.queue.QueueType.STREAM) {
+            // rabbit_amqp_management's words for a queue type that cannot be purged
+            return done(Response.error(400, "purge not supported by queue '" + queue.name() + "' in vhost '"
+                + vhost.name() + "'"));
+        }
+        return queue.purge().thenApply(n -> count(200, n));
+    }
+
+    /**
+     * Once a replicated quorum queue that neither lives nor has a stand-in here has a leader serving it: it is
+     * between two leaders, or just declared and not live at its leader yet (whose own {@code /management} is then
+     * asked). At once for any other queue.
+     */
+    private CompletableFuture<Void> led(String name) {
+        return vhost.led(name, "timed out waiting for a leader of quorum queue '" + name + "' in vhost '"
+            + vhost.name() + "'");
     }
 
     private Response queueInfo(String name, Queue queue, int ready, int consumers) {
