@@ -108,7 +108,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer);
+            this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer,
+                settings.queueSnapshotBytes());
         } else {
             this.queueTimer = null;
             this.queueGroups = null;
@@ -154,14 +155,14 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     private MetadataStateMachine newStateMachine() {
         MetadataStateMachine machine = new MetadataStateMachine(applier, settings.self().name(),
-            () -> readings.get());
+            () -> readings.get(), settings.snapshotEvery());
         stateMachine.set(machine);
         return machine;
     }
 
     private static RaftProperties properties(ClusterSettings settings) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftConfigKeys.Rpc.setType(p, new SnapshotFallbackRpc());
         GrpcConfigKeys.Server.setHost(p, settings.bindHost());
         GrpcConfigKeys.Server.setPort(p, settings.self().port());
         RaftServerConfigKeys.setStorageDir(p, List.of(settings.dataDir().toFile()));
@@ -179,7 +180,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(settings.appendTimeout().toMillis(),
             TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotEvery());
+        // one threshold for every group of the server: low enough that a queue group, whose entries may be large
+        // batches, is asked often; each group decides for itself (the metadata group by its entries, a queue group
+        // by its log's bytes), and answers at once when it takes none
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Math.min(settings.snapshotEvery(),
+            QueueGroupMachine.ASKED_EVERY));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.segmentBytes()));
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
@@ -576,6 +581,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             client.get().close();
         } finally {
             server.close();
+            if (queueGroups != null) {
+                queueGroups.close();
+            }
         }
     }
 }

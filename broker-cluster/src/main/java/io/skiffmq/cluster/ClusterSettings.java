@@ -20,10 +20,12 @@ import java.util.List;
  *        longest is twice that)
  * @param snapshotEvery entries applied between two snapshots; the log is cut short at each
  * @param segmentBytes bytes per log segment file; only whole segments are removed after a snapshot
+ * @param queueSnapshotBytes bytes of a queue group's log between two of its snapshots (entries are batches of any
+ *        size: bytes, not entries, say what a restarted member replays)
  */
 public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String bindHost, Path dataDir,
         ClusterSecret secret, Duration appendTimeout, Duration electionTimeout, long snapshotEvery,
-        long segmentBytes) {
+        long segmentBytes, long queueSnapshotBytes) {
     /** Long enough to ride out an election and a slow fsync, short enough for a client waiting on a declare. */
     public static final Duration DEFAULT_APPEND_TIMEOUT = Duration.ofSeconds(10);
     /**
@@ -35,6 +37,8 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
     public static final long DEFAULT_SNAPSHOT_EVERY = 400_000;
     /** Ratis' default (32 MiB) is too big to ever be cut with small metadata entries; 8 MiB is cut sooner. */
     public static final long DEFAULT_SEGMENT_BYTES = 8L << 20;
+    /** 64 MiB of log replayed after a snapshot: under a second's work for a restarted member. */
+    public static final long DEFAULT_QUEUE_SNAPSHOT_BYTES = 64L << 20;
 
     public ClusterSettings {
         if (appendTimeout.isNegative() || appendTimeout.isZero()) {
@@ -43,8 +47,8 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
         if (electionTimeout.toMillis() < 50) {
             throw new IllegalArgumentException("the election timeout must be >= 50 ms");
         }
-        if (snapshotEvery < 1 || segmentBytes < 1024) {
-            throw new IllegalArgumentException("snapshots every >= 1 entries, segments >= 1024 bytes");
+        if (snapshotEvery < 1 || segmentBytes < 1024 || queueSnapshotBytes < 1) {
+            throw new IllegalArgumentException("snapshots every >= 1 entries or byte, segments >= 1024 bytes");
         }
         List<NodeAddress> all = new ArrayList<>(seeds);
         if (all.stream().noneMatch(n -> n.name().equals(self.name()))) {
@@ -57,16 +61,21 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
     public static ClusterSettings of(NodeAddress self, List<NodeAddress> seeds, String bindHost, Path dataDir,
             ClusterSecret secret) {
         return new ClusterSettings(self, seeds, bindHost, dataDir, secret, DEFAULT_APPEND_TIMEOUT,
-            DEFAULT_ELECTION_TIMEOUT, DEFAULT_SNAPSHOT_EVERY, DEFAULT_SEGMENT_BYTES);
+            DEFAULT_ELECTION_TIMEOUT, DEFAULT_SNAPSHOT_EVERY, DEFAULT_SEGMENT_BYTES, DEFAULT_QUEUE_SNAPSHOT_BYTES);
     }
 
     public ClusterSettings withAppendTimeout(Duration timeout) {
         return new ClusterSettings(self, seeds, bindHost, dataDir, secret, timeout, electionTimeout, snapshotEvery,
-            segmentBytes);
+            segmentBytes, queueSnapshotBytes);
     }
 
     public ClusterSettings withSnapshots(long every, long segment) {
         return new ClusterSettings(self, seeds, bindHost, dataDir, secret, appendTimeout, electionTimeout, every,
-            segment);
+            segment, queueSnapshotBytes);
+    }
+
+    public ClusterSettings withQueueSnapshotBytes(long bytes) {
+        return new ClusterSettings(self, seeds, bindHost, dataDir, secret, appendTimeout, electionTimeout,
+            snapshotEvery, segmentBytes, bytes);
     }
 }

@@ -1,15 +1,7 @@
 package io.skiffmq.cluster;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +24,6 @@ import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
-import org.apache.ratis.util.MD5FileUtil;
 
 /**
  * The metadata group's state machine: unframes each committed entry ({@link EntryKind}) and hands the applier's
@@ -55,6 +46,11 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** This node's readings, for {@link #READINGS}: bytes its broker gives and another node's broker reads. */
     private final java.util.function.Supplier<byte[]> readings;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /**
+     * Entries between two snapshots ({@link ClusterSettings#snapshotEvery}): Ratis asks more often, for the queue
+     * groups that share its threshold ({@link QueueGroupMachine#ASKED_EVERY}).
+     */
+    private final long snapshotEvery;
     /** Appends waiting for this node to apply their index; guarded by itself. */
     private final TreeMap<Long, List<CompletableFuture<Long>>> waiting = new TreeMap<>();
     private volatile String clusterName;
@@ -63,8 +59,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Set while no leader is known past Ratis' no-leader timeout: logged once until one is elected. */
     private volatile boolean leaderless;
 
-    MetadataStateMachine(LogApplier applier, String nodeName, java.util.function.Supplier<byte[]> readings) {
+    MetadataStateMachine(LogApplier applier, String nodeName, java.util.function.Supplier<byte[]> readings,
+            long snapshotEvery) {
         this.applier = applier;
+        this.snapshotEvery = snapshotEvery;
         this.nodeName = nodeName;
         this.readings = readings;
     }
@@ -73,14 +71,14 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
+        SnapshotFiles.removePartials(storage);
         getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()), IOException.class);
     }
 
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
     @Override
     public void pause() {
-        getLifeCycle().transition(LifeCycle.State.PAUSING);
-        getLifeCycle().transition(LifeCycle.State.PAUSED);
+        SnapshotFiles.pause(getLifeCycle());
     }
 
     @Override
@@ -100,20 +98,11 @@ final class MetadataStateMachine extends BaseStateMachine {
         if (snapshot == null) {
             return;
         }
-        File file = snapshot.getFile().getPath().toFile();
-        // a snapshot installed from the leader comes without its .md5 file, but with the digest
-        var digest = snapshot.getFile().getFileDigest();
-        if (digest != null && !digest.equals(MD5FileUtil.computeMd5ForFile(file))) {
-            throw new IOException("metadata snapshot " + file + " does not match its MD5 digest");
-        }
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file.toPath())))) {
-            if (in.readInt() != SNAPSHOT_MAGIC || in.readInt() != SNAPSHOT_VERSION) {
-                throw new IOException("not a metadata snapshot of this version: " + file);
-            }
+        SnapshotFiles.read(snapshot, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, in -> {
             String name = in.readUTF();
             clusterName = name.isEmpty() ? null : name;
             applier.installSnapshot(in);
-        }
+        });
         TermIndex last = snapshot.getTermIndex();
         setLastAppliedTermIndex(last);
         LOG.log(System.Logger.Level.INFO, "metadata state loaded from the snapshot at index {0}", last.getIndex());
@@ -126,20 +115,15 @@ final class MetadataStateMachine extends BaseStateMachine {
         if (last == null || last.getIndex() < 0) {
             return -1;
         }
-        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        File partial = new File(file.getPath() + ".partial");
-        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-                Files.newOutputStream(partial.toPath())))) {
-            out.writeInt(SNAPSHOT_MAGIC);
-            out.writeInt(SNAPSHOT_VERSION);
+        var latest = storage.getLatestSnapshot();
+        if (latest != null && last.getIndex() - latest.getIndex() < snapshotEvery) {
+            return -1;
+        }
+        storage.updateLatestSnapshot(SnapshotFiles.write(storage, last, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, out -> {
             String name = clusterName;
             out.writeUTF(name == null ? "" : name);
-            applier.writeSnapshot(new NonClosing(out));
-        }
-        Files.move(partial.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
-        var md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
-            new org.apache.ratis.server.storage.FileInfo(file.toPath(), md5), last));
+            applier.writeSnapshot(new SnapshotFiles.NonClosing(out));
+        }));
         LOG.log(System.Logger.Level.INFO, "metadata snapshot taken at index {0}", last.getIndex());
         return last.getIndex();
     }
@@ -252,22 +236,5 @@ final class MetadataStateMachine extends BaseStateMachine {
             waiting.clear();
         }
         left.forEach(f -> f.completeExceptionally(new NoMajorityException("the node is stopping", null)));
-    }
-
-    /** Keeps the applier from closing the snapshot's stream under us. */
-    private static final class NonClosing extends java.io.FilterOutputStream {
-        NonClosing(OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
-
-        @Override
-        public void close() throws IOException {
-            flush();
-        }
     }
 }

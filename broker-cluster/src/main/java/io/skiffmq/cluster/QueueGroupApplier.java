@@ -1,11 +1,15 @@
 package io.skiffmq.cluster;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
  * What sits on the queue groups ({@link QueueGroup}): the replicas of the quorum queues that share each group, on
- * every member. Called on the group's own apply thread (one per group and node), in log order; a restarted node gets
- * the group's whole log again, from the first entry, before the group is used.
+ * every member. Called on the group's own apply thread (one per group and node), in log order. A restarted node gets
+ * the group's state from its newest snapshot ({@link #restore}) and the log after it, before the group is used; a
+ * node too far behind the leader's log gets the leader's snapshot the same way.
  */
 public interface QueueGroupApplier {
     /** A committed command of the group's current epoch; {@code command} is valid during the call only. */
@@ -15,6 +19,8 @@ public interface QueueGroupApplier {
      * The group's leader is established at this point of its log: its commands are those of {@code epoch} from now
      * on, older ones are refused.
      *
+     * @param node the leader's node; null when it is this node's and the entry is from before this member last
+     *        started or lost the lead (which member leads is then known at the next leader entry)
      * @param live true on the leader's own node while it is still the leader of the term that appended it: its
      *        replicas become the live queues there
      */
@@ -22,4 +28,22 @@ public interface QueueGroupApplier {
 
     /** This node's member is no longer the group's leader (another was elected, or none is known). */
     void notLeader(String group);
+
+    /**
+     * The group's state as of the last command applied, for a snapshot: called on the apply thread, and written on
+     * another while the group goes on applying, so it must not change under the writer (copy or share what is
+     * immutable).
+     */
+    Snapshot snapshot(String group);
+
+    /**
+     * Replaces the group's state by what {@link Snapshot#write} wrote, on the apply thread: at start, or when the
+     * leader sent its snapshot.
+     */
+    void restore(String group, DataInputStream in) throws IOException;
+
+    /** A group's state taken by {@link #snapshot}. */
+    interface Snapshot {
+        void write(DataOutputStream out) throws IOException;
+    }
 }

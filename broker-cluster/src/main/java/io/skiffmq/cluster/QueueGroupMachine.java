@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -11,19 +13,30 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 
 /**
  * A queue group's state machine on one node: unframes each committed entry and hands it to the
  * {@link QueueGroupApplier}. Two kinds of entry: {@link #LEADER} (a leader's node name: its index is the new epoch)
  * and {@link #COMMAND} (an epoch, then the applier's bytes), applied only when of the current epoch, so that a
- * deposed leader's commands, committed after a new leader's entry, change nothing; the reply says which. No
- * snapshots yet: a restart replays the whole log. Applying runs on Ratis' state machine updater thread of the
- * group, which owns {@link #epoch}; {@link #leader} is published for readers.
+ * deposed leader's commands, committed after a new leader's entry, change nothing; the reply says which.
+ *
+ * <p>Snapshots (the epoch, the leader and the applier's state) are asked for by Ratis every {@link #ASKED_EVERY}
+ * entries at least, and taken once the entries applied since the last one add up to {@code everyBytes}
+ * ({@link ClusterSettings#queueSnapshotBytes}: about what a restarted member replays) and to half the last
+ * snapshot's size: a queue holding many messages is not written whole again for a few changes, so what snapshots
+ * write stays within about twice what the log received. The state is taken on
+ * the apply thread ({@link QueueGroupApplier#snapshot}) and written on {@code writer} while applying goes on; the
+ * log is cut at its index once it is on disk, the next time Ratis asks. Applying, taking and loading run on Ratis'
+ * state machine updater thread of the group, which owns {@link #epoch} and the snapshot fields; {@link #leader} is
+ * published for readers.
  */
 final class QueueGroupMachine extends BaseStateMachine {
     /** Entry kinds; on disk, never reused. */
@@ -31,25 +44,147 @@ final class QueueGroupMachine extends BaseStateMachine {
     static final byte COMMAND = 2;
     static final Message APPLIED = Message.valueOf(ByteString.copyFrom(new byte[] {1}));
     static final Message STALE = Message.valueOf(ByteString.copyFrom(new byte[] {0}));
+    private static final System.Logger LOG = System.getLogger(QueueGroupMachine.class.getName());
+    /** "SKQS": a snapshot file of a queue group; then a version. */
+    private static final int SNAPSHOT_MAGIC = 0x534b5153;
+    private static final int SNAPSHOT_VERSION = 1;
+    /** Ratis asks a group whether to take a snapshot after at most this many entries (the server's threshold). */
+    static final long ASKED_EVERY = 64;
 
     private final QueueGroupApplier applier;
     private final QueueGroups groups;
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final Executor writer;
+    private final long everyBytes;
     private String name;
     private long epoch = -1;
     private volatile String leader;
+    /** The snapshot being written, or null. */
+    private volatile CompletableFuture<SingleFileSnapshotInfo> writing;
+    /** The index of the last snapshot Ratis was told of (it cuts the log there). */
+    private long snapshotIndex = -1;
+    /** The size of the last snapshot's file, and the bytes of the entries applied since it was taken. */
+    private long snapshotBytes;
+    private long bytesSince;
 
-    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups) {
+    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, long everyBytes) {
         this.applier = applier;
         this.groups = groups;
+        this.writer = writer;
+        this.everyBytes = everyBytes;
     }
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
+        SnapshotFiles.removePartials(storage);
         name = QueueGroups.name(groupId);
-        getLifeCycle().startAndTransition(() -> { });
+        getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()), IOException.class);
+    }
+
+    /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
+    @Override
+    public void pause() {
+        SnapshotFiles.pause(getLifeCycle());
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        // the leader's snapshot replaced the log: everything comes from it; a snapshot of ours being written is older
+        writing = null;
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        load(storage.loadLatestSnapshot());
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+
+    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) {
+            return;
+        }
+        long start = System.nanoTime();
+        SnapshotFiles.read(snapshot, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, in -> {
+            epoch = in.readLong();
+            String node = in.readUTF();
+            leader = node.isEmpty() ? null : known(node);
+            applier.restore(name, in);
+        });
+        TermIndex last = snapshot.getTermIndex();
+        setLastAppliedTermIndex(last);
+        snapshotIndex = last.getIndex();
+        snapshotBytes = java.nio.file.Files.size(snapshot.getFile().getPath());
+        bytesSince = 0;
+        LOG.log(System.Logger.Level.INFO, "queue group {0} loaded from its snapshot at index {1,number,#} ({2,number,#}"
+            + " bytes) in {3,number,#} ms", name, last.getIndex(), snapshotBytes,
+            (System.nanoTime() - start) / 1_000_000);
+        if (epoch >= 0) {
+            applier.leader(name, leader, epoch, false);
+        }
+    }
+
+    /**
+     * The leader a leader entry names, as far as this member knows now: none when it names this member and the entry
+     * is from before (replayed at start, or in a snapshot): this member no longer leads, and which does is known once
+     * the next leader entry is applied here.
+     */
+    private String known(String node) {
+        return node.equals(groups.self()) ? null : node;
+    }
+
+    /**
+     * Ratis asks (its threshold of entries passed, or the group stops): starts a snapshot, or reports the one
+     * written since, whose index the log is then cut at; -1 for none.
+     */
+    @Override
+    public long takeSnapshot() {
+        if (writing != null) {
+            if (!writing.isDone()) {
+                return -1;
+            }
+            CompletableFuture<SingleFileSnapshotInfo> done = writing;
+            writing = null;
+            try {
+                SingleFileSnapshotInfo info = done.join();
+                if (info.getIndex() <= snapshotIndex) {
+                    return -1;
+                }
+                storage.updateLatestSnapshot(info);
+                snapshotIndex = info.getIndex();
+                snapshotBytes = java.nio.file.Files.size(info.getFile().getPath());
+                return snapshotIndex;
+            } catch (CompletionException | IOException e) {
+                LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": a snapshot could not be written",
+                    e instanceof CompletionException ? e.getCause() : e);
+                return -1;
+            }
+        }
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() <= snapshotIndex || bytesSince < Math.max(everyBytes, snapshotBytes / 2)) {
+            return -1;
+        }
+        long start = System.nanoTime();
+        QueueGroupApplier.Snapshot state = applier.snapshot(name);
+        long taken = System.nanoTime() - start;
+        long atEpoch = epoch;
+        String atLeader = leader;
+        bytesSince = 0;
+        writing = CompletableFuture.supplyAsync(() -> {
+            try {
+                SingleFileSnapshotInfo info = SnapshotFiles.write(storage, last, SNAPSHOT_MAGIC, SNAPSHOT_VERSION,
+                    out -> {
+                        out.writeLong(atEpoch);
+                        out.writeUTF(atLeader == null ? "" : atLeader);
+                        state.write(out);
+                    });
+                LOG.log(System.Logger.Level.INFO, "queue group {0}: snapshot at index {1,number,#} taken in"
+                    + " {2,number,#} ms on the apply thread, written in {3,number,#} ms", name, last.getIndex(),
+                    taken / 1_000_000, (System.nanoTime() - start - taken) / 1_000_000);
+                return info;
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, writer);
+        return -1;
     }
 
     @Override
@@ -63,12 +198,14 @@ final class QueueGroupMachine extends BaseStateMachine {
         ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
         long index = entry.getIndex();
         Message reply = APPLIED;
+        bytesSince += data.remaining();
         byte kind = data.get();
         if (kind == LEADER) {
             String node = StandardCharsets.UTF_8.decode(data).toString();
+            boolean live = node.equals(groups.self()) && leaderOf(entry.getTerm());
             epoch = index;
-            leader = node;
-            applier.leader(name, node, index, node.equals(groups.self()) && leaderOf(entry.getTerm()));
+            leader = live ? node : known(node);
+            applier.leader(name, leader, index, live);
         } else if (kind == COMMAND) {
             if (data.getLong() == epoch) {
                 applier.apply(name, index, data.slice());
@@ -105,6 +242,20 @@ final class QueueGroupMachine extends BaseStateMachine {
             groups.announce(getGroupId());
         } else {
             applier.notLeader(name);
+        }
+    }
+
+    /** Waits for a snapshot being written: the group is stopping. */
+    @Override
+    public void close() {
+        CompletableFuture<SingleFileSnapshotInfo> left = writing;
+        if (left != null) {
+            try {
+                left.join();
+            } catch (CompletionException e) {
+                LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": a snapshot could not be written",
+                    e.getCause());
+            }
         }
     }
 }

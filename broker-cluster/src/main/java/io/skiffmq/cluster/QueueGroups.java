@@ -38,16 +38,27 @@ final class QueueGroups {
     private final QueueGroupApplier applier;
     private final RaftPeerId self;
     private final Duration appendTimeout;
+    /** The bytes of log between two snapshots of a group ({@link ClusterSettings#queueSnapshotBytes}). */
+    private final long snapshotBytes;
     private final ScheduledExecutorService timer;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final Map<RaftGroupId, QueueGroupMachine> machines = new ConcurrentHashMap<>();
+    /** Writes the groups' snapshots, one at a time, beside their apply threads. */
+    private final java.util.concurrent.ExecutorService snapshotWriter = java.util.concurrent.Executors
+        .newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "cluster-queue-snapshots");
+            t.setDaemon(true);
+            return t;
+        });
     /** Each group's appends from this node, submitted to committed. */
     private final Map<RaftGroupId, CommitLatency> latencies = new ConcurrentHashMap<>();
     private volatile RaftServer server;
 
-    QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer) {
+    QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer,
+            long snapshotBytes) {
         this.applier = applier;
+        this.snapshotBytes = snapshotBytes;
         this.self = self;
         this.appendTimeout = appendTimeout;
         this.timer = timer;
@@ -57,13 +68,18 @@ final class QueueGroups {
         this.server = raftServer;
     }
 
+    /** After the server closed: its groups waited for their snapshots. */
+    void close() {
+        snapshotWriter.shutdown();
+    }
+
     String self() {
         return self.toString();
     }
 
     /** The state machine for a queue group of this server (the registry asks, at start and when one is added). */
     QueueGroupMachine machine(RaftGroupId id) {
-        QueueGroupMachine machine = new QueueGroupMachine(applier, this);
+        QueueGroupMachine machine = new QueueGroupMachine(applier, this, snapshotWriter, snapshotBytes);
         machines.put(id, machine);
         return machine;
     }

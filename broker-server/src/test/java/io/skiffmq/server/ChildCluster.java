@@ -65,7 +65,9 @@ final class ChildCluster implements AutoCloseable {
         ChildBroker node = ChildBroker.start(home(i), "cluster-" + prefix + i + "-" + starts.getAndIncrement(),
             List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
             List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + listed,
-                "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis));
+                "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis,
+                // a quorum queue group's snapshot every 16 KiB of log: a restarted member loads one and the log after it
+                "--cluster-queue-snapshot-bytes=16384"));
         logs.add(node.log);
         nodes[i] = node;
         return node;

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Quorum queues replicated across a three-node cluster (child JVMs; docs/quorum-queues.md, "How it is replicated"),
  * with the RabbitMQ Java client: the members and the leader in the HTTP API; published with confirms on one node,
  * consumed in order on another, the leader on the third; the leader's node killed with kill -9 while a publisher
- * goes on, and every confirmed message consumed afterwards from the new leader. One cluster for the class.
+ * goes on, and every confirmed message consumed afterwards from the new leader; killed members started again from
+ * their snapshots, one of them leading with every confirmed message. One cluster for the class.
  */
 @OneAtATime
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -398,5 +399,74 @@ class ClusterQuorumQueueTest {
             System.out.printf("moving consumer: %d confirmed, %d consumed, %d redelivered%n", confirmed.size(),
                 consumed.size(), redelivered.get());
         }
+    }
+
+    /**
+     * The killed nodes started again, one of them killed and started once more after messages were confirmed: each
+     * rebuilds its replicas from its snapshot (taken every 16 KiB of log here, {@link ChildCluster}) and the log
+     * after it; with a node this case did not restart killed, a restarted one leads and has every confirmed
+     * message.
+     */
+    @Test
+    @Order(6)
+    void restartedMembersRebuildFromTheirSnapshotsAndLeadWithEveryConfirmedMessage() throws Exception {
+        int never = !killed[0] ? 0 : !killed[1] ? 1 : 2; // a node the earlier cases left running
+        for (int i = 0; i < 3; i++) {
+            if (killed[i]) {
+                cluster.start(i);
+                killed[i] = false;
+            }
+        }
+        String queue = "qq-restart";
+        declare(never, queue);
+        int count = 300;
+        try (Connection c = connect(never)) {
+            // in batches, each published again until confirmed: a node the earlier cases left running may still
+            // take publishes as a deposed leader until the restarted ones elect theirs, and leaves them unconfirmed
+            for (int from = 0; from < count; from += 50) {
+                int first = from;
+                await().atMost(WAIT).ignoreExceptions().until(() -> {
+                    Channel publisher = c.createChannel();
+                    try {
+                        publisher.confirmSelect();
+                        for (int i = first; i < first + 50; i++) {
+                            publisher.basicPublish("", queue, null, ("r-" + i).getBytes(StandardCharsets.UTF_8));
+                        }
+                        return publisher.waitForConfirms(10_000);
+                    } finally {
+                        publisher.abort();
+                    }
+                });
+            }
+        }
+        int again = (never + 1) % 3;
+        cluster.nodes[again].kill();
+        ChildBroker restarted = cluster.start(again);
+        await().atMost(WAIT).until(() -> java.nio.file.Files.readString(restarted.log)
+            .contains("loaded from its snapshot"));
+        cluster.nodes[never].kill();
+        killed[never] = true;
+        int other = 3 - never - again;
+        int leader = index(await().atMost(WAIT).ignoreExceptions()
+            .until(() -> (String) shape(other, queue).get("leader"), l -> !l.equals(cluster.name(never))));
+        Set<String> consumed = ConcurrentHashMap.newKeySet();
+        try (Connection c = connect(leader)) {
+            Channel consumer = c.createChannel();
+            consumer.basicQos(100);
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                consumer.basicConsume(queue, false, (tag, m) -> {
+                    consumed.add(new String(m.getBody(), StandardCharsets.UTF_8));
+                    consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
+                }, tag -> { });
+                return true;
+            });
+            await().atMost(WAIT).until(() -> consumed.size() >= count);
+            // confirmed before its leader was cut off, in aLeaderCutOffFromItsMajorityConfirmsNothing
+            var before = c.createChannel().basicGet("qq-minority", true);
+            assertThat(before).isNotNull();
+            assertThat(new String(before.getBody(), StandardCharsets.UTF_8)).isEqualTo("before");
+        }
+        assertThat(consumed).as("every confirmed message, published again at most").hasSize(count)
+            .contains("r-0", "r-" + (count - 1));
     }
 }

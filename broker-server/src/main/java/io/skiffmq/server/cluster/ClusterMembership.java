@@ -55,7 +55,8 @@ public final class ClusterMembership implements AutoCloseable {
         ClusterSecret secret = ClusterSecret.loadOrCreate(config.cluster().secretFile(config.dataDir()));
         ClusterSettings settings = ClusterSettings.of(self, NodeAddress.parseList(config.cluster().nodes()),
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
-            .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()));
+            .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()))
+            .withQueueSnapshotBytes(config.cluster().queueSnapshotBytes());
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
         ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout());
         io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");

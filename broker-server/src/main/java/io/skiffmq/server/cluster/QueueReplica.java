@@ -4,6 +4,9 @@ import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.StoredMessage;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,26 +15,42 @@ import java.util.TreeMap;
 /**
  * One member's replica of a replicated quorum queue: its messages by sequence, with their counts, as the group's
  * committed commands ({@link QueueCommands}) leave them. Changed on the group's apply thread; read there too, when
- * this node's live queue is built from it ({@link #messages}). Guarded by itself, for the rare read from the
- * metadata log's thread.
+ * this node's live queue is built from it ({@link #messages}) and when a snapshot takes it ({@link #entries}).
+ * Guarded by itself, for the rare read from the metadata log's thread. Its entries are immutable (a change replaces
+ * one), so a snapshot shares them with the replica while it is written on another thread.
+ *
+ * <p>What a message costs here: a {@code TreeMap} node, its boxed sequence, the {@link Entry} and the array of its
+ * stored form (format, exchange, routing key, the publisher's bytes): 175 bytes for a 12-byte 0-9-1 message
+ * (docs/quorum-queues.md, "Restart time").
  */
 final class QueueReplica {
     private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
     private static final DeadLetters.Reason[] REASONS = DeadLetters.Reason.values();
 
     /** A message held: its stored part of the enqueue, exact, and what later commands changed. */
-    static final class Entry {
-        final byte[] stored;
-        long deliveryCount;
-        long returns;
-        final long expiresAt;
-        DeadLetters.Reason deadLettering;
+    record Entry(long sequence, byte[] stored, long deliveryCount, long returns, long expiresAt,
+            DeadLetters.Reason deadLettering) {
+        /** Written as a snapshot holds it: the fields, then the stored form's length and bytes. */
+        void write(DataOutputStream out) throws IOException {
+            out.writeLong(sequence);
+            out.writeLong(deliveryCount);
+            out.writeLong(returns);
+            out.writeLong(expiresAt);
+            out.writeByte(deadLettering == null ? -1 : deadLettering.ordinal());
+            out.writeInt(stored.length);
+            out.write(stored);
+        }
 
-        Entry(byte[] stored, long deliveryCount, long returns, long expiresAt) {
-            this.stored = stored;
-            this.deliveryCount = deliveryCount;
-            this.returns = returns;
-            this.expiresAt = expiresAt;
+        static Entry read(DataInputStream in) throws IOException {
+            long sequence = in.readLong();
+            long deliveryCount = in.readLong();
+            long returns = in.readLong();
+            long expiresAt = in.readLong();
+            int reason = in.readByte();
+            byte[] stored = new byte[in.readInt()];
+            in.readFully(stored);
+            return new Entry(sequence, stored, deliveryCount, returns, expiresAt,
+                reason >= 0 && reason < REASONS.length ? REASONS[reason] : null);
         }
     }
 
@@ -47,21 +66,22 @@ final class QueueReplica {
                 long expiresAt = in.getLong();
                 byte[] stored = new byte[in.remaining()];
                 in.get(stored);
-                messages.put(sequence, new Entry(stored, deliveryCount, returns, expiresAt));
+                messages.put(sequence, new Entry(sequence, stored, deliveryCount, returns, expiresAt, null));
             }
             case QueueCommands.SETTLE -> messages.remove(in.getLong());
             case QueueCommands.RETURN -> {
                 Entry entry = messages.get(in.getLong());
                 if (entry != null) {
-                    entry.deliveryCount = in.getLong();
-                    entry.returns = in.getLong();
+                    messages.put(entry.sequence, new Entry(entry.sequence, entry.stored, in.getLong(), in.getLong(),
+                        entry.expiresAt, entry.deadLettering));
                 }
             }
             case QueueCommands.DEAD_LETTERING -> {
                 Entry entry = messages.get(in.getLong());
                 int reason = in.get();
                 if (entry != null && reason >= 0 && reason < REASONS.length) {
-                    entry.deadLettering = REASONS[reason];
+                    messages.put(entry.sequence, new Entry(entry.sequence, entry.stored, entry.deliveryCount,
+                        entry.returns, entry.expiresAt, REASONS[reason]));
                 }
             }
             default -> throw new IllegalArgumentException("unknown queue command " + kind);
@@ -70,6 +90,21 @@ final class QueueReplica {
 
     synchronized int size() {
         return messages.size();
+    }
+
+    /** The entries held now, in sequence order: what a snapshot writes. */
+    synchronized Entry[] entries() {
+        return messages.values().toArray(new Entry[0]);
+    }
+
+    /** A replica of what a snapshot wrote: {@code count} entries in sequence order. */
+    static QueueReplica read(DataInputStream in, int count) throws IOException {
+        QueueReplica replica = new QueueReplica();
+        for (int i = 0; i < count; i++) {
+            Entry entry = Entry.read(in);
+            replica.messages.put(entry.sequence, entry);
+        }
+        return replica;
     }
 
     /**

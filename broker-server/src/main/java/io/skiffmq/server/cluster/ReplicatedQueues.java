@@ -299,6 +299,46 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         }
     }
 
+    /** This node's replica of a queue of the group, or null. */
+    QueueReplica replica(String groupName, QueueCommands.Key key) {
+        Group group = groups.get(groupName);
+        return group == null ? null : group.replicas.get(key);
+    }
+
+    /** On the group's apply thread: each replica's entries as of now (immutable, shared with the replicas). */
+    @Override
+    public Snapshot snapshot(String groupName) {
+        Map<QueueCommands.Key, QueueReplica.Entry[]> taken = new java.util.LinkedHashMap<>();
+        group(groupName).replicas.forEach((key, replica) -> taken.put(key, replica.entries()));
+        return out -> {
+            out.writeInt(taken.size());
+            for (Map.Entry<QueueCommands.Key, QueueReplica.Entry[]> replica : taken.entrySet()) {
+                QueueCommands.Key key = replica.getKey();
+                out.writeUTF(key.vhost());
+                out.writeUTF(key.name());
+                out.writeLong(key.incarnation());
+                out.writeInt(replica.getValue().length);
+                for (QueueReplica.Entry entry : replica.getValue()) {
+                    entry.write(out);
+                }
+            }
+        };
+    }
+
+    /** On the group's apply thread: the replicas as a snapshot has them, in place of those held. */
+    @Override
+    public void restore(String groupName, java.io.DataInputStream in) throws IOException {
+        Map<QueueCommands.Key, QueueReplica> read = new java.util.HashMap<>();
+        int count = in.readInt();
+        for (int i = 0; i < count; i++) {
+            QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
+            read.put(key, QueueReplica.read(in, in.readInt()));
+        }
+        Group group = group(groupName);
+        group.replicas.clear();
+        group.replicas.putAll(read);
+    }
+
     @Override
     public void leader(String groupName, String leaderNode, long epoch, boolean liveHere) {
         Group group = group(groupName);

@@ -15,12 +15,20 @@ import java.util.List;
  * @param appendTimeoutMillis how long a metadata change waits for a majority before it fails
  * @param maxInFlight per queue homed on another node, the messages a node sends there and has not had settled
  *        yet past which it holds its publishers back (docs/cluster.md, "Messages between nodes")
+ * @param queueSnapshotBytes the bytes a quorum queue group's log takes between two of its snapshots, at which it is
+ *        cut: about what a restarted member replays after loading the snapshot (docs/quorum-queues.md, "Snapshots")
  */
-public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis, int maxInFlight) {
+public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis, int maxInFlight,
+        long queueSnapshotBytes) {
     /** Ten seconds: an election and a slow fsync fit, a client waiting on a declare is not kept long. */
     public static final long DEFAULT_APPEND_TIMEOUT_MILLIS = 10_000;
     /** Some 2,000 messages: several round trips of the home node's link credit, a few MB of small messages. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 2000;
+    /**
+     * 64 MiB: a restarted member replays at most about this much log after its snapshot, under a second's work
+     * (docs/quorum-queues.md, "Snapshots").
+     */
+    public static final long DEFAULT_QUEUE_SNAPSHOT_BYTES = 64L << 20;
 
     public ClusterConfig {
         Setting.checkPort("cluster-port", port);
@@ -33,10 +41,14 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
         if (maxInFlight <= 0) {
             throw new IllegalArgumentException("cluster-max-in-flight must be > 0");
         }
+        if (queueSnapshotBytes <= 0) {
+            throw new IllegalArgumentException("cluster-queue-snapshot-bytes must be > 0");
+        }
     }
 
     public static ClusterConfig defaults() {
-        return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS, DEFAULT_MAX_IN_FLIGHT);
+        return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS, DEFAULT_MAX_IN_FLIGHT,
+            DEFAULT_QUEUE_SNAPSHOT_BYTES);
     }
 
     /** True when this node is to be part of a cluster. */
@@ -62,7 +74,10 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
         Setting.of("cluster-append-timeout", "ms", "10000", "how long a metadata change waits for a majority of"
             + " the cluster before it fails"),
         Setting.of("cluster-max-in-flight", "int", "2000", "per queue homed on another node, the messages this node"
-            + " has sent there and not had settled yet past which its publishers are held back"));
+            + " has sent there and not had settled yet past which its publishers are held back"),
+        Setting.of("cluster-queue-snapshot-bytes", "bytes", "67108864", "the bytes of a quorum queue group's log"
+            + " between two of its snapshots, at which the log is cut: about what a restarted member replays after"
+            + " loading its snapshot"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -77,14 +92,17 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
     public ClusterConfig with(String name, String value) {
         return switch (name) {
             case "cluster-port" -> new ClusterConfig(nodes, Setting.port(name, value), secretFile,
-                appendTimeoutMillis, maxInFlight);
-            case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis, maxInFlight);
+                appendTimeoutMillis, maxInFlight, queueSnapshotBytes);
+            case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis, maxInFlight,
+                queueSnapshotBytes);
             case "cluster-secret-file" -> new ClusterConfig(nodes, port, Path.of(value), appendTimeoutMillis,
-                maxInFlight);
+                maxInFlight, queueSnapshotBytes);
             case "cluster-append-timeout" -> new ClusterConfig(nodes, port, secretFile, Long.parseLong(value),
-                maxInFlight);
+                maxInFlight, queueSnapshotBytes);
             case "cluster-max-in-flight" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
-                Integer.parseInt(value));
+                Integer.parseInt(value), queueSnapshotBytes);
+            case "cluster-queue-snapshot-bytes" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
+                maxInFlight, ByteSize.parse(name, value));
             default -> throw new IllegalArgumentException("unknown setting " + name);
         };
     }

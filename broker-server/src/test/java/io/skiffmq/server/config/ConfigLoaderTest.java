@@ -53,7 +53,8 @@ class ConfigLoaderTest {
             "stream-max-sub-entry-batch-size", "1048576", "definitions-compaction-ratio", "2.5",
             "definitions-compaction-min-bytes", "64KiB", "cluster-port", "25672",
             "cluster-nodes", "rabbit@test:25672,rabbit@other:25672", "cluster-secret-file", "/etc/skiffmq/secret",
-            "cluster-append-timeout", "5000", "cluster-max-in-flight", "500"};
+            "cluster-append-timeout", "5000", "cluster-max-in-flight", "500",
+            "cluster-queue-snapshot-bytes", "16MiB"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }

@@ -1,0 +1,87 @@
+package io.skiffmq.cluster;
+
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcFactory;
+import org.apache.ratis.grpc.server.GrpcLogAppender;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.rpc.RpcFactory;
+import org.apache.ratis.rpc.RpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.leader.FollowerInfo;
+import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.leader.LogAppender;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.raftlog.RaftLogIOException;
+import org.apache.ratis.statemachine.SnapshotInfo;
+
+/**
+ * Ratis' gRPC transport, whose leader sends its snapshot to a follower whose next entry is the first of the leader's
+ * log when the entry before it was purged (Ratis 3.2.2 sends the entries instead, finds no previous entry for them,
+ * and its appender for that follower dies for as long as the leader leads: RATIS-2487, fixed after 3.2.2).
+ *
+ * <p>It happens after a leader change: Ratis starts a segment of the log at each new term, and a snapshot cuts the
+ * log by whole segments, so the leader's log can start just after the old term's last entry, below its snapshot's
+ * index. The deposed leader, restarted, has its log up to exactly that entry. Named in {@code raft.rpc.type} by
+ * class name (Ratis makes it by reflection).
+ */
+public final class SnapshotFallbackRpc implements RpcType {
+    @Override
+    public String name() {
+        return SnapshotFallbackRpc.class.getName();
+    }
+
+    @Override
+    public RpcFactory newFactory(Parameters parameters) {
+        return new GrpcFactory(parameters) {
+            @Override
+            public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+                return new Appender(server, state, follower);
+            }
+        };
+    }
+
+    /** Ratis' gRPC appender of one follower, with RATIS-2487's two checks; on the appender's own thread. */
+    static final class Appender extends GrpcLogAppender {
+        Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+            super(server, state, follower);
+        }
+
+        @Override
+        public SnapshotInfo shouldInstallSnapshot() {
+            SnapshotInfo ratis = super.shouldInstallSnapshot();
+            if (ratis != null) {
+                return ratis;
+            }
+            SnapshotInfo snapshot = getServer().getStateMachine().getLatestSnapshot();
+            RaftLog log = getRaftLog();
+            long next = getFollower().getNextIndex();
+            return snapshot != null && next < log.getNextIndex() && next == log.getStartIndex()
+                && !previousKnown(next) ? snapshot : null;
+        }
+
+        /** No entries whose previous entry is unknown: the next round sends the snapshot instead. */
+        @Override
+        public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
+                throws RaftLogIOException {
+            FollowerInfo follower = getFollower();
+            long next = follower.getNextIndex();
+            if (!heartbeat && getHeartbeatWaitTimeMs() > 0 && next != follower.getSnapshotIndex() + 1
+                    && !previousKnown(next)) {
+                return null;
+            }
+            return super.newAppendEntriesRequest(callId, heartbeat);
+        }
+
+        /** Whether the leader knows the term of the entry before {@code next}: in its log, or its snapshot's last. */
+        private boolean previousKnown(long next) {
+            if (next <= RaftLog.LEAST_VALID_LOG_INDEX) {
+                return true;
+            }
+            if (getRaftLog().getTermIndex(next - 1) != null) {
+                return true;
+            }
+            SnapshotInfo snapshot = getServer().getStateMachine().getLatestSnapshot();
+            return snapshot != null && snapshot.getIndex() == next - 1;
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.skiffmq.cluster;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.DigestInputStream;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+
+/**
+ * A state machine's snapshot as one file in Ratis' {@link SimpleStateMachineStorage} layout ({@code snapshot.term_index}
+ * and its {@code .md5}), which the leader sends as it is to a follower behind its log. Written whole to a
+ * {@code .partial} file, fsynced (the log before it is purged once the file is in place), digested as written, and
+ * moved into place; read with its digest checked as read. Stateless.
+ */
+final class SnapshotFiles {
+    private static final int BUFFER = 1 << 20;
+
+    /** What goes into a snapshot's file, after the magic and version. */
+    interface Body {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    /** What reads a snapshot's file, after the magic and version. */
+    interface Reader {
+        void read(DataInputStream in) throws IOException;
+    }
+
+    private SnapshotFiles() {
+    }
+
+    /** Writes the snapshot of the state as of {@code last}; the caller makes it the storage's latest. */
+    static SingleFileSnapshotInfo write(SimpleStateMachineStorage storage, TermIndex last, int magic, int version,
+            Body body) throws IOException {
+        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        Path partial = Path.of(file.getPath() + ".partial");
+        MessageDigest md5 = MD5FileUtil.newMD5();
+        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(new DigestOutputStream(
+                java.nio.channels.Channels.newOutputStream(channel), md5), BUFFER));
+            out.writeInt(magic);
+            out.writeInt(version);
+            body.write(out);
+            out.flush();
+            channel.force(true);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(partial);
+            throw e;
+        }
+        Files.move(partial, file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+        MD5Hash digest = MD5Hash.newInstance(md5.digest());
+        MD5FileUtil.saveMD5File(file, digest);
+        return new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last);
+    }
+
+    /**
+     * Reads {@code snapshot} with {@code reader}, then checks the file's digest (a snapshot installed from the leader
+     * comes without its {@code .md5} file: nothing to check then).
+     *
+     * @throws IOException when it is not such a snapshot, or does not match its digest
+     */
+    static void read(SingleFileSnapshotInfo snapshot, int magic, int version, Reader reader) throws IOException {
+        File file = snapshot.getFile().getPath().toFile();
+        MessageDigest md5 = MD5FileUtil.newMD5();
+        try (InputStream raw = Files.newInputStream(file.toPath());
+                DataInputStream in = new DataInputStream(new BufferedInputStream(new DigestInputStream(raw, md5),
+                    BUFFER))) {
+            if (in.readInt() != magic || in.readInt() != version) {
+                throw new IOException("not a snapshot of this kind and version: " + file);
+            }
+            reader.read(in);
+            in.transferTo(OutputStream.nullOutputStream());
+        }
+        MD5Hash expected = snapshot.getFile().getFileDigest();
+        if (expected != null && !expected.equals(MD5Hash.newInstance(md5.digest()))) {
+            throw new IOException("snapshot " + file + " does not match its MD5 digest");
+        }
+    }
+
+    /**
+     * Pauses a state machine before a snapshot from the leader replaces its state. Ratis pauses it for each chunk
+     * of the snapshot: once paused, it stays so until reloaded.
+     */
+    static void pause(LifeCycle lifeCycle) {
+        if (lifeCycle.getCurrentState() != LifeCycle.State.PAUSED) {
+            lifeCycle.transition(LifeCycle.State.PAUSING);
+            lifeCycle.transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /** Removes what a write cut short left (a crash while writing). */
+    static void removePartials(SimpleStateMachineStorage storage) throws IOException {
+        File any = storage.getSnapshotFile(0, 0);
+        try (var files = Files.list(any.toPath().getParent())) {
+            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".partial")).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Keeps a writer from closing the stream under us. */
+    static final class NonClosing extends java.io.FilterOutputStream {
+        NonClosing(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+        }
+    }
+}
