@@ -107,7 +107,7 @@ public class DeliveryPathBenchmark extends AbstractMicrobenchmark {
         io.skiffmq.core.metrics.ConnectionCounters counters =
             new io.skiffmq.core.metrics.ConnectionCounters(io.skiffmq.core.metrics.BrokerCounters.AMQP10);
         EmbeddedChannel channel = new EmbeddedChannel(
-            new io.skiffmq.server.transport.ByteCounter(counters),
+            new io.skiffmq.server.transport.ByteCounter(counters, broker.resourceMonitor()),
             new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.SASL), config.initialMaxFrameSize()),
             new Amqp10ConnectionHandler(broker, sasl, counters));
         channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'A', 'M', 'Q', 'P', 3, 1, 0, 0}));
