@@ -298,6 +298,8 @@ public final class MessageSections {
     private static final int TTL = 2;
     private static final int FIRST_ACQUIRER = 3;
     private static final int DELIVERY_COUNT = 4;
+    /** Not a field: durable, priority and ttl at once ({@link #headerBasics}). */
+    private static final int BASICS = -1;
 
     /**
      * Header field {@code wanted} (booleans as 0 or 1), or its default when the header or the field is absent. The
@@ -336,12 +338,35 @@ public final class MessageSections {
             }
         }
         return switch (wanted) {
+            case BASICS -> (durable ? 1L : 0L) | (long) priority << 1 | (ttl + 1) << 9;
             case DURABLE -> durable ? 1 : 0;
             case PRIORITY -> priority;
             case TTL -> ttl;
             case FIRST_ACQUIRER -> firstAcquirer ? 1 : 0;
             default -> deliveryCount;
         };
+    }
+
+    /**
+     * The header's {@code durable}, {@code priority} and {@code ttl} from one decoding of the header, in a long (no
+     * object per message), read with {@link #durable(long)}, {@link #priority(long)} and {@link #ttl(long)}: what
+     * every message received needs. Asked one by one, the header was decoded three times per durable message, 5 % of
+     * the broker's CPU on the AMQP 1.0 durable path.
+     */
+    public long headerBasics() throws AmqpDecodeException {
+        return headerField(BASICS);
+    }
+
+    public static boolean durable(long basics) {
+        return (basics & 1) != 0;
+    }
+
+    public static int priority(long basics) {
+        return (int) (basics >>> 1) & 0xff;
+    }
+
+    public static long ttl(long basics) {
+        return (basics >>> 9) - 1;
     }
 
     /**

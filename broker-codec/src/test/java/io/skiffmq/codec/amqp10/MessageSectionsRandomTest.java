@@ -51,6 +51,10 @@ class MessageSectionsRandomTest {
         assertThat(m.durable()).isEqualTo(g.durable);
         assertThat(m.priority()).isEqualTo(g.priority);
         assertThat(m.ttl()).isEqualTo(g.ttl);
+        long basics = m.headerBasics();
+        assertThat(MessageSections.durable(basics)).isEqualTo(g.durable);
+        assertThat(MessageSections.priority(basics)).isEqualTo(g.priority);
+        assertThat(MessageSections.ttl(basics)).isEqualTo(g.ttl);
         assertThat(m.firstAcquirer()).isEqualTo(g.firstAcquirer);
         assertThat(m.deliveryCount()).isEqualTo(g.deliveryCount);
         assertThat(m.to()).isEqualTo(g.to);
@@ -108,5 +112,20 @@ class MessageSectionsRandomTest {
         } finally {
             in.release();
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theHeadersBasicsAtTheirLimitsAndInAMessageWithoutAHeader() throws AmqpDecodeException {
+        byte[] limits = {0x00, 0x53, 0x70, (byte) 0xc0, 9, 3, 0x41, 0x50, (byte) 0xff, 0x70, (byte) 0xff, (byte) 0xff,
+            (byte) 0xff, (byte) 0xff, 0x00, 0x53, 0x77, 0x40}; // durable, priority 255, ttl 2^32-1; a null value
+        long basics = MessageSections.scan(Unpooled.wrappedBuffer(limits)).headerBasics();
+        assertThat(MessageSections.durable(basics)).isTrue();
+        assertThat(MessageSections.priority(basics)).isEqualTo(255);
+        assertThat(MessageSections.ttl(basics)).isEqualTo(0xffffffffL);
+
+        long none = MessageSections.scan(Unpooled.wrappedBuffer(new byte[] {0x00, 0x53, 0x77, 0x40})).headerBasics();
+        assertThat(MessageSections.durable(none)).isFalse();
+        assertThat(MessageSections.priority(none)).isEqualTo(4);
+        assertThat(MessageSections.ttl(none)).isEqualTo(-1);
     }
 }

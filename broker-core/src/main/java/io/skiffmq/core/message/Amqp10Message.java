@@ -81,9 +81,10 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
      */
     public static Amqp10Message of(ByteBuf bytes, MessageSections sections, boolean durableIfNoHeader,
             String exchange, String routingKey) throws AmqpDecodeException {
-        boolean durable = sections.has(SectionCode.HEADER) ? sections.durable() : durableIfNoHeader;
-        return new Amqp10Message(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
-            routingKey);
+        long header = sections.headerBasics();
+        boolean durable = sections.has(SectionCode.HEADER) ? MessageSections.durable(header) : durableIfNoHeader;
+        return new Amqp10Message(bytes, sections, durable, MessageSections.priority(header),
+            MessageSections.ttl(header), exchange, routingKey);
     }
 
     /**
@@ -117,9 +118,10 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
             if (routingKey == null) {
                 routingKey = stream;
             }
-            boolean durable = !sections.has(SectionCode.HEADER) || sections.durable();
-            return new FromStream(bytes, sections, durable, sections.priority(), sections.ttl(), exchange,
-                routingKey, offset);
+            long header = sections.headerBasics();
+            boolean durable = !sections.has(SectionCode.HEADER) || MessageSections.durable(header);
+            return new FromStream(bytes, sections, durable, MessageSections.priority(header),
+                MessageSections.ttl(header), exchange, routingKey, offset);
         } catch (AmqpDecodeException e) {
             bytes.release();
             throw new MalformedMessageException("stream message at offset " + offset + ": " + e.getMessage(), e);
