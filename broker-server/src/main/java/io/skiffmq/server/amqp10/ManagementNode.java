@@ -4,8 +4,6 @@ import io.skiffmq.core.BrokerException;
 import io.skiffmq.core.Exchange;
 import io.skiffmq.core.MetadataTimeouts;
 import io.skiffmq.core.VirtualHost;
-import io.skiffmq.core.queue.Queue;
-import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.routing.Binding;
 import io.skiffmq.core.routing.Destination;
 import java.nio.charset.StandardCharsets;
@@ -23,15 +21,13 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.authz.Permission;
-import org.apache.qpid.proton.amqp.UnsignedInteger;
-import org.apache.qpid.proton.amqp.UnsignedLong;
 
 /**
  * RabbitMQ 4's HTTP-over-AMQP management API, as the RabbitMQ AMQP 1.0 clients use it: queues, exchanges and
  * bindings, by method and path, with maps as bodies and HTTP status codes as answers (200, 201, 204, 400, 403,
  * 404, 409), each where RabbitMQ gives it. Names in paths are percent-encoded. A permission refused is no status:
  * the request fails with a session error ({@link LinkPermits#refused}), which ends the requesting session, as
- * RabbitMQ 4 answers it.
+ * RabbitMQ 4 answers it. The queue requests are {@link ManagementQueues}'s; exchanges and bindings are here.
  *
  * <p>Stateless apart from the virtual host; safe from any thread. Answers that need a queue's own thread (purge,
  * delete) complete later.
@@ -51,14 +47,12 @@ public final class ManagementNode {
     }
 
     private final VirtualHost vhost;
-    private final String node;
-    /** The connection the requests come from: the owner of the exclusive queues they declare. */
-    private final Object owner;
     private final Executor executor;
     /** Each request's permission checks (a fresh {@link Access}: requests run on several threads); null: none. */
     private final Supplier<Access> permits;
     /** The requests come from another node of the cluster, which may ask for every queue's counts. */
     private final boolean fromNode;
+    private final ManagementQueues queues;
 
     /** A node whose requests run on the calling thread, for a connection of its own, unrestricted. */
     ManagementNode(VirtualHost vhost, String node) {
@@ -75,9 +69,8 @@ public final class ManagementNode {
         this.permits = permits;
         this.fromNode = fromNode;
         this.vhost = vhost;
-        this.node = node;
-        this.owner = owner;
         this.executor = executor;
+        this.queues = new ManagementQueues(this, vhost, node, owner, executor);
     }
 
     CompletableFuture<Response> handle(String method, String path, Object body) {
@@ -121,24 +114,24 @@ public final class ManagementNode {
             .split("/", -1);
         String resource = parts[0];
         if (fromNode && resource.equals("queues") && parts.length == 1 && method.equals("GET")) {
-            return done(Response.of(200, queueCounts()));
+            return done(Response.of(200, queues.counts()));
         }
         if (resource.equals("queues") && parts.length == 2) {
             String name = Address.decode(parts[1]);
             return switch (method) {
-                case "PUT" -> declareQueue(name, map(body, QUEUE_FIELDS));
+                case "PUT" -> queues.declare(name, map(body, QUEUE_FIELDS));
                 case "GET" -> {
                     requireAny(Access.Resource.QUEUE, name);
-                    yield queueInfo(name);
+                    yield queues.info(name);
                 }
-                case "DELETE" -> deleteQueue(name, false);
+                case "DELETE" -> queues.delete(name, false);
                 default -> done(Response.error(405, method + " " + path));
             };
         }
         if (resource.equals("queues") && parts.length == 3 && parts[2].equals("messages") && method.equals("DELETE")) {
             String name = Address.decode(parts[1]);
             require(Permission.READ, Access.Resource.QUEUE, name);
-            return purge(name, false);
+            return queues.purge(name, false);
         }
         if (resource.equals("exchanges") && parts.length == 2) {
             String name = Address.decode(parts[1]);
@@ -171,7 +164,7 @@ public final class ManagementNode {
      * {@code amqp:unauthorized-access}
      * ({@link LinkPermits#refused}), where the request's own errors are answered with a status.
      */
-    private void require(Permission permission, Access.Resource resource, String name) {
+    void require(Permission permission, Access.Resource resource, String name) {
         if (permits != null) {
             LinkPermits.refuseIf(permits.get().refusal(permission, resource, name));
         }
@@ -181,7 +174,7 @@ public final class ManagementNode {
      * Any of the three permissions, as RabbitMQ 4.3 checks a queue's {@code GET} (its 0-9-1 passive declare's
      * check): read, write, then configure, and the last refusal is the one given.
      */
-    private void requireAny(Access.Resource resource, String name) {
+    void requireAny(Access.Resource resource, String name) {
         if (permits != null && permits.get().refusal(Permission.READ, resource, name) != null
                 && permits.get().refusal(Permission.WRITE, resource, name) != null) {
             require(Permission.CONFIGURE, resource, name);
@@ -213,7 +206,7 @@ public final class ManagementNode {
     private static final String DEFAULT_EXCHANGE_REFUSED = "operation not permitted on the default exchange";
 
     /** A name RabbitMQ refuses (400), or null. */
-    private static Response badName(String name) {
+    static Response badName(String name) {
         String bad = lineBreak(name);
         return bad == null ? null : Response.error(400, bad);
     }
@@ -225,12 +218,12 @@ public final class ManagementNode {
     }
 
     /** RabbitMQ's 403 for a name with the reserved prefix {@code amq.}, or null. */
-    private Response reserved(String kind, String name) {
+    Response reserved(String kind, String name) {
         return name.startsWith("amq.") ? Response.error(403, RoutingErrors.resource(kind, name, vhost.name())
             + " starts with reserved prefix 'amq.'") : null;
     }
 
-    private static CompletableFuture<Response> done(Response response) {
+    static CompletableFuture<Response> done(Response response) {
         return CompletableFuture.completedFuture(response);
     }
 
@@ -256,183 +249,16 @@ public final class ManagementNode {
         return (Map<String, Object>) body;
     }
 
-    private static boolean flag(Map<String, Object> body, String name, boolean otherwise) {
+    static boolean flag(Map<String, Object> body, String name, boolean otherwise) {
         Object value = body.get(name);
         return value == null ? otherwise : (Boolean) value;
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> arguments(Map<String, Object> body) {
+    static Map<String, Object> arguments(Map<String, Object> body) {
         Object args = body.get("arguments");
         return args == null ? Map.of() : (Map<String, Object>) args;
     }
-
-    // ---- queues -------------------------------------------------------------------------------------------
-
-    private CompletableFuture<Response> declareQueue(String name, Map<String, Object> body) {
-        // as RabbitMQ checks a queue name before anything else
-        if (name.isEmpty()) {
-            return done(Response.error(400, "declare queue with empty name not allowed"));
-        }
-        Response refused = badName(name);
-        if (refused == null) {
-            refused = reserved("queue", name);
-        }
-        if (refused != null) {
-            return done(refused);
-        }
-        require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
-        // the arguments are checked by the virtual host, as for every protocol
-        Map<String, Object> arguments = arguments(body);
-        boolean existed = vhost.queue(name) != null || vhost.remoteQueue(name) != null;
-        if (!existed && arguments.get("x-dead-letter-exchange") instanceof String dlx) {
-            // as RabbitMQ checks a new queue's dead-letter exchange: read on the queue, write on the exchange
-            require(Permission.READ, Access.Resource.QUEUE, name);
-            require(Permission.WRITE, Access.Resource.EXCHANGE, dlx);
-        }
-        QueueDeclaration wanted = vhost.withDefaultType(new QueueDeclaration(name, flag(body, "durable", true),
-            flag(body, "exclusive", false), flag(body, "auto_delete", false), arguments));
-        io.skiffmq.core.definitions.DefinitionChange.QueueHomed remote =
-            vhost.queue(name) == null ? vhost.remoteQueue(name) : null;
-        if (remote == null) {
-            vhost.declareQueue(wanted, owner);
-        } else if (!remote.declaration().equivalent(wanted)) {
-            // declared again from a node that is not its home: checked against its record, as over 0-9-1
-            throw new BrokerException(BrokerException.Kind.PRECONDITION_FAILED, "queue '" + name + "' exists as "
-                + remote.declaration().describe());
-        }
-        return queueInfo(name).thenApply(info -> Response.of(existed ? 200 : 201, info.body()));
-    }
-
-    private Queue existingQueue(String name) {
-        Queue queue = vhost.queue(name);
-        if (queue == null) {
-            throw new BrokerException(BrokerException.Kind.NOT_FOUND, "no queue '" + name + "'");
-        }
-        return queue;
-    }
-
-    /**
-     * A queue's info, as {@code rabbit_amqp_management} gives it; of a queue served by another node (homed there, or
-     * a replicated queue it leads), with the counts that node holds, asked there.
-     */
-    private CompletableFuture<Response> queueInfo(String name) {
-        return queueInfo(name, false);
-    }
-
-    /** @param waited whether a replicated queue's leader was waited for already */
-    private CompletableFuture<Response> queueInfo(String name, boolean waited) {
-        Queue queue = vhost.queue(name);
-        if (queue == null) {
-            queue = vhost.remoteQueueProxy(name);
-            if (queue == null) {
-                if (!waited && vhost.remoteQueue(name) != null) {
-                    return led(name).thenComposeAsync(done -> queueInfo(name, true), executor);
-                }
-                existingQueue(name); // 404
-            }
-            Queue remote = queue;
-            return remote.counts().thenApply(counts -> queueInfo(name, remote, counts.ready(), counts.consumers()));
-        }
-        return done(queueInfo(name, queue, queue.readyCount(), queue.consumerCount()));
-    }
-
-    /** @param waited whether a replicated queue's leader was waited for already */
-    private CompletableFuture<Response> purge(String name, boolean waited) {
-        Queue remote = vhost.queue(name) == null ? vhost.remoteQueueProxy(name) : null;
-        if (remote != null) {
-            return remote.purge().thenApply(n -> count(200, n)); // by its home node (docs/cluster.md)
-        }
-        if (!waited && vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
-            return led(name).thenComposeAsync(done -> purge(name, true), executor);
-        }
-        Queue queue = existingQueue(name);
-        vhost.checkAccess(queue, owner);
-        if (queue.type() == io.skiffmq.core.queue.QueueType.STREAM) {
-            // rabbit_amqp_management's words for a queue type that cannot be purged
-            return done(Response.error(400, "purge not supported by queue '" + queue.name() + "' in vhost '"
-                + vhost.name() + "'"));
-        }
-        return queue.purge().thenApply(n -> count(200, n));
-    }
-
-    /**
-     * Once a replicated quorum queue that neither lives nor has a stand-in here has a leader serving it: it is
-     * between two leaders, or just declared and not live at its leader yet (whose own {@code /management} is then
-     * asked). At once for any other queue.
-     */
-    private CompletableFuture<Void> led(String name) {
-        return vhost.led(name, "timed out waiting for a leader of quorum queue '" + name + "' in vhost '"
-            + vhost.name() + "'");
-    }
-
-    private Response queueInfo(String name, Queue queue, int ready, int consumers) {
-        List<String> nodes = vhost.queueNodes(name);
-        if (nodes == null || nodes.isEmpty()) {
-            nodes = List.of(node);
-        }
-        Map<String, Object> info = new LinkedHashMap<>();
-        info.put("name", name);
-        info.put("durable", queue.durable());
-        info.put("auto_delete", queue.declaration().autoDelete());
-        info.put("exclusive", queue.declaration().exclusive());
-        info.put("type", queue.type().alias());
-        info.put("arguments", queue.arguments());
-        info.put("leader", nodes.get(0));
-        info.put("replicas", nodes.toArray(String[]::new));
-        info.put("message_count", UnsignedLong.valueOf(ready));
-        info.put("consumer_count", UnsignedInteger.valueOf(consumers));
-        return Response.of(200, info);
-    }
-
-    /**
-     * The counts of every queue homed on this node in the virtual host, for another node's HTTP listings (not
-     * RabbitMQ's: its nodes read each other's queue metrics over Erlang distribution). Read off the queues' threads,
-     * approximate as a listing's are.
-     */
-    private List<Map<String, Object>> queueCounts() {
-        List<Map<String, Object>> counts = new ArrayList<>();
-        for (Queue queue : vhost.queues()) {
-            int ready = queue.readyCount();
-            int unacked = queue.unackedCount();
-            counts.add(Map.of("name", queue.name(), "messages", UnsignedLong.valueOf(ready + unacked),
-                "messages_ready", UnsignedLong.valueOf(ready), "messages_unacknowledged", UnsignedLong.valueOf(unacked),
-                "consumers", UnsignedInteger.valueOf(queue.consumerCount())));
-        }
-        return counts;
-    }
-
-    /** @param caughtUp whether this node has applied what the cluster committed when the delete arrived */
-    private CompletableFuture<Response> deleteQueue(String name, boolean caughtUp) {
-        Response bad = badName(name);
-        if (bad != null) {
-            return done(bad);
-        }
-        require(Permission.CONFIGURE, Access.Resource.QUEUE, name);
-        Queue queue = vhost.queue(name);
-        if (queue == null) {
-            CompletableFuture<Integer> remote = vhost.deleteRemoteQueue(name); // by its home node, with its messages
-            if (remote != null) {
-                return remote.thenApply(n -> count(200, n));
-            }
-            if (!caughtUp && vhost.clustered()) {
-                // declared on another node and not applied here yet? Look again once it would be
-                return vhost.caughtUp(MetadataTimeouts.QUEUE_DELETE)
-                    .thenComposeAsync(done -> deleteQueue(name, true), executor);
-            }
-            // RabbitMQ answers a delete of a missing queue with 200 and no messages
-            return done(count(200, 0));
-        }
-        vhost.checkAccess(queue, owner);
-        CompletableFuture<Integer> deleted = vhost.deleteQueue(queue);
-        return deleted == null ? done(count(200, 0)) : deleted.thenApply(n -> count(200, n));
-    }
-
-    private static Response count(int status, int messages) {
-        return Response.of(status, Map.of("message_count", UnsignedLong.valueOf(messages)));
-    }
-
-    // ---- exchanges ----------------------------------------------------------------------------------------
 
     private Response declareExchange(String name, Map<String, Object> body) {
         if (name.isEmpty()) {
