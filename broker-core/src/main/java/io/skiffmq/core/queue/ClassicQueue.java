@@ -346,7 +346,7 @@ public final class ClassicQueue implements Queue {
         if (expiry.anyExpire() || limits.any()) {
             // TTLs and length limits judge what no consumer took, so consumers take it first, now: a TTL of 0 means
             // "only if a consumer takes it now", drop-head drops and reject-publish refuses by what still waits
-            dispatch();
+            dispatcher.dispatch(now);
         } else {
             dispatcher.dispatchAfterTurn();
         }
