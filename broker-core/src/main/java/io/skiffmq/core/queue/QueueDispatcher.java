@@ -55,7 +55,7 @@ final class QueueDispatcher {
         this.paging = paging;
         this.departures = departures;
         this.gauges = gauges;
-        this.selective = new SelectiveDispatch(waiting, clock, this::deliver, e -> log.read(e.sequence, e.location),
+        this.selective = new SelectiveDispatch(waiting, this::deliver, e -> log.read(e.sequence, e.location),
             this::dispatchAfterTurn);
     }
 
@@ -119,7 +119,7 @@ final class QueueDispatcher {
         if (!consumer.hasRoom()) {
             return ConsumerRing.Offer.NONE;
         } else if (consumer.selector != null) {
-            return selective.offer(consumer);
+            return selective.offer(consumer, now);
         }
         QueueEntry entry = waiting.removeHead();
         if (entry == null) {

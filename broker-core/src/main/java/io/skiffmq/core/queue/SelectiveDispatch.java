@@ -2,7 +2,6 @@ package io.skiffmq.core.queue;
 
 import io.skiffmq.core.filter.Selector;
 import io.skiffmq.core.message.Message;
-import io.skiffmq.core.time.BrokerClock;
 import java.util.Arrays;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -36,7 +35,6 @@ final class SelectiveDispatch {
     static final int EVALUATIONS_PER_DISPATCH = 4096;
 
     private final WaitingMessages waiting;
-    private final BrokerClock clock;
     private final BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver;
     private final Function<QueueEntry, Message> readBack;
     private final Runnable dispatchAgain;
@@ -54,12 +52,10 @@ final class SelectiveDispatch {
      * @param readBack reads a paged-out entry's message back from the log (a new reference; throws when it cannot)
      * @param dispatchAgain asks for one more dispatch after the queue's turn
      */
-    SelectiveDispatch(WaitingMessages waiting, BrokerClock clock,
-            BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver, Function<QueueEntry, Message> readBack,
-            Runnable dispatchAgain) {
+    SelectiveDispatch(WaitingMessages waiting, BiFunction<QueueConsumer, QueueEntry, QueueDelivery> deliver,
+            Function<QueueEntry, Message> readBack, Runnable dispatchAgain) {
         this.waiting = waiting;
         this.readBack = readBack;
-        this.clock = clock;
         this.deliver = deliver;
         this.dispatchAgain = dispatchAgain;
     }
@@ -80,15 +76,19 @@ final class SelectiveDispatch {
         }
     }
 
-    /** Offers a selector consumer (that has room) the first waiting message it wants; a {@link ConsumerRing.Offer}. */
-    int offer(QueueConsumer consumer) {
-        int result = offerOnce(consumer);
+    /**
+     * Offers a selector consumer (that has room) the first waiting message it wants; a {@link ConsumerRing.Offer}.
+     *
+     * @param now the time the dispatch judges expiry by ({@link QueueDispatcher#dispatch(long)})
+     */
+    int offer(QueueConsumer consumer, long now) {
+        int result = offerOnce(consumer, now);
         offered = true;
         seen = waiting.changes();
         return result;
     }
 
-    private int offerOnce(QueueConsumer consumer) {
+    private int offerOnce(QueueConsumer consumer, long now) {
         if (consumer.foundNothingAt == waiting.changes()) {
             // it looked through everything and nothing came since: the ring offers it a turn per message others
             // take, and walking the backlog up to its cursor each time would cost as much as the dispatch itself
@@ -98,7 +98,7 @@ final class SelectiveDispatch {
         if (limit != null && !limit.tryAcquire(consumer)) {
             return ConsumerRing.Offer.NONE; // the channel is at its limit: this consumer waits to be resumed
         }
-        QueueEntry entry = scan.start(consumer).run();
+        QueueEntry entry = scan.start(consumer, now).run();
         if (entry == null) {
             QueueDispatcher.releaseSlots(consumer, 1);
             if (scan.exhausted()) {
@@ -123,10 +123,10 @@ final class SelectiveDispatch {
         /** The message of the paged-out entry wanted last, read back; null when none. */
         private Message loaded;
 
-        Scan start(QueueConsumer c) {
+        Scan start(QueueConsumer c, long dispatchNow) {
             consumer = c;
             selector = c.selector;
-            now = clock.millis();
+            now = dispatchNow;
             if (c.budgetDispatch != dispatch) {
                 c.budgetDispatch = dispatch;
                 c.budget = EVALUATIONS_PER_DISPATCH;
