@@ -308,7 +308,12 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
      * replay, or a late append) changes nothing.
      */
     CompletableFuture<Long> recordLeader(QueueCommands.Key key, String leader, long epoch) {
-        return log.append(ByteBuffer.wrap(leaderEntry(key, new RecordedLeader(leader, epoch))));
+        return log.append(leaderEntry(key, leader, epoch));
+    }
+
+    /** The log entry that records {@code leader} as the queue's leader from {@code epoch} on. */
+    static ByteBuffer leaderEntry(QueueCommands.Key key, String leader, long epoch) {
+        return ByteBuffer.wrap(leaderEntry(key, new RecordedLeader(leader, epoch)));
     }
 
     /** The leader the metadata log recorded for the queue, or null. */
