@@ -10,7 +10,6 @@ import com.rabbitmq.client.GetResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +19,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,58 +69,12 @@ class ClusterNonMemberQueueTest {
         return ByteBuffer.wrap(body).getInt();
     }
 
-    /** The queue's shape in node {@code i}'s {@code /api/queues}, once it shows a leader. */
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> shape(int i, String queue) {
-        return await().atMost(WAIT).ignoreExceptions().until(() -> {
-            var answer = cluster.api(i).get("/api/queues/%2F/" + queue);
-            return (Map<String, Object>) answer.body();
-        }, q -> q != null && q.get("leader") instanceof String leader && !leader.isEmpty());
+        return QuorumQueueShapes.withLeader(cluster, i, queue, WAIT);
     }
 
     private static int index(String node) {
-        for (int i = 0; i < cluster.nodes.length; i++) {
-            if (cluster.name(i).equals(node)) {
-                return i;
-            }
-        }
-        throw new AssertionError("no node " + node);
-    }
-
-    /** Publishes with confirms on node {@code on} until stopped, again after a failure; records what is confirmed. */
-    private static final class Publisher implements Runnable {
-        final Set<Integer> confirmed = ConcurrentHashMap.newKeySet();
-        final AtomicInteger sent;
-        final AtomicBoolean stop = new AtomicBoolean();
-        private final int on;
-        private final String queue;
-
-        Publisher(int on, String queue, int first) {
-            this.on = on;
-            this.queue = queue;
-            this.sent = new AtomicInteger(first);
-        }
-
-        @Override
-        public void run() {
-            while (!stop.get()) {
-                try (Connection c = connect(on)) {
-                    Channel channel = c.createChannel();
-                    ConfirmTracking<Integer> tracking = new ConfirmTracking<>(channel, confirmed);
-                    while (!stop.get()) {
-                        int id = sent.getAndIncrement();
-                        tracking.publishing(channel.getNextPublishSeqNo(), id);
-                        channel.basicPublish("", queue, null, body(id));
-                        if (tracking.outstanding() > 100) {
-                            channel.waitForConfirms(WAIT.toMillis());
-                        }
-                    }
-                    channel.waitForConfirms(WAIT.toMillis());
-                } catch (Exception e) {
-                    // a refusal while no leader is known, or a timeout: publish again on a fresh connection
-                }
-            }
-        }
+        return QuorumQueueShapes.index(cluster, node);
     }
 
     @Test
@@ -189,7 +141,8 @@ class ClusterNonMemberQueueTest {
                 consumed.add(id);
                 consumer.basicAck(d.getEnvelope().getDeliveryTag(), false);
             }, t -> cancelled.set(true));
-            Publisher publisher = new Publisher(OUTSIDE, queue, count);
+            ConfirmingPublisher publisher = new ConfirmingPublisher(() -> connect(OUTSIDE), queue, count, 100,
+                ClusterNonMemberQueueTest::body);
             Thread publishing = new Thread(publisher, "publisher");
             publishing.start();
             try {
@@ -210,17 +163,7 @@ class ClusterNonMemberQueueTest {
                 publisher.stop.set(true);
                 publishing.join(WAIT.toMillis());
             }
-            Set<Integer> confirmed = Set.copyOf(publisher.confirmed);
-            try {
-                await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
-                List<Integer> missing = new ArrayList<>(confirmed);
-                missing.removeAll(consumed);
-                java.util.Collections.sort(missing);
-                throw new AssertionError(missing.size() + " confirmed not consumed (of " + confirmed.size() + ", "
-                    + consumed.size() + " consumed, cancelled " + cancelled + "): "
-                    + missing.subList(0, Math.min(20, missing.size())));
-            }
+            publisher.awaitEveryConfirmedIn(consumed, WAIT, () -> "cancelled " + cancelled);
             assertThat(wrongBytes).as("bodies changed").isEmpty();
             assertThat(cancelled).as("the consumer was not cancelled").isFalse();
             assertThat(tags).containsExactly(tag);
@@ -236,9 +179,9 @@ class ClusterNonMemberQueueTest {
             }
             channel.waitForConfirmsOrDie(WAIT.toMillis());
         }
-        try (com.rabbitmq.client.amqp.Environment environment = new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder()
-                .connectionSettings().host("127.0.0.1").port(cluster.nodes[OUTSIDE].port).username("guest")
-                .password("guest").environmentBuilder().build();
+        try (com.rabbitmq.client.amqp.Environment environment =
+                new com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1")
+                    .port(cluster.nodes[OUTSIDE].port).username("guest").password("guest").environmentBuilder().build();
                 com.rabbitmq.client.amqp.Connection connection = environment.connectionBuilder().build()) {
             BlockingQueue<com.rabbitmq.client.amqp.Message> received = new LinkedBlockingQueue<>();
             connection.consumerBuilder().queue(queue).initialCredits(20).messageHandler((context, message) -> {
