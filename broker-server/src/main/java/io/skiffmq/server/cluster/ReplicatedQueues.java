@@ -35,6 +35,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueues.class.getName());
     private static final String GROUP_SIZE = "x-quorum-initial-group-size";
     private static final int DEFAULT_GROUP_SIZE = 3;
+    /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
+    private static final long ANNOUNCE_RETRY_MILLIS = 1000;
 
     private final Duration timeout;
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
@@ -357,7 +359,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         }
         known.recordLeader(key, node.name(), epoch).whenComplete((index, failure) -> {
             if (failure != null) {
-                later(() -> announce(group, key, epoch), 1000);
+                later(() -> announce(group, key, epoch), ANNOUNCE_RETRY_MILLIS);
             }
         });
     }
