@@ -29,7 +29,9 @@ import java.util.function.Function;
  * the replicas the groups' commands build ({@link QueueReplica}, on each group's apply thread), and the live queues
  * of the groups this node leads. Leaders and live queues change on one thread of its own ({@link #moves}), in the
  * order the groups' logs announce them, so that neither a group's apply thread nor the metadata log's waits on a
- * virtual host. Thread-safe: concurrent maps, volatile fields.
+ * virtual host. A queue whose group this node is not a member of is reached at the leader the metadata log records
+ * ({@link ReplicatedDefinitions#recordLeader}, appended by each new leader). Thread-safe: concurrent maps, volatile
+ * fields.
  */
 public final class ReplicatedQueues implements QueueGroupApplier {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueues.class.getName());
