@@ -86,13 +86,8 @@ class ClusterQuorumQueueTest {
         }
     }
 
-    /** The queue's shape in node {@code i}'s {@code /api/queues}, once it shows a leader. */
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> shape(int i, String queue) {
-        return await().atMost(WAIT).ignoreExceptions().until(() -> {
-            var answer = cluster.api(i).get("/api/queues/%2F/" + queue);
-            return (Map<String, Object>) answer.body();
-        }, q -> q != null && q.get("leader") instanceof String leader && !leader.isEmpty());
+        return QuorumQueueShapes.withLeader(cluster, i, queue, WAIT);
     }
 
     private static String scrape(int node, String path) throws Exception {
@@ -111,12 +106,7 @@ class ClusterQuorumQueueTest {
     }
 
     private static int index(String node) {
-        for (int i = 0; i < cluster.nodes.length; i++) {
-            if (cluster.name(i).equals(node)) {
-                return i;
-            }
-        }
-        throw new AssertionError("no node " + node);
+        return QuorumQueueShapes.index(cluster, node);
     }
 
     @Test
@@ -185,39 +175,9 @@ class ClusterQuorumQueueTest {
         }
     }
 
-    /** Publishes with confirms on node {@code on} until stopped, again after a failure; records what is confirmed. */
-    private static final class Publisher implements Runnable {
-        final Set<Integer> confirmed = ConcurrentHashMap.newKeySet();
-        final AtomicInteger sent = new AtomicInteger();
-        final AtomicBoolean stop = new AtomicBoolean();
-        private final int on;
-        private final String queue;
-
-        Publisher(int on, String queue) {
-            this.on = on;
-            this.queue = queue;
-        }
-
-        @Override
-        public void run() {
-            while (!stop.get()) {
-                try (Connection c = connect(on)) {
-                    Channel channel = c.createChannel();
-                    ConfirmTracking<Integer> tracking = new ConfirmTracking<>(channel, confirmed);
-                    while (!stop.get()) {
-                        int id = sent.getAndIncrement();
-                        tracking.publishing(channel.getNextPublishSeqNo(), id);
-                        channel.basicPublish("", queue, null, ("m-" + id).getBytes(StandardCharsets.UTF_8));
-                        if (tracking.outstanding() > 200) {
-                            channel.waitForConfirms(WAIT.toMillis());
-                        }
-                    }
-                    channel.waitForConfirms(WAIT.toMillis());
-                } catch (Exception e) {
-                    // the node's link to the old leader went, or a timeout: publish again on a fresh connection
-                }
-            }
-        }
+    private static ConfirmingPublisher publisher(int on, String queue) {
+        return new ConfirmingPublisher(() -> connect(on), queue, 0, 200,
+            id -> ("m-" + id).getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -229,7 +189,7 @@ class ClusterQuorumQueueTest {
         int publisherNode = (leader + 1) % 3;
         int consumerNode = (leader + 2) % 3;
         reachable(publisherNode, queue);
-        Publisher publisher = new Publisher(publisherNode, queue);
+        ConfirmingPublisher publisher = publisher(publisherNode, queue);
         Thread publishing = new Thread(publisher, "publisher");
         publishing.start();
         await().atMost(WAIT).until(() -> publisher.confirmed.size() >= 300);
@@ -364,7 +324,7 @@ class ClusterQuorumQueueTest {
                 consumed.add(Integer.parseInt(new String(m.getBody(), StandardCharsets.UTF_8).substring(2)));
                 consumer.basicAck(m.getEnvelope().getDeliveryTag(), false);
             }, t -> cancelled.set(true));
-            Publisher publisher = new Publisher(publisherNode, queue);
+            ConfirmingPublisher publisher = publisher(publisherNode, queue);
             Thread publishing = new Thread(publisher, "publisher");
             publishing.start();
             try {
@@ -383,16 +343,7 @@ class ClusterQuorumQueueTest {
                 publishing.join(WAIT.toMillis());
             }
             Set<Integer> confirmed = Set.copyOf(publisher.confirmed);
-            try {
-                await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
-                List<Integer> missing = new ArrayList<>(confirmed);
-                missing.removeAll(consumed);
-                java.util.Collections.sort(missing);
-                throw new AssertionError(missing.size() + " confirmed not consumed (of " + confirmed.size() + ", "
-                    + consumed.size() + " consumed, " + redelivered + " redelivered, cancelled " + cancelled
-                    + "): " + missing.subList(0, Math.min(20, missing.size())));
-            }
+            publisher.awaitEveryConfirmedIn(consumed, WAIT, () -> redelivered + " redelivered, cancelled " + cancelled);
             assertThat(cancelled).as("the consumer was not cancelled").isFalse();
             assertThat(consumer.isOpen()).isTrue();
             assertThat(tags).containsExactly(tag);

@@ -61,7 +61,7 @@ public final class ClusterMembership implements AutoCloseable {
         ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout());
         io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");
         ClusterNode node = ClusterNode.start(settings, definitions, queues);
-        queues.node(node);
+        queues.node(node, definitions);
         definitions.log(node, self.name());
         definitions.queues(queues);
         return new ClusterMembership(node, definitions, queues);

@@ -45,7 +45,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Entries: {@code 1} then one change; {@code 2} then changes (each an int length and its bytes) applied only when
  * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
- * definitions (guest and {@code /}) without the others' copies, or a later node's, adding to what is there.
+ * definitions (guest and {@code /}) without the others' copies, or a later node's, adding to what is there;
+ * {@code 3} then a replicated quorum queue's leader ({@link #recordLeader}), as RabbitMQ's quorum queue record
+ * carries its leader, so that nodes outside its group reach it. A snapshot holds these after the changes.
  *
  * <p>The definitions and the target are owned by the log's applier thread; {@link #attach} takes them over under
  * {@code this}, which the applier's methods also hold.
@@ -53,6 +55,7 @@ import java.util.concurrent.CompletableFuture;
 public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, SharedDefinitions {
     private static final byte CHANGE = 1;
     private static final byte SEED = 2;
+    private static final byte LEADER = 3;
 
     /** What the applied changes act on: the broker's definitions in force and their effects. */
     public interface Target {
@@ -247,6 +250,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
                     apply(change);
                 }
             }
+        } else if (kind == LEADER) {
+            applyLeader(entry);
         } else {
             throw new IllegalStateException("metadata entry " + index + " is of kind " + kind
                 + ", which this version does not know: was it written by a newer node?");
@@ -260,12 +265,16 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
                 return; // deleted since
             }
             vhost.apply(in.change());
+            if (in.change() instanceof DefinitionChange.QueueDeleted deleted) {
+                leaders.keySet().removeIf(k -> k.vhost().equals(in.vhost()) && k.name().equals(deleted.name()));
+            }
         } else {
             replica.apply(change);
             if (change instanceof VhostAdded added) {
                 vhosts.putIfAbsent(added.vhost().name(), new VhostReplica());
             } else if (change instanceof VhostDeleted deleted) {
                 vhosts.remove(deleted.name());
+                leaders.keySet().removeIf(k -> k.vhost().equals(deleted.name()));
             }
         }
         if (target != null) {
@@ -284,6 +293,76 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         return broker;
     }
 
+    // ---- the leaders of replicated queues, for the nodes outside their groups ---------------------------------
+
+    /** A replicated queue's leader as the metadata log last recorded it, and the group's epoch it led. */
+    record RecordedLeader(String node, long epoch) {
+    }
+
+    /** Written on the applier thread (under {@code this}), read on any. */
+    private final Map<QueueCommands.Key, RecordedLeader> leaders = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Records that {@code leader} leads the queue's group from {@code epoch} on: one entry per leader change, which
+     * the leader appends once its live queue is up. Applied on every node; an older epoch than the one recorded (a
+     * replay, or a late append) changes nothing.
+     */
+    CompletableFuture<Long> recordLeader(QueueCommands.Key key, String leader, long epoch) {
+        return log.append(leaderEntry(key, leader, epoch));
+    }
+
+    /** The log entry that records {@code leader} as the queue's leader from {@code epoch} on. */
+    static ByteBuffer leaderEntry(QueueCommands.Key key, String leader, long epoch) {
+        return ByteBuffer.wrap(leaderEntry(key, new RecordedLeader(leader, epoch)));
+    }
+
+    /** The leader the metadata log recorded for the queue, or null. */
+    RecordedLeader recordedLeader(QueueCommands.Key key) {
+        return leaders.get(key);
+    }
+
+    private static byte[] leaderEntry(QueueCommands.Key key, RecordedLeader leader) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(LEADER);
+            out.writeUTF(key.vhost());
+            out.writeUTF(key.name());
+            out.writeLong(key.incarnation());
+            out.writeUTF(leader.node());
+            out.writeLong(leader.epoch());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private void applyLeader(ByteBuffer entry) {
+        try {
+            byte[] bytes = new byte[entry.remaining()];
+            entry.get(bytes);
+            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes));
+            recorded(new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong()),
+                new RecordedLeader(in.readUTF(), in.readLong()));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private void recorded(QueueCommands.Key key, RecordedLeader leader) {
+        if (!vhosts.containsKey(key.vhost())) {
+            return; // deleted since
+        }
+        RecordedLeader before = leaders.get(key);
+        if (before != null && before.epoch() >= leader.epoch()) {
+            return;
+        }
+        leaders.put(key, leader);
+        ReplicatedQueues replicated = queues;
+        if (replicated != null) {
+            replicated.leaderRecorded(key);
+        }
+    }
+
     @Override
     public synchronized void writeSnapshot(OutputStream out) throws IOException {
         List<byte[]> changes = new ArrayList<>();
@@ -293,6 +372,13 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         DataOutputStream data = new DataOutputStream(out);
         data.writeInt(changes.size());
         for (byte[] bytes : changes) {
+            data.writeInt(bytes.length);
+            data.write(bytes);
+        }
+        List<byte[]> recorded = new ArrayList<>();
+        leaders.forEach((key, leader) -> recorded.add(leaderEntry(key, leader)));
+        data.writeInt(recorded.size());
+        for (byte[] bytes : recorded) {
             data.writeInt(bytes.length);
             data.write(bytes);
         }
@@ -306,10 +392,23 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         target = null; // the changes rebuild the replicas; the target gets the result whole
         replica = new BrokerReplica();
         vhosts = new HashMap<>();
+        leaders.clear();
         try {
             for (int n = data.readInt(); n > 0; n--) {
                 byte[] bytes = data.readNBytes(data.readInt());
                 apply(decode(ByteBuffer.wrap(bytes), bytes.length));
+            }
+            int recorded;
+            try {
+                recorded = data.readInt();
+            } catch (java.io.EOFException e) {
+                recorded = 0; // a snapshot written before leaders were recorded
+            }
+            for (; recorded > 0; recorded--) {
+                byte[] bytes = data.readNBytes(data.readInt());
+                ByteBuffer entry = ByteBuffer.wrap(bytes);
+                entry.get(); // LEADER
+                applyLeader(entry);
             }
         } finally {
             target = attached;
@@ -321,6 +420,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     public synchronized void reset() {
         replica = new BrokerReplica();
         vhosts = new HashMap<>();
+        leaders.clear();
         replaced();
     }
 

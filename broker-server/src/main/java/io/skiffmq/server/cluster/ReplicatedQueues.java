@@ -29,12 +29,16 @@ import java.util.function.Function;
  * the replicas the groups' commands build ({@link QueueReplica}, on each group's apply thread), and the live queues
  * of the groups this node leads. Leaders and live queues change on one thread of its own ({@link #moves}), in the
  * order the groups' logs announce them, so that neither a group's apply thread nor the metadata log's waits on a
- * virtual host. Thread-safe: concurrent maps, volatile fields.
+ * virtual host. A queue whose group this node is not a member of is reached at the leader the metadata log records
+ * ({@link ReplicatedDefinitions#recordLeader}, appended by each new leader). Thread-safe: concurrent maps, volatile
+ * fields.
  */
 public final class ReplicatedQueues implements QueueGroupApplier {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueues.class.getName());
     private static final String GROUP_SIZE = "x-quorum-initial-group-size";
     private static final int DEFAULT_GROUP_SIZE = 3;
+    /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
+    private static final long ANNOUNCE_RETRY_MILLIS = 1000;
 
     private final Duration timeout;
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
@@ -45,14 +49,20 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * lead it: changed on {@link #moves}, removed when the record is deleted.
      */
     private final Map<QueueCommands.Key, Long> standInEpochs = new ConcurrentHashMap<>();
-    /** Replicated queues whose group this node is not a member of. */
-    private final Set<QueueCommands.Key> notMember = ConcurrentHashMap.newKeySet();
+    /**
+     * Replicated queues whose group this node is not a member of, with the group's members: reached at the leader
+     * the metadata log records ({@link ReplicatedDefinitions#recordLeader}).
+     */
+    private final Map<QueueCommands.Key, List<String>> outside = new ConcurrentHashMap<>();
+    /** Declares of queues outside this node's groups waiting for a recorded leader; guarded by itself. */
+    private final List<Runnable> waitingOutside = new ArrayList<>();
     private final ScheduledExecutorService moves = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "skiffmq-replicated-queues");
         t.setDaemon(true);
         return t;
     });
     private volatile ClusterNode node;
+    private volatile ReplicatedDefinitions definitions;
     private volatile Function<String, VirtualHost> vhosts = name -> null;
 
     /** A queue group as this node knows it. */
@@ -74,14 +84,18 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         this.timeout = timeout;
     }
 
-    void node(ClusterNode clusterNode) {
+    void node(ClusterNode clusterNode, ReplicatedDefinitions replicatedDefinitions) {
+        this.definitions = replicatedDefinitions;
         this.node = clusterNode;
     }
 
     /** Where the live queues go: set once the broker's virtual hosts exist. */
     public void vhosts(Function<String, VirtualHost> lookup) {
         this.vhosts = lookup;
-        moves.execute(() -> groups.values().forEach(this::settle));
+        moves.execute(() -> {
+            groups.values().forEach(this::settle);
+            outside.keySet().forEach(this::moveOutside);
+        });
     }
 
     private Group group(String name) {
@@ -100,7 +114,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             return false;
         }
         QueueCommands.Key key = key(vhost, record);
-        if (groupOf.containsKey(key) || notMember.contains(key)) {
+        if (groupOf.containsKey(key) || outside.containsKey(key)) {
             return true;
         }
         List<String> members = members(record);
@@ -112,9 +126,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 return true;
             }
             if (!members.contains(node.name())) {
-                notMember.add(key);
-                LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'' has members {2}, not"
-                    + " this node: it is not reachable from here", record.name(), vhost, members);
+                outside.put(key, members);
+                moves.execute(() -> moveOutside(key));
                 return true;
             }
             try {
@@ -150,7 +163,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
-        notMember.remove(key);
+        outside.remove(key);
         standInEpochs.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
@@ -169,24 +182,32 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     CompletableFuture<Void> whenLed(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
         Group group = groupOf.get(key);
-        if (group == null) {
+        if (group == null && !outside.containsKey(key)) {
             return CompletableFuture.completedFuture(null);
         }
+        List<Runnable> waiting = group != null ? group.waiting : waitingOutside;
         CompletableFuture<Void> led = new CompletableFuture<>();
         Runnable check = () -> {
-            if (led(group, key)) {
+            if (group != null ? led(group, key) : recordedLeader(key) != null) {
                 led.complete(null);
             }
         };
-        synchronized (group.waiting) {
-            group.waiting.add(check);
+        synchronized (waiting) {
+            waiting.add(check);
         }
         check.run();
         return led.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
-            synchronized (group.waiting) {
-                group.waiting.remove(check);
+            synchronized (waiting) {
+                waiting.remove(check);
             }
         });
+    }
+
+    /** The leader the metadata log recorded for a queue outside this node's groups, or null. */
+    private String recordedLeader(QueueCommands.Key key) {
+        ReplicatedDefinitions known = definitions;
+        ReplicatedDefinitions.RecordedLeader leader = known == null ? null : known.recordedLeader(key);
+        return leader == null ? null : leader.node();
     }
 
     private boolean led(Group group, QueueCommands.Key key) {
@@ -196,14 +217,22 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** The leader of a replicated queue's group, or null (not replicated, or none known). */
     public String leader(String vhost, QueueHomed record) {
-        Group group = groupOf.get(key(vhost, record));
-        return group == null ? null : group.leader;
+        QueueCommands.Key key = key(vhost, record);
+        Group group = groupOf.get(key);
+        if (group == null) {
+            return outside.containsKey(key) ? recordedLeader(key) : null;
+        }
+        return group.leader;
     }
 
     /** The members of a replicated queue's group, or null when it is not replicated here. */
     public List<String> members(String vhost, QueueHomed record) {
-        Group group = groupOf.get(key(vhost, record));
-        return group == null || group.handle == null ? null : group.handle.members();
+        QueueCommands.Key key = key(vhost, record);
+        Group group = groupOf.get(key);
+        if (group == null) {
+            return outside.get(key);
+        }
+        return group.handle == null ? null : group.handle.members();
     }
 
     /** A replicated queue this node is a member of, and the name of the queue group it shares. */
@@ -224,8 +253,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** Where the node links reach a replicated queue: its record, homed on its leader's node; null for none. */
     QueueHomed atLeader(String vhost, QueueHomed record) {
-        Group group = groupOf.get(key(vhost, record));
-        String leader = group == null ? null : group.leader;
+        QueueCommands.Key key = key(vhost, record);
+        Group group = groupOf.get(key);
+        String leader = group != null ? group.leader : outside.containsKey(key) ? recordedLeader(key) : null;
         if (leader == null || leader.equals(node.name())) {
             return null;
         }
@@ -238,7 +268,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      */
     public Queue following(VirtualHost vhost, String name, Queue found) {
         QueueHomed record = vhost.remoteQueue(name);
-        if (record == null || !groupOf.containsKey(key(vhost.name(), record))) {
+        QueueCommands.Key key = record == null ? null : key(vhost.name(), record);
+        if (key == null || !groupOf.containsKey(key) && !outside.containsKey(key)) {
             return null;
         }
         return new MovingConsumer(this, vhost, record, found, timeout.toMillis());
@@ -278,6 +309,61 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // the node is stopping
         }
+    }
+
+    // ---- the leaders of queues outside this node's groups, from the metadata log ------------------------------
+
+    /** On the metadata log's applier thread: the log recorded a new leader for the queue. */
+    void leaderRecorded(QueueCommands.Key key) {
+        try {
+            moves.execute(() -> moveOutside(key));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the node is stopping
+        }
+    }
+
+    /**
+     * On {@link #moves}: what stands here for a queue outside this node's groups (its proxy, its consumers' queues
+     * underneath) goes once per recorded leader, as a follower's does ({@link #settle}); the next use reaches the
+     * new leader.
+     */
+    private void moveOutside(QueueCommands.Key key) {
+        ReplicatedDefinitions known = definitions;
+        ReplicatedDefinitions.RecordedLeader leader = known == null ? null : known.recordedLeader(key);
+        VirtualHost vhost = vhosts.apply(key.vhost());
+        if (leader != null && vhost != null && outside.containsKey(key)) {
+            Long seen = standInEpochs.put(key, leader.epoch());
+            if (seen == null || seen != leader.epoch()) {
+                vhost.replicaMoved(key.name(), null); // nothing to drop when no leader was known before
+            }
+        }
+        List<Runnable> waiting;
+        synchronized (waitingOutside) {
+            waiting = new ArrayList<>(waitingOutside);
+        }
+        waiting.forEach(Runnable::run);
+    }
+
+    /**
+     * Once this node's live queue of a group is up: records it as the queue's leader in the metadata log, for the
+     * nodes outside the group; again later while it leads that epoch, when there is no majority for it now.
+     */
+    private void announce(Group group, QueueCommands.Key key, long epoch) {
+        ReplicatedDefinitions known = definitions;
+        Live here = live.get(key);
+        if (known == null || here == null || here.epoch != epoch || !groupOf.containsKey(key)
+                || group.handle.members().size() >= node.members().size()) {
+            return; // no longer leading it, or every node a member: none outside to tell
+        }
+        ReplicatedDefinitions.RecordedLeader recorded = known.recordedLeader(key);
+        if (recorded != null && recorded.epoch() >= epoch) {
+            return;
+        }
+        known.recordLeader(key, node.name(), epoch).whenComplete((index, failure) -> {
+            if (failure != null) {
+                later(() -> announce(group, key, epoch), ANNOUNCE_RETRY_MILLIS);
+            }
+        });
     }
 
     // ---- the groups' logs ------------------------------------------------------------------------------------
@@ -440,6 +526,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         });
         if (queue != null) {
             live.put(key, new Live(queue, log[0], epoch));
+            announce(group, key, epoch);
             LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2,number,#},"
                 + " {3} messages)", key.name(), key.vhost(), epoch, messages.size());
         } else if (log[0] != null) {

@@ -125,4 +125,37 @@ class ReplicatedDefinitionsTest {
         assertThat(broker.seen).last().isEqualTo(BrokerDefinitions.EMPTY);
         assertThat(broker.vhosts).last().isEqualTo(Map.of());
     }
+
+    @Test
+    void aQueuesLeaderIsRecordedForANewerEpochOnlyKeptBySnapshotsAndForgottenWithTheQueue() throws Exception {
+        ReplicatedDefinitions a = new ReplicatedDefinitions();
+        QueueCommands.Key q = new QueueCommands.Key("v", "q", 7);
+        QueueCommands.Key r = new QueueCommands.Key("v", "r", 8);
+        apply(a, 1, new VhostAdded(new VhostDefinition("v", -1, -1)));
+        a.apply(2, ReplicatedDefinitions.leaderEntry(q, "n1", 10).asReadOnlyBuffer());
+        a.apply(3, ReplicatedDefinitions.leaderEntry(q, "n2", 20).asReadOnlyBuffer());
+        a.apply(4, ReplicatedDefinitions.leaderEntry(q, "n1", 10).asReadOnlyBuffer()); // a late append, or a replay
+        a.apply(5, ReplicatedDefinitions.leaderEntry(r, "n3", 5).asReadOnlyBuffer());
+        a.apply(6, ReplicatedDefinitions.leaderEntry(new QueueCommands.Key("w", "q", 1), "n1", 1).asReadOnlyBuffer());
+        assertThat(a.recordedLeader(q)).isEqualTo(new ReplicatedDefinitions.RecordedLeader("n2", 20));
+        assertThat(a.recordedLeader(new QueueCommands.Key("w", "q", 1))).as("no such virtual host").isNull();
+        apply(a, 7, new InVhost("v", new io.skiffmq.core.definitions.DefinitionChange.QueueDeleted("r")));
+        assertThat(a.recordedLeader(r)).isNull();
+
+        ByteArrayOutputStream snapshot = new ByteArrayOutputStream();
+        a.writeSnapshot(snapshot);
+        ReplicatedDefinitions b = new ReplicatedDefinitions();
+        b.installSnapshot(new ByteArrayInputStream(snapshot.toByteArray()));
+        assertThat(b.recordedLeader(q)).isEqualTo(new ReplicatedDefinitions.RecordedLeader("n2", 20));
+        b.apply(8, ReplicatedDefinitions.leaderEntry(q, "n2", 20).asReadOnlyBuffer()); // replayed after it
+        assertThat(b.recordedLeader(q)).isEqualTo(new ReplicatedDefinitions.RecordedLeader("n2", 20));
+
+        // a snapshot written before leaders were recorded ends after the changes
+        byte[] bytes = snapshot.toByteArray();
+        ReplicatedDefinitions c = new ReplicatedDefinitions();
+        c.installSnapshot(new ByteArrayInputStream(java.util.Arrays.copyOf(bytes, bytes.length - 4
+            - 4 - ReplicatedDefinitions.leaderEntry(q, "n2", 20).remaining())));
+        assertThat(c.definitions()).isEqualTo(a.definitions());
+        assertThat(c.recordedLeader(q)).isNull();
+    }
 }
