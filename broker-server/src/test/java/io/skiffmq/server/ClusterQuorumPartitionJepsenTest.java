@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A Jepsen-style check of a quorum queue under real network partitions ({@link NetnsCluster}): two publishers send
  * messages with confirms to a quorum queue replicated on all three nodes, each through one node and on to the next
  * node whenever its connection fails or its confirms stop coming, while a nemesis cuts the queue's current leader
- * off from the other two, holds the partition while the majority elects another leader and confirms more, heals,
+ * off from the other two, holds the partition until the majority has elected another leader and confirmed more, heals,
  * waits for the three to agree on the queue's leader, and repeats; its second partition cuts a follower off
  * instead. Once healed, the queue is consumed and checked: every confirmed message consumed (none lost), each
  * confirmed one once (duplicates only among the unconfirmed), nothing consumed that was not published. Nacked and
@@ -144,8 +145,16 @@ class ClusterQuorumPartitionJepsenTest {
             faults.add(ms() + " isolate n" + cut + (cut == leader ? " (the queue's leader)" : " (a follower)"));
             cluster.isolate(cut);
             partitions++;
-            // long enough for an election on the majority's side and for it to confirm more
-            hold(200, Duration.ofSeconds(3), Duration.ofSeconds(8));
+            if (cut == leader) {
+                // the majority elects another leader, which the cut-off one must not take for itself
+                long cutAt = System.nanoTime();
+                int[] rest = IntStream.range(0, 3).filter(i -> i != cut).toArray();
+                int next = await().atMost(WAIT).until(() -> agreedQueueLeader(rest), l -> l >= 0 && l != cut);
+                faults.add(ms() + " n" + next + " leads, " + (System.nanoTime() - cutAt) / 1_000_000
+                    + " ms after the cut");
+            }
+            // long enough for the cut-off side's publishes to time out, and for the majority to confirm more
+            hold(200, Duration.ofSeconds(APPEND_TIMEOUT_MILLIS / 1000 + 1), Duration.ofSeconds(8));
             cluster.heal(cut);
             faults.add(ms() + " healed n" + cut);
             hold(100, Duration.ofSeconds(1), Duration.ofSeconds(4));
@@ -163,10 +172,10 @@ class ClusterQuorumPartitionJepsenTest {
         });
     }
 
-    /** The queue's leader as every node sees it ({@code GET /api/queues}), or -1 when they differ or know none. */
-    private int agreedQueueLeader() {
+    /** The queue's leader as every node (or each of {@code among}) sees it ({@code GET /api/queues}), or -1 when they differ or know none. */
+    private int agreedQueueLeader(int... among) {
         Set<Integer> leaders = new HashSet<>();
-        for (int i = 0; i < 3; i++) {
+        for (int i : among.length == 0 ? new int[] {0, 1, 2} : among) {
             leaders.add(queueLeaderSeenBy(i));
         }
         return leaders.size() == 1 ? leaders.iterator().next() : -1;
