@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -172,28 +173,18 @@ class ClusterQuorumPartitionJepsenTest {
         });
     }
 
-    /** The queue's leader as every node (or each of {@code among}) sees it ({@code GET /api/queues}), or -1 when they differ or know none. */
+    /**
+     * The queue's leader as every node (or each of {@code among}) sees it ({@code GET /api/queues}), or -1 when they
+     * differ or know none. Asked side by side: a node's answer waits up to 2 s for a member cut off.
+     */
     private int agreedQueueLeader(int... among) {
-        Set<Integer> leaders = new HashSet<>();
+        List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i : among.length == 0 ? new int[] {0, 1, 2} : among) {
-            leaders.add(queueLeaderSeenBy(i));
+            answers.add(CompletableFuture.supplyAsync(() -> cluster.queueLeaderSeenBy(i, QUEUE),
+                task -> new Thread(task, "queue-leader-of-n" + i).start()));
         }
-        return leaders.size() == 1 ? leaders.iterator().next() : -1;
-    }
-
-    private int queueLeaderSeenBy(int node) {
-        try {
-            HttpApiClient.Answer answer = cluster.api(node).get("/api/queues/%2F/" + QUEUE);
-            Object leader = answer.status() == 200 ? answer.map().get("leader") : null;
-            for (int i = 0; i < 3; i++) {
-                if (cluster.name(i).equals(leader)) {
-                    return i;
-                }
-            }
-        } catch (Exception e) {
-            // not answering: no leader known
-        }
-        return -1;
+        List<Integer> leaders = answers.stream().map(CompletableFuture::join).distinct().toList();
+        return leaders.size() == 1 ? leaders.get(0) : -1;
     }
 
     /**
