@@ -231,10 +231,11 @@ class ClusterQuorumPartitionJepsenTest {
         unconfirmed.removeAll(nacked);
         Set<String> unconfirmedConsumed = new HashSet<>(held.keySet());
         unconfirmedConsumed.removeAll(confirmed);
+        long nackedConsumed = unconfirmedConsumed.stream().filter(nacked::contains).count();
         String summary = "published " + published.size() + ", confirmed " + confirmed.size() + ", nacked "
             + nacked.size() + ", unanswered " + unconfirmed.size() + ", consumed " + held.size() + " ("
-            + unconfirmedConsumed.size() + " unconfirmed), lost " + lost.size() + ", duplicates " + twice.size()
-            + " (" + confirmedTwice.size() + " confirmed), partitions " + partitions;
+            + unconfirmedConsumed.size() + " unconfirmed, " + nackedConsumed + " of them nacked), lost " + lost.size()
+            + ", duplicates " + twice.size() + " (" + confirmedTwice.size() + " confirmed), partitions " + partitions;
         System.out.println("jepsen quorum partitions: " + summary + "; faults: " + faults);
         assertThat(confirmed).as(summary).isNotEmpty();
         assertThat(lost).as("confirmed messages lost; " + summary + "; faults: " + faults).isEmpty();
