@@ -141,7 +141,7 @@ class ClusterQuorumPartitionJepsenTest {
     private int nemesis(int publishes, int minPartitions) throws Exception {
         int partitions = 0;
         while (partitions < minPartitions || ids.get() < publishes) {
-            int leader = await().atMost(WAIT).until(this::agreedQueueLeader, l -> l >= 0);
+            int leader = agreeingOnLeader();
             int cut = partitions == 1 ? (leader + 1) % 3 : leader;
             faults.add(ms() + " isolate n" + cut + (cut == leader ? " (the queue's leader)" : " (a follower)"));
             cluster.isolate(cut);
@@ -161,6 +161,38 @@ class ClusterQuorumPartitionJepsenTest {
             hold(100, Duration.ofSeconds(1), Duration.ofSeconds(4));
         }
         return partitions;
+    }
+
+    /**
+     * Waits until the three agree on the queue's leader, and returns it; logs each node's view, as it was when they
+     * last disagreed, when that took more than a second.
+     */
+    private int agreeingOnLeader() {
+        long began = System.nanoTime();
+        int[] views = new int[3];
+        String[] disagreed = {null};
+        int leader = await().atMost(WAIT).until(() -> {
+            List<CompletableFuture<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                int node = i;
+                answers.add(CompletableFuture.supplyAsync(() -> cluster.queueLeaderSeenBy(node, QUEUE),
+                    task -> new Thread(task, "queue-leader-of-n" + node).start()));
+            }
+            for (int i = 0; i < 3; i++) {
+                views[i] = answers.get(i).join();
+            }
+            boolean agreed = views[0] >= 0 && views[0] == views[1] && views[1] == views[2];
+            if (!agreed) {
+                disagreed[0] = java.util.Arrays.toString(views);
+            }
+            return agreed ? views[0] : -1;
+        }, l -> l >= 0);
+        long took = (System.nanoTime() - began) / 1_000_000;
+        if (took > 1000) {
+            faults.add(ms() + " the three agree on n" + leader + " after " + took + " ms (before, leaders seen by n0,"
+                + " n1, n2: " + disagreed[0] + ")");
+        }
+        return leader;
     }
 
     /** Waits at least {@code least}, then until {@code more} more messages were confirmed or {@code most}. */
