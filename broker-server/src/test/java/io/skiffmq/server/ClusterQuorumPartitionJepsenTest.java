@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -29,11 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  * A Jepsen-style check of a quorum queue under real network partitions ({@link NetnsCluster}): two publishers send
  * messages with confirms to a quorum queue replicated on all three nodes, each through one node and on to the next
  * node whenever its connection fails or its confirms stop coming, while a nemesis cuts the queue's current leader
- * off from the other two, holds the partition until the majority has elected another leader and confirmed more, heals,
- * waits for the three to agree on the queue's leader, and repeats; its second partition cuts a follower off
- * instead. Once healed, the queue is consumed and checked: every confirmed message consumed (none lost), each
- * confirmed one once (duplicates only among the unconfirmed), nothing consumed that was not published. Nacked and
- * unanswered publishes are counted.
+ * off from the other two, holds the partition until the majority has elected another leader and confirmed more,
+ * heals, waits for the three to agree on the queue's leader, and repeats; its second partition cuts a follower off
+ * instead, and every third one heals after 0.5 to 2.5 s, about when the majority's election ends. Once healed, the
+ * queue is consumed and checked: every confirmed message consumed (none lost), each confirmed one once (duplicates
+ * only among the unconfirmed), nothing consumed that was not published. Nacked and unanswered publishes are counted.
  *
  * <p>{@code -Dskiffmq.jepsen.publishes=N} sets how many messages are published at least (3,000 in the suite, which
  * keeps the class under a minute): the faults, and the publishers, go on until that many were sent, and for at least
@@ -135,18 +136,25 @@ class ClusterQuorumPartitionJepsenTest {
     }
 
     /**
-     * Partitions the queue's leader (a follower, the second time) away from the other two and heals, until
+     * Partitions the queue's leader (a follower, the second time; the leader for 0.5 to 2.5 s, every third time) away
+     * from the other two and heals, until
      * {@code publishes} were sent and at least {@code minPartitions} partitions were made; how many were.
      */
     private int nemesis(int publishes, int minPartitions) throws Exception {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
         int partitions = 0;
         while (partitions < minPartitions || ids.get() < publishes) {
             int leader = agreeingOnLeader();
             int cut = partitions == 1 ? (leader + 1) % 3 : leader;
-            faults.add(ms() + " isolate n" + cut + (cut == leader ? " (the queue's leader)" : " (a follower)"));
+            // every third partition is healed about when the majority's election ends, before or after
+            boolean brief = partitions % 3 == 2;
+            faults.add(ms() + " isolate n" + cut + (cut != leader ? " (a follower)"
+                : brief ? " (the queue's leader, briefly)" : " (the queue's leader)"));
             cluster.isolate(cut);
             partitions++;
-            if (cut == leader) {
+            if (brief) {
+                hold(Integer.MAX_VALUE, Duration.ZERO, Duration.ofMillis(500 + random.nextInt(2000)));
+            } else if (cut == leader) {
                 // the majority elects another leader, which the cut-off one must not take for itself
                 long cutAt = System.nanoTime();
                 int[] rest = IntStream.range(0, 3).filter(i -> i != cut).toArray();
@@ -154,8 +162,10 @@ class ClusterQuorumPartitionJepsenTest {
                 faults.add(ms() + " n" + next + " leads, " + (System.nanoTime() - cutAt) / 1_000_000
                     + " ms after the cut");
             }
-            // long enough for the cut-off side's publishes to time out, and for the majority to confirm more
-            hold(200, Duration.ofSeconds(APPEND_TIMEOUT_MILLIS / 1000 + 1), Duration.ofSeconds(8));
+            if (!brief) {
+                // long enough for the cut-off side's publishes to time out, and for the majority to confirm more
+                hold(200, Duration.ofSeconds(APPEND_TIMEOUT_MILLIS / 1000 + 1), Duration.ofSeconds(8));
+            }
             cluster.heal(cut);
             faults.add(ms() + " healed n" + cut);
             hold(100, Duration.ofSeconds(1), Duration.ofSeconds(4));
