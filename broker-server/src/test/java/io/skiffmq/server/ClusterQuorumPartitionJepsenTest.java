@@ -207,7 +207,7 @@ class ClusterQuorumPartitionJepsenTest {
 
     /** Waits at least {@code least}, then until {@code more} more messages were confirmed or {@code most}. */
     private void hold(int more, Duration least, Duration most) {
-        int target = confirmed.size() + more;
+        long target = (long) confirmed.size() + more;
         long began = System.nanoTime();
         await().atMost(most.plusSeconds(1)).pollDelay(Duration.ZERO).until(() -> {
             long held = System.nanoTime() - began;
