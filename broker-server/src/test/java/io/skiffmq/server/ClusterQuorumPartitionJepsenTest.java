@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -179,21 +180,12 @@ class ClusterQuorumPartitionJepsenTest {
      */
     private int agreeingOnLeader() {
         long began = System.nanoTime();
-        int[] views = new int[3];
         String[] disagreed = {null};
         int leader = await().atMost(WAIT).until(() -> {
-            List<CompletableFuture<Integer>> answers = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                int node = i;
-                answers.add(CompletableFuture.supplyAsync(() -> cluster.queueLeaderSeenBy(node, QUEUE),
-                    task -> new Thread(task, "queue-leader-of-n" + node).start()));
-            }
-            for (int i = 0; i < 3; i++) {
-                views[i] = answers.get(i).join();
-            }
+            int[] views = queueLeadersSeenBy(0, 1, 2);
             boolean agreed = views[0] >= 0 && views[0] == views[1] && views[1] == views[2];
             if (!agreed) {
-                disagreed[0] = java.util.Arrays.toString(views);
+                disagreed[0] = Arrays.toString(views);
             }
             return agreed ? views[0] : -1;
         }, l -> l >= 0);
@@ -215,18 +207,23 @@ class ClusterQuorumPartitionJepsenTest {
         });
     }
 
-    /**
-     * The queue's leader as every node (or each of {@code among}) sees it ({@code GET /api/queues}), or -1 when they
-     * differ or know none. Asked side by side: a node's answer waits up to 2 s for a member cut off.
-     */
+    /** The queue's leader as each of {@code among} sees it, or -1 when they differ or know none. */
     private int agreedQueueLeader(int... among) {
+        int[] views = queueLeadersSeenBy(among);
+        return IntStream.of(views).allMatch(v -> v == views[0]) ? views[0] : -1;
+    }
+
+    /**
+     * The queue's leader as each of {@code among} sees it ({@code GET /api/queues}), -1 where none is known. Asked
+     * side by side: a node's answer waits up to 2 s for a member cut off.
+     */
+    private int[] queueLeadersSeenBy(int... among) {
         List<CompletableFuture<Integer>> answers = new ArrayList<>();
-        for (int i : among.length == 0 ? new int[] {0, 1, 2} : among) {
+        for (int i : among) {
             answers.add(CompletableFuture.supplyAsync(() -> cluster.queueLeaderSeenBy(i, QUEUE),
                 task -> new Thread(task, "queue-leader-of-n" + i).start()));
         }
-        List<Integer> leaders = answers.stream().map(CompletableFuture::join).distinct().toList();
-        return leaders.size() == 1 ? leaders.get(0) : -1;
+        return answers.stream().mapToInt(CompletableFuture::join).toArray();
     }
 
     /**
@@ -238,7 +235,7 @@ class ClusterQuorumPartitionJepsenTest {
         Map<String, Integer> held = new ConcurrentHashMap<>();
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < deadline) {
-            int leader = await().atMost(WAIT).until(this::agreedQueueLeader, l -> l >= 0);
+            int leader = agreeingOnLeader();
             try (Connection connection = cluster.factory(leader).newConnection()) {
                 Channel channel = connection.createChannel();
                 Channel counting = connection.createChannel();
