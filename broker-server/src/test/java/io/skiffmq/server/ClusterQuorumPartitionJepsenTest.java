@@ -138,7 +138,8 @@ class ClusterQuorumPartitionJepsenTest {
 
     /**
      * Partitions the queue's leader (a follower, the second time; the leader for 0.5 to 2.5 s, every third time) away
-     * from the other two and heals, until {@code publishes} were sent and at least {@code minPartitions} partitions were made; how many were.
+     * from the other two and heals, until {@code publishes} were sent and at least {@code minPartitions} partitions
+     * were made; how many were.
      */
     private int nemesis(int publishes, int minPartitions) throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();

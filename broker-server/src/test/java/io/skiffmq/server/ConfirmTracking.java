@@ -8,7 +8,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /**
  * A 0-9-1 channel's publishes with confirms, by publish sequence number, for checkers that count what the broker
  * confirmed: each one acked goes to {@code confirmed}, each one nacked is forgotten (or recorded, when asked), and
- * those never answered stay unconfirmed. Used by the publishing thread and the client's connection thread: concurrent map.
+ * those never answered stay unconfirmed. Used by the publishing thread and the client's connection thread:
+ * concurrent map.
  *
  * @param <T> what identifies a message to the checker
  */
