@@ -263,18 +263,7 @@ class ClusterJepsenTest {
 
     /** The node that leads the quorum queue's group, as node 0 sees it; -1 when none is known. */
     private int quorumLeader() {
-        try {
-            HttpApiClient.Answer answer = cluster.api(0).get("/api/queues/%2F/" + QUORUM);
-            Object leader = answer.status() == 200 ? answer.map().get("leader") : null;
-            for (int i = 0; i < 3; i++) {
-                if (cluster.name(i).equals(leader)) {
-                    return i;
-                }
-            }
-        } catch (Exception e) {
-            // node 0 cut off or busy: no leader known
-        }
-        return -1;
+        return cluster.queueLeaderSeenBy(0, QUORUM);
     }
 
     /**

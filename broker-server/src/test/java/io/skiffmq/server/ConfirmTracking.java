@@ -7,8 +7,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * A 0-9-1 channel's publishes with confirms, by publish sequence number, for checkers that count what the broker
- * confirmed: each one acked goes to {@code confirmed}, each one nacked is forgotten, and those never answered stay
- * unconfirmed. Used by the publishing thread and the client's connection thread: concurrent map.
+ * confirmed: each one acked goes to {@code confirmed}, each one nacked is forgotten (or recorded, when asked), and
+ * those never answered stay unconfirmed. Used by the publishing thread and the client's connection thread:
+ * concurrent map.
  *
  * @param <T> what identifies a message to the checker
  */
@@ -17,12 +18,23 @@ final class ConfirmTracking<T> {
 
     /** Puts {@code channel} in confirm mode and listens to its confirms. */
     ConfirmTracking(Channel channel, Set<T> confirmed) throws java.io.IOException {
+        this(channel, confirmed, null);
+    }
+
+    /** As above, and records each message nacked in {@code nacked} (when not null). */
+    ConfirmTracking(Channel channel, Set<T> confirmed, Set<T> nacked) throws java.io.IOException {
         channel.confirmSelect();
         channel.addConfirmListener((seq, multiple) -> {
             var acked = answered(seq, multiple);
             confirmed.addAll(acked.values());
             acked.clear();
-        }, (seq, multiple) -> answered(seq, multiple).clear());
+        }, (seq, multiple) -> {
+            var refused = answered(seq, multiple);
+            if (nacked != null) {
+                nacked.addAll(refused.values());
+            }
+            refused.clear();
+        });
     }
 
     private ConcurrentNavigableMap<Long, T> answered(long seq, boolean multiple) {

@@ -192,6 +192,25 @@ final class NetnsCluster implements AutoCloseable {
     }
 
     /**
+     * The node that leads replicated queue {@code queue} in vhost {@code /}, as node {@code i} sees it
+     * ({@code leader} in {@code GET /api/queues}), as an index, or -1 when it knows none or does not answer.
+     */
+    int queueLeaderSeenBy(int i, String queue) {
+        try {
+            HttpApiClient.Answer answer = api(i).get("/api/queues/%2F/" + queue);
+            Object leader = answer.status() == 200 ? answer.map().get("leader") : null;
+            for (int n = 0; n < nodes.length; n++) {
+                if (name(n).equals(leader)) {
+                    return n;
+                }
+            }
+        } catch (Exception e) {
+            // not answering: no leader known
+        }
+        return -1;
+    }
+
+    /**
      * Cuts node {@code i} off from the other nodes, both ways: its namespace drops every packet from or to them.
      * The test's clients still reach it.
      */
