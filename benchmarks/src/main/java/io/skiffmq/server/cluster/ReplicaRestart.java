@@ -77,7 +77,7 @@ public final class ReplicaRestart {
         try {
             for (int i = 0; i < 2; i++) {
                 nodes[i] = ClusterNode.start(settings(dir, i, ports, snapshotBytes), new NoDefinitions(), epochs[i]);
-                epochs[i].queues.node(nodes[i]);
+                epochs[i].queues.node(nodes[i], null); // no metadata log here: no leader recorded there
             }
             QueueGroup[] groups = new QueueGroup[2];
             for (int i = 0; i < 2; i++) {
@@ -131,7 +131,7 @@ public final class ReplicaRestart {
         Epochs epochs = new Epochs();
         ClusterNode node = ClusterNode.start(settings(dir, index, ports, snapshotBytes), new NoDefinitions(),
             epochs);
-        epochs.queues.node(node);
+        epochs.queues.node(node, null);
         QueueGroup group = node.queueGroup(names());
         while (true) {
             QueueReplica replica = epochs.queues.replica(group.name(), QUEUE);
