@@ -296,15 +296,19 @@ public final class ClassicQueue implements Queue {
         }
         counters.countPublished(message.size());
         long now = context.clock().millis();
-        QueueEntry entry = new QueueEntry(nextSequence++, message, limits.lane(message.priority()), bodySize,
-            expiry.expiresAt(now, message.ttl()));
+        PublishConfirm confirm = confirmed;
+        QueueEntry entry;
+        if (confirm != null && arguments.confirmAfterConsume()) {
+            // confirmed when a consumer settles it, not before
+            entry = new QueueEntry.ConfirmedWhenConsumed(nextSequence++, message, limits.lane(message.priority()),
+                bodySize, expiry.expiresAt(now, message.ttl()), confirm);
+            confirm = null;
+        } else {
+            entry = new QueueEntry(nextSequence++, message, limits.lane(message.priority()), bodySize,
+                expiry.expiresAt(now, message.ttl()));
+        }
         // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
         entry.carried(message.deliveryCount());
-        PublishConfirm confirm = confirmed;
-        if (confirm != null && arguments.confirmAfterConsume()) {
-            entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
-            confirm = null;
-        }
         boolean toTail = waiting.mustPage(entry.priority());
         if (toTail && dispatcher.pending()) {
             // consumers with credit take what waits first, and then maybe this one too: a message a consumer can

@@ -33,11 +33,9 @@ final class Departures {
      * confirm still held for a consumer is refused: the message left without being consumed.
      */
     void forget(QueueEntry entry) {
-        if (entry.confirmWhenConsumed != null) {
-            if (!status.closed) {
-                entry.confirmWhenConsumed.refused();
-            }
-            entry.confirmWhenConsumed = null;
+        PublishConfirm confirm = entry.takeConfirm();
+        if (confirm != null && !status.closed) {
+            confirm.refused();
         }
         if (entry.location >= 0 && !status.gone()) {
             log.remove(entry.sequence, entry.location);

@@ -210,9 +210,9 @@ final class QueueDispatcher {
             if (entry.location >= 0) {
                 log.remove(entry.sequence, entry.location);
             }
-            if (entry.confirmWhenConsumed != null) {
-                entry.confirmWhenConsumed.run(); // settled as it was sent: consumed
-                entry.confirmWhenConsumed = null;
+            PublishConfirm confirm = entry.takeConfirm();
+            if (confirm != null) {
+                confirm.run(); // settled as it was sent: consumed
             }
             return new QueueDelivery(message, tag, entry.deliveryCount, tellsReturns ? entry.returns : -1, first,
                 remaining);

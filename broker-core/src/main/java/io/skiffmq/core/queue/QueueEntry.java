@@ -4,13 +4,22 @@ import io.skiffmq.core.message.Message;
 
 /**
  * A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread.
- * One per queued message: its fields are sized to what they hold (64 bytes with compressed references; 56 without
- * {@link #returns}, which a flag byte for the booleans and a 16-bit count would give back).
+ * One per queued message: its fields are sized to what they hold, 56 bytes with compressed references. The confirm a
+ * queue with {@code x-confirm-after-consume} holds is in a subclass ({@link ConfirmedWhenConsumed}), so every other
+ * entry goes without the 4 bytes that would take it to 64.
  */
-final class QueueEntry {
+sealed class QueueEntry permits QueueEntry.ConfirmedWhenConsumed {
     final long sequence;
     /** Null while the message is paged out: only its {@link #location} in the log is kept. */
     Message message;
+    /**
+     * The publisher's confirm held until a consumer settles the message ({@code x-confirm-after-consume}), taken off
+     * the entry: the caller runs or refuses it, once. Null when none is held.
+     */
+    PublishConfirm takeConfirm() {
+        return null;
+    }
+
     /** The priority lane it waits in, unsigned (0 unless the queue has {@code x-max-priority}, at most 255). */
     private final byte lane;
     /** Body bytes, for {@code x-max-length-bytes}. */
@@ -31,9 +40,6 @@ final class QueueEntry {
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location = -1;
-    /** The publisher's confirm, held until a consumer settles the message ({@code x-confirm-after-consume}). */
-    PublishConfirm confirmWhenConsumed;
-
     QueueEntry(long sequence, Message message, int priority, int bodySize, long expiresAt) {
         this.sequence = sequence;
         this.message = message;
@@ -74,5 +80,26 @@ final class QueueEntry {
     void deliveryCount(long stored) {
         deliveryCount = (int) Math.min(stored, Integer.MAX_VALUE);
         returns = deliveryCount;
+    }
+
+    /**
+     * An entry of a queue with {@code x-confirm-after-consume} whose publisher asked for a confirm. Such a queue never
+     * pages (see {@code ClassicQueue}), so the entry is this one from publish to settlement.
+     */
+    static final class ConfirmedWhenConsumed extends QueueEntry {
+        private PublishConfirm confirm;
+
+        ConfirmedWhenConsumed(long sequence, Message message, int priority, int bodySize, long expiresAt,
+                PublishConfirm confirm) {
+            super(sequence, message, priority, bodySize, expiresAt);
+            this.confirm = confirm;
+        }
+
+        @Override
+        PublishConfirm takeConfirm() {
+            PublishConfirm taken = confirm;
+            confirm = null;
+            return taken;
+        }
     }
 }

@@ -52,9 +52,11 @@ final class Settlements {
             counters.countAcknowledged();
         }
         if (!outcome.requeues() || status.gone()) {
-            if (outcome.kind() == Outcome.Kind.ACCEPTED && entry.confirmWhenConsumed != null) {
-                entry.confirmWhenConsumed.run();
-                entry.confirmWhenConsumed = null;
+            if (outcome.kind() == Outcome.Kind.ACCEPTED) {
+                PublishConfirm confirm = entry.takeConfirm();
+                if (confirm != null) {
+                    confirm.run();
+                }
             }
             if (outcome.discards() && !status.gone()) {
                 if (quorum) {
