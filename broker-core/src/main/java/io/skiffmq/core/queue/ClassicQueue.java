@@ -297,16 +297,13 @@ public final class ClassicQueue implements Queue {
         counters.countPublished(message.size());
         long now = context.clock().millis();
         PublishConfirm confirm = confirmed;
-        QueueEntry entry;
+        PublishConfirm held = null;
         if (confirm != null && arguments.confirmAfterConsume()) {
-            // confirmed when a consumer settles it, not before
-            entry = new QueueEntry.ConfirmedWhenConsumed(nextSequence++, message, limits.lane(message.priority()),
-                bodySize, expiry.expiresAt(now, message.ttl()), confirm);
+            held = confirm; // confirmed when a consumer settles it, not before
             confirm = null;
-        } else {
-            entry = new QueueEntry(nextSequence++, message, limits.lane(message.priority()), bodySize,
-                expiry.expiresAt(now, message.ttl()));
         }
+        QueueEntry entry = QueueEntry.of(nextSequence++, message, limits.lane(message.priority()), bodySize,
+            expiry.expiresAt(now, message.ttl()), held);
         // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
         entry.carried(message.deliveryCount());
         boolean toTail = waiting.mustPage(entry.priority());
@@ -324,7 +321,7 @@ public final class ClassicQueue implements Queue {
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
                 entry.location = log.publish(entry.sequence, message, entry.deliveryCount, entry.returns,
-                    entry.expiresAt, confirm);
+                    entry.expiresAt(), confirm);
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 if (!toTail) {

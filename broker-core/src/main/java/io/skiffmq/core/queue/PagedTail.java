@@ -34,7 +34,7 @@ final class PagedTail {
      */
     void append(QueueEntry entry) {
         file.append(entry.sequence, entry.message, entry.deliveryCount, entry.acquiredBefore, entry.location,
-            entry.expiresAt, entry.bodySize);
+            entry.expiresAt(), entry.bodySize);
         entry.message.release();
         entry.message = null;
         count++;
@@ -59,8 +59,8 @@ final class PagedTail {
         if (paged == null) {
             throw new IllegalStateException("page file ended with " + count + " messages unread");
         }
-        QueueEntry entry = new QueueEntry(paged.sequence(), paged.message(), priority, paged.bodySize(),
-            paged.expiresAt());
+        QueueEntry entry = QueueEntry.of(paged.sequence(), paged.message(), priority, paged.bodySize(),
+            paged.expiresAt(), null);
         entry.carried(paged.deliveryCount()); // an arrival, never delivered here: only what it carried in
         entry.acquiredBefore = paged.acquiredBefore();
         entry.location = paged.location();

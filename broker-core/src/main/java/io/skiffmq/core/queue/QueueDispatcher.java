@@ -125,7 +125,7 @@ final class QueueDispatcher {
         if (entry == null) {
             return ConsumerRing.Offer.NONE;
         }
-        if (entry.expiresAt != Long.MAX_VALUE && entry.expiresAt < now) {
+        if (entry.expiresAt() < now) {
             departures.die(entry, DeadLetters.Reason.EXPIRED); // expired before its turn came: never delivered
             return ConsumerRing.Offer.DONE;
         }
@@ -178,7 +178,7 @@ final class QueueDispatcher {
             if (entry == null) {
                 return null;
             }
-            if (entry.expiresAt < now) {
+            if (entry.expiresAt() < now) {
                 departures.die(entry, DeadLetters.Reason.EXPIRED);
                 continue;
             }

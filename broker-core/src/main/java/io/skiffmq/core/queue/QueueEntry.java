@@ -4,11 +4,11 @@ import io.skiffmq.core.message.Message;
 
 /**
  * A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread.
- * One per queued message: its fields are sized to what they hold, 56 bytes with compressed references. The confirm a
- * queue with {@code x-confirm-after-consume} holds is in a subclass ({@link ConfirmedWhenConsumed}), so every other
- * entry goes without the 4 bytes that would take it to 64.
+ * One per queued message: its fields are sized to what they hold, 48 bytes with compressed references. What only some
+ * entries have, an expiry and the confirm a queue with {@code x-confirm-after-consume} holds, is in a subclass
+ * ({@link Rare}, 64 bytes), so every other entry goes without the 12 bytes. Made by {@link #of}.
  */
-sealed class QueueEntry permits QueueEntry.ConfirmedWhenConsumed {
+sealed class QueueEntry permits QueueEntry.Rare {
     final long sequence;
     /** Null while the message is paged out: only its {@link #location} in the log is kept. */
     Message message;
@@ -24,8 +24,6 @@ sealed class QueueEntry permits QueueEntry.ConfirmedWhenConsumed {
     private final byte lane;
     /** Body bytes, for {@code x-max-length-bytes}. */
     final int bodySize;
-    /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
-    final long expiresAt;
     /** In the queue's ready or returned messages (not delivered and unsettled). */
     boolean queued;
     /** Failed deliveries so far; stops at {@link Integer#MAX_VALUE} ({@link #failedDelivery}). */
@@ -40,12 +38,29 @@ sealed class QueueEntry permits QueueEntry.ConfirmedWhenConsumed {
     boolean acquiredBefore;
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location = -1;
-    QueueEntry(long sequence, Message message, int priority, int bodySize, long expiresAt) {
+    private QueueEntry(long sequence, Message message, int priority, int bodySize) {
         this.sequence = sequence;
         this.message = message;
         this.lane = (byte) priority;
         this.bodySize = bodySize;
-        this.expiresAt = expiresAt;
+    }
+
+    /**
+     * An entry for {@code message}.
+     *
+     * @param expiresAt when it expires, by the queue's clock; {@link Long#MAX_VALUE} for never
+     * @param confirm the publisher's confirm, held until a consumer settles the message
+     *        ({@code x-confirm-after-consume}); null for none
+     */
+    static QueueEntry of(long sequence, Message message, int priority, int bodySize, long expiresAt,
+            PublishConfirm confirm) {
+        return expiresAt == Long.MAX_VALUE && confirm == null ? new QueueEntry(sequence, message, priority, bodySize)
+            : new Rare(sequence, message, priority, bodySize, expiresAt, confirm);
+    }
+
+    /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
+    long expiresAt() {
+        return Long.MAX_VALUE;
     }
 
     /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
@@ -83,16 +98,23 @@ sealed class QueueEntry permits QueueEntry.ConfirmedWhenConsumed {
     }
 
     /**
-     * An entry of a queue with {@code x-confirm-after-consume} whose publisher asked for a confirm. Such a queue never
-     * pages (see {@code ClassicQueue}), so the entry is this one from publish to settlement.
+     * An entry that expires or holds a confirm. A queue with {@code x-confirm-after-consume} never pages (see
+     * {@code ClassicQueue}), so an entry holding a confirm is this one from publish to settlement.
      */
-    static final class ConfirmedWhenConsumed extends QueueEntry {
+    static final class Rare extends QueueEntry {
+        private final long expiresAt;
         private PublishConfirm confirm;
 
-        ConfirmedWhenConsumed(long sequence, Message message, int priority, int bodySize, long expiresAt,
+        private Rare(long sequence, Message message, int priority, int bodySize, long expiresAt,
                 PublishConfirm confirm) {
-            super(sequence, message, priority, bodySize, expiresAt);
+            super(sequence, message, priority, bodySize);
+            this.expiresAt = expiresAt;
             this.confirm = confirm;
+        }
+
+        @Override
+        long expiresAt() {
+            return expiresAt;
         }
 
         @Override

@@ -103,7 +103,7 @@ final class QueuePaging {
             candidates.addLast(entry);
         }
         entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.returns,
-            entry.expiresAt, entry.location);
+            entry.expiresAt(), entry.location);
         return true;
     }
 }

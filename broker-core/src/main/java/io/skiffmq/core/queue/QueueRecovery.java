@@ -56,8 +56,8 @@ final class QueueRecovery {
         long nextSequence = 0;
         for (StoredMessage stored : messages) {
             nextSequence = Math.max(nextSequence, stored.sequence() + 1);
-            QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), limits.lane(stored.priority()),
-                stored.bodySize(), expiry.restored(stored, now));
+            QueueEntry entry = QueueEntry.of(stored.sequence(), stored.message(), limits.lane(stored.priority()),
+                stored.bodySize(), expiry.restored(stored, now), null);
             entry.deliveryCount(stored.deliveryCount());
             if (stored.returns() >= 0) {
                 entry.returns = (int) Math.min(stored.returns(), Integer.MAX_VALUE);
