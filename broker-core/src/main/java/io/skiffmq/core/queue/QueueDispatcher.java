@@ -187,13 +187,22 @@ final class QueueDispatcher {
                 return null;
             }
             if (loaded == QueuePaging.LOADED) {
-                return deliver(consumer, entry);
+                return deliver(consumer, entry, true);
             }
         }
     }
 
-    /** Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */
+    /** Pushes {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */
     QueueDelivery deliver(QueueConsumer consumer, QueueEntry entry) {
+        return deliver(consumer, entry, false);
+    }
+
+    /**
+     * Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled.
+     *
+     * @param get for a get, which tells how many messages remain ready; a push does not
+     */
+    private QueueDelivery deliver(QueueConsumer consumer, QueueEntry entry, boolean get) {
         if (consumer.flow.kind() == ConsumerFlow.Kind.CREDIT) {
             consumer.credit--;
             consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, 1);
@@ -202,7 +211,7 @@ final class QueueDispatcher {
         boolean first = !entry.acquiredBefore;
         entry.acquiredBefore = true;
         Message message = entry.message;
-        int remaining = waiting.size();
+        int remaining = get ? waiting.size() : 0;
         counters.delivered(consumer.flow.kind() == ConsumerFlow.Kind.PULL, consumer.preSettled, !first,
             message.size());
         if (consumer.preSettled) {
@@ -214,12 +223,12 @@ final class QueueDispatcher {
             if (confirm != null) {
                 confirm.run(); // settled as it was sent: consumed
             }
-            return new QueueDelivery(message, tag, entry.deliveryCount, tellsReturns ? entry.returns : -1, first,
+            return QueueDelivery.of(message, tag, entry.deliveryCount, tellsReturns ? entry.returns : -1, first,
                 remaining);
         }
         consumer.unsettled.add(tag, entry);
         gauges.unacked++;
-        return new QueueDelivery(message.retain(), tag, entry.deliveryCount, tellsReturns ? entry.returns : -1,
+        return QueueDelivery.of(message.retain(), tag, entry.deliveryCount, tellsReturns ? entry.returns : -1,
             first, remaining);
     }
 
