@@ -55,7 +55,7 @@ final class QueueDispatcher {
         this.paging = paging;
         this.departures = departures;
         this.gauges = gauges;
-        this.selective = new SelectiveDispatch(waiting, this::deliver, e -> log.read(e.sequence, e.location),
+        this.selective = new SelectiveDispatch(waiting, this::deliver, e -> log.read(e.sequence, e.location()),
             this::dispatchAfterTurn);
     }
 
@@ -216,8 +216,8 @@ final class QueueDispatcher {
             message.size());
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
-            if (entry.location >= 0) {
-                log.remove(entry.sequence, entry.location);
+            if (entry.location() >= 0) {
+                log.remove(entry.sequence, entry.location());
             }
             PublishConfirm confirm = entry.takeConfirm();
             if (confirm != null) {

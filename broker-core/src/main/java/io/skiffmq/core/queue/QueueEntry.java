@@ -4,9 +4,10 @@ import io.skiffmq.core.message.Message;
 
 /**
  * A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread.
- * One per queued message: its fields are sized to what they hold, 48 bytes with compressed references. What only some
- * entries have, an expiry and the confirm a queue with {@code x-confirm-after-consume} holds, is in a subclass
- * ({@link Rare}, 64 bytes), so every other entry goes without the 12 bytes. Made by {@link #of}.
+ * One per queued message: its fields are sized to what they hold, 40 bytes with compressed references. What only some
+ * entries have, an expiry, the confirm a queue with {@code x-confirm-after-consume} holds and a location in the
+ * queue's log, is in a subclass ({@link Rare}, 64 bytes), so a transient message that does not expire goes without the
+ * 20 bytes. Made by {@link #of}.
  */
 sealed class QueueEntry permits QueueEntry.Rare {
     final long sequence;
@@ -36,8 +37,6 @@ sealed class QueueEntry permits QueueEntry.Rare {
      */
     int returns;
     boolean acquiredBefore;
-    /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
-    long location = -1;
     private QueueEntry(long sequence, Message message, int priority, int bodySize) {
         this.sequence = sequence;
         this.message = message;
@@ -51,11 +50,29 @@ sealed class QueueEntry permits QueueEntry.Rare {
      * @param expiresAt when it expires, by the queue's clock; {@link Long#MAX_VALUE} for never
      * @param confirm the publisher's confirm, held until a consumer settles the message
      *        ({@code x-confirm-after-consume}); null for none
+     * @param logged the queue's log holds the message, or is about to: its {@link #location(long)} is set
      */
     static QueueEntry of(long sequence, Message message, int priority, int bodySize, long expiresAt,
-            PublishConfirm confirm) {
-        return expiresAt == Long.MAX_VALUE && confirm == null ? new QueueEntry(sequence, message, priority, bodySize)
+            PublishConfirm confirm, boolean logged) {
+        return expiresAt == Long.MAX_VALUE && confirm == null && !logged
+            ? new QueueEntry(sequence, message, priority, bodySize)
             : new Rare(sequence, message, priority, bodySize, expiresAt, confirm);
+    }
+
+    /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
+    long location() {
+        return -1;
+    }
+
+    /**
+     * Sets where the log holds the message (-1: nowhere).
+     *
+     * @throws IllegalStateException for a location in the log of an entry not made {@code logged}
+     */
+    void location(long location) {
+        if (location >= 0) {
+            throw new IllegalStateException("message " + sequence + " was queued as one the log does not hold");
+        }
     }
 
     /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
@@ -98,11 +115,12 @@ sealed class QueueEntry permits QueueEntry.Rare {
     }
 
     /**
-     * An entry that expires or holds a confirm. A queue with {@code x-confirm-after-consume} never pages (see
-     * {@code ClassicQueue}), so an entry holding a confirm is this one from publish to settlement.
+     * An entry that expires, holds a confirm or is logged. A queue with {@code x-confirm-after-consume} never pages
+     * (see {@code ClassicQueue}), so an entry holding a confirm is this one from publish to settlement.
      */
     static final class Rare extends QueueEntry {
         private final long expiresAt;
+        private long location = -1;
         private PublishConfirm confirm;
 
         private Rare(long sequence, Message message, int priority, int bodySize, long expiresAt,
@@ -115,6 +133,16 @@ sealed class QueueEntry permits QueueEntry.Rare {
         @Override
         long expiresAt() {
             return expiresAt;
+        }
+
+        @Override
+        long location() {
+            return location;
+        }
+
+        @Override
+        void location(long location) {
+            this.location = location;
         }
 
         @Override
