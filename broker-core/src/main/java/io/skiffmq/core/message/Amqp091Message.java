@@ -234,8 +234,7 @@ public final class Amqp091Message extends Message {
      * @throws IllegalArgumentException when they are malformed (past what {@link #of} read)
      */
     public BasicProperties properties() {
-        Extras extras = known();
-        BasicProperties p = extras.decoded;
+        BasicProperties p = known().decoded;
         if (p == null) {
             try {
                 p = BasicProperties.decode(properties);
@@ -403,13 +402,13 @@ public final class Amqp091Message extends Message {
 
     @Override
     public Amqp10Message toAmqp10() {
-        Extras extras = made();
-        Amqp10Message c = extras.converted;
+        Extras kept = made();
+        Amqp10Message c = kept.converted;
         if (c == null) {
             c = Amqp091ToAmqp10.convert(this);
-            if (!CONVERTED.compareAndSet(extras, null, c)) {
+            if (!CONVERTED.compareAndSet(kept, null, c)) {
                 c.release(); // another thread converted first
-                c = extras.converted;
+                c = kept.converted;
             }
         }
         return c;
@@ -453,8 +452,7 @@ public final class Amqp091Message extends Message {
     protected void deallocate() {
         properties.release();
         body.release();
-        Extras extras = this.extras;
-        Amqp10Message c = extras == null ? null : extras.converted;
+        Amqp10Message c = known().converted;
         if (c != null) {
             c.release();
         }
