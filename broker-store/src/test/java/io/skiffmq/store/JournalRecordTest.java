@@ -189,8 +189,8 @@ class JournalRecordTest {
     @Test
     void aPublishRecordKeepsItsMessagesExpiryOnlyWhenItHasOne() throws Exception {
         byte[] message = new RandomMessages(3).next().bytes;
-        Message plain = Amqp10Message.of(Unpooled.wrappedBuffer(message), MessageSections.scan(
-            Unpooled.wrappedBuffer(message)), true, "x", "k");
+        ByteBuf bytes = Unpooled.wrappedBuffer(message);
+        Message plain = Amqp10Message.of(bytes, MessageSections.scan(bytes), true, "x", "k");
         ByteBuf never = Unpooled.buffer();
         ByteBuf expiring = Unpooled.buffer();
         try {
