@@ -41,6 +41,11 @@ public final class ClusterMembership implements AutoCloseable {
         return queues;
     }
 
+    /** rabbitmq-queues' {@code add_member} and {@code delete_member}. */
+    public QueueMembership queueMembership() {
+        return new QueueMembership(queues);
+    }
+
     /**
      * Starts this node's cluster membership, or returns null when {@code config} has no {@code cluster-port}.
      *

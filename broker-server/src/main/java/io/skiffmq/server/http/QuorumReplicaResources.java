@@ -1,0 +1,122 @@
+package io.skiffmq.server.http;
+
+import io.skiffmq.core.VirtualHost;
+import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
+import io.skiffmq.core.queue.QueueType;
+import io.skiffmq.server.cluster.ClusterMembership;
+import io.skiffmq.server.cluster.QueueMembership;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.regex.Pattern;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * RabbitMQ's quorum queue replica operations (docs/quorum-queues.md, "Changing members"), administrators only:
+ * {@code POST /api/queues/quorum/{vhost}/{name}/replicas/add} and {@code DELETE .../replicas/delete} with
+ * {@code {"node": ...}} (204 and 202; 503 with rabbit_quorum_queue's reason when refused), and
+ * {@code POST /api/queues/quorum/replicas/on/{node}/grow} ({@code vhost_pattern}, {@code queue_pattern},
+ * {@code strategy} {@code all} or {@code even}) and {@code DELETE .../shrink}, which answer once every queue was
+ * tried, as RabbitMQ's, without saying how each went. On a single node every queue has its one member: refused (400).
+ * Stateless.
+ */
+final class QuorumReplicaResources {
+    /**
+     * How long a member change may take: RabbitMQ's management agent gives it 30 s ({@code ?TIMEOUT}); a little
+     * less here, so that skiffmqctl, which waits 30 s for an answer, hears how it ended.
+     */
+    private static final Duration TIMEOUT = Duration.ofSeconds(25);
+
+    private final Lookups lookups;
+    private final ObjectMapper mapper;
+
+    QuorumReplicaResources(Lookups lookups, ObjectMapper mapper) {
+        this.lookups = lookups;
+        this.mapper = mapper;
+    }
+
+    void register(Router router) {
+        router.add("POST", "/api/queues/quorum/{vhost}/{name}/replicas/add", r -> change(r, true))
+            .add("DELETE", "/api/queues/quorum/{vhost}/{name}/replicas/delete", r -> change(r, false))
+            .add("POST", "/api/queues/quorum/replicas/on/{node}/grow", r -> all(r, true))
+            .add("DELETE", "/api/queues/quorum/replicas/on/{node}/shrink", r -> all(r, false));
+    }
+
+    private QueueMembership membership() {
+        ClusterMembership cluster = lookups.broker().cluster();
+        if (cluster == null) {
+            throw ApiException.badRequest("this node is not part of a cluster (no cluster-port)");
+        }
+        return cluster.queueMembership();
+    }
+
+    private CompletableFuture<ApiResponse> change(ApiRequest request, boolean add) {
+        request.caller().requireAdministrator();
+        VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
+        String name = request.variable("name");
+        if (vhost.queue(name) == null && vhost.remoteQueue(name) == null) {
+            throw ApiException.notFound();
+        }
+        String node = Bodies.required(request.json(mapper), "node");
+        QueueMembership membership = membership();
+        try {
+            return (add ? membership.add(vhost, name, node, TIMEOUT) : membership.delete(vhost, name, node, TIMEOUT))
+                .handle((done, failure) -> {
+                    if (failure != null) {
+                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                        throw cause instanceof QueueMembership.Refused refused
+                            ? ApiException.serviceUnavailable(refused.getMessage())
+                            : new CompletionException(cause);
+                    }
+                    return add ? ApiResponse.noContent() : ApiResponse.accepted();
+                });
+        } catch (QueueMembership.Refused refused) {
+            throw ApiException.serviceUnavailable(refused.getMessage());
+        }
+    }
+
+    /** grow and shrink: each matching quorum queue in turn, its failure left out as RabbitMQ's HTTP API does. */
+    private CompletableFuture<ApiResponse> all(ApiRequest request, boolean grow) {
+        request.caller().requireAdministrator();
+        String node = request.variable("node");
+        Pattern vhostPattern = Pattern.compile(".*");
+        Pattern queuePattern = Pattern.compile(".*");
+        boolean even = false;
+        if (grow) {
+            var body = request.json(mapper);
+            vhostPattern = Pattern.compile(Bodies.required(body, "vhost_pattern"));
+            queuePattern = Pattern.compile(Bodies.required(body, "queue_pattern"));
+            String strategy = Bodies.required(body, "strategy");
+            if (!strategy.equals("all") && !strategy.equals("even")) {
+                throw ApiException.badRequest("strategy '" + strategy + "' is not recognised.");
+            }
+            even = strategy.equals("even");
+        }
+        QueueMembership membership = membership();
+        CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
+        for (VirtualHost vhost : lookups.visibleVhosts(request.caller())) {
+            if (!vhostPattern.matcher(vhost.name()).find()) {
+                continue;
+            }
+            for (QueueHomed record : List.copyOf(vhost.remoteQueues())) {
+                List<String> members = membership.members(vhost, record.name());
+                if (QueueType.of(record.arguments()) != QueueType.QUORUM || members == null
+                        || members.contains(node) != !grow || !queuePattern.matcher(record.name()).find()
+                        || grow && even && members.size() % 2 != 0) {
+                    continue;
+                }
+                done = done.thenCompose(before -> {
+                    try {
+                        return (grow ? membership.add(vhost, record.name(), node, TIMEOUT)
+                            : membership.delete(vhost, record.name(), node, TIMEOUT)).exceptionally(failed -> null);
+                    } catch (QueueMembership.Refused refused) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                });
+            }
+        }
+        return done.thenApply(all -> grow ? ApiResponse.noContent() : ApiResponse.accepted());
+    }
+}
