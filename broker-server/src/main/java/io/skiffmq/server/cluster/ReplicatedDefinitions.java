@@ -396,7 +396,7 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
 
     /** Asks for the queue's members to become {@code members}: the leader of its group carries the change out. */
     CompletableFuture<Long> askMove(QueueCommands.Key key, long id, List<String> members) {
-        return log.append(ByteBuffer.wrap(moveEntry(MOVE, key, id, members, false)));
+        return log.append(moveEntry(true, key, id, members, false));
     }
 
     /**
@@ -404,7 +404,12 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
      * abandoned and they stay. The first end of a change in the log wins; a later one changes nothing.
      */
     CompletableFuture<Long> endMove(QueueCommands.Key key, long id, boolean done) {
-        return log.append(ByteBuffer.wrap(moveEntry(MOVE_ENDED, key, id, List.of(), done)));
+        return log.append(moveEntry(false, key, id, List.of(), done));
+    }
+
+    /** The log entry of a move asked for ({@code asked}) or ended. */
+    static ByteBuffer moveEntry(boolean asked, QueueCommands.Key key, long id, List<String> members, boolean done) {
+        return ByteBuffer.wrap(moveEntry(asked ? MOVE : MOVE_ENDED, key, id, members, done));
     }
 
     private static byte[] moveEntry(byte kind, QueueCommands.Key key, long id, List<String> members, boolean done) {
