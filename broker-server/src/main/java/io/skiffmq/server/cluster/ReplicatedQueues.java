@@ -184,6 +184,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
         outside.remove(key);
+        movedIn.remove(key);
         standInEpochs.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
@@ -415,7 +416,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /**
      * A part of a queue's state moving in ({@link QueueCommands#adopt}): into a replica made for that move, which a
-     * part of another move replaces unless the queue has changed here since (then it is late, and dropped).
+     * part of another move replaces unless the queue is served here since (then the part is late, and dropped).
      */
     @Override
     public void transfer(String groupName, long index, ByteBuffer entry) {
@@ -432,8 +433,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 continue;
             }
             long move = command.getLong();
-            QueueReplica replica = group.replicas.compute(key, (k, held) -> held != null
-                && (held.adopted() == move || held.sealed()) ? held : new QueueReplica(0, move, false));
+            // kept: this move's replica, or one served here now (changed since its adoption, not frozen since)
+            QueueReplica replica = group.replicas.compute(key, (k, held) -> held != null && (held.adopted() == move
+                || held.sealed() && held.frozen() == 0) ? held : new QueueReplica(0, move, false));
             if (replica.adopted() != move) {
                 continue; // the queue is live here since another move
             }

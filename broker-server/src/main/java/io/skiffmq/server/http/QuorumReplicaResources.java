@@ -3,7 +3,6 @@ package io.skiffmq.server.http;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.QueueType;
-import io.skiffmq.server.cluster.ClusterMembership;
 import io.skiffmq.server.cluster.QueueMembership;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +17,7 @@ import tools.jackson.databind.ObjectMapper;
  * {@code {"node": ...}} (204 and 202; 503 with rabbit_quorum_queue's reason when refused), and
  * {@code POST /api/queues/quorum/replicas/on/{node}/grow} ({@code vhost_pattern}, {@code queue_pattern},
  * {@code strategy} {@code all} or {@code even}) and {@code DELETE .../shrink}, which answer once every queue was
- * tried, as RabbitMQ's, without saying how each went. On a single node every queue has its one member: refused (400).
+ * tried, as RabbitMQ's, without saying how each went. On a single node a quorum queue's one member is this node.
  * Stateless.
  */
 final class QuorumReplicaResources {
@@ -44,11 +43,7 @@ final class QuorumReplicaResources {
     }
 
     private QueueMembership membership() {
-        ClusterMembership cluster = lookups.broker().cluster();
-        if (cluster == null) {
-            throw ApiException.badRequest("this node is not part of a cluster (no cluster-port)");
-        }
-        return cluster.queueMembership();
+        return lookups.broker().cluster().queueMembership();
     }
 
     private CompletableFuture<ApiResponse> change(ApiRequest request, boolean add) {
@@ -59,6 +54,9 @@ final class QuorumReplicaResources {
             throw ApiException.notFound();
         }
         String node = Bodies.required(request.json(mapper), "node");
+        if (lookups.broker().cluster() == null) {
+            return CompletableFuture.completedFuture(single(vhost, name, node, add));
+        }
         QueueMembership membership = membership();
         try {
             return (add ? membership.add(vhost, name, node, TIMEOUT) : membership.delete(vhost, name, node, TIMEOUT))
@@ -77,6 +75,21 @@ final class QuorumReplicaResources {
         }
     }
 
+    /**
+     * On a single node a quorum queue's one member is this node, as RabbitMQ's are on one node: adding it again or
+     * deleting another is nothing to do, another node is not running, and this one is the last.
+     */
+    private ApiResponse single(VirtualHost vhost, String name, String node, boolean add) {
+        io.skiffmq.core.queue.Queue queue = lookups.queue(vhost, name);
+        String refused = queue.type() == QueueType.CLASSIC ? "classic_queue_not_supported"
+            : queue.type() != QueueType.QUORUM ? "not_quorum_queue"
+            : node.equals(lookups.node()) ? (add ? null : "last_node") : (add ? "node_not_running" : null);
+        if (refused != null) {
+            throw ApiException.serviceUnavailable(refused);
+        }
+        return add ? ApiResponse.noContent() : ApiResponse.accepted();
+    }
+
     /** grow and shrink: each matching quorum queue in turn, its failure left out as RabbitMQ's HTTP API does. */
     private CompletableFuture<ApiResponse> all(ApiRequest request, boolean grow) {
         request.caller().requireAdministrator();
@@ -93,6 +106,9 @@ final class QuorumReplicaResources {
                 throw ApiException.badRequest("strategy '" + strategy + "' is not recognised.");
             }
             even = strategy.equals("even");
+        }
+        if (lookups.broker().cluster() == null) { // one member each, this node's: none to add, none to delete
+            return CompletableFuture.completedFuture(grow ? ApiResponse.noContent() : ApiResponse.accepted());
         }
         QueueMembership membership = membership();
         CompletableFuture<Void> done = CompletableFuture.completedFuture(null);

@@ -68,6 +68,11 @@ class QueueMoveTest {
         transfer(adopter, 6, 55, entries, 0, 3);
         assertThat(shown(adopter, Q)).isEqualTo(state.subList(1, 3));
 
+        // moved out of there again (frozen), then back: the new move's parts replace what was left
+        assertThat(command(adopter, 7, QueueCommands.freeze(Q, 88))).isTrue();
+        transfer(adopter, 8, 99, entries, 0, 1);
+        assertThat(shown(adopter, Q)).isEqualTo(state.subList(0, 1));
+
         // abandoned instead: the group it was to leave thaws it
         assertThat(command(old, 6, QueueCommands.unfreeze(Q, MOVE))).isTrue();
         assertThat(command(old, 7, enqueue(Q, 5, -1, "after the thaw"))).isTrue();
