@@ -417,6 +417,26 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     }
 
     /**
+     * Asks the queue group of {@code memberNames} to hand its leadership to {@code to} (rabbitmq-queues'
+     * {@code rebalance}), from any node; blocks until it has, for at most the append timeout.
+     *
+     * @throws IOException when the group does not, in time
+     */
+    public void transferQueueGroupLeader(List<String> memberNames, String to) throws IOException {
+        List<NodeAddress> all = members();
+        List<RaftPeer> peers = new ArrayList<>();
+        for (String member : memberNames.stream().sorted().toList()) {
+            peers.add(peer(all.stream().filter(m -> m.name().equals(member)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("node " + member + " is not a member"))));
+        }
+        try (RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()),
+                peers), adminRetries(settings))) {
+            check(one.admin().transferLeadership(RaftPeerId.valueOf(to), settings.appendTimeout().toMillis()),
+                "make " + to + " the leader of queue group " + memberNames);
+        }
+    }
+
+    /**
      * The figures of every Raft group on this node (RabbitMQ's {@code ra_metrics}): the metadata group, named
      * {@link #METADATA_NAME}, then each queue group under its name.
      */

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * members"), with the RabbitMQ Java client and skiffmqctl: a quorum queue of two members holding confirmed messages
  * (one of them returned once) gets a third member, then loses its leader's; a consumer subscribed in between follows
  * it to its new leader, gets every message with its count, and once all are acked none comes back; then shrink, grow
- * and the refusals, with rabbitmq-queues' words and exit codes. One cluster for the class.
+ * and the refusals, with rabbitmq-queues' words and exit codes; rebalance. One cluster for the class.
  */
 @OneAtATime
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -227,6 +227,45 @@ class ClusterQuorumMembershipTest {
         SkiffmqCtlTest.Result strategy = ctl(1, "grow", last, "some");
         assertThat(strategy.code()).isEqualTo(64);
         assertThat(strategy.err()).contains("strategy 'some' is not recognised.");
+    }
+
+    @Test
+    @Order(3)
+    @SuppressWarnings("unchecked")
+    void rebalanceLeavesEachNodeLeadingItsShare() throws Exception {
+        // three queues of two members each, one group per pair of nodes: each node can lead one
+        for (int i = 0; i < 3; i++) {
+            try (Connection c = connect(i)) {
+                c.createChannel().queueDeclare("qq-r" + i, true, false, false, Map.of("x-queue-type", "quorum",
+                    "x-quorum-initial-group-size", 2));
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            for (int node = 0; node < 3; node++) {
+                QuorumQueueShapes.withLeader(cluster, node, "qq-r" + i, WAIT);
+            }
+        }
+        SkiffmqCtlTest.Result rebalanced = ctl(2, "rebalance", "quorum", "--queue-pattern", "^qq-r");
+        assertThat(rebalanced.code()).as(rebalanced.err()).isZero();
+        assertThat(rebalanced.out()).contains("Re-balancing leaders of quorum queues...").contains("Node name")
+            .contains("Number of quorum queues");
+        assertThat(rebalanced.out().lines().filter(l -> l.matches("│ m\\d@127\\.0\\.0\\.1\\s+│ 1\\s+│")).count())
+            .as(rebalanced.out()).isEqualTo(3);
+        // every node sees three leaders, one on each node
+        for (int node = 0; node < 3; node++) {
+            int seenFrom = node;
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                Set<Object> leaders = new java.util.HashSet<>();
+                for (int i = 0; i < 3; i++) {
+                    leaders.add(((Map<String, Object>) cluster.api(seenFrom).get("/api/queues/%2F/qq-r" + i).body())
+                        .get("leader"));
+                }
+                return leaders.equals(Set.of(cluster.name(0), cluster.name(1), cluster.name(2)));
+            });
+        }
+        SkiffmqCtlTest.Result unknown = ctl(2, "rebalance", "classic");
+        assertThat(unknown.code()).isEqualTo(64);
+        assertThat(unknown.err()).contains("type classic is not supported. Try one of all, quorum, stream.");
     }
 
     /** The index of the node that is neither {@code a} nor {@code b}. */

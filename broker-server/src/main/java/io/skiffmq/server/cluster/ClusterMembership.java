@@ -41,6 +41,11 @@ public final class ClusterMembership implements AutoCloseable {
         return queues;
     }
 
+    /** rabbitmq-queues' {@code rebalance}. */
+    public QueueRebalance queueRebalance() {
+        return new QueueRebalance(queues);
+    }
+
     /** rabbitmq-queues' {@code add_member} and {@code delete_member}. */
     public QueueMembership queueMembership() {
         return new QueueMembership(queues);

@@ -307,4 +307,54 @@ final class QueueCommands {
             return run(node, false, (queue, members) -> true);
         }
     }
+
+    /**
+     * rabbitmq-queues' {@code rebalance}: the leaders of the replicated queues spread over the running nodes, by
+     * their groups (docs/quorum-queues.md, "Changing members"); then rabbit_amqqueue:rebalance/3's summary, a table
+     * of each node leading some of them and how many.
+     */
+    @Command(name = "rebalance", mixinStandardHelpOptions = true, description = "Re-balances leaders of replicated"
+        + " queues across up-and-running cluster nodes")
+    static final class Rebalance extends CtlCommand {
+        private static final List<String> COLUMNS = List.of("Node name", "Number of quorum queues");
+
+        @Parameters(index = "0", paramLabel = "all | quorum | stream")
+        String type;
+
+        @Option(names = "--vhost-pattern", defaultValue = ".*", description = "regular expression to match virtual"
+            + " host names")
+        String vhostPattern;
+
+        @Option(names = "--queue-pattern", defaultValue = ".*", description = "regular expression to match queue"
+            + " names")
+        String queuePattern;
+
+        @Override
+        public Integer call() {
+            if (!List.of("all", "quorum", "stream").contains(type)) {
+                throw new CtlException(ExitCodes.USAGE, "type " + type + " is not supported. Try one of all, quorum,"
+                    + " stream.");
+            }
+            ctl.info(switch (type) {
+                case "all" -> "Re-balancing leaders of all replicated queues...";
+                case "quorum" -> "Re-balancing leaders of quorum queues...";
+                default -> "Re-balancing leaders of streams...";
+            });
+            Object answer = ctl.api().call("POST", "/api/rebalance/queues", Map.of("type", type, "vhost_pattern",
+                vhostPattern, "queue_pattern", queuePattern), Map.of());
+            List<Map<String, Object>> rows = new ArrayList<>();
+            if (answer instanceof List<?> led) {
+                for (Object item : led) {
+                    if (item instanceof Map<?, ?> node) {
+                        Map<String, Object> row = new LinkedHashMap<>();
+                        row.put("Node name", node.get("node"));
+                        row.put("Number of quorum queues", node.get("quorum_queues"));
+                        rows.add(row);
+                    }
+                }
+            }
+            Table.printPretty(ctl, COLUMNS, rows);
+            return ExitCodes.OK;
+        }
+    }
 }

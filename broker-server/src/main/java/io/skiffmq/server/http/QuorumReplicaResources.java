@@ -6,6 +6,7 @@ import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.server.cluster.QueueMembership;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
@@ -39,7 +40,8 @@ final class QuorumReplicaResources {
         router.add("POST", "/api/queues/quorum/{vhost}/{name}/replicas/add", r -> change(r, true))
             .add("DELETE", "/api/queues/quorum/{vhost}/{name}/replicas/delete", r -> change(r, false))
             .add("POST", "/api/queues/quorum/replicas/on/{node}/grow", r -> all(r, true))
-            .add("DELETE", "/api/queues/quorum/replicas/on/{node}/shrink", r -> all(r, false));
+            .add("DELETE", "/api/queues/quorum/replicas/on/{node}/shrink", r -> all(r, false))
+            .sync("POST", "/api/rebalance/queues", this::rebalance);
     }
 
     private QueueMembership membership() {
@@ -73,6 +75,50 @@ final class QuorumReplicaResources {
         } catch (QueueMembership.Refused refused) {
             throw ApiException.serviceUnavailable(refused.getMessage());
         }
+    }
+
+    /**
+     * RabbitMQ's {@code POST /api/rebalance/queues} (every replicated queue, 204); ours with a body of {@code type}
+     * ({@code all}, {@code quorum}, {@code stream}), {@code vhost_pattern} and {@code queue_pattern}, as skiffmqctl
+     * sends it, answers rabbit_amqqueue:rebalance/3's summary: each node leading some of those queues afterwards, and
+     * how many. Answers once done (RabbitMQ's starts it and answers at once).
+     */
+    private ApiResponse rebalance(ApiRequest request) {
+        request.caller().requireAdministrator();
+        var body = request.json(mapper);
+        String type = body.containsKey("type") ? Bodies.required(body, "type") : "all";
+        if (!List.of("all", "quorum", "stream").contains(type)) {
+            throw ApiException.badRequest("type " + type + " is not supported. Try one of all, quorum, stream.");
+        }
+        Pattern vhosts = Pattern.compile(body.containsKey("vhost_pattern") ? Bodies.required(body, "vhost_pattern")
+            : ".*");
+        Pattern names = Pattern.compile(body.containsKey("queue_pattern") ? Bodies.required(body, "queue_pattern")
+            : ".*");
+        Map<String, Integer> led = new java.util.LinkedHashMap<>();
+        if (type.equals("stream")) {
+            // a stream has its one node here: nothing to move
+        } else if (lookups.broker().cluster() != null) {
+            java.util.Set<String> visible = new java.util.HashSet<>();
+            lookups.visibleVhosts(request.caller()).forEach(v -> visible.add(v.name()));
+            led = lookups.broker().cluster().queueRebalance().run((vhost, name) -> visible.contains(vhost)
+                && vhosts.matcher(vhost).find() && names.matcher(name).find());
+        } else {
+            for (VirtualHost vhost : lookups.visibleVhosts(request.caller())) {
+                if (vhosts.matcher(vhost.name()).find()) {
+                    for (io.skiffmq.core.queue.Queue queue : vhost.queues()) {
+                        if (queue.type() == QueueType.QUORUM && names.matcher(queue.name()).find()) {
+                            led.merge(lookups.node(), 1, Integer::sum);
+                        }
+                    }
+                }
+            }
+        }
+        if (!body.containsKey("type")) {
+            return ApiResponse.noContent();
+        }
+        List<Map<String, Object>> rows = new java.util.ArrayList<>();
+        led.forEach((node, n) -> rows.add(Map.of("node", node, "quorum_queues", n)));
+        return ApiResponse.ok(rows);
     }
 
     /**
