@@ -490,28 +490,25 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         vhosts.forEach((name, vhost) -> changes(vhost).forEach(
             change -> changes.add(DefinitionCodec.encode(new InVhost(name, change)))));
         DataOutputStream data = new DataOutputStream(out);
-        data.writeInt(changes.size());
-        for (byte[] bytes : changes) {
-            data.writeInt(bytes.length);
-            data.write(bytes);
-        }
+        writeEntries(data, changes);
         List<byte[]> recorded = new ArrayList<>();
         leaders.forEach((key, leader) -> recorded.add(leaderEntry(key, leader)));
-        data.writeInt(recorded.size());
-        for (byte[] bytes : recorded) {
-            data.writeInt(bytes.length);
-            data.write(bytes);
-        }
+        writeEntries(data, recorded);
         // the members changed since declared, then the changes under way, as the entries that made them
         List<byte[]> moves = new ArrayList<>();
         memberSets.forEach((key, members) -> moves.add(moveEntry(MOVE_ENDED, key, 0, members, true)));
         pendingMoves.forEach((key, move) -> moves.add(moveEntry(MOVE, key, move.id(), move.members(), false)));
-        data.writeInt(moves.size());
-        for (byte[] bytes : moves) {
+        writeEntries(data, moves);
+        data.flush();
+    }
+
+    /** A section of a snapshot: a count, then each entry's length and bytes. */
+    private static void writeEntries(DataOutputStream data, List<byte[]> entries) throws IOException {
+        data.writeInt(entries.size());
+        for (byte[] bytes : entries) {
             data.writeInt(bytes.length);
             data.write(bytes);
         }
-        data.flush();
     }
 
     @Override
@@ -529,28 +526,24 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
                 byte[] bytes = data.readNBytes(data.readInt());
                 apply(decode(ByteBuffer.wrap(bytes), bytes.length));
             }
-            int recorded;
-            try {
-                recorded = data.readInt();
-            } catch (java.io.EOFException e) {
-                recorded = 0; // a snapshot written before leaders were recorded
-            }
-            for (; recorded > 0; recorded--) {
-                byte[] bytes = data.readNBytes(data.readInt());
-                ByteBuffer entry = ByteBuffer.wrap(bytes);
-                entry.get(); // LEADER
-                applyLeader(entry);
-            }
-            int moves;
-            try {
-                moves = data.readInt();
-            } catch (java.io.EOFException e) {
-                moves = 0; // a snapshot written before members could change
-            }
-            for (; moves > 0; moves--) {
-                byte[] bytes = data.readNBytes(data.readInt());
-                ByteBuffer entry = ByteBuffer.wrap(bytes);
-                applyMove(entry.get(), entry);
+            // then the recorded leaders, then the members changed and the moves under way: each a section of
+            // entries as the log carries them, which a snapshot written before them lacks
+            for (int section = 0; section < 2; section++) {
+                int count;
+                try {
+                    count = data.readInt();
+                } catch (java.io.EOFException e) {
+                    break;
+                }
+                for (; count > 0; count--) {
+                    ByteBuffer entry = ByteBuffer.wrap(data.readNBytes(data.readInt()));
+                    byte kind = entry.get();
+                    if (kind == LEADER) {
+                        applyLeader(entry);
+                    } else {
+                        applyMove(kind, entry);
+                    }
+                }
             }
         } finally {
             target = attached;

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -163,6 +164,24 @@ final class QueueCommands {
         };
     }
 
+    /** rabbitmq-queues' {@code --vhost-pattern} and {@code --queue-pattern}: which queues grow and rebalance take. */
+    static final class Patterns {
+        @Option(names = "--vhost-pattern", defaultValue = ".*", description = "regular expression to match virtual"
+            + " host names")
+        String vhostPattern;
+
+        @Option(names = "--queue-pattern", defaultValue = ".*", description = "regular expression to match queue"
+            + " names")
+        String queuePattern;
+    }
+
+    /** rabbitmq-queues' check of {@code --membership}. */
+    static void checkMembership(String membership) {
+        if (!List.of("promotable", "non_voter", "voter").contains(membership)) {
+            throw new CtlException(ExitCodes.USAGE, "voter status '" + membership + "' is not recognised.");
+        }
+    }
+
     /** A member to add or delete: the queue and the node. */
     abstract static class MemberChange extends OnQueue {
         @Parameters(index = "1", paramLabel = "node")
@@ -182,9 +201,7 @@ final class QueueCommands {
 
         @Override
         public Integer call() {
-            if (!List.of("promotable", "non_voter", "voter").contains(membership)) {
-                throw new CtlException(ExitCodes.USAGE, "voter status '" + membership + "' is not recognised.");
-            }
+            checkMembership(membership);
             if (!clusterMembers(ctl.api()).contains(node)) {
                 throw notAMember(node);
             }
@@ -263,13 +280,8 @@ final class QueueCommands {
         @Parameters(index = "1", paramLabel = "all | even")
         String strategy;
 
-        @Option(names = "--vhost-pattern", defaultValue = ".*", description = "regular expression to match virtual"
-            + " host names")
-        String vhostPattern;
-
-        @Option(names = "--queue-pattern", defaultValue = ".*", description = "regular expression to match queue"
-            + " names")
-        String queuePattern;
+        @Mixin
+        Patterns patterns;
 
         @Option(names = "--membership", defaultValue = "promotable", description = "accepted; every member here is a"
             + " voter")
@@ -280,14 +292,12 @@ final class QueueCommands {
             if (!strategy.equals("all") && !strategy.equals("even")) {
                 throw new CtlException(ExitCodes.USAGE, "strategy '" + strategy + "' is not recognised.");
             }
-            if (!List.of("promotable", "non_voter", "voter").contains(membership)) {
-                throw new CtlException(ExitCodes.USAGE, "voter status '" + membership + "' is not recognised.");
-            }
+            checkMembership(membership);
             if (!clusterMembers(ctl.api()).contains(node)) {
                 throw notAMember(node);
             }
-            java.util.regex.Pattern vhosts = java.util.regex.Pattern.compile(vhostPattern);
-            java.util.regex.Pattern queues = java.util.regex.Pattern.compile(queuePattern);
+            java.util.regex.Pattern vhosts = java.util.regex.Pattern.compile(patterns.vhostPattern);
+            java.util.regex.Pattern queues = java.util.regex.Pattern.compile(patterns.queuePattern);
             ctl.info("Growing " + strategy + " quorum queues on " + node + "...");
             return run(node, true, (queue, members) -> vhosts.matcher(String.valueOf(queue.get("vhost"))).find()
                 && queues.matcher(String.valueOf(queue.get("name"))).find()
@@ -321,13 +331,8 @@ final class QueueCommands {
         @Parameters(index = "0", paramLabel = "all | quorum | stream")
         String type;
 
-        @Option(names = "--vhost-pattern", defaultValue = ".*", description = "regular expression to match virtual"
-            + " host names")
-        String vhostPattern;
-
-        @Option(names = "--queue-pattern", defaultValue = ".*", description = "regular expression to match queue"
-            + " names")
-        String queuePattern;
+        @Mixin
+        Patterns patterns;
 
         @Override
         public Integer call() {
@@ -341,7 +346,7 @@ final class QueueCommands {
                 default -> "Re-balancing leaders of streams...";
             });
             Object answer = ctl.api().call("POST", "/api/rebalance/queues", Map.of("type", type, "vhost_pattern",
-                vhostPattern, "queue_pattern", queuePattern), Map.of());
+                patterns.vhostPattern, "queue_pattern", patterns.queuePattern), Map.of());
             List<Map<String, Object>> rows = new ArrayList<>();
             if (answer instanceof List<?> led) {
                 for (Object item : led) {
