@@ -47,7 +47,8 @@ import java.util.concurrent.CompletableFuture;
  * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
  * definitions (guest and {@code /}) without the others' copies, or a later node's, adding to what is there;
  * {@code 3} then a replicated quorum queue's leader ({@link #recordLeader}), as RabbitMQ's quorum queue record
- * carries its leader, so that nodes outside its group reach it. A snapshot holds these after the changes.
+ * carries its leader, so that nodes outside its group reach it; {@code 4} and {@code 5}, a quorum queue's membership
+ * change asked for and ended ({@link #askMove}, {@link #endMove}). A snapshot holds these after the changes.
  *
  * <p>The definitions and the target are owned by the log's applier thread; {@link #attach} takes them over under
  * {@code this}, which the applier's methods also hold.

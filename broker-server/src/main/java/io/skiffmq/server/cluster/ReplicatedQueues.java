@@ -653,7 +653,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                     moved(group, key, true); // no longer leading, or no majority: whoever leads tries again
                     return;
                 }
-                adopt(key, move, replica.entries()).whenComplete((adopted, notAdopted) -> {
+                adopt(key, move, replica.entries(), 0).whenComplete((adopted, notAdopted) -> {
                     if (notAdopted != null) {
                         LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'': its new members"
                             + " {2} did not adopt it: the change is abandoned ({3})", key.name(), key.vhost(),
@@ -665,23 +665,22 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             });
     }
 
-    /** The queue's state, sent to the group of the move's members in parts; completes once all are committed. */
+    /**
+     * The queue's state from entry {@code from} on, sent to the group of the move's members in parts, one after the
+     * other (each made when the one before is committed); completes once all are.
+     */
     private CompletableFuture<Void> adopt(QueueCommands.Key key, ReplicatedDefinitions.Move move,
-            QueueReplica.Entry[] entries) {
-        CompletableFuture<Void> sent = CompletableFuture.completedFuture(null);
-        int from = 0;
-        do {
-            int to = from;
-            long bytes = 0;
-            while (to < entries.length && (to == from || bytes + entries[to].stored().length < ADOPT_BYTES)) {
-                bytes += entries[to].stored().length + 64;
-                to++;
-            }
-            byte[] part = QueueCommands.batch(List.of(QueueCommands.adopt(key, move.id(), entries, from, to)));
-            sent = sent.thenCompose(done -> node.transfer(move.members(), part));
-            from = to;
-        } while (from < entries.length);
-        return sent;
+            QueueReplica.Entry[] entries, int from) {
+        int to = from;
+        long bytes = 0;
+        while (to < entries.length && (to == from || bytes + entries[to].stored().length < ADOPT_BYTES)) {
+            bytes += entries[to].stored().length + 64;
+            to++;
+        }
+        int next = to;
+        byte[] part = QueueCommands.batch(List.of(QueueCommands.adopt(key, move.id(), entries, from, to)));
+        CompletableFuture<Void> sent = node.transfer(move.members(), part);
+        return next >= entries.length ? sent : sent.thenCompose(done -> adopt(key, move, entries, next));
     }
 
     /**
