@@ -176,6 +176,24 @@ class SkiffmqCtlTest {
         Result shrink = ctl("shrink", self);
         assertThat(shrink.code()).isZero();
         assertThat(shrink.lines()).contains("/\tctl-qq\t1\terror: the last node cannot be removed");
+
+        // RabbitMQ's HTTP API for the same
+        assertThat(http.post("/api/queues/quorum/%2F/ctl-qq/replicas/add", Map.of("node", self)).status())
+            .isEqualTo(204);
+        var refused = http.send("DELETE", "/api/queues/quorum/%2F/ctl-qq/replicas/delete", Map.of("node", self),
+            Map.of());
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(refused.body()).isEqualTo(Map.of("error", "service_unavailable", "reason", "last_node"));
+        assertThat(http.post("/api/queues/quorum/%2F/ctl-none/replicas/add", Map.of("node", self)).status())
+            .isEqualTo(404);
+        assertThat(http.post("/api/queues/quorum/replicas/on/other@127.0.0.1/grow", Map.of("vhost_pattern", ".*",
+            "queue_pattern", ".*", "strategy", "all")).status()).isEqualTo(204);
+        assertThat(http.send("DELETE", "/api/queues/quorum/replicas/on/" + self + "/shrink", null, Map.of())
+            .status()).isEqualTo(202);
+        assertThat(http.post("/api/rebalance/queues", null).status()).isEqualTo(204);
+        Result rebalance = ctl("rebalance", "quorum", "--queue-pattern", "^ctl-qq$");
+        assertThat(rebalance.code()).as(rebalance.err()).isZero();
+        assertThat(rebalance.out()).containsPattern("│ \\Q" + self + "\\E\\s*│ 1\\s*│");
     }
 
     /** As the RabbitMQ AMQP 1.0 client's test helper asks: info keys separated by commas, as rabbitmqctl takes them. */
