@@ -10,9 +10,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * rabbitmqctl's {@code delete_queue} and {@code purge_queue}, and rabbitmq-queues' {@code quorum_status} ({@code -p}
- * names the virtual host), through the HTTP API's queues, with rabbitmqctl's texts and exit codes. One instance per
- * run.
+ * rabbitmqctl's {@code delete_queue} and {@code purge_queue}, and rabbitmq-queues' {@code quorum_status},
+ * {@code add_member}, {@code delete_member}, {@code grow}, {@code shrink} and {@code rebalance} ({@code -p} names the
+ * virtual host), through the HTTP API, with rabbitmqctl's texts and exit codes. One instance per run.
  */
 final class QueueCommands {
     private QueueCommands() {
@@ -124,8 +124,9 @@ final class QueueCommands {
 
     /** The cluster's member names, for rabbitmq-queues' {@code existing_cluster_member} check. */
     static List<String> clusterMembers(ApiClient api) {
-        return api.get("/api/cluster-status") instanceof Map<?, ?> status && status.get("disk_nodes") instanceof List<?> l
-            ? l.stream().map(String::valueOf).toList() : List.of();
+        return api.get("/api/cluster-status") instanceof Map<?, ?> status
+            && status.get("disk_nodes") instanceof List<?> nodes ? nodes.stream().map(String::valueOf).toList()
+            : List.of();
     }
 
     /** rabbitmq-queues' validation failure for a node that is not a member of the cluster. */
