@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * members"), with the RabbitMQ Java client and skiffmqctl: a quorum queue of two members holding confirmed messages
  * (one of them returned once) gets a third member, then loses its leader's; a consumer subscribed in between follows
  * it to its new leader, gets every message with its count, and once all are acked none comes back; then shrink, grow
- * and the refusals, with rabbitmq-queues' words and exit codes; rebalance. One cluster for the class.
+ * and the refusals, with rabbitmq-queues' words and exit codes; rebalance; a move the new members cannot commit,
+ * abandoned. One cluster for the class.
  */
 @OneAtATime
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -274,6 +275,50 @@ class ClusterQuorumMembershipTest {
         SkiffmqCtlTest.Result unknown = ctl(2, "rebalance", "classic");
         assertThat(unknown.code()).isEqualTo(64);
         assertThat(unknown.err()).contains("type classic is not supported. Try one of all, quorum, stream.");
+    }
+
+    /**
+     * A move the new member set cannot commit (one of its two nodes killed): abandoned after the append timeout, the
+     * queue thawed where it was and served there with every message. Last: it leaves node 2 killed.
+     */
+    @Test
+    @Order(4)
+    void aMoveTheNewMembersCannotCommitIsAbandonedAndTheQueueServedWhereItWas() throws Exception {
+        String queue = "qq-abandon";
+        await().atMost(WAIT).ignoreExceptions().until(() -> {
+            try (Connection c = connect(0)) {
+                c.createChannel().queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
+                return true;
+            }
+        });
+        List<String> all = List.of(cluster.name(0), cluster.name(1), cluster.name(2));
+        membersEverywhere(queue, all);
+        try (Connection c = connect(1)) {
+            Channel channel = c.createChannel();
+            channel.confirmSelect();
+            for (int i = 0; i < 20; i++) {
+                channel.basicPublish("", queue, null, ("m-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(WAIT.toMillis());
+        }
+        cluster.nodes[2].kill();
+        // the new members would be nodes 1 and 2: no majority of that group adopts the queue
+        SkiffmqCtlTest.Result deleted = ctl(0, "delete_member", queue, cluster.name(0));
+        assertThat(deleted.code()).as(deleted.err()).isEqualTo(75);
+        assertThat(deleted.err()).contains("operation delete_member on node").contains("timed out");
+        try (Connection c = connect(0)) {
+            Channel channel = c.createChannel();
+            for (int i = 0; i < 20; i++) {
+                GetResponse got = await().atMost(WAIT).ignoreExceptions().until(() -> channel.basicGet(queue, true),
+                    r -> r != null);
+                assertThat(id(got.getBody())).isEqualTo(i);
+            }
+        }
+        for (int node = 0; node < 2; node++) {
+            int seenFrom = node;
+            await().atMost(WAIT).ignoreExceptions().until(() -> ((Map<?, ?>) cluster.api(seenFrom)
+                .get("/api/queues/%2F/" + queue).body()).get("members").equals(all));
+        }
     }
 
     /** The index of the node that is neither {@code a} nor {@code b}. */
