@@ -21,7 +21,8 @@ import java.util.function.ToDoubleFunction;
  *     [--scenarios=transient-1-1,durable-1-1,durable-4-1,fanout-1,fanout-10,backlog-1m,
  *                  amqp091-transient-1-1,amqp091-confirms-1-1,amqp091-fanout-5,
  *                  amqp091-confirms-q1,amqp091-cac-q1,amqp091-confirms-q4,amqp091-cac-q4,
- *                  amqp091-confirms-q8,amqp091-cac-q8,amqp091-publish-only]
+ *                  amqp091-confirms-q8,amqp091-cac-q8,amqp091-quorum-c1,amqp091-quorum-c20,
+ *                  amqp091-quorum-c1000,amqp091-quorum-2-2,amqp091-publish-only]
  * </pre>
  *
  * The {@code amqp091-*} scenarios compare SkiffMQ with RabbitMQ over AMQP 0-9-1, driven by PerfTest
@@ -78,6 +79,10 @@ public final class Compare {
         defaults.put("rabbitmq-uri", "");
         defaults.put("rabbitmq-pid", "0");
         defaults.put("rabbitmq-version", "RabbitMQ");
+        // AMQP 0-9-1: a SkiffMQ already running (a cluster's node, benchmarks/quorum-cluster) instead of a fresh
+        // broker per run
+        defaults.put("skiffmq-uri", "");
+        defaults.put("skiffmq-pid", "0");
         defaults.put("perf-test-classpath", "benchmarks/perf-test/target/classpath");
         defaults.put("log-dir", "benchmarks/target/compare-logs");
         // a directory: every SkiffMQ and PerfTest JVM of the AMQP 0-9-1 scenarios records a JFR profile there

@@ -14,12 +14,13 @@ import java.util.Map;
  * queues, the queues declared, the seconds since the start, the declare-and-bind rate over that interval and over
  * the whole run, and the broker's RSS (from {@code /proc/PID/status}) per queue over the RSS before the first one.
  * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). With {@code --delete=true} it then
- * deletes them all, in the order declared, reporting the rate the same way. A benchmark, not a test.
+ * deletes them all, in the order declared, reporting the rate the same way. {@code --type=quorum} declares quorum
+ * queues ({@code x-queue-type}; durable whatever {@code --durable} says). A benchmark, not a test.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
  *     [--host=localhost] [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true]
- *     [--delete=false]
+ *     [--delete=false] [--type=classic]
  * </pre>
  */
 public final class DeclareMany {
@@ -29,14 +30,16 @@ public final class DeclareMany {
     public static void main(String[] args) throws Exception {
         Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("host", "localhost",
             "port", "5672", "pid", "-1", "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-",
-            "durable", "true", "delete", "false"), args);
+            "durable", "true", "delete", "false", "type", "classic"), args);
         int port = Integer.parseInt(options.get("port"));
         long pid = Long.parseLong(options.get("pid"));
         int count = Integer.parseInt(options.get("count"));
         int every = Integer.parseInt(options.get("every"));
         long seconds = Long.parseLong(options.get("seconds"));
         String prefix = options.get("prefix");
-        boolean durable = Boolean.parseBoolean(options.get("durable"));
+        String type = options.get("type");
+        boolean durable = type.equals("quorum") || Boolean.parseBoolean(options.get("durable"));
+        Map<String, Object> arguments = type.equals("classic") ? null : Map.of("x-queue-type", type);
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(options.get("host"));
         factory.setPort(port);
@@ -49,7 +52,7 @@ public final class DeclareMany {
             int declared = 0;
             while (declared < count && System.nanoTime() - start < seconds * 1_000_000_000L) {
                 String name = prefix + declared;
-                channel.queueDeclare(name, durable, false, false, null);
+                channel.queueDeclare(name, durable, false, false, arguments);
                 channel.queueBind(name, "amq.direct", name);
                 declared++;
                 if (declared % every == 0 || declared == count) {

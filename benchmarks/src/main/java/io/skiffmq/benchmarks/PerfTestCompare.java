@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * <p>Every run is PerfTest in a JVM of its own for {@code warmup + duration} seconds. Rates are the means of PerfTest's
  * per-second lines after the warm-up; p50 and p99 are the medians, over those seconds, of the per-second consumer
  * latency percentiles PerfTest prints. Each SkiffMQ run gets a fresh broker ({@link BrokerProcess}, default settings:
- * {@code sync-policy=sync}); RabbitMQ is one node for the whole run, and each run uses queues of its own that go
+ * {@code sync-policy=sync}), unless {@code --skiffmq-uri} names one that runs already (a cluster's node, whose pid is
+ * {@code --skiffmq-pid}); RabbitMQ is one node for the whole run, and each run uses queues of its own that go
  * with it. Rounds are interleaved (every scenario on both brokers, then the next round) and the brokers' order
  * alternates from round to round; the ratio is taken within each round.
  *
@@ -147,6 +148,17 @@ final class PerfTestCompare {
             scenarios.add(new Scenario(ordinary, layout + ", ordinary confirms", flags, Topology.NONE, false, null,
                 queues));
         }
+        // issue 28: one quorum queue, 1 KB, 1 → 1, qos 1,000, with 1, 20 and 1,000 confirms in flight; then 2 → 2
+        // at 10 B. PerfTest's --quorum-queue declares x-queue-type=quorum and publishes persistent messages.
+        for (int inFlight : new int[] {1, 20, 1000}) {
+            scenarios.add(new Scenario("amqp091-quorum-c" + inFlight, String.format(Locale.ROOT,
+                "quorum queue, 1 → 1, 1 KB, %,d unconfirmed, qos 1,000, manual acks", inFlight),
+                List.of("--quorum-queue", "-u", "%Q", "-x", "1", "-y", "1", "-s", "1000", "-c",
+                    String.valueOf(inFlight), "-q", "1000"), Topology.NONE));
+        }
+        scenarios.add(new Scenario("amqp091-quorum-2-2", "quorum queue, 2 → 2, 10 B, 1,000 unconfirmed per "
+            + "producer, qos 1,000, manual acks", List.of("--quorum-queue", "-u", "%Q", "-x", "2", "-y", "2", "-s",
+            "10", "-c", "1000", "-q", "1000"), Topology.NONE));
         scenarios.add(new Scenario("amqp091-publish-only",
             "ceiling: 1 publisher, 12 B, into a fanout exchange with nothing bound (dropped); published msg/s",
             List.of("-x", "1", "-y", "0", "-e", "%Q", "-t", "fanout", "-s", "12"), Topology.NONE));
@@ -266,7 +278,10 @@ final class PerfTestCompare {
         try {
             String uri = rabbitUri;
             long brokerPid = rabbitPid;
-            if (broker.equals("skiffmq")) {
+            if (broker.equals("skiffmq") && !options.get("skiffmq-uri").isEmpty()) {
+                uri = options.get("skiffmq-uri");
+                brokerPid = Long.parseLong(options.get("skiffmq-pid"));
+            } else if (broker.equals("skiffmq")) {
                 List<String> jvm = new ArrayList<>();
                 if (!options.get("jfr").isEmpty()) {
                     Path jfr = Path.of(options.get("jfr")).toAbsolutePath();

@@ -180,6 +180,26 @@ class ClusterRemoteQueueTest {
     }
 
     /**
+     * Quorum queues declared one after another through every node. A declare-ok's counts come from the queue group's
+     * leader, and that node, when it is not the metadata leader, may not have applied the declare yet (it learns of
+     * the commit with the leader's next heartbeat): it catches up before answering, instead of a 404 for a queue just
+     * declared. Before the fix this failed whenever the group's leader was not the metadata leader.
+     */
+    @Test
+    @Order(2)
+    void quorumQueuesDeclaredOneAfterAnotherThroughEveryNodeAreEachDeclared() throws Exception {
+        for (int node = 0; node < 3; node++) {
+            try (Connection connection = connect(node)) {
+                Channel channel = connection.createChannel();
+                for (int i = 0; i < 5; i++) {
+                    assertThat(channel.queueDeclare("burst-" + node + "-" + i, true, false, false,
+                        Map.of("x-queue-type", "quorum")).getMessageCount()).isZero();
+                }
+            }
+        }
+    }
+
+    /**
      * An {@code x-local-random} exchange picks among the queues on the publisher's node, as RabbitMQ's does: a message
      * published where no bound queue is local is unroutable there, though one on another node is bound.
      */

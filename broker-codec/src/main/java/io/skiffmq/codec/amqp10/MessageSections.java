@@ -36,27 +36,24 @@ public final class MessageSections {
     private static final int ABSENT = -1;
 
     private final ByteBuf buf;
-    private final int start;
     private final int end;
 
-    // start of each section (its 0x00 constructor). Kept per message, so nothing that can be derived is stored:
-    // a value's start is found past the descriptor ({@link #valueOf}), a section's end is the next one's start
-    // ({@link #sectionEnd}), and the header's fields are decoded when asked for (a few bytes at most). The header
-    // comes first when present ([3.2], checked by the scan), so a flag says where it starts: with the body's code in
-    // a short, the index is 56 bytes rather than 64
-    private boolean header;
+    // start of each section (its 0x00 constructor). Kept per message, so nothing that can be derived is stored
+    // (the index is 48 bytes with compressed references): a value's start is found past the descriptor
+    // ({@link #valueOf}), a section's end is the next one's start ({@link #sectionEnd}), the message's start is its
+    // first section's ({@link #start}), the body's kind is read from its first descriptor ({@link #bodyCode}), its
+    // sections are counted when asked ({@link #bodySectionCount}), and the header's fields are decoded when asked for
+    // (a few bytes at most)
+    private int headerStart = ABSENT;
     private int deliveryAnnotationsStart = ABSENT;
     private int messageAnnotationsStart = ABSENT;
     private int propertiesStart = ABSENT;
     private int applicationPropertiesStart = ABSENT;
     private int bodyStart = ABSENT;
-    private short bodyCode = ABSENT;
-    private int bodySectionCount;
     private int footerStart = ABSENT;
 
-    private MessageSections(ByteBuf buf, int start, int end) {
+    private MessageSections(ByteBuf buf, int end) {
         this.buf = buf;
-        this.start = start;
         this.end = end;
     }
 
@@ -68,14 +65,15 @@ public final class MessageSections {
      * @throws AmqpDecodeException when the bytes are not a sequence of well-formed sections in [3.2]'s order
      */
     public static MessageSections scan(ByteBuf message) throws AmqpDecodeException {
-        MessageSections sections = new MessageSections(message, message.readerIndex(), message.writerIndex());
-        sections.index();
+        MessageSections sections = new MessageSections(message, message.writerIndex());
+        sections.index(message.readerIndex());
         return sections;
     }
 
-    private void index() throws AmqpDecodeException {
+    private void index(int start) throws AmqpDecodeException {
         int position = start;
         int lastRank = -1;
+        int bodyCode = ABSENT;
         while (position < end) {
             int sectionStart = position;
             long descriptor = Descriptor.code(buf, position, end, SectionCode.SYMBOL_TABLE);
@@ -95,7 +93,7 @@ public final class MessageSections {
             }
             lastRank = rank;
             switch (code) {
-                case SectionCode.HEADER -> header = true;
+                case SectionCode.HEADER -> headerStart = sectionStart;
                 case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart = sectionStart;
                 case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsStart = sectionStart;
                 case SectionCode.PROPERTIES -> propertiesStart = sectionStart;
@@ -104,9 +102,8 @@ public final class MessageSections {
                 default -> {
                     if (bodyStart == ABSENT) {
                         bodyStart = sectionStart;
-                        bodyCode = (short) code;
+                        bodyCode = code;
                     }
-                    bodySectionCount++;
                 }
             }
         }
@@ -136,9 +133,12 @@ public final class MessageSections {
         return buf;
     }
 
-    /** Index of the first byte of the message in {@link #buffer()}. */
+    /**
+     * Index of the first byte of the message in {@link #buffer()}: where its first section starts, since present
+     * sections tile it ({@link #end()} for a message of no section).
+     */
     public int start() {
-        return start;
+        return headerStart != ABSENT ? headerStart : sectionEnd(SectionCode.HEADER);
     }
 
     /** Index just past the last byte of the message in {@link #buffer()}. */
@@ -166,13 +166,13 @@ public final class MessageSections {
     /** True when the message carries section {@code code} ({@link SectionCode}); for body codes, its kind. */
     public boolean has(int code) {
         return switch (code) {
-            case SectionCode.HEADER -> header;
+            case SectionCode.HEADER -> headerStart != ABSENT;
             case SectionCode.DELIVERY_ANNOTATIONS -> deliveryAnnotationsStart != ABSENT;
             case SectionCode.MESSAGE_ANNOTATIONS -> messageAnnotationsStart != ABSENT;
             case SectionCode.PROPERTIES -> propertiesStart != ABSENT;
             case SectionCode.APPLICATION_PROPERTIES -> applicationPropertiesStart != ABSENT;
             case SectionCode.FOOTER -> footerStart != ABSENT;
-            default -> bodyCode == code;
+            default -> bodyStart != ABSENT && bodyCode() == code;
         };
     }
 
@@ -183,18 +183,14 @@ public final class MessageSections {
      */
     public int sectionValue(int code) {
         return switch (code) {
-            case SectionCode.HEADER -> valueOf(headerStart());
+            case SectionCode.HEADER -> valueOf(headerStart);
             case SectionCode.DELIVERY_ANNOTATIONS -> valueOf(deliveryAnnotationsStart);
             case SectionCode.MESSAGE_ANNOTATIONS -> valueOf(messageAnnotationsStart);
             case SectionCode.PROPERTIES -> valueOf(propertiesStart);
             case SectionCode.APPLICATION_PROPERTIES -> valueOf(applicationPropertiesStart);
             case SectionCode.FOOTER -> valueOf(footerStart);
-            default -> bodyCode != code ? ABSENT : valueOf(bodyStart);
+            default -> bodyStart == ABSENT || bodyCode() != code ? ABSENT : valueOf(bodyStart);
         };
-    }
-
-    private int headerStart() {
-        return header ? start : ABSENT;
     }
 
     /** Where the value of the section starting at {@code sectionStart} starts (past its descriptor); -1 for -1. */
@@ -258,12 +254,34 @@ public final class MessageSections {
 
     /** Kind of the body ({@link SectionCode#DATA}, {@code AMQP_SEQUENCE} or {@code AMQP_VALUE}), -1 if none. */
     public int bodyCode() {
-        return bodyCode;
+        if (bodyStart == ABSENT) {
+            return ABSENT;
+        }
+        try {
+            return (int) Descriptor.code(buf, bodyStart, end, SectionCode.SYMBOL_TABLE);
+        } catch (AmqpDecodeException e) {
+            throw new IllegalStateException("bytes changed after they were scanned", e);
+        }
     }
 
-    /** How many body sections there are (several {@code data} or {@code amqp-sequence} sections are allowed). */
+    /**
+     * How many body sections there are (several {@code data} or {@code amqp-sequence} sections are allowed), counted
+     * on each call: only conversions ask, and one field fewer per message.
+     */
     public int bodySectionCount() {
-        return bodySectionCount;
+        if (bodyStart == ABSENT) {
+            return 0;
+        }
+        int bodyEnd = sectionEnd(SectionCode.DATA);
+        int count = 0;
+        try {
+            for (int position = bodyStart; position < bodyEnd; count++) {
+                position = TypeReader.valueEnd(buf, Descriptor.end(buf, position, bodyEnd), bodyEnd);
+            }
+        } catch (AmqpDecodeException e) {
+            throw new IllegalStateException("bytes changed after they were scanned", e);
+        }
+        return count;
     }
 
     /**
@@ -272,6 +290,7 @@ public final class MessageSections {
      */
     public List<Section> sections() {
         List<Section> sections = new ArrayList<>();
+        int start = start();
         try {
             int position = start;
             while (position < end) {
@@ -312,7 +331,7 @@ public final class MessageSections {
         long ttl = -1;
         boolean firstAcquirer = false;
         long deliveryCount = 0;
-        int value = valueOf(headerStart());
+        int value = valueOf(headerStart);
         if (value != ABSENT && buf.getUnsignedByte(value) != FormatCode.NULL) {
             int limit = sectionEnd(SectionCode.HEADER);
             int count = TypeReader.listCount(buf, value, limit);

@@ -20,17 +20,21 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * is no history, so a publisher's bytes are stored as before. Thread-safety as {@link Message}.
  */
 public final class Amqp091Message extends Message {
-    private static final AtomicReferenceFieldUpdater<Amqp091Message, Amqp10Message> CONVERTED =
-        AtomicReferenceFieldUpdater.newUpdater(Amqp091Message.class, Amqp10Message.class, "converted");
+    private static final AtomicReferenceFieldUpdater<Amqp091Message, Extras> EXTRAS =
+        AtomicReferenceFieldUpdater.newUpdater(Amqp091Message.class, Extras.class, "extras");
+    private static final AtomicReferenceFieldUpdater<Extras, Amqp10Message> CONVERTED =
+        AtomicReferenceFieldUpdater.newUpdater(Extras.class, Amqp10Message.class, "converted");
     /** The first byte of a version 2 stored form: the high bit marks a versioned form, the rest its version. */
     private static final int STORED_VERSION_2 = 0x82;
 
     private final ByteBuf properties;
     private final ByteBuf body;
-    /** What most messages lack, in an object of its own: null when they lack all of it (3 fields fewer each). */
-    private final Rare rare;
-    private volatile BasicProperties decoded;
-    private volatile Amqp10Message converted;
+    /**
+     * What most messages lack or never need, in an object of its own: the properties few messages have, made with
+     * the message, and the decoded properties and the AMQP 1.0 form, made on first use. Null while the message has
+     * none of them, the usual case: the message is 48 bytes (with compressed references) rather than 56.
+     */
+    private volatile Extras extras;
 
     private Amqp091Message(ByteBuf properties, ByteBuf body, boolean durable, int priority, long ttl,
             String exchange, String routingKey, String replyTo, String userId, String invalidExpiration,
@@ -38,29 +42,70 @@ public final class Amqp091Message extends Message {
         super(durable, priority, ttl, exchange, routingKey);
         this.properties = properties;
         this.body = body;
-        this.rare = replyTo == null && userId == null && invalidExpiration == null && deaths == null
-            && deliveryCount == 0 ? null : new Rare(replyTo, userId, invalidExpiration, deaths, deliveryCount);
+        if (replyTo != null || userId != null || invalidExpiration != null || deaths != null || deliveryCount != 0) {
+            this.extras = new Extras(replyTo, userId, invalidExpiration, deaths, deliveryCount);
+        }
     }
 
     /**
-     * @param replyTo read with the summary, for the publishing channel (direct reply-to), as {@code userId} (the
-     *        user-id check) and {@code invalidExpiration}; null in a converted message, where nobody asks for them
-     * @param deaths the death history to the millisecond, most recent first; null when only the x-death header
-     *        tells it
-     * @param deliveryCount what a dead-lettered copy carries ({@link #deliveryCount()})
+     * A message's rare properties, set when it is made, and its lazy forms, each set once on first use (published
+     * safely: volatile). Read and written by any thread that holds the message.
      */
-    private record Rare(String replyTo, String userId, String invalidExpiration, java.util.List<Death> deaths,
-            long deliveryCount) {
+    private static final class Extras {
+        /** A message without extras reads these; nothing is ever written to it. */
+        private static final Extras NONE = new Extras(null, null, null, null, 0);
+
+        final String replyTo;
+        final String userId;
+        final String invalidExpiration;
+        final java.util.List<Death> deaths;
+        final long deliveryCount;
+        volatile BasicProperties decoded;
+        volatile Amqp10Message converted;
+
+        /**
+         * @param replyTo read with the summary, for the publishing channel (direct reply-to), as {@code userId} (the
+         *        user-id check) and {@code invalidExpiration}; null in a converted message, where nobody asks for them
+         * @param deaths the death history to the millisecond, most recent first; null when only the x-death header
+         *        tells it
+         * @param deliveryCount what a dead-lettered copy carries ({@link #deliveryCount()})
+         */
+        Extras(String replyTo, String userId, String invalidExpiration, java.util.List<Death> deaths,
+                long deliveryCount) {
+            this.replyTo = replyTo;
+            this.userId = userId;
+            this.invalidExpiration = invalidExpiration;
+            this.deaths = deaths;
+            this.deliveryCount = deliveryCount;
+        }
+    }
+
+    /** The message's extras, or {@link Extras#NONE} (to read, never to write) when it has none. */
+    private Extras known() {
+        Extras e = extras;
+        return e == null ? Extras.NONE : e;
+    }
+
+    /** The message's extras, made now if it had none, for a lazy form to be kept in. */
+    private Extras made() {
+        Extras e = extras;
+        if (e == null) {
+            e = new Extras(null, null, null, null, 0);
+            if (!EXTRAS.compareAndSet(this, null, e)) {
+                e = extras; // another thread made them first
+            }
+        }
+        return e;
     }
 
     @Override
     public long deliveryCount() {
-        return rare == null ? 0 : rare.deliveryCount();
+        return known().deliveryCount;
     }
 
     /** The death history kept to the millisecond, or null. */
     private java.util.List<Death> history() {
-        return rare == null ? null : rare.deaths();
+        return known().deaths;
     }
 
     /**
@@ -152,12 +197,12 @@ public final class Amqp091Message extends Message {
 
     /** The publisher's reply-to property, or null. */
     public String replyTo() {
-        return rare == null ? null : rare.replyTo();
+        return known().replyTo;
     }
 
     /** The publisher's user-id property, or null. */
     public String userId() {
-        return rare == null ? null : rare.userId();
+        return known().userId;
     }
 
     /**
@@ -165,7 +210,7 @@ public final class Amqp091Message extends Message {
      * refuses, as RabbitMQ does), else null.
      */
     public String invalidExpiration() {
-        return rare == null ? null : rare.invalidExpiration();
+        return known().invalidExpiration;
     }
 
     @Override
@@ -189,14 +234,14 @@ public final class Amqp091Message extends Message {
      * @throws IllegalArgumentException when they are malformed (past what {@link #of} read)
      */
     public BasicProperties properties() {
-        BasicProperties p = decoded;
+        BasicProperties p = known().decoded;
         if (p == null) {
             try {
                 p = BasicProperties.decode(properties);
             } catch (Amqp091DecodeException e) {
                 throw new IllegalArgumentException("AMQP 0-9-1 properties: " + e.getMessage(), e);
             }
-            decoded = p;
+            made().decoded = p;
         }
         return p;
     }
@@ -357,12 +402,13 @@ public final class Amqp091Message extends Message {
 
     @Override
     public Amqp10Message toAmqp10() {
-        Amqp10Message c = converted;
+        Extras kept = made();
+        Amqp10Message c = kept.converted;
         if (c == null) {
             c = Amqp091ToAmqp10.convert(this);
-            if (!CONVERTED.compareAndSet(this, null, c)) {
+            if (!CONVERTED.compareAndSet(kept, null, c)) {
                 c.release(); // another thread converted first
-                c = converted;
+                c = kept.converted;
             }
         }
         return c;
@@ -406,7 +452,7 @@ public final class Amqp091Message extends Message {
     protected void deallocate() {
         properties.release();
         body.release();
-        Amqp10Message c = converted;
+        Amqp10Message c = known().converted;
         if (c != null) {
             c.release();
         }

@@ -27,7 +27,7 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
     public static final String X_STREAM_OFFSET = "x-stream-offset";
     public static final String X_STREAM_FILTER_VALUE = "x-stream-filter-value";
 
-    private final ByteBuf bytes;
+    /** Indexes the bytes, and holds them: its {@link MessageSections#buffer()} is the message's one reference. */
     private final MessageSections sections;
     private volatile Map<String, Object> headers;
     private volatile Amqp091Message converted;
@@ -35,7 +35,9 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
     private Amqp10Message(ByteBuf bytes, MessageSections sections, boolean durable, int priority, long ttl,
             String exchange, String routingKey) {
         super(durable, priority, ttl, exchange, routingKey);
-        this.bytes = bytes;
+        if (sections.buffer() != bytes) {
+            throw new IllegalArgumentException("the index is of another buffer");
+        }
         this.sections = sections;
     }
 
@@ -75,7 +77,8 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
      * Wraps the bytes of an AMQP 1.0 message, already indexed.
      *
      * @param bytes the encoded message; the message takes over this reference (the caller keeps it on failure)
-     * @param sections the index of {@code bytes}
+     * @param sections the index of {@code bytes}, scanned from that very buffer (the message reaches its bytes
+     *        through it)
      * @param durableIfNoHeader the durability of a message without a header (RabbitMQ: true; AMQP 1.0: false)
      * @throws AmqpDecodeException when the header is malformed
      */
@@ -171,12 +174,12 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
 
     /** The encoded message as the publisher sent it: read it, never change or release it. */
     public ByteBuf bytes() {
-        return bytes;
+        return sections.buffer();
     }
 
     @Override
     public int size() {
-        return bytes.readableBytes();
+        return sections.buffer().readableBytes();
     }
 
     @Override
@@ -188,7 +191,7 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
     @Override
     public Amqp10Message deadLettered(String reason, String queue, java.time.Instant now, String exchange,
             String routingKey, long deliveryCount) {
-        ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(bytes.readableBytes() + 256);
+        ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(sections.buffer().readableBytes() + 256);
         try {
             Map<Object, Object> client = sections.messageAnnotations();
             Map<String, Object> named = new java.util.HashMap<>();
@@ -211,7 +214,7 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
             DeliveryEncoder.writeHeader(out, durable(), priority(), -1, false, deliveryCount);
             ProtonCodec.current().encode(new MessageAnnotations(annotations), out);
             int bare = sections.bareMessageStart();
-            out.writeBytes(bytes, bare, sections.end() - bare);
+            out.writeBytes(sections.buffer(), bare, sections.end() - bare);
             MessageSections scanned = MessageSections.scan(out);
             return deliveryCount > 0
                 ? new DeadLettered(out, scanned, durable(), priority(), exchange, routingKey, deliveryCount)
@@ -229,7 +232,7 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
      */
     @Override
     public Amqp10Message annotated(Map<String, Object> added) {
-        ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(bytes.readableBytes() + 128);
+        ByteBuf out = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(sections.buffer().readableBytes() + 128);
         try {
             Map<Symbol, Object> annotations = new java.util.LinkedHashMap<>();
             for (Map.Entry<Object, Object> e : sections.messageAnnotations().entrySet()) {
@@ -246,9 +249,9 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
                     after = section.endOffset();
                 }
             }
-            out.writeBytes(bytes, sections.start(), before - sections.start());
+            out.writeBytes(sections.buffer(), sections.start(), before - sections.start());
             ProtonCodec.current().encode(new MessageAnnotations(annotations), out);
-            out.writeBytes(bytes, after, sections.end() - after);
+            out.writeBytes(sections.buffer(), after, sections.end() - after);
             MessageSections scanned = MessageSections.scan(out);
             return new Amqp10Message(out, scanned, durable(), priority(), ttl(), exchange(), routingKey());
         } catch (AmqpDecodeException | RuntimeException e) {
@@ -354,12 +357,12 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
 
     @Override
     public int storedSize() {
-        return bytes.readableBytes();
+        return sections.buffer().readableBytes();
     }
 
     @Override
     public void writeStored(ByteBuf out) {
-        out.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
+        out.writeBytes(sections.buffer(), sections.buffer().readerIndex(), sections.buffer().readableBytes());
     }
 
     @Override
@@ -370,13 +373,13 @@ public sealed class Amqp10Message extends Message permits Amqp10Message.FromStre
 
     @Override
     public Amqp10Message touch(Object hint) {
-        bytes.touch(hint);
+        sections.buffer().touch(hint);
         return this;
     }
 
     @Override
     protected void deallocate() {
-        bytes.release();
+        sections.buffer().release();
         Amqp091Message c = converted;
         if (c != null) {
             c.release();

@@ -81,8 +81,8 @@ final class AtLeastOnceDeadLetters {
      * that it waits here ({@link QueueLog#deadLettering}) unless it is {@code recovered} so.
      */
     void take(QueueEntry entry, DeadLetters.Reason reason, boolean recovered) {
-        if (!recovered && entry.location >= 0) {
-            log.deadLettering(entry.sequence, entry.location, reason);
+        if (!recovered && entry.location() >= 0) {
+            log.deadLettering(entry.sequence, entry.location(), reason);
         }
         count++;
         bodyBytes += entry.bodySize;
@@ -95,7 +95,7 @@ final class AtLeastOnceDeadLetters {
         QueueEntry entry = dying.entry;
         if (entry.message == null) {
             try {
-                entry.message = log.read(entry.sequence, entry.location);
+                entry.message = log.read(entry.sequence, entry.location());
             } catch (QueueLog.Unreadable e) {
                 LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} dies ({2}) without being "
                     + "dead-lettered: it cannot be read back", name, entry.sequence, dying.reason.value(), e);
@@ -135,7 +135,7 @@ final class AtLeastOnceDeadLetters {
             departures.forget(dying.entry); // released; a closed queue's log keeps it
             return;
         }
-        if (dying.entry.message != null && dying.entry.location >= 0) {
+        if (dying.entry.message != null && dying.entry.location() >= 0) {
             dying.entry.message.release(); // the log has it: nothing held in memory while it waits
             dying.entry.message = null;
         }
@@ -189,7 +189,7 @@ final class AtLeastOnceDeadLetters {
         int copied = 0;
         for (Dying dying : held) {
             if (paging.relocate(dying.entry, location)) {
-                log.deadLettering(dying.entry.sequence, dying.entry.location, dying.reason);
+                log.deadLettering(dying.entry.sequence, dying.entry.location(), dying.reason);
                 copied++;
             }
         }

@@ -296,15 +296,18 @@ public final class ClassicQueue implements Queue {
         }
         counters.countPublished(message.size());
         long now = context.clock().millis();
-        QueueEntry entry = new QueueEntry(nextSequence++, message, limits.lane(message.priority()), bodySize,
-            expiry.expiresAt(now, message.ttl()));
-        // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
-        entry.carried(message.deliveryCount());
         PublishConfirm confirm = confirmed;
+        PublishConfirm held = null;
         if (confirm != null && arguments.confirmAfterConsume()) {
-            entry.confirmWhenConsumed = confirm; // confirmed when a consumer settles it, not before
+            held = confirm; // confirmed when a consumer settles it, not before
             confirm = null;
         }
+        // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does
+        boolean logged = log != null && (message.durable() || type == QueueType.QUORUM);
+        QueueEntry entry = QueueEntry.of(nextSequence++, message, limits.lane(message.priority()), bodySize,
+            expiry.expiresAt(now, message.ttl()), held, logged);
+        // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
+        entry.carried(message.deliveryCount());
         boolean toTail = waiting.mustPage(entry.priority());
         if (toTail && dispatcher.pending()) {
             // consumers with credit take what waits first, and then maybe this one too: a message a consumer can
@@ -315,12 +318,11 @@ public final class ClassicQueue implements Queue {
         if (!toTail) {
             waiting.arrive(entry);
         }
-        if (log != null && (message.durable() || type == QueueType.QUORUM)) {
-            // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does;
+        if (logged) {
             // written before dispatch, so an ack can never reach the log ahead of its publish
             try {
-                entry.location = log.publish(entry.sequence, message, entry.deliveryCount, entry.returns,
-                    entry.expiresAt, confirm);
+                entry.location(log.publish(entry.sequence, message, entry.deliveryCount, entry.returns,
+                    entry.expiresAt(), confirm));
             } catch (RuntimeException e) {
                 // the log is closed or failed (it says why, loudly): not taken
                 if (!toTail) {

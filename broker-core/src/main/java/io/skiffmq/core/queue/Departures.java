@@ -33,14 +33,12 @@ final class Departures {
      * confirm still held for a consumer is refused: the message left without being consumed.
      */
     void forget(QueueEntry entry) {
-        if (entry.confirmWhenConsumed != null) {
-            if (!status.closed) {
-                entry.confirmWhenConsumed.refused();
-            }
-            entry.confirmWhenConsumed = null;
+        PublishConfirm confirm = entry.takeConfirm();
+        if (confirm != null && !status.closed) {
+            confirm.refused();
         }
-        if (entry.location >= 0 && !status.gone()) {
-            log.remove(entry.sequence, entry.location);
+        if (entry.location() >= 0 && !status.gone()) {
+            log.remove(entry.sequence, entry.location());
         }
         if (entry.message != null) {
             entry.message.release();
@@ -58,7 +56,7 @@ final class Departures {
         }
         if (arguments.deadLetters() && entry.message == null) {
             try {
-                entry.message = log.read(entry.sequence, entry.location);
+                entry.message = log.read(entry.sequence, entry.location());
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} dies ({2}) without being "
                     + "dead-lettered: it cannot be read back", name, entry.sequence, reason.value(), e);

@@ -33,15 +33,15 @@ final class PagedTail {
      * @throws java.io.UncheckedIOException when it could not be written: nothing changed, the message is the caller's
      */
     void append(QueueEntry entry) {
-        file.append(entry.sequence, entry.message, entry.deliveryCount, entry.acquiredBefore, entry.location,
-            entry.expiresAt, entry.bodySize);
+        file.append(entry.sequence, entry.message, entry.deliveryCount, entry.acquiredBefore, entry.location(),
+            entry.expiresAt(), entry.bodySize);
         entry.message.release();
         entry.message = null;
         count++;
         bodyBytes += entry.bodySize;
-        if (entry.location >= 0) {
+        if (entry.location() >= 0) {
             logged++;
-            lowestLocation = Math.min(lowestLocation, entry.location);
+            lowestLocation = Math.min(lowestLocation, entry.location());
         }
     }
 
@@ -59,11 +59,11 @@ final class PagedTail {
         if (paged == null) {
             throw new IllegalStateException("page file ended with " + count + " messages unread");
         }
-        QueueEntry entry = new QueueEntry(paged.sequence(), paged.message(), priority, paged.bodySize(),
-            paged.expiresAt());
+        QueueEntry entry = QueueEntry.of(paged.sequence(), paged.message(), priority, paged.bodySize(),
+            paged.expiresAt(), null, paged.location() >= 0);
         entry.carried(paged.deliveryCount()); // an arrival, never delivered here: only what it carried in
         entry.acquiredBefore = paged.acquiredBefore();
-        entry.location = paged.location();
+        entry.location(paged.location());
         count--;
         bodyBytes -= paged.bodySize();
         if (paged.location() >= 0) {

@@ -55,7 +55,7 @@ final class QueueDispatcher {
         this.paging = paging;
         this.departures = departures;
         this.gauges = gauges;
-        this.selective = new SelectiveDispatch(waiting, this::deliver, e -> log.read(e.sequence, e.location),
+        this.selective = new SelectiveDispatch(waiting, this::deliver, e -> log.read(e.sequence, e.location()),
             this::dispatchAfterTurn);
     }
 
@@ -125,7 +125,7 @@ final class QueueDispatcher {
         if (entry == null) {
             return ConsumerRing.Offer.NONE;
         }
-        if (entry.expiresAt != Long.MAX_VALUE && entry.expiresAt < now) {
+        if (entry.expiresAt() < now) {
             departures.die(entry, DeadLetters.Reason.EXPIRED); // expired before its turn came: never delivered
             return ConsumerRing.Offer.DONE;
         }
@@ -178,7 +178,7 @@ final class QueueDispatcher {
             if (entry == null) {
                 return null;
             }
-            if (entry.expiresAt < now) {
+            if (entry.expiresAt() < now) {
                 departures.die(entry, DeadLetters.Reason.EXPIRED);
                 continue;
             }
@@ -187,13 +187,22 @@ final class QueueDispatcher {
                 return null;
             }
             if (loaded == QueuePaging.LOADED) {
-                return deliver(consumer, entry);
+                return deliver(consumer, entry, true);
             }
         }
     }
 
-    /** Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */
+    /** Pushes {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled. */
     QueueDelivery deliver(QueueConsumer consumer, QueueEntry entry) {
+        return deliver(consumer, entry, false);
+    }
+
+    /**
+     * Hands {@code entry} to {@code consumer}: counted against its credit, and unsettled unless pre-settled.
+     *
+     * @param get for a get, which tells how many messages remain ready; a push does not
+     */
+    private QueueDelivery deliver(QueueConsumer consumer, QueueEntry entry, boolean get) {
         if (consumer.flow.kind() == ConsumerFlow.Kind.CREDIT) {
             consumer.credit--;
             consumer.deliveryCount = SerialNumber.add(consumer.deliveryCount, 1);
@@ -202,24 +211,24 @@ final class QueueDispatcher {
         boolean first = !entry.acquiredBefore;
         entry.acquiredBefore = true;
         Message message = entry.message;
-        int remaining = waiting.size();
+        int remaining = get ? waiting.size() : 0;
         counters.delivered(consumer.flow.kind() == ConsumerFlow.Kind.PULL, consumer.preSettled, !first,
             message.size());
         if (consumer.preSettled) {
             // at-most-once: the queue forgets the message and its reference goes with the delivery
-            if (entry.location >= 0) {
-                log.remove(entry.sequence, entry.location);
+            if (entry.location() >= 0) {
+                log.remove(entry.sequence, entry.location());
             }
-            if (entry.confirmWhenConsumed != null) {
-                entry.confirmWhenConsumed.run(); // settled as it was sent: consumed
-                entry.confirmWhenConsumed = null;
+            PublishConfirm confirm = entry.takeConfirm();
+            if (confirm != null) {
+                confirm.run(); // settled as it was sent: consumed
             }
-            return new QueueDelivery(message, tag, entry.deliveryCount, tellsReturns ? entry.returns : -1, first,
+            return QueueDelivery.of(message, tag, entry.deliveryCount, tellsReturns ? entry.returns : -1, first,
                 remaining);
         }
         consumer.unsettled.add(tag, entry);
         gauges.unacked++;
-        return new QueueDelivery(message.retain(), tag, entry.deliveryCount, tellsReturns ? entry.returns : -1,
+        return QueueDelivery.of(message.retain(), tag, entry.deliveryCount, tellsReturns ? entry.returns : -1,
             first, remaining);
     }
 

@@ -4,19 +4,27 @@ import io.skiffmq.core.message.Message;
 
 /**
  * A message in a queue (or only its index), with what the queue knows of its deliveries. Owned by the queue's thread.
- * One per queued message: its fields are sized to what they hold (64 bytes with compressed references; 56 without
- * {@link #returns}, which a flag byte for the booleans and a 16-bit count would give back).
+ * One per queued message: its fields are sized to what they hold, 40 bytes with compressed references. What only some
+ * entries have, an expiry, the confirm a queue with {@code x-confirm-after-consume} holds and a location in the
+ * queue's log, is in a subclass ({@link Rare}, 64 bytes), so a transient message that does not expire goes without the
+ * 20 bytes. Made by {@link #of}.
  */
-final class QueueEntry {
+sealed class QueueEntry permits QueueEntry.Rare {
     final long sequence;
     /** Null while the message is paged out: only its {@link #location} in the log is kept. */
     Message message;
+    /**
+     * The publisher's confirm held until a consumer settles the message ({@code x-confirm-after-consume}), taken off
+     * the entry: the caller runs or refuses it, once. Null when none is held.
+     */
+    PublishConfirm takeConfirm() {
+        return null;
+    }
+
     /** The priority lane it waits in, unsigned (0 unless the queue has {@code x-max-priority}, at most 255). */
     private final byte lane;
     /** Body bytes, for {@code x-max-length-bytes}. */
     final int bodySize;
-    /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
-    final long expiresAt;
     /** In the queue's ready or returned messages (not delivered and unsettled). */
     boolean queued;
     /** Failed deliveries so far; stops at {@link Integer#MAX_VALUE} ({@link #failedDelivery}). */
@@ -29,17 +37,47 @@ final class QueueEntry {
      */
     int returns;
     boolean acquiredBefore;
-    /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
-    long location = -1;
-    /** The publisher's confirm, held until a consumer settles the message ({@code x-confirm-after-consume}). */
-    PublishConfirm confirmWhenConsumed;
-
-    QueueEntry(long sequence, Message message, int priority, int bodySize, long expiresAt) {
+    private QueueEntry(long sequence, Message message, int priority, int bodySize) {
         this.sequence = sequence;
         this.message = message;
         this.lane = (byte) priority;
         this.bodySize = bodySize;
-        this.expiresAt = expiresAt;
+    }
+
+    /**
+     * An entry for {@code message}.
+     *
+     * @param expiresAt when it expires, by the queue's clock; {@link Long#MAX_VALUE} for never
+     * @param confirm the publisher's confirm, held until a consumer settles the message
+     *        ({@code x-confirm-after-consume}); null for none
+     * @param logged the queue's log holds the message, or is about to: its {@link #location(long)} is set
+     */
+    static QueueEntry of(long sequence, Message message, int priority, int bodySize, long expiresAt,
+            PublishConfirm confirm, boolean logged) {
+        return expiresAt == Long.MAX_VALUE && confirm == null && !logged
+            ? new QueueEntry(sequence, message, priority, bodySize)
+            : new Rare(sequence, message, priority, bodySize, expiresAt, confirm);
+    }
+
+    /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
+    long location() {
+        return -1;
+    }
+
+    /**
+     * Sets where the log holds the message (-1: nowhere).
+     *
+     * @throws IllegalStateException for a location in the log of an entry not made {@code logged}
+     */
+    void location(long location) {
+        if (location >= 0) {
+            throw new IllegalStateException("message " + sequence + " was queued as one the log does not hold");
+        }
+    }
+
+    /** When it expires, by the queue's clock; {@link Long#MAX_VALUE} for never. */
+    long expiresAt() {
+        return Long.MAX_VALUE;
     }
 
     /** The priority lane it waits in (0 unless the queue has {@code x-max-priority}). */
@@ -74,5 +112,44 @@ final class QueueEntry {
     void deliveryCount(long stored) {
         deliveryCount = (int) Math.min(stored, Integer.MAX_VALUE);
         returns = deliveryCount;
+    }
+
+    /**
+     * An entry that expires, holds a confirm or is logged. A queue with {@code x-confirm-after-consume} never pages
+     * (see {@code ClassicQueue}), so an entry holding a confirm is this one from publish to settlement.
+     */
+    static final class Rare extends QueueEntry {
+        private final long expiresAt;
+        private long location = -1;
+        private PublishConfirm confirm;
+
+        private Rare(long sequence, Message message, int priority, int bodySize, long expiresAt,
+                PublishConfirm confirm) {
+            super(sequence, message, priority, bodySize);
+            this.expiresAt = expiresAt;
+            this.confirm = confirm;
+        }
+
+        @Override
+        long expiresAt() {
+            return expiresAt;
+        }
+
+        @Override
+        long location() {
+            return location;
+        }
+
+        @Override
+        void location(long location) {
+            this.location = location;
+        }
+
+        @Override
+        PublishConfirm takeConfirm() {
+            PublishConfirm taken = confirm;
+            confirm = null;
+            return taken;
+        }
     }
 }

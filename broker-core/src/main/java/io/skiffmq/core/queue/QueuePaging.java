@@ -51,7 +51,7 @@ final class QueuePaging {
     void pageOut() {
         for (QueueEntry entry; (entry = candidates.peekFirst()) != null; ) {
             if (entry.queued && entry.message != null) {
-                if (waiting.bytes() <= memoryLimit || !log.isWritten(entry.location)) {
+                if (waiting.bytes() <= memoryLimit || !log.isWritten(entry.location())) {
                     return;
                 }
                 waiting.memoryChanged(-entry.message.size());
@@ -74,12 +74,12 @@ final class QueuePaging {
             return LOADED;
         }
         try {
-            entry.message = log.read(entry.sequence, entry.location);
+            entry.message = log.read(entry.sequence, entry.location());
             return LOADED;
         } catch (QueueLog.Unreadable e) {
             LOG.log(System.Logger.Level.ERROR, "queue ''{0}'': message {1} is lost, the log holds no good copy: {2}",
                 name, entry.sequence, e.getMessage());
-            log.remove(entry.sequence, entry.location);
+            log.remove(entry.sequence, entry.location());
             return LOST;
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} cannot be read back now; dispatch "
@@ -94,16 +94,16 @@ final class QueuePaging {
      * a paged-out one is back in memory until the copy is written, then paged out again. True when it copied.
      */
     boolean relocate(QueueEntry entry, long before) {
-        if (entry.location < 0 || entry.location >= before) {
+        if (entry.location() < 0 || entry.location() >= before) {
             return false;
         }
         if (entry.message == null) {
-            entry.message = log.read(entry.sequence, entry.location);
+            entry.message = log.read(entry.sequence, entry.location());
             waiting.memoryChanged(entry.message.size());
             candidates.addLast(entry);
         }
-        entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.returns,
-            entry.expiresAt, entry.location);
+        entry.location(log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.returns,
+            entry.expiresAt(), entry.location()));
         return true;
     }
 }

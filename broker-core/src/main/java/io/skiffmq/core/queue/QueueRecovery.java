@@ -56,14 +56,14 @@ final class QueueRecovery {
         long nextSequence = 0;
         for (StoredMessage stored : messages) {
             nextSequence = Math.max(nextSequence, stored.sequence() + 1);
-            QueueEntry entry = new QueueEntry(stored.sequence(), stored.message(), limits.lane(stored.priority()),
-                stored.bodySize(), expiry.restored(stored, now));
+            QueueEntry entry = QueueEntry.of(stored.sequence(), stored.message(), limits.lane(stored.priority()),
+                stored.bodySize(), expiry.restored(stored, now), null, stored.location() >= 0);
             entry.deliveryCount(stored.deliveryCount());
             if (stored.returns() >= 0) {
                 entry.returns = (int) Math.min(stored.returns(), Integer.MAX_VALUE);
             }
             entry.acquiredBefore = stored.deliveredBefore();
-            entry.location = stored.location();
+            entry.location(stored.location());
             if (stored.deadLettering() != null && dying != null) {
                 if (deadLettering == null) {
                     deadLettering = new java.util.ArrayList<>();
@@ -100,7 +100,7 @@ final class QueueRecovery {
     void stopped() {
         Sequences delivered = new Sequences();
         Consumer<QueueEntry> note = entry -> {
-            if (entry.acquiredBefore && entry.location >= 0) {
+            if (entry.acquiredBefore && entry.location() >= 0) {
                 delivered.add(entry.sequence);
             }
         };

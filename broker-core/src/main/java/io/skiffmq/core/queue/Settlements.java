@@ -52,9 +52,11 @@ final class Settlements {
             counters.countAcknowledged();
         }
         if (!outcome.requeues() || status.gone()) {
-            if (outcome.kind() == Outcome.Kind.ACCEPTED && entry.confirmWhenConsumed != null) {
-                entry.confirmWhenConsumed.run();
-                entry.confirmWhenConsumed = null;
+            if (outcome.kind() == Outcome.Kind.ACCEPTED) {
+                PublishConfirm confirm = entry.takeConfirm();
+                if (confirm != null) {
+                    confirm.run();
+                }
             }
             if (outcome.discards() && !status.gone()) {
                 if (quorum) {
@@ -83,15 +85,15 @@ final class Settlements {
                 return;
             }
         }
-        if (annotated && entry.location >= 0) {
+        if (annotated && entry.location() >= 0) {
             // its new bytes replace the old in the log, with its counts as they are now
-            entry.location = log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.returns,
-                entry.expiresAt, entry.location);
-        } else if (quorum && entry.location >= 0) {
+            entry.location(log.relocate(entry.sequence, entry.message, entry.deliveryCount, entry.returns,
+                entry.expiresAt(), entry.location()));
+        } else if (quorum && entry.location() >= 0) {
             // every return, as rabbit_fifo's log has them: a restart keeps the count the delivery limit judges
-            log.requeue(entry.sequence, entry.location, entry.deliveryCount, entry.returns);
-        } else if (outcome.deliveryFailed() && entry.location >= 0) {
-            log.requeue(entry.sequence, entry.location, entry.deliveryCount);
+            log.requeue(entry.sequence, entry.location(), entry.deliveryCount, entry.returns);
+        } else if (outcome.deliveryFailed() && entry.location() >= 0) {
+            log.requeue(entry.sequence, entry.location(), entry.deliveryCount);
         }
         waiting.putBack(entry);
         limits.requeued();

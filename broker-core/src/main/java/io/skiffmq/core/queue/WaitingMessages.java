@@ -304,7 +304,7 @@ final class WaitingMessages {
     void expireHeads(long now, Consumer<QueueEntry> expired) {
         for (Lane lane : lanes) {
             QueueEntry head;
-            while ((head = lane.oldest()) != null && head.expiresAt <= now) {
+            while ((head = lane.oldest()) != null && head.expiresAt() <= now) {
                 expired.accept(removeOldest(lane));
             }
         }
@@ -316,7 +316,7 @@ final class WaitingMessages {
         for (Lane lane : lanes) {
             QueueEntry head = lane.oldest();
             if (head != null) {
-                next = Math.min(next, head.expiresAt);
+                next = Math.min(next, head.expiresAt());
             }
         }
         return next;

@@ -116,7 +116,7 @@ final class StreamConsumer {
             }
             counters.delivered(false, preSettled, false, message.size());
             delivered++;
-            sink.deliver(new QueueDelivery(message, tag, 0, -1, true, 0));
+            sink.deliver(QueueDelivery.of(message, tag, 0, -1, true, 0));
         }
         return delivered;
     }

@@ -1,28 +1,63 @@
 package io.skiffmq.core.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 import io.skiffmq.codec.testing.Allocations;
 
 /**
- * One entry per queued message: 64 bytes (with compressed references), its lane and counts kept in what they need
- * (56 before the quorum queues' count of returns).
+ * One entry per queued message: 40 bytes (with compressed references), its lane and counts kept in what they need,
+ * and an expiry, the confirm a queue with {@code x-confirm-after-consume} holds and a location in the queue's log only
+ * in the entries that have one.
  */
 class QueueEntryTest {
     private static final int ROUNDS = 20_000;
 
     @Test
-    void anEntryIsSixtyFourBytes() throws Exception {
-        assertThat(Allocations.perCall(ROUNDS, () -> new QueueEntry(1, null, 255, 12, Long.MAX_VALUE)))
-            .isLessThanOrEqualTo(64);
-        assertThat(new QueueEntry(1, null, 255, 12, Long.MAX_VALUE).priority()).as("lane 255, unsigned")
+    void anEntryIsFortyBytes() throws Exception {
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 255, 12, Long.MAX_VALUE, null, false)))
+            .isLessThanOrEqualTo(40);
+        assertThat(QueueEntry.of(1, null, 255, 12, Long.MAX_VALUE, null, false).priority()).as("lane 255, unsigned")
             .isEqualTo(255);
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, 1_000, null, false)))
+            .as("one that expires").isLessThanOrEqualTo(64);
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, Long.MAX_VALUE, null, true)))
+            .as("one the log holds").isLessThanOrEqualTo(64);
+    }
+
+    @Test
+    void aHeldConfirmIsTakenOnce() {
+        PublishConfirm confirm = () -> { };
+        QueueEntry entry = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, confirm, false);
+        assertThat(entry.takeConfirm()).isSameAs(confirm);
+        assertThat(entry.takeConfirm()).as("run or refused once").isNull();
+        assertThat(entry.expiresAt()).isEqualTo(Long.MAX_VALUE);
+        assertThat(QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false).takeConfirm()).isNull();
+    }
+
+    @Test
+    void anEntryKeepsItsExpiry() {
+        assertThat(QueueEntry.of(1, null, 0, 0, 1_000, null, false).expiresAt()).isEqualTo(1_000);
+        assertThat(QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false).expiresAt()).isEqualTo(Long.MAX_VALUE);
+        assertThat(QueueEntry.of(1, null, 0, 0, Long.MIN_VALUE, null, false).expiresAt()).isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void onlyALoggedEntryKeepsALocation() {
+        QueueEntry logged = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, true);
+        assertThat(logged.location()).as("until written").isEqualTo(-1);
+        logged.location(1L << 40);
+        assertThat(logged.location()).isEqualTo(1L << 40);
+        QueueEntry transientOne = QueueEntry.of(2, null, 0, 0, Long.MAX_VALUE, null, false);
+        transientOne.location(-1);
+        assertThat(transientOne.location()).isEqualTo(-1);
+        assertThatThrownBy(() -> transientOne.location(0)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void theDeliveryCountStopsAtItsLargestValue() {
-        QueueEntry entry = new QueueEntry(1, null, 0, 0, Long.MAX_VALUE);
+        QueueEntry entry = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false);
         entry.failedDelivery();
         assertThat(entry.deliveryCount).isEqualTo(1);
         entry.deliveryCount(1L << 40); // as a store may hold it

@@ -97,14 +97,14 @@ final class ManagementQueues {
         return queueInfo(name, false);
     }
 
-    /** @param waited whether a replicated queue's leader was waited for already */
+    /** @param waited whether this node {@link #settled} the queue already */
     private CompletableFuture<Response> queueInfo(String name, boolean waited) {
         Queue queue = vhost.queue(name);
         if (queue == null) {
             queue = vhost.remoteQueueProxy(name);
             if (queue == null) {
-                if (!waited && vhost.remoteQueue(name) != null) {
-                    return led(name).thenComposeAsync(done -> queueInfo(name, true), executor);
+                if (!waited && vhost.clustered()) {
+                    return settled(name).thenComposeAsync(done -> queueInfo(name, true), executor);
                 }
                 existingQueue(name); // 404
             }
@@ -114,14 +114,14 @@ final class ManagementQueues {
         return done(queueInfo(name, queue, queue.readyCount(), queue.consumerCount()));
     }
 
-    /** @param waited whether a replicated queue's leader was waited for already */
+    /** @param waited whether this node {@link #settled} the queue already */
     CompletableFuture<Response> purge(String name, boolean waited) {
         Queue remote = vhost.queue(name) == null ? vhost.remoteQueueProxy(name) : null;
         if (remote != null) {
             return remote.purge().thenApply(n -> count(200, n)); // by its home node (docs/cluster.md)
         }
-        if (!waited && vhost.queue(name) == null && vhost.remoteQueue(name) != null) {
-            return led(name).thenComposeAsync(done -> purge(name, true), executor);
+        if (!waited && vhost.queue(name) == null && vhost.clustered()) {
+            return settled(name).thenComposeAsync(done -> purge(name, true), executor);
         }
         Queue queue = existingQueue(name);
         vhost.checkAccess(queue, owner);
@@ -134,13 +134,18 @@ final class ManagementQueues {
     }
 
     /**
-     * Once a replicated quorum queue that neither lives nor has a stand-in here has a leader serving it: it is
-     * between two leaders, or just declared and not live at its leader yet (whose own {@code /management} is then
-     * asked). At once for any other queue.
+     * In a cluster, before a queue that neither lives nor has a stand-in here is taken for missing: this node first
+     * applies what the cluster committed, when it has no record of the queue (another node that just declared it
+     * asks here, at its leader's or home node, for its counts, and may be ahead of this node's metadata log); then,
+     * for a replicated quorum queue, waits for a leader serving it (it is between two leaders, or just declared and
+     * not live at its leader yet, whose own {@code /management} is then asked).
      */
-    private CompletableFuture<Void> led(String name) {
-        return vhost.led(name, "timed out waiting for a leader of quorum queue '" + name + "' in vhost '"
-            + vhost.name() + "'");
+    private CompletableFuture<Void> settled(String name) {
+        CompletableFuture<Void> caughtUp = vhost.remoteQueue(name) != null ? CompletableFuture.completedFuture(null)
+            : vhost.caughtUp("timed out reading queue '" + name + "' in vhost '" + vhost.name()
+                + "' from the metadata store");
+        return caughtUp.thenComposeAsync(done -> vhost.led(name, "timed out waiting for a leader of quorum queue '"
+            + name + "' in vhost '" + vhost.name() + "'"), executor);
     }
 
     private Response queueInfo(String name, Queue queue, int ready, int consumers) {

@@ -109,7 +109,7 @@ final class MovingConsumer implements Queue {
             long tag = delivery.tag() + tagBase;
             tagAfter = Math.max(tagAfter, tag + 1);
             countAfter++;
-            sink.deliver(tagBase == 0 ? delivery : new QueueDelivery(delivery.message(), tag,
+            sink.deliver(tagBase == 0 ? delivery : QueueDelivery.of(delivery.message(), tag,
                 delivery.deliveryCount(), delivery.returns(), delivery.firstAcquirer(), delivery.remaining()));
         }
 

@@ -168,7 +168,7 @@ final class RemoteConsumer {
         if (windowed() && receiver.getCredit() < WINDOW / 2) {
             receiver.flow(WINDOW - receiver.getCredit());
         }
-        QueueDelivery handed = new QueueDelivery(message, tag, failures, returns, firstAcquirer, 0);
+        QueueDelivery handed = QueueDelivery.of(message, tag, failures, returns, firstAcquirer, 0);
         if (getting != null) {
             CompletableFuture<QueueDelivery> got = getting;
             getting = null;
