@@ -69,7 +69,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final class Group {
         final Map<QueueCommands.Key, QueueReplica> replicas = new ConcurrentHashMap<>();
         final Set<QueueCommands.Key> queues = ConcurrentHashMap.newKeySet();
-        /** Declares waiting for a leader; guarded by itself. */
+        /** Declares waiting for a leader, abandoned moves' requests for the queue served again; guarded by itself. */
         final List<Runnable> waiting = new ArrayList<>();
         volatile QueueGroup handle;
         volatile String leader;
@@ -410,6 +410,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             } else {
                 taken &= group.replicas.computeIfAbsent(key, k -> new QueueReplica()).apply(kind, command);
             }
+            if (kind == QueueCommands.UNFREEZE) {
+                later(() -> runWaiting(group), 0); // an abandoned move's request waits for it (servedAgain)
+            }
         }
         return taken;
     }
@@ -604,6 +607,11 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         if (held != null) {
             held.values().forEach(ReplicatedQueues::release);
         }
+        runWaiting(group);
+    }
+
+    /** Checks again what waits on the group ({@link #whenLed}, {@link #servedAgain}). */
+    private static void runWaiting(Group group) {
         List<Runnable> waiting;
         synchronized (group.waiting) {
             waiting = new ArrayList<>(group.waiting);
@@ -738,16 +746,19 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      */
     void moveEnded(QueueCommands.Key key, long id, boolean done) {
         CompletableFuture<Boolean> waiter = moveWaiters.remove(id);
-        if (waiter != null) {
+        Group thawing = done || node == null ? null : groupOf.get(key);
+        if (waiter != null && thawing != null) {
+            // answered once the queue is served again where it was: until then a client's command finds no queue
+            servedAgain(thawing, key).whenComplete((served, notYet) -> waiter.complete(false));
+        } else if (waiter != null) {
             waiter.complete(done);
         }
         if (node == null) {
             return;
         }
         if (!done) {
-            Group group = groupOf.get(key);
-            if (group != null) {
-                moves.execute(() -> settle(group));
+            if (thawing != null) {
+                moves.execute(() -> settle(thawing));
             }
             return;
         }
@@ -785,6 +796,30 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 settle(now);
             } else {
                 moveOutside(key);
+            }
+        });
+    }
+
+    /**
+     * Completes once the queue of the group, whose move was abandoned, is thawed in this node's replica and served by
+     * the group's leader (by this node's live queue when it leads), or has left the group; fails after the append
+     * timeout.
+     */
+    private CompletableFuture<Void> servedAgain(Group group, QueueCommands.Key key) {
+        CompletableFuture<Void> served = new CompletableFuture<>();
+        Runnable check = () -> {
+            QueueReplica replica = group.replicas.get(key);
+            if (!group.queues.contains(key) || (replica == null || replica.frozen() == 0) && led(group, key)) {
+                served.complete(null);
+            }
+        };
+        synchronized (group.waiting) {
+            group.waiting.add(check);
+        }
+        check.run();
+        return served.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
+            synchronized (group.waiting) {
+                group.waiting.remove(check);
             }
         });
     }
