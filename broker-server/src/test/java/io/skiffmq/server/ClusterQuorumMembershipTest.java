@@ -22,6 +22,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterQuorumMembershipTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String QUEUE = "qq-members";
+    /** The messages of the first case, and those published after its move. */
+    private static final int MESSAGES = 30;
+    private static final int LATER = 10;
 
     @TempDir
     static Path dir;
@@ -54,6 +58,11 @@ class ClusterQuorumMembershipTest {
         cluster.close();
     }
 
+    /** A wait on a condition checked at once, then often: the cluster's steps take from milliseconds to seconds. */
+    private static ConditionFactory soon() {
+        return await().atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50));
+    }
+
     private static Connection connect(int i) {
         return cluster.connect(i, WAIT);
     }
@@ -62,20 +71,31 @@ class ClusterQuorumMembershipTest {
         return SkiffmqCtlTest.ctl(cluster.nodes[node].managementPort(), args);
     }
 
-    /** Waits until every node shows the queue with these members and a leader among them; returns the leader. */
+    /**
+     * Waits until every running node (the first {@code nodes}) shows the queue with these members and the same
+     * leader among them; returns the leader.
+     */
     @SuppressWarnings("unchecked")
-    private static int membersEverywhere(String queue, List<String> members) {
+    private static int membersEverywhere(String queue, List<String> members, int nodes) {
         String[] leader = new String[1];
-        for (int i = 0; i < 3; i++) {
-            int node = i;
-            await().atMost(WAIT).ignoreExceptions().until(() -> {
+        soon().ignoreExceptions().until(() -> {
+            Set<Object> leaders = new java.util.HashSet<>();
+            for (int node = 0; node < nodes; node++) {
                 Map<String, Object> shape = (Map<String, Object>) cluster.api(node).get("/api/queues/%2F/" + queue)
                     .body();
-                leader[0] = (String) shape.get("leader");
-                return shape.get("members").equals(members) && members.contains(leader[0]);
-            });
-        }
+                if (!shape.get("members").equals(members)) {
+                    return false;
+                }
+                leaders.add(shape.get("leader"));
+            }
+            leader[0] = (String) leaders.iterator().next();
+            return leaders.size() == 1 && members.contains(leader[0]);
+        });
         return QuorumQueueShapes.index(cluster, leader[0]);
+    }
+
+    private static int membersEverywhere(String queue, List<String> members) {
+        return membersEverywhere(queue, members, 3);
     }
 
     /**
@@ -83,7 +103,7 @@ class ClusterQuorumMembershipTest {
      * already has a leader elsewhere may be answered before that leader serves the new queue (404 then).
      */
     private static void declareOfTwo(int on, String queue) {
-        await().atMost(WAIT).ignoreExceptions().until(() -> {
+        soon().ignoreExceptions().until(() -> {
             try (Connection c = connect(on)) {
                 c.createChannel().queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum",
                     "x-quorum-initial-group-size", 2));
@@ -103,6 +123,20 @@ class ClusterQuorumMembershipTest {
         }
     }
 
+    /**
+     * Gets messages m-0 to m-(count - 1) in order on {@code channel}: the first once the queue serves it, each next at
+     * once. The one channel is the check: a get answered with an error closes it, and every later one fails.
+     */
+    private static void assertGotInOrder(Channel channel, String queue, int count) throws Exception {
+        GetResponse first = soon().ignoreExceptions().until(() -> channel.basicGet(queue, true), r -> r != null);
+        assertThat(id(first.getBody())).isZero();
+        for (int i = 1; i < count; i++) {
+            GetResponse got = channel.basicGet(queue, true);
+            assertThat(got).as("m-" + i).isNotNull();
+            assertThat(id(got.getBody())).isEqualTo(i);
+        }
+    }
+
     private static int id(byte[] body) {
         return Integer.parseInt(new String(body, StandardCharsets.UTF_8).substring(2));
     }
@@ -113,11 +147,10 @@ class ClusterQuorumMembershipTest {
             throws Exception {
         declareOfTwo(0, QUEUE);
         membersEverywhere(QUEUE, List.of(cluster.name(0), cluster.name(1)));
-        publish(2, 0, 100); // through the node outside the group
+        publish(2, 0, MESSAGES); // through the node outside the group
         try (Connection c = connect(1)) {
             Channel channel = c.createChannel();
-            GetResponse first = await().atMost(WAIT).until(() -> channel.basicGet(QUEUE, false),
-                r -> r != null);
+            GetResponse first = soon().until(() -> channel.basicGet(QUEUE, false), r -> r != null);
             assertThat(id(first.getBody())).isZero();
             channel.basicNack(first.getEnvelope().getDeliveryTag(), false, true);
         }
@@ -149,7 +182,7 @@ class ClusterQuorumMembershipTest {
                 deliveries.incrementAndGet();
                 lastTag.set(delivery.getEnvelope().getDeliveryTag());
             }, tag -> cancels.incrementAndGet());
-            await().atMost(WAIT).until(() -> seen.size() == 100);
+            soon().until(() -> seen.size() == MESSAGES);
 
             SkiffmqCtlTest.Result deleted = ctl(consumerNode, "delete_member", QUEUE, cluster.name(leader));
             assertThat(deleted.code()).as(deleted.err()).isZero();
@@ -159,13 +192,13 @@ class ClusterQuorumMembershipTest {
             assertThat(newLeader).isNotEqualTo(leader);
 
             // the new leader delivers again what the consumer had not acked: every message, with its count
-            await().atMost(WAIT).until(() -> deliveries.get() >= 200);
+            soon().until(() -> deliveries.get() >= 2 * MESSAGES);
             assertThat(deliveryCounts.get(0)).as("m-0's x-delivery-count").isEqualTo(1L);
             channel.basicAck(lastTag.get(), true);
-            publish(leader, 100, 150); // through the node that left the group
-            await().atMost(WAIT).until(() -> seen.size() == 150);
+            publish(leader, MESSAGES, MESSAGES + LATER); // through the node that left the group
+            soon().until(() -> seen.size() == MESSAGES + LATER);
             channel.basicAck(lastTag.get(), true);
-            assertThat(seen).containsAll(java.util.stream.IntStream.range(0, 150).boxed().toList());
+            assertThat(seen).containsAll(java.util.stream.IntStream.range(0, MESSAGES + LATER).boxed().toList());
             assertThat(cancels.get()).as("the consumer is never cancelled").isZero();
             assertThat(tags).hasSize(1);
             assertThat(channel.isOpen()).isTrue();
@@ -173,7 +206,7 @@ class ClusterQuorumMembershipTest {
         // acked at the new leader: nothing comes back
         try (Connection c = connect(leader)) {
             Channel channel = c.createChannel();
-            await().atMost(WAIT).until(() -> channel.queueDeclarePassive(QUEUE).getMessageCount() == 0);
+            soon().until(() -> channel.queueDeclarePassive(QUEUE).getMessageCount() == 0);
             assertThat(channel.basicGet(QUEUE, true)).isNull();
         }
     }
@@ -205,12 +238,7 @@ class ClusterQuorumMembershipTest {
         assertThat(grown.out()).contains("/\t" + QUEUE + "\t2\tok");
         membersEverywhere(QUEUE, members);
         try (Connection c = connect(2)) {
-            Channel channel = c.createChannel();
-            for (int i = 0; i < 3; i++) {
-                GetResponse got = await().atMost(WAIT).ignoreExceptions().until(() -> channel.basicGet(QUEUE, true),
-                    r -> r != null);
-                assertThat(id(got.getBody())).isEqualTo(i);
-            }
+            assertGotInOrder(c.createChannel(), QUEUE, 3);
         }
 
         // idempotent, as RabbitMQ's
@@ -245,14 +273,26 @@ class ClusterQuorumMembershipTest {
     @Order(3)
     @SuppressWarnings("unchecked")
     void rebalanceLeavesEachNodeLeadingItsShare() throws Exception {
-        // three queues of two members each, one group per pair of nodes: each node can lead one
+        // three queues of two members each, one group per pair of nodes: each node can lead one; declared side by
+        // side, as their groups' first elections take a while
+        List<java.util.concurrent.CompletableFuture<Void>> declared = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            declareOfTwo(i, "qq-r" + i);
+            int on = i;
+            declared.add(java.util.concurrent.CompletableFuture.runAsync(() -> declareOfTwo(on, "qq-r" + on),
+                task -> new Thread(task, "declare-qq-r" + on).start()));
         }
-        for (int i = 0; i < 3; i++) {
-            for (int node = 0; node < 3; node++) {
-                QuorumQueueShapes.withLeader(cluster, node, "qq-r" + i, WAIT);
-            }
+        declared.forEach(java.util.concurrent.CompletableFuture::join);
+        for (int node = 0; node < 3; node++) {
+            int seenFrom = node;
+            soon().ignoreExceptions().until(() -> {
+                for (int i = 0; i < 3; i++) {
+                    if (((Map<String, Object>) cluster.api(seenFrom).get("/api/queues/%2F/qq-r" + i).body())
+                            .get("leader") == null) {
+                        return false;
+                    }
+                }
+                return true;
+            });
         }
         SkiffmqCtlTest.Result rebalanced = ctl(2, "rebalance", "quorum", "--queue-pattern", "^qq-r");
         assertThat(rebalanced.code()).as(rebalanced.err()).isZero();
@@ -263,7 +303,7 @@ class ClusterQuorumMembershipTest {
         // every node sees three leaders, one on each node
         for (int node = 0; node < 3; node++) {
             int seenFrom = node;
-            await().atMost(WAIT).ignoreExceptions().until(() -> {
+            soon().ignoreExceptions().until(() -> {
                 Set<Object> leaders = new java.util.HashSet<>();
                 for (int i = 0; i < 3; i++) {
                     leaders.add(((Map<String, Object>) cluster.api(seenFrom).get("/api/queues/%2F/qq-r" + i).body())
@@ -285,7 +325,7 @@ class ClusterQuorumMembershipTest {
     @Order(4)
     void aMoveTheNewMembersCannotCommitIsAbandonedAndTheQueueServedWhereItWas() throws Exception {
         String queue = "qq-abandon";
-        await().atMost(WAIT).ignoreExceptions().until(() -> {
+        soon().ignoreExceptions().until(() -> {
             try (Connection c = connect(0)) {
                 c.createChannel().queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
                 return true;
@@ -296,7 +336,7 @@ class ClusterQuorumMembershipTest {
         try (Connection c = connect(1)) {
             Channel channel = c.createChannel();
             channel.confirmSelect();
-            for (int i = 0; i < 20; i++) {
+            for (int i = 0; i < 10; i++) {
                 channel.basicPublish("", queue, null, ("m-" + i).getBytes(StandardCharsets.UTF_8));
             }
             channel.waitForConfirmsOrDie(WAIT.toMillis());
@@ -306,19 +346,11 @@ class ClusterQuorumMembershipTest {
         SkiffmqCtlTest.Result deleted = ctl(0, "delete_member", queue, cluster.name(0));
         assertThat(deleted.code()).as(deleted.err()).isEqualTo(75);
         assertThat(deleted.err()).contains("operation delete_member on node").contains("timed out");
+        // answered once the queue is served again: the first get finds it
         try (Connection c = connect(0)) {
-            Channel channel = c.createChannel();
-            for (int i = 0; i < 20; i++) {
-                GetResponse got = await().atMost(WAIT).ignoreExceptions().until(() -> channel.basicGet(queue, true),
-                    r -> r != null);
-                assertThat(id(got.getBody())).isEqualTo(i);
-            }
+            assertGotInOrder(c.createChannel(), queue, 10);
         }
-        for (int node = 0; node < 2; node++) {
-            int seenFrom = node;
-            await().atMost(WAIT).ignoreExceptions().until(() -> ((Map<?, ?>) cluster.api(seenFrom)
-                .get("/api/queues/%2F/" + queue).body()).get("members").equals(all));
-        }
+        membersEverywhere(queue, all, 2);
     }
 
     /** The index of the node that is neither {@code a} nor {@code b}. */
