@@ -206,18 +206,26 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         if (group == null && !outside.containsKey(key)) {
             return CompletableFuture.completedFuture(null);
         }
-        List<Runnable> waiting = group != null ? group.waiting : waitingOutside;
-        CompletableFuture<Void> led = new CompletableFuture<>();
+        return once(group != null ? group.waiting : waitingOutside,
+            () -> group != null ? led(group, key) : recordedLeader(key) != null);
+    }
+
+    /**
+     * Completes once {@code condition} holds, checked now and each time {@code waiting} is run; fails after the
+     * append timeout.
+     */
+    private CompletableFuture<Void> once(List<Runnable> waiting, java.util.function.BooleanSupplier condition) {
+        CompletableFuture<Void> held = new CompletableFuture<>();
         Runnable check = () -> {
-            if (group != null ? led(group, key) : recordedLeader(key) != null) {
-                led.complete(null);
+            if (condition.getAsBoolean()) {
+                held.complete(null);
             }
         };
         synchronized (waiting) {
             waiting.add(check);
         }
         check.run();
-        return led.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
+        return held.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
             synchronized (waiting) {
                 waiting.remove(check);
             }
@@ -806,21 +814,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * timeout.
      */
     private CompletableFuture<Void> servedAgain(Group group, QueueCommands.Key key) {
-        CompletableFuture<Void> served = new CompletableFuture<>();
-        Runnable check = () -> {
+        return once(group.waiting, () -> {
             QueueReplica replica = group.replicas.get(key);
-            if (!group.queues.contains(key) || (replica == null || replica.frozen() == 0) && led(group, key)) {
-                served.complete(null);
-            }
-        };
-        synchronized (group.waiting) {
-            group.waiting.add(check);
-        }
-        check.run();
-        return served.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
-            synchronized (group.waiting) {
-                group.waiting.remove(check);
-            }
+            return !group.queues.contains(key) || (replica == null || replica.frozen() == 0) && led(group, key);
         });
     }
 
