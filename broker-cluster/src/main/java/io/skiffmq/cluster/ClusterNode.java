@@ -379,6 +379,64 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     }
 
     /**
+     * Appends a transfer to the queue group of {@code memberNames} ({@link QueueGroupApplier#transfer}), from this
+     * node whether it is a member or not: through a client of that group, which finds its leader. The group must be
+     * on its members' servers (each adds it when it applies what asks for it); until it has a leader the client
+     * tries again.
+     *
+     * @return completes once committed; fails with {@link NoMajorityException} after the append timeout
+     */
+    public CompletableFuture<Void> transfer(List<String> memberNames, byte[] command) {
+        List<NodeAddress> all = members();
+        List<RaftPeer> peers = new ArrayList<>();
+        for (String member : memberNames.stream().sorted().toList()) {
+            NodeAddress address = all.stream().filter(m -> m.name().equals(member)).findFirst().orElse(null);
+            if (address == null) {
+                return CompletableFuture.failedFuture(new IllegalArgumentException("node " + member
+                    + " is not a member"));
+            }
+            peers.add(peer(address));
+        }
+        byte[] entry = new byte[1 + command.length];
+        entry[0] = QueueGroupMachine.TRANSFER;
+        System.arraycopy(command, 0, entry, 1, command.length);
+        long timeout = settings.appendTimeout().toMillis();
+        RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()), peers),
+            APPEND_RETRIES);
+        return one.async().send(Message.valueOf(ByteString.copyFrom(entry)))
+            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+            .handle((reply, failure) -> {
+                closeInBackground(one); // ends its tries
+                if (failure != null || !reply.isSuccess()) {
+                    Throwable cause = failure != null ? failure : reply.getException();
+                    throw new CompletionException(noMajority(cause == null ? new IOException("not committed")
+                        : cause, timeout));
+                }
+                return null;
+            });
+    }
+
+    /**
+     * Asks the queue group of {@code memberNames} to hand its leadership to {@code to} (rabbitmq-queues'
+     * {@code rebalance}), from any node; blocks until it has, for at most the append timeout.
+     *
+     * @throws IOException when the group does not, in time
+     */
+    public void transferQueueGroupLeader(List<String> memberNames, String to) throws IOException {
+        List<NodeAddress> all = members();
+        List<RaftPeer> peers = new ArrayList<>();
+        for (String member : memberNames.stream().sorted().toList()) {
+            peers.add(peer(all.stream().filter(m -> m.name().equals(member)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("node " + member + " is not a member"))));
+        }
+        try (RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()),
+                peers), adminRetries(settings))) {
+            check(one.admin().transferLeadership(RaftPeerId.valueOf(to), settings.appendTimeout().toMillis()),
+                "make " + to + " the leader of queue group " + memberNames);
+        }
+    }
+
+    /**
      * The figures of every Raft group on this node (RabbitMQ's {@code ra_metrics}): the metadata group, named
      * {@link #METADATA_NAME}, then each queue group under its name.
      */

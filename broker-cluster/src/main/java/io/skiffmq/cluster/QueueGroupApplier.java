@@ -16,6 +16,22 @@ public interface QueueGroupApplier {
     void apply(String group, long index, ByteBuffer command);
 
     /**
+     * As {@link #apply}, answering whether the command was taken: false refuses it as a stale epoch's would be (its
+     * append fails), as a queue frozen by a membership change refuses its deposed live queue's last commands.
+     */
+    default boolean applyCommand(String group, long index, ByteBuffer command) {
+        apply(group, index, command);
+        return true;
+    }
+
+    /**
+     * A committed transfer ({@link ClusterNode#transfer}): state moved into the group from outside its epochs (a
+     * queue's replica adopted from the group it leaves), applied whatever the epoch.
+     */
+    default void transfer(String group, long index, ByteBuffer command) {
+    }
+
+    /**
      * The group's leader is established at this point of its log: its commands are those of {@code epoch} from now
      * on, older ones are refused.
      *

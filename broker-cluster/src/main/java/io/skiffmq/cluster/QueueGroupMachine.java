@@ -24,9 +24,10 @@ import org.apache.ratis.util.LifeCycle;
 
 /**
  * A queue group's state machine on one node: unframes each committed entry and hands it to the
- * {@link QueueGroupApplier}. Two kinds of entry: {@link #LEADER} (a leader's node name: its index is the new epoch)
- * and {@link #COMMAND} (an epoch, then the applier's bytes), applied only when of the current epoch, so that a
- * deposed leader's commands, committed after a new leader's entry, change nothing; the reply says which.
+ * {@link QueueGroupApplier}. Three kinds of entry: {@link #LEADER} (a leader's node name: its index is the new
+ * epoch), {@link #COMMAND} (an epoch, then the applier's bytes), applied only when of the current epoch, so that a
+ * deposed leader's commands, committed after a new leader's entry, change nothing (the reply says which), and
+ * {@link #TRANSFER} (the applier's bytes, from any node: a queue moving in from another group).
  *
  * <p>Snapshots (the epoch, the leader and the applier's state) are asked for by Ratis every {@link #ASKED_EVERY}
  * entries at least, and taken once the entries applied since the last one add up to {@code everyBytes}
@@ -42,6 +43,8 @@ final class QueueGroupMachine extends BaseStateMachine {
     /** Entry kinds; on disk, never reused. */
     static final byte LEADER = 1;
     static final byte COMMAND = 2;
+    /** The applier's bytes, from any node and outside the epochs: {@link QueueGroupApplier#transfer}. */
+    static final byte TRANSFER = 3;
     static final Message APPLIED = Message.valueOf(ByteString.copyFrom(new byte[] {1}));
     static final Message STALE = Message.valueOf(ByteString.copyFrom(new byte[] {0}));
     private static final System.Logger LOG = System.getLogger(QueueGroupMachine.class.getName());
@@ -207,11 +210,11 @@ final class QueueGroupMachine extends BaseStateMachine {
             leader = live ? node : known(node);
             applier.leader(name, leader, index, live);
         } else if (kind == COMMAND) {
-            if (data.getLong() == epoch) {
-                applier.apply(name, index, data.slice());
-            } else {
+            if (data.getLong() != epoch || !applier.applyCommand(name, index, data.slice())) {
                 reply = STALE;
             }
+        } else if (kind == TRANSFER) {
+            applier.transfer(name, index, data.slice());
         } else {
             throw new IllegalStateException("unknown queue group entry kind " + kind + ": written by a newer version?");
         }

@@ -149,6 +149,53 @@ class SkiffmqCtlTest {
         assertThat(noVhost.err()).contains("HTTP 404");
     }
 
+    /** On one node a quorum queue's one member is this node, as RabbitMQ's (docs/quorum-queues.md). */
+    @Test
+    void quorumQueueMembersOnASingleNode() throws Exception {
+        assertThat(http.put("/api/queues/%2F/ctl-qq", Map.of("durable", true, "arguments",
+            Map.of("x-queue-type", "quorum"))).status()).isEqualTo(201);
+        assertThat(http.put("/api/queues/%2F/ctl-classic", Map.of("durable", true)).status()).isEqualTo(201);
+        String self = (String) ((Map<?, ?>) http.get("/api/overview").body()).get("node");
+
+        Result again = ctl("add_member", "ctl-qq", self);
+        assertThat(again.code()).as(again.err()).isZero();
+        assertThat(again.lines()).contains("Adding a replica for queue ctl-qq on node " + self + "...");
+        Result last = ctl("delete_member", "ctl-qq", self);
+        assertThat(last.code()).isEqualTo(69);
+        assertThat(last.err()).contains("last_node");
+        assertThat(ctl("delete_member", "ctl-qq", "other@127.0.0.1").code()).isZero();
+        Result stranger = ctl("add_member", "ctl-qq", "other@127.0.0.1");
+        assertThat(stranger.code()).isEqualTo(64);
+        assertThat(stranger.err()).contains("{:not_a_cluster_member, :\"other@127.0.0.1\"}");
+        Result classic = ctl("add_member", "ctl-classic", self);
+        assertThat(classic.code()).isEqualTo(69);
+        assertThat(classic.err()).contains("Cannot add members to a classic queue");
+        Result missing = ctl("delete_member", "ctl-none", self);
+        assertThat(missing.code()).isEqualTo(65);
+        assertThat(missing.err()).contains("queue 'ctl-none' was not found in virtual host '/'");
+        Result shrink = ctl("shrink", self);
+        assertThat(shrink.code()).isZero();
+        assertThat(shrink.lines()).contains("/\tctl-qq\t1\terror: the last node cannot be removed");
+
+        // RabbitMQ's HTTP API for the same
+        assertThat(http.post("/api/queues/quorum/%2F/ctl-qq/replicas/add", Map.of("node", self)).status())
+            .isEqualTo(204);
+        var refused = http.send("DELETE", "/api/queues/quorum/%2F/ctl-qq/replicas/delete", Map.of("node", self),
+            Map.of());
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(refused.body()).isEqualTo(Map.of("error", "service_unavailable", "reason", "last_node"));
+        assertThat(http.post("/api/queues/quorum/%2F/ctl-none/replicas/add", Map.of("node", self)).status())
+            .isEqualTo(404);
+        assertThat(http.post("/api/queues/quorum/replicas/on/other@127.0.0.1/grow", Map.of("vhost_pattern", ".*",
+            "queue_pattern", ".*", "strategy", "all")).status()).isEqualTo(204);
+        assertThat(http.send("DELETE", "/api/queues/quorum/replicas/on/" + self + "/shrink", null, Map.of())
+            .status()).isEqualTo(202);
+        assertThat(http.post("/api/rebalance/queues", null).status()).isEqualTo(204);
+        Result rebalance = ctl("rebalance", "quorum", "--queue-pattern", "^ctl-qq$");
+        assertThat(rebalance.code()).as(rebalance.err()).isZero();
+        assertThat(rebalance.out()).containsPattern("│ \\Q" + self + "\\E\\s*│ 1\\s*│");
+    }
+
     /** As the RabbitMQ AMQP 1.0 client's test helper asks: info keys separated by commas, as rabbitmqctl takes them. */
     @Test
     void listQueuesTakesColumnsSeparatedByCommas() throws Exception {

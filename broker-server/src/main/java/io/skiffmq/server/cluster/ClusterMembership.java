@@ -41,6 +41,16 @@ public final class ClusterMembership implements AutoCloseable {
         return queues;
     }
 
+    /** rabbitmq-queues' {@code rebalance}. */
+    public QueueRebalance queueRebalance() {
+        return new QueueRebalance(queues);
+    }
+
+    /** rabbitmq-queues' {@code add_member} and {@code delete_member}. */
+    public QueueMembership queueMembership() {
+        return new QueueMembership(queues);
+    }
+
     /**
      * Starts this node's cluster membership, or returns null when {@code config} has no {@code cluster-port}.
      *

@@ -22,6 +22,18 @@ final class QueueCommands {
     static final byte RETURN = 3;
     static final byte DEAD_LETTERING = 4;
     static final byte DELETE = 5;
+    /**
+     * A membership change's first step in the group the queue leaves (docs/quorum-queues.md, "Changing members"):
+     * the queue's commands are refused from there on, so its replicas hold its final state there. The move's id.
+     */
+    static final byte FREEZE = 6;
+    /** The move was abandoned: the queue's commands are taken again in that group. The move's id. */
+    static final byte UNFREEZE = 7;
+    /**
+     * Part of a queue's state adopted by the group it moves to (a transfer, not a command of an epoch): the move's
+     * id, a count, then that many replica entries ({@link QueueReplica.Entry#write}).
+     */
+    static final byte ADOPT = 8;
 
     /** A replicated queue: an incarnation of a virtual host's queue record. */
     record Key(String vhost, String name, long incarnation) {
@@ -64,6 +76,30 @@ final class QueueCommands {
 
     static byte[] delete(Key key) {
         return start(DELETE, key, 0).array();
+    }
+
+    static byte[] freeze(Key key, long move) {
+        return start(FREEZE, key, 8).putLong(move).array();
+    }
+
+    static byte[] unfreeze(Key key, long move) {
+        return start(UNFREEZE, key, 8).putLong(move).array();
+    }
+
+    /** The entries {@code from} (inclusive) to {@code to} (exclusive), as one adoption of the move {@code move}. */
+    static byte[] adopt(Key key, long move, QueueReplica.Entry[] entries, int from, int to) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeLong(move);
+            out.writeInt(to - from);
+            for (int i = from; i < to; i++) {
+                entries[i].write(out);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        byte[] body = bytes.toByteArray();
+        return start(ADOPT, key, body.length).put(body).array();
     }
 
     /**

@@ -55,9 +55,42 @@ final class QueueReplica {
     }
 
     private final TreeMap<Long, Entry> messages = new TreeMap<>();
+    /** The move that froze the queue here (docs/quorum-queues.md, "Changing members"), or 0. */
+    private long frozen;
+    /** The move this replica was adopted from (built by {@link #adopt}), or 0. */
+    private long adopted;
+    /**
+     * A command changed it since its adoption: the queue is live in this group, and a late part of the adoption
+     * (sent again by a leader of the group it left) must not bring back what was settled here since.
+     */
+    private boolean sealed;
 
-    /** Applies one command of this queue; {@code in} is after the key. */
-    synchronized void apply(byte kind, ByteBuffer in) {
+    QueueReplica() {
+    }
+
+    QueueReplica(long frozen, long adopted, boolean sealed) {
+        this.frozen = frozen;
+        this.adopted = adopted;
+        this.sealed = sealed;
+    }
+
+    /**
+     * Applies one command of this queue; {@code in} is after the key. False when it is refused: a change of a queue
+     * frozen by a move (its deposed live queue's last commands, which are then never confirmed).
+     */
+    synchronized boolean apply(byte kind, ByteBuffer in) {
+        if (kind == QueueCommands.FREEZE) {
+            frozen = in.getLong();
+            return true;
+        }
+        if (kind == QueueCommands.UNFREEZE) {
+            frozen = 0;
+            return true;
+        }
+        if (frozen != 0) {
+            return false;
+        }
+        sealed = adopted != 0;
         switch (kind) {
             case QueueCommands.ENQUEUE -> {
                 long sequence = in.getLong();
@@ -85,6 +118,46 @@ final class QueueReplica {
                 }
             }
             default -> throw new IllegalArgumentException("unknown queue command " + kind);
+        }
+        return true;
+    }
+
+    /** The move that froze it, or 0. */
+    synchronized long frozen() {
+        return frozen;
+    }
+
+    /** The move it was adopted from, or 0. */
+    synchronized long adopted() {
+        return adopted;
+    }
+
+    /** What a snapshot kept of the moves: {@link #frozen}, {@link #adopted}, {@link #sealed}. */
+    synchronized void marks(long frozenBy, long adoptedFrom, boolean sealedSince) {
+        frozen = frozenBy;
+        adopted = adoptedFrom;
+        sealed = sealedSince;
+    }
+
+    synchronized boolean sealed() {
+        return sealed;
+    }
+
+    /**
+     * Adds entries of an adoption ({@link QueueCommands#adopt}; {@code in} after the key and the move's id) of the
+     * move this replica was made for: an adoption is in parts, each idempotent, so that a move carried on by another
+     * leader of the group it leaves sends its parts again into the same replica.
+     */
+    synchronized void adopt(long move, DataInputStream in) throws IOException {
+        if (adopted != move) {
+            throw new IllegalStateException("an adoption of move " + move + " into a replica of move " + adopted);
+        }
+        if (sealed) {
+            return;
+        }
+        for (int count = in.readInt(); count > 0; count--) {
+            Entry entry = Entry.read(in);
+            messages.put(entry.sequence, entry);
         }
     }
 

@@ -47,7 +47,8 @@ import java.util.concurrent.CompletableFuture;
  * the definitions have no virtual host and no user, which is how each node of a new cluster offers its first-start
  * definitions (guest and {@code /}) without the others' copies, or a later node's, adding to what is there;
  * {@code 3} then a replicated quorum queue's leader ({@link #recordLeader}), as RabbitMQ's quorum queue record
- * carries its leader, so that nodes outside its group reach it. A snapshot holds these after the changes.
+ * carries its leader, so that nodes outside its group reach it; {@code 4} and {@code 5}, a quorum queue's membership
+ * change asked for and ended ({@link #askMove}, {@link #endMove}). A snapshot holds these after the changes.
  *
  * <p>The definitions and the target are owned by the log's applier thread; {@link #attach} takes them over under
  * {@code this}, which the applier's methods also hold.
@@ -56,6 +57,10 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     private static final byte CHANGE = 1;
     private static final byte SEED = 2;
     private static final byte LEADER = 3;
+    /** A quorum queue's membership change asked for ({@link #askMove}). */
+    private static final byte MOVE = 4;
+    /** A membership change ended: done (the queue's members are the new ones) or abandoned ({@link #endMove}). */
+    private static final byte MOVE_ENDED = 5;
 
     /** What the applied changes act on: the broker's definitions in force and their effects. */
     public interface Target {
@@ -252,6 +257,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
             }
         } else if (kind == LEADER) {
             applyLeader(entry);
+        } else if (kind == MOVE || kind == MOVE_ENDED) {
+            applyMove(kind, entry);
         } else {
             throw new IllegalStateException("metadata entry " + index + " is of kind " + kind
                 + ", which this version does not know: was it written by a newer node?");
@@ -267,6 +274,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
             vhost.apply(in.change());
             if (in.change() instanceof DefinitionChange.QueueDeleted deleted) {
                 leaders.keySet().removeIf(k -> k.vhost().equals(in.vhost()) && k.name().equals(deleted.name()));
+                memberSets.keySet().removeIf(k -> k.vhost().equals(in.vhost()) && k.name().equals(deleted.name()));
+                pendingMoves.keySet().removeIf(k -> k.vhost().equals(in.vhost()) && k.name().equals(deleted.name()));
             }
         } else {
             replica.apply(change);
@@ -275,6 +284,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
             } else if (change instanceof VhostDeleted deleted) {
                 vhosts.remove(deleted.name());
                 leaders.keySet().removeIf(k -> k.vhost().equals(deleted.name()));
+                memberSets.keySet().removeIf(k -> k.vhost().equals(deleted.name()));
+                pendingMoves.keySet().removeIf(k -> k.vhost().equals(deleted.name()));
             }
         }
         if (target != null) {
@@ -363,6 +374,116 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         }
     }
 
+    // ---- the members of replicated queues, changed since declared (docs/quorum-queues.md, "Changing members") --
+
+    /** A membership change under way: its id, and the members the queue is to have. */
+    record Move(long id, List<String> members) {
+    }
+
+    /** The members of each queue whose members were changed; written on the applier thread, read on any. */
+    private final Map<QueueCommands.Key, List<String>> memberSets = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The membership changes asked for and not ended; written on the applier thread, read on any. */
+    private final Map<QueueCommands.Key, Move> pendingMoves = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The members the metadata log gives the queue since a membership change, or null (those it was declared with). */
+    List<String> memberSet(QueueCommands.Key key) {
+        return memberSets.get(key);
+    }
+
+    /** The membership change of the queue under way, or null. */
+    Move pendingMove(QueueCommands.Key key) {
+        return pendingMoves.get(key);
+    }
+
+    /** Asks for the queue's members to become {@code members}: the leader of its group carries the change out. */
+    CompletableFuture<Long> askMove(QueueCommands.Key key, long id, List<String> members) {
+        return log.append(moveEntry(true, key, id, members, false));
+    }
+
+    /**
+     * Ends the change {@code id}: {@code done}, the queue's members are the new ones from this entry on; else it is
+     * abandoned and they stay. The first end of a change in the log wins; a later one changes nothing.
+     */
+    CompletableFuture<Long> endMove(QueueCommands.Key key, long id, boolean done) {
+        return log.append(moveEntry(false, key, id, List.of(), done));
+    }
+
+    /** The log entry of a move asked for ({@code asked}) or ended. */
+    static ByteBuffer moveEntry(boolean asked, QueueCommands.Key key, long id, List<String> members, boolean done) {
+        return ByteBuffer.wrap(moveEntry(asked ? MOVE : MOVE_ENDED, key, id, members, done));
+    }
+
+    private static byte[] moveEntry(byte kind, QueueCommands.Key key, long id, List<String> members, boolean done) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(kind);
+            out.writeUTF(key.vhost());
+            out.writeUTF(key.name());
+            out.writeLong(key.incarnation());
+            out.writeLong(id);
+            out.writeBoolean(done);
+            out.writeInt(members.size());
+            for (String member : members) {
+                out.writeUTF(member);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * A change asked for replaces one under way (whose end then changes nothing); an end of the change under way
+     * sets the members when done (id 0 in a snapshot: the members as they are). The queue's recorded leader goes
+     * with its group: the new group's epochs are its own.
+     */
+    private void applyMove(byte kind, ByteBuffer entry) {
+        QueueCommands.Key key;
+        long id;
+        boolean done;
+        List<String> members = new ArrayList<>();
+        try {
+            byte[] bytes = new byte[entry.remaining()];
+            entry.get(bytes);
+            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes));
+            key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
+            id = in.readLong();
+            done = in.readBoolean();
+            for (int n = in.readInt(); n > 0; n--) {
+                members.add(in.readUTF());
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        if (!vhosts.containsKey(key.vhost())) {
+            return;
+        }
+        ReplicatedQueues replicated = queues;
+        if (kind == MOVE) {
+            pendingMoves.put(key, new Move(id, List.copyOf(members)));
+            if (replicated != null) {
+                replicated.moveAsked(key);
+            }
+            return;
+        }
+        if (id == 0) { // from a snapshot
+            memberSets.put(key, List.copyOf(members));
+            return;
+        }
+        Move move = pendingMoves.get(key);
+        if (move == null || move.id() != id) {
+            return;
+        }
+        pendingMoves.remove(key);
+        if (done) {
+            memberSets.put(key, move.members());
+            leaders.remove(key);
+        }
+        if (replicated != null) {
+            replicated.moveEnded(key, id, done);
+        }
+    }
+
     @Override
     public synchronized void writeSnapshot(OutputStream out) throws IOException {
         List<byte[]> changes = new ArrayList<>();
@@ -370,19 +491,25 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         vhosts.forEach((name, vhost) -> changes(vhost).forEach(
             change -> changes.add(DefinitionCodec.encode(new InVhost(name, change)))));
         DataOutputStream data = new DataOutputStream(out);
-        data.writeInt(changes.size());
-        for (byte[] bytes : changes) {
-            data.writeInt(bytes.length);
-            data.write(bytes);
-        }
+        writeEntries(data, changes);
         List<byte[]> recorded = new ArrayList<>();
         leaders.forEach((key, leader) -> recorded.add(leaderEntry(key, leader)));
-        data.writeInt(recorded.size());
-        for (byte[] bytes : recorded) {
+        writeEntries(data, recorded);
+        // the members changed since declared, then the changes under way, as the entries that made them
+        List<byte[]> moves = new ArrayList<>();
+        memberSets.forEach((key, members) -> moves.add(moveEntry(MOVE_ENDED, key, 0, members, true)));
+        pendingMoves.forEach((key, move) -> moves.add(moveEntry(MOVE, key, move.id(), move.members(), false)));
+        writeEntries(data, moves);
+        data.flush();
+    }
+
+    /** A section of a snapshot: a count, then each entry's length and bytes. */
+    private static void writeEntries(DataOutputStream data, List<byte[]> entries) throws IOException {
+        data.writeInt(entries.size());
+        for (byte[] bytes : entries) {
             data.writeInt(bytes.length);
             data.write(bytes);
         }
-        data.flush();
     }
 
     @Override
@@ -393,22 +520,31 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         replica = new BrokerReplica();
         vhosts = new HashMap<>();
         leaders.clear();
+        memberSets.clear();
+        pendingMoves.clear();
         try {
             for (int n = data.readInt(); n > 0; n--) {
                 byte[] bytes = data.readNBytes(data.readInt());
                 apply(decode(ByteBuffer.wrap(bytes), bytes.length));
             }
-            int recorded;
-            try {
-                recorded = data.readInt();
-            } catch (java.io.EOFException e) {
-                recorded = 0; // a snapshot written before leaders were recorded
-            }
-            for (; recorded > 0; recorded--) {
-                byte[] bytes = data.readNBytes(data.readInt());
-                ByteBuffer entry = ByteBuffer.wrap(bytes);
-                entry.get(); // LEADER
-                applyLeader(entry);
+            // then the recorded leaders, then the members changed and the moves under way: each a section of
+            // entries as the log carries them, which a snapshot written before them lacks
+            for (int section = 0; section < 2; section++) {
+                int count;
+                try {
+                    count = data.readInt();
+                } catch (java.io.EOFException e) {
+                    break;
+                }
+                for (; count > 0; count--) {
+                    ByteBuffer entry = ByteBuffer.wrap(data.readNBytes(data.readInt()));
+                    byte kind = entry.get();
+                    if (kind == LEADER) {
+                        applyLeader(entry);
+                    } else {
+                        applyMove(kind, entry);
+                    }
+                }
             }
         } finally {
             target = attached;
@@ -421,6 +557,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         replica = new BrokerReplica();
         vhosts = new HashMap<>();
         leaders.clear();
+        memberSets.clear();
+        pendingMoves.clear();
         replaced();
     }
 

@@ -69,7 +69,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final class Group {
         final Map<QueueCommands.Key, QueueReplica> replicas = new ConcurrentHashMap<>();
         final Set<QueueCommands.Key> queues = ConcurrentHashMap.newKeySet();
-        /** Declares waiting for a leader; guarded by itself. */
+        /** Declares waiting for a leader, abandoned moves' requests for the queue served again; guarded by itself. */
         final List<Runnable> waiting = new ArrayList<>();
         volatile QueueGroup handle;
         volatile String leader;
@@ -117,39 +117,51 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         if (groupOf.containsKey(key) || outside.containsKey(key)) {
             return true;
         }
-        List<String> members = members(record);
-        if (members.size() < 2) {
+        List<String> changed = definitions == null ? null : definitions.memberSet(key);
+        List<String> members = changed != null ? changed : declaredMembers(record);
+        if (members.size() < 2 && changed == null) {
             return false; // a group of one: the queue is its home node's, journaled there, as on a single node
         }
         synchronized (this) {
-            if (groupOf.containsKey(key)) {
+            if (groupOf.containsKey(key) || outside.containsKey(key)) {
                 return true;
             }
-            if (!members.contains(node.name())) {
-                outside.put(key, members);
-                moves.execute(() -> moveOutside(key));
-                return true;
-            }
-            try {
-                QueueGroup handle = node.queueGroup(members);
-                Group group = group(handle.name());
-                group.handle = handle;
-                group.queues.add(key);
-                groupOf.put(key, group);
+            Group group = join(key, members);
+            if (group != null) {
                 moves.execute(() -> settle(group));
-            } catch (IOException | RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "cannot set up the queue group of quorum queue '" + record.name()
-                    + "' in vhost '" + vhost + "'", e);
+            } else if (outside.containsKey(key)) {
+                moves.execute(() -> moveOutside(key));
             }
         }
         return true;
     }
 
     /**
-     * The members of a queue's group: {@code x-quorum-initial-group-size} (default 3) capped at the cluster's size,
-     * from the declaring node on, in name order.
+     * Under {@code this}: the queue uses the group of {@code members} here, or is reached outside it; the group
+     * (null outside, or when it cannot be set up).
      */
-    private List<String> members(QueueHomed record) {
+    private Group join(QueueCommands.Key key, List<String> members) {
+        if (!members.contains(node.name())) {
+            outside.put(key, members);
+            return null;
+        }
+        try {
+            Group group = hosted(members);
+            group.queues.add(key);
+            groupOf.put(key, group);
+            return group;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "cannot set up the queue group of quorum queue '" + key.name()
+                + "' in vhost '" + key.vhost() + "'", e);
+            return null;
+        }
+    }
+
+    /**
+     * The members of a queue's group as declared: {@code x-quorum-initial-group-size} (default 3) capped at the
+     * cluster's size, from the declaring node on, in name order.
+     */
+    private List<String> declaredMembers(QueueHomed record) {
         List<String> all = node.members().stream().map(NodeAddress::name).sorted().toList();
         Object asked = record.arguments().get(GROUP_SIZE);
         int size = Math.min(asked instanceof Number n ? n.intValue() : DEFAULT_GROUP_SIZE, all.size());
@@ -161,9 +173,18 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return members.stream().sorted().toList();
     }
 
+    /** The group of {@code members}, this node among them, on this node's server. */
+    private Group hosted(List<String> members) throws IOException {
+        QueueGroup handle = node.queueGroup(members);
+        Group group = group(handle.name());
+        group.handle = handle;
+        return group;
+    }
+
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
         outside.remove(key);
+        movedIn.remove(key);
         standInEpochs.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
@@ -185,18 +206,26 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         if (group == null && !outside.containsKey(key)) {
             return CompletableFuture.completedFuture(null);
         }
-        List<Runnable> waiting = group != null ? group.waiting : waitingOutside;
-        CompletableFuture<Void> led = new CompletableFuture<>();
+        return once(group != null ? group.waiting : waitingOutside,
+            () -> group != null ? led(group, key) : recordedLeader(key) != null);
+    }
+
+    /**
+     * Completes once {@code condition} holds, checked now and each time {@code waiting} is run; fails after the
+     * append timeout.
+     */
+    private CompletableFuture<Void> once(List<Runnable> waiting, java.util.function.BooleanSupplier condition) {
+        CompletableFuture<Void> held = new CompletableFuture<>();
         Runnable check = () -> {
-            if (group != null ? led(group, key) : recordedLeader(key) != null) {
-                led.complete(null);
+            if (condition.getAsBoolean()) {
+                held.complete(null);
             }
         };
         synchronized (waiting) {
             waiting.add(check);
         }
         check.run();
-        return led.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
+        return held.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
             synchronized (waiting) {
                 waiting.remove(check);
             }
@@ -370,7 +399,14 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     @Override
     public void apply(String groupName, long index, ByteBuffer entry) {
+        applyCommand(groupName, index, entry);
+    }
+
+    /** False when a command was refused: its queue is frozen by a move ({@link QueueReplica#apply}). */
+    @Override
+    public boolean applyCommand(String groupName, long index, ByteBuffer entry) {
         Group group = group(groupName);
+        boolean taken = true;
         while (entry.hasRemaining()) { // a batch: QueueCommands.batch
             int length = entry.getInt();
             ByteBuffer command = entry.slice(entry.position(), length);
@@ -380,7 +416,46 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             if (kind == QueueCommands.DELETE) {
                 group.replicas.remove(key);
             } else {
-                group.replicas.computeIfAbsent(key, k -> new QueueReplica()).apply(kind, command);
+                taken &= group.replicas.computeIfAbsent(key, k -> new QueueReplica()).apply(kind, command);
+            }
+            if (kind == QueueCommands.UNFREEZE) {
+                later(() -> runWaiting(group), 0); // an abandoned move's request waits for it (servedAgain)
+            }
+        }
+        return taken;
+    }
+
+    /**
+     * A part of a queue's state moving in ({@link QueueCommands#adopt}): into a replica made for that move, which a
+     * part of another move replaces unless the queue is served here since (then the part is late, and dropped).
+     */
+    @Override
+    public void transfer(String groupName, long index, ByteBuffer entry) {
+        Group group = group(groupName);
+        while (entry.hasRemaining()) {
+            int length = entry.getInt();
+            ByteBuffer command = entry.slice(entry.position(), length);
+            entry.position(entry.position() + length);
+            byte kind = command.get();
+            QueueCommands.Key key = QueueCommands.key(command);
+            if (kind != QueueCommands.ADOPT) {
+                LOG.log(System.Logger.Level.ERROR, "queue group " + groupName + ": a transfer of kind " + kind
+                    + " ignored");
+                continue;
+            }
+            long move = command.getLong();
+            // kept: this move's replica, or one served here now (changed since its adoption, not frozen since)
+            QueueReplica replica = group.replicas.compute(key, (k, held) -> held != null && (held.adopted() == move
+                || held.sealed() && held.frozen() == 0) ? held : new QueueReplica(0, move, false));
+            if (replica.adopted() != move) {
+                continue; // the queue is live here since another move
+            }
+            byte[] rest = new byte[command.remaining()];
+            command.get(rest);
+            try {
+                replica.adopt(move, new java.io.DataInputStream(new java.io.ByteArrayInputStream(rest)));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
         }
     }
@@ -395,7 +470,13 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     @Override
     public Snapshot snapshot(String groupName) {
         Map<QueueCommands.Key, QueueReplica.Entry[]> taken = new java.util.LinkedHashMap<>();
-        group(groupName).replicas.forEach((key, replica) -> taken.put(key, replica.entries()));
+        Map<QueueCommands.Key, long[]> marks = new java.util.LinkedHashMap<>();
+        group(groupName).replicas.forEach((key, replica) -> {
+            taken.put(key, replica.entries());
+            if (replica.frozen() != 0 || replica.adopted() != 0) {
+                marks.put(key, new long[] {replica.frozen(), replica.adopted(), replica.sealed() ? 1 : 0});
+            }
+        });
         return out -> {
             out.writeInt(taken.size());
             for (Map.Entry<QueueCommands.Key, QueueReplica.Entry[]> replica : taken.entrySet()) {
@@ -408,6 +489,17 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                     entry.write(out);
                 }
             }
+            // after the replicas (a snapshot without it has none): what moves left on them
+            out.writeInt(marks.size());
+            for (Map.Entry<QueueCommands.Key, long[]> mark : marks.entrySet()) {
+                QueueCommands.Key key = mark.getKey();
+                out.writeUTF(key.vhost());
+                out.writeUTF(key.name());
+                out.writeLong(key.incarnation());
+                out.writeLong(mark.getValue()[0]);
+                out.writeLong(mark.getValue()[1]);
+                out.writeBoolean(mark.getValue()[2] != 0);
+            }
         };
     }
 
@@ -419,6 +511,22 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         for (int i = 0; i < count; i++) {
             QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
             read.put(key, QueueReplica.read(in, in.readInt()));
+        }
+        int marked;
+        try {
+            marked = in.readInt();
+        } catch (java.io.EOFException e) {
+            marked = 0; // written before members could change
+        }
+        for (; marked > 0; marked--) {
+            QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
+            long frozen = in.readLong();
+            long adopted = in.readLong();
+            boolean sealed = in.readBoolean();
+            QueueReplica replica = read.get(key);
+            if (replica != null) {
+                replica.marks(frozen, adopted, sealed);
+            }
         }
         Group group = group(groupName);
         group.replicas.clear();
@@ -472,7 +580,16 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             List<StoredMessage> messages = held != null ? held.remove(key) : null;
             Live here = live.get(key);
             VirtualHost vhost = vhosts.apply(key.vhost());
-            if (leading && vhost != null && (here == null || here.epoch != epoch)) {
+            ReplicatedDefinitions.Move move = leading ? definitions.pendingMove(key) : null;
+            QueueReplica kept = leading ? group.replicas.get(key) : null;
+            if (leading && vhost != null && move != null) {
+                carryOn(group, key, move, epoch, here, vhost);
+            } else if (leading && vhost != null && kept != null && kept.frozen() != 0) {
+                thaw(group, key, kept.frozen(), epoch);
+            } else if (leading && vhost != null && !adoptedAsEnded(key, kept)) {
+                LOG.log(System.Logger.Level.ERROR, "quorum queue ''{0}'' in vhost ''{1}'': its replica here is not"
+                    + " the one its move ended with: not served", key.name(), key.vhost());
+            } else if (leading && vhost != null && (here == null || here.epoch != epoch)) {
                 if (here != null) {
                     retire(key, here, vhost);
                 }
@@ -498,11 +615,274 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         if (held != null) {
             held.values().forEach(ReplicatedQueues::release);
         }
+        runWaiting(group);
+    }
+
+    /** Checks again what waits on the group ({@link #whenLed}, {@link #servedAgain}). */
+    private static void runWaiting(Group group) {
         List<Runnable> waiting;
         synchronized (group.waiting) {
             waiting = new ArrayList<>(group.waiting);
         }
         waiting.forEach(Runnable::run);
+    }
+
+    // ---- membership changes (docs/quorum-queues.md, "Changing members") ---------------------------------------
+
+    /** The queues this node is moving now (carrying on a move or thawing after one), touched on any thread. */
+    private final Set<QueueCommands.Key> moving = ConcurrentHashMap.newKeySet();
+    /** The move each queue moved in with, for its new group's leader to check its replica against. */
+    private final Map<QueueCommands.Key, Long> movedIn = new ConcurrentHashMap<>();
+    /** Those waiting here for a move's end ({@link #whenMoved}), by its id. */
+    private final Map<Long, CompletableFuture<Boolean>> moveWaiters = new ConcurrentHashMap<>();
+    /** How soon a leader tries a move's step again, which failed without a majority. */
+    private static final long MOVE_RETRY_MILLIS = 500;
+    /** The largest adoption entry: a queue's state is sent in parts of about this size. */
+    private static final int ADOPT_BYTES = 1 << 20;
+
+    /** A queue moved in: its replica is the one its move ended with (or it was never moved). */
+    private boolean adoptedAsEnded(QueueCommands.Key key, QueueReplica replica) {
+        Long move = movedIn.get(key);
+        return move == null || replica == null || replica.adopted() == move || replica.adopted() == 0;
+    }
+
+    /**
+     * On {@link #moves}, this node leading the queue's group: the move the metadata log has under way. Its live queue
+     * goes (consumers wait for the new leader's); the group freezes the queue, so that its replicas hold its final
+     * state; that state is sent to the new member set's group, which adopts it; then the metadata log ends the move,
+     * done (the record's members switch, the new group's leader serves it, this group drops it) or, when the new
+     * group did not commit it in time, abandoned (this group thaws it). A step that fails without a majority is
+     * tried again while this node leads; every step can be repeated.
+     */
+    private void carryOn(Group group, QueueCommands.Key key, ReplicatedDefinitions.Move move, long epoch, Live here,
+            VirtualHost vhost) {
+        if (!moving.add(key)) {
+            return;
+        }
+        if (here != null) {
+            retire(key, here, vhost);
+        }
+        group.handle.append(epoch, QueueCommands.batch(List.of(QueueCommands.freeze(key, move.id()))))
+            .whenComplete((frozen, failure) -> {
+                QueueReplica replica = group.replicas.get(key);
+                if (failure != null || replica == null || replica.frozen() != move.id()) {
+                    moved(group, key, true); // no longer leading, or no majority: whoever leads tries again
+                    return;
+                }
+                adopt(key, move, replica.entries(), 0).whenComplete((adopted, notAdopted) -> {
+                    if (notAdopted != null) {
+                        LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'': its new members"
+                            + " {2} did not adopt it: the change is abandoned ({3})", key.name(), key.vhost(),
+                            move.members(), notAdopted.getMessage());
+                    }
+                    definitions.endMove(key, move.id(), notAdopted == null)
+                        .whenComplete((index, notEnded) -> moved(group, key, notEnded != null));
+                });
+            });
+    }
+
+    /**
+     * The queue's state from entry {@code from} on, sent to the group of the move's members in parts, one after the
+     * other (each made when the one before is committed); completes once all are.
+     */
+    private CompletableFuture<Void> adopt(QueueCommands.Key key, ReplicatedDefinitions.Move move,
+            QueueReplica.Entry[] entries, int from) {
+        int to = from;
+        long bytes = 0;
+        while (to < entries.length && (to == from || bytes + entries[to].stored().length < ADOPT_BYTES)) {
+            bytes += entries[to].stored().length + 64;
+            to++;
+        }
+        int next = to;
+        byte[] part = QueueCommands.batch(List.of(QueueCommands.adopt(key, move.id(), entries, from, to)));
+        CompletableFuture<Void> sent = node.transfer(move.members(), part);
+        return next >= entries.length ? sent : sent.thenCompose(done -> adopt(key, move, entries, next));
+    }
+
+    /**
+     * On {@link #moves}, this node leading the queue's group with the queue frozen and no move under way: the move
+     * was abandoned, or ended here before this node applied it. Once this node has every committed metadata change,
+     * the group thaws the queue if it is still this group's; its live queue is then built here as any other.
+     */
+    private void thaw(Group group, QueueCommands.Key key, long move, long epoch) {
+        if (!moving.add(key)) {
+            return;
+        }
+        definitions.caughtUp().whenComplete((caught, failure) -> moves.execute(() -> {
+            if (failure != null || definitions.pendingMove(key) != null || !group.queues.contains(key)) {
+                moved(group, key, failure != null);
+                return;
+            }
+            group.handle.append(epoch, QueueCommands.batch(List.of(QueueCommands.unfreeze(key, move))))
+                .whenComplete((thawed, notThawed) -> moved(group, key, notThawed != null));
+        }));
+    }
+
+    /** A step of a move is over: the group is settled again, at once or, after a failure, a little later. */
+    private void moved(Group group, QueueCommands.Key key, boolean failed) {
+        moving.remove(key);
+        if (failed) {
+            later(() -> settle(group), MOVE_RETRY_MILLIS);
+        } else {
+            moves.execute(() -> settle(group));
+        }
+    }
+
+    /** On the metadata log's applier thread: a move of the queue was asked for. */
+    void moveAsked(QueueCommands.Key key) {
+        ReplicatedDefinitions.Move move = definitions == null ? null : definitions.pendingMove(key);
+        if (node == null || move == null) {
+            return; // replayed while the node starts: the group's leader carries it on once it settles
+        }
+        if (move.members().contains(node.name())) {
+            try {
+                hosted(move.members()); // the new group on this member's server, for the adoption
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "cannot set up the queue group of " + move.members(), e);
+            }
+        }
+        Group group = groupOf.get(key);
+        if (group != null) {
+            moves.execute(() -> settle(group));
+        }
+    }
+
+    /**
+     * On the metadata log's applier thread: a move of the queue ended. Done: the queue leaves its group (or the
+     * nodes outside it) for the new one here; what stood for its old leader goes, and its consumers follow it to the
+     * new leader. Abandoned: its group's leader thaws it.
+     */
+    void moveEnded(QueueCommands.Key key, long id, boolean done) {
+        CompletableFuture<Boolean> waiter = moveWaiters.remove(id);
+        Group thawing = done || node == null ? null : groupOf.get(key);
+        if (waiter != null && thawing != null) {
+            // answered once the queue is served again where it was: until then a client's command finds no queue
+            servedAgain(thawing, key).whenComplete((served, notYet) -> waiter.complete(false));
+        } else if (waiter != null) {
+            waiter.complete(done);
+        }
+        if (node == null) {
+            return;
+        }
+        if (!done) {
+            if (thawing != null) {
+                moves.execute(() -> settle(thawing));
+            }
+            return;
+        }
+        List<String> members = definitions.memberSet(key);
+        Group old;
+        Group now;
+        Live gone;
+        synchronized (this) {
+            if (!groupOf.containsKey(key) && !outside.containsKey(key)) {
+                return; // not set up here (yet): it will be with its new members
+            }
+            old = groupOf.remove(key);
+            outside.remove(key);
+            standInEpochs.remove(key);
+            movedIn.put(key, id);
+            if (old != null) {
+                old.queues.remove(key);
+            }
+            gone = live.remove(key);
+            now = join(key, members);
+        }
+        moves.execute(() -> {
+            VirtualHost vhost = vhosts.apply(key.vhost());
+            if (gone != null) {
+                gone.log.retire();
+            }
+            if (vhost != null) {
+                vhost.replicaMoved(key.name(), gone == null ? null : gone.queue);
+            }
+            if (old != null && old.leadingHere && node.name().equals(old.leader)) {
+                // every member of the group it left drops its replica, and so does a replay of that group's log
+                old.handle.append(old.epoch, QueueCommands.batch(List.of(QueueCommands.delete(key))));
+            }
+            if (now != null) {
+                settle(now);
+            } else {
+                moveOutside(key);
+            }
+        });
+    }
+
+    /**
+     * Completes once the queue of the group, whose move was abandoned, is thawed in this node's replica and served by
+     * the group's leader (by this node's live queue when it leads), or has left the group; fails after the append
+     * timeout.
+     */
+    private CompletableFuture<Void> servedAgain(Group group, QueueCommands.Key key) {
+        return once(group.waiting, () -> {
+            QueueReplica replica = group.replicas.get(key);
+            return !group.queues.contains(key) || (replica == null || replica.frozen() == 0) && led(group, key);
+        });
+    }
+
+    /** Completes with whether the move {@code id} was done, once the metadata log ends it here. */
+    CompletableFuture<Boolean> whenMoved(long id) {
+        return moveWaiters.computeIfAbsent(id, i -> new CompletableFuture<>());
+    }
+
+    void forgetMove(long id) {
+        moveWaiters.remove(id);
+    }
+
+    /** A queue group as {@link QueueRebalance} sees it: its members, its leader (or null), its queues chosen. */
+    record LedGroup(List<String> members, String leader, int queues) {
+    }
+
+    /**
+     * The groups of the replicated queues {@code chosen} picks, this node's and those it reaches outside its groups,
+     * each with its leader as known here and the number of those queues.
+     */
+    List<LedGroup> ledGroups(java.util.function.Predicate<QueueCommands.Key> chosen) {
+        Map<List<String>, String> leaders = new java.util.HashMap<>();
+        Map<List<String>, Integer> counts = new java.util.HashMap<>();
+        groupOf.forEach((key, group) -> {
+            if (chosen.test(key) && group.handle != null) {
+                counts.merge(group.handle.members(), 1, Integer::sum);
+                leaders.putIfAbsent(group.handle.members(), group.leader);
+            }
+        });
+        outside.forEach((key, members) -> {
+            if (chosen.test(key)) {
+                counts.merge(members, 1, Integer::sum);
+                String recorded = recordedLeader(key);
+                if (recorded != null) {
+                    leaders.put(members, recorded);
+                }
+            }
+        });
+        List<LedGroup> out = new ArrayList<>();
+        counts.forEach((members, n) -> out.add(new LedGroup(members, leaders.get(members), n)));
+        return out;
+    }
+
+    /** Hands the leadership of the group of {@code members} to {@code to}; blocks, for up to the append timeout. */
+    void transferLeader(List<String> members, String to) throws IOException {
+        node.transferQueueGroupLeader(members, to);
+    }
+
+    /** The cluster's node names. */
+    List<String> clusterNodes() {
+        return node.members().stream().map(NodeAddress::name).sorted().toList();
+    }
+
+    /** The cluster's running nodes (asks them: up to two seconds). */
+    List<String> runningNodes() {
+        return node.status().running();
+    }
+
+    /** The key of a replicated queue here, or null when it is not one. */
+    QueueCommands.Key replicatedKey(String vhost, QueueHomed record) {
+        QueueCommands.Key key = key(vhost, record);
+        return groupOf.containsKey(key) || outside.containsKey(key) ? key : null;
+    }
+
+    ReplicatedDefinitions definitions() {
+        return definitions;
     }
 
     private static void release(List<StoredMessage> messages) {

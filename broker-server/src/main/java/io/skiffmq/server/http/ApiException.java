@@ -29,6 +29,11 @@ final class ApiException extends RuntimeException {
         return new ApiException(503, "timeout", reason);
     }
 
+    /** RabbitMQ's 503 of a refused operation ({@code rabbit_mgmt_util:service_unavailable/3}). */
+    static ApiException serviceUnavailable(String reason) {
+        return new ApiException(503, "service_unavailable", reason);
+    }
+
     /** RabbitMQ answers a user whose tags or permissions do not allow a request with 401, not 403. */
     static ApiException notAuthorised(String reason) {
         return new ApiException(401, "not_authorised", reason);

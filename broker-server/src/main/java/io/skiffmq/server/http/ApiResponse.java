@@ -15,6 +15,11 @@ record ApiResponse(int status, Object body, Map<String, String> headers) {
         return new ApiResponse(204, null, Map.of());
     }
 
+    /** 202: RabbitMQ's answer to a DELETE of an operation it calls asynchronous. */
+    static ApiResponse accepted() {
+        return new ApiResponse(202, null, Map.of());
+    }
+
     static ApiResponse created() {
         return new ApiResponse(201, null, Map.of());
     }

@@ -27,6 +27,7 @@ final class Resources {
         new SuperStreamResources(lookups, mapper).register(router);
         new AccessResources(lookups, mapper, rates).register(router);
         new ClusterResources(lookups, mapper).register(router);
+        new QuorumReplicaResources(lookups, mapper).register(router);
         new DefinitionsResources(lookups, mapper).register(router);
         new PolicyResources(lookups, mapper).register(router);
         new GlobalParameterResources(lookups, mapper).register(router);

@@ -41,7 +41,7 @@ class ReplicaSnapshotTest {
             "rk");
     }
 
-    private static byte[] enqueue(QueueCommands.Key key, long sequence, long expiresAt, String body)
+    static byte[] enqueue(QueueCommands.Key key, long sequence, long expiresAt, String body)
             throws Exception {
         Message m = message(body);
         try {
@@ -51,11 +51,11 @@ class ReplicaSnapshotTest {
         }
     }
 
-    private static void apply(ReplicatedQueues queues, long index, byte[]... commands) {
+    static void apply(ReplicatedQueues queues, long index, byte[]... commands) {
         queues.apply(GROUP, index, ByteBuffer.wrap(QueueCommands.batch(List.of(commands))));
     }
 
-    private static byte[] written(ReplicatedQueues queues) throws Exception {
+    static byte[] written(ReplicatedQueues queues) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             queues.snapshot(GROUP).write(out);
@@ -64,7 +64,7 @@ class ReplicaSnapshotTest {
     }
 
     /** The replica's messages as text: sequence, counts, expiry, mark, exchange, routing key, body. */
-    private static List<String> shown(ReplicatedQueues queues, QueueCommands.Key key) {
+    static List<String> shown(ReplicatedQueues queues, QueueCommands.Key key) {
         List<StoredMessage> messages = queues.replica(GROUP, key).messages();
         try {
             return messages.stream().map(m -> m.sequence() + " " + m.deliveryCount() + " " + m.returns() + " "

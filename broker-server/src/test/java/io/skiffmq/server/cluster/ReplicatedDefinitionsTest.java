@@ -150,12 +150,48 @@ class ReplicatedDefinitionsTest {
         b.apply(8, ReplicatedDefinitions.leaderEntry(q, "n2", 20).asReadOnlyBuffer()); // replayed after it
         assertThat(b.recordedLeader(q)).isEqualTo(new ReplicatedDefinitions.RecordedLeader("n2", 20));
 
-        // a snapshot written before leaders were recorded ends after the changes
+        // a snapshot written before leaders were recorded ends after the changes (then an empty count of moves)
         byte[] bytes = snapshot.toByteArray();
         ReplicatedDefinitions c = new ReplicatedDefinitions();
-        c.installSnapshot(new ByteArrayInputStream(java.util.Arrays.copyOf(bytes, bytes.length - 4
+        c.installSnapshot(new ByteArrayInputStream(java.util.Arrays.copyOf(bytes, bytes.length - 4 - 4
             - 4 - ReplicatedDefinitions.leaderEntry(q, "n2", 20).remaining())));
         assertThat(c.definitions()).isEqualTo(a.definitions());
         assertThat(c.recordedLeader(q)).isNull();
+    }
+
+    @Test
+    void aMoveSetsTheMembersWhenItsFirstEndIsDoneAndSnapshotsKeepThemAndTheMoveUnderWay() throws Exception {
+        ReplicatedDefinitions a = new ReplicatedDefinitions();
+        QueueCommands.Key q = new QueueCommands.Key("v", "q", 7);
+        QueueCommands.Key r = new QueueCommands.Key("v", "r", 8);
+        apply(a, 1, new VhostAdded(new VhostDefinition("v", -1, -1)));
+        a.apply(2, ReplicatedDefinitions.leaderEntry(q, "n1", 10).asReadOnlyBuffer());
+        a.apply(3, ReplicatedDefinitions.moveEntry(true, q, 41, List.of("n1", "n2", "n3"), false));
+        assertThat(a.pendingMove(q)).isEqualTo(new ReplicatedDefinitions.Move(41, List.of("n1", "n2", "n3")));
+        assertThat(a.memberSet(q)).as("not before it ends").isNull();
+        a.apply(4, ReplicatedDefinitions.moveEntry(false, q, 40, List.of(), true)); // another move's: nothing
+        assertThat(a.memberSet(q)).isNull();
+        a.apply(5, ReplicatedDefinitions.moveEntry(false, q, 41, List.of(), true));
+        a.apply(6, ReplicatedDefinitions.moveEntry(false, q, 41, List.of(), false)); // a later end: nothing
+        assertThat(a.memberSet(q)).isEqualTo(List.of("n1", "n2", "n3"));
+        assertThat(a.pendingMove(q)).isNull();
+        assertThat(a.recordedLeader(q)).as("the old group's leader and epochs go").isNull();
+
+        a.apply(7, ReplicatedDefinitions.moveEntry(true, r, 50, List.of("n2"), false));
+        a.apply(8, ReplicatedDefinitions.moveEntry(false, r, 50, List.of(), false)); // abandoned
+        assertThat(a.memberSet(r)).isNull();
+        a.apply(9, ReplicatedDefinitions.moveEntry(true, r, 51, List.of("n3"), false));
+
+        ByteArrayOutputStream snapshot = new ByteArrayOutputStream();
+        a.writeSnapshot(snapshot);
+        ReplicatedDefinitions b = new ReplicatedDefinitions();
+        b.installSnapshot(new ByteArrayInputStream(snapshot.toByteArray()));
+        assertThat(b.memberSet(q)).isEqualTo(List.of("n1", "n2", "n3"));
+        assertThat(b.pendingMove(r)).isEqualTo(new ReplicatedDefinitions.Move(51, List.of("n3")));
+        b.apply(10, ReplicatedDefinitions.moveEntry(false, r, 51, List.of(), true));
+        assertThat(b.memberSet(r)).isEqualTo(List.of("n3"));
+
+        apply(b, 11, new InVhost("v", new io.skiffmq.core.definitions.DefinitionChange.QueueDeleted("q")));
+        assertThat(b.memberSet(q)).isNull();
     }
 }

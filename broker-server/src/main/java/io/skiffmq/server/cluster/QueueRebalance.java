@@ -1,0 +1,104 @@
+package io.skiffmq.server.cluster;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * rabbitmq-queues' {@code rebalance} (rabbit_amqqueue:rebalance/3) over queue groups: quorum queues share their member
+ * set's group and its leader (docs/quorum-queues.md, "How it is replicated"), so what moves is a group's leadership,
+ * with every queue of it. Each running node should lead at most its share of the queues chosen (the total over the
+ * running nodes, rounded up); while a node leads more, one of its groups (the one of fewest queues not moved yet)
+ * is handed to the member of it that leads fewest, when that leaves the two less apart. Each group moves once at
+ * most, as RabbitMQ moves each queue once. Stateless; one run blocks its caller.
+ */
+public final class QueueRebalance {
+    private static final System.Logger LOG = System.getLogger(QueueRebalance.class.getName());
+
+    /** Hands a group's leadership to a member; throws when it did not. */
+    interface Transfer {
+        void to(List<String> members, String node) throws IOException;
+    }
+
+    private final ReplicatedQueues queues;
+
+    QueueRebalance(ReplicatedQueues queues) {
+        this.queues = queues;
+    }
+
+    /**
+     * Rebalances the groups of the replicated queues whose virtual host and name {@code chosen} picks.
+     *
+     * @return each node leading some of them afterwards, by name, and how many it leads
+     */
+    public Map<String, Integer> run(java.util.function.BiPredicate<String, String> chosen) {
+        Predicate<QueueCommands.Key> picked = key -> chosen.test(key.vhost(), key.name());
+        return balance(queues.ledGroups(picked), queues.runningNodes(), queues::transferLeader);
+    }
+
+    /** The algorithm, on {@code led} as known now, the {@code running} nodes, moving leaders by {@code transfer}. */
+    static Map<String, Integer> balance(List<ReplicatedQueues.LedGroup> led, List<String> running,
+            Transfer transfer) {
+        List<ReplicatedQueues.LedGroup> groups = new ArrayList<>(led);
+        Map<String, Integer> counts = new TreeMap<>();
+        int total = 0;
+        for (ReplicatedQueues.LedGroup group : groups) {
+            total += group.queues();
+            if (group.leader() != null) {
+                counts.merge(group.leader(), group.queues(), Integer::sum);
+            }
+        }
+        int most = running.isEmpty() ? total : (total + running.size() - 1) / running.size();
+        Set<List<String>> moved = new HashSet<>();
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (String node : new ArrayList<>(counts.keySet())) {
+                if (counts.get(node) <= most) {
+                    continue;
+                }
+                ReplicatedQueues.LedGroup group = groups.stream()
+                    .filter(g -> node.equals(g.leader()) && !moved.contains(g.members()))
+                    .min(Comparator.comparingInt(ReplicatedQueues.LedGroup::queues)).orElse(null);
+                if (group == null) {
+                    continue;
+                }
+                moved.add(group.members());
+                changed = true;
+                String to = group.members().stream().filter(m -> !m.equals(node) && running.contains(m))
+                    .min(Comparator.comparingInt((String m) -> counts.getOrDefault(m, 0)).thenComparing(m -> m))
+                    .orElse(null);
+                if (to == null || counts.getOrDefault(to, 0) + group.queues() >= counts.get(node)) {
+                    continue;
+                }
+                try {
+                    transfer.to(group.members(), to);
+                } catch (IOException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "rebalance: queue group " + group.members()
+                        + " could not move its leader from " + node + " to " + to, e);
+                    continue;
+                }
+                LOG.log(System.Logger.Level.INFO, "rebalance: the leader of {0} quorum queues (group {1}) moved from"
+                    + " {2} to {3}", group.queues(), group.members(), node, to);
+                counts.merge(node, -group.queues(), Integer::sum);
+                counts.merge(to, group.queues(), Integer::sum);
+                groups.set(groups.indexOf(group), new ReplicatedQueues.LedGroup(group.members(), to,
+                    group.queues()));
+            }
+        }
+        Map<String, Integer> out = new LinkedHashMap<>();
+        counts.forEach((node, n) -> {
+            if (n > 0) {
+                out.put(node, n);
+            }
+        });
+        return out;
+    }
+}
