@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * back twice. Then the broker is stopped cleanly and the next round begins on the same data, so recovery also
  * reads what earlier recoveries left.
  *
- * <p>Rounds: {@code -Dskiffmq.crash.rounds} (4 by default; raise it for a longer soak); the seed of the random kill points is printed.
+ * <p>Rounds: {@code -Dskiffmq.crash.rounds} (3 by default, for the suite's time; raise it for a longer soak); the seed of the random kill points is printed.
  */
 @OneAtATime
 class CrashRecoveryTest {
@@ -43,7 +43,7 @@ class CrashRecoveryTest {
 
     @Test
     void everyConfirmedMessageSurvivesKill9ExactlyOnce() throws Exception {
-        int rounds = Integer.getInteger("skiffmq.crash.rounds", 4);
+        int rounds = Integer.getInteger("skiffmq.crash.rounds", 3);
         long seed = Long.getLong("skiffmq.crash.seed", System.nanoTime());
         System.out.println("CrashRecoveryTest: " + rounds + " rounds, -Dskiffmq.crash.seed=" + seed);
         Random random = new Random(seed);
