@@ -121,6 +121,27 @@ class ClusterChildBrokersTest {
         return SkiffmqCtlTest.run(args.toArray(String[]::new));
     }
 
+    /**
+     * A node's users come with the cluster's definitions: until a majority has committed them (its first start), the
+     * HTTP API answers 503, not a 401 that reads as a wrong password, and {@code await_online_nodes} run at once
+     * after starting the nodes (docs/cluster.md) waits through it instead of failing.
+     */
+    @Test
+    void aNodeWaitingForItsClusterAnswers503AndAwaitOnlineNodesWaitsForIt() throws Exception {
+        start(0);
+        await().atMost(WAIT).until(() -> api(0).get("/api/whoami").status() == 503);
+        assertThat(api(0).get("/api/whoami").map().get("reason")).asString().contains("no users yet");
+        SkiffmqCtlTest.Result alone = ctl(0, "await_online_nodes", "2", "--timeout", "2");
+        assertThat(alone.code()).as(alone.err()).isEqualTo(75);
+        assertThat(alone.err()).contains("no users yet");
+        start(1);
+        SkiffmqCtlTest.Result two = ctl(0, "await_online_nodes", "2", "--timeout", "90");
+        assertThat(two.code()).as(two.err()).isZero();
+        assertThat(api(0).get("/api/whoami").status()).isEqualTo(200);
+        assertThat(new HttpApiClient(nodes[0].managementPort(), "guest", "wrong").get("/api/whoami").status())
+            .as("a wrong password once there are users").isEqualTo(401);
+    }
+
     @Test
     void aFourthNodeJoinsWithSkiffmqctlAndIsForgotten() throws Exception {
         startThree();

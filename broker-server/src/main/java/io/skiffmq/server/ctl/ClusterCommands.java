@@ -133,9 +133,16 @@ final class ClusterCommands {
             while (true) {
                 Object running;
                 try {
-                    running = ((Map<String, Object>) api.get("/api/cluster-status")).get("running_nodes");
-                    if (((List<Object>) running).size() >= count) {
-                        return ExitCodes.OK;
+                    ApiClient.Answer answer = api.send("GET", "/api/cluster-status", null, Map.of());
+                    if (answer.status() == 503) {
+                        // a node that has not got the cluster's users yet (its first start): wait for them too
+                        running = answer.reason();
+                    } else {
+                        running = ((Map<String, Object>) ApiClient.ok("GET", "/api/cluster-status", answer))
+                            .get("running_nodes");
+                        if (((List<Object>) running).size() >= count) {
+                            return ExitCodes.OK;
+                        }
                     }
                 } catch (CtlException unreachable) {
                     if (unreachable.exitCode() != ExitCodes.UNAVAILABLE) {

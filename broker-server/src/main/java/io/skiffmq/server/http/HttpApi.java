@@ -71,6 +71,12 @@ final class HttpApi {
                 throw ApiException.notAuthorised("User can only log in via localhost");
             }
             if (!login.succeeded()) {
+                if (broker.cluster() != null && broker.accessControl().definitions().users().isEmpty()) {
+                    // a clustered node's first start: its users come with the cluster's definitions, once a metadata
+                    // leader has committed them; until then no login can succeed, whoever asks
+                    throw ApiException.serviceUnavailable("this node has no users yet: it waits for the cluster's"
+                        + " definitions");
+                }
                 throw ApiException.notAuthenticated();
             }
             UserDefinition user = broker.accessControl().user(login.user());
