@@ -32,8 +32,16 @@ final class ChildCluster implements AutoCloseable {
     private final String prefix;
     private final int members;
     private final int appendTimeoutMillis;
+    /** More settings every node is started with, as {@code --name=value} flags. */
+    private final List<String> settings;
 
     ChildCluster(Path dir, String prefix, int size, int members, int appendTimeoutMillis) throws IOException {
+        this(dir, prefix, size, members, appendTimeoutMillis, List.of());
+    }
+
+    ChildCluster(Path dir, String prefix, int size, int members, int appendTimeoutMillis, List<String> settings)
+            throws IOException {
+        this.settings = settings;
         this.dir = dir;
         this.prefix = prefix;
         this.members = members;
@@ -62,12 +70,14 @@ final class ChildCluster implements AutoCloseable {
     ChildBroker start(int i) throws Exception {
         String listed = i >= members ? "" : IntStream.range(0, members)
             .mapToObj(n -> name(n) + ":" + clusterPorts[n]).collect(Collectors.joining(","));
+        List<String> flags = new ArrayList<>(List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i],
+            "--cluster-nodes=" + listed, "--cluster-secret-file=" + dir.resolve("secret"),
+            "--cluster-append-timeout=" + appendTimeoutMillis,
+            // a quorum queue group's snapshot every 16 KiB of log: a restarted member loads one and the log after it
+            "--cluster-queue-snapshot-bytes=16384"));
+        flags.addAll(settings);
         ChildBroker node = ChildBroker.start(home(i), "cluster-" + prefix + i + "-" + starts.getAndIncrement(),
-            List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"),
-            List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i], "--cluster-nodes=" + listed,
-                "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis,
-                // a quorum queue group's snapshot every 16 KiB of log: a restarted member loads one and the log after it
-                "--cluster-queue-snapshot-bytes=16384"));
+            List.of("-Xmx256m", "-Dio.netty.leakDetection.level=paranoid"), flags);
         logs.add(node.log);
         nodes[i] = node;
         return node;

@@ -6,6 +6,11 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.amqp.Consumer;
+import com.rabbitmq.client.amqp.Environment;
+import com.rabbitmq.client.amqp.Management;
+import com.rabbitmq.client.amqp.Publisher;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +24,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.qpid.jms.JmsConnectionFactory;
+import org.apache.qpid.jms.message.JmsMessageSupport;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,18 +34,29 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.DirectExchange;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
  * Quorum queues replicated across a three-node cluster (child JVMs; docs/quorum-queues.md, "How it is replicated"),
  * with the RabbitMQ Java client: the members and the leader in the HTTP API; published with confirms on one node,
  * consumed in order on another, the leader on the third; the leader's node killed with kill -9 while a publisher
  * goes on, and every confirmed message consumed afterwards from the new leader; killed members started again from
- * their snapshots, one of them leading with every confirmed message. One cluster for the class.
+ * their snapshots, one of them leading with every confirmed message. With Spring AMQP, Qpid JMS and the RabbitMQ
+ * AMQP 1.0 client, publishers and consumers on the nodes that do not lead: a Spring application's queue consumed
+ * with JMS, single active consumer priority takeover, at-least-once dead-lettering to a target declared later, the
+ * delivery limit. One cluster for the class.
  */
 @OneAtATime
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterQuorumQueueTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** How long a consumer that must get nothing is watched. */
+    private static final Duration QUIET = Duration.ofMillis(500);
     private static final Map<String, Object> QUORUM = Map.of("x-queue-type", "quorum");
 
     @TempDir
@@ -50,7 +68,8 @@ class ClusterQuorumQueueTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = new ChildCluster(dir, "q", 3, 3, 5_000);
+        // at-least-once dead-lettering tries again every 200 ms, not every 3 minutes
+        cluster = new ChildCluster(dir, "q", 3, 3, 5_000, List.of("--dead-letter-retry-interval=200"));
         cluster.startMembers();
     }
 
@@ -175,13 +194,343 @@ class ClusterQuorumQueueTest {
         }
     }
 
+    /** The queue's leader, then the two other nodes: where its publishers and consumers go. */
+    private static int[] leaderAndOthers(String queue) {
+        int leader = index((String) shape(0, queue).get("leader"));
+        return new int[] {leader, (leader + 1) % 3, (leader + 2) % 3};
+    }
+
+    private static CachingConnectionFactory spring(int on) {
+        CachingConnectionFactory factory = new CachingConnectionFactory("127.0.0.1", cluster.nodes[on].port);
+        factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
+        return factory;
+    }
+
+    private static JmsConnectionFactory jms(int on) {
+        return new JmsConnectionFactory("guest", "guest", "amqp://127.0.0.1:" + cluster.nodes[on].port);
+    }
+
+    private static Environment amqp10(int on) {
+        return new AmqpEnvironmentBuilder().connectionSettings().host("127.0.0.1").port(cluster.nodes[on].port)
+            .username("guest").password("guest").environmentBuilder().build();
+    }
+
+    /** Publishes {@code body} with Spring's template and waits for its confirm: true when acked, false when nacked. */
+    private static boolean confirmed(RabbitTemplate template, String queue, String body) {
+        return template.invoke(operations -> {
+            operations.convertAndSend("", queue, body);
+            return operations.waitForConfirms(WAIT.toMillis());
+        });
+    }
+
+    /** The queue as node {@code i}'s {@code /api/queues} shows it. */
+    private static Map<?, ?> api(int i, String queue) throws Exception {
+        return (Map<?, ?>) cluster.api(i).get("/api/queues/%2F/" + queue).body();
+    }
+
+    private static String text(jakarta.jms.Message m) throws jakarta.jms.JMSException {
+        if (m instanceof jakarta.jms.TextMessage t) {
+            return t.getText();
+        }
+        jakarta.jms.BytesMessage bytes = (jakarta.jms.BytesMessage) m;
+        byte[] body = new byte[(int) bytes.getBodyLength()];
+        bytes.readBytes(body);
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    private static String text(com.rabbitmq.client.amqp.Message m) {
+        return new String(m.body(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A Spring application's quorum queue on three nodes: declared with Spring's {@code RabbitAdmin}, published with
+     * confirms by a {@code RabbitTemplate} on one node, consumed in order with Qpid JMS on another, the leader on the
+     * third; and back, JMS sending persistent messages there, the template getting them in order.
+     */
+    @Test
+    @Order(2)
+    void springAmqpAndQpidJmsUseAQuorumQueueWithTheLeaderOnTheThirdNode() throws Exception {
+        String queue = "qq-spring-jms";
+        CachingConnectionFactory declaring = spring(0);
+        try {
+            new RabbitAdmin(declaring).declareQueue(QueueBuilder.durable(queue).quorum().build());
+        } finally {
+            declaring.destroy();
+        }
+        int[] nodes = leaderAndOthers(queue);
+        int publisherNode = nodes[1];
+        int consumerNode = nodes[2];
+        reachable(publisherNode, queue);
+        reachable(consumerNode, queue);
+        int count = 50;
+        CachingConnectionFactory factory = spring(publisherNode);
+        try {
+            RabbitTemplate template = new RabbitTemplate(factory);
+            template.invoke(operations -> {
+                for (int i = 0; i < count; i++) {
+                    int n = i;
+                    operations.convertAndSend("", queue, "spring " + i, m -> {
+                        m.getMessageProperties().setHeader("n", n);
+                        return m;
+                    });
+                }
+                operations.waitForConfirmsOrDie(WAIT.toMillis());
+                return null;
+            });
+            try (jakarta.jms.Connection connection = jms(consumerNode).createConnection()) {
+                connection.start();
+                jakarta.jms.Session session = connection.createSession(false, jakarta.jms.Session.CLIENT_ACKNOWLEDGE);
+                jakarta.jms.MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
+                for (int i = 0; i < count; i++) {
+                    jakarta.jms.Message m = consumer.receive(WAIT.toMillis());
+                    assertThat(m).as("message " + i).isNotNull();
+                    assertThat(text(m)).isEqualTo("spring " + i);
+                    assertThat(m.getIntProperty("n")).isEqualTo(i);
+                    if (i == count - 1) {
+                        m.acknowledge(); // every message the session received
+                    }
+                }
+                consumer.close();
+                // a persistent send returns once the broker accepted it: once the queue's group committed it. Bytes
+                // messages (a data section): a 0-9-1 consumer gets a text message's amqp-value section encoded
+                jakarta.jms.MessageProducer producer = session.createProducer(session.createQueue(queue));
+                producer.setDeliveryMode(jakarta.jms.DeliveryMode.PERSISTENT);
+                for (int i = 0; i < 10; i++) {
+                    jakarta.jms.BytesMessage m = session.createBytesMessage();
+                    m.writeBytes(("jms " + i).getBytes(StandardCharsets.UTF_8));
+                    producer.send(m);
+                }
+            }
+            for (int i = 0; i < 10; i++) {
+                org.springframework.amqp.core.Message m = template.receive(queue, WAIT.toMillis());
+                assertThat(m).as("JMS message " + i).isNotNull();
+                assertThat(new String(m.getBody(), StandardCharsets.UTF_8)).isEqualTo("jms " + i);
+            }
+            assertThat(template.receive(queue)).as("nothing else").isNull();
+            new RabbitAdmin(factory).deleteQueue(queue);
+        } finally {
+            factory.destroy();
+        }
+    }
+
+    /**
+     * RabbitMQ 4.0's single active consumer with priorities, over the RabbitMQ AMQP 1.0 client, each consumer on a
+     * node that does not lead: the active one (priority 0) holds its delivery unsettled; one of priority 10 arrives
+     * and gets nothing until that delivery is accepted, then everything after it; the first stays registered,
+     * waiting, and is active again once the second has gone.
+     */
+    @Test
+    @Order(3)
+    void aSingleActiveConsumerOnOneNodeGivesWayToAHigherPriorityOnAnotherOnceItHasSettled() throws Exception {
+        String queue = "qq-sac";
+        try (Environment environment = amqp10(0); var connection = environment.connectionBuilder().build()) {
+            connection.management().queue().name(queue).type(Management.QueueType.QUORUM).singleActiveConsumer(true)
+                .declare();
+        }
+        int[] nodes = leaderAndOthers(queue);
+        int lowNode = nodes[1];
+        int highNode = nodes[2];
+        reachable(lowNode, queue);
+        reachable(highNode, queue);
+        try (Environment lowEnvironment = amqp10(lowNode); Environment highEnvironment = amqp10(highNode);
+                var lowConnection = lowEnvironment.connectionBuilder().build();
+                var highConnection = highEnvironment.connectionBuilder().build();
+                Publisher publisher = highConnection.publisherBuilder().queue(queue).build()) {
+            for (String body : List.of("m1", "m2", "m3")) {
+                BlockingQueue<Publisher.Status> outcome = new LinkedBlockingQueue<>();
+                publisher.publish(publisher.message(body.getBytes(StandardCharsets.UTF_8)),
+                    context -> outcome.add(context.status()));
+                assertThat(outcome.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Publisher.Status.ACCEPTED);
+            }
+            BlockingQueue<com.rabbitmq.client.amqp.Message> low = new LinkedBlockingQueue<>();
+            BlockingQueue<Consumer.Context> lowUnsettled = new LinkedBlockingQueue<>();
+            lowConnection.consumerBuilder().queue(queue).priority(0).initialCredits(1)
+                .messageHandler((context, message) -> {
+                    low.add(message);
+                    lowUnsettled.add(context); // settled by the test
+                }).build();
+            com.rabbitmq.client.amqp.Message m1 = low.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(m1).isNotNull();
+            assertThat(text(m1)).isEqualTo("m1");
+
+            BlockingQueue<com.rabbitmq.client.amqp.Message> high = new LinkedBlockingQueue<>();
+            Consumer highConsumer = highConnection.consumerBuilder().queue(queue).priority(10).initialCredits(10)
+                .messageHandler((context, message) -> {
+                    high.add(message);
+                    context.accept();
+                }).build();
+            await().atMost(WAIT).until(() -> ((Number) api(nodes[0], queue).get("consumers")).intValue() == 2);
+            await().during(QUIET).atMost(QUIET.plus(WAIT)).until(() -> high.isEmpty() && low.size() == 0);
+            lowUnsettled.take().accept();
+            com.rabbitmq.client.amqp.Message m2 = high.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            com.rabbitmq.client.amqp.Message m3 = high.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(m2).isNotNull();
+            assertThat(m3).isNotNull();
+            assertThat(List.of(text(m2), text(m3))).containsExactly("m2", "m3");
+            assertThat(low).as("nothing more to the first").isEmpty();
+            assertThat(((Number) api(nodes[0], queue).get("consumers")).intValue()).as("the first waits, registered")
+                .isEqualTo(2);
+
+            highConsumer.close();
+            BlockingQueue<Publisher.Status> outcome = new LinkedBlockingQueue<>();
+            publisher.publish(publisher.message("m4".getBytes(StandardCharsets.UTF_8)),
+                context -> outcome.add(context.status()));
+            assertThat(outcome.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Publisher.Status.ACCEPTED);
+            com.rabbitmq.client.amqp.Message m4 = low.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(m4).as("the first is active again").isNotNull();
+            assertThat(text(m4)).isEqualTo("m4");
+            lowUnsettled.take().accept();
+            assertThat(high).isEmpty();
+            lowConnection.management().queueDelete(queue);
+        }
+    }
+
+    /**
+     * At-least-once dead-lettering across nodes: a message published with confirms by Spring on one node, rejected
+     * by a Qpid JMS consumer on another, waits in its quorum queue (counted against {@code x-max-length}: the next
+     * publish is nacked) while its dead-letter exchange is missing; once the exchange and a classic queue are
+     * declared, on a node that does not lead, the leader's retry (every 200 ms here) routes it there, and the source
+     * takes publishes again.
+     */
+    @Test
+    @Order(4)
+    void atLeastOnceDeadLetteringWaitsForATargetDeclaredLaterOnAnotherNode() throws Exception {
+        String queue = "qq-alo";
+        String exchange = "qq-alo-dlx";
+        String target = "qq-alo-dead";
+        CachingConnectionFactory declaring = spring(0);
+        try {
+            new RabbitAdmin(declaring).declareQueue(QueueBuilder.durable(queue).quorum().deadLetterExchange(exchange)
+                .deadLetterRoutingKey(target).withArgument("x-dead-letter-strategy", "at-least-once")
+                .overflow(QueueBuilder.Overflow.rejectPublish).maxLength(1).build());
+        } finally {
+            declaring.destroy();
+        }
+        int[] nodes = leaderAndOthers(queue);
+        int leader = nodes[0];
+        int publisherNode = nodes[1];
+        int consumerNode = nodes[2];
+        reachable(publisherNode, queue);
+        reachable(consumerNode, queue);
+        CachingConnectionFactory publishing = spring(publisherNode);
+        CachingConnectionFactory targetNode = spring(consumerNode);
+        try {
+            RabbitTemplate template = new RabbitTemplate(publishing);
+            assertThat(confirmed(template, queue, "dead")).isTrue();
+            try (jakarta.jms.Connection connection = jms(consumerNode).createConnection()) {
+                connection.start();
+                jakarta.jms.Session session = connection.createSession(false, jakarta.jms.Session.CLIENT_ACKNOWLEDGE);
+                jakarta.jms.MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
+                jakarta.jms.Message m = consumer.receive(WAIT.toMillis());
+                assertThat(m).isNotNull();
+                assertThat(text(m)).isEqualTo("dead");
+                m.setIntProperty(JmsMessageSupport.JMS_AMQP_ACK_TYPE, JmsMessageSupport.REJECTED);
+                m.acknowledge();
+            }
+            // no exchange yet: it stays, not ready, held against the queue's one place
+            await().atMost(WAIT).until(() -> Integer.valueOf(1).equals(api(leader, queue).get("messages_dlx")));
+            Map<?, ?> info = api(leader, queue);
+            assertThat(info.get("messages")).as("counted in the total").isEqualTo(1);
+            assertThat(info.get("messages_ready")).isEqualTo(0);
+            assertThat(confirmed(template, queue, "refused")).as("x-max-length 1, held by the dying message")
+                .isFalse();
+
+            RabbitAdmin admin = new RabbitAdmin(targetNode);
+            DirectExchange dlx = new DirectExchange(exchange, true, false);
+            org.springframework.amqp.core.Queue dlq = QueueBuilder.durable(target).build();
+            admin.declareExchange(dlx);
+            admin.declareQueue(dlq);
+            admin.declareBinding(BindingBuilder.bind(dlq).to(dlx).with(target));
+            org.springframework.amqp.core.Message dead = template.receive(target, WAIT.toMillis());
+            assertThat(dead).as("dead-lettered once the target is there").isNotNull();
+            assertThat(new String(dead.getBody(), StandardCharsets.UTF_8)).isEqualTo("dead");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> death = ((List<Map<String, Object>>) dead.getMessageProperties().getHeaders()
+                .get("x-death")).get(0);
+            assertThat(death.get("reason").toString()).isEqualTo("rejected");
+            assertThat(death.get("queue").toString()).isEqualTo(queue);
+            await().atMost(WAIT).until(() -> confirmed(template, queue, "taken"));
+            assertThat(api(leader, queue).get("messages_dlx")).isEqualTo(0);
+            assertThat(template.receive(target)).as("dead-lettered once").isNull();
+            admin.deleteQueue(queue);
+            admin.deleteQueue(target);
+            admin.deleteExchange(exchange);
+        } finally {
+            publishing.destroy();
+            targetNode.destroy();
+        }
+    }
+
+    /**
+     * The delivery limit across nodes: published by the RabbitMQ AMQP 1.0 client on one node, released (requeued)
+     * each time by a consumer on another, the leader on the third, redelivered with {@code x-delivery-count} 1 and
+     * 2, and past {@code x-delivery-limit} 2 dead-lettered as {@code delivery_limit} into a classic queue homed on
+     * the publisher's node, where Spring gets it.
+     */
+    @Test
+    @Order(5)
+    void pastTheDeliveryLimitAMessageRequeuedOnAnotherNodeIsDeadLettered() throws Exception {
+        String queue = "qq-limit";
+        String dlq = "qq-limit-dead";
+        try (Environment environment = amqp10(0); var connection = environment.connectionBuilder().build()) {
+            connection.management().queue().name(queue).quorum().deliveryLimit(2).queue()
+                .deadLetterExchange("").deadLetterRoutingKey(dlq).declare();
+        }
+        int[] nodes = leaderAndOthers(queue);
+        int publisherNode = nodes[1];
+        int consumerNode = nodes[2];
+        CachingConnectionFactory factory = spring(publisherNode);
+        try {
+            new RabbitAdmin(factory).declareQueue(QueueBuilder.durable(dlq).build());
+            reachable(publisherNode, queue);
+            reachable(consumerNode, queue);
+            try (Environment publishing = amqp10(publisherNode); Environment consuming = amqp10(consumerNode);
+                    var publisherConnection = publishing.connectionBuilder().build();
+                    var consumerConnection = consuming.connectionBuilder().build();
+                    Publisher publisher = publisherConnection.publisherBuilder().queue(queue).build()) {
+                BlockingQueue<Publisher.Status> outcome = new LinkedBlockingQueue<>();
+                publisher.publish(publisher.message("poison".getBytes(StandardCharsets.UTF_8)),
+                    context -> outcome.add(context.status()));
+                assertThat(outcome.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Publisher.Status.ACCEPTED);
+                BlockingQueue<com.rabbitmq.client.amqp.Message> seen = new LinkedBlockingQueue<>();
+                consumerConnection.consumerBuilder().queue(queue).messageHandler((context, message) -> {
+                    seen.add(message);
+                    context.requeue();
+                }).build();
+                List<Object> counts = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    com.rabbitmq.client.amqp.Message m = seen.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    assertThat(m).as("delivery " + i).isNotNull();
+                    assertThat(text(m)).isEqualTo("poison");
+                    counts.add(m.annotation("x-delivery-count"));
+                }
+                assertThat(counts).containsExactly(null, 1L, 2L);
+                RabbitTemplate template = new RabbitTemplate(factory);
+                org.springframework.amqp.core.Message dead = template.receive(dlq, WAIT.toMillis());
+                assertThat(dead).as("dead-lettered past the limit").isNotNull();
+                assertThat(new String(dead.getBody(), StandardCharsets.UTF_8)).isEqualTo("poison");
+                @SuppressWarnings("unchecked")
+                Map<String, Object> death = ((List<Map<String, Object>>) dead.getMessageProperties().getHeaders()
+                    .get("x-death")).get(0);
+                assertThat(death.get("reason").toString()).isEqualTo("delivery_limit");
+                assertThat(death.get("queue").toString()).isEqualTo(queue);
+                assertThat(seen).as("not delivered a fourth time").isEmpty();
+                assertThat(((Number) api(nodes[0], queue).get("messages")).intValue()).isZero();
+                publisherConnection.management().queueDelete(queue);
+                publisherConnection.management().queueDelete(dlq);
+            }
+        } finally {
+            factory.destroy();
+        }
+    }
+
     private static ConfirmingPublisher publisher(int on, String queue) {
         return new ConfirmingPublisher(() -> connect(on), queue, 0, 200,
             id -> ("m-" + id).getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
-    @Order(2)
+    @Order(6)
     void theLeadersNodeKilledAnotherLeadsAndEveryConfirmedMessageIsThere() throws Exception {
         String queue = "qq-failover";
         declare(0, queue);
@@ -234,7 +583,7 @@ class ClusterQuorumQueueTest {
     }
 
     @Test
-    @Order(3)
+    @Order(7)
     void aLeaderCutOffFromItsMajorityConfirmsNothing() throws Exception {
         String queue = "qq-minority";
         int alive = killed[0] ? 1 : 0;
@@ -264,7 +613,7 @@ class ClusterQuorumQueueTest {
     }
 
     @Test
-    @Order(4)
+    @Order(8)
     void aConsumeWithoutAMajorityFailsWith541WithinTheAppendTimeout() throws Exception {
         int alive = 0;
         while (killed[alive]) {
@@ -290,7 +639,7 @@ class ClusterQuorumQueueTest {
     }
 
     @Test
-    @Order(5)
+    @Order(9)
     void aConsumerOnAFollowersNodeKeepsConsumingAcrossAKilledLeader() throws Exception {
         List<Integer> restarted = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -359,7 +708,7 @@ class ClusterQuorumQueueTest {
      * message.
      */
     @Test
-    @Order(6)
+    @Order(10)
     void restartedMembersRebuildFromTheirSnapshotsAndLeadWithEveryConfirmedMessage() throws Exception {
         int never = !killed[0] ? 0 : !killed[1] ? 1 : 2; // a node the earlier cases left running
         for (int i = 0; i < 3; i++) {

@@ -135,7 +135,8 @@ final class AtLeastOnceDeadLetters {
             departures.forget(dying.entry); // released; a closed queue's log keeps it
             return;
         }
-        if (dying.entry.message != null && dying.entry.location() >= 0) {
+        // a replicated queue's log reads nothing back (its replicas keep the bytes): the message stays in memory
+        if (dying.entry.message != null && dying.entry.location() >= 0 && log.isWritten(dying.entry.location())) {
             dying.entry.message.release(); // the log has it: nothing held in memory while it waits
             dying.entry.message = null;
         }
