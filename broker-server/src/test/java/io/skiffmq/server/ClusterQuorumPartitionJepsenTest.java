@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -32,13 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
  * publishers send messages with confirms to a quorum queue replicated on all three nodes, each through one node and on
  * to the next node whenever its connection fails or its confirms stop coming, while a nemesis takes turns between two
  * faults, beginning with a kill. A kill: kill -9 of the queue's current leader's node (whichever it is, node 0
- * included), held until the other two have elected another leader and confirmed more, then the node started again on
- * its data, and the three agreeing on a leader. A partition: the queue's current leader cut off from the other two,
- * held until the majority has elected another leader and confirmed more, healed, and the three agreeing on the
- * queue's leader; the second partition cuts a follower off instead, and every third one heals after 0.5 to 2.5 s,
- * about when the majority's election ends. Once done, the queue is consumed and checked: every confirmed message
- * consumed (none lost), each confirmed one once (duplicates only among the unconfirmed), nothing consumed that was
- * not published. Nacked and unanswered publishes are counted.
+ * included), held until the other two have elected another leader, then the node started again on its data while they
+ * confirm more, and the three agreeing on a leader. A partition: the queue's current leader cut off from the other two,
+ * held until the majority has elected another leader and confirmed more, healed, and the three agreeing on the queue's
+ * leader; the second partition cuts a follower off instead, and every third one heals after 0.5 to 2.5 s, about when
+ * the majority's election ends. Once done, the queue is consumed and checked: every confirmed message consumed (none
+ * lost), each confirmed one once (duplicates only among the unconfirmed), nothing consumed that was not published.
+ * Nacked and unanswered publishes are counted.
  *
  * <p>{@code -Dskiffmq.jepsen.publishes=N} sets how many messages are published at least (3,000 in the suite, which
  * keeps the class about a minute on a quiet machine): the faults, and the publishers, go on until that many were sent,
@@ -170,8 +171,8 @@ class ClusterQuorumPartitionJepsenTest {
     }
 
     /**
-     * kill -9 of the queue's leader's node, held until the other two elect another leader and confirm more; then the
-     * node starts again on its data and rejoins.
+     * kill -9 of the queue's leader's node, until the other two elect another leader; then the node starts again on
+     * its data and rejoins, while the two confirm more (a start takes seconds: the suite's time).
      */
     private void kill() throws Exception {
         int leader = agreeingOnLeader();
@@ -183,8 +184,15 @@ class ClusterQuorumPartitionJepsenTest {
         int next = await().atMost(WAIT).until(() -> agreedQueueLeader(rest), l -> l >= 0 && l != leader);
         faults.add(ms() + " n" + next + " leads, " + (System.nanoTime() - killedAt) / 1_000_000
             + " ms after the kill");
+        CompletableFuture<Void> starting = CompletableFuture.runAsync(() -> {
+            try {
+                cluster.start(leader);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, task -> new Thread(task, "jepsen-start-n" + leader).start());
         hold(200, Duration.ofSeconds(1), Duration.ofSeconds(8));
-        cluster.start(leader);
+        starting.join();
         faults.add(ms() + " started n" + leader);
         hold(100, Duration.ofSeconds(1), Duration.ofSeconds(4));
     }
