@@ -34,7 +34,7 @@ import org.HdrHistogram.Histogram;
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.LoadTool --uri=amqp://127.0.0.1:5672 \
  *     --duration=60 --warmup=10 --senders=1 --receivers=1 --body-size=12 --credit=1000 [--durable=true] \
- *     [--rate=100000] [--engine=lean|jms] [--broker-pid=PID]
+ *     [--rate=100000] [--engine=lean|jms] [--broker-pid=PID] [--histogram=FILE]
  * </pre>
  */
 public final class LoadTool {
@@ -75,12 +75,20 @@ public final class LoadTool {
         options.put("io-threads", "1");
         // the broker's process id, for its CPU time per message; 0: not measured
         options.put("broker-pid", "0");
+        // a file for the measured latency's percentile distribution (HdrHistogram's, in ms); empty: none
+        options.put("histogram", "");
         return options;
     }
 
     public static void main(String[] args) throws Exception {
-        Result result = run(CommandLine.parseOrExit("LoadTool", defaults(), args));
+        Map<String, String> options = CommandLine.parseOrExit("LoadTool", defaults(), args);
+        Result result = run(options);
         System.out.println(result.describe());
+        if (!options.get("histogram").isEmpty()) {
+            try (java.io.PrintStream out = new java.io.PrintStream(options.get("histogram"), "UTF-8")) {
+                result.latency().outputPercentileDistribution(out, 5, 1000.0);
+            }
+        }
         System.out.println("RESULT " + result.json());
         System.exit(result.errors() == 0 ? 0 : 1);
     }

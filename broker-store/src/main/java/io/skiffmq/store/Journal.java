@@ -411,11 +411,13 @@ public final class Journal implements AutoCloseable {
     private SingleChronicleQueue nextSegment(ExcerptAppender appender, SingleChronicleQueue queue, long segment)
             throws IOException {
         sync(appender);
+        long start = System.nanoTime();
         appender.close();
         queue.close();
         SingleChronicleQueue opened = files.open(segment);
         files.syncDirectory(); // the new segment's directory entry survives a power cut too
         writerSegment = segment;
+        counters.rolled(System.nanoTime() - start);
         return opened;
     }
 

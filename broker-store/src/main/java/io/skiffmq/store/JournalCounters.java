@@ -4,7 +4,8 @@ import io.skiffmq.core.metrics.OwnedCounters;
 import java.util.function.LongConsumer;
 
 /**
- * What a {@link Journal}'s writer did: records and bytes written, and how long each sync took (told to a
+ * What a {@link Journal}'s writer did: records and bytes written, segments moved to and the time that took, and how
+ * long each sync took (told to a
  * {@link #onSync sync observer}, a metrics histogram in the broker). Written by the journal's writer thread only,
  * read from any ({@link OwnedCounters}); the observer is called on the writer thread, once per batch.
  */
@@ -13,12 +14,14 @@ public final class JournalCounters extends OwnedCounters {
     private static final int BYTES = 1;
     private static final int SYNCS = 2;
     private static final int SYNC_NANOS = 3;
+    private static final int ROLLS = 4;
+    private static final int ROLL_NANOS = 5;
     private static final LongConsumer NONE = nanos -> { };
 
     private volatile LongConsumer syncObserver = NONE;
 
     JournalCounters() {
-        super(4);
+        super(6);
     }
 
     /** Who hears each sync's duration in nanoseconds, on the writer thread; it must be quick and not block. */
@@ -35,6 +38,11 @@ public final class JournalCounters extends OwnedCounters {
         add(SYNCS, 1);
         add(SYNC_NANOS, nanos);
         syncObserver.accept(nanos);
+    }
+
+    void rolled(long nanos) {
+        add(ROLLS, 1);
+        add(ROLL_NANOS, nanos);
     }
 
     /** Records written since the journal started. */
@@ -55,5 +63,15 @@ public final class JournalCounters extends OwnedCounters {
     /** Time spent in them, in nanoseconds. */
     public long syncNanos() {
         return get(SYNC_NANOS);
+    }
+
+    /** Times the writer moved to a new segment. */
+    public long rolls() {
+        return get(ROLLS);
+    }
+
+    /** The writer's time spent moving to new segments (closing the old, opening the new), in nanoseconds. */
+    public long rollNanos() {
+        return get(ROLL_NANOS);
     }
 }

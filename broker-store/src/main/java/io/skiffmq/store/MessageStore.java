@@ -33,8 +33,9 @@ import java.util.function.LongFunction;
  * out of order could bring acked messages back): the oldest closed segment is deleted once it holds no live
  * message, and when only a few of its messages are live ({@link #COMPACT_BELOW} of them) and it is
  * {@link #COMPACT_AFTER} segments behind the writer, its queues copy those messages forward so it can go. The
- * segment being written is left for a fresh one once it holds {@link #ROLL_DEAD_BYTES} and nothing live, so an
- * idle, empty journal shrinks to almost nothing.
+ * segment being written is left for a fresh one once it holds {@link #ROLL_DEAD_BYTES} and nothing live and the
+ * journal has been idle for a maintenance pass ({@link IdleSegmentRoll}), so an idle, empty journal shrinks to almost
+ * nothing.
  *
  * <p>Threads: {@link #recover} then {@link #start} on the starting thread; each {@link QueueLog} on its queue's
  * thread; reclamation on one maintenance thread of its own.
@@ -46,10 +47,11 @@ public final class MessageStore implements AutoCloseable {
     /** … and it is at least this many segments behind the one being written. */
     static final int COMPACT_AFTER = 2;
     private static final long MAINTENANCE_MILLIS = 200;
-    /** The segment being written is left for a new one once it holds this much and nothing live. */
+    /** The segment being written is left for a new one once it holds this much, nothing live, and is idle. */
     static final long ROLL_DEAD_BYTES = 1 << 20;
 
     private final Journal journal;
+    private final IdleSegmentRoll idleRoll;
     private final Map<Long, LongFunction<CompletableFuture<Integer>>> relocators = new ConcurrentHashMap<>();
     private final Map<Long, JournalQueueLog> logs = new ConcurrentHashMap<>();
     /** The journal replayed ends with a clean stop: {@link #start} voids it with a started record. */
@@ -72,6 +74,7 @@ public final class MessageStore implements AutoCloseable {
     /** @param maxMessageBytes the largest message a record holds (see {@link Journal}) */
     public MessageStore(Path directory, Journal.SyncPolicy policy, long segmentBytes, long maxMessageBytes) {
         this.journal = new Journal(directory, policy, segmentBytes, maxMessageBytes);
+        this.idleRoll = new IdleSegmentRoll(journal, ROLL_DEAD_BYTES);
     }
 
     /** A message found live in the journal while replaying: where it is, not its bytes. */
@@ -269,7 +272,7 @@ public final class MessageStore implements AutoCloseable {
         try {
             long writing = journal.writerSegment();
             boolean flushed = false;
-            if (journal.rollIfDead(ROLL_DEAD_BYTES)) {
+            if (idleRoll.attempt()) {
                 return; // the segment just left is deleted on the next pass
             }
             for (long segment : journal.segments()) {

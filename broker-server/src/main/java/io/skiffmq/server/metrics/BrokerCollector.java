@@ -355,6 +355,9 @@ final class BrokerCollector implements MultiCollector {
             f.counter("skiffmq_journal_written_bytes", "Bytes of records written to the journal", c.bytes(), v);
             f.counter("skiffmq_journal_syncs", "Syncs (fsync) of the journal", c.syncs(), v);
             f.counter("skiffmq_journal_sync_time_seconds", "Time spent syncing the journal", c.syncNanos() / 1e9, v);
+            f.counter("skiffmq_journal_segment_rolls", "Moves of the journal's writer to a new segment", c.rolls(), v);
+            f.counter("skiffmq_journal_segment_roll_time_seconds", "Time the journal's writer spent moving to new "
+                + "segments", c.rollNanos() / 1e9, v);
             f.gauge("skiffmq_journal_segments", "Journal segments on disk", e.getValue().segments().size(), v);
         }
     }
