@@ -99,7 +99,11 @@ final class Bystander implements AutoCloseable {
 
     /** A bystander on the stream protocol (the stream Java client): a stream of its own, a producer, a consumer. */
     static Bystander stream(int port) throws Exception {
-        com.rabbitmq.stream.Environment environment = StreamClients.builder(port).build();
+        // tried again: the replays' brokers close a connection whose handshake takes past 1 s, and a busy machine's
+        // first stream connection in a fresh JVM (the client's classes loading) can take that long
+        com.rabbitmq.stream.Environment environment = org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(60)).ignoreExceptions()
+            .until(() -> StreamClients.builder(port).build(), java.util.Objects::nonNull);
         String stream = "bystander-stream-" + NEXT.incrementAndGet();
         environment.streamCreator().stream(stream).create();
         com.rabbitmq.stream.Producer producer = environment.producerBuilder().stream(stream).build();
