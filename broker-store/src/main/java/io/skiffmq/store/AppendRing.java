@@ -3,7 +3,6 @@ package io.skiffmq.store;
 import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -11,7 +10,8 @@ import java.util.function.LongFunction;
 
 /**
  * The hand-off of records from the threads that {@link #append} them to the {@link Journal}'s writer thread: a
- * record claims its location, then waits in a ring of slots until the writer has written it and run its callback.
+ * record claims its location, then waits in a ring of slots until the writer has written it and its callback has
+ * run (after the sync that covers it).
  *
  * <p><b>Handing records to the writer</b> takes no lock and, under load, no wake-up. An append claims the next
  * location with one compare-and-set on {@link #next} (the segment's number and the ordinal packed as a location),
@@ -23,8 +23,9 @@ import java.util.function.LongFunction;
  * the disk is then the bottleneck and appending threads slow to its pace.
  *
  * <p>Threads: {@link #append} from any thread. The appending side ({@link #next}, {@link #appendSegment}, the
- * slots until published) is written by appenders with atomics; the slots once published and {@link #consumed} are
- * the writer's, and the methods that say "writer thread" are for it alone.
+ * slots until published) is written by appenders with atomics; the records once published are the writer's, and
+ * the methods that say "writer thread" are for it alone; the callbacks and {@link #consumed} are the confirming
+ * thread's (the journal's sync thread, or the writer when there is none).
  */
 final class AppendRing {
     /** Records claimed and not yet written at most (64 Ki slots, 1 MiB of arrays); a power of two. */
@@ -54,6 +55,8 @@ final class AppendRing {
 
     private final long segmentBytes;
     private final Thread writer;
+    /** The thread callbacks run on, if not the writer (the journal's sync thread); it frees slots. */
+    private volatile Thread confirmer;
     /** The counts of a segment that appends move into. */
     private final LongFunction<Journal.Occupancy> occupancyOf;
 
@@ -96,6 +99,11 @@ final class AppendRing {
         this.segmentBytes = segmentBytes;
         this.writer = writer;
         this.occupancyOf = occupancyOf;
+    }
+
+    /** Callbacks run on {@code thread} (which frees slots): it must not wait for room either. */
+    void confirmsOn(Thread thread) {
+        confirmer = thread;
     }
 
     /** Hands out locations from ordinal 0 of {@code segment} on; once, before any append. */
@@ -159,7 +167,7 @@ final class AppendRing {
 
     /** The ring is full: waits for the writer to free the slot of {@code sequence}. */
     private void awaitRoom(long sequence) {
-        if (Thread.currentThread() == writer) {
+        if (Thread.currentThread() == writer || Thread.currentThread() == confirmer) {
             throw new IllegalStateException("a journal callback appended to a full ring: it would wait for itself");
         }
         while (sequence - consumed >= ringSize) {
@@ -286,7 +294,7 @@ final class AppendRing {
         return record;
     }
 
-    /** Writer thread: takes the callback of the record at {@code sequence} out of its slot; null if it had none. */
+    /** Writer or sync thread (whichever confirms): takes the callback of the record at {@code sequence} out of its slot; null if it had none. */
     Runnable takeCallback(long sequence) {
         int slot = (int) (sequence & ringMask);
         Runnable durable = callbacks[slot];
@@ -296,7 +304,7 @@ final class AppendRing {
         return durable;
     }
 
-    /** Writer thread: the slots below {@code sequence} are taken and their callbacks run; appenders may reuse them. */
+    /** Writer or sync thread (whichever confirms): the slots below {@code sequence} are taken and their callbacks run; appenders may reuse them. */
     void free(long sequence) {
         consumed = sequence;
     }
@@ -305,14 +313,13 @@ final class AppendRing {
      * Writer thread: parks until the slot of {@code sequence} is published or {@link #wakeWriter} is called;
      * {@link #writerParked} makes appenders wake it.
      *
-     * @param flushes the flushes waiting: the writer does not park while there is one
      */
-    void idle(long sequence, Queue<?> flushes) {
+    void idle(long sequence) {
         writerParked.set(true);
         // a last look after the flag is set: a record published before it was seen is caught here
-        if (SLOT.getVolatile(records, (int) (sequence & ringMask)) == null && flushes.isEmpty() && claimsEnd < 0) {
+        if (SLOT.getVolatile(records, (int) (sequence & ringMask)) == null && claimsEnd < 0) {
             // no timeout: every path that makes work unparks the writer (an append through the flag, flush,
-            // rollIfDead and close always), and the permit outlives a wake-up that comes before the park
+            // rollIfDead, close and a failed sync always), and the permit outlives a wake-up that comes before the park
             LockSupport.park(this);
         }
         writerParked.set(false);
@@ -325,16 +332,18 @@ final class AppendRing {
     }
 
     /**
-     * Writer thread, once it has failed: refuses appends, then lets go of every record claimed and not written,
-     * waiting for those not published yet, and frees their slots.
+     * Writer thread, once it has failed and the sync thread has ended: refuses appends, then lets go of every
+     * record claimed and not confirmed, waiting for those not published yet, and frees their slots.
      *
+     * @param synced the ring sequence of the first record not confirmed: those from there to {@code taken} were
+     *        written (and released) but never confirmed
      * @param taken the ring sequence of the failed batch's first slot
      * @param count the slots in that batch
      * @param done how many of them were written (and released)
      */
-    void discard(long taken, int count, int done) {
+    void discard(long synced, long taken, int count, int done) {
         long end = stopClaims();
-        for (long sequence = taken; sequence < end; sequence++) {
+        for (long sequence = synced; sequence < end; sequence++) {
             int slot = (int) (sequence & ringMask);
             ByteBuf record;
             if (sequence < taken + done) {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.PointerBytesStore;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -19,8 +20,9 @@ import net.openhft.chronicle.wire.DocumentContext;
 
 /**
  * The journal of one virtual host on Chronicle Queue, with group commit: any thread {@link #append}s a record and
- * a callback; one writer thread drains what is pending, appends it all, makes it durable once per batch, then runs
- * every callback of the batch. A batch ends when nothing more is pending or it reaches {@link #MAX_BATCH} records.
+ * a callback; one writer thread drains what is pending and appends it all, then hands the batch to a sync thread
+ * ({@link JournalSync}) that makes it durable and runs its callbacks while the writer appends the next batch. A
+ * batch ends when nothing more is pending or it reaches {@link #MAX_BATCH} records.
  *
  * <p>The journal is a run of numbered segments ({@link JournalSegments}), each a Chronicle queue in its own directory
  * ({@code segment-000000001}, …). Writing moves to a new segment once the current one holds {@code segmentBytes},
@@ -46,10 +48,12 @@ import net.openhft.chronicle.wire.DocumentContext;
  * each record's location and holds it in its slot until the writer has written it. {@link #read} goes through a
  * {@link JournalReader}.
  *
- * <p>Threads: {@link #append} from any thread; the Chronicle appender belongs to the writer thread alone, as
- * Chronicle requires; {@link #replay} runs before {@link #start}. The appending side is the {@link AppendRing}'s,
- * written by appenders with atomics (see there); the ring's slots once published and the open segment are the
- * writer's.
+ * <p>Threads: {@link #append} from any thread; the Chronicle appender and the open segment belong to the writer
+ * thread alone, as Chronicle requires; {@link #replay} runs before {@link #start}. The appending side is the
+ * {@link AppendRing}'s, written by appenders with atomics (see there); the ring's records once published are the
+ * writer's; their callbacks, the ring's consumed position and the sync counters are the sync thread's (with
+ * {@link SyncPolicy#OS}, the writer's: there is no sync thread). Flushes are completed by whoever frees slots, and
+ * by {@link #flush} itself.
  */
 public final class Journal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Journal.class.getName());
@@ -80,6 +84,7 @@ public final class Journal implements AutoCloseable {
 
     private final JournalSegments files;
     private final SyncPolicy policy;
+    private final LongConsumer beforeSync;
     private final Thread writer;
     private final AppendRing ring;
     private final JournalReader reader;
@@ -121,11 +126,21 @@ public final class Journal implements AutoCloseable {
 
     /** @param ringSize records claimed and not yet written at most, a power of two (small ones for tests) */
     Journal(Path directory, SyncPolicy policy, long segmentBytes, long maxMessageBytes, int ringSize) {
+        this(directory, policy, segmentBytes, maxMessageBytes, ringSize, through -> { });
+    }
+
+    /**
+     * @param beforeSync called on the sync thread as each sync begins, with the ring sequence it covers (records
+     *        below it): tests hold a sync there
+     */
+    Journal(Path directory, SyncPolicy policy, long segmentBytes, long maxMessageBytes, int ringSize,
+            LongConsumer beforeSync) {
         if (segmentBytes <= 0) {
             throw new IllegalArgumentException("segment size must be > 0");
         }
         this.files = new JournalSegments(directory, policy, JournalSegments.blockSizeFor(maxMessageBytes));
         this.policy = policy;
+        this.beforeSync = beforeSync;
         // a Netty thread, as the event loops are: the records it releases go back to the pool through its
         // thread cache, whose entries Netty's recycler reuses only on such threads
         this.writer = new FastThreadLocalThread(this::writeLoop, "skiffmq-journal-" + directory.getFileName());
@@ -153,8 +168,8 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Queues a record (built with {@link JournalRecord}) to be written; {@code durable} runs on the writer thread
-     * once it is as durable as the policy promises. Waits only when the ring is full: {@link AppendRing#DEFAULT_SIZE}
+     * Queues a record (built with {@link JournalRecord}) to be written; {@code durable} runs on the sync thread
+     * (the writer thread with {@link SyncPolicy#OS}) once it is as durable as the policy promises. Waits only when the ring is full: {@link AppendRing#DEFAULT_SIZE}
      * records already wait for the disk.
      *
      * @param record the record's bytes; the journal releases them
@@ -257,10 +272,8 @@ public final class Journal implements AutoCloseable {
             return flushed;
         }
         flushes.add(new Flush(through, flushed));
-        ring.wakeWriter();
-        if (writerDone) {
-            completeFlushes(); // the writer ended after claimed() above: nobody else will
-        }
+        // whoever confirms completes flushes after it frees slots; this look catches a confirm just before the add
+        completeFlushes();
         return flushed;
     }
 
@@ -324,34 +337,41 @@ public final class Journal implements AutoCloseable {
         int batchLimit = Math.min(MAX_BATCH, ring.size());
         int count = 0;
         int done = 0;
+        JournalSync sync = new JournalSync(policy == SyncPolicy.SYNC, files.directory().getFileName().toString(),
+            taken, this::confirm, files::dataFile, counters, beforeSync, ring::wakeWriter, ring::confirmsOn);
         try {
             queue = files.open(open);
             files.syncDirectory();
             appender = queue.createAppender();
+            sync.segment(open);
             while (true) {
                 done = 0;
+                sync.check();
                 count = ring.published(taken, batchLimit);
                 if (count == 0) {
                     AppendRing.AppendSegment appending = ring.appendSegment();
                     if (appending.number > open && appending.base == taken) {
                         // a roll with no record behind it yet (rollIfDead): every older record is written
-                        queue = nextSegment(appender, queue, appending.number);
+                        queue = nextSegment(sync, appender, queue, appending.number);
                         appender = queue.createAppender();
                         open = appending.number;
                         continue;
                     }
-                    completeFlushes();
                     if (taken == ring.claimsEnd()) {
-                        return; // closed, and everything claimed is written
+                        return; // closed, and everything claimed is written (the sync thread drains below)
                     }
-                    ring.idle(taken, flushes);
+                    ring.idle(taken);
                     continue;
                 }
                 long last = -1;
                 for (done = 0; done < count; done++) {
                     long location = ring.location(taken + done);
                     if (segmentOf(location) != open) {
-                        queue = nextSegment(appender, queue, segmentOf(location));
+                        if (last >= 0) {
+                            writtenThrough = last;
+                        }
+                        sync.written(taken + done);
+                        queue = nextSegment(sync, appender, queue, segmentOf(location));
                         appender = queue.createAppender();
                         open = segmentOf(location);
                     }
@@ -366,24 +386,16 @@ public final class Journal implements AutoCloseable {
                     last = location;
                 }
                 writtenThrough = last;
-                sync(appender);
-                for (int i = 0; i < count; i++) {
-                    Runnable durable = ring.takeCallback(taken + i);
-                    if (durable != null) {
-                        try {
-                            durable.run();
-                        } catch (RuntimeException e) {
-                            LOG.log(System.Logger.Level.ERROR, "journal callback failed", e);
-                        }
-                    }
-                }
                 taken += count;
-                ring.free(taken);
                 count = 0;
+                // the sync thread syncs these and runs their callbacks while the next batch is written
+                sync.written(taken);
             }
         } catch (Throwable t) {
-            fail(t, taken, count, done);
+            sync.stop(); // what was handed over is synced and confirmed first: it is all written
+            fail(t, sync.synced(), taken, count, done);
         } finally {
+            sync.stop();
             if (appender != null) {
                 appender.close();
             }
@@ -397,6 +409,28 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the callbacks of ring sequences {@code [from, to)}, once they are as durable as the policy says, and
+     * frees their slots; on the sync thread, or with {@link SyncPolicy#OS} the writer.
+     */
+    private void confirm(long from, long to) {
+        if (policy == SyncPolicy.SYNC) {
+            syncs.incrementAndGet();
+        }
+        for (long sequence = from; sequence < to; sequence++) {
+            Runnable durable = ring.takeCallback(sequence);
+            if (durable != null) {
+                try {
+                    durable.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "journal callback failed", e);
+                }
+            }
+        }
+        ring.free(to);
+        completeFlushes();
+    }
+
     /** Appends one record; from a direct buffer's memory with no object made, else through a wrapping copy. */
     private void write(ExcerptAppender appender, ByteBuf record) {
         if (record.hasMemoryAddress()) {
@@ -408,14 +442,15 @@ public final class Journal implements AutoCloseable {
     }
 
     /** Leaves the open segment (durable first, as it is complete) for {@code segment}; returns the new queue. */
-    private SingleChronicleQueue nextSegment(ExcerptAppender appender, SingleChronicleQueue queue, long segment)
-            throws IOException {
-        sync(appender);
+    private SingleChronicleQueue nextSegment(JournalSync sync, ExcerptAppender appender, SingleChronicleQueue queue,
+            long segment) throws IOException {
+        sync.awaitSynced();
         long start = System.nanoTime();
         appender.close();
         queue.close();
         SingleChronicleQueue opened = files.open(segment);
         files.syncDirectory(); // the new segment's directory entry survives a power cut too
+        sync.segment(segment);
         writerSegment = segment;
         counters.rolled(System.nanoTime() - start);
         return opened;
@@ -428,20 +463,11 @@ public final class Journal implements AutoCloseable {
      *
      * @see AppendRing#discard
      */
-    private void fail(Throwable cause, long taken, int count, int done) {
+    private void fail(Throwable cause, long synced, long taken, int count, int done) {
         LOG.log(System.Logger.Level.ERROR, "journal " + files.directory() + " failed: durable messages are no longer "
             + "confirmed; restart the broker once the cause is fixed", cause);
         failure = cause;
-        ring.discard(taken, count, done);
-    }
-
-    private void sync(ExcerptAppender appender) {
-        if (policy == SyncPolicy.SYNC) {
-            long start = System.nanoTime();
-            appender.sync();
-            counters.synced(System.nanoTime() - start);
-            syncs.incrementAndGet();
-        }
+        ring.discard(synced, taken, count, done);
     }
 
     /**

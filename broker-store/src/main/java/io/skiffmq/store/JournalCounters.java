@@ -6,8 +6,9 @@ import java.util.function.LongConsumer;
 /**
  * What a {@link Journal}'s writer did: records and bytes written, segments moved to and the time that took, and how
  * long each sync took (told to a
- * {@link #onSync sync observer}, a metrics histogram in the broker). Written by the journal's writer thread only,
- * read from any ({@link OwnedCounters}); the observer is called on the writer thread, once per batch.
+ * {@link #onSync sync observer}, a metrics histogram in the broker). Read from any thread ({@link OwnedCounters});
+ * each counter has one writer: the sync counters the journal's sync thread ({@link JournalSync}), the others the
+ * writer thread. The observer is called on the sync thread, once per sync.
  */
 public final class JournalCounters extends OwnedCounters {
     private static final int RECORDS = 0;
@@ -24,7 +25,7 @@ public final class JournalCounters extends OwnedCounters {
         super(6);
     }
 
-    /** Who hears each sync's duration in nanoseconds, on the writer thread; it must be quick and not block. */
+    /** Who hears each sync's duration in nanoseconds, on the sync thread; it must be quick and not block. */
     public void onSync(LongConsumer observer) {
         syncObserver = observer == null ? NONE : observer;
     }

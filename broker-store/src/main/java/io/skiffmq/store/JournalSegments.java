@@ -99,6 +99,16 @@ final class JournalSegments {
         }
     }
 
+    /** The file a segment's records are in (Chronicle's one cycle file); it exists once a record is written. */
+    Path dataFile(long segment) {
+        try (Stream<Path> files = Files.list(path(segment))) {
+            return files.filter(p -> p.getFileName().toString().endsWith(SingleChronicleQueue.SUFFIX)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("journal segment " + segment + " has no data file"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list journal segment " + segment, e);
+        }
+    }
+
     private Path path(long segment) {
         return directory.resolve(String.format("%s%09d", SEGMENT_PREFIX, segment));
     }

@@ -11,8 +11,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -159,9 +163,11 @@ class JournalTest {
         }
     }
 
-    @Test
-    void aWriterThatFailsConfirmsNothingMoreAndRefusesAppends() throws Exception {
-        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+    @ParameterizedTest
+    @EnumSource(Journal.SyncPolicy.class)
+    void aWriterThatFailsConfirmsNothingMoreAndRefusesAppends(Journal.SyncPolicy policy) throws Exception {
+        // with SYNC the callback fails the sync thread, which fails the writer
+        try (Journal journal = new Journal(dir, policy).start()) {
             CountDownLatch first = new CountDownLatch(1);
             journal.append(publish(1, 0), () -> {
                 first.countDown();
@@ -272,16 +278,109 @@ class JournalTest {
         }
     }
 
-    @Test
-    void anAppendToAnIdleWriterIsNeverMissed() throws Exception {
-        // one record at a time, each after the last is durable: every append meets a writer parking or parked,
-        // and the writer parks with no timeout, so a wake-up lost between its flag and its park would hang here
-        try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS).start()) {
+    @ParameterizedTest
+    @EnumSource(Journal.SyncPolicy.class)
+    void anAppendToAnIdleWriterIsNeverMissed(Journal.SyncPolicy policy) throws Exception {
+        // one record at a time, each after the last is durable: every append meets a writer (and with SYNC a sync
+        // thread) parking or parked, and both park with no timeout, so a lost wake-up would hang here
+        try (Journal journal = new Journal(dir, policy).start()) {
             for (long s = 0; s < 2000; s++) {
                 CountDownLatch durable = new CountDownLatch(1);
                 journal.append(publish(1, s), durable::countDown);
                 assertThat(durable.await(10, TimeUnit.SECONDS)).as("record %d written", s).isTrue();
             }
+        }
+    }
+
+    @Test
+    void aConfirmWaitsForASyncThatCoversItsRecordWhileTheWriterWritesOn() throws Exception {
+        int records = 100;
+        CountDownLatch firstSyncBegun = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicLong syncing = new AtomicLong(); // the ring sequence the sync under way covers (records below it)
+        AtomicLong covered = new AtomicLong(); // the same, once that sync is done
+        LongConsumer beforeSync = through -> {
+            syncing.set(through);
+            firstSyncBegun.countDown();
+            try {
+                release.await(); // the first sync is held until the test lets it go
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<Long> early = new CopyOnWriteArrayList<>();
+        CountDownLatch confirmed = new CountDownLatch(records);
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.SYNC, Journal.DEFAULT_SEGMENT_BYTES,
+                Journal.DEFAULT_MAX_MESSAGE_BYTES, 1024, beforeSync).start()) {
+            journal.counters().onSync(nanos -> covered.set(syncing.get()));
+            long[] locations = new long[records];
+            for (int i = 0; i < records; i++) {
+                long sequence = i; // one segment from ring sequence 0: a record's sequence is its ordinal
+                locations[i] = journal.append(publish(1, i), () -> {
+                    if (sequence >= covered.get()) {
+                        early.add(sequence);
+                    }
+                    confirmed.countDown();
+                });
+                if (i == 0 && !firstSyncBegun.await(10, TimeUnit.SECONDS)) {
+                    release.countDown();
+                    throw new AssertionError("no sync began");
+                }
+            }
+            CompletableFuture<Void> flushed = journal.flush();
+            try {
+                await("the writer writes on while a sync is held").atMost(Duration.ofSeconds(10))
+                    .until(() -> journal.isWritten(locations[records - 1]));
+                assertThat(confirmed.getCount()).as("no confirm while its sync is held").isEqualTo(records);
+                assertThat(flushed).as("no flush either").isNotDone();
+            } finally {
+                release.countDown(); // else a failure here would hang in close, which drains
+            }
+            assertThat(confirmed.await(10, TimeUnit.SECONDS)).as("every record confirmed").isTrue();
+            flushed.get(10, TimeUnit.SECONDS);
+            assertThat(early).as("records confirmed before a sync covered them").isEmpty();
+            assertThat(journal.syncs()).as("the held sync covered the first record only").isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void aSegmentIsSyncedWholeBeforeWritingMovesOnEvenWhenASyncIsUnderWay() throws Exception {
+        int records = 200;
+        CountDownLatch firstSyncBegun = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        LongConsumer beforeSync = through -> {
+            firstSyncBegun.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        CountDownLatch confirmed = new CountDownLatch(records);
+        // tiny segments: the records appended while the first sync is held fill several
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.SYNC, 2048, Journal.DEFAULT_MAX_MESSAGE_BYTES,
+                1024, beforeSync).start()) {
+            long first = journal.writerSegment();
+            for (int i = 0; i < records; i++) {
+                journal.append(publish(1, i), confirmed::countDown);
+                if (i == 0 && !firstSyncBegun.await(10, TimeUnit.SECONDS)) {
+                    release.countDown();
+                    throw new AssertionError("no sync began");
+                }
+            }
+            try {
+                assertThat(journal.writerSegment()).as("no roll while the old segment's sync is held")
+                    .isEqualTo(first);
+            } finally {
+                release.countDown();
+            }
+            assertThat(confirmed.await(10, TimeUnit.SECONDS)).as("every record confirmed").isTrue();
+            assertThat(journal.writerSegment()).isGreaterThan(first + 1);
+        }
+        try (Journal reopened = new Journal(dir, Journal.SyncPolicy.SYNC)) {
+            long[] next = {0};
+            assertThat(reopened.replay((r, location) -> assertThat(r.sequence()).isEqualTo(next[0]++)))
+                .isEqualTo(records);
         }
     }
 }
