@@ -695,6 +695,7 @@ final class PeerConnection {
         if (!down) {
             LOG.log(System.Logger.Level.WARNING, "{0} (vhost ''{1}''): queues homed there are unreachable from"
                 + " this node", reason, vhost);
+            links.linkLost(node);
         }
         down = true;
         if (ticks != null) {
