@@ -475,6 +475,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     }
 
     /** This node's name. */
+    /** The metadata group's leader as this node's state machine last heard it; null when none is known. */
+    String metadataLeader() {
+        return stateMachine.get().leader();
+    }
+
     public String name() {
         return settings.self().name();
     }
