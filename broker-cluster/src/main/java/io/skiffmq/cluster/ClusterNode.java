@@ -96,6 +96,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private final QueueGroups queueGroups;
     /** The queue groups' timer: a new leader's entry, tried again until it is in. */
     private final java.util.concurrent.ScheduledExecutorService queueTimer;
+    /** Elections held when a leader's node-to-node link closes, rather than after the election timeout. */
+    private final EarlyElections earlyElections;
 
     private ClusterNode(ClusterSettings settings, LogApplier applier, QueueGroupApplier queueApplier)
             throws IOException {
@@ -130,6 +132,16 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         if (queueGroups != null) {
             queueGroups.server(server);
         }
+        // at most one early election per group per two of its longest election timeouts
+        this.earlyElections = new EarlyElections(server, selfId, 4 * settings.electionTimeout().toMillis());
+    }
+
+    /**
+     * This node's link to {@code nodeName} closed (its process died, or the network between them failed): the groups
+     * that node leads and this node follows may elect a new leader at once ({@link EarlyElections}). Returns at once.
+     */
+    public void nodeLinkLost(String nodeName) {
+        CompletableFuture.runAsync(() -> earlyElections.nodeLost(nodeName));
     }
 
     /**
@@ -463,6 +475,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     }
 
     /** This node's name. */
+    /** The metadata group's leader as this node's state machine last heard it; null when none is known. */
+    String metadataLeader() {
+        return stateMachine.get().leader();
+    }
+
     public String name() {
         return settings.self().name();
     }

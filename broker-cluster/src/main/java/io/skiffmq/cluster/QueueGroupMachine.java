@@ -208,6 +208,8 @@ final class QueueGroupMachine extends BaseStateMachine {
             boolean live = node.equals(groups.self()) && leaderOf(entry.getTerm());
             epoch = index;
             leader = live ? node : known(node);
+            LOG.log(System.Logger.Level.DEBUG, "queue group {0}: leader entry of {1} applied at index {2,number,#}",
+                name, node, index);
             applier.leader(name, leader, index, live);
         } else if (kind == COMMAND) {
             if (data.getLong() != epoch || !applier.applyCommand(name, index, data.slice())) {
@@ -241,6 +243,8 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+        LOG.log(System.Logger.Level.INFO, "queue group {0}: leader is now {1}{2}", name, newLeader,
+            member.getPeerId().equals(newLeader) ? " (this node)" : "");
         if (newLeader != null && newLeader.equals(member.getPeerId())) {
             groups.announce(getGroupId());
         } else {

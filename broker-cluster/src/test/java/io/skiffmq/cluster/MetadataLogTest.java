@@ -115,6 +115,35 @@ class MetadataLogTest {
     }
 
     @Test
+    void aFollowerWhoseLinkToTheLeaderClosedElectsBeforeTheElectionTimeout() throws Exception {
+        Duration election = Duration.ofSeconds(5);
+        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> new ClusterSettings(s.self(), s.seeds(),
+                s.bindHost(), s.dataDir(), s.secret(), s.appendTimeout(), election, s.snapshotEvery(),
+                s.segmentBytes(), s.queueSnapshotBytes()))) {
+            cluster.startAll();
+            appendOnceALeaderIsElected(cluster.nodes[0], "before");
+            await().atMost(WAIT).until(() -> Stream.of(cluster.nodes).allMatch(n -> n.metadataLeader() != null
+                && n.metadataLeader().equals(cluster.nodes[0].metadataLeader())));
+            String old = cluster.nodes[0].metadataLeader();
+            int leader = Integer.parseInt(old.substring(1, 2));
+            cluster.stop(leader);
+            long stopped = System.nanoTime();
+            for (ClusterNode survivor : cluster.nodes) {
+                if (survivor != null) {
+                    survivor.nodeLinkLost(old);
+                }
+            }
+            // without the early election no follower stands before 5 s without a heartbeat
+            await().atMost(Duration.ofMillis(4_000)).pollInterval(Duration.ofMillis(20)).until(() -> Stream
+                .of(cluster.nodes).filter(n -> n != null).allMatch(n -> n.metadataLeader() != null
+                    && !n.metadataLeader().equals(old)));
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped)).isLessThan(election.toMillis());
+            int survivor = leader == 0 ? 1 : 0;
+            cluster.nodes[survivor].append(bytes("after")).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void aStoppedNodeCatchesUpWhenItComesBack() throws Exception {
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s)) {
             cluster.startAll();

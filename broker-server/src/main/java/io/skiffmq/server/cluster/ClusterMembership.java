@@ -124,6 +124,11 @@ public final class ClusterMembership implements AutoCloseable {
         return node.tls();
     }
 
+    /** This node's link to another node closed: the groups that node led may elect at once. */
+    public void nodeLinkLost(String nodeName) {
+        node.nodeLinkLost(nodeName);
+    }
+
     /** The members, as the log has them now (name, host, cluster port). */
     public java.util.List<NodeAddress> members() {
         return node.members();

@@ -71,6 +71,11 @@ final class PeerConnection {
     private final QueueExecutor executor;
     /** True once a connection failed, until one is open again. */
     private volatile boolean down;
+    /**
+     * True while the other node has opened this connection: only the loss of such a link says the node went (a dial
+     * that fails may reach a node still starting, which must not cost its groups an election).
+     */
+    private boolean linked;
     private boolean opening;
     private boolean retrying;
     /** A {@link #pumpLater} is queued on the loop. */
@@ -302,6 +307,7 @@ final class PeerConnection {
                     LOG.log(System.Logger.Level.INFO, "connected to node {0} again (vhost ''{1}'')", node, vhost);
                 }
                 down = false;
+                linked = true;
             }
             case CONNECTION_REMOTE_CLOSE -> {
                 ErrorCondition error = event.getConnection().getRemoteCondition();
@@ -695,6 +701,10 @@ final class PeerConnection {
         if (!down) {
             LOG.log(System.Logger.Level.WARNING, "{0} (vhost ''{1}''): queues homed there are unreachable from"
                 + " this node", reason, vhost);
+        }
+        if (linked) {
+            linked = false;
+            links.linkLost(node);
         }
         down = true;
         if (ticks != null) {

@@ -46,12 +46,15 @@ public final class PeerLinks implements AutoCloseable {
     private final Class<? extends SocketChannel> channelClass;
     private final SslContext clientTls;
     private final Supplier<List<NodeAddress>> members;
+    /** Told the name of a node whose open link closed. */
+    private final java.util.function.Consumer<String> linkLost;
     private final Map<String, PeerConnection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public PeerLinks(Broker broker, EventLoopGroup group, Class<? extends SocketChannel> channelClass, NodeTls tls,
-            Supplier<List<NodeAddress>> members) throws SSLException {
+            Supplier<List<NodeAddress>> members, java.util.function.Consumer<String> linkLost) throws SSLException {
         this.broker = broker;
+        this.linkLost = linkLost;
         this.group = group;
         this.channelClass = channelClass;
         this.members = members;
@@ -171,6 +174,13 @@ public final class PeerLinks implements AutoCloseable {
 
     SslContext clientTls() {
         return clientTls;
+    }
+
+    /** A link to {@code node} that was open closed. */
+    void linkLost(String node) {
+        if (!closed) {
+            linkLost.accept(node);
+        }
     }
 
     boolean closed() {

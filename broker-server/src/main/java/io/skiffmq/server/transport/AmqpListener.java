@@ -223,7 +223,7 @@ public final class AmqpListener implements AutoCloseable {
             serverTls = PeerLinks.serverTls(cluster.tls());
             peers = new PeerLinks(broker, workerGroup, epollClient()
                 ? io.netty.channel.epoll.EpollSocketChannel.class : io.netty.channel.socket.nio.NioSocketChannel.class,
-                cluster.tls(), cluster::members);
+                cluster.tls(), cluster::members, cluster::nodeLinkLost);
         } catch (javax.net.ssl.SSLException e) {
             throw new IllegalStateException("cannot set up TLS between nodes", e);
         }
