@@ -16,7 +16,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.qpid.jms.JmsConnectionFactory;
+import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.transport.Disposition;
+import org.apache.qpid.proton.amqp.transport.Flow;
+import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -177,6 +182,54 @@ class PublisherFlowClientTest {
             // all taken; the consumer's prefetch of 10 went to it
             Amqp091Support.await().atMost(Amqp091Support.TIMEOUT)
                 .until(() -> broker.vhost("/").queue("flow-10-stalled").readyCount() == count - 10);
+        }
+    }
+
+    /**
+     * A queue that holds its publishers takes back an AMQP 1.0 publisher's credit at once, not when the publisher
+     * has used half a batch: a batch of 1,000 16 MiB messages is 16 GB. The deliveries the publisher had sent before
+     * it heard are still taken [2.6.7], and nothing is lost.
+     */
+    @Test
+    void amqp10AHeldPublisherHasItsCreditTakenBackAndWhatItHadSentIsStillTaken() throws Exception {
+        try (com.rabbitmq.client.Connection consuming = connect091();
+                RawClient client = RawClient.openSession(broker.port())) {
+            Channel consumer = consuming.createChannel();
+            consumer.queueDeclare("flow-revoke", false, false, false, null);
+            consumer.basicQos(10);
+            AtomicInteger consumed = new AtomicInteger();
+            consumer.basicConsume("flow-revoke", false, (tag, delivery) -> {
+                LockSupport.parkNanos(1_000_000); // a consumer slower than its publisher: the workload, not a wait
+                consumer.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
+                consumed.incrementAndGet();
+            }, tag -> { });
+
+            client.attachSender(0, "/queues/flow-revoke", SenderSettleMode.UNSETTLED);
+            int batch = client.readUntil(Flow.class).getLinkCredit().intValue();
+            byte[] message = Messages.data("x".repeat(4096), null);
+            for (int i = 0; i < batch; i++) {
+                client.transfer(0, i, message, false); // all of it, before reading what the broker says
+            }
+            client.flush();
+            Flow revoked = null;
+            long settled = 0;
+            while (settled < batch) {
+                RawClient.Frame frame = client.read();
+                if (frame.body() instanceof Flow flow && flow.getHandle() != null && revoked == null
+                        && flow.getLinkCredit().longValue() == 0) {
+                    revoked = flow;
+                } else if (frame.body() instanceof Disposition disposition) {
+                    assertThat(disposition.getState()).isInstanceOf(Accepted.class);
+                    long last = disposition.getLast() == null ? disposition.getFirst().longValue()
+                        : disposition.getLast().longValue();
+                    settled += last - disposition.getFirst().longValue() + 1;
+                } else {
+                    assertThat(frame.body()).as("no detach, end or close").isInstanceOf(Flow.class);
+                }
+            }
+            assertThat(revoked).as("credit taken back while the queue held its publishers").isNotNull();
+            assertThat(revoked.getDeliveryCount().longValue()).as("before the batch was used up").isLessThan(batch);
+            Amqp091Support.await().atMost(Amqp091Support.TIMEOUT).until(() -> consumed.get() == batch);
         }
     }
 }

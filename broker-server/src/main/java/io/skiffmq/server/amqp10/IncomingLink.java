@@ -275,6 +275,12 @@ final class IncomingLink implements Link, Publisher.Confirms {
         ByteBuf bytes = assembled;
         assembled = null;
         route(bytes);
+        if (!held && publisher.heldBack(resumeFromHold)) {
+            // the rest of a batch of large messages is more than a queue holding its publishers can take in
+            held = true;
+            credit.revoke();
+            return;
+        }
         grantCredit();
     }
 
