@@ -3,6 +3,7 @@ package io.skiffmq.codec.amqp091;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.skiffmq.codec.FrameCumulator;
 import java.util.List;
 
 /**
@@ -77,6 +78,7 @@ public final class Amqp091FrameDecoder extends ByteToMessageDecoder {
                 + SPEC_FRAME_MIN_SIZE);
         }
         this.frameMax = initialFrameMax;
+        setCumulator(FrameCumulator.INSTANCE);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.skiffmq.codec.amqp10;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.skiffmq.codec.FrameCumulator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -61,6 +62,7 @@ public final class Amqp10FrameDecoder extends ByteToMessageDecoder {
         this.firstHeaders = EnumSet.copyOf(firstHeaders);
         this.firstHeaders.remove(ProtocolHeader.TLS);
         this.maxFrameSize = initialMaxFrameSize;
+        setCumulator(FrameCumulator.INSTANCE);
     }
 
     /** Sets the frame size limit for the frames after the one being handled (after {@code open}). */

@@ -182,4 +182,46 @@ class Amqp10FrameDecoderTest {
         drain(ch);
         ch.finish();
     }
+
+    /**
+     * A large frame that comes in several reads while an earlier frame is still held is composed of the reads, not
+     * copied at each one ({@link io.skiffmq.codec.FrameCumulator}): a byte changed in a read after decoding shows
+     * in the frame. Small frames around it decode as before.
+     */
+    @Test
+    void aLargeFrameInSeveralReadsIsComposedOfThemNotCopied() {
+        EmbeddedChannel ch = new EmbeddedChannel(new Amqp10FrameDecoder(EnumSet.of(ProtocolHeader.AMQP), 1 << 20));
+        byte[] large = new byte[128 << 10];
+        for (int i = 0; i < large.length; i++) {
+            large[i] = (byte) i;
+        }
+        byte[] bytes = concat(AMQP_HEADER, frame(AmqpFrame.TYPE_AMQP, 0, hex("00 53 10")),
+            frame(AmqpFrame.TYPE_AMQP, 1, large), frame(AmqpFrame.TYPE_AMQP, 2, hex("00 53 17")));
+        ((Amqp10FrameDecoder) ch.pipeline().first()).maxFrameSize(1 << 20);
+        List<ByteBuf> reads = new ArrayList<>();
+        int first = AMQP_HEADER.length + 11 + (40 << 10); // the header, the small frame and 40 KiB of the large
+        for (int from = 0, to = first; from < bytes.length; from = to, to = Math.min(bytes.length, to + (40 << 10))) {
+            ByteBuf read = buffer(bytes, from, to);
+            reads.add(read);
+            ch.writeInbound(read.retain());
+        }
+        Object header = ch.readInbound();
+        assertThat(header).isEqualTo(ProtocolHeader.AMQP);
+        AmqpFrame small = ch.readInbound(); // held while the large frame comes in
+        AmqpFrame frame = ch.readInbound();
+        assertThat(frame.channel()).isEqualTo(1);
+        assertThat(ByteBufUtil.getBytes(frame.content())).isEqualTo(large);
+        ByteBuf lastRead = reads.get(reads.size() - 2); // wholly inside the large frame
+        lastRead.setByte(0, lastRead.getByte(0) + 1);
+        assertThat(ByteBufUtil.getBytes(frame.content())).as("the frame is the reads' bytes, not a copy")
+            .isNotEqualTo(large);
+        AmqpFrame after = ch.readInbound();
+        assertThat(after.channel()).isEqualTo(2);
+        assertThat(ByteBufUtil.hexDump(after.content())).isEqualTo("005317");
+        small.release();
+        frame.release();
+        after.release();
+        reads.forEach(ByteBuf::release);
+        assertThat(ch.finish()).isFalse();
+    }
 }
