@@ -132,8 +132,10 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         if (queueGroups != null) {
             queueGroups.server(server);
         }
-        // at most one early election per group per two of its longest election timeouts
-        this.earlyElections = new EarlyElections(server, selfId, 4 * settings.electionTimeout().toMillis());
+        // at most one early election per group per two of its longest election timeouts; the next survivor stands a
+        // quarter of the shortest timeout after the one before it, if no leader came of that one's candidacy
+        long election = settings.electionTimeout().toMillis();
+        this.earlyElections = new EarlyElections(server, selfId, 4 * election, Math.max(50, election / 4));
     }
 
     /**

@@ -2,9 +2,11 @@ package io.skiffmq.cluster;
 
 import java.io.IOException;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.impl.ClientProtoUtils;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -17,12 +19,14 @@ import org.apache.ratis.server.protocol.TermIndex;
 /**
  * Elections held at once when a group's leader's node is known gone (its node-to-node link closed: a killed
  * process's sockets close at once), instead of after the election timeout without a heartbeat, as RabbitMQ's Ra
- * followers do on {@code nodedown}. One surviving member asks, the first by name, so that two candidates do not split
- * the vote; it asks its own server through Ratis' transfer-leadership path ({@code startLeaderElection}, as if from
- * the leader), which starts a forced election (no pre-vote, the next term) only while this node follows that leader
- * and its log is at least its own last entry. Raft's vote keeps it safe: a candidate whose log lacks a committed entry
- * is refused. A link that drops while its node lives (a partition) costs at most one election per group per
- * {@code quiet} interval. Thread-safe.
+ * followers do on {@code nodedown}. One surviving member asks first, the first by name, so that two candidates do not
+ * split the vote; it asks its own server through Ratis' transfer-leadership path ({@code startLeaderElection}, as if
+ * from the leader), which starts a forced election (no pre-vote, the next term) only while this node is a follower
+ * and its log is at least its own last entry. The first survivor's vote fails when another survivor's log is longer:
+ * that survivor then has no leader, and would wait out the election timeout. So the next survivor by name asks in its
+ * turn, {@code step} later, if it still has no leader; and so on. Raft's vote keeps it safe: a candidate whose log
+ * lacks a committed entry is refused. A link that drops while its node lives (a partition) costs at most one election
+ * per group and survivor per {@code quiet} interval. Thread-safe.
  */
 final class EarlyElections {
     private static final System.Logger LOG = System.getLogger(EarlyElections.class.getName());
@@ -30,13 +34,16 @@ final class EarlyElections {
     private final RaftServer server;
     private final RaftPeerId self;
     private final long quietNanos;
+    /** How long each survivor waits for a leader before it stands, after the one before it by name. */
+    private final long stepMillis;
     /** When this node last started an early election of each group. */
     private final Map<RaftGroupId, Long> last = new ConcurrentHashMap<>();
 
-    EarlyElections(RaftServer server, RaftPeerId self, long quietMillis) {
+    EarlyElections(RaftServer server, RaftPeerId self, long quietMillis, long stepMillis) {
         this.server = server;
         this.self = self;
         this.quietNanos = quietMillis * 1_000_000L;
+        this.stepMillis = stepMillis;
     }
 
     /** The link to {@code node} closed: each group it leads and this node follows may elect at once. */
@@ -53,14 +60,41 @@ final class EarlyElections {
 
     private void elect(RaftGroupId id, RaftPeerId lost) throws IOException {
         RaftServer.Division division = server.getDivision(id);
-        if (!division.getInfo().isFollower() || !lost.equals(division.getInfo().getLeaderId())) {
+        RaftPeerId leader = division.getInfo().getLeaderId();
+        // no leader: the first survivor's candidacy may have reached this one already
+        if (!division.getInfo().isFollower() || leader != null && !leader.equals(lost)) {
             return;
         }
-        Optional<RaftPeerId> asker = division.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId)
-            .filter(p -> !p.equals(lost)).min(Comparator.comparing(RaftPeerId::toString));
-        if (asker.isEmpty() || !asker.get().equals(self)) {
+        List<RaftPeerId> members = division.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId).toList();
+        List<RaftPeerId> survivors = members.stream().filter(p -> !p.equals(lost))
+            .sorted(Comparator.comparing(RaftPeerId::toString)).toList();
+        int turn = survivors.indexOf(self);
+        if (turn < 0 || !members.contains(lost)) {
             return;
         }
+        if (turn == 0) {
+            stand(id, lost, division, 0);
+        } else {
+            // stands only if no leader came of those before it (a longer log here refused their candidacy)
+            CompletableFuture.delayedExecutor(turn * stepMillis, TimeUnit.MILLISECONDS)
+                .execute(() -> standIfLeaderless(id, lost, turn));
+        }
+    }
+
+    private void standIfLeaderless(RaftGroupId id, RaftPeerId lost, int turn) {
+        try {
+            RaftServer.Division division = server.getDivision(id);
+            RaftPeerId leader = division.getInfo().getLeaderId();
+            if (division.getInfo().isFollower() && (leader == null || leader.equals(lost))) {
+                stand(id, lost, division, turn);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "no early election of group " + id, e);
+        }
+    }
+
+    /** Starts an election of the group here, unless this node did so within the quiet interval. */
+    private void stand(RaftGroupId id, RaftPeerId lost, RaftServer.Division division, int turn) throws IOException {
         long now = System.nanoTime();
         Long before = last.get(id);
         if (before != null && now - before < quietNanos) {
@@ -76,7 +110,8 @@ final class EarlyElections {
             .setLeaderLastEntry(lastEntry.toProto()).build();
         boolean started = server.startLeaderElection(request).getServerReply().getSuccess();
         LOG.log(System.Logger.Level.INFO, "the link to node {0}, leader of group {1}, closed: {2}", lost, id,
-            started ? "early election started" : "early election refused (this node is no longer its follower,"
-                + " or its last entry is of an older term)");
+            (started ? "early election started" : "early election refused (this node is no longer a follower,"
+                + " or its last entry is of an older term)") + (turn == 0 ? "" : " (survivor " + (turn + 1)
+                + " by name: no leader " + turn * stepMillis + " ms after the link closed)"));
     }
 }
