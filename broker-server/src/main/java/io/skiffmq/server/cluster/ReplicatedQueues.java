@@ -1028,5 +1028,6 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void close() {
         moves.shutdownNow();
+        holds.values().forEach(held -> held.hold().expire(true)); // refused: the node stops
     }
 }
