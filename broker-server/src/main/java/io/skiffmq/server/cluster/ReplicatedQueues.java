@@ -869,6 +869,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             }
             return;
         }
+        unserved(key); // its new group's leader serves it now
         List<String> members = definitions.memberSet(key);
         Group old;
         Group now;
