@@ -133,7 +133,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             queueGroups.server(server);
         }
         // at most one early election per group per two of its longest election timeouts
-        this.earlyElections = new EarlyElections(server, selfId, 4 * settings.electionTimeout().toMillis());
+        this.earlyElections = new EarlyElections(server, selfId, 4 * settings.electionTimeout().toMillis(),
+            this::lastEntryAt);
     }
 
     /**
@@ -561,6 +562,17 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
         List<NodeAddress> members = members();
         return members.isEmpty() ? name() : members.get(0).name();
+    }
+
+    /** A member's last log entry of a group, asked of its server once; null when it cannot be asked. */
+    private org.apache.ratis.server.protocol.TermIndex lastEntryAt(RaftGroupId group, RaftPeer member) {
+        try (RaftClient one = newClient(RaftGroup.valueOf(group, member), RetryPolicies.noRetry())) {
+            GroupInfoReply info = one.getGroupManagementApi(member.getId()).info(group);
+            return info.isSuccess() && info.getLogInfoProto().hasLastEntry()
+                ? org.apache.ratis.server.protocol.TermIndex.valueOf(info.getLogInfoProto().getLastEntry()) : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private boolean ping(NodeAddress member) {

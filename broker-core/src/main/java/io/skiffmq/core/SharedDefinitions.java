@@ -74,6 +74,14 @@ public interface SharedDefinitions {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * What a message routed to the replicated queue of {@code record} goes to when nothing reaches its leader now
+     * (none, or between two): a queue that holds publishes until a leader serves it; null to refuse them.
+     */
+    default io.skiffmq.core.queue.Queue unled(String vhost, QueueHomed record) {
+        return null;
+    }
+
     /** Builds a replicated queue's live queue on the node that leads its group. */
     @FunctionalInterface
     interface LiveQueueFactory {

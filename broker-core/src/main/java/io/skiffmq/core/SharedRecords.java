@@ -132,7 +132,8 @@ final class SharedRecords {
 
     /**
      * What a message routed to {@code name}, not a queue of this node, goes to: the record's {@link #proxy}, or,
-     * when there is a record but nothing reaches its queue now, an {@link UnreachableQueue} that refuses it; null
+     * when there is a record but nothing reaches its queue now, what holds it for a replicated queue's next leader
+     * ({@link SharedDefinitions#unled}) or an {@link UnreachableQueue} that refuses it; null
      * when there is no such record. Read on any thread.
      */
     Queue routable(String name) {
@@ -141,7 +142,11 @@ final class SharedRecords {
             return proxy;
         }
         QueueHomed record = remoteQueues.get(name);
-        return record == null ? null : new UnreachableQueue(record.declaration());
+        if (record == null) {
+            return null;
+        }
+        Queue held = definitions == null ? null : definitions.unled(vhost.name(), record);
+        return held != null ? held : new UnreachableQueue(record.declaration());
     }
 
     /**

@@ -769,4 +769,107 @@ class ClusterQuorumQueueTest {
         assertThat(consumed).as("every confirmed message, published again at most").hasSize(count)
             .contains("r-0", "r-" + (count - 1));
     }
+
+    /**
+     * A publisher with confirms on a node that survives, publishing on through a kill -9 of the leader's node: what
+     * it publishes while the queue has no leader is held and confirmed by the next one, not nacked. Only what was in
+     * flight to the killed leader, its outcome unknown, may be nacked (at most the 20 unconfirmed the publisher
+     * allows). Every confirmed message is consumed once afterwards, in publishing order.
+     */
+    @Test
+    @Order(11)
+    void aPublisherOnASurvivingNodeHasWhatItPublishesBetweenTwoLeadersConfirmed() throws Exception {
+        List<Integer> restarted = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            if (killed[i]) {
+                restarted.add(i);
+            }
+        }
+        ChildCluster.startSideBySide(restarted.size(), n -> cluster.start(restarted.get(n)),
+            n -> cluster.name(restarted.get(n)));
+        java.util.Arrays.fill(killed, false);
+        String queue = "qq-held";
+        declare(0, queue);
+        int leader = index((String) shape(0, queue).get("leader"));
+        int publisherNode = (leader + 1) % 3;
+        int consumerNode = (leader + 2) % 3;
+        reachable(publisherNode, queue);
+        Set<Integer> confirmed = ConcurrentHashMap.newKeySet();
+        Set<Integer> nacked = ConcurrentHashMap.newKeySet();
+        java.util.concurrent.ConcurrentSkipListMap<Long, Integer> outstanding =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        try (Connection c = connect(publisherNode)) {
+            Channel channel = c.createChannel();
+            channel.confirmSelect();
+            channel.addConfirmListener(new com.rabbitmq.client.ConfirmListener() {
+                @Override
+                public void handleAck(long tag, boolean multiple) {
+                    answered(tag, multiple, confirmed);
+                }
+
+                @Override
+                public void handleNack(long tag, boolean multiple) {
+                    answered(tag, multiple, nacked);
+                }
+
+                private void answered(long tag, boolean multiple, Set<Integer> into) {
+                    var done = multiple ? outstanding.headMap(tag, true) : outstanding.subMap(tag, true, tag, true);
+                    into.addAll(done.values());
+                    done.clear();
+                }
+            });
+            Thread publishing = new Thread(() -> {
+                try {
+                    for (int id = 0; !stop.get(); id++) {
+                        outstanding.put(channel.getNextPublishSeqNo(), id);
+                        channel.basicPublish("", queue, null, ("h-" + id).getBytes(StandardCharsets.UTF_8));
+                        if (outstanding.size() >= 20) {
+                            channel.waitForConfirms(WAIT.toMillis());
+                        }
+                    }
+                    channel.waitForConfirms(WAIT.toMillis());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "publisher");
+            publishing.start();
+            await().atMost(WAIT).until(() -> confirmed.size() >= 200);
+            cluster.nodes[leader].kill();
+            killed[leader] = true;
+            await().atMost(WAIT).ignoreExceptions().until(() -> (String) shape(consumerNode, queue).get("leader"),
+                l -> !l.equals(cluster.name(leader)));
+            int confirmedAtKill = confirmed.size();
+            await().atMost(WAIT).until(() -> confirmed.size() >= confirmedAtKill + 200);
+            stop.set(true);
+            publishing.join(WAIT.toMillis());
+            assertThat(publishing.isAlive()).isFalse();
+        }
+        assertThat(outstanding).as("every publish answered").isEmpty();
+        assertThat(nacked.size()).as("nacked: only what was in flight to the killed leader (%d confirmed)",
+            confirmed.size()).isLessThanOrEqualTo(20);
+
+        List<Integer> consumed = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (Connection c = connect(consumerNode)) {
+            Channel consumer = await().atMost(WAIT).ignoreExceptions().until(() -> {
+                Channel ch = c.createChannel();
+                ch.basicQos(200);
+                ch.basicConsume(queue, false, (tag, m) -> {
+                    consumed.add(Integer.parseInt(new String(m.getBody(), StandardCharsets.UTF_8).substring(2)));
+                    ch.basicAck(m.getEnvelope().getDeliveryTag(), false);
+                }, tag -> { });
+                return ch;
+            }, ch -> true);
+            await().atMost(WAIT).until(() -> Set.copyOf(consumed).containsAll(confirmed));
+            consumer.close();
+        }
+        List<Integer> confirmedConsumed;
+        synchronized (consumed) {
+            confirmedConsumed = consumed.stream().filter(confirmed::contains).toList();
+        }
+        assertThat(confirmedConsumed).as("each confirmed message once, in publishing order").hasSize(confirmed.size())
+            .isSorted();
+        System.out.printf("held across a failover: %d confirmed, %d nacked, %d consumed%n", confirmed.size(),
+            nacked.size(), consumed.size());
+    }
 }

@@ -68,7 +68,7 @@ public final class ClusterMembership implements AutoCloseable {
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()))
             .withQueueSnapshotBytes(config.cluster().queueSnapshotBytes());
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
-        ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout());
+        ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout(), config.cluster().maxInFlight());
         io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");
         ClusterNode node = ClusterNode.start(settings, definitions, queues);
         queues.node(node, definitions);

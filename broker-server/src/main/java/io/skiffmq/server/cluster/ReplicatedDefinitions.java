@@ -110,10 +110,33 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         }
         ReplicatedQueues replicated = queues;
         if (replicated != null && replicated.replicated(vhost, record)) {
+            if (replicated.holding(vhost, record)) {
+                return null; // publishes held between two leaders go first: later ones are held behind them
+            }
+            io.skiffmq.core.queue.Queue drainedTo = replicated.heldTarget(vhost, record);
+            if (drainedTo != null) {
+                return drainedTo;
+            }
             DefinitionChange.QueueHomed atLeader = replicated.atLeader(vhost, record);
-            return atLeader == null ? null : factory.apply(vhost, atLeader);
+            io.skiffmq.core.queue.Queue proxy = atLeader == null ? null : factory.apply(vhost, atLeader);
+            if (proxy != null) {
+                io.skiffmq.server.peer.PeerLinks.onUnsent(proxy, replicated.unsent(vhost, record));
+            }
+            return proxy;
         }
         return factory.apply(vhost, record);
+    }
+
+    /** What reaches a replicated queue at the leader {@code atLeader} names (homed there); null before the links. */
+    io.skiffmq.core.queue.Queue leaderQueue(String vhost, DefinitionChange.QueueHomed atLeader) {
+        var factory = remoteQueues;
+        return factory == null ? null : factory.apply(vhost, atLeader);
+    }
+
+    @Override
+    public io.skiffmq.core.queue.Queue unled(String vhost, DefinitionChange.QueueHomed record) {
+        ReplicatedQueues replicated = queues;
+        return replicated != null && replicated.replicated(vhost, record) ? replicated.unled(vhost, record) : null;
     }
 
     /** The replicated quorum queues; null until the node starts. */

@@ -39,8 +39,16 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final int DEFAULT_GROUP_SIZE = 3;
     /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
     private static final long ANNOUNCE_RETRY_MILLIS = 1000;
+    /** How often held publishes are tried at a new leader, and refused once held for the append timeout. */
+    private static final long HOLD_TICK_MILLIS = 20;
+    /** The bytes of publishes held per queue between two leaders past which its publishers are held back. */
+    private static final long HOLD_BYTES = 64L << 20;
 
     private final Duration timeout;
+    /** The publishes held per queue between two leaders past which its publishers are held back. */
+    private final int holdCount;
+    /** Publishes held between two leaders, by queue ({@link PublishHold}). */
+    private final Map<QueueCommands.Key, Holding> holds = new ConcurrentHashMap<>();
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Group> groupOf = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
@@ -80,8 +88,92 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private record Live(Queue queue, ReplicatedQueueLog log, long epoch) {
     }
 
+    /** A queue's hold, with what finds its leader. */
+    private record Holding(String vhost, QueueHomed record, PublishHold hold) {
+    }
+
     ReplicatedQueues(Duration timeout) {
+        this(timeout, 1000);
+    }
+
+    /** @param holdCount the publishes held per queue between two leaders past which its publishers wait */
+    ReplicatedQueues(Duration timeout, int holdCount) {
         this.timeout = timeout;
+        this.holdCount = holdCount;
+        moves.scheduleWithFixedDelay(this::tendHolds, HOLD_TICK_MILLIS, HOLD_TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    // ---- publishes between two leaders (docs/quorum-queues.md, "Failover") ---------------------------------------
+
+    private Holding holdOf(String vhost, QueueHomed record) {
+        return holds.computeIfAbsent(key(vhost, record), k -> new Holding(vhost, record,
+            new PublishHold(record.name(), timeout.toMillis(), holdCount, HOLD_BYTES)));
+    }
+
+    /** True while publishes held for the queue's next leader wait: later ones go behind them ({@link #unled}). */
+    boolean holding(String vhost, QueueHomed record) {
+        Holding held = holds.get(key(vhost, record));
+        return held != null && !held.hold().isEmpty();
+    }
+
+    /**
+     * What stands here for the queue at its leader's node once its hold was handed there: the same queue, so that
+     * its link's settlements are counted where later publishes go; null for none.
+     */
+    Queue heldTarget(String vhost, QueueHomed record) {
+        Holding held = holds.get(key(vhost, record));
+        Queue target = held == null ? null : held.hold().target();
+        return io.skiffmq.server.peer.PeerLinks.isRemote(target) ? target : null;
+    }
+
+    /** What a publish to the replicated queue goes to while nothing here reaches its leader: its hold. */
+    Queue unled(String vhost, QueueHomed record) {
+        return new UnledQueue(record.declaration(), holdOf(vhost, record).hold());
+    }
+
+    /** Where a publish to the queue that its link to the leader could not send goes: its hold. */
+    io.skiffmq.server.peer.PeerLinks.Unsent unsent(String vhost, QueueHomed record) {
+        return (message, confirm, released) -> holdOf(vhost, record).hold().take(message, confirm, released);
+    }
+
+    /** On {@link #moves}: each hold is handed to its queue's leader once one serves it, or refused after the timeout. */
+    private void tendHolds() {
+        try {
+            for (Map.Entry<QueueCommands.Key, Holding> entry : holds.entrySet()) {
+                Holding held = entry.getValue();
+                if (!held.hold().isEmpty()) {
+                    held.hold().expire(false);
+                    drain(entry.getKey(), held);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "held publishes", e);
+        }
+    }
+
+    /** Hands what the queue's hold has to its leader's queue, when one serves it and this node reaches it. */
+    private void drain(QueueCommands.Key key, Holding held) {
+        Live here = live.get(key);
+        if (here != null) {
+            held.hold().drain(here.queue);
+            return;
+        }
+        QueueHomed at = atLeader(held.vhost(), held.record());
+        ReplicatedDefinitions known = definitions;
+        Queue leader = at == null || known == null ? null : known.leaderQueue(held.vhost(), at);
+        if (leader == null || io.skiffmq.server.peer.PeerLinks.unreachable(leader)) {
+            return;
+        }
+        io.skiffmq.server.peer.PeerLinks.onUnsent(leader, unsent(held.vhost(), held.record()));
+        held.hold().drain(leader);
+    }
+
+    /** The leader of the queue changed: nothing more goes to the old one's queue from its hold. */
+    private void unserved(QueueCommands.Key key) {
+        Holding held = holds.get(key);
+        if (held != null) {
+            held.hold().unserved();
+        }
     }
 
     void node(ClusterNode clusterNode, ReplicatedDefinitions replicatedDefinitions) {
@@ -183,6 +275,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
+        Holding held = holds.remove(key);
+        if (held != null) {
+            held.hold().expire(true);
+        }
         outside.remove(key);
         movedIn.remove(key);
         standInEpochs.remove(key);
@@ -344,6 +440,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** On the metadata log's applier thread: the log recorded a new leader for the queue. */
     void leaderRecorded(QueueCommands.Key key) {
+        unserved(key);
         try {
             moves.execute(() -> moveOutside(key));
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -539,6 +636,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         group.leader = leaderNode;
         group.epoch = epoch;
         group.leadingHere = liveHere;
+        group.queues.forEach(this::unserved);
         if (liveHere) {
             // the replicas are complete at this point of the log: the live queues are built from them now
             Map<QueueCommands.Key, List<StoredMessage>> held = new java.util.HashMap<>();
@@ -556,6 +654,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     public void notLeader(String groupName) {
         Group group = group(groupName);
         group.leadingHere = false;
+        group.queues.forEach(this::unserved);
         moves.execute(() -> settle(group));
     }
 
@@ -770,6 +869,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             }
             return;
         }
+        unserved(key); // its new group's leader serves it now
         List<String> members = definitions.memberSet(key);
         Group old;
         Group now;
@@ -902,6 +1002,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             made.restore(messages);
             made.recovered();
             taken[0] = true;
+            Holding held = holds.get(key);
+            if (held != null) {
+                held.hold().drain(made); // before it is routable: what was held goes ahead of later publishes
+            }
             return made;
         });
         if (queue != null) {
@@ -925,5 +1029,6 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void close() {
         moves.shutdownNow();
+        holds.values().forEach(held -> held.hold().expire(true)); // refused: the node stops
     }
 }

@@ -417,8 +417,10 @@ final class PeerConnection {
     private void send(RemoteQueue queue, Message message, PublishConfirm confirm) {
         open();
         if (connection == null) {
-            message.release();
-            refuse(queue, confirm);
+            if (!queue.notSent(message, confirm)) {
+                message.release();
+                refuse(queue, confirm);
+            }
             return;
         }
         Outgoing outgoing = senders.get(queue.name());
@@ -491,8 +493,11 @@ final class PeerConnection {
     private static void failWaiting(Outgoing outgoing) {
         Message message;
         while ((message = outgoing.messages.poll()) != null) {
-            message.release();
-            refuse(outgoing.queue, outgoing.confirms.poll());
+            PublishConfirm confirm = outgoing.confirms.poll();
+            if (!outgoing.queue.notSent(message, confirm == NO_CONFIRM ? null : confirm)) {
+                message.release();
+                refuse(outgoing.queue, confirm);
+            }
         }
     }
 
@@ -744,8 +749,8 @@ final class PeerConnection {
     }
 
     /**
-     * A sender link is gone: what waits for credit, and what was sent and not settled (its outcome unknown: RabbitMQ
-     * nacks what it cannot confirm), is refused.
+     * A sender link is gone: what waits for credit is refused (or held, for a replicated queue's next leader), and
+     * what was sent and not settled (its outcome unknown: RabbitMQ nacks what it cannot confirm) is refused.
      */
     private static void fail(Outgoing outgoing) {
         failWaiting(outgoing);

@@ -127,6 +127,28 @@ public final class PeerLinks implements AutoCloseable {
         return refusal.startsWith("queue '") && refusal.endsWith("' in exclusive use");
     }
 
+    /**
+     * Takes a publish that was never sent to the node a queue is reached at (its link is down): true when it took
+     * it (the message, its confirm, and {@code released}, run once it is answered), false to refuse it.
+     */
+    @FunctionalInterface
+    public interface Unsent {
+        boolean take(io.skiffmq.core.message.Message message, io.skiffmq.core.queue.PublishConfirm confirm,
+            Runnable released);
+    }
+
+    /** Where {@code queue}, when it stands for a queue on another node, sends the publishes it could not send. */
+    public static void onUnsent(Queue queue, Unsent unsent) {
+        if (queue instanceof RemoteQueue remote) {
+            remote.unsent = unsent;
+        }
+    }
+
+    /** True for a queue homed on another node that this node cannot reach now. */
+    public static boolean unreachable(Queue queue) {
+        return queue instanceof RemoteQueue remote && remote.unreachable();
+    }
+
     /** True for a queue homed on another node, used here. */
     public static boolean isRemote(Queue queue) {
         return queue instanceof RemoteQueue;

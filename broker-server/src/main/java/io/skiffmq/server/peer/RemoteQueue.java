@@ -46,6 +46,8 @@ final class RemoteQueue implements Queue {
      * credit, what bounds the memory a fast publisher can take here.
      */
     private final int maxInFlight;
+    /** Takes what could not be sent (a replicated queue's publishes, held for its next leader); null to refuse. */
+    volatile PeerLinks.Unsent unsent;
 
     RemoteQueue(PeerConnection peer, QueueDeclaration declaration, int maxInFlight) {
         this.peer = peer;
@@ -91,6 +93,15 @@ final class RemoteQueue implements Queue {
     public void publish(Message message, PublishConfirm confirm) {
         inFlight.incrementAndGet();
         peer.publish(this, message, confirm);
+    }
+
+    /**
+     * A publish was never sent (the link is down): true when {@link #unsent} took it, to be answered later; it stays
+     * in flight here until then, so that its publisher stays held back.
+     */
+    boolean notSent(Message message, PublishConfirm confirm) {
+        PeerLinks.Unsent taker = unsent;
+        return taker != null && taker.take(message, confirm, this::settledPublish);
     }
 
     /** A publish reached its end (settled by the home node, or failed): publishers held back may go on. */
