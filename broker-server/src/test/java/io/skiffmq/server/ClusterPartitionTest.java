@@ -138,15 +138,20 @@ class ClusterPartitionTest {
         int cut = follower(leader);
         cluster.isolate(cut);
 
-        assertTimesOut(cut, c -> c.queueDeclare("minority-q", true, false, false, Map.of()),
-            "INTERNAL_ERROR - Could not declare queue 'minority-q' in vhost '/' on node '" + cluster.name(cut)
-                + "' because the metadata store operation timed out");
-        assertTimesOut(cut, c -> c.exchangeDeclare("minority-x", BuiltinExchangeType.FANOUT, true),
-            "INTERNAL_ERROR - failed to declare exchange 'minority-x' in vhost '/' because the operation timed out");
-        HttpApiClient.Answer refused = cluster.api(cut).put("/api/exchanges/%2F/minority-http",
-            Map.of("type", "direct", "durable", true));
-        assertThat(refused.status()).isEqualTo(503);
-        assertThat(refused.map()).containsEntry("error", "timeout");
+        // the three refusals wait out their timeouts side by side
+        SideBySide.run(
+            () -> assertTimesOut(cut, c -> c.queueDeclare("minority-q", true, false, false, Map.of()),
+                "INTERNAL_ERROR - Could not declare queue 'minority-q' in vhost '/' on node '" + cluster.name(cut)
+                    + "' because the metadata store operation timed out"),
+            () -> assertTimesOut(cut, c -> c.exchangeDeclare("minority-x", BuiltinExchangeType.FANOUT, true),
+                "INTERNAL_ERROR - failed to declare exchange 'minority-x' in vhost '/' because the operation timed"
+                    + " out"),
+            () -> {
+                HttpApiClient.Answer refused = cluster.api(cut).put("/api/exchanges/%2F/minority-http",
+                    Map.of("type", "direct", "durable", true));
+                assertThat(refused.status()).isEqualTo(503);
+                assertThat(refused.map()).containsEntry("error", "timeout");
+            });
         // what it has goes on answering
         assertThat(status(cut, "/api/exchanges/%2F/amq.direct")).isEqualTo(200);
 
