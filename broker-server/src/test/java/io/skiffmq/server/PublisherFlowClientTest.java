@@ -199,7 +199,7 @@ class PublisherFlowClientTest {
             consumer.basicQos(10);
             AtomicInteger consumed = new AtomicInteger();
             consumer.basicConsume("flow-revoke", false, (tag, delivery) -> {
-                LockSupport.parkNanos(1_000_000); // a consumer slower than its publisher: the workload, not a wait
+                LockSupport.parkNanos(2_000_000); // a consumer slower than its publisher: the workload, not a wait
                 consumer.basicAck(delivery.getEnvelope().getDeliveryTag(), false);
                 consumed.incrementAndGet();
             }, tag -> { });
@@ -207,7 +207,15 @@ class PublisherFlowClientTest {
             client.attachSender(0, "/queues/flow-revoke", SenderSettleMode.UNSETTLED);
             int batch = client.readUntil(Flow.class).getLinkCredit().intValue();
             byte[] message = Messages.data("x".repeat(4096), null);
-            for (int i = 0; i < batch; i++) {
+            // the queue holds publishers only for consumers whose rate it has measured and that are busy: the rest
+            // of the batch comes once the consumer has taken a part of the first 200 and still has some to take
+            int first = 200;
+            for (int i = 0; i < first; i++) {
+                client.transfer(0, i, message, false);
+            }
+            client.flush();
+            Amqp091Support.await().atMost(Amqp091Support.TIMEOUT).until(() -> consumed.get() >= 60);
+            for (int i = first; i < batch; i++) {
                 client.transfer(0, i, message, false); // all of it, before reading what the broker says
             }
             client.flush();
