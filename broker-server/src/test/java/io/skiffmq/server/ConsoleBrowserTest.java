@@ -31,7 +31,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * class; a screenshot of each page is kept under {@code target/console-screenshots/}. Without a Chromium binary
  * the class is skipped, unless {@code REQUIRE_BROWSER_TESTS=1} (CI) makes that a failure.
  */
-@OneAtATime
 @ExtendWith(LeakDetection.class)
 class ConsoleBrowserTest {
     static final Duration TIMEOUT = Duration.ofSeconds(20);

@@ -33,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Rounds: {@code -Dskiffmq.crash.rounds} (3 by default, for the suite's time; raise it for a longer soak); the seed of the random kill points is printed.
  */
-@OneAtATime
 class CrashRecoveryTest {
     private static final int PUBLISHERS = 3;
     private static final String QUEUE = "crash";

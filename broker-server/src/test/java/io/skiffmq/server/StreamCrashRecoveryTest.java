@@ -32,7 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Rounds: {@code -Dskiffmq.crash.rounds} (3 by default, for the suite's time: both policies); the seed of the random kill points is printed.
  */
-@OneAtATime
 class StreamCrashRecoveryTest {
     private static final int PUBLISHERS = 3;
     private static final String STREAM = "crash-stream";
