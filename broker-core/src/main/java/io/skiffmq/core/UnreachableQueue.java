@@ -21,12 +21,13 @@ import java.util.concurrent.CompletableFuture;
  * replicated queue between two leaders (or whose new leader, this node, is still building its live queue), or a
  * record whose proxy cannot be made yet. It refuses each message as unavailable, so that a publisher with confirms
  * gets a nack; dropping it as unroutable would confirm a message no queue holds. Only routing hands it out
- * ({@link VirtualHost#route}); everything but publishing fails as the queue's absence would. Stateless.
+ * ({@link VirtualHost#route}); everything but publishing fails as the queue's absence would. Stateless. A cluster's
+ * replicated queue between two leaders extends it to hold its publishes for the next leader instead.
  */
-final class UnreachableQueue implements Queue {
+public class UnreachableQueue implements Queue {
     private final QueueDeclaration declaration;
 
-    UnreachableQueue(QueueDeclaration declaration) {
+    public UnreachableQueue(QueueDeclaration declaration) {
         this.declaration = declaration;
     }
 
