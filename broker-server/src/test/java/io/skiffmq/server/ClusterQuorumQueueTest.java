@@ -641,15 +641,7 @@ class ClusterQuorumQueueTest {
     @Test
     @Order(9)
     void aConsumerOnAFollowersNodeKeepsConsumingAcrossAKilledLeader() throws Exception {
-        List<Integer> restarted = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            if (killed[i]) {
-                restarted.add(i);
-            }
-        }
-        ChildCluster.startSideBySide(restarted.size(), n -> cluster.start(restarted.get(n)),
-            n -> cluster.name(restarted.get(n)));
-        java.util.Arrays.fill(killed, false);
+        List<Integer> restarted = restartKilled();
         String queue = "qq-moving";
         declare(restarted.get(0), queue);
         int leader = index((String) shape(restarted.get(0), queue).get("leader"));
@@ -779,15 +771,7 @@ class ClusterQuorumQueueTest {
     @Test
     @Order(11)
     void aPublisherOnASurvivingNodeHasWhatItPublishesBetweenTwoLeadersConfirmed() throws Exception {
-        List<Integer> restarted = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            if (killed[i]) {
-                restarted.add(i);
-            }
-        }
-        ChildCluster.startSideBySide(restarted.size(), n -> cluster.start(restarted.get(n)),
-            n -> cluster.name(restarted.get(n)));
-        java.util.Arrays.fill(killed, false);
+        restartKilled();
         String queue = "qq-held";
         declare(0, queue);
         int leader = index((String) shape(0, queue).get("leader"));
@@ -871,5 +855,19 @@ class ClusterQuorumQueueTest {
             .isSorted();
         System.out.printf("held across a failover: %d confirmed, %d nacked, %d consumed%n", confirmed.size(),
             nacked.size(), consumed.size());
+    }
+
+    /** Starts again, side by side, the nodes an earlier case killed; returns them. */
+    private List<Integer> restartKilled() throws Exception {
+        List<Integer> restarted = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            if (killed[i]) {
+                restarted.add(i);
+            }
+        }
+        ChildCluster.startSideBySide(restarted.size(), n -> cluster.start(restarted.get(n)),
+            n -> cluster.name(restarted.get(n)));
+        java.util.Arrays.fill(killed, false);
+        return restarted;
     }
 }
