@@ -218,23 +218,21 @@ public final class StreamLoad {
             long measureFrom = start + warmup;
             long end = count > 0 ? Long.MAX_VALUE
                 : measureFrom + TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("duration")));
+            // without a warm-up, measured from before the first subscription and publish: the first chunks and
+            // confirms can come before this thread looks again
+            Mark from = warmup == 0 ? Mark.take(counters, brokerPid) : null;
             consuming.forEach(StreamLoadConsumer::subscribe);
             producing.forEach(producer -> producer.start(end));
             while (System.nanoTime() < measureFrom) {
                 Thread.sleep(10);
             }
-            long brokerTicks = brokerPid > 0 ? LoadTool.cpuTicks(brokerPid) : 0;
-            long toolTicks = LoadTool.cpuTicks(ProcessHandle.current().pid());
-            long confirmedAtStart = counters.confirmed.sum();
-            long consumedAtStart = counters.consumed.sum();
-            long chunksAtStart = counters.chunks.sum();
-            long bytesAtStart = counters.bytes.sum();
+            if (from == null) {
+                from = Mark.take(counters, brokerPid);
+            }
             Histogram confirmLatency = new Histogram(3);
             Histogram latency = new Histogram(3);
-            counters.confirmLatency.getIntervalHistogram();
-            counters.latency.getIntervalHistogram();
-            long lastConfirmed = confirmedAtStart;
-            long lastConsumed = consumedAtStart;
+            long lastConfirmed = from.confirmed;
+            long lastConsumed = from.consumed;
             long nextSecond = measureFrom + 1_000_000_000L;
             while ((producing.stream().anyMatch(StreamLoadProducer::running)
                     || count > 0 && consuming.stream().anyMatch(c -> !c.done()))
@@ -264,8 +262,8 @@ public final class StreamLoad {
             if (count > 0) {
                 measuredUntil = Math.max(counters.lastConfirm.get(), counters.lastConsume.get());
             }
-            double brokerCpu = brokerPid > 0 ? (LoadTool.cpuTicks(brokerPid) - brokerTicks) / 100.0 : -1;
-            double toolCpu = (LoadTool.cpuTicks(ProcessHandle.current().pid()) - toolTicks) / 100.0;
+            double brokerCpu = brokerPid > 0 ? (LoadTool.cpuTicks(brokerPid) - from.brokerTicks) / 100.0 : -1;
+            double toolCpu = (LoadTool.cpuTicks(ProcessHandle.current().pid()) - from.toolTicks) / 100.0;
             confirmLatency.add(counters.confirmLatency.getIntervalHistogram());
             latency.add(counters.latency.getIntervalHistogram());
             long errors = counters.errors.sum();
@@ -273,8 +271,8 @@ public final class StreamLoad {
                 System.err.println("stream load: " + counters.failure);
             }
             return new Result(options, Math.max(1e-3, (measuredUntil - measureFrom) / 1e9),
-                counters.confirmed.sum() - confirmedAtStart, counters.consumed.sum() - consumedAtStart,
-                counters.chunks.sum() - chunksAtStart, counters.bytes.sum() - bytesAtStart, errors, confirmLatency,
+                counters.confirmed.sum() - from.confirmed, counters.consumed.sum() - from.consumed,
+                counters.chunks.sum() - from.chunks, counters.bytes.sum() - from.bytes, errors, confirmLatency,
                 latency, brokerCpu, toolCpu);
         } finally {
             producing.forEach(StreamLoadProducer::close);
@@ -285,6 +283,18 @@ public final class StreamLoad {
                 client.close();
             }
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The counters and CPU times where measuring starts. */
+    private record Mark(long brokerTicks, long toolTicks, long confirmed, long consumed, long chunks, long bytes) {
+        /** Also drops the latencies recorded until now (the warm-up's). */
+        static Mark take(StreamLoadCounters counters, long brokerPid) {
+            counters.confirmLatency.getIntervalHistogram();
+            counters.latency.getIntervalHistogram();
+            return new Mark(brokerPid > 0 ? LoadTool.cpuTicks(brokerPid) : 0,
+                LoadTool.cpuTicks(ProcessHandle.current().pid()), counters.confirmed.sum(), counters.consumed.sum(),
+                counters.chunks.sum(), counters.bytes.sum());
         }
     }
 

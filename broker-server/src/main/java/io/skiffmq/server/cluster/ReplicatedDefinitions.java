@@ -110,17 +110,19 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
         }
         ReplicatedQueues replicated = queues;
         if (replicated != null && replicated.replicated(vhost, record)) {
-            if (replicated.holding(vhost, record)) {
+            QueueCommands.Key key = ReplicatedQueues.key(vhost, record);
+            PublishHolds holds = replicated.holds();
+            if (holds.holding(key)) {
                 return null; // publishes held between two leaders go first: later ones are held behind them
             }
-            io.skiffmq.core.queue.Queue drainedTo = replicated.heldTarget(vhost, record);
+            io.skiffmq.core.queue.Queue drainedTo = holds.heldTarget(key);
             if (drainedTo != null) {
                 return drainedTo;
             }
             DefinitionChange.QueueHomed atLeader = replicated.atLeader(vhost, record);
             io.skiffmq.core.queue.Queue proxy = atLeader == null ? null : factory.apply(vhost, atLeader);
             if (proxy != null) {
-                io.skiffmq.server.peer.PeerLinks.onUnsent(proxy, replicated.unsent(vhost, record));
+                io.skiffmq.server.peer.PeerLinks.onUnsent(proxy, holds.unsent(key, vhost, record));
             }
             return proxy;
         }
@@ -136,7 +138,8 @@ public final class ReplicatedDefinitions implements LogApplier, DefinitionsLog, 
     @Override
     public io.skiffmq.core.queue.Queue unled(String vhost, DefinitionChange.QueueHomed record) {
         ReplicatedQueues replicated = queues;
-        return replicated != null && replicated.replicated(vhost, record) ? replicated.unled(vhost, record) : null;
+        return replicated != null && replicated.replicated(vhost, record)
+            ? replicated.holds().unled(ReplicatedQueues.key(vhost, record), vhost, record) : null;
     }
 
     /** The replicated quorum queues; null until the node starts. */

@@ -41,14 +41,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final long ANNOUNCE_RETRY_MILLIS = 1000;
     /** How often held publishes are tried at a new leader, and refused once held for the append timeout. */
     private static final long HOLD_TICK_MILLIS = 20;
-    /** The bytes of publishes held per queue between two leaders past which its publishers are held back. */
-    private static final long HOLD_BYTES = 64L << 20;
 
     private final Duration timeout;
-    /** The publishes held per queue between two leaders past which its publishers are held back. */
-    private final int holdCount;
-    /** Publishes held between two leaders, by queue ({@link PublishHold}). */
-    private final Map<QueueCommands.Key, Holding> holds = new ConcurrentHashMap<>();
+    private final PublishHolds holds;
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Group> groupOf = new ConcurrentHashMap<>();
     private final Map<QueueCommands.Key, Live> live = new ConcurrentHashMap<>();
@@ -88,10 +83,6 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private record Live(Queue queue, ReplicatedQueueLog log, long epoch) {
     }
 
-    /** A queue's hold, with what finds its leader. */
-    private record Holding(String vhost, QueueHomed record, PublishHold hold) {
-    }
-
     ReplicatedQueues(Duration timeout) {
         this(timeout, 1000);
     }
@@ -99,80 +90,32 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     /** @param holdCount the publishes held per queue between two leaders past which its publishers wait */
     ReplicatedQueues(Duration timeout, int holdCount) {
         this.timeout = timeout;
-        this.holdCount = holdCount;
+        this.holds = new PublishHolds(timeout.toMillis(), holdCount, this::leaderOf);
         moves.scheduleWithFixedDelay(this::tendHolds, HOLD_TICK_MILLIS, HOLD_TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    // ---- publishes between two leaders (docs/quorum-queues.md, "Failover") ---------------------------------------
-
-    private Holding holdOf(String vhost, QueueHomed record) {
-        return holds.computeIfAbsent(key(vhost, record), k -> new Holding(vhost, record,
-            new PublishHold(record.name(), timeout.toMillis(), holdCount, HOLD_BYTES)));
+    /** The publishes this node holds between two leaders of its queues. */
+    PublishHolds holds() {
+        return holds;
     }
 
-    /** True while publishes held for the queue's next leader wait: later ones go behind them ({@link #unled}). */
-    boolean holding(String vhost, QueueHomed record) {
-        Holding held = holds.get(key(vhost, record));
-        return held != null && !held.hold().isEmpty();
-    }
-
-    /**
-     * What stands here for the queue at its leader's node once its hold was handed there: the same queue, so that
-     * its link's settlements are counted where later publishes go; null for none.
-     */
-    Queue heldTarget(String vhost, QueueHomed record) {
-        Holding held = holds.get(key(vhost, record));
-        Queue target = held == null ? null : held.hold().target();
-        return io.skiffmq.server.peer.PeerLinks.isRemote(target) ? target : null;
-    }
-
-    /** What a publish to the replicated queue goes to while nothing here reaches its leader: its hold. */
-    Queue unled(String vhost, QueueHomed record) {
-        return new UnledQueue(record.declaration(), holdOf(vhost, record).hold());
-    }
-
-    /** Where a publish to the queue that its link to the leader could not send goes: its hold. */
-    io.skiffmq.server.peer.PeerLinks.Unsent unsent(String vhost, QueueHomed record) {
-        return (message, confirm, released) -> holdOf(vhost, record).hold().take(message, confirm, released);
-    }
-
-    /** On {@link #moves}: each hold is handed to its queue's leader once one serves it, or refused after the timeout. */
-    private void tendHolds() {
-        try {
-            for (Map.Entry<QueueCommands.Key, Holding> entry : holds.entrySet()) {
-                Holding held = entry.getValue();
-                if (!held.hold().isEmpty()) {
-                    held.hold().expire(false);
-                    drain(entry.getKey(), held);
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "held publishes", e);
-        }
-    }
-
-    /** Hands what the queue's hold has to its leader's queue, when one serves it and this node reaches it. */
-    private void drain(QueueCommands.Key key, Holding held) {
+    /** Where a hold goes: the queue's live queue here, or what reaches its leader; null while neither serves it. */
+    private Queue leaderOf(QueueCommands.Key key, String vhost, QueueHomed record) {
         Live here = live.get(key);
         if (here != null) {
-            held.hold().drain(here.queue);
-            return;
+            return here.queue;
         }
-        QueueHomed at = atLeader(held.vhost(), held.record());
+        QueueHomed at = atLeader(vhost, record);
         ReplicatedDefinitions known = definitions;
-        Queue leader = at == null || known == null ? null : known.leaderQueue(held.vhost(), at);
-        if (leader == null || io.skiffmq.server.peer.PeerLinks.unreachable(leader)) {
-            return;
-        }
-        io.skiffmq.server.peer.PeerLinks.onUnsent(leader, unsent(held.vhost(), held.record()));
-        held.hold().drain(leader);
+        return at == null || known == null ? null : known.leaderQueue(vhost, at);
     }
 
-    /** The leader of the queue changed: nothing more goes to the old one's queue from its hold. */
-    private void unserved(QueueCommands.Key key) {
-        Holding held = holds.get(key);
-        if (held != null) {
-            held.hold().unserved();
+    /** On {@link #moves}. */
+    private void tendHolds() {
+        try {
+            holds.tend();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "held publishes", e);
         }
     }
 
@@ -194,7 +137,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return groups.computeIfAbsent(name, n -> new Group());
     }
 
-    private static QueueCommands.Key key(String vhost, QueueHomed record) {
+    static QueueCommands.Key key(String vhost, QueueHomed record) {
         return new QueueCommands.Key(vhost, record.name(), record.incarnation());
     }
 
@@ -275,10 +218,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void deleted(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
-        Holding held = holds.remove(key);
-        if (held != null) {
-            held.hold().expire(true);
-        }
+        holds.deleted(key);
         outside.remove(key);
         movedIn.remove(key);
         standInEpochs.remove(key);
@@ -440,7 +380,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** On the metadata log's applier thread: the log recorded a new leader for the queue. */
     void leaderRecorded(QueueCommands.Key key) {
-        unserved(key);
+        holds.unserved(key);
         try {
             moves.execute(() -> moveOutside(key));
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -636,7 +576,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         group.leader = leaderNode;
         group.epoch = epoch;
         group.leadingHere = liveHere;
-        group.queues.forEach(this::unserved);
+        group.queues.forEach(holds::unserved);
         if (liveHere) {
             // the replicas are complete at this point of the log: the live queues are built from them now
             Map<QueueCommands.Key, List<StoredMessage>> held = new java.util.HashMap<>();
@@ -654,7 +594,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     public void notLeader(String groupName) {
         Group group = group(groupName);
         group.leadingHere = false;
-        group.queues.forEach(this::unserved);
+        group.queues.forEach(holds::unserved);
         moves.execute(() -> settle(group));
     }
 
@@ -869,7 +809,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             }
             return;
         }
-        unserved(key); // its new group's leader serves it now
+        holds.unserved(key); // its new group's leader serves it now
         List<String> members = definitions.memberSet(key);
         Group old;
         Group now;
@@ -1002,10 +942,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             made.restore(messages);
             made.recovered();
             taken[0] = true;
-            Holding held = holds.get(key);
-            if (held != null) {
-                held.hold().drain(made); // before it is routable: what was held goes ahead of later publishes
-            }
+            holds.ledHere(key, made);
             return made;
         });
         if (queue != null) {
@@ -1029,6 +966,6 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     void close() {
         moves.shutdownNow();
-        holds.values().forEach(held -> held.hold().expire(true)); // refused: the node stops
+        holds.close();
     }
 }
