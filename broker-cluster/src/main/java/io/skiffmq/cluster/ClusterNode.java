@@ -202,10 +202,6 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.segmentBytes()));
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, 1);
-        // Ratis appends an entry with the new commit index after each commit, flushed and replicated as any other:
-        // a lone publish cost two rounds of syncs. Raft needs no durable commit index (a restarted member learns it
-        // from the leader), and a restart replays the log from the snapshot either way.
-        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         return p;
     }
 
