@@ -394,8 +394,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /**
      * Appends a transfer to the queue group of {@code memberNames} ({@link QueueGroupApplier#transfer}), from this
      * node whether it is a member or not: through a client of that group, which finds its leader. The group must be
-     * on its members' servers (each adds it when it applies what asks for it); until it has a leader the client
-     * tries again.
+     * on its members' servers (each adds it when it applies what asks for it); until it is, or has a leader, it is
+     * tried again.
      *
      * @return completes once committed; fails with {@link NoMajorityException} after the append timeout
      */
@@ -414,18 +414,36 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         entry[0] = QueueGroupMachine.TRANSFER;
         System.arraycopy(command, 0, entry, 1, command.length);
         long timeout = settings.appendTimeout().toMillis();
-        RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()), peers),
-            APPEND_RETRIES);
-        return one.async().send(Message.valueOf(ByteString.copyFrom(entry)))
-            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+        RaftGroup group = RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()), peers);
+        return transferOnce(group, Message.valueOf(ByteString.copyFrom(entry)), System.nanoTime()
+            + TimeUnit.MILLISECONDS.toNanos(timeout), timeout);
+    }
+
+    /**
+     * One try of a transfer. A member that has not added the group yet (it applies the metadata log a heartbeat
+     * behind its leader) refuses it, and Ratis' client gives up on such a refusal: tried again until the deadline.
+     */
+    private CompletableFuture<Void> transferOnce(RaftGroup group, Message entry, long deadline, long timeout) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        RaftClient one = newClient(group, APPEND_RETRIES);
+        return one.async().send(entry).orTimeout(Math.max(1, left), TimeUnit.MILLISECONDS)
             .handle((reply, failure) -> {
                 closeInBackground(one); // ends its tries
-                if (failure != null || !reply.isSuccess()) {
-                    Throwable cause = failure != null ? failure : reply.getException();
-                    throw new CompletionException(noMajority(cause == null ? new IOException("not committed")
-                        : cause, timeout));
+                return failure != null ? failure : reply.isSuccess() ? null
+                    : Objects.requireNonNullElseGet(reply.getException(), () -> new IOException("not committed"));
+            })
+            .thenCompose(failure -> {
+                if (failure == null) {
+                    return CompletableFuture.<Void>completedFuture(null);
                 }
-                return null;
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+                long retryNanos = RETRY_SLEEP.toLong(TimeUnit.NANOSECONDS);
+                if (cause instanceof TimeoutException || System.nanoTime() + retryNanos >= deadline) {
+                    return CompletableFuture.<Void>failedFuture(noMajority(cause, timeout));
+                }
+                return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(retryNanos,
+                    TimeUnit.NANOSECONDS)).thenCompose(again -> transferOnce(group, entry, deadline, timeout));
             });
     }
 
