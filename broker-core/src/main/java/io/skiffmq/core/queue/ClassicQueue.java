@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A classic queue. Messages wait in arrival order; a message given back (released, modified) returns to its
  * original position, ahead of later ones. A quorum queue's wait as RabbitMQ 4.0's do: given back ones first, then
- * two priority lanes served 2:1 ({@link WaitingMessages#weighted}). Consumers are served round-robin among those with credit.
+ * two priority lanes served 2:1 ({@link WaitingMessages#weighted}). Consumers are served round-robin among those
+ * with credit.
  *
  * <p>A durable queue has a {@link QueueLog}: its durable messages are written there and confirmed only once the
  * log says they are durable; leaving the queue and failed deliveries are written too, so a restart can

@@ -6,8 +6,8 @@ import io.skiffmq.core.message.Message;
  * A queue's length limits ({@code x-max-length}, {@code x-max-length-bytes}) as RabbitMQ judges them, by what waits
  * (unsettled deliveries do not count), with their overflow behaviour ({@code x-overflow}: drop-head dead-letters the
  * oldest, reject-publish refuses the arrival, reject-publish-dlx dead-letters it too); and its priority lanes
- * ({@code x-max-priority}, or a quorum queue's two). A quorum queue's messages held to be dead-lettered at least once count too, as
- * {@code rabbit_fifo:is_over_limit/1} counts its discards.
+ * ({@code x-max-priority}, or a quorum queue's two). A quorum queue's messages held to be dead-lettered at least
+ * once count too, as {@code rabbit_fifo:is_over_limit/1} counts its discards.
  *
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
  */

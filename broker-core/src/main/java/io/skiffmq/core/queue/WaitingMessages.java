@@ -8,14 +8,15 @@ import java.util.function.Consumer;
 /**
  * A queue's messages waiting for a consumer, in the order they go out: by priority lane, highest first (one lane
  * unless the queue has {@code x-max-priority}), and within a lane arrivals in order, with messages given back
- * (released, modified) at their original position, ahead of later arrivals.
+ * (released, modified) at their original position, ahead of later arrivals. Keeps the bytes of those held in memory
+ * (a paged-out entry has no message and counts nothing) and the body bytes of all of them ({@code x-max-length-bytes}).
  *
  * <p>A quorum queue's are {@link #weighted(QueuePages, long) weighted}, as RabbitMQ 4.0's {@code rabbit_fifo}
  * orders them: messages given back wait apart, in the order they came back, and go out before any other
  * ({@code rabbit_fifo}'s {@code returns}); the others wait in two lanes, high (priority above 4) and normal, served
  * as {@code rabbit_fifo_q} serves them: every third message taken from the lanes (its {@code dequeue_counter} at
- * {@link #WEIGHT}) is the older of the two lanes' heads, the others the high lane's head while it has one. Keeps the bytes of those held in memory
- * (a paged-out entry has no message and counts nothing) and the body bytes of all of them ({@code x-max-length-bytes}).
+ * {@link #WEIGHT}) is the older of the two lanes' heads, the others the high lane's head while it has one. Expiry
+ * looks at the next to go out only, as {@code rabbit_fifo} does.
  *
  * <p>With {@link QueuePages}, each lane may have a {@link PagedTail}: arrivals {@link #page paged} while the queue
  * is over its memory limit, after every in-memory arrival of the lane, with no entry object in memory. The tail is
@@ -363,7 +364,8 @@ final class WaitingMessages {
      * to it were looked at before and are not wanted; given-back ones only when some were given back since the
      * consumer last found none it wanted among them (they are not bounded by the budget). An arrival paged out to the log is read back to be looked at
      * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read beyond
-     * what keeps each lane's head in memory (they come back as the head drains).
+     * what keeps each lane's head in memory (they come back as the head drains). A weighted queue's given-back
+     * entries apart are looked at first, in the order they came back, and its lanes strictly, high first.
      *
      * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
      */
