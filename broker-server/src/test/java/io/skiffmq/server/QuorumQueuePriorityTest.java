@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * high lane, the rest (none, AMQP 1.0's default 4, 0 to 4) in a normal one, served 2:1 (every third message taken
  * from the lanes is the older of their heads), and messages given back first, in the order they came back. A classic
  * queue with {@code x-max-priority} keeps its strict lanes. Messages are published with no consumer, then consumed:
- * the RabbitMQ Java client over 0-9-1, RabbitMQ's AMQP 1.0 client.
+ * the RabbitMQ Java client over 0-9-1 (with RabbitMQ 4.0's own two cases of {@code quorum_queue_SUITE}), RabbitMQ's
+ * AMQP 1.0 client.
  */
 class QuorumQueuePriorityTest extends Amqp10ClientTestBase {
     /** Published in this order, with these 0-9-1 priorities (null: none). */
@@ -73,6 +74,44 @@ class QuorumQueuePriorityTest extends Amqp10ClientTestBase {
         publishMix(channel, classic);
         assertThat(getAll(channel, classic)).as("strict lanes, 200 counted as 9")
             .containsExactly("h2", "h3", "h1", "h4", "n2", "n1", "n3");
+    }
+
+    /** Publishes each priority's number as its body, then consumes them all as RabbitMQ's validate_queue/3 does. */
+    private List<String> publishedThenConsumed(String queue, List<Integer> priorities) throws Exception {
+        Channel channel = channel();
+        channel.queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
+        channel.confirmSelect();
+        for (int p : priorities) {
+            channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().priority(p).build(),
+                Integer.toString(p).getBytes(StandardCharsets.UTF_8));
+        }
+        channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
+        channel.basicQos(priorities.size());
+        BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+        channel.basicConsume(queue, true, new DefaultConsumer(channel) {
+            @Override
+            public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
+                    byte[] body) {
+                seen.add(new String(body, StandardCharsets.UTF_8));
+            }
+        });
+        return take(seen, priorities.size());
+    }
+
+    /** RabbitMQ 4.0's {@code quorum_queue_SUITE:priority_queue_2_1_ratio}: normal ones first, then high ones. */
+    @Test
+    void normalOnesPublishedFirstComeOneForTwoHighOnes() throws Exception {
+        List<Integer> priorities = List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+        assertThat(publishedThenConsumed(unique("qq-2-1-ratio"), priorities)).as("lists_interleave(Lo, Hi)")
+            .containsExactly("5", "6", "0", "7", "8", "1", "9", "10", "2", "11", "12", "3", "13", "14", "4");
+    }
+
+    /** RabbitMQ 4.0's {@code quorum_queue_SUITE:priority_queue_fifo}: high ones first, then normal ones. */
+    @Test
+    void highOnesPublishedFirstAllComeFirst() throws Exception {
+        List<Integer> priorities = List.of(5, 6, 7, 8, 9, 10, 0, 1, 2, 3, 4);
+        assertThat(publishedThenConsumed(unique("qq-priority-fifo"), priorities))
+            .containsExactly("5", "6", "7", "8", "9", "10", "0", "1", "2", "3", "4");
     }
 
     @Test
