@@ -9,7 +9,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A classic queue. Messages wait in arrival order; a message given back (released, modified) returns to its
- * original position, ahead of later ones. Consumers are served round-robin among those with credit.
+ * original position, ahead of later ones. A quorum queue's wait as RabbitMQ 4.0's do: given back ones first, then
+ * two priority lanes served 2:1 ({@link WaitingMessages#weighted}). Consumers are served round-robin among those
+ * with credit.
  *
  * <p>A durable queue has a {@link QueueLog}: its durable messages are written there and confirmed only once the
  * log says they are durable; leaving the queue and failed deliveries are written too, so a restart can
@@ -121,7 +123,9 @@ public final class ClassicQueue implements Queue {
         QueuePages paged = arguments.confirmAfterConsume() ? null : pages;
         this.publisherFlow = new PublisherFlow(executor, context.clock(), memoryLimit, context.publisherFlow(),
             paged == null ? () -> false : paged::writesBehind);
-        this.waiting = new WaitingMessages(arguments.maxPriority(), paged, memoryLimit);
+        // a quorum queue's two lanes are served 2:1 (x-max-priority is refused there), as RabbitMQ 4.0's are
+        this.waiting = type == QueueType.QUORUM ? WaitingMessages.weighted(paged, memoryLimit)
+            : new WaitingMessages(arguments.maxPriority(), paged, memoryLimit);
         this.subscriptionFilter = arguments.subscriptionFilter();
         this.consumers = new QueueConsumers(arguments.singleActiveConsumer(), type == QueueType.QUORUM, gauges);
         this.departures = new Departures(name, arguments, log, context.deadLetters(), status);

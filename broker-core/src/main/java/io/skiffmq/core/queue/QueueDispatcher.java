@@ -130,7 +130,7 @@ final class QueueDispatcher {
             return ConsumerRing.Offer.DONE;
         }
         if (consumer.channelLimit != null && !consumer.channelLimit.tryAcquire(consumer)) {
-            waiting.putBack(entry); // the channel is at its limit: this consumer waits to be resumed
+            waiting.giveBack(entry); // the channel is at its limit: this consumer waits to be resumed
             return ConsumerRing.Offer.NONE;
         }
         int loaded = paging.pageIn(entry);

@@ -6,8 +6,8 @@ import io.skiffmq.core.message.Message;
  * A queue's length limits ({@code x-max-length}, {@code x-max-length-bytes}) as RabbitMQ judges them, by what waits
  * (unsettled deliveries do not count), with their overflow behaviour ({@code x-overflow}: drop-head dead-letters the
  * oldest, reject-publish refuses the arrival, reject-publish-dlx dead-letters it too); and its priority lanes
- * ({@code x-max-priority}). A quorum queue's messages held to be dead-lettered at least once count too, as
- * {@code rabbit_fifo:is_over_limit/1} counts its discards.
+ * ({@code x-max-priority}, or a quorum queue's two). A quorum queue's messages held to be dead-lettered at least
+ * once count too, as {@code rabbit_fifo:is_over_limit/1} counts its discards.
  *
  * <p>Owned by the queue's thread, as every part of a {@link ClassicQueue}; it holds no state of its own.
  */
@@ -94,8 +94,15 @@ final class QueueLimits {
             || arguments.maxLengthBytes() >= 0 && waiting.bodyBytes() > arguments.maxLengthBytes();
     }
 
-    /** The priority lane of a message: its priority capped at {@code x-max-priority}, as RabbitMQ caps it. */
+    /**
+     * The priority lane of a message: its priority capped at {@code x-max-priority}, as RabbitMQ caps it; in a
+     * quorum queue's weighted lanes, high above 4 and normal otherwise, as {@code rabbit_fifo:priority_tag/1} tells
+     * them apart (no priority, as AMQP 1.0's default 4, is normal).
+     */
     int lane(int priority) {
+        if (waiting.weighted()) {
+            return priority > 4 ? WaitingMessages.HIGH : 0;
+        }
         return Math.min(priority, arguments.maxPriority());
     }
 

@@ -84,7 +84,7 @@ final class QueuePaging {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "queue ''{0}'': message {1} cannot be read back now; dispatch "
                 + "resumes with the next publish, settlement or credit", name, entry.sequence, e);
-            waiting.putBack(entry);
+            waiting.giveBack(entry);
             return NOT_NOW;
         }
     }

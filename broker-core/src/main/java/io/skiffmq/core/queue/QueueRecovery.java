@@ -45,7 +45,8 @@ final class QueueRecovery {
     }
 
     /**
-     * Puts back the messages recovered from the log, in sequence order: usually as an index only (a null message),
+     * Puts back the messages recovered from the log (or a quorum queue's replica), in sequence order, each in its
+     * lane (a quorum queue's returned ones ahead of its lanes): usually as an index only (a null message),
      * read back when dispatched; marked as acquired before when they may have been delivered before the restart,
      * expiring when the log says (see {@link QueueExpiry#restored}). Nothing expires yet: {@link #recovered} does.
      *
@@ -70,6 +71,10 @@ final class QueueRecovery {
                 }
                 // dead-lettered once every queue is back to take it: at recovered()
                 deadLettering.add(new DeadLettering(entry, stored.deadLettering()));
+            } else if (waiting.weighted() && entry.returns > 0) {
+                // returned before: a quorum queue's go out first, as rabbit_fifo's returns do (in sequence order:
+                // the order they came back in is not kept)
+                waiting.putBack(entry);
             } else {
                 waiting.arrive(entry);
             }

@@ -11,6 +11,13 @@ import java.util.function.Consumer;
  * (released, modified) at their original position, ahead of later arrivals. Keeps the bytes of those held in memory
  * (a paged-out entry has no message and counts nothing) and the body bytes of all of them ({@code x-max-length-bytes}).
  *
+ * <p>A quorum queue's are {@link #weighted(QueuePages, long) weighted}, as RabbitMQ 4.0's {@code rabbit_fifo}
+ * orders them: messages given back wait apart, in the order they came back, and go out before any other
+ * ({@code rabbit_fifo}'s {@code returns}); the others wait in two lanes, high (priority above 4) and normal, served
+ * as {@code rabbit_fifo_q} serves them: every third message taken from the lanes (its {@code dequeue_counter} at
+ * {@link #WEIGHT}) is the older of the two lanes' heads, the others the high lane's head while it has one. Expiry
+ * looks at the next to go out only, as {@code rabbit_fifo} does.
+ *
  * <p>With {@link QueuePages}, each lane may have a {@link PagedTail}: arrivals {@link #page paged} while the queue
  * is over its memory limit, after every in-memory arrival of the lane, with no entry object in memory. The tail is
  * read back in order, up to {@link #READ_BATCH} at a time and never past the limit but for the one a lane's head
@@ -33,6 +40,13 @@ final class WaitingMessages {
      * also ends at the memory limit, so large ones (256 of 1 MiB would be 256 MiB of heap) stay near it.
      */
     static final int READ_BATCH = 256;
+    /**
+     * {@code rabbit_fifo_q}'s {@code ?WEIGHT}: of a weighted queue's takes from its lanes, those with
+     * {@link #dequeues} at this value go to the older head; the count then starts again at 0.
+     */
+    static final int WEIGHT = 2;
+    /** A weighted queue's lane for messages of priority above 4 ({@code rabbit_fifo}'s {@code priority_tag/1}). */
+    static final int HIGH = 1;
 
     /** By priority: lane {@code i} holds the entries of priority {@code i}. */
     private final Lane[] lanes;
@@ -52,6 +66,19 @@ final class WaitingMessages {
      * tails read back, and a lane's last in-memory entry leaving while its tail waits (its head comes back next).
      */
     private long changes;
+    /** Lanes served 2:1 rather than strictly, with given-back messages apart (a quorum queue's, above). */
+    private final boolean weighted;
+    /** A weighted queue's given-back messages, in the order they came back; null for a strict one. */
+    private final ArrayDeque<QueueEntry> returns;
+    /** A weighted queue's takes from its lanes, counted 0 to {@link #WEIGHT} and round ({@code dequeue_counter}). */
+    private int dequeues;
+    /**
+     * The sequence of the last entry a weighted queue took (-1: none), whether from {@link #returns}, and
+     * {@link #dequeues} before it: what {@link #giveBack} restores.
+     */
+    private long lastTaken = -1;
+    private boolean lastFromReturns;
+    private int dequeuesBefore;
 
     /** @param maxPriority the highest priority told apart (0: a single lane) */
     WaitingMessages(int maxPriority) {
@@ -63,8 +90,19 @@ final class WaitingMessages {
      * @param memoryLimit the footprint past which arrivals are paged, and up to which tails are read back
      */
     WaitingMessages(int maxPriority, QueuePages pages, long memoryLimit) {
+        this(maxPriority, pages, memoryLimit, false);
+    }
+
+    /** A quorum queue's: two lanes served 2:1, and given-back messages first (see above). */
+    static WaitingMessages weighted(QueuePages pages, long memoryLimit) {
+        return new WaitingMessages(HIGH, pages, memoryLimit, true);
+    }
+
+    private WaitingMessages(int maxPriority, QueuePages pages, long memoryLimit, boolean weighted) {
         this.pages = pages;
         this.memoryLimit = memoryLimit;
+        this.weighted = weighted;
+        this.returns = weighted ? new ArrayDeque<>() : null;
         lanes = new Lane[maxPriority + 1];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane(i);
@@ -200,8 +238,47 @@ final class WaitingMessages {
         count(entry, -1);
     }
 
-    /** A taken entry goes back among the waiting ones, at its position. */
+    /** True for a quorum queue's lanes, served 2:1 (see above). */
+    boolean weighted() {
+        return weighted;
+    }
+
+    /**
+     * A taken entry goes back among the waiting ones (released, modified): at its position, or for a weighted
+     * queue after the others given back, ahead of both lanes.
+     */
     void putBack(QueueEntry entry) {
+        if (weighted) {
+            putBacks++;
+            changes++;
+            returns.addLast(entry);
+            count(entry, 1);
+        } else {
+            putBackInLane(entry);
+        }
+    }
+
+    /**
+     * An entry just taken that was not handed out (the consumer's channel is at its limit, its message could not
+     * be read back now) goes back to where it was, as if it had not been taken: a weighted queue's count of takes
+     * is as it was too.
+     */
+    void giveBack(QueueEntry entry) {
+        if (weighted && entry.sequence == lastTaken) {
+            lastTaken = -1;
+            if (lastFromReturns) {
+                putBacks++;
+                changes++;
+                returns.addFirst(entry);
+                count(entry, 1);
+                return;
+            }
+            dequeues = dequeuesBefore;
+        }
+        putBackInLane(entry);
+    }
+
+    private void putBackInLane(QueueEntry entry) {
         putBacks++;
         changes++;
         lanes[entry.priority()].returned.add(entry);
@@ -210,6 +287,10 @@ final class WaitingMessages {
 
     /** The entry that goes out next, left in place; null when none. */
     QueueEntry head() {
+        if (weighted) {
+            QueueEntry back = returns.peekFirst();
+            return back != null ? back : lanes[nextLane()].oldest();
+        }
         for (int i = lanes.length - 1; i >= 0; i--) {
             QueueEntry head = lanes[i].oldest();
             if (head != null) {
@@ -221,6 +302,9 @@ final class WaitingMessages {
 
     /** Removes and returns {@link #head()}. */
     QueueEntry removeHead() {
+        if (weighted) {
+            return removeWeightedHead();
+        }
         for (int i = lanes.length - 1; i >= 0; i--) {
             QueueEntry head = removeOldest(lanes[i]);
             if (head != null) {
@@ -228,6 +312,44 @@ final class WaitingMessages {
             }
         }
         return null;
+    }
+
+    private QueueEntry removeWeightedHead() {
+        QueueEntry back = returns.pollFirst();
+        if (back != null) {
+            count(back, -1);
+            taken(back, true);
+            return back;
+        }
+        QueueEntry head = removeOldest(lanes[nextLane()]);
+        if (head != null) {
+            taken(head, false);
+            dequeuesBefore = dequeues;
+            dequeues = dequeues == WEIGHT ? 0 : dequeues + 1;
+        }
+        return head;
+    }
+
+    private void taken(QueueEntry entry, boolean fromReturns) {
+        lastTaken = entry.sequence;
+        lastFromReturns = fromReturns;
+    }
+
+    /**
+     * The weighted lane served next, as {@code rabbit_fifo_q:next/1}: the high lane while it has a head, but when
+     * {@link #dequeues} is at {@link #WEIGHT} and the normal lane's head is older (sequences are arrival order, as
+     * {@code rabbit_fifo}'s Raft indexes are), the normal lane. A lane without one is never chosen over one with.
+     */
+    private int nextLane() {
+        QueueEntry high = lanes[HIGH].oldest();
+        if (high == null) {
+            return 0;
+        }
+        if (dequeues != WEIGHT) {
+            return HIGH;
+        }
+        QueueEntry normal = lanes[0].oldest();
+        return normal != null && normal.sequence < high.sequence ? 0 : HIGH;
     }
 
     /** See {@link #changes}: a selector consumer that found nothing at one count finds nothing until it moves. */
@@ -242,12 +364,24 @@ final class WaitingMessages {
      * to it were looked at before and are not wanted; given-back ones only when some were given back since the
      * consumer last found none it wanted among them (they are not bounded by the budget). An arrival paged out to the log is read back to be looked at
      * ({@link SelectiveDispatch.Scan#wants}); a given-back entry only when in memory; paged tails are not read beyond
-     * what keeps each lane's head in memory (they come back as the head drains).
+     * what keeps each lane's head in memory (they come back as the head drains). A weighted queue's given-back
+     * entries apart are looked at first, in the order they came back, and its lanes strictly, high first.
      *
      * @return the entry, or null when none is wanted (or the scan ran out of budget: {@link SelectiveDispatch.Scan})
      */
     QueueEntry removeFirstWanted(SelectiveDispatch.Scan scan) {
         boolean lookAtReturned = scan.returnedSeen() != putBacks;
+        if (weighted && lookAtReturned) {
+            for (java.util.Iterator<QueueEntry> it = returns.iterator(); it.hasNext() && !scan.exhausted(); ) {
+                QueueEntry e = it.next();
+                if (e.message != null && scan.wants(e)) {
+                    it.remove();
+                    count(e, -1);
+                    taken(e, true);
+                    return e;
+                }
+            }
+        }
         for (int i = lanes.length - 1; i >= 0 && !scan.exhausted(); i--) {
             Lane lane = lanes[i];
             QueueEntry back = null;
@@ -278,6 +412,7 @@ final class WaitingMessages {
                 if (scan.wants(e)) {
                     it.remove();
                     count(e, -1);
+                    lastTaken = -1; // given back into its lane's place
                     return e;
                 }
                 scan.advance(i, e.sequence);
@@ -288,6 +423,7 @@ final class WaitingMessages {
                 }
                 lane.returned.remove(back);
                 count(back, -1);
+                lastTaken = -1;
                 return back;
             }
         }
@@ -302,6 +438,14 @@ final class WaitingMessages {
      * a message behind one that lives longer waits for it), handing each to {@code expired}.
      */
     void expireHeads(long now, Consumer<QueueEntry> expired) {
+        if (weighted) {
+            // rabbit_fifo expires the next message to go out, while it has expired (expire_msgs/4)
+            QueueEntry head;
+            while ((head = head()) != null && head.expiresAt() <= now) {
+                expired.accept(removeHead());
+            }
+            return;
+        }
         for (Lane lane : lanes) {
             QueueEntry head;
             while ((head = lane.oldest()) != null && head.expiresAt() <= now) {
@@ -310,8 +454,15 @@ final class WaitingMessages {
         }
     }
 
-    /** The earliest expiry among the lanes' heads, {@link Long#MAX_VALUE} when none expires. */
+    /**
+     * The earliest expiry among the lanes' heads, {@link Long#MAX_VALUE} when none expires; a weighted queue's,
+     * that of the next to go out.
+     */
     long nextHeadExpiry() {
+        if (weighted) {
+            QueueEntry head = head();
+            return head == null ? Long.MAX_VALUE : head.expiresAt();
+        }
         long next = Long.MAX_VALUE;
         for (Lane lane : lanes) {
             QueueEntry head = lane.oldest();
@@ -340,6 +491,9 @@ final class WaitingMessages {
 
     /** Every waiting entry, left in place. */
     void forEach(Consumer<QueueEntry> action) {
+        if (weighted) {
+            returns.forEach(action);
+        }
         for (Lane lane : lanes) {
             lane.arrived.forEach(action);
             lane.returned.forEach(action);
@@ -358,9 +512,16 @@ final class WaitingMessages {
             }
         }
         paged = 0;
+        if (weighted) {
+            returns.forEach(e -> e.queued = false);
+        }
         for (Lane lane : lanes) {
             lane.arrived.forEach(e -> e.queued = false);
             lane.returned.forEach(e -> e.queued = false);
+        }
+        if (weighted) {
+            returns.forEach(action);
+            returns.clear();
         }
         for (Lane lane : lanes) {
             lane.arrived.forEach(action);

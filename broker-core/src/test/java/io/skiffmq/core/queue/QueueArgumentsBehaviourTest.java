@@ -421,6 +421,87 @@ class QueueArgumentsBehaviourTest {
             .containsExactly("p9", "p5", "p3", "p1", "none");
     }
 
+    private Queue quorum(String name) {
+        return vhost.declareQueue(name, true, Map.of("x-queue-type", "quorum"));
+    }
+
+    @Test
+    void aQuorumQueueServesPrioritiesAbove4TwoToOneAsRabbitFifoQDoes() {
+        Queue q = quorum("qq");
+        q.publish(amqp091("n1", "qq", null, null), null);
+        q.publish(amqp091("n2", "qq", null, 4), null);
+        q.publish(amqp091("h1", "qq", null, 5), null);
+        q.publish(amqp091("h2", "qq", null, 9), null);
+        q.publish(amqp091("h3", "qq", null, 200), null);
+        q.publish(amqp091("h4", "qq", null, 5), null);
+        q.publish(amqp091("n3", "qq", null, 0), null);
+        assertThat(bodies(consume(q, 10)))
+            .as("two high, then every third the older head (n1 before h3), high while it has any, then normal")
+            .containsExactly("h1", "h2", "n1", "h3", "h4", "n2", "n3");
+    }
+
+    @Test
+    void aQuorumQueueTakesAnOlderHighHeadOnEveryThirdTake() {
+        Queue q = quorum("qq");
+        q.publish(amqp091("h1", "qq", null, 5), null);
+        q.publish(amqp091("n1", "qq", null, null), null);
+        for (int i = 2; i <= 5; i++) {
+            q.publish(amqp091("h" + i, "qq", null, 7), null);
+        }
+        assertThat(bodies(consume(q, 10))).as("n1 is older than h3 at the third take, not than h5 at the sixth")
+            .containsExactly("h1", "h2", "n1", "h3", "h4", "h5");
+    }
+
+    @Test
+    void aQuorumQueueCountsTakesFromOneLaneToo() {
+        Queue q = quorum("qq");
+        q.publish(amqp091("n1", "qq", null, null), null);
+        q.publish(amqp091("n2", "qq", null, null), null);
+        RecordingSink sink = consume(q, 1);
+        assertThat(bodies(sink)).containsExactly("n1");
+        for (int i = 1; i <= 3; i++) {
+            q.publish(amqp091("h" + i, "qq", null, 6), null);
+        }
+        q.flow(sink.consumer, 1, 10, false, false);
+        assertThat(bodies(sink)).as("n1 was the first take: the third is h2's or n2's, and n2 is older")
+            .containsExactly("n1", "h1", "n2", "h2", "h3");
+    }
+
+    @Test
+    void aQuorumQueueDeliversGivenBackMessagesFirstInTheOrderTheyCameBack() {
+        Queue q = quorum("qq");
+        q.publish(amqp091("n1", "qq", null, null), null);
+        q.publish(amqp091("n2", "qq", null, null), null);
+        q.publish(amqp091("n3", "qq", null, null), null);
+        RecordingSink sink = consume(q, 3);
+        assertThat(bodies(sink)).containsExactly("n1", "n2", "n3");
+        q.publish(amqp091("h1", "qq", null, 5), null);
+        q.publish(amqp091("h2", "qq", null, 5), null);
+        q.settle(sink.consumer, 2, 2, Outcome.RELEASED);
+        q.settle(sink.consumer, 0, 0, Outcome.RELEASED);
+        q.settle(sink.consumer, 1, 1, Outcome.MODIFIED_FAILED);
+        q.flow(sink.consumer, 3, 10, false, false);
+        assertThat(bodies(sink)).as("returns ahead of the high lane, as they came back")
+            .containsExactly("n1", "n2", "n3", "n3", "n1", "n2", "h1", "h2");
+    }
+
+    @Test
+    void aQuorumQueueRestoredFromItsReplicaServesReturnedOnesFirstThenItsLanes() {
+        Queue q = quorum("qq");
+        List<StoredMessage> stored = new ArrayList<>();
+        String[] bodies = {"n1", "h1", "n2", "h2", "h3", "n3"};
+        int[] priorities = {0, 5, 4, 8, 5, 0};
+        for (int i = 0; i < bodies.length; i++) {
+            Message m = amqp091(bodies[i], "qq", null, priorities[i]);
+            long returns = i == 2 || i == 4 ? 1 : 0; // n2 and h3 were given back before
+            stored.add(new StoredMessage(i, m, 0, -1, m.priority(), -1, m.bodySize(), -1, true, returns, null));
+        }
+        ((ClassicQueue) q).restore(stored);
+        ((ClassicQueue) q).recovered();
+        assertThat(bodies(consume(q, 10))).as("n2 and h3 first, in sequence order; then h1 h2, n1 (older), n3")
+            .containsExactly("n2", "h3", "h1", "h2", "n1", "n3");
+    }
+
     @Test
     void aSingleActiveConsumerHandsOverToTheNextInLine() {
         Queue q = declare("q", Map.of("x-single-active-consumer", true));
