@@ -68,6 +68,8 @@ final class MovingConsumer implements Queue {
     private boolean flowed;
     private boolean closed;
     private boolean cancelled;
+    /** Until when a first subscription is tried ({@link System#nanoTime()}); set once, when it is asked for. */
+    private long firstDeadline;
     private volatile Generation current;
     /** The first tag and delivery-count the next generation starts from. */
     private long nextTag;
@@ -133,8 +135,11 @@ final class MovingConsumer implements Queue {
         @Override
         public void refused(String reason) {
             refused = true;
+            // a first subscription to the leader's queue whose stand-in here went meanwhile (a newer leader
+            // recorded, as on a node just started): tried again at what serves the queue now, not refused
+            boolean replaced = firstOne && PeerLinks.isRemote(queue) && recordStands() && serving() != queue;
             // a later leader's queue that another consumer has exclusively now: this one is cancelled
-            gone(this, firstOne ? reason : null, PeerLinks.inExclusiveUse(reason));
+            gone(this, firstOne && !replaced ? reason : null, PeerLinks.inExclusiveUse(reason));
         }
     }
 
@@ -147,7 +152,9 @@ final class MovingConsumer implements Queue {
             return now().subscribe(consumerSink, consumerFlow, settled, exclusiveUse, consumerPriority, selector);
         }
         QueueConsumer handle = QueueConsumer.handle(this, consumerSink, consumerFlow, settled, null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         synchronized (this) {
+            this.firstDeadline = deadline;
             this.sink = consumerSink;
             this.flow = consumerFlow;
             this.preSettled = settled;
@@ -155,7 +162,6 @@ final class MovingConsumer implements Queue {
             this.priority = consumerPriority;
             this.channelLimit = consumerFlow.channelLimit();
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         replicated.barrier(vhost.name(), record).whenComplete((done, failure) -> {
             if (failure != null) {
                 refuse();
@@ -349,7 +355,9 @@ final class MovingConsumer implements Queue {
             sink.queueDeleted();
             return;
         }
-        replicated.later(() -> attach(0), RETRY_MILLIS);
+        // a first subscription that never was is still the first: its consumer waits for its subscribed
+        long deadline = generation.firstOne && generation.refused ? firstDeadline : 0;
+        replicated.later(() -> attach(deadline), RETRY_MILLIS);
     }
 
     /** True while the consumer is subscribed to a queue on another node (for the words of a refusal). */
