@@ -88,14 +88,19 @@ class QuorumQueuePriorityTest extends Amqp10ClientTestBase {
         channel.waitForConfirmsOrDie(TIMEOUT.toMillis());
         channel.basicQos(priorities.size());
         BlockingQueue<String> seen = new LinkedBlockingQueue<>();
-        channel.basicConsume(queue, true, new DefaultConsumer(channel) {
+        channel.basicConsume(queue, true, bodiesInto(channel, seen));
+        return take(seen, priorities.size());
+    }
+
+    /** A consumer that adds each body it gets, as text, to {@code seen}. */
+    private static DefaultConsumer bodiesInto(Channel channel, BlockingQueue<String> seen) {
+        return new DefaultConsumer(channel) {
             @Override
             public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                     byte[] body) {
                 seen.add(new String(body, StandardCharsets.UTF_8));
             }
-        });
-        return take(seen, priorities.size());
+        };
     }
 
     /** RabbitMQ 4.0's {@code quorum_queue_SUITE:priority_queue_2_1_ratio}: normal ones first, then high ones. */
@@ -127,13 +132,7 @@ class QuorumQueuePriorityTest extends Amqp10ClientTestBase {
         Channel consuming = channel();
         consuming.basicQos(3);
         BlockingQueue<String> seen = new LinkedBlockingQueue<>();
-        consuming.basicConsume(q, false, new DefaultConsumer(consuming) {
-            @Override
-            public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-                    byte[] body) {
-                seen.add(new String(body, StandardCharsets.UTF_8));
-            }
-        });
+        consuming.basicConsume(q, false, bodiesInto(consuming, seen));
         List<String> got = take(seen, 3);
         assertThat(got).containsExactly("n1", "n2", "n3");
         for (String body : List.of("h1", "h2")) {
