@@ -422,6 +422,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /**
      * One try of a transfer. A member that has not added the group yet (it applies the metadata log a heartbeat
      * behind its leader) refuses it, and Ratis' client gives up on such a refusal: tried again until the deadline.
+     * A reply that refuses the transfer ends it.
      */
     private CompletableFuture<Void> transferOnce(RaftGroup group, Message entry, long deadline, long timeout) {
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -429,8 +430,11 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         return one.async().send(entry).orTimeout(Math.max(1, left), TimeUnit.MILLISECONDS)
             .handle((reply, failure) -> {
                 closeInBackground(one); // ends its tries
-                return failure != null ? failure : reply.isSuccess() ? null
-                    : Objects.requireNonNullElseGet(reply.getException(), () -> new IOException("not committed"));
+                if (failure == null && !reply.isSuccess()) { // answered and refused: not tried again
+                    throw new CompletionException(noMajority(Objects.requireNonNullElseGet(reply.getException(),
+                        () -> new IOException("not committed")), timeout));
+                }
+                return failure;
             })
             .thenCompose(failure -> {
                 if (failure == null) {
