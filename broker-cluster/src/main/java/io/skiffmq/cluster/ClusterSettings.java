@@ -30,7 +30,7 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
     public static final Duration DEFAULT_APPEND_TIMEOUT = Duration.ofSeconds(10);
     /**
      * Ratis' own 150 ms flaps on a loaded 2-core machine, whose GC and fsync pauses reach that; a second still
-     * elects a new leader within a few seconds of a kill.
+     * elects a new leader within a few seconds of a kill. The server's {@code cluster-election-timeout}.
      */
     public static final Duration DEFAULT_ELECTION_TIMEOUT = Duration.ofMillis(1000);
     /** Ratis' own auto-snapshot threshold. */
@@ -66,6 +66,11 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
 
     public ClusterSettings withAppendTimeout(Duration timeout) {
         return new ClusterSettings(self, seeds, bindHost, dataDir, secret, timeout, electionTimeout, snapshotEvery,
+            segmentBytes, queueSnapshotBytes);
+    }
+
+    public ClusterSettings withElectionTimeout(Duration timeout) {
+        return new ClusterSettings(self, seeds, bindHost, dataDir, secret, appendTimeout, timeout, snapshotEvery,
             segmentBytes, queueSnapshotBytes);
     }
 

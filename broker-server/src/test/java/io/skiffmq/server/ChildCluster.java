@@ -27,6 +27,13 @@ final class ChildCluster implements AutoCloseable {
     private final int[] clusterPorts;
     /** Nodes start side by side ({@link #startMembers}): these two are shared by the starting threads. */
     private final List<Path> logs = new CopyOnWriteArrayList<>();
+    /**
+     * The nodes' {@code cluster-election-timeout}: a lost leader is replaced within 0.4–0.8 s rather than 1–2 s,
+     * which the tests that kill or cut off leaders wait out many times; still well above the GC and fsync pauses
+     * of a loaded 2-core machine, which the leader's heartbeats (every half of it) must outlast.
+     */
+    static final int ELECTION_TIMEOUT_MILLIS = 400;
+
     private final AtomicInteger starts = new AtomicInteger();
     private final Path dir;
     private final String prefix;
@@ -73,6 +80,7 @@ final class ChildCluster implements AutoCloseable {
         List<String> flags = new ArrayList<>(List.of("--node=" + name(i), "--cluster-port=" + clusterPorts[i],
             "--cluster-nodes=" + listed, "--cluster-secret-file=" + dir.resolve("secret"),
             "--cluster-append-timeout=" + appendTimeoutMillis,
+            "--cluster-election-timeout=" + ELECTION_TIMEOUT_MILLIS,
             // a quorum queue group's snapshot every 16 KiB of log: a restarted member loads one and the log after it
             "--cluster-queue-snapshot-bytes=16384"));
         flags.addAll(settings);

@@ -208,7 +208,10 @@ class ClusterQuorumPartitionJepsenTest {
         cluster.isolate(cut);
         partitions++;
         if (brief) {
-            hold(Integer.MAX_VALUE, Duration.ZERO, Duration.ofMillis(500 + ThreadLocalRandom.current().nextInt(2000)));
+            // the election ends one to two election timeouts after the cut: healed between half and two and a half
+            int election = ChildCluster.ELECTION_TIMEOUT_MILLIS;
+            hold(Integer.MAX_VALUE, Duration.ZERO,
+                Duration.ofMillis(election / 2 + ThreadLocalRandom.current().nextInt(2 * election)));
         } else if (cut == leader) {
             // the majority elects another leader, which the cut-off one must not take for itself
             long cutAt = System.nanoTime();

@@ -142,7 +142,8 @@ final class NetnsCluster implements AutoCloseable {
             List.of("--bind=" + host(i), "--port=" + AMQP_PORT, "--management-port=" + HTTP_PORT,
                 "--loopback-users=none", "--node=" + name(i),
                 "--cluster-port=" + CLUSTER_PORT, "--cluster-nodes=" + listed,
-                "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis));
+                "--cluster-secret-file=" + dir.resolve("secret"), "--cluster-append-timeout=" + appendTimeoutMillis,
+                "--cluster-election-timeout=" + ChildCluster.ELECTION_TIMEOUT_MILLIS));
         logs.add(node.log);
         nodes[i] = node;
         return node;

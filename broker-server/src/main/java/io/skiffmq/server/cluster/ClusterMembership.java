@@ -66,6 +66,7 @@ public final class ClusterMembership implements AutoCloseable {
         ClusterSettings settings = ClusterSettings.of(self, NodeAddress.parseList(config.cluster().nodes()),
                 config.bindAddress(), config.dataDir().resolve("cluster"), secret)
             .withAppendTimeout(Duration.ofMillis(config.cluster().appendTimeoutMillis()))
+            .withElectionTimeout(Duration.ofMillis(config.cluster().electionTimeoutMillis()))
             .withQueueSnapshotBytes(config.cluster().queueSnapshotBytes());
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
         ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout(), config.cluster().maxInFlight());

@@ -17,9 +17,11 @@ import java.util.List;
  *        yet past which it holds its publishers back (docs/cluster.md, "Messages between nodes")
  * @param queueSnapshotBytes the bytes a quorum queue group's log takes between two of its snapshots, at which it is
  *        cut: about what a restarted member replays after loading the snapshot (docs/quorum-queues.md, "Snapshots")
+ * @param electionTimeoutMillis the shortest time a follower goes without its leader's heartbeat before it stands for
+ *        election, in every Raft group of the node (the longest is twice that; docs/cluster.md, "Settings")
  */
 public record ClusterConfig(String nodes, int port, Path secretFile, long appendTimeoutMillis, int maxInFlight,
-        long queueSnapshotBytes) {
+        long queueSnapshotBytes, long electionTimeoutMillis) {
     /** Ten seconds: an election and a slow fsync fit, a client waiting on a declare is not kept long. */
     public static final long DEFAULT_APPEND_TIMEOUT_MILLIS = 10_000;
     /** Some 2,000 messages: several round trips of the home node's link credit, a few MB of small messages. */
@@ -29,6 +31,10 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
      * (docs/quorum-queues.md, "Snapshots").
      */
     public static final long DEFAULT_QUEUE_SNAPSHOT_BYTES = 64L << 20;
+    /** One second: Ratis' own 150 ms flaps on a loaded 2-core machine, whose GC and fsync pauses reach that. */
+    public static final long DEFAULT_ELECTION_TIMEOUT_MILLIS = 1000;
+    /** Below this a GC pause or a slow fsync alone passes for a dead leader, and elections never settle. */
+    public static final long MIN_ELECTION_TIMEOUT_MILLIS = 100;
 
     public ClusterConfig {
         Setting.checkPort("cluster-port", port);
@@ -44,11 +50,15 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
         if (queueSnapshotBytes <= 0) {
             throw new IllegalArgumentException("cluster-queue-snapshot-bytes must be > 0");
         }
+        if (electionTimeoutMillis < MIN_ELECTION_TIMEOUT_MILLIS) {
+            throw new IllegalArgumentException("cluster-election-timeout must be >= " + MIN_ELECTION_TIMEOUT_MILLIS
+                + " ms");
+        }
     }
 
     public static ClusterConfig defaults() {
         return new ClusterConfig("", Setting.NO_PORT, null, DEFAULT_APPEND_TIMEOUT_MILLIS, DEFAULT_MAX_IN_FLIGHT,
-            DEFAULT_QUEUE_SNAPSHOT_BYTES);
+            DEFAULT_QUEUE_SNAPSHOT_BYTES, DEFAULT_ELECTION_TIMEOUT_MILLIS);
     }
 
     /** True when this node is to be part of a cluster. */
@@ -77,7 +87,10 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
             + " has sent there and not had settled yet past which its publishers are held back"),
         Setting.of("cluster-queue-snapshot-bytes", "bytes", "67108864", "the bytes of a quorum queue group's log"
             + " between two of its snapshots, at which the log is cut: about what a restarted member replays after"
-            + " loading its snapshot"));
+            + " loading its snapshot"),
+        Setting.of("cluster-election-timeout", "ms", "1000", "the shortest time a follower goes without its"
+            + " leader's heartbeat before it stands for election (the longest is twice that; at least 100): how"
+            + " soon a leader killed or cut off is replaced; every node of a cluster should have the same"));
 
     /** True when {@code name} is one of these settings. */
     public static boolean has(String name) {
@@ -92,17 +105,19 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
     public ClusterConfig with(String name, String value) {
         return switch (name) {
             case "cluster-port" -> new ClusterConfig(nodes, Setting.port(name, value), secretFile,
-                appendTimeoutMillis, maxInFlight, queueSnapshotBytes);
+                appendTimeoutMillis, maxInFlight, queueSnapshotBytes, electionTimeoutMillis);
             case "cluster-nodes" -> new ClusterConfig(value, port, secretFile, appendTimeoutMillis, maxInFlight,
-                queueSnapshotBytes);
+                queueSnapshotBytes, electionTimeoutMillis);
             case "cluster-secret-file" -> new ClusterConfig(nodes, port, Path.of(value), appendTimeoutMillis,
-                maxInFlight, queueSnapshotBytes);
+                maxInFlight, queueSnapshotBytes, electionTimeoutMillis);
             case "cluster-append-timeout" -> new ClusterConfig(nodes, port, secretFile, Long.parseLong(value),
-                maxInFlight, queueSnapshotBytes);
+                maxInFlight, queueSnapshotBytes, electionTimeoutMillis);
             case "cluster-max-in-flight" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
-                Integer.parseInt(value), queueSnapshotBytes);
+                Integer.parseInt(value), queueSnapshotBytes, electionTimeoutMillis);
             case "cluster-queue-snapshot-bytes" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
-                maxInFlight, ByteSize.parse(name, value));
+                maxInFlight, ByteSize.parse(name, value), electionTimeoutMillis);
+            case "cluster-election-timeout" -> new ClusterConfig(nodes, port, secretFile, appendTimeoutMillis,
+                maxInFlight, queueSnapshotBytes, Long.parseLong(value));
             default -> throw new IllegalArgumentException("unknown setting " + name);
         };
     }

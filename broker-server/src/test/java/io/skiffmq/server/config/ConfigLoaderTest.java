@@ -54,7 +54,7 @@ class ConfigLoaderTest {
             "definitions-compaction-min-bytes", "64KiB", "cluster-port", "25672",
             "cluster-nodes", "rabbit@test:25672,rabbit@other:25672", "cluster-secret-file", "/etc/skiffmq/secret",
             "cluster-append-timeout", "5000", "cluster-max-in-flight", "500",
-            "cluster-queue-snapshot-bytes", "16MiB"};
+            "cluster-queue-snapshot-bytes", "16MiB", "cluster-election-timeout", "400"};
         for (int i = 0; i < pairs.length; i += 2) {
             EVERY_SETTING.put(pairs[i], pairs[i + 1]);
         }
@@ -175,6 +175,9 @@ class ConfigLoaderTest {
             .hasMessage("unknown setting nonsense (command line --nonsense=1)");
         assertThatThrownBy(() -> load(new String[] {"--port=70000"}, Map.of(), new Properties(), List.of()))
             .hasMessageContaining("port must be in [0, 65535]").hasMessageContaining("command line --port");
+        assertThatThrownBy(() -> load(new String[] {"--cluster-election-timeout=50"}, Map.of(), new Properties(),
+            List.of())).hasMessageContaining("cluster-election-timeout must be >= 100 ms")
+                .hasMessageContaining("command line --cluster-election-timeout");
     }
 
     @Test
