@@ -25,9 +25,8 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 /**
- * The queue groups this node's Ratis server hosts beside the metadata group ({@link QueueGroup}): one per member
- * set, its id derived from the member names, added to the server when first asked for and recovered with it at
- * start. Commands are submitted to the local server directly (the live queue is on the leader's node), with no
+ * The queue groups this node's queue server hosts ({@link QueueGroup}, {@link ClusterNode}): one per member set,
+ * its id derived from the member names, added to the server when first asked for and recovered with it at start. Commands are submitted to the local server directly (the live queue is on the leader's node), with no
  * client and no network hop. Thread-safe.
  */
 final class QueueGroups {
@@ -104,7 +103,7 @@ final class QueueGroups {
         RaftGroupId id = id(names);
         synchronized (this) {
             if (!machines.containsKey(id)) {
-                RaftGroup group = RaftGroup.valueOf(id, sorted.stream().map(ClusterNode::peer).toList());
+                RaftGroup group = RaftGroup.valueOf(id, sorted.stream().map(ClusterNode::queuePeer).toList());
                 RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, self,
                     callIds.incrementAndGet(), group, true));
                 if (!reply.isSuccess() && !machines.containsKey(id)) {
