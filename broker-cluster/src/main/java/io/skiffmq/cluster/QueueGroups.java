@@ -33,6 +33,7 @@ final class QueueGroups {
     private static final System.Logger LOG = System.getLogger(QueueGroups.class.getName());
     /** Between two tries of a new leader's entry (its first entry of the term may not be committed yet). */
     private static final long ANNOUNCE_RETRY_MILLIS = 50;
+    private static final byte[] NOTICE_ENTRY = {QueueGroupMachine.NOTICE};
 
     private final QueueGroupApplier applier;
     private final RaftPeerId self;
@@ -151,6 +152,15 @@ final class QueueGroups {
                 // the group or this node is going
             }
         });
+    }
+
+    /** Appends a {@link QueueGroupMachine#NOTICE}, from the leader, off its apply thread; its outcome is not needed. */
+    void notice(RaftGroupId id) {
+        try {
+            timer.execute(() -> submit(id, NOTICE_ENTRY));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // this node is stopping
+        }
     }
 
     private CompletableFuture<RaftClientReply> submit(RaftGroupId id, byte[] entry) {
