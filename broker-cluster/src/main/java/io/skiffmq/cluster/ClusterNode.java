@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -42,9 +43,13 @@ import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * This node's place in the cluster: a Ratis server on the cluster port holding the one metadata group, and a client
- * of that group through which this node appends ({@link MetadataLog}), names the cluster, and adds and removes
- * members. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
+ * This node's place in the cluster: a Ratis server on the cluster port holding the one metadata group, a second on
+ * the queue port ({@link ClusterSettings#QUEUE_PORT_OFFSET}) holding the queue groups, and a client of the metadata
+ * group through which this node appends ({@link MetadataLog}), names the cluster, and adds and removes members. The
+ * two servers differ in one setting Ratis reads per server: the metadata server appends the commit index to its log
+ * after each commit ({@code raft.server.log.log-metadata.enabled}), which tells its followers of the commit at once
+ * and lets a restarted node apply what was committed before it stopped; the queue server does not, as that entry is
+ * synced and replicated like any other, and a lone publish waited behind the one of the publish before it. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
  * Ratis runs its own threads, and the applier is called on its state machine updater thread.
  */
 public final class ClusterNode implements MetadataLog, AutoCloseable {
@@ -68,6 +73,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private final Parameters parameters;
     private final NodeTls nodeTls;
     private final RaftServer server;
+    /** The queue groups' server; null when the node was started without them. */
+    private final RaftServer queueServer;
     /**
      * Appends go through this client, in order. Ratis closes an ordered client for good once one request fails, so
      * a failure replaces it ({@link #send}).
@@ -98,6 +105,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     private final java.util.concurrent.ScheduledExecutorService queueTimer;
     /** Elections held when a leader's node-to-node link closes, rather than after the election timeout. */
     private final EarlyElections earlyElections;
+    private final EarlyElections earlyQueueElections;
 
     private ClusterNode(ClusterSettings settings, LogApplier applier, QueueGroupApplier queueApplier)
             throws IOException {
@@ -116,25 +124,35 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             this.queueTimer = null;
             this.queueGroups = null;
         }
-        this.properties = properties(settings);
+        this.properties = properties(settings, settings.self().port(), settings.dataDir(), true);
         SecretTls tls = new SecretTls(settings.secret(), settings.self().name());
         this.nodeTls = tls.nodeTls();
         this.parameters = parameters(tls.grpcConfig());
         this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
-            .setParameters(parameters).setStateMachineRegistry(group -> METADATA_GROUP.equals(group) || queueGroups == null
-                ? newStateMachine() : queueGroups.machine(group))
+            .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newAppender(seeds));
         this.reader = newClient(RaftGroup.valueOf(METADATA_GROUP, peer(settings.self())), adminRetries(settings));
-        if (queueGroups != null) {
-            queueGroups.server(server);
-        }
         // at most one early election per group per two of its longest election timeouts
-        this.earlyElections = new EarlyElections(server, selfId, 4 * settings.electionTimeout().toMillis(),
-            this::lastEntryAt);
+        long quiet = 4 * settings.electionTimeout().toMillis();
+        this.earlyElections = new EarlyElections(server, selfId, quiet, this::lastEntryAt);
+        if (queueGroups != null) {
+            Files.createDirectories(settings.queueDataDir());
+            moveQueueGroups(settings.dataDir(), settings.queueDataDir());
+            this.queueServer = RaftServer.newBuilder().setServerId(selfId)
+                .setProperties(properties(settings, settings.self().port() + ClusterSettings.QUEUE_PORT_OFFSET,
+                    settings.queueDataDir(), false))
+                .setParameters(parameters).setStateMachineRegistry(queueGroups::machine)
+                .setOption(RaftStorage.StartupOption.RECOVER).build(); // the groups it held are recovered
+            queueGroups.server(queueServer);
+            this.earlyQueueElections = new EarlyElections(queueServer, selfId, quiet, this::lastEntryAt);
+        } else {
+            this.queueServer = null;
+            this.earlyQueueElections = null;
+        }
     }
 
     /**
@@ -142,7 +160,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
      * that node leads and this node follows may elect a new leader at once ({@link EarlyElections}). Returns at once.
      */
     public void nodeLinkLost(String nodeName) {
-        CompletableFuture.runAsync(() -> earlyElections.nodeLost(nodeName));
+        background.execute(() -> {
+            earlyElections.nodeLost(nodeName);
+            if (earlyQueueElections != null) {
+                earlyQueueElections.nodeLost(nodeName);
+            }
+        });
     }
 
     /**
@@ -161,8 +184,13 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             throws IOException {
         ClusterNode node = new ClusterNode(settings, applier, queueApplier);
         node.server.start();
-        LOG.log(System.Logger.Level.INFO, "cluster node {0} listening on {1}:{2,number,#}, seeds {3}",
-            settings.self().name(), settings.bindHost(), settings.self().port(), settings.seeds());
+        if (node.queueServer != null) {
+            node.queueServer.start();
+        }
+        LOG.log(System.Logger.Level.INFO, "cluster node {0} listening on {1}:{2,number,#}{3}, seeds {4}",
+            settings.self().name(), settings.bindHost(), settings.self().port(), node.queueServer == null ? ""
+                : String.format(" and, for queue groups, %d", settings.self().port() + ClusterSettings.QUEUE_PORT_OFFSET),
+            settings.seeds());
         return node;
     }
 
@@ -173,12 +201,38 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         return machine;
     }
 
-    private static RaftProperties properties(ClusterSettings settings) {
+    /**
+     * Moves the queue groups a node kept beside its metadata group, in one server, before they had one of their own:
+     * each group's directory is named for its id.
+     */
+    private static void moveQueueGroups(Path from, Path to) throws IOException {
+        try (var dirs = Files.newDirectoryStream(from, Files::isDirectory)) {
+            for (Path dir : dirs) {
+                String name = dir.getFileName().toString();
+                if (isGroupId(name) && !name.equals(METADATA_GROUP.getUuid().toString())) {
+                    Files.move(dir, to.resolve(name), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                    LOG.log(System.Logger.Level.INFO, "queue group {0} moved from {1} to {2}", name, from, to);
+                }
+            }
+        }
+    }
+
+    private static boolean isGroupId(String name) {
+        try {
+            return UUID.fromString(name).toString().equals(name);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** One server's properties: on {@code port}, its groups in {@code dir}. */
+    private static RaftProperties properties(ClusterSettings settings, int port, Path dir, boolean logCommits) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, new SnapshotFallbackRpc());
         GrpcConfigKeys.Server.setHost(p, settings.bindHost());
-        GrpcConfigKeys.Server.setPort(p, settings.self().port());
-        RaftServerConfigKeys.setStorageDir(p, List.of(settings.dataDir().toFile()));
+        GrpcConfigKeys.Server.setPort(p, port);
+        RaftServerConfigKeys.setStorageDir(p, List.of(dir.toFile()));
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, logCommits);
         long election = settings.electionTimeout().toMillis();
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
@@ -257,6 +311,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     static RaftPeer peer(NodeAddress node) {
         return RaftPeer.newBuilder().setId(node.name()).setAddress(node.socketAddress()).build();
+    }
+
+    /** A member of a queue group: the node's queue server. */
+    static RaftPeer queuePeer(NodeAddress node) {
+        return RaftPeer.newBuilder().setId(node.name())
+            .setAddress(node.host() + ":" + (node.port() + ClusterSettings.QUEUE_PORT_OFFSET)).build();
     }
 
     @Override
@@ -408,7 +468,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 return CompletableFuture.failedFuture(new IllegalArgumentException("node " + member
                     + " is not a member"));
             }
-            peers.add(peer(address));
+            peers.add(queuePeer(address));
         }
         byte[] entry = new byte[1 + command.length];
         entry[0] = QueueGroupMachine.TRANSFER;
@@ -461,7 +521,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         List<NodeAddress> all = members();
         List<RaftPeer> peers = new ArrayList<>();
         for (String member : memberNames.stream().sorted().toList()) {
-            peers.add(peer(all.stream().filter(m -> m.name().equals(member)).findFirst()
+            peers.add(queuePeer(all.stream().filter(m -> m.name().equals(member)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("node " + member + " is not a member"))));
         }
         try (RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()),
@@ -689,9 +749,15 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         try {
             client.get().close();
         } finally {
-            server.close();
-            if (queueGroups != null) {
-                queueGroups.close();
+            try {
+                if (queueServer != null) {
+                    queueServer.close();
+                }
+            } finally {
+                server.close();
+                if (queueGroups != null) {
+                    queueGroups.close();
+                }
             }
         }
     }

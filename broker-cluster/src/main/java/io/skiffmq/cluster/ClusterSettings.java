@@ -13,7 +13,8 @@ import java.util.List;
  * @param seeds the nodes that form the cluster on its first start, this one among them (added when missing); after
  *        that, membership is what the log holds
  * @param bindHost the address the cluster port listens on
- * @param dataDir where this node keeps the metadata log and its snapshots
+ * @param dataDir where this node keeps the metadata log and its snapshots (the queue groups' beside it:
+ *        {@link #queueDataDir})
  * @param secret the cluster's shared secret
  * @param appendTimeout how long an append may wait for a majority before it fails
  * @param electionTimeout the shortest time without a leader's heartbeat before a follower stands for election (the
@@ -39,6 +40,12 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
     public static final long DEFAULT_SEGMENT_BYTES = 8L << 20;
     /** 64 MiB of log replayed after a snapshot: under a second's work for a restarted member. */
     public static final long DEFAULT_QUEUE_SNAPSHOT_BYTES = 64L << 20;
+    /**
+     * The queue groups' Raft server listens on the cluster port plus this (the port after the cluster port is the
+     * node port, for messages between nodes): the same offset on every node, so each knows the others' from their
+     * cluster port.
+     */
+    public static final int QUEUE_PORT_OFFSET = 2;
 
     public ClusterSettings {
         if (appendTimeout.isNegative() || appendTimeout.isZero()) {
@@ -55,6 +62,11 @@ public record ClusterSettings(NodeAddress self, List<NodeAddress> seeds, String 
             all.add(self);
         }
         seeds = List.copyOf(all);
+    }
+
+    /** Where this node keeps its queue groups' logs and snapshots: beside {@link #dataDir}. */
+    public Path queueDataDir() {
+        return dataDir.resolveSibling(dataDir.getFileName() + "-queues");
     }
 
     /** The usual settings for {@code self} among {@code seeds}. */

@@ -45,6 +45,12 @@ final class QueueGroupMachine extends BaseStateMachine {
     static final byte COMMAND = 2;
     /** The applier's bytes, from any node and outside the epochs: {@link QueueGroupApplier#transfer}. */
     static final byte TRANSFER = 3;
+    /**
+     * Nothing to apply: appended by the leader after a leader or transfer entry, so that the followers learn that it
+     * is committed at once (the queue server appends no commit-index entries of its own; {@link ClusterNode}), not
+     * with the next heartbeat. Their nodes route to the queue's leader by the leader entry.
+     */
+    static final byte NOTICE = 4;
     static final Message APPLIED = Message.valueOf(ByteString.copyFrom(new byte[] {1}));
     static final Message STALE = Message.valueOf(ByteString.copyFrom(new byte[] {0}));
     private static final System.Logger LOG = System.getLogger(QueueGroupMachine.class.getName());
@@ -211,13 +217,19 @@ final class QueueGroupMachine extends BaseStateMachine {
             LOG.log(System.Logger.Level.DEBUG, "queue group {0}: leader entry of {1} applied at index {2,number,#}",
                 name, node, index);
             applier.leader(name, leader, index, live);
+            if (live) {
+                groups.notice(getGroupId());
+            }
         } else if (kind == COMMAND) {
             if (data.getLong() != epoch || !applier.applyCommand(name, index, data.slice())) {
                 reply = STALE;
             }
         } else if (kind == TRANSFER) {
             applier.transfer(name, index, data.slice());
-        } else {
+            if (leaderOf(entry.getTerm())) {
+                groups.notice(getGroupId());
+            }
+        } else if (kind != NOTICE) {
             throw new IllegalStateException("unknown queue group entry kind " + kind + ": written by a newer version?");
         }
         updateLastAppliedTermIndex(entry.getTerm(), index);

@@ -25,15 +25,15 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 /**
- * The queue groups this node's Ratis server hosts beside the metadata group ({@link QueueGroup}): one per member
- * set, its id derived from the member names, added to the server when first asked for and recovered with it at
- * start. Commands are submitted to the local server directly (the live queue is on the leader's node), with no
+ * The queue groups this node's queue server hosts ({@link QueueGroup}, {@link ClusterNode}): one per member set,
+ * its id derived from the member names, added to the server when first asked for and recovered with it at start. Commands are submitted to the local server directly (the live queue is on the leader's node), with no
  * client and no network hop. Thread-safe.
  */
 final class QueueGroups {
     private static final System.Logger LOG = System.getLogger(QueueGroups.class.getName());
     /** Between two tries of a new leader's entry (its first entry of the term may not be committed yet). */
     private static final long ANNOUNCE_RETRY_MILLIS = 50;
+    private static final byte[] NOTICE_ENTRY = {QueueGroupMachine.NOTICE};
 
     private final QueueGroupApplier applier;
     private final RaftPeerId self;
@@ -104,7 +104,7 @@ final class QueueGroups {
         RaftGroupId id = id(names);
         synchronized (this) {
             if (!machines.containsKey(id)) {
-                RaftGroup group = RaftGroup.valueOf(id, sorted.stream().map(ClusterNode::peer).toList());
+                RaftGroup group = RaftGroup.valueOf(id, sorted.stream().map(ClusterNode::queuePeer).toList());
                 RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, self,
                     callIds.incrementAndGet(), group, true));
                 if (!reply.isSuccess() && !machines.containsKey(id)) {
@@ -152,6 +152,15 @@ final class QueueGroups {
                 // the group or this node is going
             }
         });
+    }
+
+    /** Appends a {@link QueueGroupMachine#NOTICE}, from the leader, off its apply thread; its outcome is not needed. */
+    void notice(RaftGroupId id) {
+        try {
+            timer.execute(() -> submit(id, NOTICE_ENTRY));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // this node is stopping
+        }
     }
 
     private CompletableFuture<RaftClientReply> submit(RaftGroupId id, byte[] entry) {

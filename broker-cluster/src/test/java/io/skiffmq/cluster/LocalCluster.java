@@ -31,9 +31,22 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A free port whose queue port ({@link ClusterSettings#QUEUE_PORT_OFFSET} above it) is free too. Picked below the
+     * ephemeral range, as a port near one the system hands out is often taken by its connections.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; ; attempt++) {
+            int port = random.nextInt(20_000, 30_000);
+            try (ServerSocket first = new ServerSocket(port);
+                    ServerSocket queues = new ServerSocket(port + ClusterSettings.QUEUE_PORT_OFFSET)) {
+                return port;
+            } catch (IOException e) {
+                if (attempt > 100) {
+                    throw e;
+                }
+            }
         }
     }
 
@@ -89,6 +102,11 @@ final class LocalCluster implements AutoCloseable {
 
     Path dir(int i) {
         return dir.resolve("n" + i);
+    }
+
+    /** Node {@code i}'s queue groups' directory, beside {@link #dir}. */
+    Path queueDir(int i) {
+        return settings(i, secret).queueDataDir();
     }
 
     @Override

@@ -160,7 +160,7 @@ class QueueGroupsTest {
     /** Node {@code i}'s files of the queue group: its Raft log segments ({@code current}), or its snapshots. */
     private static List<String> files(LocalCluster cluster, int i, QueueGroup group, String subdir)
             throws IOException {
-        try (var paths = Files.list(cluster.dir(i).resolve(group.name()).resolve(subdir))) {
+        try (var paths = Files.list(cluster.queueDir(i).resolve(group.name()).resolve(subdir))) {
             return paths.map(p -> p.getFileName().toString()).sorted().toList();
         } catch (java.nio.file.NoSuchFileException e) {
             return List.of();

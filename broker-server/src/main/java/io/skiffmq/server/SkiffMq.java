@@ -16,6 +16,15 @@ import java.net.InetSocketAddress;
  * connection closed as forced, the journal flushed and closed) before the JVM exits.
  */
 public final class SkiffMq {
+    private static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
+    static {
+        // On one or two CPUs the common pool's parallelism is 1, and CompletableFuture's async steps without an
+        // executor then start a thread each; Ratis' followers chain every append that way. Set before first use.
+        if (System.getProperty(COMMON_POOL_PARALLELISM) == null && Runtime.getRuntime().availableProcessors() <= 2) {
+            System.setProperty(COMMON_POOL_PARALLELISM, "2");
+        }
+    }
 
     private SkiffMq() {
     }

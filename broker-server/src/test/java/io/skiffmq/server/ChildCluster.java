@@ -56,7 +56,7 @@ final class ChildCluster implements AutoCloseable {
         this.nodes = new ChildBroker[size];
         this.clusterPorts = new int[size];
         for (int i = 0; i < size; i++) {
-            clusterPorts[i] = freePortPair();
+            clusterPorts[i] = freePortTriple();
         }
     }
 
@@ -157,14 +157,16 @@ final class ChildCluster implements AutoCloseable {
     }
 
     /**
-     * A free port whose next is free too: the cluster port, and the node port beside it (docs/cluster.md). Picked
-     * below the ephemeral range, as the port after one the system hands out is often taken by its connections.
+     * A free port whose next two are free too: the cluster port, the node port and the queue port beside it
+     * (docs/cluster.md). Picked below the ephemeral range, as a port near one the system hands out is often taken by
+     * its connections.
      */
-    private static int freePortPair() throws IOException {
+    private static int freePortTriple() throws IOException {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; ; attempt++) {
             int port = random.nextInt(20_000, 30_000);
-            try (ServerSocket first = new ServerSocket(port); ServerSocket next = new ServerSocket(port + 1)) {
+            try (ServerSocket first = new ServerSocket(port); ServerSocket next = new ServerSocket(port + 1);
+                    ServerSocket queues = new ServerSocket(port + 2)) {
                 return port;
             } catch (IOException e) {
                 if (attempt > 100) {

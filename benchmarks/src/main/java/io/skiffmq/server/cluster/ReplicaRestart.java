@@ -305,9 +305,19 @@ public final class ReplicaRestart {
         return Stream.of(list.split(",")).mapToInt(Integer::parseInt).toArray();
     }
 
+    /** A free port whose queue port is free too, below the ephemeral range (as the broker's tests pick them). */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; ; attempt++) {
+            int port = random.nextInt(20_000, 30_000);
+            try (ServerSocket first = new ServerSocket(port);
+                    ServerSocket queues = new ServerSocket(port + ClusterSettings.QUEUE_PORT_OFFSET)) {
+                return port;
+            } catch (IOException e) {
+                if (attempt > 100) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -71,6 +71,8 @@ public final class ClusterMembership implements AutoCloseable {
         ReplicatedDefinitions definitions = new ReplicatedDefinitions();
         ReplicatedQueues queues = new ReplicatedQueues(settings.appendTimeout(), config.cluster().maxInFlight());
         io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(), config.cluster().port(), "cluster-port");
+        io.skiffmq.server.transport.PortBinding.probe(config.bindAddress(),
+            config.cluster().port() + ClusterSettings.QUEUE_PORT_OFFSET, "cluster-port (its queue port, 2 above it)");
         ClusterNode node = ClusterNode.start(settings, definitions, queues);
         queues.node(node, definitions);
         definitions.log(node, self.name());

@@ -74,8 +74,9 @@ public record ClusterConfig(String nodes, int port, Path secretFile, long append
     /** These settings' names, defaults and meanings (joined into {@code Settings.ALL}). */
     public static final List<Setting> SETTINGS = List.of(
         Setting.of("cluster-port", "int|none", "none", "the port for Raft and node-to-node traffic (RabbitMQ uses"
-            + " 25672; the port after it is the node port, for messages between nodes); set, the node is part of a"
-            + " cluster (docs/cluster.md); `none`: a single node, nothing of the cluster starts"),
+            + " 25672; the port after it is the node port, for messages between nodes, and the one after that the"
+            + " queue port, for the quorum queues' Raft traffic); set, the node is part of a cluster"
+            + " (docs/cluster.md); `none`: a single node, nothing of the cluster starts"),
         Setting.of("cluster-nodes", "list", "", "the cluster's nodes as `name@host:port` entries separated by"
             + " commas, this node among them (RabbitMQ's classic_config peer discovery); they form the cluster on"
             + " the first start"),
