@@ -113,11 +113,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.selfId = RaftPeerId.valueOf(settings.self().name());
         this.applier = applier;
         if (queueApplier != null) {
-            this.queueTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+            // what the groups' Ratis threads ask of it while this node stops is dropped, not thrown back at them
+            this.queueTimer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "cluster-queue-groups");
                 t.setDaemon(true);
                 return t;
-            });
+            }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
             this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer,
                 settings.queueSnapshotBytes());
         } else {

@@ -156,11 +156,7 @@ final class QueueGroups {
 
     /** Appends a {@link QueueGroupMachine#NOTICE}, from the leader, off its apply thread; its outcome is not needed. */
     void notice(RaftGroupId id) {
-        try {
-            timer.execute(() -> submit(id, NOTICE_ENTRY));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // this node is stopping
-        }
+        timer.execute(() -> submit(id, NOTICE_ENTRY));
     }
 
     private CompletableFuture<RaftClientReply> submit(RaftGroupId id, byte[] entry) {

@@ -197,7 +197,10 @@ public final class ClusterMembership implements AutoCloseable {
     @Override
     public void close() throws IOException {
         offers.shutdownNow();
-        queues.close();
-        node.close();
+        try {
+            node.close(); // first: its apply threads call into the queues
+        } finally {
+            queues.close();
+        }
     }
 }

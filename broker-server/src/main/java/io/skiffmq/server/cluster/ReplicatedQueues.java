@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -59,11 +58,15 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private final Map<QueueCommands.Key, List<String>> outside = new ConcurrentHashMap<>();
     /** Declares of queues outside this node's groups waiting for a recorded leader; guarded by itself. */
     private final List<Runnable> waitingOutside = new ArrayList<>();
-    private final ScheduledExecutorService moves = Executors.newSingleThreadScheduledExecutor(r -> {
+    /**
+     * After {@link #close}, what the groups' apply threads still ask for while Ratis stops is dropped: a rejection
+     * thrown into Ratis' state machine updater left it spinning, and the node's stop waiting for it, for good.
+     */
+    private final ScheduledExecutorService moves = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
         Thread t = new Thread(r, "skiffmq-replicated-queues");
         t.setDaemon(true);
         return t;
-    });
+    }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
     private volatile ClusterNode node;
     private volatile ReplicatedDefinitions definitions;
     private volatile Function<String, VirtualHost> vhosts = name -> null;
