@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,8 +22,6 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -36,21 +33,17 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
  * This node's place in the cluster: a Ratis server on the cluster port holding the one metadata group, a second on
- * the queue port ({@link ClusterSettings#QUEUE_PORT_OFFSET}) holding the queue groups, and a client of the metadata
- * group through which this node appends ({@link MetadataLog}), names the cluster, and adds and removes members. The
- * two servers differ in one setting Ratis reads per server: the metadata server appends the commit index to its log
- * after each commit ({@code raft.server.log.log-metadata.enabled}), which tells its followers of the commit at once
- * and lets a restarted node apply what was committed before it stopped; the queue server does not, as that entry is
- * synced and replicated like any other, and a lone publish waited behind the one of the publish before it. Everything between nodes is mutual TLS keyed by the cluster secret ({@link SecretTls}). Thread-safe;
- * Ratis runs its own threads, and the applier is called on its state machine updater thread.
+ * the queue port ({@link ClusterSettings#QUEUE_PORT_OFFSET}) holding the queue groups ({@link ServerProperties} says
+ * how the two differ), and a client of the metadata group through which this node appends ({@link MetadataLog}),
+ * names the cluster, and adds and removes members. Everything between nodes is mutual TLS keyed by the cluster secret
+ * ({@link SecretTls}). Thread-safe; Ratis runs its own threads, and the applier is called on its state machine
+ * updater thread.
  */
 public final class ClusterNode implements MetadataLog, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ClusterNode.class.getName());
@@ -69,7 +62,6 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     /** The state machine of the group this node runs now: a new one each time it joins a cluster. */
     private final AtomicReference<MetadataStateMachine> stateMachine = new AtomicReference<>();
     private final RaftPeerId selfId;
-    private final RaftProperties properties;
     private final Parameters parameters;
     private final NodeTls nodeTls;
     private final RaftServer server;
@@ -125,14 +117,13 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             this.queueTimer = null;
             this.queueGroups = null;
         }
-        this.properties = properties(settings, settings.self().port(), settings.dataDir(), true);
         SecretTls tls = new SecretTls(settings.secret(), settings.self().name());
         this.nodeTls = tls.nodeTls();
-        this.parameters = parameters(tls.grpcConfig());
+        this.parameters = ServerProperties.tls(tls.grpcConfig());
         this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
-        this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds).setProperties(properties)
-            .setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
+        this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds)
+            .setProperties(ServerProperties.metadata(settings)).setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newAppender(seeds));
@@ -142,10 +133,9 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.earlyElections = new EarlyElections(server, selfId, quiet, this::lastEntryAt);
         if (queueGroups != null) {
             Files.createDirectories(settings.queueDataDir());
-            moveQueueGroups(settings.dataDir(), settings.queueDataDir());
+            ServerProperties.moveQueueGroups(settings.dataDir(), settings.queueDataDir());
             this.queueServer = RaftServer.newBuilder().setServerId(selfId)
-                .setProperties(properties(settings, settings.self().port() + ClusterSettings.QUEUE_PORT_OFFSET,
-                    settings.queueDataDir(), false))
+                .setProperties(ServerProperties.queues(settings))
                 .setParameters(parameters).setStateMachineRegistry(queueGroups::machine)
                 .setOption(RaftStorage.StartupOption.RECOVER).build(); // the groups it held are recovered
             queueGroups.server(queueServer);
@@ -200,73 +190,6 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             () -> readings.get(), settings.snapshotEvery());
         stateMachine.set(machine);
         return machine;
-    }
-
-    /**
-     * Moves the queue groups a node kept beside its metadata group, in one server, before they had one of their own:
-     * each group's directory is named for its id.
-     */
-    private static void moveQueueGroups(Path from, Path to) throws IOException {
-        try (var dirs = Files.newDirectoryStream(from, Files::isDirectory)) {
-            for (Path dir : dirs) {
-                String name = dir.getFileName().toString();
-                if (isGroupId(name) && !name.equals(METADATA_GROUP.getUuid().toString())) {
-                    Files.move(dir, to.resolve(name), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                    LOG.log(System.Logger.Level.INFO, "queue group {0} moved from {1} to {2}", name, from, to);
-                }
-            }
-        }
-    }
-
-    private static boolean isGroupId(String name) {
-        try {
-            return UUID.fromString(name).toString().equals(name);
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-    }
-
-    /** One server's properties: on {@code port}, its groups in {@code dir}. */
-    private static RaftProperties properties(ClusterSettings settings, int port, Path dir, boolean logCommits) {
-        RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, new SnapshotFallbackRpc());
-        GrpcConfigKeys.Server.setHost(p, settings.bindHost());
-        GrpcConfigKeys.Server.setPort(p, port);
-        RaftServerConfigKeys.setStorageDir(p, List.of(dir.toFile()));
-        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, logCommits);
-        long election = settings.electionTimeout().toMillis();
-        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
-        // a leader cut off from its majority steps down after this, so that appends to it fail rather than wait
-        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p,
-            TimeDuration.valueOf(4 * election, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Notification.setNoLeaderTimeout(p,
-            TimeDuration.valueOf(settings.appendTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        // a read-only request (a read barrier, caughtUp) waits for the leader's commit index, confirmed by a
-        // majority's heartbeat, to be applied here; a follower serves it without forwarding it (Raft's ReadIndex)
-        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(settings.appendTimeout().toMillis(),
-            TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        // one threshold for every group of the server: low enough that a queue group, whose entries may be large
-        // batches, is asked often; each group decides for itself (the metadata group by its entries, a queue group
-        // by its log's bytes), and answers at once when it takes none
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, Math.min(settings.snapshotEvery(),
-            QueueGroupMachine.ASKED_EVERY));
-        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(settings.segmentBytes()));
-        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
-        return p;
-    }
-
-    private static Parameters parameters(GrpcTlsConfig tls) {
-        Parameters parameters = new Parameters();
-        GrpcConfigKeys.TLS.setConf(parameters, tls);
-        GrpcConfigKeys.Server.setTlsConf(parameters, tls);
-        GrpcConfigKeys.Client.setTlsConf(parameters, tls);
-        GrpcConfigKeys.Admin.setTlsConf(parameters, tls);
-        return parameters;
     }
 
     /**
