@@ -17,7 +17,6 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +43,9 @@ import java.util.stream.Stream;
  *       [SNAPSHOT_BYTES]   (defaults: 1000000 12 1000 3 2g 67108864)
  * </pre>
  *
- * The child runs {@code ReplicaRestart member DIR INDEX PORTS MESSAGES SNAPSHOT_BYTES}: it creates {@code DIR/ready}
+ * The members' cluster ports are {@code BASE} (7300 unless set in the environment), {@code BASE + 3} and
+ * {@code BASE + 6}, each with its queue port 2 above it. The child runs
+ * {@code ReplicaRestart member DIR INDEX PORTS MESSAGES SNAPSHOT_BYTES}: it creates {@code DIR/ready}
  * once its replica holds MESSAGES messages; its output goes to {@code DIR/n2.log}.
  */
 public final class ReplicaRestart {
@@ -70,7 +71,9 @@ public final class ReplicaRestart {
         String childHeap = args.length > 4 ? args[4] : "2g";
         long snapshotBytes = args.length > 5 ? Long.parseLong(args[5]) : ClusterSettings.DEFAULT_QUEUE_SNAPSHOT_BYTES;
         Path dir = Files.createTempDirectory("replica-restart");
-        int[] ports = {freePort(), freePort(), freePort()};
+        // each member's cluster port, with its queue port 2 above it: from BASE (7300), as the other scripts take theirs
+        int base = Integer.parseInt(System.getenv().getOrDefault("BASE", "7300"));
+        int[] ports = {base, base + 3, base + 6};
         Epochs[] epochs = {new Epochs(), new Epochs()};
         ClusterNode[] nodes = new ClusterNode[2];
         Process child = null;
@@ -303,22 +306,6 @@ public final class ReplicaRestart {
 
     private static int[] ports(String list) {
         return Stream.of(list.split(",")).mapToInt(Integer::parseInt).toArray();
-    }
-
-    /** A free port whose queue port is free too, below the ephemeral range (as the broker's tests pick them). */
-    private static int freePort() throws IOException {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; ; attempt++) {
-            int port = random.nextInt(20_000, 30_000);
-            try (ServerSocket first = new ServerSocket(port);
-                    ServerSocket queues = new ServerSocket(port + ClusterSettings.QUEUE_PORT_OFFSET)) {
-                return port;
-            } catch (IOException e) {
-                if (attempt > 100) {
-                    throw e;
-                }
-            }
-        }
     }
 
     private static void deleteTree(Path dir) throws IOException {
