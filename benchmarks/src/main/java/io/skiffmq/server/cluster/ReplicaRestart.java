@@ -95,7 +95,7 @@ public final class ReplicaRestart {
             System.out.printf("filled: %,d messages of %d B, %d per entry, in %.1f s (%,.0f msg/s)%n", messages,
                 body, batch, fillSeconds, messages / fillSeconds);
             waitForReady(dir, child);
-            Path sm = dir.resolve("n2").resolve(group).resolve("sm");
+            Path sm = settings(dir, 2, ports, snapshotBytes).queueDataDir().resolve(group).resolve("sm");
             waitFor(() -> hasSnapshot(sm) ? 1 : -1);
             System.out.printf("child: %s%n", snapshots(sm));
             for (int t = 1; t <= trials; t++) {
