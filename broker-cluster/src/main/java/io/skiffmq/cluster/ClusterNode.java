@@ -123,7 +123,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.seeds = RaftGroup.valueOf(METADATA_GROUP, settings.seeds().stream().map(ClusterNode::peer).toList());
         Files.createDirectories(settings.dataDir());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(seeds)
-            .setProperties(ServerProperties.metadata(settings)).setParameters(parameters).setStateMachineRegistry(group -> newStateMachine())
+            .setProperties(ServerProperties.metadata(settings)).setParameters(parameters)
+            .setStateMachineRegistry(group -> newStateMachine())
             // an existing log is recovered and its membership wins over the seeds; an empty directory is formatted
             .setOption(RaftStorage.StartupOption.RECOVER).build();
         this.client = new AtomicReference<>(newAppender(seeds));
@@ -180,7 +181,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
         LOG.log(System.Logger.Level.INFO, "cluster node {0} listening on {1}:{2,number,#}{3}, seeds {4}",
             settings.self().name(), settings.bindHost(), settings.self().port(), node.queueServer == null ? ""
-                : String.format(" and, for queue groups, %d", settings.self().port() + ClusterSettings.QUEUE_PORT_OFFSET),
+                : " and, for queue groups, " + (settings.self().port() + ClusterSettings.QUEUE_PORT_OFFSET),
             settings.seeds());
         return node;
     }

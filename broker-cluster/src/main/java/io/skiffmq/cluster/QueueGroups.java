@@ -26,8 +26,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 /**
  * The queue groups this node's queue server hosts ({@link QueueGroup}, {@link ClusterNode}): one per member set,
- * its id derived from the member names, added to the server when first asked for and recovered with it at start. Commands are submitted to the local server directly (the live queue is on the leader's node), with no
- * client and no network hop. Thread-safe.
+ * its id derived from the member names, added to the server when first asked for and recovered with it at start.
+ * Commands are submitted to the local server directly (the live queue is on the leader's node), with no client and
+ * no network hop. Thread-safe.
  */
 final class QueueGroups {
     private static final System.Logger LOG = System.getLogger(QueueGroups.class.getName());

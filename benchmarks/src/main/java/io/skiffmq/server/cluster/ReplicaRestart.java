@@ -71,7 +71,7 @@ public final class ReplicaRestart {
         String childHeap = args.length > 4 ? args[4] : "2g";
         long snapshotBytes = args.length > 5 ? Long.parseLong(args[5]) : ClusterSettings.DEFAULT_QUEUE_SNAPSHOT_BYTES;
         Path dir = Files.createTempDirectory("replica-restart");
-        // each member's cluster port, with its queue port 2 above it: from BASE (7300), as the other scripts take theirs
+        // each member's cluster port, its queue port 2 above it: from BASE (7300), as the other scripts take theirs
         int base = Integer.parseInt(System.getenv().getOrDefault("BASE", "7300"));
         int[] ports = {base, base + 3, base + 6};
         Epochs[] epochs = {new Epochs(), new Epochs()};
