@@ -9,6 +9,7 @@ import io.skiffmq.core.metrics.BrokerCounters;
 import io.skiffmq.core.metrics.ConnectionCounters;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.Handoff;
+import io.skiffmq.core.queue.ForwardedConfirm;
 import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
@@ -137,16 +138,33 @@ public final class Publisher {
      * @return UNROUTED when there is no such queue here
      */
     public Routed publishTo(String queueName, Message message, long tag) {
+        return publishTo(queueName, message, tag, 0, -1, false);
+    }
+
+    /**
+     * As {@link #publishTo(String, Message, long)}, with the forwarding node's number for the message, so that a
+     * replicated queue drops it when it is resent and already there ({@link ForwardedConfirm}).
+     *
+     * @param number the node's number for the message in that queue; negative for none
+     */
+    public Routed publishTo(String queueName, Message message, long tag, long enqueuer, long number,
+            boolean resent) {
         counters.received(tag >= 0);
         Queue queue = vhost.queue(queueName);
         routed.clear();
         if (queue != null) {
             routed.add(queue);
         }
-        return toQueues(message, routed, null, tag);
+        return toQueues(message, routed, null, tag, enqueuer, tag < 0 ? -1 : number, resent);
     }
 
     private Routed toQueues(Message message, List<Queue> queues, List<String> moreKeys, long tag) {
+        return toQueues(message, queues, moreKeys, tag, 0, -1, false);
+    }
+
+    /** @param number a forwarding node's number for the message, with its enqueuer id; negative for none */
+    private Routed toQueues(Message message, List<Queue> queues, List<String> moreKeys, long tag, long enqueuer,
+            long number, boolean resent) {
         if (queues.isEmpty()) {
             message.release();
             return Routed.UNROUTED;
@@ -175,7 +193,8 @@ public final class Publisher {
             if (queue.holdsPublishers()) {
                 heldBy = queue;
             }
-            queue.publish(message.retain(), pending);
+            queue.publish(message.retain(), number < 0 ? pending
+                : new ForwardedConfirm(pending, enqueuer, number, resent));
         }
         message.release();
         return Routed.ROUTED;

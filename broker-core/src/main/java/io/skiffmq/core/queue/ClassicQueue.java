@@ -291,6 +291,10 @@ public final class ClassicQueue implements Queue {
             }
             return;
         }
+        if (log != null && confirmed instanceof ForwardedConfirm && log.duplicate(confirmed)) {
+            message.release(); // resent by another node, and already here
+            return;
+        }
         int bodySize = limits.countsBytes() ? message.bodySize() : 0;
         if (dispatcher.pending() && limits.wouldOverflow(bodySize)) {
             dispatch(); // consumers with room take what waits first, as they would have with a dispatch per publish

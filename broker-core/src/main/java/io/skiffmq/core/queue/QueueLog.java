@@ -82,6 +82,15 @@ public interface QueueLog {
     /** Runs {@code action}, on any thread, once every record written so far {@link #isWritten is written}. */
     void whenWritten(Runnable action);
 
+    /**
+     * True when the log already has the message a publish confirmed by {@code confirm} resends ({@link
+     * ForwardedConfirm}): the queue drops it, and the log confirms it once the first copy is as durable as it
+     * promises (or refuses it, when that copy never is). A log that keeps no publishers' numbers has none.
+     */
+    default boolean duplicate(PublishConfirm confirm) {
+        return false;
+    }
+
     /** The log holds no readable copy of a message: it is lost, and retrying cannot bring it back. */
     final class Unreadable extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -84,6 +84,13 @@ final class IncomingLink implements Link, Publisher.Confirms {
     // the delivery being received, when it spans several transfer frames
     private boolean inDelivery;
     private long deliveryId;
+    /**
+     * A node's numbering of the delivery for a replicated queue ({@code PeerConnection.ENQUEUER_TAG}): its enqueuer
+     * id, its number (-1 for none) and whether it is a resend.
+     */
+    private long deliveryEnqueuer;
+    private long deliveryNumber = -1;
+    private boolean deliveryResent;
     private boolean deliverySettled;
     /** The transaction the delivery is published in ({@code transactional-state}); null outside one. */
     private org.apache.qpid.proton.amqp.Binary deliveryTxn;
@@ -257,6 +264,9 @@ final class IncomingLink implements Link, Publisher.Confirms {
             deliverySettled = transfer.settled();
             deliveryFormat = transfer.messageFormat();
             deliveryTxn = SessionTransactions.txnIdOf(transfer);
+            if (fromNode) {
+                numbered(transfer);
+            }
             if (target == null && deliverySettled) {
                 routingErrors.keepTag(transfer);
             }
@@ -330,6 +340,18 @@ final class IncomingLink implements Link, Publisher.Confirms {
         }
     }
 
+    /** Reads a node's numbering of the delivery from its tag, when it has one. */
+    private void numbered(TransferPerformative transfer) {
+        ByteBuf tag = transfer.deliveryTag();
+        if (tag != null && tag.readableBytes() == io.skiffmq.server.peer.PeerLinks.ENQUEUER_TAG) {
+            deliveryEnqueuer = tag.getLong(tag.readerIndex());
+            deliveryNumber = tag.getLong(tag.readerIndex() + 8);
+            deliveryResent = tag.getByte(tag.readerIndex() + 16) != 0;
+        } else {
+            deliveryNumber = -1;
+        }
+    }
+
     /**
      * Another node's message for a queue of this node (docs/cluster.md, "Messages between nodes"): routed on the
      * node it was published to, it goes to the target queue alone and keeps the exchange and routing key it had
@@ -353,8 +375,8 @@ final class IncomingLink implements Link, Publisher.Confirms {
             reject(AmqpError.DECODE_ERROR, e.getMessage());
             return;
         }
-        if (publisher.publishTo(target.queue(), message, deliverySettled ? -1 : deliveryId)
-                == Publisher.Routed.UNROUTED && !deliverySettled) {
+        if (publisher.publishTo(target.queue(), message, deliverySettled ? -1 : deliveryId, deliveryEnqueuer,
+                deliveryNumber, deliveryResent) == Publisher.Routed.UNROUTED && !deliverySettled) {
             session.settleIncoming(deliveryId, Released.getInstance()); // the queue went meanwhile
         }
     }

@@ -3,6 +3,7 @@ package io.skiffmq.server.cluster;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.Queue;
+import io.skiffmq.server.peer.PeerLinks;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +12,8 @@ import java.util.List;
  * The publishes to one replicated queue that this node holds while no leader serves it (its leader's node gone, the
  * next not yet known), as RabbitMQ's channel keeps its pending commands and sends them to the new leader: kept in
  * order, handed to the leader's queue once one serves it ({@link #drain}), and refused only when none does within
- * the append timeout ({@link #expire}). A message sent to the old leader whose outcome is unknown is never held: it is
- * refused, so that a commit of it and a hold of it cannot both put it in the queue.
+ * the append timeout ({@link #expire}). A message sent to the old leader whose outcome is unknown is held with the
+ * number it was sent with, and sent again with it: the next leader drops it when its log has it ({@link Enqueuers}).
  *
  * <p>Bounded: past {@code maxCount} messages or {@code maxBytes} its publishers are held back ({@link #holdPublisher});
  * past twice that, a publish is refused. Each message is released once: by the queue it is handed to, or here when
@@ -20,10 +21,14 @@ import java.util.List;
  * before any later publish; confirms are answered outside it.
  */
 final class PublishHold {
-    private record Held(Message message, PublishConfirm confirm, Runnable released, long deadline, int bytes) {
+    /** @param number the number it was sent with before, its outcome unknown; -1 when never sent */
+    private record Held(Message message, PublishConfirm confirm, Runnable released, long deadline, int bytes,
+            long number) {
     }
 
     private final String queue;
+    /** This node's id as an enqueuer of the queue ({@link PeerLinks.Unsent#enqueuer}). */
+    private final long enqueuer;
     private final long timeoutNanos;
     private final int maxCount;
     private final long maxBytes;
@@ -33,8 +38,9 @@ final class PublishHold {
     /** The leader's queue the last drain went to, which takes later publishes directly; null between leaders. */
     private Queue target;
 
-    PublishHold(String queue, long timeoutMillis, int maxCount, long maxBytes) {
+    PublishHold(String queue, long enqueuer, long timeoutMillis, int maxCount, long maxBytes) {
         this.queue = queue;
+        this.enqueuer = enqueuer;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
         this.maxCount = maxCount;
         this.maxBytes = maxBytes;
@@ -55,15 +61,15 @@ final class PublishHold {
     }
 
     /**
-     * Holds a publish that was not sent (its link to the old leader is down); {@code released} runs once it is
-     * answered. False, taking nothing, when the hold is full.
+     * Holds a publish that was not sent (its link to the old leader is down), or sent with {@code number} and its
+     * outcome unknown; {@code released} runs once it is answered. False, taking nothing, when the hold is full.
      */
-    synchronized boolean take(Message message, PublishConfirm confirm, Runnable released) {
+    synchronized boolean take(Message message, PublishConfirm confirm, Runnable released, long number) {
         int size = message.size();
         if (held.size() >= 2 * maxCount || bytes + size > 2 * maxBytes) {
             return false;
         }
-        held.add(new Held(message, confirm, released, System.nanoTime() + timeoutNanos, size));
+        held.add(new Held(message, confirm, released, System.nanoTime() + timeoutNanos, size, number));
         bytes += size;
         target = null; // what comes after this goes behind it
         return true;
@@ -76,7 +82,7 @@ final class PublishHold {
                 target.publish(message, confirm);
                 return;
             }
-            if (take(message, confirm, null)) {
+            if (take(message, confirm, null, -1)) {
                 return;
             }
         }
@@ -92,7 +98,11 @@ final class PublishHold {
         synchronized (this) {
             Held next;
             while ((next = held.poll()) != null) {
-                leader.publish(next.message, next.confirm);
+                if (next.number >= 0) {
+                    PeerLinks.resend(leader, next.message, next.confirm, enqueuer, next.number);
+                } else {
+                    leader.publish(next.message, next.confirm);
+                }
                 if (next.released != null) {
                     done.add(next.released);
                 }

@@ -1,10 +1,13 @@
 package io.skiffmq.server.cluster;
 
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.server.peer.PeerLinks;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The publishes this node holds between two leaders of its replicated queues (docs/quorum-queues.md, "Failover"):
@@ -22,9 +25,15 @@ final class PublishHolds {
         Queue leaderOf(QueueCommands.Key key, String vhost, QueueHomed record);
     }
 
-    /** A queue's hold, with what finds its leader. */
-    private record Holding(String vhost, QueueHomed record, PublishHold hold) {
+    /** A queue's hold, with what finds its leader, and the count of publishes sent to it from this node. */
+    private record Holding(String vhost, QueueHomed record, PublishHold hold, AtomicLong numbers) {
     }
+
+    /**
+     * This node's id as an enqueuer of its replicated queues (docs/quorum-queues.md, "Publishes between two leaders
+     * are held"): random, another at each start, so numbers of an earlier start are never taken for its own.
+     */
+    private final long enqueuer = new java.security.SecureRandom().nextLong();
 
     private final long timeoutMillis;
     private final int holdCount;
@@ -38,9 +47,13 @@ final class PublishHolds {
         this.leaders = leaders;
     }
 
-    private PublishHold holdOf(QueueCommands.Key key, String vhost, QueueHomed record) {
+    private Holding holdingOf(QueueCommands.Key key, String vhost, QueueHomed record) {
         return holds.computeIfAbsent(key, k -> new Holding(vhost, record,
-            new PublishHold(record.name(), timeoutMillis, holdCount, HOLD_BYTES))).hold();
+            new PublishHold(record.name(), enqueuer, timeoutMillis, holdCount, HOLD_BYTES), new AtomicLong()));
+    }
+
+    private PublishHold holdOf(QueueCommands.Key key, String vhost, QueueHomed record) {
+        return holdingOf(key, vhost, record).hold();
     }
 
     /** True while publishes held for the queue's next leader wait: later ones go behind them ({@link #unled}). */
@@ -64,9 +77,28 @@ final class PublishHolds {
         return new UnledQueue(record.declaration(), holdOf(key, vhost, record));
     }
 
-    /** Where a publish to the queue that its link to the leader could not send goes: its hold. */
+    /**
+     * How this node numbers its publishes to the queue, and where those go that its link to the leader could not
+     * send or lost before their outcome came: its hold.
+     */
     PeerLinks.Unsent unsent(QueueCommands.Key key, String vhost, QueueHomed record) {
-        return (message, confirm, released) -> holdOf(key, vhost, record).take(message, confirm, released);
+        Holding holding = holdingOf(key, vhost, record);
+        return new PeerLinks.Unsent() {
+            @Override
+            public boolean take(Message message, PublishConfirm confirm, Runnable released, long number) {
+                return holdOf(key, vhost, record).take(message, confirm, released, number);
+            }
+
+            @Override
+            public long enqueuer() {
+                return enqueuer;
+            }
+
+            @Override
+            public long nextNumber() {
+                return holding.numbers().incrementAndGet();
+            }
+        };
     }
 
     /** Each hold that has publishes is handed to its queue's leader once one serves it, or refused after the timeout. */

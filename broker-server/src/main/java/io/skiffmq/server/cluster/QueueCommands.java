@@ -34,6 +34,11 @@ final class QueueCommands {
      * id, a count, then that many replica entries ({@link QueueReplica.Entry#write}).
      */
     static final byte ADOPT = 8;
+    /**
+     * An enqueue of a message another node forwarded: that node's enqueuer id and its number for the message
+     * ({@link Enqueuers}), then an enqueue's fields.
+     */
+    static final byte ENQUEUE_FORWARDED = 9;
 
     /** A replicated queue: an incarnation of a virtual host's queue record. */
     record Key(String vhost, String name, long incarnation) {
@@ -43,14 +48,24 @@ final class QueueCommands {
     }
 
     static byte[] enqueue(Key key, long sequence, long deliveryCount, long returns, long expiresAt, Message message) {
+        return enqueue(key, sequence, deliveryCount, returns, expiresAt, message, 0, -1);
+    }
+
+    /** @param number the forwarding node's number for the message, with its {@code enqueuer} id; negative for none */
+    static byte[] enqueue(Key key, long sequence, long deliveryCount, long returns, long expiresAt, Message message,
+            long enqueuer, long number) {
         byte[] exchange = utf8(message.exchange());
         byte[] routingKey = utf8(message.routingKey() == null ? "" : message.routingKey());
         int size = message.storedSize();
         ByteBuf stored = Unpooled.buffer(size);
         try {
             message.writeStored(stored);
-            ByteBuffer out = start(ENQUEUE, key, 8 * 4 + 1 + 4 + exchange.length + 4 + routingKey.length + 4
-                + stored.readableBytes());
+            boolean forwarded = number >= 0;
+            ByteBuffer out = start(forwarded ? ENQUEUE_FORWARDED : ENQUEUE, key, (forwarded ? 16 : 0) + 8 * 4 + 1
+                + 4 + exchange.length + 4 + routingKey.length + 4 + stored.readableBytes());
+            if (forwarded) {
+                out.putLong(enqueuer).putLong(number);
+            }
             out.putLong(sequence).putLong(deliveryCount).putLong(returns).putLong(expiresAt);
             out.put(message.format().tag());
             out.putInt(exchange.length).put(exchange).putInt(routingKey.length).put(routingKey);

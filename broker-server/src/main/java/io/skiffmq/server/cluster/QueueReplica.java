@@ -55,6 +55,8 @@ final class QueueReplica {
     }
 
     private final TreeMap<Long, Entry> messages = new TreeMap<>();
+    /** The numbers taken from the nodes that forward publishes here, for a live queue to drop resends by. */
+    private Enqueuers enqueuers = new Enqueuers();
     /** The move that froze the queue here (docs/quorum-queues.md, "Changing members"), or 0. */
     private long frozen;
     /** The move this replica was adopted from (built by {@link #adopt}), or 0. */
@@ -92,7 +94,11 @@ final class QueueReplica {
         }
         sealed = adopted != 0;
         switch (kind) {
-            case QueueCommands.ENQUEUE -> {
+            case QueueCommands.ENQUEUE, QueueCommands.ENQUEUE_FORWARDED -> {
+                if (kind == QueueCommands.ENQUEUE_FORWARDED) {
+                    long enqueuer = in.getLong();
+                    enqueuers.took(enqueuer, in.getLong());
+                }
                 long sequence = in.getLong();
                 long deliveryCount = in.getLong();
                 long returns = in.getLong();
@@ -163,6 +169,16 @@ final class QueueReplica {
 
     synchronized int size() {
         return messages.size();
+    }
+
+    /** A copy of the numbers taken from forwarding nodes: what a snapshot writes, and a live queue starts from. */
+    synchronized Enqueuers enqueuers() {
+        return enqueuers.copy();
+    }
+
+    /** What a snapshot kept of the numbers taken. */
+    synchronized void enqueuers(Enqueuers kept) {
+        enqueuers = kept;
     }
 
     /** The entries held now, in sequence order: what a snapshot writes. */

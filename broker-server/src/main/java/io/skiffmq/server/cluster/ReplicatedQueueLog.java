@@ -3,6 +3,8 @@ package io.skiffmq.server.cluster;
 import io.skiffmq.cluster.QueueGroup;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.DeadLetters;
+import io.skiffmq.core.queue.ForwardedConfirm;
+import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
 import java.util.ArrayList;
@@ -32,12 +34,17 @@ final class ReplicatedQueueLog implements QueueLog {
     /** The queue is no longer live here (another leader, or its record deleted): it writes nothing more. */
     private volatile boolean retired;
     private volatile boolean failureLogged;
+    /** The numbers taken from forwarding nodes, appended or committed: a resend of one is dropped. */
+    private final Enqueuers enqueuers;
 
-    ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor) {
+    /** @param enqueuers the replica's, as of the entry this queue went live at; this log's own from then on */
+    ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor,
+            Enqueuers enqueuers) {
         this.group = group;
         this.key = key;
         this.epoch = epoch;
         this.executor = executor;
+        this.enqueuers = enqueuers;
     }
 
     void retire() {
@@ -92,8 +99,15 @@ final class ReplicatedQueueLog implements QueueLog {
     @Override
     public long publish(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
             Runnable durable) {
-        CompletableFuture<Void> appended = append(QueueCommands.enqueue(key, sequence, deliveryCount, returns,
-            expiresAt, message));
+        byte[] command;
+        if (durable instanceof ForwardedConfirm forwarded && !retired) {
+            enqueuers.took(forwarded.enqueuer(), forwarded.number());
+            command = QueueCommands.enqueue(key, sequence, deliveryCount, returns, expiresAt, message,
+                forwarded.enqueuer(), forwarded.number());
+        } else {
+            command = QueueCommands.enqueue(key, sequence, deliveryCount, returns, expiresAt, message);
+        }
+        CompletableFuture<Void> appended = append(command);
         if (durable != null) {
             appended.thenRun(durable);
         }
@@ -118,6 +132,27 @@ final class ReplicatedQueueLog implements QueueLog {
     @Override
     public void deadLettering(long sequence, long location, DeadLetters.Reason reason) {
         append(QueueCommands.deadLettering(key, sequence, reason));
+    }
+
+    /**
+     * A resent message this queue took already (appended under this epoch, or committed before it): confirmed once
+     * the entry that holds it, or a later one, is committed, and refused when that fails; as Raft commits in log
+     * order, a later entry committed means the earlier one is.
+     */
+    @Override
+    public boolean duplicate(PublishConfirm confirm) {
+        if (!(confirm instanceof ForwardedConfirm forwarded) || !forwarded.resent() || retired
+                || !enqueuers.has(forwarded.enqueuer(), forwarded.number())) {
+            return false;
+        }
+        (batch != null ? batch : last).whenComplete((done, failure) -> {
+            if (failure == null) {
+                forwarded.run();
+            } else {
+                forwarded.unavailable(key.name());
+            }
+        });
+        return true;
     }
 
     @Override

@@ -511,8 +511,13 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     public Snapshot snapshot(String groupName) {
         Map<QueueCommands.Key, QueueReplica.Entry[]> taken = new java.util.LinkedHashMap<>();
         Map<QueueCommands.Key, long[]> marks = new java.util.LinkedHashMap<>();
+        Map<QueueCommands.Key, Enqueuers> numbers = new java.util.LinkedHashMap<>();
         group(groupName).replicas.forEach((key, replica) -> {
             taken.put(key, replica.entries());
+            Enqueuers enqueuers = replica.enqueuers();
+            if (!enqueuers.isEmpty()) {
+                numbers.put(key, enqueuers);
+            }
             if (replica.frozen() != 0 || replica.adopted() != 0) {
                 marks.put(key, new long[] {replica.frozen(), replica.adopted(), replica.sealed() ? 1 : 0});
             }
@@ -539,6 +544,15 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 out.writeLong(mark.getValue()[0]);
                 out.writeLong(mark.getValue()[1]);
                 out.writeBoolean(mark.getValue()[2] != 0);
+            }
+            // after the marks (a snapshot without it has none): the numbers taken from forwarding nodes
+            out.writeInt(numbers.size());
+            for (Map.Entry<QueueCommands.Key, Enqueuers> numbered : numbers.entrySet()) {
+                QueueCommands.Key key = numbered.getKey();
+                out.writeUTF(key.vhost());
+                out.writeUTF(key.name());
+                out.writeLong(key.incarnation());
+                numbered.getValue().write(out);
             }
         };
     }
@@ -568,6 +582,20 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 replica.marks(frozen, adopted, sealed);
             }
         }
+        int numbered;
+        try {
+            numbered = in.readInt();
+        } catch (java.io.EOFException e) {
+            numbered = 0; // written before publishes were numbered
+        }
+        for (; numbered > 0; numbered--) {
+            QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
+            Enqueuers taken = Enqueuers.read(in);
+            QueueReplica replica = read.get(key);
+            if (replica != null) {
+                replica.enqueuers(taken);
+            }
+        }
         Group group = group(groupName);
         group.replicas.clear();
         group.replicas.putAll(read);
@@ -583,11 +611,13 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         if (liveHere) {
             // the replicas are complete at this point of the log: the live queues are built from them now
             Map<QueueCommands.Key, List<StoredMessage>> held = new java.util.HashMap<>();
+            Map<QueueCommands.Key, Enqueuers> numbers = new java.util.HashMap<>();
             for (QueueCommands.Key key : group.queues) {
                 QueueReplica replica = group.replicas.get(key);
                 held.put(key, replica == null ? List.of() : replica.messages());
+                numbers.put(key, replica == null ? new Enqueuers() : replica.enqueuers());
             }
-            moves.execute(() -> settle(group, held));
+            moves.execute(() -> settle(group, held, numbers));
         } else {
             moves.execute(() -> settle(group));
         }
@@ -602,14 +632,16 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     }
 
     private void settle(Group group) {
-        settle(group, null);
+        settle(group, null, null);
     }
 
     /**
      * On {@link #moves}: makes this node's live queues of the group what its leadership says. {@code held}: the
-     * replicas' messages as of the leader's entry, when it is this node's.
+     * replicas' messages as of the leader's entry, when it is this node's, and {@code numbers} the numbers they took
+     * from forwarding nodes.
      */
-    private void settle(Group group, Map<QueueCommands.Key, List<StoredMessage>> held) {
+    private void settle(Group group, Map<QueueCommands.Key, List<StoredMessage>> held,
+            Map<QueueCommands.Key, Enqueuers> numbers) {
         if (node == null) { // the groups' logs replayed while the node starts: settled again once it has
             if (held != null) {
                 held.values().forEach(ReplicatedQueues::release);
@@ -635,11 +667,13 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 if (here != null) {
                     retire(key, here, vhost);
                 }
+                Enqueuers taken = numbers != null ? numbers.get(key) : null;
                 if (messages == null) {
                     QueueReplica replica = group.replicas.get(key);
                     messages = replica == null ? List.of() : replica.messages();
+                    taken = replica == null ? null : replica.enqueuers();
                 }
-                if (goLive(group, key, vhost, epoch, messages)) {
+                if (goLive(group, key, vhost, epoch, messages, taken == null ? new Enqueuers() : taken)) {
                     messages = null;
                 }
             } else if (!leading && here != null) {
@@ -936,11 +970,11 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** Builds the live queue here from {@code messages}; true when it took them. */
     private boolean goLive(Group group, QueueCommands.Key key, VirtualHost vhost, long epoch,
-            List<StoredMessage> messages) {
+            List<StoredMessage> messages, Enqueuers enqueuers) {
         ReplicatedQueueLog[] log = new ReplicatedQueueLog[1];
         boolean[] taken = new boolean[1];
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
-            log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor);
+            log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers);
             ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
             made.restore(messages);
             made.recovered();

@@ -100,6 +100,8 @@ final class PeerConnection {
         final Sender link;
         final ArrayDeque<Message> messages = new ArrayDeque<>();
         final ArrayDeque<PublishConfirm> confirms = new ArrayDeque<>();
+        /** A resent message's number ({@link PeerLinks.Unsent}), -1 for one sent the first time. */
+        final ArrayDeque<Long> numbers = new ArrayDeque<>();
 
         Outgoing(RemoteQueue queue, Sender link) {
             this.queue = queue;
@@ -108,7 +110,14 @@ final class PeerConnection {
     }
 
     /** A publish handed over from a publisher's thread, waiting for {@link #sendPublished}. */
-    private record Publish(RemoteQueue queue, Message message, PublishConfirm confirm) {
+    private record Publish(RemoteQueue queue, Message message, PublishConfirm confirm, long number) {
+    }
+
+    /**
+     * A replicated queue's message sent and not yet settled, kept (its reference with it) so that it can be sent
+     * again to the next leader if this link is lost before its outcome comes.
+     */
+    private record Sent(PublishConfirm confirm, Message message, long number) {
     }
 
     /**
@@ -343,11 +352,15 @@ final class PeerConnection {
                         responses.responded(delivery);
                     }
                 } else if (delivery.getLink().getContext() instanceof Outgoing outgoing
-                        && delivery.getContext() instanceof PublishConfirm confirm
+                        && delivery.getContext() != null
                         && (delivery.remotelySettled() || delivery.getRemoteState() != null)) {
+                    Object context = delivery.getContext();
                     delivery.setContext(null);
                     delivery.settle();
-                    if (confirm != SETTLED) {
+                    if (context instanceof Sent sent) {
+                        sent.message.release();
+                        confirm(outgoing.queue, sent.confirm, delivery.getRemoteState());
+                    } else if (context instanceof PublishConfirm confirm && confirm != SETTLED) {
                         confirm(outgoing.queue, confirm, delivery.getRemoteState());
                     }
                 }
@@ -396,9 +409,11 @@ final class PeerConnection {
     /**
      * Sends a message to the queue's home node; any thread. Takes over {@code message}. The burst handed over
      * before the loop gets to it goes as one batch: one task, one write and flush.
+     *
+     * @param number the number a replicated queue's message was sent with before, -1 when it is sent the first time
      */
-    void publish(RemoteQueue queue, Message message, PublishConfirm confirm) {
-        published.offer(new Publish(queue, message, confirm));
+    void publish(RemoteQueue queue, Message message, PublishConfirm confirm, long number) {
+        published.offer(new Publish(queue, message, confirm, number));
         if (!sendQueued.get() && sendQueued.compareAndSet(false, true)) {
             executor.execute(sendPublished);
         }
@@ -408,16 +423,16 @@ final class PeerConnection {
         sendQueued.set(false); // a publish offered from now on queues another pass
         Publish publish;
         while ((publish = published.poll()) != null) {
-            send(publish.queue(), publish.message(), publish.confirm());
+            send(publish.queue(), publish.message(), publish.confirm(), publish.number());
         }
         pump();
     }
 
     /** Sends a message to the queue's home node, on this loop. Takes over {@code message}. */
-    private void send(RemoteQueue queue, Message message, PublishConfirm confirm) {
+    private void send(RemoteQueue queue, Message message, PublishConfirm confirm, long number) {
         open();
         if (connection == null) {
-            if (!queue.notSent(message, confirm)) {
+            if (!queue.notSent(message, confirm, number)) {
                 message.release();
                 refuse(queue, confirm);
             }
@@ -438,6 +453,7 @@ final class PeerConnection {
         }
         outgoing.messages.add(message);
         outgoing.confirms.add(confirm == null ? NO_CONFIRM : confirm);
+        outgoing.numbers.add(number);
         send(outgoing);
     }
 
@@ -449,15 +465,29 @@ final class PeerConnection {
     /**
      * Sends what waits, as far as the link's credit goes. The message's bytes are copied once, into proton-j (a
      * 0-9-1 message is written in its node form into {@link #scratch} first); the delivery's context is its
-     * confirm, the link's its queue.
+     * confirm, the link's its queue. A replicated queue's message is numbered in its delivery tag (the node's
+     * enqueuer id, the number, whether it is a resend) and kept until settled ({@link Sent}).
      */
     private void send(Outgoing outgoing) {
         Sender link = outgoing.link;
         while (link.getCredit() > 0 && !outgoing.messages.isEmpty()) {
             Message message = outgoing.messages.poll();
             PublishConfirm confirm = outgoing.confirms.poll();
+            long number = outgoing.numbers.poll();
+            PeerLinks.Unsent numbering = outgoing.queue.unsent;
+            boolean kept = numbering != null;
             try {
-                Delivery delivery = link.delivery(tag(nextDeliveryTag++));
+                Delivery delivery;
+                if (kept) {
+                    boolean resent = number >= 0;
+                    if (!resent) {
+                        number = numbering.nextNumber();
+                    }
+                    delivery = link.delivery(ByteBuffer.allocate(PeerLinks.ENQUEUER_TAG).putLong(numbering.enqueuer())
+                        .putLong(number).put((byte) (resent ? 1 : 0)).array());
+                } else {
+                    delivery = link.delivery(tag(nextDeliveryTag++));
+                }
                 ByteBuf bytes;
                 if (NodeForm.carries(message)) {
                     bytes = scratch.clear();
@@ -466,14 +496,16 @@ final class PeerConnection {
                 } else {
                     bytes = message.toAmqp10().bytes(); // as the publisher sent it
                 }
-                delivery.setContext(confirm);
+                delivery.setContext(kept ? new Sent(confirm, message, number) : confirm);
                 link.send(ReadableBuffer.ByteBufferReader.wrap(bytes.nioBuffer()));
                 link.advance();
                 if (scratch.capacity() > SCRATCH_KEPT) {
                     scratch = io.netty.buffer.Unpooled.buffer(SCRATCH_KEPT); // a large message's is not kept
                 }
             } finally {
-                message.release();
+                if (!kept) {
+                    message.release();
+                }
             }
         }
     }
@@ -493,11 +525,15 @@ final class PeerConnection {
     private static void failWaiting(Outgoing outgoing) {
         Message message;
         while ((message = outgoing.messages.poll()) != null) {
-            PublishConfirm confirm = outgoing.confirms.poll();
-            if (!outgoing.queue.notSent(message, confirm == NO_CONFIRM ? null : confirm)) {
-                message.release();
-                refuse(outgoing.queue, confirm);
-            }
+            notSent(outgoing.queue, message, outgoing.confirms.poll(), outgoing.numbers.poll());
+        }
+    }
+
+    /** Hands a message back for a replicated queue's next leader, or refuses it. */
+    private static void notSent(RemoteQueue queue, Message message, PublishConfirm confirm, long number) {
+        if (!queue.notSent(message, confirm == NO_CONFIRM ? null : confirm, number)) {
+            message.release();
+            refuse(queue, confirm);
         }
     }
 
@@ -749,17 +785,22 @@ final class PeerConnection {
     }
 
     /**
-     * A sender link is gone: what waits for credit is refused (or held, for a replicated queue's next leader), and
-     * what was sent and not settled (its outcome unknown: RabbitMQ nacks what it cannot confirm) is refused.
+     * A sender link is gone: what was sent and not settled, its outcome unknown, is refused (RabbitMQ nacks what it
+     * cannot confirm), or for a replicated queue held with its number for the next leader, which drops what it has;
+     * then what waits for credit is refused or held, behind it.
      */
     private static void fail(Outgoing outgoing) {
-        failWaiting(outgoing);
         for (Delivery delivery = outgoing.link.head(); delivery != null; delivery = delivery.next()) {
-            if (delivery.getContext() instanceof PublishConfirm confirm && confirm != SETTLED) {
+            Object context = delivery.getContext();
+            if (context instanceof Sent sent) {
+                delivery.setContext(SETTLED);
+                notSent(outgoing.queue, sent.message, sent.confirm, sent.number);
+            } else if (context instanceof PublishConfirm confirm && confirm != SETTLED) {
                 delivery.setContext(SETTLED);
                 refuse(outgoing.queue, confirm);
             }
         }
+        failWaiting(outgoing);
     }
 
     void close() {

@@ -40,6 +40,11 @@ public final class PeerLinks implements AutoCloseable {
     public static final String EXCLUSIVE_PROPERTY = "skiffmq:exclusive";
     /** A node's message port is its cluster port plus this (docs/cluster.md). */
     public static final int PORT_OFFSET = 1;
+    /**
+     * The length of the delivery tag of a replicated queue's publish sent to its leader: this node's enqueuer id,
+     * its number for the message, and 1 for a resend, else 0 ({@link Unsent}).
+     */
+    public static final int ENQUEUER_TAG = 17;
 
     private final Broker broker;
     private final EventLoopGroup group;
@@ -128,19 +133,44 @@ public final class PeerLinks implements AutoCloseable {
     }
 
     /**
-     * Takes a publish that was never sent to the node a queue is reached at (its link is down): true when it took
-     * it (the message, its confirm, and {@code released}, run once it is answered), false to refuse it.
+     * A replicated queue's publishes as a node that is not its leader sends them (docs/quorum-queues.md, "Publishes
+     * between two leaders are held"): each numbered when first sent, so that the next leader drops a resend of one it
+     * has; and where those go that a link could not send, or sent without learning their outcome.
      */
-    @FunctionalInterface
     public interface Unsent {
+        /**
+         * Takes a publish back from a link that is gone: true when it took it (the message, its confirm, and
+         * {@code released}, run once it is answered), false to refuse it.
+         *
+         * @param number the number it was sent with, its outcome unknown; negative when it was never sent
+         */
         boolean take(io.skiffmq.core.message.Message message, io.skiffmq.core.queue.PublishConfirm confirm,
-            Runnable released);
+            Runnable released, long number);
+
+        /** This node's id as an enqueuer of the queue: another for each start. */
+        long enqueuer();
+
+        /** The number of the next publish sent to the queue from this node, above all before it. */
+        long nextNumber();
     }
 
     /** Where {@code queue}, when it stands for a queue on another node, sends the publishes it could not send. */
     public static void onUnsent(Queue queue, Unsent unsent) {
         if (queue instanceof RemoteQueue remote) {
             remote.unsent = unsent;
+        }
+    }
+
+    /**
+     * Publishes again a message sent with {@code number} to a replicated queue's old leader, its outcome unknown:
+     * to {@code queue}, what stands for the new leader here, which drops it if it has it.
+     */
+    public static void resend(Queue queue, io.skiffmq.core.message.Message message,
+            io.skiffmq.core.queue.PublishConfirm confirm, long enqueuer, long number) {
+        if (queue instanceof RemoteQueue remote) {
+            remote.resend(message, confirm, number);
+        } else {
+            queue.publish(message, new io.skiffmq.core.queue.ForwardedConfirm(confirm, enqueuer, number, true));
         }
     }
 

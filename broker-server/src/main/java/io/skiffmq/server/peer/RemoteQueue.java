@@ -92,16 +92,23 @@ final class RemoteQueue implements Queue {
     @Override
     public void publish(Message message, PublishConfirm confirm) {
         inFlight.incrementAndGet();
-        peer.publish(this, message, confirm);
+        peer.publish(this, message, confirm, -1);
+    }
+
+    /** A message sent before with {@code number} to an old leader, its outcome unknown, sent to this one. */
+    void resend(Message message, PublishConfirm confirm, long number) {
+        inFlight.incrementAndGet();
+        peer.publish(this, message, confirm, number);
     }
 
     /**
-     * A publish was never sent (the link is down): true when {@link #unsent} took it, to be answered later; it stays
-     * in flight here until then, so that its publisher stays held back.
+     * A publish was not sent (the link is down), or sent with {@code number} and its link lost before its outcome
+     * came: true when {@link #unsent} took it, to be answered later; it stays in flight here until then, so that its
+     * publisher stays held back.
      */
-    boolean notSent(Message message, PublishConfirm confirm) {
+    boolean notSent(Message message, PublishConfirm confirm, long number) {
         PeerLinks.Unsent taker = unsent;
-        return taker != null && taker.take(message, confirm, this::settledPublish);
+        return taker != null && taker.take(message, confirm, this::settledPublish, number);
     }
 
     /** A publish reached its end (settled by the home node, or failed): publishers held back may go on. */

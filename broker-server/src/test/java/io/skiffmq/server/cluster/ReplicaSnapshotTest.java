@@ -25,13 +25,14 @@ import org.junit.jupiter.api.Test;
 /**
  * A queue group's replicas through a snapshot: what {@link ReplicatedQueues#snapshot} writes,
  * {@link ReplicatedQueues#restore} reads back on another member exactly (sequences, counts, expiry, the
- * dead-lettering mark, the stored bytes), in place of what that member held; and a snapshot keeps the state it was
+ * dead-lettering mark, the stored bytes, the numbers forwarding nodes sent), in place of what that member held; and a snapshot keeps the state it was
  * taken at while commands go on being applied.
  */
 class ReplicaSnapshotTest {
     private static final String GROUP = "g";
     private static final QueueCommands.Key ONE = new QueueCommands.Key("/", "qq-1", 11);
     private static final QueueCommands.Key TWO = new QueueCommands.Key("vh", "qq-2", 22);
+    private static final long ENQUEUER = 42;
 
     private static Message message(String body) throws Exception {
         ByteBuf properties = Unpooled.buffer();
@@ -46,6 +47,17 @@ class ReplicaSnapshotTest {
         Message m = message(body);
         try {
             return QueueCommands.enqueue(key, sequence, 0, 0, expiresAt, m);
+        } finally {
+            m.release();
+        }
+    }
+
+    /** An enqueue of a message another node forwarded with {@code number}. */
+    static byte[] forwarded(QueueCommands.Key key, long sequence, long expiresAt, String body, long number)
+            throws Exception {
+        Message m = message(body);
+        try {
+            return QueueCommands.enqueue(key, sequence, 0, 0, expiresAt, m, ENQUEUER, number);
         } finally {
             m.release();
         }
@@ -88,7 +100,7 @@ class ReplicaSnapshotTest {
     @Test
     void aSnapshotRestoresEveryReplicaExactlyAndKeepsTheStateItWasTakenAt() throws Exception {
         ReplicatedQueues leader = new ReplicatedQueues(Duration.ofSeconds(1));
-        apply(leader, 1, enqueue(ONE, 1, -1, "first"), enqueue(ONE, 2, 1_700_000_000_000L, "second"),
+        apply(leader, 1, enqueue(ONE, 1, -1, "first"), forwarded(ONE, 2, 1_700_000_000_000L, "second", 5),
             enqueue(ONE, 3, -1, "third"), enqueue(TWO, 7, -1, "other queue"));
         apply(leader, 2, QueueCommands.returned(ONE, 2, 3, 2), QueueCommands.settle(ONE, 1),
             QueueCommands.deadLettering(ONE, 3, DeadLetters.Reason.EXPIRED));
@@ -101,7 +113,7 @@ class ReplicaSnapshotTest {
         QueueGroupApplier.Snapshot taken = leader.snapshot(GROUP);
         // applied after the snapshot was taken: not in it
         apply(leader, 3, QueueCommands.returned(ONE, 2, 9, 9), QueueCommands.settle(ONE, 3),
-            enqueue(ONE, 4, -1, "later"));
+            forwarded(ONE, 4, -1, "later", 6));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             taken.write(out);
@@ -113,10 +125,14 @@ class ReplicaSnapshotTest {
         assertThat(shown(member, ONE)).isEqualTo(one);
         assertThat(shown(member, TWO)).isEqualTo(two);
         assertThat(written(member)).isEqualTo(bytes.toByteArray());
+        assertThat(member.replica(GROUP, ONE).enqueuers().has(ENQUEUER, 5)).as("a forwarded number").isTrue();
+        assertThat(member.replica(GROUP, ONE).enqueuers().has(ENQUEUER, 4)).isFalse();
+        assertThat(member.replica(GROUP, ONE).enqueuers().has(ENQUEUER, 6)).as("taken after the snapshot").isFalse();
 
         // and the commands after the snapshot, applied on the restored member, leave what the leader has
         apply(member, 3, QueueCommands.returned(ONE, 2, 9, 9), QueueCommands.settle(ONE, 3),
-            enqueue(ONE, 4, -1, "later"));
+            forwarded(ONE, 4, -1, "later", 6));
         assertThat(shown(member, ONE)).isEqualTo(shown(leader, ONE)).hasSize(2);
+        assertThat(member.replica(GROUP, ONE).enqueuers().has(ENQUEUER, 6)).isTrue();
     }
 }

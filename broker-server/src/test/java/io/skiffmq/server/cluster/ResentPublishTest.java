@@ -1,0 +1,150 @@
+package io.skiffmq.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.skiffmq.cluster.NoMajorityException;
+import io.skiffmq.cluster.QueueGroup;
+import io.skiffmq.codec.amqp091.BasicProperties;
+import io.skiffmq.core.message.Amqp091Message;
+import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.ClassicQueue;
+import io.skiffmq.core.queue.ForwardedConfirm;
+import io.skiffmq.core.queue.PublishConfirm;
+import io.skiffmq.core.queue.QueueContext;
+import io.skiffmq.core.queue.QueueDeclaration;
+import io.skiffmq.core.queue.QueueExecutor;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A new leader's live queue and the publishes another node sends it again after losing its link to the old leader
+ * (docs/quorum-queues.md, "Publishes between two leaders are held"): one the old leader committed is dropped and
+ * confirmed; one it did not is enqueued; one this leader appended and has not committed yet is dropped and
+ * confirmed when that commit comes, or refused when it fails. A first send is never dropped.
+ */
+class ResentPublishTest {
+    private static final String GROUP = "g";
+    private static final QueueCommands.Key KEY = new QueueCommands.Key("/", "qq", 7);
+    private static final long NODE = 99;
+
+    /** A group whose appends complete when the test says. */
+    private static final class Group implements QueueGroup {
+        final List<byte[]> appended = new ArrayList<>();
+        final List<CompletableFuture<Void>> commits = new ArrayList<>();
+
+        @Override
+        public String name() {
+            return GROUP;
+        }
+
+        @Override
+        public List<String> members() {
+            return List.of("a", "b", "c");
+        }
+
+        @Override
+        public String leader() {
+            return "a";
+        }
+
+        @Override
+        public CompletableFuture<Void> append(long epoch, byte[] command) {
+            appended.add(command);
+            CompletableFuture<Void> commit = new CompletableFuture<>();
+            commits.add(commit);
+            return commit;
+        }
+    }
+
+    /** How a publish was answered. */
+    private static final class Answer implements PublishConfirm {
+        String said = "nothing";
+
+        @Override
+        public void run() {
+            said = "confirmed";
+        }
+
+        @Override
+        public void refused() {
+            said = "refused";
+        }
+
+        @Override
+        public void unavailable(String queue) {
+            said = "unavailable";
+        }
+    }
+
+    private static Message message(String body) throws Exception {
+        ByteBuf properties = Unpooled.buffer();
+        new BasicProperties(null, null, null, 2, null, null, null, null, null, null, null, null, null, null)
+            .encode(properties);
+        return Amqp091Message.of(properties, Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)), "",
+            "qq");
+    }
+
+    private static Answer publish(ClassicQueue live, long number, boolean resent) throws Exception {
+        Answer answer = new Answer();
+        live.publish(message("m" + number), new ForwardedConfirm(answer, NODE, number, resent));
+        return answer;
+    }
+
+    @Test
+    void aResendIsDroppedExactlyWhenTheQueueHasIt() throws Exception {
+        // the old leader committed the node's numbers 1 to 3, and 5 (4 went with it)
+        ReplicatedQueues replicas = new ReplicatedQueues(Duration.ofSeconds(1));
+        List<byte[]> committed = new ArrayList<>();
+        for (long n : new long[] {1, 2, 3, 5}) {
+            Message m = message("m" + n);
+            committed.add(QueueCommands.enqueue(KEY, n, 0, 0, -1, m, NODE, n));
+            m.release();
+        }
+        replicas.apply(GROUP, 1, ByteBuffer.wrap(QueueCommands.batch(committed)));
+        QueueReplica replica = replicas.replica(GROUP, KEY);
+
+        Group group = new Group();
+        ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
+            QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(group, KEY, 2, QueueExecutor.CALLER_THREAD,
+                replica.enqueuers()), Long.MAX_VALUE, QueueContext.DEFAULT);
+        live.restore(replica.messages());
+        live.recovered();
+        assertThat(live.readyCount()).isEqualTo(4);
+
+        assertThat(publish(live, 2, true).said).as("committed by the old leader").isEqualTo("confirmed");
+        assertThat(publish(live, 5, true).said).isEqualTo("confirmed");
+        assertThat(live.readyCount()).isEqualTo(4);
+        assertThat(group.appended).isEmpty();
+
+        Answer four = publish(live, 4, true);
+        assertThat(live.readyCount()).as("lost with the old leader: taken").isEqualTo(5);
+        assertThat(group.appended).hasSize(1);
+        assertThat(group.appended.get(0)[4 + 0]).isEqualTo(QueueCommands.ENQUEUE_FORWARDED);
+
+        Answer again = publish(live, 4, true);
+        assertThat(live.readyCount()).as("appended here already").isEqualTo(5);
+        assertThat(again.said).as("until that commits").isEqualTo("nothing");
+        group.commits.get(0).complete(null);
+        assertThat(four.said).isEqualTo("confirmed");
+        assertThat(again.said).isEqualTo("confirmed");
+
+        Answer six = publish(live, 6, false);
+        Answer sixAgain = publish(live, 6, true);
+        group.commits.get(1).completeExceptionally(new NoMajorityException("no majority", null));
+        assertThat(six.said).isEqualTo("nothing"); // never committed: not confirmed
+        assertThat(sixAgain.said).as("its first copy failed").isEqualTo("unavailable");
+
+        Answer first = publish(live, 3, false);
+        assertThat(live.readyCount()).as("a first send is never dropped").isEqualTo(7);
+        assertThat(first.said).isEqualTo("nothing");
+        live.close();
+    }
+}
