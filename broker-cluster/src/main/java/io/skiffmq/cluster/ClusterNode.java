@@ -240,8 +240,14 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     /** A member of a queue group: the node's queue server. */
     static RaftPeer queuePeer(NodeAddress node) {
+        return queuePeer(node, 0);
+    }
+
+    /** A member of a queue group with its Ratis priority ({@link QueueGroups#group}). */
+    static RaftPeer queuePeer(NodeAddress node, int priority) {
         return RaftPeer.newBuilder().setId(node.name())
-            .setAddress(node.host() + ":" + (node.port() + ClusterSettings.QUEUE_PORT_OFFSET)).build();
+            .setAddress(node.host() + ":" + (node.port() + ClusterSettings.QUEUE_PORT_OFFSET)).setPriority(priority)
+            .build();
     }
 
     @Override
@@ -387,7 +393,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     public CompletableFuture<Void> transfer(List<String> memberNames, byte[] command) {
         List<NodeAddress> all = members();
         List<RaftPeer> peers = new ArrayList<>();
-        for (String member : memberNames.stream().sorted().toList()) {
+        for (String member : memberNames) {
             NodeAddress address = all.stream().filter(m -> m.name().equals(member)).findFirst().orElse(null);
             if (address == null) {
                 return CompletableFuture.failedFuture(new IllegalArgumentException("node " + member
@@ -399,7 +405,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         entry[0] = QueueGroupMachine.TRANSFER;
         System.arraycopy(command, 0, entry, 1, command.length);
         long timeout = settings.appendTimeout().toMillis();
-        RaftGroup group = RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()), peers);
+        RaftGroup group = RaftGroup.valueOf(QueueGroups.id(memberNames), peers);
         return transferOnce(group, Message.valueOf(ByteString.copyFrom(entry)), System.nanoTime()
             + TimeUnit.MILLISECONDS.toNanos(timeout), timeout);
     }
@@ -445,12 +451,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     public void transferQueueGroupLeader(List<String> memberNames, String to) throws IOException {
         List<NodeAddress> all = members();
         List<RaftPeer> peers = new ArrayList<>();
-        for (String member : memberNames.stream().sorted().toList()) {
+        for (String member : memberNames) {
             peers.add(queuePeer(all.stream().filter(m -> m.name().equals(member)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("node " + member + " is not a member"))));
         }
-        try (RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames.stream().sorted().toList()),
-                peers), adminRetries(settings))) {
+        try (RaftClient one = newClient(RaftGroup.valueOf(QueueGroups.id(memberNames), peers),
+                adminRetries(settings))) {
             check(one.admin().transferLeadership(RaftPeerId.valueOf(to), settings.appendTimeout().toMillis()),
                 "make " + to + " the leader of queue group " + memberNames);
         }

@@ -13,8 +13,25 @@ public interface QueueGroup {
     /** The group's name, derived from its members, the same on every node. */
     String name();
 
-    /** Its members' node names, sorted. */
+    /** Its members' node names in their order ({@link #ordered}): the preferred leader first. */
     List<String> members();
+
+    /**
+     * A member set in the order that names its group: {@code preferred} (the member that leads the group whenever
+     * it can: docs/quorum-queues.md, "Where leaders go"), then the others by name. One member set has a group per
+     * preferred member, so that its queues' leaders spread over its nodes. A null or absent {@code preferred} puts
+     * the first by name first, which names the group a member set had before leaders were preferred.
+     */
+    static List<String> ordered(java.util.Collection<String> members, String preferred) {
+        List<String> sorted = members.stream().distinct().sorted().toList();
+        if (preferred == null || !sorted.contains(preferred) || sorted.get(0).equals(preferred)) {
+            return sorted;
+        }
+        List<String> ordered = new java.util.ArrayList<>(sorted.size());
+        ordered.add(preferred);
+        sorted.stream().filter(m -> !m.equals(preferred)).forEach(ordered::add);
+        return List.copyOf(ordered);
+    }
 
     /** The established leader (its {@code leader} entry applied here), or null. */
     String leader();

@@ -35,6 +35,8 @@ final class QueueGroups {
     /** Between two tries of a new leader's entry (its first entry of the term may not be committed yet). */
     private static final long ANNOUNCE_RETRY_MILLIS = 50;
     private static final byte[] NOTICE_ENTRY = {QueueGroupMachine.NOTICE};
+    /** The Ratis priority of a group's preferred leader, its first member; the others have 0. */
+    static final int PREFERRED_PRIORITY = 1;
 
     private final QueueGroupApplier applier;
     private final RaftPeerId self;
@@ -85,8 +87,9 @@ final class QueueGroups {
         return machine;
     }
 
-    static RaftGroupId id(List<String> sortedMembers) {
-        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("skiffmq queues " + String.join(",", sortedMembers))
+    /** The id of the group of {@code members} in their order ({@link QueueGroup#ordered}). */
+    static RaftGroupId id(List<String> members) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("skiffmq queues " + String.join(",", members))
             .getBytes(StandardCharsets.UTF_8)));
     }
 
@@ -94,18 +97,28 @@ final class QueueGroups {
         return id.getUuid().toString();
     }
 
-    /** The group of these members, this node among them, added to this server if it is not there yet. */
+    /**
+     * The group of these members, in their order ({@link QueueGroup#ordered}), this node among them, added to this
+     * server if it is not there yet. Its first member has a higher Ratis priority than the others: it wins the
+     * group's elections whenever its log is as long as theirs, and a leader hands it the leadership once it has
+     * caught up (Ratis' {@code yieldLeaderToHigherPriorityPeer}).
+     */
     QueueGroup group(List<NodeAddress> members) throws IOException {
-        List<NodeAddress> sorted = members.stream().sorted(java.util.Comparator.comparing(NodeAddress::name))
-            .toList();
-        List<String> names = sorted.stream().map(NodeAddress::name).toList();
+        List<String> names = members.stream().map(NodeAddress::name).toList();
+        if (!names.equals(QueueGroup.ordered(names, names.get(0)))) {
+            throw new IllegalArgumentException("members " + names + " are not in a group's order");
+        }
         if (!names.contains(self.toString())) {
             throw new IllegalArgumentException("this node is not among the members " + names);
         }
         RaftGroupId id = id(names);
         synchronized (this) {
             if (!machines.containsKey(id)) {
-                RaftGroup group = RaftGroup.valueOf(id, sorted.stream().map(ClusterNode::queuePeer).toList());
+                List<org.apache.ratis.protocol.RaftPeer> peers = new java.util.ArrayList<>();
+                for (int i = 0; i < members.size(); i++) {
+                    peers.add(ClusterNode.queuePeer(members.get(i), i == 0 ? PREFERRED_PRIORITY : 0));
+                }
+                RaftGroup group = RaftGroup.valueOf(id, peers);
                 RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, self,
                     callIds.incrementAndGet(), group, true));
                 if (!reply.isSuccess() && !machines.containsKey(id)) {

@@ -157,6 +157,38 @@ class QueueGroupsTest {
         }
     }
 
+    /**
+     * A group's first member, its preferred leader, wins its first election; when it stops, another leads; when it
+     * starts again and has caught up, the leadership comes back to it (Ratis' priorities). The same members in
+     * another order are another group.
+     */
+    @Test
+    void thePreferredMemberLeadsAndGetsTheLeadershipBackWhenItReturns() throws Exception {
+        Recording[] recordings = {new Recording(), new Recording(), new Recording()};
+        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s)) {
+            List<String> sorted = cluster.addresses.stream().map(NodeAddress::name).sorted().toList();
+            int preferred = cluster.addresses.stream().map(NodeAddress::name).toList().indexOf(sorted.get(2));
+            List<String> names = QueueGroup.ordered(sorted, sorted.get(2));
+            assertThat(names).containsExactly(sorted.get(2), sorted.get(0), sorted.get(1));
+            QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
+            assertThat(groups[0].name()).isNotEqualTo(cluster.nodes[0].queueGroup(sorted).name());
+            assertThat(liveLeader(recordings, 0, 1, 2)).as("the first leader").isEqualTo(preferred);
+
+            cluster.stop(preferred);
+            int[] others = java.util.stream.IntStream.range(0, 3).filter(i -> i != preferred).toArray();
+            int next = liveLeader(recordings, others);
+            groups[next].append(recordings[next].liveEpochs.get(0)[0], text("while it was away"))
+                .get(30, TimeUnit.SECONDS);
+
+            recordings[preferred] = new Recording();
+            cluster.start(preferred, recordings[preferred]);
+            cluster.nodes[preferred].queueGroup(names);
+            liveLeader(recordings, preferred);
+            await().atMost(WAIT).until(() -> names.get(0).equals(recordings[next].leader));
+            assertThat(recordings[preferred].commands).contains("while it was away");
+        }
+    }
+
     /** Node {@code i}'s files of the queue group: its Raft log segments ({@code current}), or its snapshots. */
     private static List<String> files(LocalCluster cluster, int i, QueueGroup group, String subdir)
             throws IOException {

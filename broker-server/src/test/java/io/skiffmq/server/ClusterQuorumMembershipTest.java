@@ -72,8 +72,8 @@ class ClusterQuorumMembershipTest {
     }
 
     /**
-     * Waits until each of {@code nodes} shows the queue with these members and the same leader among them; returns
-     * the leader.
+     * Waits until each of {@code nodes} shows the queue with these members (in any order: the preferred leader is
+     * shown first) and the same leader among them; returns the leader.
      */
     @SuppressWarnings("unchecked")
     private static int membersEverywhere(String queue, List<String> members, List<Integer> nodes) {
@@ -83,7 +83,8 @@ class ClusterQuorumMembershipTest {
             for (int node : nodes) {
                 Map<String, Object> shape = (Map<String, Object>) cluster.api(node).get("/api/queues/%2F/" + queue)
                     .body();
-                if (!shape.get("members").equals(members)) {
+                if (!(shape.get("members") instanceof List<?> shown) || !Set.copyOf(shown).equals(Set.copyOf(members))
+                        || shown.size() != members.size()) {
                     return false;
                 }
                 leaders.add(shape.get("leader"));

@@ -97,7 +97,8 @@ public final class QueueMembership {
         }
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         CompletableFuture<Boolean> ended = queues.whenMoved(id);
-        return queues.definitions().askMove(key, id, changed.stream().sorted().toList())
+        // the preferred leader stays so while it is a member; else the first by name is
+        return queues.definitions().askMove(key, id, io.skiffmq.cluster.QueueGroup.ordered(changed, members.get(0)))
             .thenCompose(index -> ended)
             .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
             .handle((done, failure) -> {

@@ -12,12 +12,15 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
- * rabbitmq-queues' {@code rebalance} (rabbit_amqqueue:rebalance/3) over queue groups: quorum queues share their member
- * set's group and its leader (docs/quorum-queues.md, "How it is replicated"), so what moves is a group's leadership,
- * with every queue of it. Each running node should lead at most its share of the queues chosen (the total over the
- * running nodes, rounded up); while a node leads more, one of its groups (the one of fewest queues not moved yet)
- * is handed to the member of it that leads fewest, when that leaves the two less apart. Each group moves once at
- * most, as RabbitMQ moves each queue once. Stateless; one run blocks its caller.
+ * rabbitmq-queues' {@code rebalance} (rabbit_amqqueue:rebalance/3) over queue groups: quorum queues share their group
+ * and its leader (docs/quorum-queues.md, "How it is replicated"), so what moves is a group's leadership, with every
+ * queue of it. A group has a preferred leader, its first member ("Where leaders go"), which Ratis' priorities give
+ * the leadership back to whenever it runs, and whose vote refuses any other candidate while it does: first, each group
+ * led elsewhere goes back to its preferred member when that runs. Then, among the groups whose preferred member does
+ * not run, each running node should lead at most its share of the queues chosen (the total over the running nodes,
+ * rounded up); while a node leads more, one of those groups (the one of fewest queues not moved yet) is handed to the
+ * member of it that leads fewest, when that leaves the two less apart. Each group moves once at most, as RabbitMQ
+ * moves each queue once. Stateless; one run blocks its caller.
  */
 public final class QueueRebalance {
     private static final System.Logger LOG = System.getLogger(QueueRebalance.class.getName());
@@ -57,6 +60,13 @@ public final class QueueRebalance {
         }
         int most = running.isEmpty() ? total : (total + running.size() - 1) / running.size();
         Set<List<String>> moved = new HashSet<>();
+        for (ReplicatedQueues.LedGroup group : new ArrayList<>(groups)) {
+            String preferred = group.members().get(0);
+            if (group.leader() != null && !group.leader().equals(preferred) && running.contains(preferred)) {
+                moved.add(group.members());
+                move(groups, group, preferred, counts, transfer);
+            }
+        }
         boolean changed = true;
         while (changed) {
             changed = false;
@@ -65,7 +75,8 @@ public final class QueueRebalance {
                     continue;
                 }
                 ReplicatedQueues.LedGroup group = groups.stream()
-                    .filter(g -> node.equals(g.leader()) && !moved.contains(g.members()))
+                    .filter(g -> node.equals(g.leader()) && !moved.contains(g.members())
+                        && !running.contains(g.members().get(0)))
                     .min(Comparator.comparingInt(ReplicatedQueues.LedGroup::queues)).orElse(null);
                 if (group == null) {
                     continue;
@@ -78,19 +89,7 @@ public final class QueueRebalance {
                 if (to == null || counts.getOrDefault(to, 0) + group.queues() >= counts.get(node)) {
                     continue;
                 }
-                try {
-                    transfer.to(group.members(), to);
-                } catch (IOException | RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "rebalance: queue group " + group.members()
-                        + " could not move its leader from " + node + " to " + to, e);
-                    continue;
-                }
-                LOG.log(System.Logger.Level.INFO, "rebalance: the leader of {0} quorum queues (group {1}) moved from"
-                    + " {2} to {3}", group.queues(), group.members(), node, to);
-                counts.merge(node, -group.queues(), Integer::sum);
-                counts.merge(to, group.queues(), Integer::sum);
-                groups.set(groups.indexOf(group), new ReplicatedQueues.LedGroup(group.members(), to,
-                    group.queues()));
+                move(groups, group, to, counts, transfer);
             }
         }
         Map<String, Integer> out = new LinkedHashMap<>();
@@ -100,5 +99,23 @@ public final class QueueRebalance {
             }
         });
         return out;
+    }
+
+    /** Hands {@code group}'s leadership to {@code to}, and counts it there; a failed handover is logged and skipped. */
+    private static void move(List<ReplicatedQueues.LedGroup> groups, ReplicatedQueues.LedGroup group, String to,
+            Map<String, Integer> counts, Transfer transfer) {
+        String from = group.leader();
+        try {
+            transfer.to(group.members(), to);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "rebalance: queue group " + group.members()
+                + " could not move its leader from " + from + " to " + to, e);
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, "rebalance: the leader of {0} quorum queues (group {1}) moved from {2} to"
+            + " {3}", group.queues(), group.members(), from, to);
+        counts.merge(from, -group.queues(), Integer::sum);
+        counts.merge(to, group.queues(), Integer::sum);
+        groups.set(groups.indexOf(group), new ReplicatedQueues.LedGroup(group.members(), to, group.queues()));
     }
 }

@@ -36,6 +36,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueues.class.getName());
     private static final String GROUP_SIZE = "x-quorum-initial-group-size";
     private static final int DEFAULT_GROUP_SIZE = 3;
+    private static final String LEADER_LOCATOR = "x-queue-leader-locator";
     /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
     private static final long ANNOUNCE_RETRY_MILLIS = 1000;
     /** How often held publishes are tried at a new leader, and refused once held for the append timeout. */
@@ -197,7 +198,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /**
      * The members of a queue's group as declared: {@code x-quorum-initial-group-size} (default 3) capped at the
-     * cluster's size, from the declaring node on, in name order.
+     * cluster's size, from the declaring node on, in name order; in a group's order ({@link QueueGroup#ordered}),
+     * its preferred leader first, as {@code x-queue-leader-locator} places it (docs/quorum-queues.md, "Where leaders
+     * go"): the declaring node for {@code client-local} (the default), or one of the members picked by the queue's
+     * name for {@code balanced} (and RabbitMQ's older names for it), the same on every node.
      */
     private List<String> declaredMembers(QueueHomed record) {
         List<String> all = node.members().stream().map(NodeAddress::name).sorted().toList();
@@ -208,7 +212,12 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         for (int i = 0; i < size; i++) {
             members.add(all.get((first + i) % all.size()));
         }
-        return members.stream().sorted().toList();
+        String preferred = members.get(0);
+        Object locator = record.arguments().get(LEADER_LOCATOR);
+        if (locator != null && !"client-local".equals(locator.toString())) {
+            preferred = members.get(Math.floorMod(record.name().hashCode(), size));
+        }
+        return QueueGroup.ordered(members, preferred);
     }
 
     /** The group of {@code members}, this node among them, on this node's server. */
