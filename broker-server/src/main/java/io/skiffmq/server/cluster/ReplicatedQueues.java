@@ -515,96 +515,16 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return group == null ? null : group.replicas.get(key);
     }
 
-    /** On the group's apply thread: each replica's entries as of now (immutable, shared with the replicas). */
+    /** On the group's apply thread: each replica as of now ({@link ReplicaSnapshot}). */
     @Override
     public Snapshot snapshot(String groupName) {
-        Map<QueueCommands.Key, QueueReplica.Entry[]> taken = new java.util.LinkedHashMap<>();
-        Map<QueueCommands.Key, long[]> marks = new java.util.LinkedHashMap<>();
-        Map<QueueCommands.Key, Enqueuers> numbers = new java.util.LinkedHashMap<>();
-        group(groupName).replicas.forEach((key, replica) -> {
-            taken.put(key, replica.entries());
-            Enqueuers enqueuers = replica.enqueuers();
-            if (!enqueuers.isEmpty()) {
-                numbers.put(key, enqueuers);
-            }
-            if (replica.frozen() != 0 || replica.adopted() != 0) {
-                marks.put(key, new long[] {replica.frozen(), replica.adopted(), replica.sealed() ? 1 : 0});
-            }
-        });
-        return out -> {
-            out.writeInt(taken.size());
-            for (Map.Entry<QueueCommands.Key, QueueReplica.Entry[]> replica : taken.entrySet()) {
-                QueueCommands.Key key = replica.getKey();
-                out.writeUTF(key.vhost());
-                out.writeUTF(key.name());
-                out.writeLong(key.incarnation());
-                out.writeInt(replica.getValue().length);
-                for (QueueReplica.Entry entry : replica.getValue()) {
-                    entry.write(out);
-                }
-            }
-            // after the replicas (a snapshot without it has none): what moves left on them
-            out.writeInt(marks.size());
-            for (Map.Entry<QueueCommands.Key, long[]> mark : marks.entrySet()) {
-                QueueCommands.Key key = mark.getKey();
-                out.writeUTF(key.vhost());
-                out.writeUTF(key.name());
-                out.writeLong(key.incarnation());
-                out.writeLong(mark.getValue()[0]);
-                out.writeLong(mark.getValue()[1]);
-                out.writeBoolean(mark.getValue()[2] != 0);
-            }
-            // after the marks (a snapshot without it has none): the numbers taken from forwarding nodes
-            out.writeInt(numbers.size());
-            for (Map.Entry<QueueCommands.Key, Enqueuers> numbered : numbers.entrySet()) {
-                QueueCommands.Key key = numbered.getKey();
-                out.writeUTF(key.vhost());
-                out.writeUTF(key.name());
-                out.writeLong(key.incarnation());
-                numbered.getValue().write(out);
-            }
-        };
+        return ReplicaSnapshot.take(group(groupName).replicas);
     }
 
     /** On the group's apply thread: the replicas as a snapshot has them, in place of those held. */
     @Override
     public void restore(String groupName, java.io.DataInputStream in) throws IOException {
-        Map<QueueCommands.Key, QueueReplica> read = new java.util.HashMap<>();
-        int count = in.readInt();
-        for (int i = 0; i < count; i++) {
-            QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
-            read.put(key, QueueReplica.read(in, in.readInt()));
-        }
-        int marked;
-        try {
-            marked = in.readInt();
-        } catch (java.io.EOFException e) {
-            marked = 0; // written before members could change
-        }
-        for (; marked > 0; marked--) {
-            QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
-            long frozen = in.readLong();
-            long adopted = in.readLong();
-            boolean sealed = in.readBoolean();
-            QueueReplica replica = read.get(key);
-            if (replica != null) {
-                replica.marks(frozen, adopted, sealed);
-            }
-        }
-        int numbered;
-        try {
-            numbered = in.readInt();
-        } catch (java.io.EOFException e) {
-            numbered = 0; // written before publishes were numbered
-        }
-        for (; numbered > 0; numbered--) {
-            QueueCommands.Key key = new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
-            Enqueuers taken = Enqueuers.read(in);
-            QueueReplica replica = read.get(key);
-            if (replica != null) {
-                replica.enqueuers(taken);
-            }
-        }
+        Map<QueueCommands.Key, QueueReplica> read = ReplicaSnapshot.read(in);
         Group group = group(groupName);
         group.replicas.clear();
         group.replicas.putAll(read);
