@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 
 /**
  * One member's replica of a replicated quorum queue: its messages by sequence, with their counts, as the group's
@@ -19,9 +18,9 @@ import java.util.TreeMap;
  * Guarded by itself, for the rare read from the metadata log's thread. Its entries are immutable (a change replaces
  * one), so a snapshot shares them with the replica while it is written on another thread.
  *
- * <p>What a message costs here: a {@code TreeMap} node, its boxed sequence, the {@link Entry} and the array of its
- * stored form (format, exchange, routing key, the publisher's bytes): 175 bytes for a 12-byte 0-9-1 message
- * (docs/quorum-queues.md, "Restart time").
+ * <p>What a message costs here: its slot ({@link ReplicaEntries}: its sequence and a reference), the {@link Entry}
+ * and the array of its stored form (format, exchange, routing key, the publisher's bytes) (docs/quorum-queues.md,
+ * "Restart time").
  */
 final class QueueReplica {
     private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
@@ -54,7 +53,7 @@ final class QueueReplica {
         }
     }
 
-    private final TreeMap<Long, Entry> messages = new TreeMap<>();
+    private final ReplicaEntries messages = new ReplicaEntries();
     /** The numbers taken from the nodes that forward publishes here, for a live queue to drop resends by. */
     private Enqueuers enqueuers = new Enqueuers();
     /** The move that froze the queue here (docs/quorum-queues.md, "Changing members"), or 0. */
@@ -105,13 +104,13 @@ final class QueueReplica {
                 long expiresAt = in.getLong();
                 byte[] stored = new byte[in.remaining()];
                 in.get(stored);
-                messages.put(sequence, new Entry(sequence, stored, deliveryCount, returns, expiresAt, null));
+                messages.put(new Entry(sequence, stored, deliveryCount, returns, expiresAt, null));
             }
             case QueueCommands.SETTLE -> messages.remove(in.getLong());
             case QueueCommands.RETURN -> {
                 Entry entry = messages.get(in.getLong());
                 if (entry != null) {
-                    messages.put(entry.sequence, new Entry(entry.sequence, entry.stored, in.getLong(), in.getLong(),
+                    messages.put(new Entry(entry.sequence, entry.stored, in.getLong(), in.getLong(),
                         entry.expiresAt, entry.deadLettering));
                 }
             }
@@ -119,7 +118,7 @@ final class QueueReplica {
                 Entry entry = messages.get(in.getLong());
                 int reason = in.get();
                 if (entry != null && reason >= 0 && reason < REASONS.length) {
-                    messages.put(entry.sequence, new Entry(entry.sequence, entry.stored, entry.deliveryCount,
+                    messages.put(new Entry(entry.sequence, entry.stored, entry.deliveryCount,
                         entry.returns, entry.expiresAt, REASONS[reason]));
                 }
             }
@@ -163,7 +162,7 @@ final class QueueReplica {
         }
         for (int count = in.readInt(); count > 0; count--) {
             Entry entry = Entry.read(in);
-            messages.put(entry.sequence, entry);
+            messages.put(entry);
         }
     }
 
@@ -183,7 +182,7 @@ final class QueueReplica {
 
     /** The entries held now, in sequence order: what a snapshot writes. */
     synchronized Entry[] entries() {
-        return messages.values().toArray(new Entry[0]);
+        return messages.toArray();
     }
 
     /** A replica of what a snapshot wrote: {@code count} entries in sequence order. */
@@ -191,7 +190,7 @@ final class QueueReplica {
         QueueReplica replica = new QueueReplica();
         for (int i = 0; i < count; i++) {
             Entry entry = Entry.read(in);
-            replica.messages.put(entry.sequence, entry);
+            replica.messages.put(entry);
         }
         return replica;
     }
@@ -202,7 +201,8 @@ final class QueueReplica {
      */
     synchronized List<StoredMessage> messages() {
         List<StoredMessage> out = new ArrayList<>(messages.size());
-        messages.forEach((sequence, entry) -> {
+        messages.forEach(entry -> {
+            long sequence = entry.sequence;
             Message message;
             try {
                 message = QueueCommands.message(entry.stored);
