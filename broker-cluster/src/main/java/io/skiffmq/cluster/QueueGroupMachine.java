@@ -264,6 +264,17 @@ final class QueueGroupMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * This node's leadership ended (it stepped down, cut off from a majority, or handed it over): its live queues
+     * go at once, so that publishes here wait in the hold for the next leader instead of meeting a log that refuses
+     * them. Ratis tells {@link #notifyLeaderChanged} only once another leader is known, which a node cut off never
+     * learns.
+     */
+    @Override
+    public void notifyNotLeader(java.util.Collection<TransactionContext> pendingEntries) {
+        applier.notLeader(name);
+    }
+
     /** Waits for a snapshot being written: the group is stopping. */
     @Override
     public void close() {

@@ -1,10 +1,12 @@
 package io.skiffmq.server.cluster;
 
+import io.skiffmq.cluster.NoMajorityException;
 import io.skiffmq.cluster.QueueGroup;
 import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.ForwardedConfirm;
 import io.skiffmq.core.queue.PublishConfirm;
+import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
 import java.util.ArrayList;
@@ -15,8 +17,10 @@ import java.util.concurrent.CompletableFuture;
  * The {@link QueueLog} of a replicated quorum queue's live queue, on the node leading its group: what a single
  * node's quorum queue journals, appended to the group's log as commands instead ({@link QueueCommands}), under the
  * epoch the queue went live in, the commands of one turn of the queue's thread as one entry. A publish is durable
- * (confirmed) once the entry with its enqueue is committed by a majority; the rest is appended without waiting. Messages stay in memory ({@link #isWritten} is never true): the replicas hold
- * them. Called on the queue's thread, as every {@link QueueLog}.
+ * (confirmed) once the entry with its enqueue is committed by a majority, and refused as unavailable when it is not
+ * (no majority within the append timeout, or the queue no longer live here); the rest is appended without waiting.
+ * Messages stay in memory ({@link #isWritten} is never true): the replicas hold them. Called on the queue's thread,
+ * as every {@link QueueLog}.
  */
 final class ReplicatedQueueLog implements QueueLog {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueueLog.class.getName());
@@ -37,14 +41,21 @@ final class ReplicatedQueueLog implements QueueLog {
     /** The numbers taken from forwarding nodes, appended or committed: a resend of one is dropped. */
     private final Enqueuers enqueuers;
 
-    /** @param enqueuers the replica's, as of the entry this queue went live at; this log's own from then on */
+    /** Where a publish that reaches this log once it is retired goes: the queue's hold for its next leader. */
+    private final Queue unled;
+
+    /**
+     * @param enqueuers the replica's, as of the entry this queue went live at; this log's own from then on
+     * @param unled the queue's hold ({@link PublishHolds#unled}); null to refuse such publishes
+     */
     ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor,
-            Enqueuers enqueuers) {
+            Enqueuers enqueuers, Queue unled) {
         this.group = group;
         this.key = key;
         this.epoch = epoch;
         this.executor = executor;
         this.enqueuers = enqueuers;
+        this.unled = unled;
     }
 
     void retire() {
@@ -54,7 +65,7 @@ final class ReplicatedQueueLog implements QueueLog {
     /** Adds a command to this turn's batch; completes once the batch is committed (never, once retired). */
     private CompletableFuture<Void> append(byte[] command) {
         if (retired) {
-            return new CompletableFuture<>(); // never durable: its confirm is not sent
+            return CompletableFuture.failedFuture(notLed());
         }
         pending.add(command);
         if (batch == null) {
@@ -72,6 +83,9 @@ final class ReplicatedQueueLog implements QueueLog {
         batch = null;
         if (done == null || pending.isEmpty() || retired) {
             pending.clear();
+            if (done != null) {
+                done.completeExceptionally(notLed()); // retired during the turn: never appended
+            }
             return;
         }
         byte[] entry = QueueCommands.batch(pending);
@@ -91,6 +105,12 @@ final class ReplicatedQueueLog implements QueueLog {
         last = done;
     }
 
+    /** Why a command of a retired log is not durable: the queue is no longer live here. */
+    private NoMajorityException notLed() {
+        return new NoMajorityException("replicated queue '" + key.name() + "' in vhost '" + key.vhost()
+            + "' is no longer led here (epoch " + epoch + ")", null);
+    }
+
     @Override
     public long publish(long sequence, Message message, long deliveryCount, long expiresAt, Runnable durable) {
         return publish(sequence, message, deliveryCount, deliveryCount, expiresAt, durable);
@@ -99,6 +119,12 @@ final class ReplicatedQueueLog implements QueueLog {
     @Override
     public long publish(long sequence, Message message, long deliveryCount, long returns, long expiresAt,
             Runnable durable) {
+        if (retired && unled != null && !(durable instanceof ForwardedConfirm)) {
+            // a publish here reached the queue after it stopped being live here (routed before the change): never
+            // appended, so held for the next leader as any publish between two leaders, not refused at once
+            unled.publish(message.retain(), durable instanceof PublishConfirm confirm ? confirm : null);
+            return sequence;
+        }
         byte[] command;
         if (durable instanceof ForwardedConfirm forwarded && !retired) {
             enqueuers.took(forwarded.enqueuer(), forwarded.number());
@@ -109,7 +135,16 @@ final class ReplicatedQueueLog implements QueueLog {
         }
         CompletableFuture<Void> appended = append(command);
         if (durable != null) {
-            appended.thenRun(durable);
+            // not committed (no majority in time, a deposed leader, the queue retired here): refused as
+            // unavailable, so that no publisher waits for ever; another node resends what it forwarded
+            // (PeerConnection), a publisher here may publish it again
+            appended.whenComplete((done, failure) -> {
+                if (failure == null) {
+                    durable.run();
+                } else if (durable instanceof PublishConfirm confirm) {
+                    confirm.unavailable(key.name());
+                }
+            });
         }
         return sequence;
     }

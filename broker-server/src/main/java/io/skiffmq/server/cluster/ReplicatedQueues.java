@@ -903,7 +903,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         ReplicatedQueueLog[] log = new ReplicatedQueueLog[1];
         boolean[] taken = new boolean[1];
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
-            log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers);
+            QueueHomed record = vhost.remoteQueue(key.name());
+            log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers,
+                record == null ? null : holds.unled(key, key.vhost(), record));
             ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
             made.restore(messages);
             made.recovered();

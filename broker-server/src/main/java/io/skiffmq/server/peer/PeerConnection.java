@@ -358,8 +358,7 @@ final class PeerConnection {
                     delivery.setContext(null);
                     delivery.settle();
                     if (context instanceof Sent sent) {
-                        sent.message.release();
-                        confirm(outgoing.queue, sent.confirm, delivery.getRemoteState());
+                        resendOrConfirm(outgoing.queue, sent, delivery.getRemoteState());
                     } else if (context instanceof PublishConfirm confirm && confirm != SETTLED) {
                         confirm(outgoing.queue, confirm, delivery.getRemoteState());
                     }
@@ -385,6 +384,32 @@ final class PeerConnection {
         }
         queue.settledPublish();
     }
+
+    /**
+     * A replicated queue's outcome for a message sent: refused as unavailable (its leader did not commit it: deposed,
+     * or no majority in time), it is held with its number for the next leader, which drops it if it has it; any
+     * other outcome is the publisher's.
+     */
+    private static void resendOrConfirm(RemoteQueue queue, Sent sent, DeliveryState state) {
+        if (unavailable(state)
+                && queue.notSent(sent.message, sent.confirm == NO_CONFIRM ? null : sent.confirm, sent.number)) {
+            return;
+        }
+        sent.message.release();
+        confirm(queue, sent.confirm, state);
+    }
+
+    /** RabbitMQ's {@code rejected} for a queue that is unavailable, as the home node's {@code IncomingLink} sends it. */
+    private static boolean unavailable(DeliveryState state) {
+        return state instanceof org.apache.qpid.proton.amqp.messaging.Rejected rejected && rejected.getError() != null
+            && rejected.getError().getInfo() != null
+            && UNAVAILABLE.equals(rejected.getError().getInfo().get(REASON));
+    }
+
+    private static final org.apache.qpid.proton.amqp.Symbol REASON =
+        org.apache.qpid.proton.amqp.Symbol.valueOf("reason");
+    private static final org.apache.qpid.proton.amqp.Symbol UNAVAILABLE =
+        org.apache.qpid.proton.amqp.Symbol.valueOf("unavailable");
 
     private void linkGone(Link link) {
         if (link.getContext() instanceof RemoteConsumer consumer) {

@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * A new leader's live queue and the publishes another node sends it again after losing its link to the old leader
  * (docs/quorum-queues.md, "Publishes between two leaders are held"): one the old leader committed is dropped and
  * confirmed; one it did not is enqueued; one this leader appended and has not committed yet is dropped and
- * confirmed when that commit comes, or refused when it fails. A first send is never dropped.
+ * confirmed when that commit comes, or refused when it fails. A first send is never dropped. A publish that is not
+ * committed is refused as unavailable, never left unanswered; one that reaches a log no longer live goes to the
+ * queue's hold for its next leader.
  */
 class ResentPublishTest {
     private static final String GROUP = "g";
@@ -114,7 +116,7 @@ class ResentPublishTest {
         Group group = new Group();
         ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
             QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(group, KEY, 2, QueueExecutor.CALLER_THREAD,
-                replica.enqueuers()), Long.MAX_VALUE, QueueContext.DEFAULT);
+                replica.enqueuers(), null), Long.MAX_VALUE, QueueContext.DEFAULT);
         live.restore(replica.messages());
         live.recovered();
         assertThat(live.readyCount()).isEqualTo(4);
@@ -139,12 +141,29 @@ class ResentPublishTest {
         Answer six = publish(live, 6, false);
         Answer sixAgain = publish(live, 6, true);
         group.commits.get(1).completeExceptionally(new NoMajorityException("no majority", null));
-        assertThat(six.said).isEqualTo("nothing"); // never committed: not confirmed
+        assertThat(six.said).as("never committed: refused, for its node to send it again").isEqualTo("unavailable");
         assertThat(sixAgain.said).as("its first copy failed").isEqualTo("unavailable");
 
         Answer first = publish(live, 3, false);
         assertThat(live.readyCount()).as("a first send is never dropped").isEqualTo(7);
         assertThat(first.said).isEqualTo("nothing");
+
+        // deposed: what its last turn appended, and what comes after, is refused, never left unanswered
+        ReplicatedQueueLog log = new ReplicatedQueueLog(group, KEY, 3, QueueExecutor.CALLER_THREAD,
+            new Enqueuers(), null);
+        Answer late = new Answer();
+        log.retire();
+        log.publish(8, message("late"), 0, -1, late);
+        assertThat(late.said).as("no hold to take it").isEqualTo("unavailable");
+        ClassicQueue hold = new ClassicQueue("held for the next leader", QueueExecutor.CALLER_THREAD);
+        ReplicatedQueueLog holding = new ReplicatedQueueLog(group, KEY, 3, QueueExecutor.CALLER_THREAD,
+            new Enqueuers(), hold);
+        holding.retire();
+        Message m = message("held");
+        holding.publish(9, m, 0, -1, new Answer());
+        m.release(); // the live queue's reference
+        assertThat(hold.readyCount()).as("handed to the hold, with a reference of its own").isEqualTo(1);
+        hold.close();
         live.close();
     }
 }
