@@ -13,6 +13,11 @@ import java.util.function.UnaryOperator;
  * can be stopped and started again on the same directory and port. Used by one test thread.
  */
 final class LocalCluster implements AutoCloseable {
+    /**
+     * Shorter than the default (1000 ms), as the broker's cluster test harnesses have it: the cases wait on many
+     * elections, and what they check does not depend on how long one takes. A case can set its own in the tuning.
+     */
+    static final Duration ELECTION_TIMEOUT = Duration.ofMillis(400);
     final List<NodeAddress> addresses = new ArrayList<>();
     final ClusterNode[] nodes;
     final RecordingApplier[] appliers;
@@ -54,7 +59,7 @@ final class LocalCluster implements AutoCloseable {
     ClusterSettings settings(int i, ClusterSecret withSecret) {
         List<NodeAddress> seeds = addresses.subList(0, Math.min(3, addresses.size()));
         return tuning.apply(ClusterSettings.of(addresses.get(i), seeds, "127.0.0.1", dir.resolve("n" + i),
-            withSecret).withAppendTimeout(Duration.ofSeconds(5)));
+            withSecret).withAppendTimeout(Duration.ofSeconds(5)).withElectionTimeout(ELECTION_TIMEOUT));
     }
 
     ClusterNode start(int i) throws IOException {
@@ -78,7 +83,8 @@ final class LocalCluster implements AutoCloseable {
     ClusterNode startAlone(int i) throws IOException {
         appliers[i] = new RecordingApplier();
         nodes[i] = ClusterNode.start(tuning.apply(ClusterSettings.of(addresses.get(i), List.of(addresses.get(i)),
-            "127.0.0.1", dir.resolve("n" + i), secret).withAppendTimeout(Duration.ofSeconds(5))), appliers[i]);
+            "127.0.0.1", dir.resolve("n" + i), secret).withAppendTimeout(Duration.ofSeconds(5))
+            .withElectionTimeout(ELECTION_TIMEOUT)), appliers[i]);
         return nodes[i];
     }
 
