@@ -56,7 +56,7 @@ import org.apache.qpid.proton.engine.Transport;
  *
  * <p>Owned by one event loop: the engine, the links and the channel are touched there only. {@link #down()} is
  * read anywhere; {@link #publish} hands messages over from any thread (a multi-producer queue the loop drains), and
- * {@link #homeCounts} reads the last pulled counts from any thread (replaced whole, volatile).
+ * {@link #homeCounts} reads the last pulled counts from any thread ({@link HomeCounts}).
  */
 final class PeerConnection {
     private static final System.Logger LOG = System.getLogger(PeerConnection.class.getName());
@@ -93,6 +93,8 @@ final class PeerConnection {
     private final List<RemoteConsumer> consumers = new ArrayList<>();
     /** The home node's /management, for counts and purges; null until first needed. */
     private HomeManagement management;
+    /** The home node's counts of its queues, for listings. */
+    private final HomeCounts counts;
 
     /** What was published to one queue and not yet sent: kept until the link has credit. */
     private static final class Outgoing {
@@ -138,6 +140,7 @@ final class PeerConnection {
         this.vhost = vhost;
         this.loop = loop;
         this.executor = links.broker().loopExecutor(loop);
+        this.counts = new HomeCounts(loop, this::pullCounts);
     }
 
     String node() {
@@ -268,7 +271,7 @@ final class PeerConnection {
     private void tick() {
         if (transport != null && channel != null) {
             transport.tick(System.currentTimeMillis());
-            pullCountsIfWanted();
+            counts.tick();
             pump();
         }
     }
@@ -508,8 +511,7 @@ final class PeerConnection {
                     if (!resent) {
                         number = numbering.nextNumber();
                     }
-                    delivery = link.delivery(ByteBuffer.allocate(PeerLinks.ENQUEUER_TAG).putLong(numbering.enqueuer())
-                        .putLong(number).put((byte) (resent ? 1 : 0)).array());
+                    delivery = link.delivery(numberedTag(numbering.enqueuer(), number, resent));
                 } else {
                     delivery = link.delivery(tag(nextDeliveryTag++));
                 }
@@ -537,6 +539,17 @@ final class PeerConnection {
 
     private static byte[] tag(long n) {
         return ByteBuffer.allocate(Long.BYTES).putLong(n).array();
+    }
+
+    /** A replicated queue's delivery tag ({@link PeerLinks#ENQUEUER_TAG}): the array alone, which proton-j keeps. */
+    private static byte[] numberedTag(long enqueuer, long number, boolean resent) {
+        byte[] tag = new byte[PeerLinks.ENQUEUER_TAG];
+        for (int i = 0; i < Long.BYTES; i++) { // big-endian, as the home node's IncomingLink reads them
+            tag[i] = (byte) (enqueuer >>> (56 - 8 * i));
+            tag[Long.BYTES + i] = (byte) (number >>> (56 - 8 * i));
+        }
+        tag[2 * Long.BYTES] = (byte) (resent ? 1 : 0);
+        return tag;
     }
 
     /** The home node could not take it: refused as a queue that is unavailable. */
@@ -654,74 +667,18 @@ final class PeerConnection {
 
     // ---- counts for listings ----------------------------------------------------------------------------------
 
-    /**
-     * The counts of the queues homed on that node in this virtual host, as last pulled ({@link #pullCounts}), for
-     * the HTTP API's listings: a listing reads them here and asks no node. Null until pulled once, and while the
-     * node cannot be reached. A listing that reads them keeps them pulled every {@link #COUNTS_MILLIS} for
-     * {@link #COUNTS_IDLE_MILLIS}; then pulling stops until the next listing.
-     */
-    HomeCounts homeCounts() {
-        long now = System.nanoTime();
-        long wanted = countsWantedAt;
-        countsWantedAt = now;
-        if (now - wanted > TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS)) {
-            loop.execute(this::pullCounts); // not pulled lately: now, so the next listing has them
-        }
-        HomeCounts counts = homeCounts;
-        return counts == null || down ? null : counts;
+    /** The home node's counts of its queues in this virtual host, as last pulled ({@link HomeCounts}); null for none. */
+    HomeCounts.Pulled homeCounts() {
+        return down ? null : counts.read();
     }
 
-    /** The home node's counts of its queues, when they were pulled ({@link System#currentTimeMillis}). */
-    record HomeCounts(Map<String, long[]> queues, long pulledAt) {
-        /** messages, messages_ready, messages_unacknowledged, consumers of the queue; null when not known. */
-        long[] of(String queue) {
-            return queues.get(queue);
+    /** One request for the counts of every queue homed there ({@code GET /queues}, node connections only), on the loop. */
+    private CompletableFuture<Object> pullCounts() {
+        if (connection == null || down) {
+            return null;
         }
-    }
-
-    static final long COUNTS_MILLIS = 5000;
-    static final long COUNTS_IDLE_MILLIS = 60_000;
-    private volatile HomeCounts homeCounts;
-    /** When a listing last read the counts ({@link System#nanoTime}); any thread writes it. */
-    private volatile long countsWantedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS) - 1;
-    /** When the last pull was sent, and whether its answer is still to come; owned by the loop. */
-    private long countsPulledAt;
-    private boolean countsPulling;
-
-    /** On each tick: pulls the counts again when a listing wants them and the last pull is old. */
-    private void pullCountsIfWanted() {
-        long now = System.nanoTime();
-        if (now - countsWantedAt <= TimeUnit.MILLISECONDS.toNanos(COUNTS_IDLE_MILLIS)
-                && now - countsPulledAt >= TimeUnit.MILLISECONDS.toNanos(COUNTS_MILLIS)) {
-            pullCounts();
-        }
-    }
-
-    /** One request for the counts of every queue homed there ({@code GET /queues}, node connections only). */
-    private void pullCounts() {
-        if (countsPulling || connection == null || down) {
-            return;
-        }
-        countsPulling = true;
-        countsPulledAt = System.nanoTime();
-        manage("GET", "/queues", () -> new BrokerException(BrokerException.Kind.NOT_FOUND, "node " + node
-            + " is down")).whenComplete((body, failure) -> {
-                countsPulling = false;
-                if (failure != null || !(body instanceof List<?> list)) {
-                    homeCounts = null;
-                    return;
-                }
-                Map<String, long[]> queues = new HashMap<>(list.size() * 2);
-                for (Object item : list) {
-                    if (item instanceof Map<?, ?> q && q.get("name") instanceof String name) {
-                        queues.put(name, new long[] {HomeManagement.number(q, "messages"),
-                            HomeManagement.number(q, "messages_ready"),
-                            HomeManagement.number(q, "messages_unacknowledged"),
-                            HomeManagement.number(q, "consumers")});
-                    }
-                }
-                homeCounts = new HomeCounts(queues, System.currentTimeMillis());
-            });
+        return manage("GET", "/queues", () -> new BrokerException(BrokerException.Kind.NOT_FOUND, "node " + node
+            + " is down"));
     }
 
     private CompletableFuture<Object> manage(String method, String path,

@@ -113,7 +113,7 @@ public final class PeerLinks implements AutoCloseable {
         if (!(vhost.remoteQueueProxy(name) instanceof RemoteQueue remote)) {
             return null;
         }
-        PeerConnection.HomeCounts counts = remote.peer().homeCounts();
+        HomeCounts.Pulled counts = remote.peer().homeCounts();
         long[] of = counts == null ? null : counts.of(name);
         return of == null ? null : new HomeQueueCounts(of[0], of[1], of[2], of[3], counts.pulledAt());
     }
