@@ -64,6 +64,8 @@ public final class ClassicQueue implements Queue {
     private final WaitingMessages waiting;
     private final io.skiffmq.core.filter.SubscriptionFilter subscriptionFilter; // checked by publishers
     private final QueueStatus status = new QueueStatus();
+    /** Messages go out only once the log committed them ({@link QueueLog#deliversCommitted}). */
+    private final boolean deliversCommitted;
     private final QueueGauges gauges = new QueueGauges();
     private final QueueCounters counters = new QueueCounters();
     private final QueueConsumers consumers;
@@ -148,6 +150,18 @@ public final class ClassicQueue implements Queue {
         this.recovery = new QueueRecovery(log, executor, status, waiting, limits, expiry, paging, consumers,
             gauges, dying);
         this.unused = new UnusedQueue(declaration, declared, context.clock(), executor, status, consumers.pushed);
+        this.deliversCommitted = log != null && log.deliversCommitted(this::committedThrough);
+        if (deliversCommitted) {
+            waiting.deliverableThrough(nextSequence - 1);
+        }
+    }
+
+    /** On the queue's thread: the log committed every message up to {@code sequence}, which may now go out. */
+    private void committedThrough(long sequence) {
+        if (!status.gone() && !waiting.deliverable(sequence)) {
+            waiting.deliverableThrough(sequence);
+            dispatcher.dispatch();
+        }
     }
 
     @Override
@@ -375,6 +389,9 @@ public final class ClassicQueue implements Queue {
         executor.runBeforeUse(() -> {
             long next = recovery.restore(messages, context.clock().millis());
             nextSequence = Math.max(nextSequence, next);
+            if (deliversCommitted) {
+                waiting.deliverableThrough(nextSequence - 1); // the log had them: committed
+            }
         });
     }
 

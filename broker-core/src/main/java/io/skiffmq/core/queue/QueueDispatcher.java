@@ -121,6 +121,9 @@ final class QueueDispatcher {
         } else if (consumer.selector != null) {
             return selective.offer(consumer, now);
         }
+        if (waiting.headUndeliverable()) {
+            return ConsumerRing.Offer.STOP; // not committed yet: dispatched again once it is
+        }
         QueueEntry entry = waiting.removeHead();
         if (entry == null) {
             return ConsumerRing.Offer.NONE;
@@ -174,6 +177,9 @@ final class QueueDispatcher {
     private QueueDelivery pull(QueueConsumer consumer) {
         long now = clock.millis();
         while (true) {
+            if (waiting.headUndeliverable()) {
+                return null;
+            }
             QueueEntry entry = waiting.removeHead();
             if (entry == null) {
                 return null;

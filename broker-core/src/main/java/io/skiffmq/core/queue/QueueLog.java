@@ -71,6 +71,16 @@ public interface QueueLog {
     boolean isWritten(long location);
 
     /**
+     * Whether the queue delivers a message only once this log has committed it: a replicated quorum queue's, as
+     * rabbit_fifo delivers only what its log applied. Such a log then calls {@code committedThrough}, on the
+     * queue's thread, with the highest sequence it has committed (it commits in sequence order). Asked once, when
+     * the queue is made.
+     */
+    default boolean deliversCommitted(java.util.function.LongConsumer committedThrough) {
+        return false;
+    }
+
+    /**
      * Reads a message back from the log, for a queue that kept only its index.
      *
      * @return a new message (one reference, for the caller)

@@ -148,7 +148,7 @@ final class SelectiveDispatch {
          * cannot be read is not wanted (it is dealt with when it reaches the head).
          */
         boolean wants(QueueEntry entry) {
-            if (entry.expiresAt() < now) {
+            if (entry.expiresAt() < now || !waiting.deliverable(entry)) {
                 return false;
             }
             consumer.budget--;

@@ -66,6 +66,8 @@ final class WaitingMessages {
      * tails read back, and a lane's last in-memory entry leaving while its tail waits (its head comes back next).
      */
     private long changes;
+    /** See {@link #deliverableThrough(long)}. */
+    private long deliverableThrough = Long.MAX_VALUE;
     /** Lanes served 2:1 rather than strictly, with given-back messages apart (a quorum queue's, above). */
     private final boolean weighted;
     /** A weighted queue's given-back messages, in the order they came back; null for a strict one. */
@@ -283,6 +285,34 @@ final class WaitingMessages {
         changes++;
         lanes[entry.priority()].returned.add(entry);
         count(entry, 1);
+    }
+
+    /**
+     * Delivers only entries of sequences up to {@code sequence} (a log that delivers committed messages only,
+     * {@link QueueLog#deliversCommitted}); {@code Long.MAX_VALUE}, the start, for every entry. A selector consumer
+     * that found nothing looks again.
+     */
+    void deliverableThrough(long sequence) {
+        deliverableThrough = sequence;
+        changes++;
+    }
+
+    /** Whether {@code entry} may be delivered now: see {@link #deliverableThrough(long)}. */
+    boolean deliverable(QueueEntry entry) {
+        return deliverable(entry.sequence);
+    }
+
+    boolean deliverable(long sequence) {
+        return sequence <= deliverableThrough;
+    }
+
+    /** Whether the entry that goes out next must wait to be committed (nothing to look at unless some may). */
+    boolean headUndeliverable() {
+        if (deliverableThrough == Long.MAX_VALUE) {
+            return false;
+        }
+        QueueEntry head = head();
+        return head != null && !deliverable(head);
     }
 
     /** The entry that goes out next, left in place; null when none. */

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * epoch the queue went live in, the commands of one turn of the queue's thread as one entry. A publish is durable
  * (confirmed) once the entry with its enqueue is committed by a majority, and refused as unavailable when it is not
  * (no majority within the append timeout, or the queue no longer live here); the rest is appended without waiting.
+ * A message goes out to consumers once its enqueue is committed ({@link #deliversCommitted}).
  * Messages stay in memory ({@link #isWritten} is never true): the replicas hold them. Called on the queue's thread,
  * as every {@link QueueLog}.
  */
@@ -35,6 +36,10 @@ final class ReplicatedQueueLog implements QueueLog {
     private CompletableFuture<Void> batch;
     /** The last batch appended: {@link #whenWritten} waits for it. */
     private CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
+    /** The sequence of the last message enqueued in {@link #pending}; -1 when none is. */
+    private long pendingThrough = -1;
+    /** Told, on the queue's thread, through which sequence the enqueues are committed; null until asked. */
+    private java.util.function.LongConsumer committed;
     /** The queue is no longer live here (another leader, or its record deleted): it writes nothing more. */
     private volatile boolean retired;
     private volatile boolean failureLogged;
@@ -90,8 +95,13 @@ final class ReplicatedQueueLog implements QueueLog {
         }
         byte[] entry = QueueCommands.batch(pending);
         pending.clear();
+        long through = pendingThrough;
+        pendingThrough = -1;
         group.append(epoch, entry).whenComplete((ok, failure) -> {
             if (failure == null) {
+                if (through >= 0 && committed != null) {
+                    executor.execute(() -> committed.accept(through));
+                }
                 done.complete(null);
                 return;
             }
@@ -134,6 +144,7 @@ final class ReplicatedQueueLog implements QueueLog {
             command = QueueCommands.enqueue(key, sequence, deliveryCount, returns, expiresAt, message);
         }
         CompletableFuture<Void> appended = append(command);
+        pendingThrough = sequence;
         if (durable != null) {
             // not committed (no majority in time, a deposed leader, the queue retired here): refused as
             // unavailable, so that no publisher waits for ever; another node resends what it forwarded
@@ -193,6 +204,13 @@ final class ReplicatedQueueLog implements QueueLog {
     @Override
     public boolean isWritten(long location) {
         return false;
+    }
+
+    /** Yes: a consumer never gets a message a failover then loses, as with rabbit_fifo (docs/quorum-queues.md). */
+    @Override
+    public boolean deliversCommitted(java.util.function.LongConsumer committedThrough) {
+        this.committed = committedThrough;
+        return true;
     }
 
     @Override
