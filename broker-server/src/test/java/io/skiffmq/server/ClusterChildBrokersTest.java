@@ -143,7 +143,7 @@ class ClusterChildBrokersTest {
         start(0);
         await().atMost(WAIT).until(() -> api(0).get("/api/whoami").status() == 503);
         assertThat(api(0).get("/api/whoami").map().get("reason")).asString().contains("no users yet");
-        SkiffmqCtlTest.Result alone = ctl(0, "await_online_nodes", "2", "--timeout", "2");
+        SkiffmqCtlTest.Result alone = ctl(0, "await_online_nodes", "2", "--timeout", "1");
         assertThat(alone.code()).as(alone.err()).isEqualTo(75);
         assertThat(alone.err()).contains("no users yet");
         start(1);
