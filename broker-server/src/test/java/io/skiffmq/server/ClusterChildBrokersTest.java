@@ -156,9 +156,9 @@ class ClusterChildBrokersTest {
 
     @Test
     void aFourthNodeJoinsWithSkiffmqctlAndIsForgotten() throws Exception {
-        startThree();
+        // the fourth starts alone, beside the three: it is no member of theirs until it joins
+        ChildCluster.startSideBySide(4, this::start, this::name);
         setName(0, "skiffs");
-        start(3);
         // alone, it has guest once it elected itself and committed its first-start definitions
         await().atMost(WAIT).until(() -> api(3).get("/api/whoami").status() == 200);
         SkiffmqCtlTest.Result joined = ctl(3, "join_cluster", name(1) + ":" + cluster.clusterPort(1));
