@@ -45,7 +45,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final String nodeName;
     /** This node's readings, for {@link #READINGS}: bytes its broker gives and another node's broker reads. */
     private final java.util.function.Supplier<byte[]> readings;
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final SnapshotStorage storage = new SnapshotStorage();
     /**
      * Entries between two snapshots ({@link ClusterSettings#snapshotEvery}): Ratis asks more often, for the queue
      * groups that share its threshold ({@link QueueGroupMachine#ASKED_EVERY}).
@@ -78,6 +78,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
     @Override
     public void pause() {
+        storage.paused();
         SnapshotFiles.pause(getLifeCycle());
     }
 
@@ -85,7 +86,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void reinitialize() throws IOException {
         // a snapshot from the leader replaced the log: everything comes from it
         getLifeCycle().transition(LifeCycle.State.STARTING);
-        load(storage.loadLatestSnapshot());
+        load(storage.reload());
         getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 

@@ -62,7 +62,7 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     private final QueueGroupApplier applier;
     private final QueueGroups groups;
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final SnapshotStorage storage = new SnapshotStorage();
     private final Executor writer;
     private final long everyBytes;
     private String name;
@@ -95,6 +95,7 @@ final class QueueGroupMachine extends BaseStateMachine {
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
     @Override
     public void pause() {
+        storage.paused();
         SnapshotFiles.pause(getLifeCycle());
     }
 
@@ -103,7 +104,7 @@ final class QueueGroupMachine extends BaseStateMachine {
         // the leader's snapshot replaced the log: everything comes from it; a snapshot of ours being written is older
         writing = null;
         getLifeCycle().transition(LifeCycle.State.STARTING);
-        load(storage.loadLatestSnapshot());
+        load(storage.reload());
         getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 

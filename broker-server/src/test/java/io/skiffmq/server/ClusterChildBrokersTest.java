@@ -155,6 +155,7 @@ class ClusterChildBrokersTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     void aFourthNodeJoinsWithSkiffmqctlAndIsForgotten() throws Exception {
         // the fourth starts alone, beside the three: it is no member of theirs until it joins
         ChildCluster.startSideBySide(4, this::start, this::name);
@@ -171,10 +172,32 @@ class ClusterChildBrokersTest {
         assertThat(status.out()).contains("Cluster name: skiffs")
             .contains("Disk Nodes\n\n" + name(0) + "\n" + name(1) + "\n" + name(2) + "\n" + name(3) + "\n")
             .contains("Running Nodes\n\n" + name(0));
+        // a quorum queue declared on the fourth node has a member there, and leads there (client-local)
+        assertThat(api(3).put("/api/queues/%2F/qq-forgotten", Map.of("durable", true,
+            "arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(201);
+        await().atMost(WAIT).until(() -> name(3).equals(api(0).get("/api/queues/%2F/qq-forgotten").map().get("leader")));
+        assertThat(api(3).post("/api/exchanges/%2F/amq.default/publish", Map.of("routing_key", "qq-forgotten",
+            "payload", "kept", "payload_encoding", "string", "properties", Map.of())).map())
+            .isEqualTo(Map.of("routed", true));
 
         nodes[3].kill();
         SkiffmqCtlTest.Result forgot = ctl(0, "forget_cluster_node", name(3));
         assertThat(forgot.code()).as(forgot.err()).isZero();
+        // and is taken out of its members, as RabbitMQ's shrink_all after forget_cluster_node: the queue goes on
+        // with the other two, with what it held
+        await().atMost(WAIT).untilAsserted(() -> {
+            Map<String, Object> queue = api(1).get("/api/queues/%2F/qq-forgotten").map();
+            assertThat((List<Object>) queue.get("members")).hasSize(2).doesNotContain(name(3));
+            assertThat(queue.get("leader")).isNotIn(null, "", name(3));
+        });
+        String leader = (String) api(1).get("/api/queues/%2F/qq-forgotten").map().get("leader");
+        int other = name(0).equals(leader) ? 1 : 0; // and taken through a node that does not lead it
+        await().atMost(WAIT).untilAsserted(() -> {
+            HttpApiClient.Answer got = api(other).post("/api/queues/%2F/qq-forgotten/get",
+                Map.of("count", 1, "ackmode", "ack_requeue_false", "encoding", "auto"));
+            assertThat(got.status()).as("%s", got.body()).isEqualTo(200);
+            assertThat(got.list()).extracting(m -> m.get("payload")).containsExactly("kept");
+        });
         await().atMost(WAIT).until(() -> ((List<?>) api(1).get("/api/cluster-status").map().get("disk_nodes"))
             .equals(List.of(name(0), name(1), name(2))));
         assertThat(ctl(0, "forget_cluster_node", name(3)).code()).as("no longer a member").isNotZero();

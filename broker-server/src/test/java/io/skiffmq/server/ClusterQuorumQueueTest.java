@@ -105,6 +105,23 @@ class ClusterQuorumQueueTest {
         }
     }
 
+    /** Retries {@code attempt} until it returns; when it never does, fails with its last failure. */
+    private static <T> T retried(java.util.concurrent.Callable<T> attempt) {
+        var last = new java.util.concurrent.atomic.AtomicReference<Exception>();
+        try {
+            return await().atMost(WAIT).until(() -> {
+                try {
+                    return attempt.call();
+                } catch (Exception e) {
+                    last.set(e);
+                    return null;
+                }
+            }, java.util.Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("never succeeded within " + WAIT + "; the last failure: " + last.get(), last.get());
+        }
+    }
+
     private static Map<String, Object> shape(int i, String queue) {
         return QuorumQueueShapes.withLeader(cluster, i, queue, WAIT);
     }
@@ -556,7 +573,7 @@ class ClusterQuorumQueueTest {
 
         Set<Integer> consumed = ConcurrentHashMap.newKeySet();
         try (Connection c = connect(consumerNode)) {
-            Channel consumer = await().atMost(WAIT).ignoreExceptions().until(() -> {
+            Channel consumer = retried(() -> {
                 Channel channel = c.createChannel();
                 channel.basicQos(100);
                 channel.basicConsume(queue, false, (tag, m) -> {
@@ -564,7 +581,7 @@ class ClusterQuorumQueueTest {
                     channel.basicAck(m.getEnvelope().getDeliveryTag(), false);
                 }, tag -> { });
                 return channel;
-            }, ch -> true);
+            });
             try {
                 await().atMost(WAIT).until(() -> consumed.containsAll(confirmed));
             } catch (ConditionTimeoutException e) {
@@ -834,7 +851,7 @@ class ClusterQuorumQueueTest {
 
         List<Integer> consumed = java.util.Collections.synchronizedList(new ArrayList<>());
         try (Connection c = connect(consumerNode)) {
-            Channel consumer = await().atMost(WAIT).ignoreExceptions().until(() -> {
+            Channel consumer = retried(() -> {
                 Channel ch = c.createChannel();
                 ch.basicQos(200);
                 ch.basicConsume(queue, false, (tag, m) -> {
@@ -842,8 +859,12 @@ class ClusterQuorumQueueTest {
                     ch.basicAck(m.getEnvelope().getDeliveryTag(), false);
                 }, tag -> { });
                 return ch;
-            }, ch -> true);
-            await().atMost(WAIT).until(() -> Set.copyOf(consumed).containsAll(confirmed));
+            });
+            await().atMost(WAIT).until(() -> {
+                synchronized (consumed) {
+                    return consumed.containsAll(confirmed);
+                }
+            });
             consumer.close();
         }
         List<Integer> confirmedConsumed;

@@ -162,14 +162,30 @@ final class MovingConsumer implements Queue {
             this.priority = consumerPriority;
             this.channelLimit = consumerFlow.channelLimit();
         }
+        check(deadline);
+        return handle;
+    }
+
+    /**
+     * Attaches once the queue's group commits here; else refuses, once the deadline has passed. A failure before it
+     * (this node's live queue of an epoch just over: its leadership handed over, or regained, and the live queue not
+     * yet rebuilt) is tried again, so a leader change is not answered as a lost majority.
+     */
+    private void check(long deadline) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
         replicated.barrier(vhost.name(), record).whenComplete((done, failure) -> {
-            if (failure != null) {
-                refuse();
-            } else {
+            if (failure == null) {
                 attach(deadline);
+            } else if (System.nanoTime() - deadline < 0) {
+                replicated.later(() -> check(deadline), RETRY_MILLIS);
+            } else {
+                refuse();
             }
         });
-        return handle;
     }
 
     private void refuse() {

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeoutException;
  * out ({@link ReplicatedQueues}); completes once the metadata log ends the change. Stateless.
  */
 public final class QueueMembership {
+    private static final System.Logger LOG = System.getLogger(QueueMembership.class.getName());
+
     private final ReplicatedQueues queues;
 
     QueueMembership(ReplicatedQueues queues) {
@@ -52,6 +54,47 @@ public final class QueueMembership {
      */
     public CompletableFuture<Void> delete(VirtualHost vhost, String queue, String node, Duration timeout) {
         return change(vhost, queue, node, false, timeout);
+    }
+
+    /**
+     * rabbit_quorum_queue's {@code grow} and {@code shrink_all}: adds a member on {@code node} to, or deletes its
+     * member from, each replicated quorum queue of {@code vhosts} whose names match (with {@code evenOnly}, a grow
+     * only of those with an even number of members), one queue after another. A queue refused or failed is logged
+     * and left, as RabbitMQ's are; completes once each was tried.
+     */
+    public CompletableFuture<Void> changeAll(List<VirtualHost> vhosts, String node, boolean add,
+            java.util.regex.Pattern vhostPattern, java.util.regex.Pattern queuePattern, boolean evenOnly,
+            Duration timeout) {
+        CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
+        for (VirtualHost vhost : vhosts) {
+            if (!vhostPattern.matcher(vhost.name()).find()) {
+                continue;
+            }
+            for (QueueHomed record : List.copyOf(vhost.remoteQueues())) {
+                List<String> members = members(vhost, record.name());
+                if (QueueType.of(record.arguments()) != QueueType.QUORUM || members == null
+                        || members.contains(node) == add || !queuePattern.matcher(record.name()).find()
+                        || add && evenOnly && members.size() % 2 != 0) {
+                    continue;
+                }
+                String what = "quorum queue '" + record.name() + "' in vhost '" + vhost.name() + "': "
+                    + (add ? "adding a member on node " : "removing its member on node ") + node;
+                LOG.log(System.Logger.Level.INFO, what);
+                done = done.thenCompose(before -> {
+                    try {
+                        return change(vhost, record.name(), node, add, timeout).exceptionally(failed -> {
+                            LOG.log(System.Logger.Level.WARNING, what + " failed: " + (failed.getCause() != null
+                                ? failed.getCause().getMessage() : failed.getMessage()));
+                            return null;
+                        });
+                    } catch (Refused refused) {
+                        LOG.log(System.Logger.Level.WARNING, what + " refused: " + refused.getMessage());
+                        return CompletableFuture.completedFuture(null);
+                    }
+                });
+            }
+        }
+        return done;
     }
 
     /** The members of a replicated quorum queue, or null for any other queue. */

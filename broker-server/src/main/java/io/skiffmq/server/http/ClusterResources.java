@@ -15,9 +15,12 @@ import java.util.concurrent.ExecutionException;
  * administrators), and ours for what rabbitmqctl does over the Erlang distribution instead:
  * {@code /api/cluster-status} ({@code cluster_status}, {@code await_online_nodes}), {@code POST /api/cluster/join}
  * ({@code join_cluster}) and {@code DELETE /api/cluster/nodes/{node}} ({@code forget_cluster_node}). On a single node
- * the status describes that node alone and the changes are refused (400). Stateless.
+ * the status describes that node alone and the changes are refused (400). A forgotten node is then taken out of
+ * every quorum queue's members, as RabbitMQ's {@code forget_cluster_node} does. Stateless.
  */
 final class ClusterResources {
+    private static final java.util.regex.Pattern ANY = java.util.regex.Pattern.compile(".*");
+
     private final Lookups lookups;
     private final tools.jackson.databind.ObjectMapper mapper;
 
@@ -47,13 +50,19 @@ final class ClusterResources {
             })
             .sync("DELETE", "/api/cluster/nodes/{node}", r -> {
                 r.caller().requireAdministrator();
+                String node = r.variable("node");
+                ClusterMembership cluster = clustered();
                 try {
-                    clustered().forget(r.variable("node"));
+                    cluster.forget(node);
                 } catch (IllegalArgumentException e) {
                     throw ApiException.badRequest(e.getMessage());
                 } catch (java.io.IOException e) {
                     throw ApiException.unavailable(e.getMessage());
                 }
+                // RabbitMQ's forget_cluster_node shrinks every quorum queue off the node (shrink_all); here it
+                // goes on after the answer, which would otherwise wait a leader change per queue
+                cluster.queueMembership().changeAll(lookups.visibleVhosts(r.caller()), node, false, ANY, ANY, false,
+                    QuorumReplicaResources.TIMEOUT);
                 return ApiResponse.noContent();
             });
     }

@@ -214,7 +214,18 @@ final class QueueResources {
 
     private CompletableFuture<ApiResponse> get(ApiRequest request) {
         VirtualHost vhost = lookups.vhost(request.caller(), request.variable("vhost"));
-        Queue queue = lookups.queue(vhost, request.variable("name"));
+        String name = request.variable("name");
+        Queue queue = vhost.queue(name);
+        if (queue == null) { // one homed on another node (a quorum queue's leader there): taken through the link
+            try {
+                queue = PeerLinks.remote(vhost, name);
+            } catch (io.skiffmq.core.BrokerException e) {
+                throw ApiException.serviceUnavailable(e.getMessage());
+            }
+        }
+        if (queue == null) {
+            throw ApiException.notFound();
+        }
         lookups.require(request.caller(), vhost.name(), Permission.READ, Access.Resource.QUEUE, queue.name());
         vhost.checkAccess(queue, this);
         Map<String, Object> body = request.json(mapper);

@@ -1,7 +1,6 @@
 package io.skiffmq.server.http;
 
 import io.skiffmq.core.VirtualHost;
-import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.QueueType;
 import io.skiffmq.server.cluster.QueueMembership;
 import java.time.Duration;
@@ -26,7 +25,7 @@ final class QuorumReplicaResources {
      * How long a member change may take: RabbitMQ's management agent gives it 30 s ({@code ?TIMEOUT}); a little
      * less here, so that skiffmqctl, which waits 30 s for an answer, hears how it ended.
      */
-    private static final Duration TIMEOUT = Duration.ofSeconds(25);
+    static final Duration TIMEOUT = Duration.ofSeconds(25);
 
     private final Lookups lookups;
     private final ObjectMapper mapper;
@@ -156,29 +155,8 @@ final class QuorumReplicaResources {
         if (lookups.broker().cluster() == null) { // one member each, this node's: none to add, none to delete
             return CompletableFuture.completedFuture(grow ? ApiResponse.noContent() : ApiResponse.accepted());
         }
-        QueueMembership membership = membership();
-        CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
-        for (VirtualHost vhost : lookups.visibleVhosts(request.caller())) {
-            if (!vhostPattern.matcher(vhost.name()).find()) {
-                continue;
-            }
-            for (QueueHomed record : List.copyOf(vhost.remoteQueues())) {
-                List<String> members = membership.members(vhost, record.name());
-                if (QueueType.of(record.arguments()) != QueueType.QUORUM || members == null
-                        || members.contains(node) != !grow || !queuePattern.matcher(record.name()).find()
-                        || grow && even && members.size() % 2 != 0) {
-                    continue;
-                }
-                done = done.thenCompose(before -> {
-                    try {
-                        return (grow ? membership.add(vhost, record.name(), node, TIMEOUT)
-                            : membership.delete(vhost, record.name(), node, TIMEOUT)).exceptionally(failed -> null);
-                    } catch (QueueMembership.Refused refused) {
-                        return CompletableFuture.completedFuture(null);
-                    }
-                });
-            }
-        }
+        CompletableFuture<Void> done = membership().changeAll(lookups.visibleVhosts(request.caller()), node, grow,
+            vhostPattern, queuePattern, even, TIMEOUT);
         return done.thenApply(all -> grow ? ApiResponse.noContent() : ApiResponse.accepted());
     }
 }
