@@ -237,10 +237,13 @@ class ClusterPartitionTest {
         try (Connection connection = connect(home)) {
             Channel channel = connection.createChannel();
             assertThat(channel.queueDeclarePassive("kept").getMessageCount()).isEqualTo(expected);
-            for (int i = 0; i < expected; i++) {
-                assertThat(new String(channel.basicGet("kept", true).getBody(), StandardCharsets.UTF_8))
-                    .isEqualTo("m" + i);
-            }
+            // read back by a consumer, in order: thousands of basicGets took a round trip each, seconds in all
+            List<String> read = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            String tag = channel.basicConsume("kept", true,
+                (consumer, delivery) -> read.add(new String(delivery.getBody(), StandardCharsets.UTF_8)), c -> { });
+            await().atMost(WAIT).until(() -> read.size() >= expected);
+            channel.basicCancel(tag);
+            assertThat(List.copyOf(read)).isEqualTo(IntStream.range(0, expected).mapToObj(i -> "m" + i).toList());
         }
     }
 }
