@@ -175,7 +175,8 @@ class ClusterChildBrokersTest {
         // a quorum queue declared on the fourth node has a member there, and leads there (client-local)
         assertThat(api(3).put("/api/queues/%2F/qq-forgotten", Map.of("durable", true,
             "arguments", Map.of("x-queue-type", "quorum"))).status()).isEqualTo(201);
-        await().atMost(WAIT).until(() -> name(3).equals(api(0).get("/api/queues/%2F/qq-forgotten").map().get("leader")));
+        await().atMost(WAIT)
+            .until(() -> name(3).equals(api(0).get("/api/queues/%2F/qq-forgotten").map().get("leader")));
         assertThat(api(3).post("/api/exchanges/%2F/amq.default/publish", Map.of("routing_key", "qq-forgotten",
             "payload", "kept", "payload_encoding", "string", "properties", Map.of())).map())
             .isEqualTo(Map.of("routed", true));
