@@ -167,7 +167,7 @@ class Amqp091FramingTest {
             // 8), refuses frame-max + 1 on the frame header alone
             byte[] payload = new byte[FRAME_MAX + 1];
             client.writeFrame(BODY, 1, payload, FRAME_END);
-            client.expectConnectionClose(AMQP.FRAME_ERROR, "FRAME_ERROR - ");
+            client.expectCloseAfterFrameError(AMQP.FRAME_ERROR, "FRAME_ERROR - ");
         }
         brokerGoesOn();
     }
@@ -197,7 +197,7 @@ class Amqp091FramingTest {
         try (Raw091Client client = openWithChannel()) {
             byte[] qos = Raw091Client.methodPayload(60, 10, new byte[] {0, 0, 0, 0, 0, 1, 0});
             client.writeFrame(METHOD, 1, qos, 0xCD);
-            client.expectConnectionClose(AMQP.FRAME_ERROR, "FRAME_ERROR - ");
+            client.expectCloseAfterFrameError(AMQP.FRAME_ERROR, "FRAME_ERROR - ");
         }
         brokerGoesOn();
     }
@@ -265,7 +265,7 @@ class Amqp091FramingTest {
         try (Raw091Client client = openWithChannel()) {
             client.writeFrame(7, 1, new byte[] {1, 2, 3}, FRAME_END);
             // rabbit_reader:handle_frame: analyze_frame says error, frame_error(unknown_frame, ...)
-            client.expectConnectionClose(AMQP.FRAME_ERROR, "FRAME_ERROR - type 7, ");
+            client.expectCloseAfterFrameError(AMQP.FRAME_ERROR, "FRAME_ERROR - type 7, ");
         }
         brokerGoesOn();
     }
@@ -339,7 +339,7 @@ class Amqp091FramingTest {
     void aHeartbeatOnAChannelOtherThanZeroIsAnUnexpectedFrame() throws Exception {
         try (Raw091Client client = openWithChannel()) {
             client.writeFrame(HEARTBEAT, 1, new byte[0], FRAME_END);
-            client.expectConnectionClose(AMQP.UNEXPECTED_FRAME, "UNEXPECTED_FRAME - type 8, ");
+            client.expectCloseAfterFrameError(AMQP.UNEXPECTED_FRAME, "UNEXPECTED_FRAME - type 8, ");
         }
     }
 

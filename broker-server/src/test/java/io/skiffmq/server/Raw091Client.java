@@ -183,6 +183,19 @@ final class Raw091Client implements AutoCloseable {
         return close;
     }
 
+    /**
+     * The connection's close after a frame error, then this client hangs up, as a client does that cannot answer:
+     * the broker's decoder has stopped, so a close-ok would not reach it, and it waits for the socket to close (or
+     * cuts it after the close-ok timeout, which {@code Amqp091FramingTest} checks once).
+     */
+    AMQP.Connection.Close expectCloseAfterFrameError(int replyCode, String replyTextPrefix) throws IOException {
+        AMQP.Connection.Close close = expect(AMQP.Connection.Close.class);
+        assertThat(close.getReplyCode()).as("reply code (" + close.getReplyText() + ")").isEqualTo(replyCode);
+        assertThat(close.getReplyText()).startsWith(replyTextPrefix);
+        socket.close();
+        return close;
+    }
+
     /** Whether the broker closes the socket (reads to end of stream, ignoring heartbeats) within the timeout. */
     boolean closedByBroker() throws IOException {
         try {
