@@ -79,8 +79,8 @@ public final class QueueMembership {
                 }
                 String what = "quorum queue '" + record.name() + "' in vhost '" + vhost.name() + "': "
                     + (add ? "adding a member on node " : "removing its member on node ") + node;
-                LOG.log(System.Logger.Level.INFO, what);
                 done = done.thenCompose(before -> {
+                    LOG.log(System.Logger.Level.INFO, what);
                     try {
                         return change(vhost, record.name(), node, add, timeout).exceptionally(failed -> {
                             LOG.log(System.Logger.Level.WARNING, what + " failed: " + (failed.getCause() != null
