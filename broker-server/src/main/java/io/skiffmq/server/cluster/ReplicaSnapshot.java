@@ -68,13 +68,9 @@ final class ReplicaSnapshot {
             QueueCommands.Key key = key(in);
             read.put(key, QueueReplica.read(in, in.readInt()));
         }
-        int marked;
-        try {
-            marked = in.readInt();
-        } catch (EOFException e) {
-            marked = 0; // written before members could change
-        }
-        for (; marked > 0; marked--) {
+        // each later section may be missing from a snapshot written before it existed: members that could change,
+        // then numbered publishes
+        for (int marked = sectionCount(in); marked > 0; marked--) {
             QueueCommands.Key key = key(in);
             long frozen = in.readLong();
             long adopted = in.readLong();
@@ -84,13 +80,7 @@ final class ReplicaSnapshot {
                 replica.marks(frozen, adopted, sealed);
             }
         }
-        int numbered;
-        try {
-            numbered = in.readInt();
-        } catch (EOFException e) {
-            numbered = 0; // written before publishes were numbered
-        }
-        for (; numbered > 0; numbered--) {
+        for (int numbered = sectionCount(in); numbered > 0; numbered--) {
             QueueCommands.Key key = key(in);
             Enqueuers taken = Enqueuers.read(in);
             QueueReplica replica = read.get(key);
@@ -99,6 +89,15 @@ final class ReplicaSnapshot {
             }
         }
         return read;
+    }
+
+    /** The count a later section starts with; 0 at the end of a snapshot written before the section existed. */
+    private static int sectionCount(DataInputStream in) throws IOException {
+        try {
+            return in.readInt();
+        } catch (EOFException e) {
+            return 0;
+        }
     }
 
     private static void write(DataOutputStream out, QueueCommands.Key key) throws IOException {
