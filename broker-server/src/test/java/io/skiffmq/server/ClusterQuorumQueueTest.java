@@ -800,6 +800,7 @@ class ClusterQuorumQueueTest {
         java.util.concurrent.ConcurrentSkipListMap<Long, Integer> outstanding =
             new java.util.concurrent.ConcurrentSkipListMap<>();
         AtomicBoolean stop = new AtomicBoolean();
+        StringBuilder which = new StringBuilder(); // for a failure's message
         try (Connection c = connect(publisherNode)) {
             Channel channel = c.createChannel();
             channel.confirmSelect();
@@ -838,8 +839,10 @@ class ClusterQuorumQueueTest {
             await().atMost(WAIT).until(() -> confirmed.size() >= 200);
             cluster.nodes[leader].kill();
             killed[leader] = true;
-            await().atMost(WAIT).ignoreExceptions().until(() -> (String) shape(consumerNode, queue).get("leader"),
-                l -> !l.equals(cluster.name(leader)));
+            String next = await().atMost(WAIT).ignoreExceptions().until(
+                () -> (String) shape(consumerNode, queue).get("leader"), l -> !l.equals(cluster.name(leader)));
+            which.append("leader ").append(cluster.name(leader)).append(", then ").append(next)
+                .append(", publisher on ").append(cluster.name(publisherNode));
             int confirmedAtKill = confirmed.size();
             await().atMost(WAIT).until(() -> confirmed.size() >= confirmedAtKill + 200);
             stop.set(true);
@@ -847,7 +850,8 @@ class ClusterQuorumQueueTest {
             assertThat(publishing.isAlive()).isFalse();
         }
         assertThat(outstanding).as("every publish answered").isEmpty();
-        assertThat(nacked).as("nacked (%d confirmed)", confirmed.size()).isEmpty();
+        assertThat(nacked).as("nacked %s (%d confirmed; %s, then %s)", new java.util.TreeSet<>(nacked),
+            confirmed.size(), which, shape(consumerNode, queue).get("leader")).isEmpty();
 
         List<Integer> consumed = java.util.Collections.synchronizedList(new ArrayList<>());
         try (Connection c = connect(consumerNode)) {

@@ -797,7 +797,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         moves.execute(() -> {
             VirtualHost vhost = vhosts.apply(key.vhost());
             if (gone != null) {
-                gone.log.retire();
+                gone.log.deposed(); // what it had not committed goes to the new group's leader
             }
             if (vhost != null) {
                 vhost.replicaMoved(key.name(), gone == null ? null : gone.queue);
@@ -905,7 +905,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
             QueueHomed record = vhost.remoteQueue(key.name());
             log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers,
-                record == null ? null : holds.unled(key, key.vhost(), record));
+                record == null ? null : holds.unled(key, key.vhost(), record),
+                record == null ? null : holds.unsent(key, key.vhost(), record));
             ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
             made.restore(messages);
             made.recovered();
@@ -926,7 +927,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     private void retire(QueueCommands.Key key, Live here, VirtualHost vhost) {
         live.remove(key, here);
-        here.log.retire();
+        here.log.deposed();
         if (vhost != null) {
             vhost.replicaMoved(key.name(), here.queue);
         }
