@@ -68,6 +68,8 @@ final class ReplicatedQueueLog implements QueueLog {
     private boolean batchHasLocals;
     /** This node's leadership of the queue ended: what is published here goes to the next leader. */
     private volatile boolean deposed;
+    /** An append failed because this node's leadership ended, which the queue's live queue may not know yet. */
+    private volatile boolean leadershipLost;
 
     /**
      * @param enqueuers the replica's, as of the entry this queue went live at; this log's own from then on
@@ -96,8 +98,17 @@ final class ReplicatedQueueLog implements QueueLog {
      */
     void deposed() {
         deposed = true;
+        leadershipLost = true;
         retired = true;
         executor.execute(this::holdLocals);
+    }
+
+    /**
+     * False once an append failed because this node's leadership ended: the queue's hold must not hand what it holds
+     * back to this live queue, which would refuse a resend of what it appended, but wait for the next leader's.
+     */
+    boolean leads() {
+        return !leadershipLost;
     }
 
     /** Adds a command to this turn's batch; completes once the batch is committed (never, once retired). */
@@ -174,6 +185,7 @@ final class ReplicatedQueueLog implements QueueLog {
         while ((next = locals.peek()) != null && next.batch.isDone()) {
             NoMajorityException failure = failure(next.batch);
             if (failure != null && failure.deposed()) {
+                leadershipLost = true;
                 holdLocals();
                 return;
             }

@@ -103,11 +103,14 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return holds;
     }
 
-    /** Where a hold goes: the queue's live queue here, or what reaches its leader; null while neither serves it. */
+    /**
+     * Where a hold goes: the queue's live queue here, or what reaches its leader; null while neither serves it, or
+     * while the live queue here has lost its leadership and is not retired yet.
+     */
     private Queue leaderOf(QueueCommands.Key key, String vhost, QueueHomed record) {
         Live here = live.get(key);
         if (here != null) {
-            return here.queue;
+            return here.log.leads() ? here.queue : null;
         }
         QueueHomed at = atLeader(vhost, record);
         ReplicatedDefinitions known = definitions;

@@ -218,7 +218,9 @@ class ResentPublishTest {
         group.commits.get(2).completeExceptionally(new NoMajorityException("no majority in time", null));
         assertThat(answers[2].said).as("timed out: its outcome is this leader's to say").isEqualTo("unavailable");
 
+        assertThat(log.leads()).isTrue();
         group.commits.get(3).completeExceptionally(new NoMajorityException("the epoch was over", null, true));
+        assertThat(log.leads()).as("its hold waits for the next leader's queue, not this one").isFalse();
         assertThat(answers[3].said).as("deposed: sent to the next leader").isEqualTo("nothing");
         assertThat(numbering.taken).as("with the one after it, in order, under their numbers").containsExactly(4L, 5L,
             6L);
