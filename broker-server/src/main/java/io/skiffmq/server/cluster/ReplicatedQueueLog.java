@@ -94,13 +94,18 @@ final class ReplicatedQueueLog implements QueueLog {
 
     /**
      * This node's leadership of the queue ended: retired, and what was published here and not yet answered goes to
-     * the queue's hold, ahead of anything published after, on the queue's thread.
+     * the queue's hold, ahead of anything published after, on the queue's thread; completes once it has.
      */
-    void deposed() {
+    CompletableFuture<Void> deposed() {
         deposed = true;
         leadershipLost = true;
         retired = true;
-        executor.execute(this::holdLocals);
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        executor.execute(() -> {
+            holdLocals();
+            held.complete(null);
+        });
+        return held;
     }
 
     /**
