@@ -184,6 +184,13 @@ final class QueueGroups {
         }
     }
 
+    /** A command failed because this member stopped leading (stepped down, or its group went from this node). */
+    private static boolean lostLeadership(Throwable cause) {
+        return cause instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
+            || cause instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
+            || cause instanceof org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+    }
+
     /** One group as the broker sees it. */
     private final class Handle implements QueueGroup {
         private final RaftGroupId id;
@@ -223,15 +230,16 @@ final class QueueGroups {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                     throw new CompletionException(new NoMajorityException("no majority of queue group "
-                        + name() + " committed the command within " + timeout + " ms: " + cause, cause));
+                        + name() + " committed the command within " + timeout + " ms: " + cause, cause,
+                        lostLeadership(cause)));
                 }
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("queue group " + name()
-                        + " did not commit the command", reply.getException()));
+                        + " did not commit the command", reply.getException(), lostLeadership(reply.getException())));
                 }
                 if (reply.getMessage().getContent().byteAt(0) != 1) {
                     throw new CompletionException(new NoMajorityException("queue group " + name()
-                        + ": the command's epoch " + epoch + " was over", null));
+                        + ": the command's epoch " + epoch + " was over", null, true));
                 }
                 latency.add(System.nanoTime() - began);
                 return null;

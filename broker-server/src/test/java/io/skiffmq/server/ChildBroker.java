@@ -186,6 +186,21 @@ final class ChildBroker implements AutoCloseable {
         process.waitFor();
     }
 
+    /** SIGSTOP: the broker stands still, its sockets open, until {@link #resume}. */
+    void pause() throws Exception {
+        signal("STOP");
+    }
+
+    /** SIGCONT. */
+    void resume() throws Exception {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0).as("kill -" + name).isTrue();
+    }
+
     /**
      * SIGTERM: the broker shuts down cleanly. Sent through the process handle: {@code Process.destroy()} sends the
      * same signal but also closes our end of the child's output, which would lose what the broker logs while it

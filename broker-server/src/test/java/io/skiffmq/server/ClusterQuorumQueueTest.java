@@ -794,12 +794,57 @@ class ClusterQuorumQueueTest {
         int leader = index((String) shape(0, queue).get("leader"));
         int publisherNode = (leader + 1) % 3;
         int consumerNode = (leader + 2) % 3;
+        publishAcross(queue, publisherNode, consumerNode, () -> {
+            cluster.nodes[leader].kill();
+            killed[leader] = true;
+            return leader;
+        });
+    }
+
+    /**
+     * A publisher with confirms on the leader's own node, which is paused (SIGSTOP) until another node leads and then
+     * resumed: what it had appended and not committed, and what its publisher sent meanwhile, fails there as its
+     * leadership ends, and goes to the next leader with its number, as RabbitMQ's channel resends its pending
+     * commands: nothing is nacked, and every message is consumed once, in publishing order.
+     */
+    @Test
+    @Order(12)
+    void aPublisherOnALeaderThatIsPausedAndDeposedHasWhatItPublishesConfirmed() throws Exception {
+        restartKilled();
+        String queue = "qq-deposed";
+        declare(0, queue);
+        int leader = index((String) shape(0, queue).get("leader"));
+        int consumerNode = (leader + 1) % 3;
+        publishAcross(queue, leader, consumerNode, () -> {
+            cluster.nodes[leader].pause();
+            try {
+                await().atMost(WAIT).ignoreExceptions().until(() -> (String) shape(consumerNode, queue).get("leader"),
+                    l -> !l.equals(cluster.name(leader)));
+            } finally {
+                cluster.nodes[leader].resume();
+            }
+            return leader;
+        });
+    }
+
+    /** A fault of the queue's leader, which returns once it has happened: the leader's index. */
+    private interface Fault {
+        int inflict() throws Exception;
+    }
+
+    /**
+     * Publishes with confirms on {@code publisherNode}, at most 20 in flight, through {@code fault}, until 200 more
+     * are confirmed after another node leads; then checks that nothing was nacked, and consumes on
+     * {@code consumerNode}: each confirmed message once, in publishing order, and no message twice.
+     */
+    private void publishAcross(String queue, int publisherNode, int consumerNode, Fault fault) throws Exception {
         reachable(publisherNode, queue);
         Set<Integer> confirmed = ConcurrentHashMap.newKeySet();
         Set<Integer> nacked = ConcurrentHashMap.newKeySet();
         java.util.concurrent.ConcurrentSkipListMap<Long, Integer> outstanding =
             new java.util.concurrent.ConcurrentSkipListMap<>();
         AtomicBoolean stop = new AtomicBoolean();
+        StringBuilder which = new StringBuilder(); // for a failure's message
         try (Connection c = connect(publisherNode)) {
             Channel channel = c.createChannel();
             channel.confirmSelect();
@@ -836,18 +881,20 @@ class ClusterQuorumQueueTest {
             }, "publisher");
             publishing.start();
             await().atMost(WAIT).until(() -> confirmed.size() >= 200);
-            cluster.nodes[leader].kill();
-            killed[leader] = true;
-            await().atMost(WAIT).ignoreExceptions().until(() -> (String) shape(consumerNode, queue).get("leader"),
-                l -> !l.equals(cluster.name(leader)));
-            int confirmedAtKill = confirmed.size();
-            await().atMost(WAIT).until(() -> confirmed.size() >= confirmedAtKill + 200);
+            int leader = fault.inflict();
+            String next = await().atMost(WAIT).ignoreExceptions().until(
+                () -> (String) shape(consumerNode, queue).get("leader"), l -> !l.equals(cluster.name(leader)));
+            which.append("leader ").append(cluster.name(leader)).append(", then ").append(next)
+                .append(", publisher on ").append(cluster.name(publisherNode));
+            int confirmedAfterFault = confirmed.size();
+            await().atMost(WAIT).until(() -> confirmed.size() >= confirmedAfterFault + 200);
             stop.set(true);
             publishing.join(WAIT.toMillis());
             assertThat(publishing.isAlive()).isFalse();
         }
         assertThat(outstanding).as("every publish answered").isEmpty();
-        assertThat(nacked).as("nacked (%d confirmed)", confirmed.size()).isEmpty();
+        assertThat(nacked).as("nacked %s (%d confirmed; %s, then %s)", new java.util.TreeSet<>(nacked),
+            confirmed.size(), which, shape(consumerNode, queue).get("leader")).isEmpty();
 
         List<Integer> consumed = java.util.Collections.synchronizedList(new ArrayList<>());
         try (Connection c = connect(consumerNode)) {
@@ -874,8 +921,8 @@ class ClusterQuorumQueueTest {
         assertThat(confirmedConsumed).as("each confirmed message once, in publishing order").hasSize(confirmed.size())
             .isSorted();
         assertThat(consumed).as("no message twice").doesNotHaveDuplicates();
-        System.out.printf("held across a failover: %d confirmed, %d nacked, %d consumed%n", confirmed.size(),
-            nacked.size(), consumed.size());
+        System.out.printf("%s across a fault (%s): %d confirmed, %d nacked, %d consumed%n", queue, which,
+            confirmed.size(), nacked.size(), consumed.size());
     }
 
     /** Starts again, side by side, the nodes an earlier case killed; returns them. */

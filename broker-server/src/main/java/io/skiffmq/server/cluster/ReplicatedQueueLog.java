@@ -9,6 +9,8 @@ import io.skiffmq.core.queue.PublishConfirm;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueExecutor;
 import io.skiffmq.core.queue.QueueLog;
+import io.skiffmq.server.peer.PeerLinks;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +22,11 @@ import java.util.concurrent.CompletableFuture;
  * (confirmed) once the entry with its enqueue is committed by a majority, and refused as unavailable when it is not
  * (no majority within the append timeout, or the queue no longer live here); the rest is appended without waiting.
  * A message goes out to consumers once its enqueue is committed ({@link #deliversCommitted}).
+ *
+ * <p>A publish made on this node is numbered as this node numbers what it forwards ({@link PeerLinks.Unsent}) and
+ * kept until its entry is committed: when this node's leadership ends first, it goes, with its number, to the
+ * queue's hold for the next leader, which drops it if its log has it, as RabbitMQ's channel resends its pending
+ * commands to a new leader. The publisher sees no nack ({@link #deposed}).
  * Messages stay in memory ({@link #isWritten} is never true): the replicas hold them. Called on the queue's thread,
  * as every {@link QueueLog}.
  */
@@ -48,23 +55,65 @@ final class ReplicatedQueueLog implements QueueLog {
 
     /** Where a publish that reaches this log once it is retired goes: the queue's hold for its next leader. */
     private final Queue unled;
+    /** How this node numbers its publishes to the queue, and its hold; null to number none. */
+    private final PeerLinks.Unsent numbering;
+
+    /** A publish made on this node, appended under {@code number} in {@code batch} and not yet answered. */
+    private record Local(Message message, Runnable durable, long number, CompletableFuture<Void> batch) {
+    }
+
+    /** The publishes made here not yet answered, in publishing order. */
+    private final ArrayDeque<Local> locals = new ArrayDeque<>();
+    /** This turn's batch has a publish made here: its outcome answers {@link #locals}. */
+    private boolean batchHasLocals;
+    /** This node's leadership of the queue ended: what is published here goes to the next leader. */
+    private volatile boolean deposed;
+    /** An append failed because this node's leadership ended, which the queue's live queue may not know yet. */
+    private volatile boolean leadershipLost;
 
     /**
      * @param enqueuers the replica's, as of the entry this queue went live at; this log's own from then on
      * @param unled the queue's hold ({@link PublishHolds#unled}); null to refuse such publishes
+     * @param numbering the queue's numbering here ({@link PublishHolds#unsent}); null with {@code unled}
      */
     ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor,
-            Enqueuers enqueuers, Queue unled) {
+            Enqueuers enqueuers, Queue unled, PeerLinks.Unsent numbering) {
         this.group = group;
         this.key = key;
         this.epoch = epoch;
         this.executor = executor;
         this.enqueuers = enqueuers;
         this.unled = unled;
+        this.numbering = numbering;
     }
 
+    /** The queue is no longer live here (deleted, or the broker stops): nothing more is written. */
     void retire() {
         retired = true;
+    }
+
+    /**
+     * This node's leadership of the queue ended: retired, and what was published here and not yet answered goes to
+     * the queue's hold, ahead of anything published after, on the queue's thread; completes once it has.
+     */
+    CompletableFuture<Void> deposed() {
+        deposed = true;
+        leadershipLost = true;
+        retired = true;
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        executor.execute(() -> {
+            holdLocals();
+            held.complete(null);
+        });
+        return held;
+    }
+
+    /**
+     * False once an append failed because this node's leadership ended: the queue's hold must not hand what it holds
+     * back to this live queue, which would refuse a resend of what it appended, but wait for the next leader's.
+     */
+    boolean leads() {
+        return !leadershipLost;
     }
 
     /** Adds a command to this turn's batch; completes once the batch is committed (never, once retired). */
@@ -97,12 +146,19 @@ final class ReplicatedQueueLog implements QueueLog {
         pending.clear();
         long through = pendingThrough;
         pendingThrough = -1;
+        boolean answers = batchHasLocals;
+        batchHasLocals = false;
         group.append(epoch, entry).whenComplete((ok, failure) -> {
             if (failure == null) {
-                if (through >= 0 && committed != null) {
-                    executor.execute(() -> committed.accept(through));
+                done.complete(null); // before the task below, which reads it
+                if (through >= 0 && committed != null || answers) {
+                    executor.execute(() -> {
+                        if (through >= 0 && committed != null) {
+                            committed.accept(through);
+                        }
+                        answerLocals();
+                    });
                 }
-                done.complete(null);
                 return;
             }
             if (!failureLogged) {
@@ -111,6 +167,9 @@ final class ReplicatedQueueLog implements QueueLog {
                     key.vhost(), failure.getMessage());
             }
             done.completeExceptionally(failure);
+            if (answers) {
+                executor.execute(this::answerLocals);
+            }
         });
         last = done;
     }
@@ -118,7 +177,63 @@ final class ReplicatedQueueLog implements QueueLog {
     /** Why a command of a retired log is not durable: the queue is no longer live here. */
     private NoMajorityException notLed() {
         return new NoMajorityException("replicated queue '" + key.name() + "' in vhost '" + key.vhost()
-            + "' is no longer led here (epoch " + epoch + ")", null);
+            + "' is no longer led here (epoch " + epoch + ")", null, deposed);
+    }
+
+    /**
+     * On the queue's thread: answers the publishes made here whose entries are decided, in order: committed ones
+     * are confirmed; those of a leader deposed first go to the hold, with every one after them; those that timed
+     * out without a majority are refused as unavailable.
+     */
+    private void answerLocals() {
+        Local next;
+        while ((next = locals.peek()) != null && next.batch.isDone()) {
+            NoMajorityException failure = failure(next.batch);
+            if (failure != null && failure.deposed()) {
+                leadershipLost = true;
+                holdLocals();
+                return;
+            }
+            locals.poll();
+            next.message.release();
+            if (failure == null) {
+                if (next.durable != null) {
+                    next.durable.run();
+                }
+            } else if (next.durable instanceof PublishConfirm confirm) {
+                confirm.unavailable(key.name());
+            }
+        }
+    }
+
+    /** Why {@code batch}, done, failed; null when it was committed. */
+    private static NoMajorityException failure(CompletableFuture<Void> batch) {
+        try {
+            batch.getNow(null);
+            return null;
+        } catch (java.util.concurrent.CompletionException e) {
+            return e.getCause() instanceof NoMajorityException noMajority ? noMajority
+                : new NoMajorityException(String.valueOf(e.getCause()), e.getCause());
+        } catch (java.util.concurrent.CancellationException e) {
+            return new NoMajorityException("cancelled", e);
+        }
+    }
+
+    /**
+     * On the queue's thread: what was published here and not yet answered goes to the queue's hold for the next
+     * leader, in order, with the numbers it was appended under; refused as unavailable when the hold is full.
+     */
+    private void holdLocals() {
+        Local next;
+        while ((next = locals.poll()) != null) {
+            PublishConfirm confirm = next.durable instanceof PublishConfirm c ? c : null;
+            if (!numbering.take(next.message, confirm, null, next.number)) {
+                next.message.release();
+                if (confirm != null) {
+                    confirm.unavailable(key.name());
+                }
+            }
+        }
     }
 
     @Override
@@ -131,21 +246,36 @@ final class ReplicatedQueueLog implements QueueLog {
             Runnable durable) {
         if (retired && unled != null && !(durable instanceof ForwardedConfirm)) {
             // a publish here reached the queue after it stopped being live here (routed before the change): never
-            // appended, so held for the next leader as any publish between two leaders, not refused at once
+            // appended, so held for the next leader as any publish between two leaders, not refused at once, behind
+            // those published before it
+            if (deposed) {
+                holdLocals();
+            }
             unled.publish(message.retain(), durable instanceof PublishConfirm confirm ? confirm : null);
             return sequence;
         }
         byte[] command;
+        long number = -1;
         if (durable instanceof ForwardedConfirm forwarded && !retired) {
             enqueuers.took(forwarded.enqueuer(), forwarded.number());
             command = QueueCommands.enqueue(key, sequence, deliveryCount, returns, expiresAt, message,
                 forwarded.enqueuer(), forwarded.number());
+        } else if (numbering != null && !retired) {
+            number = numbering.nextNumber();
+            enqueuers.took(numbering.enqueuer(), number);
+            command = QueueCommands.enqueue(key, sequence, deliveryCount, returns, expiresAt, message,
+                numbering.enqueuer(), number);
         } else {
             command = QueueCommands.enqueue(key, sequence, deliveryCount, returns, expiresAt, message);
         }
+        if (number >= 0) {
+            batchHasLocals = true; // before the batch is flushed, which an executor without turns does at once
+        }
         CompletableFuture<Void> appended = append(command);
         pendingThrough = sequence;
-        if (durable != null) {
+        if (number >= 0) {
+            locals.add(new Local(message.retain(), durable, number, appended));
+        } else if (durable != null) {
             // not committed (no majority in time, a deposed leader, the queue retired here): refused as
             // unavailable, so that no publisher waits for ever; another node resends what it forwarded
             // (PeerConnection), a publisher here may publish it again

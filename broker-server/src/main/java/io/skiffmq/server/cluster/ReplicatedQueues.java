@@ -39,6 +39,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final String LEADER_LOCATOR = "x-queue-leader-locator";
     /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
     private static final long ANNOUNCE_RETRY_MILLIS = 1000;
+    /** How long a retiring live queue's thread is waited for to hand its uncommitted publishes to the hold. */
+    private static final long HAND_OVER_MILLIS = 1_000;
     /** How often held publishes are tried at a new leader, and refused once held for the append timeout. */
     private static final long HOLD_TICK_MILLIS = 20;
 
@@ -103,11 +105,14 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return holds;
     }
 
-    /** Where a hold goes: the queue's live queue here, or what reaches its leader; null while neither serves it. */
+    /**
+     * Where a hold goes: the queue's live queue here, or what reaches its leader; null while neither serves it, or
+     * while the live queue here has lost its leadership and is not retired yet.
+     */
     private Queue leaderOf(QueueCommands.Key key, String vhost, QueueHomed record) {
         Live here = live.get(key);
         if (here != null) {
-            return here.queue;
+            return here.log.leads() ? here.queue : null;
         }
         QueueHomed at = atLeader(vhost, record);
         ReplicatedDefinitions known = definitions;
@@ -797,7 +802,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         moves.execute(() -> {
             VirtualHost vhost = vhosts.apply(key.vhost());
             if (gone != null) {
-                gone.log.retire();
+                gone.log.deposed(); // what it had not committed goes to the new group's leader; frozen, it has none
             }
             if (vhost != null) {
                 vhost.replicaMoved(key.name(), gone == null ? null : gone.queue);
@@ -905,7 +910,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
             QueueHomed record = vhost.remoteQueue(key.name());
             log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers,
-                record == null ? null : holds.unled(key, key.vhost(), record));
+                record == null ? null : holds.unled(key, key.vhost(), record),
+                record == null ? null : holds.unsent(key, key.vhost(), record));
             ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
             made.restore(messages);
             made.recovered();
@@ -924,9 +930,20 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return taken[0];
     }
 
+    /**
+     * The live queue goes. What it had not committed is in the queue's hold before its routing changes (waited for a
+     * moment on its thread), so that it stays ahead of what is published after.
+     */
     private void retire(QueueCommands.Key key, Live here, VirtualHost vhost) {
         live.remove(key, here);
-        here.log.retire();
+        try {
+            here.log.deposed().get(HAND_OVER_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'': its publishes not yet"
+                + " committed were not handed to its hold within {2} ms", key.name(), key.vhost(), HAND_OVER_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (vhost != null) {
             vhost.replicaMoved(key.name(), here.queue);
         }

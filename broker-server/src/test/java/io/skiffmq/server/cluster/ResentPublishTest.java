@@ -116,7 +116,7 @@ class ResentPublishTest {
         Group group = new Group();
         ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
             QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(group, KEY, 2, QueueExecutor.CALLER_THREAD,
-                replica.enqueuers(), null), Long.MAX_VALUE, QueueContext.DEFAULT);
+                replica.enqueuers(), null, null), Long.MAX_VALUE, QueueContext.DEFAULT);
         live.restore(replica.messages());
         live.recovered();
         assertThat(live.readyCount()).isEqualTo(4);
@@ -150,19 +150,90 @@ class ResentPublishTest {
 
         // deposed: what its last turn appended, and what comes after, is refused, never left unanswered
         ReplicatedQueueLog log = new ReplicatedQueueLog(group, KEY, 3, QueueExecutor.CALLER_THREAD,
-            new Enqueuers(), null);
+            new Enqueuers(), null, null);
         Answer late = new Answer();
         log.retire();
         log.publish(8, message("late"), 0, -1, late);
         assertThat(late.said).as("no hold to take it").isEqualTo("unavailable");
         ClassicQueue hold = new ClassicQueue("held for the next leader", QueueExecutor.CALLER_THREAD);
         ReplicatedQueueLog holding = new ReplicatedQueueLog(group, KEY, 3, QueueExecutor.CALLER_THREAD,
-            new Enqueuers(), hold);
+            new Enqueuers(), hold, null);
         holding.retire();
         Message m = message("held");
         holding.publish(9, m, 0, -1, new Answer());
         m.release(); // the live queue's reference
         assertThat(hold.readyCount()).as("handed to the hold, with a reference of its own").isEqualTo(1);
+        hold.close();
+        live.close();
+    }
+
+    /** What a queue's hold was given back by a log whose leadership ended. */
+    private static final class Numbering implements io.skiffmq.server.peer.PeerLinks.Unsent {
+        final List<Long> taken = new ArrayList<>();
+        final List<PublishConfirm> confirms = new ArrayList<>();
+        long next;
+
+        @Override
+        public boolean take(Message message, PublishConfirm confirm, Runnable released, long number) {
+            taken.add(number);
+            confirms.add(confirm);
+            message.release();
+            return true;
+        }
+
+        @Override
+        public long enqueuer() {
+            return NODE;
+        }
+
+        @Override
+        public long nextNumber() {
+            return ++next;
+        }
+    }
+
+    @Test
+    void aPublishMadeOnADeposedLeaderGoesToTheNextWithItsNumber() throws Exception {
+        Group group = new Group();
+        Numbering numbering = new Numbering();
+        ClassicQueue hold = new ClassicQueue("held for the next leader", QueueExecutor.CALLER_THREAD);
+        ReplicatedQueueLog log = new ReplicatedQueueLog(group, KEY, 2, QueueExecutor.CALLER_THREAD, new Enqueuers(),
+            hold, numbering);
+        ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
+            QueueExecutor.CALLER_THREAD, log, Long.MAX_VALUE, QueueContext.DEFAULT);
+        Answer[] answers = new Answer[6];
+        for (int i = 0; i < answers.length; i++) {
+            answers[i] = new Answer();
+            live.publish(message("m" + i), answers[i]);
+        }
+        assertThat(group.appended).hasSize(6).allSatisfy(entry ->
+            assertThat(entry[4]).as("numbered, as a forwarded one").isEqualTo(QueueCommands.ENQUEUE_FORWARDED));
+
+        group.commits.get(1).complete(null);
+        assertThat(answers[1].said).as("answered in publishing order").isEqualTo("nothing");
+        group.commits.get(0).complete(null);
+        assertThat(answers[0].said).isEqualTo("confirmed");
+        assertThat(answers[1].said).isEqualTo("confirmed");
+
+        group.commits.get(2).completeExceptionally(new NoMajorityException("no majority in time", null));
+        assertThat(answers[2].said).as("timed out: its outcome is this leader's to say").isEqualTo("unavailable");
+
+        assertThat(log.leads()).isTrue();
+        group.commits.get(3).completeExceptionally(new NoMajorityException("the epoch was over", null, true));
+        assertThat(log.leads()).as("its hold waits for the next leader's queue, not this one").isFalse();
+        assertThat(answers[3].said).as("deposed: sent to the next leader").isEqualTo("nothing");
+        assertThat(numbering.taken).as("with the one after it, in order, under their numbers").containsExactly(4L, 5L,
+            6L);
+        assertThat(numbering.confirms).containsExactly(answers[3], answers[4], answers[5]);
+        group.commits.get(4).complete(null);
+        group.commits.get(5).completeExceptionally(new NoMajorityException("the epoch was over", null, true));
+        assertThat(answers[4].said).as("the next leader answers it").isEqualTo("nothing");
+
+        log.deposed();
+        Answer late = new Answer();
+        live.publish(message("late"), late);
+        assertThat(hold.readyCount()).as("after its leadership ended: to the hold").isEqualTo(1);
+        assertThat(numbering.taken).hasSize(3);
         hold.close();
         live.close();
     }
