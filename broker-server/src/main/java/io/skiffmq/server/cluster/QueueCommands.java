@@ -176,8 +176,9 @@ final class QueueCommands {
         String exchange = exchanges.read(in);
         String routingKey = keys.read(in);
         int length = in.getInt();
-        return Message.readStored(format, Unpooled.wrappedBuffer(stored, in.position(), length), true, exchange,
-            routingKey);
+        // the array's buffer itself, its indexes around the message: the message's own slices are all it adds
+        return Message.readStored(format,
+            Unpooled.wrappedBuffer(stored).setIndex(in.position(), in.position() + length), true, exchange, routingKey);
     }
 
     /**
