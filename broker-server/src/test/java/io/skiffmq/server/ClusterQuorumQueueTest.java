@@ -786,7 +786,7 @@ class ClusterQuorumQueueTest {
      * nothing is nacked, and every message is consumed once afterwards, in publishing order, as with RabbitMQ.
      */
     @Test
-    @Order(11)
+    @Order(12)
     void aPublisherOnASurvivingNodeHasWhatItPublishesBetweenTwoLeadersConfirmed() throws Exception {
         restartKilled();
         String queue = "qq-held";
@@ -805,10 +805,11 @@ class ClusterQuorumQueueTest {
      * A publisher with confirms on the leader's own node, which is paused (SIGSTOP) until another node leads and then
      * resumed: what it had appended and not committed, and what its publisher sent meanwhile, fails there as its
      * leadership ends, and goes to the next leader with its number, as RabbitMQ's channel resends its pending
-     * commands: nothing is nacked, and every message is consumed once, in publishing order.
+     * commands: nothing is nacked, and every message is consumed once, in publishing order. Before the kill case,
+     * which then finds every node running.
      */
     @Test
-    @Order(12)
+    @Order(11)
     void aPublisherOnALeaderThatIsPausedAndDeposedHasWhatItPublishesConfirmed() throws Exception {
         restartKilled();
         String queue = "qq-deposed";

@@ -163,15 +163,46 @@ final class QueueCommands {
      * bytes), as a new message with one reference.
      */
     static Message message(byte[] stored) throws MalformedMessageException {
+        return message(stored, new Names(), new Names());
+    }
+
+    /** As {@link #message(byte[])}, its exchange and routing key read through {@code exchanges} and {@code keys}. */
+    static Message message(byte[] stored, Names exchanges, Names keys) throws MalformedMessageException {
         ByteBuffer in = ByteBuffer.wrap(stored);
         MessageFormat format = MessageFormat.ofTag(in.get());
         if (format == null) {
             throw new MalformedMessageException("unknown message format in a queue command", null);
         }
-        String exchange = string(in);
-        String routingKey = string(in);
+        String exchange = exchanges.read(in);
+        String routingKey = keys.read(in);
         int length = in.getInt();
-        return Message.readStored(format, Unpooled.wrappedBuffer(stored, in.position(), length), true, exchange,
-            routingKey);
+        // the array's buffer itself, its indexes around the message: the message's own slices are all it adds
+        return Message.readStored(format,
+            Unpooled.wrappedBuffer(stored).setIndex(in.position(), in.position() + length), true, exchange, routingKey);
+    }
+
+    /**
+     * The last string read by {@link #read}, and its bytes: the next one with the same bytes is that string again,
+     * neither decoded nor allocated, as the messages of one queue mostly share their exchange and routing key.
+     * Owned by the thread reading.
+     */
+    static final class Names {
+        private byte[] bytes = new byte[0];
+        private String last = "";
+
+        /** A string as {@link QueueCommands#string} reads it, from a buffer with an array. */
+        String read(ByteBuffer in) {
+            int length = in.getInt();
+            if (length < 0 || length > in.remaining()) {
+                throw new IllegalArgumentException("bad string length " + length + " in a queue command");
+            }
+            int from = in.arrayOffset() + in.position();
+            in.position(in.position() + length);
+            if (!java.util.Arrays.equals(in.array(), from, from + length, bytes, 0, bytes.length)) {
+                bytes = java.util.Arrays.copyOfRange(in.array(), from, from + length);
+                last = new String(bytes, StandardCharsets.UTF_8);
+            }
+            return last;
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.skiffmq.server.cluster;
 
 import io.skiffmq.core.message.MalformedMessageException;
 import io.skiffmq.core.message.Message;
+import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.StoredMessage;
 import java.io.DataInputStream;
@@ -200,19 +201,62 @@ final class QueueReplica {
      * old leader may have), with one reference for the queue.
      */
     synchronized List<StoredMessage> messages() {
+        Reading reading = new Reading();
         List<StoredMessage> out = new ArrayList<>(messages.size());
         messages.forEach(entry -> {
+            StoredMessage stored = reading.stored(entry);
+            if (stored != null) {
+                out.add(stored);
+            }
+        });
+        return out;
+    }
+
+    /** How many messages a live queue is restored from at a time: the garbage of a go-live stays young. */
+    private static final int RESTORED_AT_ONCE = 4096;
+
+    /**
+     * Restores a new live queue from a replica's {@code entries} (taken at the leader's entry), a few thousand at a
+     * time, so that a go-live holds no list of every message beside the queue's own entries.
+     */
+    static void restore(ClassicQueue queue, Entry[] entries) {
+        Reading reading = new Reading();
+        List<StoredMessage> chunk = new ArrayList<>(Math.min(entries.length, RESTORED_AT_ONCE));
+        for (Entry entry : entries) {
+            StoredMessage stored = reading.stored(entry);
+            if (stored != null) {
+                chunk.add(stored);
+            }
+            if (chunk.size() == RESTORED_AT_ONCE) {
+                queue.restore(chunk);
+                chunk = new ArrayList<>(RESTORED_AT_ONCE);
+            }
+        }
+        if (!chunk.isEmpty()) {
+            queue.restore(chunk);
+        }
+    }
+
+    /**
+     * Reads replicated messages in turn: the exchange and routing key that most of a queue's messages share are
+     * decoded once ({@link QueueCommands.Names}).
+     */
+    private static final class Reading {
+        private final QueueCommands.Names exchanges = new QueueCommands.Names();
+        private final QueueCommands.Names routingKeys = new QueueCommands.Names();
+
+        /** The entry as a live queue restores it; null, logged, when its bytes cannot be read. */
+        StoredMessage stored(Entry entry) {
             long sequence = entry.sequence;
             Message message;
             try {
-                message = QueueCommands.message(entry.stored);
+                message = QueueCommands.message(entry.stored, exchanges, routingKeys);
             } catch (MalformedMessageException | RuntimeException e) {
                 LOG.log(System.Logger.Level.ERROR, "replicated message " + sequence + " cannot be read: dropped", e);
-                return;
+                return null;
             }
-            out.add(new StoredMessage(sequence, message, entry.deliveryCount, sequence, message.priority(),
-                message.ttl(), message.bodySize(), entry.expiresAt, true, entry.returns, entry.deadLettering));
-        });
-        return out;
+            return new StoredMessage(sequence, message, entry.deliveryCount, sequence, message.priority(),
+                message.ttl(), message.bodySize(), entry.expiresAt, true, entry.returns, entry.deadLettering);
+        }
     }
 }

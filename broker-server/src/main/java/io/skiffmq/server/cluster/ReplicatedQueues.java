@@ -9,7 +9,6 @@ import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.Queue;
 import io.skiffmq.core.queue.QueueType;
-import io.skiffmq.core.queue.StoredMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -39,6 +38,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final String LEADER_LOCATOR = "x-queue-leader-locator";
     /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
     private static final long ANNOUNCE_RETRY_MILLIS = 1000;
+    private static final QueueReplica.Entry[] NO_ENTRIES = new QueueReplica.Entry[0];
     /** How long a retiring live queue's thread is waited for to hand its uncommitted publishes to the hold. */
     private static final long HAND_OVER_MILLIS = 1_000;
     /** How often held publishes are tried at a new leader, and refused once held for the append timeout. */
@@ -544,11 +544,11 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         group.queues.forEach(holds::unserved);
         if (liveHere) {
             // the replicas are complete at this point of the log: the live queues are built from them now
-            Map<QueueCommands.Key, List<StoredMessage>> held = new java.util.HashMap<>();
+            Map<QueueCommands.Key, QueueReplica.Entry[]> held = new java.util.HashMap<>();
             Map<QueueCommands.Key, Enqueuers> numbers = new java.util.HashMap<>();
             for (QueueCommands.Key key : group.queues) {
                 QueueReplica replica = group.replicas.get(key);
-                held.put(key, replica == null ? List.of() : replica.messages());
+                held.put(key, replica == null ? NO_ENTRIES : replica.entries());
                 numbers.put(key, replica == null ? new Enqueuers() : replica.enqueuers());
             }
             moves.execute(() -> settle(group, held, numbers));
@@ -574,18 +574,15 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * replicas' messages as of the leader's entry, when it is this node's, and {@code numbers} the numbers they took
      * from forwarding nodes.
      */
-    private void settle(Group group, Map<QueueCommands.Key, List<StoredMessage>> held,
+    private void settle(Group group, Map<QueueCommands.Key, QueueReplica.Entry[]> held,
             Map<QueueCommands.Key, Enqueuers> numbers) {
         if (node == null) { // the groups' logs replayed while the node starts: settled again once it has
-            if (held != null) {
-                held.values().forEach(ReplicatedQueues::release);
-            }
             return;
         }
         long epoch = group.epoch;
         boolean leading = group.leadingHere && node.name().equals(group.leader);
         for (QueueCommands.Key key : group.queues) {
-            List<StoredMessage> messages = held != null ? held.remove(key) : null;
+            QueueReplica.Entry[] messages = held != null ? held.remove(key) : null;
             Live here = live.get(key);
             VirtualHost vhost = vhosts.apply(key.vhost());
             ReplicatedDefinitions.Move move = leading ? definitions.pendingMove(key) : null;
@@ -604,12 +601,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 Enqueuers taken = numbers != null ? numbers.get(key) : null;
                 if (messages == null) {
                     QueueReplica replica = group.replicas.get(key);
-                    messages = replica == null ? List.of() : replica.messages();
+                    messages = replica == null ? NO_ENTRIES : replica.entries();
                     taken = replica == null ? null : replica.enqueuers();
                 }
-                if (goLive(group, key, vhost, epoch, messages, taken == null ? new Enqueuers() : taken)) {
-                    messages = null;
-                }
+                goLive(group, key, vhost, epoch, messages, taken == null ? new Enqueuers() : taken);
             } else if (!leading && here != null) {
                 retire(key, here, vhost);
             } else if (!leading && vhost != null) {
@@ -620,10 +615,6 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                     vhost.replicaMoved(key.name(), null);
                 }
             }
-            release(messages);
-        }
-        if (held != null) {
-            held.values().forEach(ReplicatedQueues::release);
         }
         runWaiting(group);
     }
@@ -896,26 +887,18 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         return definitions;
     }
 
-    private static void release(List<StoredMessage> messages) {
-        if (messages != null) {
-            messages.forEach(m -> m.message().release());
-        }
-    }
-
-    /** Builds the live queue here from {@code messages}; true when it took them. */
-    private boolean goLive(Group group, QueueCommands.Key key, VirtualHost vhost, long epoch,
-            List<StoredMessage> messages, Enqueuers enqueuers) {
+    /** Builds the live queue here from its replica's {@code messages}. */
+    private void goLive(Group group, QueueCommands.Key key, VirtualHost vhost, long epoch,
+            QueueReplica.Entry[] messages, Enqueuers enqueuers) {
         ReplicatedQueueLog[] log = new ReplicatedQueueLog[1];
-        boolean[] taken = new boolean[1];
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
             QueueHomed record = vhost.remoteQueue(key.name());
             log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers,
                 record == null ? null : holds.unled(key, key.vhost(), record),
                 record == null ? null : holds.unsent(key, key.vhost(), record));
             ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
-            made.restore(messages);
+            QueueReplica.restore(made, messages);
             made.recovered();
-            taken[0] = true;
             holds.ledHere(key, made);
             return made;
         });
@@ -923,11 +906,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             live.put(key, new Live(queue, log[0], epoch));
             announce(group, key, epoch);
             LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2,number,#},"
-                + " {3} messages)", key.name(), key.vhost(), epoch, messages.size());
+                + " {3} messages)", key.name(), key.vhost(), epoch, messages.length);
         } else if (log[0] != null) {
             log[0].retire();
         }
-        return taken[0];
     }
 
     /**

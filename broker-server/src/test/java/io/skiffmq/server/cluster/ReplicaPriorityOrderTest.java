@@ -58,7 +58,7 @@ class ReplicaPriorityOrderTest {
     private static List<String> served(ReplicatedQueues queues) {
         ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
             QueueExecutor.CALLER_THREAD, null, Long.MAX_VALUE, QueueContext.DEFAULT);
-        live.restore(queues.replica(GROUP, KEY).messages());
+        QueueReplica.restore(live, queues.replica(GROUP, KEY).entries()); // as a new leader's go-live does
         live.recovered();
         List<String> bodies = new ArrayList<>();
         QueueConsumer consumer = live.subscribe(new ConsumerSink() {
