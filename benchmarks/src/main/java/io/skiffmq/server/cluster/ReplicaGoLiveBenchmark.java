@@ -94,7 +94,7 @@ public class ReplicaGoLiveBenchmark {
     public long goLive() {
         ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
             QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(GROUP, QUEUE, 1, QueueExecutor.CALLER_THREAD,
-                replica.enqueuers(), null, null), Long.MAX_VALUE, QueueContext.DEFAULT);
+                replica.enqueuers(), null, null, replica), Long.MAX_VALUE, QueueContext.DEFAULT);
         QueueReplica.restore(live, replica.entries());
         live.recovered();
         long ready = live.readyCount();
