@@ -92,13 +92,25 @@ public class ReplicaGoLiveBenchmark {
 
     @Benchmark
     public long goLive() {
-        ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
-            QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(GROUP, QUEUE, 1, QueueExecutor.CALLER_THREAD,
-                replica.enqueuers(), null, null), Long.MAX_VALUE, QueueContext.DEFAULT);
-        QueueReplica.restore(live, replica.entries());
-        live.recovered();
+        ClassicQueue live = keepLive();
         long ready = live.readyCount();
         live.close();
         return ready;
+    }
+
+    /** A live queue built as {@link #goLive} builds it, left open: the heap it keeps can be measured. */
+    public ClassicQueue keepLive() {
+        return liveQueue(QUEUE, replica);
+    }
+
+    /** The live queue of {@code key} a new leader builds from {@code replica} (as {@code ReplicatedQueues.goLive}). */
+    static ClassicQueue liveQueue(QueueCommands.Key key, QueueReplica replica) {
+        ClassicQueue live = new ClassicQueue(QueueDeclaration.of(key.name(), true,
+            Map.of("x-queue-type", "quorum")), QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(GROUP, key, 1,
+                QueueExecutor.CALLER_THREAD, replica.enqueuers(), null, null, replica), Long.MAX_VALUE,
+            QueueContext.DEFAULT);
+        QueueReplica.restore(live, replica.entries());
+        live.recovered();
+        return live;
     }
 }

@@ -12,7 +12,6 @@ import io.skiffmq.cluster.QueueGroupApplier;
 import io.skiffmq.codec.amqp091.BasicProperties;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
-import io.skiffmq.core.queue.StoredMessage;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -109,10 +108,10 @@ public final class ReplicaRestart {
             System.out.println("child's log: " + String.join(" | ", loaded(dir.resolve("n2.log"))));
             QueueReplica replica = epochs[0].queues.replica(groups[0].name(), QUEUE);
             long built = System.nanoTime();
-            List<StoredMessage> live = replica.messages();
-            System.out.printf("the live queue's %,d messages built from the replica in %d ms%n", live.size(),
+            io.skiffmq.core.queue.ClassicQueue live = ReplicaGoLiveBenchmark.liveQueue(QUEUE, replica);
+            System.out.printf("the live queue's %,d messages built from the replica in %d ms%n", live.readyCount(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - built));
-            live.forEach(m -> m.message().release());
+            live.close();
         } finally {
             if (child != null) {
                 child.destroyForcibly().waitFor();

@@ -171,6 +171,11 @@ final class QueueReplica {
         return messages.size();
     }
 
+    /** The entry of {@code sequence}, or null: what a live queue built from this replica reads a message from. */
+    synchronized Entry get(long sequence) {
+        return messages.get(sequence);
+    }
+
     /** A copy of the numbers taken from forwarding nodes: what a snapshot writes, and a live queue starts from. */
     synchronized Enqueuers enqueuers() {
         return enqueuers.copy();
@@ -217,13 +222,14 @@ final class QueueReplica {
 
     /**
      * Restores a new live queue from a replica's {@code entries} (taken at the leader's entry), a few thousand at a
-     * time, so that a go-live holds no list of every message beside the queue's own entries.
+     * time, as an index: each message is read to learn its priority, TTL and body size, and let go; the queue reads
+     * it again from the replica when it delivers it (its log must be a {@link ReplicatedQueueLog} of this replica).
      */
     static void restore(ClassicQueue queue, Entry[] entries) {
         Reading reading = new Reading();
         List<StoredMessage> chunk = new ArrayList<>(Math.min(entries.length, RESTORED_AT_ONCE));
         for (Entry entry : entries) {
-            StoredMessage stored = reading.stored(entry);
+            StoredMessage stored = reading.indexed(entry);
             if (stored != null) {
                 chunk.add(stored);
             }
@@ -247,6 +253,15 @@ final class QueueReplica {
 
         /** The entry as a live queue restores it; null, logged, when its bytes cannot be read. */
         StoredMessage stored(Entry entry) {
+            return read(entry, false);
+        }
+
+        /** As {@link #stored}, without the message: only its index. */
+        StoredMessage indexed(Entry entry) {
+            return read(entry, true);
+        }
+
+        private StoredMessage read(Entry entry, boolean indexOnly) {
             long sequence = entry.sequence;
             Message message;
             try {
@@ -255,8 +270,13 @@ final class QueueReplica {
                 LOG.log(System.Logger.Level.ERROR, "replicated message " + sequence + " cannot be read: dropped", e);
                 return null;
             }
-            return new StoredMessage(sequence, message, entry.deliveryCount, sequence, message.priority(),
-                message.ttl(), message.bodySize(), entry.expiresAt, true, entry.returns, entry.deadLettering);
+            StoredMessage stored = new StoredMessage(sequence, indexOnly ? null : message, entry.deliveryCount,
+                sequence, message.priority(), message.ttl(), message.bodySize(), entry.expiresAt, true,
+                entry.returns, entry.deadLettering);
+            if (indexOnly) {
+                message.release();
+            }
+            return stored;
         }
     }
 }

@@ -27,8 +27,9 @@ import java.util.concurrent.CompletableFuture;
  * kept until its entry is committed: when this node's leadership ends first, it goes, with its number, to the
  * queue's hold for the next leader, which drops it if its log has it, as RabbitMQ's channel resends its pending
  * commands to a new leader. The publisher sees no nack ({@link #deposed}).
- * Messages stay in memory ({@link #isWritten} is never true): the replicas hold them. Called on the queue's thread,
- * as every {@link QueueLog}.
+ * What the queue was built from is only an index: each of those messages is read from this node's replica when it is
+ * delivered ({@link #read}), as a classic queue reads its journal. A message published to the live queue stays in
+ * its memory ({@link #isWritten} is never true). Called on the queue's thread, as every {@link QueueLog}.
  */
 final class ReplicatedQueueLog implements QueueLog {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueueLog.class.getName());
@@ -57,6 +58,11 @@ final class ReplicatedQueueLog implements QueueLog {
     private final Queue unled;
     /** How this node numbers its publishes to the queue, and its hold; null to number none. */
     private final PeerLinks.Unsent numbering;
+    /** This node's replica of the queue, which the live queue's index was built from; null when it had none. */
+    private final QueueReplica replica;
+    /** The exchanges and routing keys of the messages read from {@link #replica}. */
+    private final QueueCommands.Names exchanges = new QueueCommands.Names();
+    private final QueueCommands.Names routingKeys = new QueueCommands.Names();
 
     /** A publish made on this node, appended under {@code number} in {@code batch} and not yet answered. */
     private record Local(Message message, Runnable durable, long number, CompletableFuture<Void> batch) {
@@ -75,9 +81,10 @@ final class ReplicatedQueueLog implements QueueLog {
      * @param enqueuers the replica's, as of the entry this queue went live at; this log's own from then on
      * @param unled the queue's hold ({@link PublishHolds#unled}); null to refuse such publishes
      * @param numbering the queue's numbering here ({@link PublishHolds#unsent}); null with {@code unled}
+     * @param replica what the live queue's index is read from ({@link QueueReplica#restore}); null for none
      */
     ReplicatedQueueLog(QueueGroup group, QueueCommands.Key key, long epoch, QueueExecutor executor,
-            Enqueuers enqueuers, Queue unled, PeerLinks.Unsent numbering) {
+            Enqueuers enqueuers, Queue unled, PeerLinks.Unsent numbering, QueueReplica replica) {
         this.group = group;
         this.key = key;
         this.epoch = epoch;
@@ -85,6 +92,7 @@ final class ReplicatedQueueLog implements QueueLog {
         this.enqueuers = enqueuers;
         this.unled = unled;
         this.numbering = numbering;
+        this.replica = replica;
     }
 
     /** The queue is no longer live here (deleted, or the broker stops): nothing more is written. */
@@ -345,7 +353,21 @@ final class ReplicatedQueueLog implements QueueLog {
 
     @Override
     public Message read(long sequence, long location) {
-        throw new Unreadable("a replicated queue keeps its messages in memory", null);
+        QueueReplica.Entry entry = replica == null ? null : replica.get(sequence);
+        if (entry == null) {
+            String why = "replicated message " + sequence + " of queue '" + key.name() + "' in vhost '" + key.vhost()
+                + "' is not in this node's replica";
+            if (retired || leadershipLost) {
+                // this live queue is going: its replica may have been replaced since; not lost, not read here
+                throw new IllegalStateException(why + " (no longer led here)");
+            }
+            throw new Unreadable(why, null);
+        }
+        try {
+            return QueueCommands.message(entry.stored(), exchanges, routingKeys);
+        } catch (io.skiffmq.core.message.MalformedMessageException e) {
+            throw new Unreadable("replicated message " + sequence + " cannot be read: " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -895,7 +895,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             QueueHomed record = vhost.remoteQueue(key.name());
             log[0] = new ReplicatedQueueLog(group.handle, key, epoch, executor, enqueuers,
                 record == null ? null : holds.unled(key, key.vhost(), record),
-                record == null ? null : holds.unsent(key, key.vhost(), record));
+                record == null ? null : holds.unsent(key, key.vhost(), record), group.replicas.get(key));
             ClassicQueue made = new ClassicQueue(declaration, executor, log[0], Long.MAX_VALUE, context);
             QueueReplica.restore(made, messages);
             made.recovered();

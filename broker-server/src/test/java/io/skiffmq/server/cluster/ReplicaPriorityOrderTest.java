@@ -11,10 +11,7 @@ import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.ConsumerFlow;
 import io.skiffmq.core.queue.ConsumerSink;
 import io.skiffmq.core.queue.QueueConsumer;
-import io.skiffmq.core.queue.QueueContext;
-import io.skiffmq.core.queue.QueueDeclaration;
 import io.skiffmq.core.queue.QueueDelivery;
-import io.skiffmq.core.queue.QueueExecutor;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -24,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,10 +52,7 @@ class ReplicaPriorityOrderTest {
 
     /** What a live queue built from {@code queues}' replica, as a new leader builds it, delivers, in order. */
     private static List<String> served(ReplicatedQueues queues) {
-        ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
-            QueueExecutor.CALLER_THREAD, null, Long.MAX_VALUE, QueueContext.DEFAULT);
-        QueueReplica.restore(live, queues.replica(GROUP, KEY).entries()); // as a new leader's go-live does
-        live.recovered();
+        ClassicQueue live = QuietGroup.liveQueue(KEY, queues.replica(GROUP, KEY)); // as a new leader builds it
         List<String> bodies = new ArrayList<>();
         QueueConsumer consumer = live.subscribe(new ConsumerSink() {
             @Override

@@ -116,7 +116,7 @@ class ResentPublishTest {
         Group group = new Group();
         ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
             QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(group, KEY, 2, QueueExecutor.CALLER_THREAD,
-                replica.enqueuers(), null, null), Long.MAX_VALUE, QueueContext.DEFAULT);
+                replica.enqueuers(), null, null, replica), Long.MAX_VALUE, QueueContext.DEFAULT);
         live.restore(replica.messages());
         live.recovered();
         assertThat(live.readyCount()).isEqualTo(4);
@@ -150,14 +150,14 @@ class ResentPublishTest {
 
         // deposed: what its last turn appended, and what comes after, is refused, never left unanswered
         ReplicatedQueueLog log = new ReplicatedQueueLog(group, KEY, 3, QueueExecutor.CALLER_THREAD,
-            new Enqueuers(), null, null);
+            new Enqueuers(), null, null, null);
         Answer late = new Answer();
         log.retire();
         log.publish(8, message("late"), 0, -1, late);
         assertThat(late.said).as("no hold to take it").isEqualTo("unavailable");
         ClassicQueue hold = new ClassicQueue("held for the next leader", QueueExecutor.CALLER_THREAD);
         ReplicatedQueueLog holding = new ReplicatedQueueLog(group, KEY, 3, QueueExecutor.CALLER_THREAD,
-            new Enqueuers(), hold, null);
+            new Enqueuers(), hold, null, null);
         holding.retire();
         Message m = message("held");
         holding.publish(9, m, 0, -1, new Answer());
@@ -198,7 +198,7 @@ class ResentPublishTest {
         Numbering numbering = new Numbering();
         ClassicQueue hold = new ClassicQueue("held for the next leader", QueueExecutor.CALLER_THREAD);
         ReplicatedQueueLog log = new ReplicatedQueueLog(group, KEY, 2, QueueExecutor.CALLER_THREAD, new Enqueuers(),
-            hold, numbering);
+            hold, numbering, null);
         ClassicQueue live = new ClassicQueue(QueueDeclaration.of("qq", true, Map.of("x-queue-type", "quorum")),
             QueueExecutor.CALLER_THREAD, log, Long.MAX_VALUE, QueueContext.DEFAULT);
         Answer[] answers = new Answer[6];
