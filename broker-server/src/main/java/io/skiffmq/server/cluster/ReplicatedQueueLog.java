@@ -109,10 +109,14 @@ final class ReplicatedQueueLog implements QueueLog {
         leadershipLost = true;
         retired = true;
         CompletableFuture<Void> held = new CompletableFuture<>();
-        executor.execute(() -> {
-            holdLocals();
-            held.complete(null);
-        });
+        try {
+            executor.execute(() -> {
+                holdLocals();
+                held.complete(null);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            held.completeExceptionally(e); // the node stops: its holds refuse what they have anyway
+        }
         return held;
     }
 
