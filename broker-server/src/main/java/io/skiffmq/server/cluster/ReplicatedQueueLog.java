@@ -29,7 +29,11 @@ import java.util.concurrent.CompletableFuture;
  * commands to a new leader. The publisher sees no nack ({@link #deposed}).
  * What the queue was built from is only an index: each of those messages is read from this node's replica when it is
  * delivered ({@link #read}), as a classic queue reads its journal. A message published to the live queue stays in
- * its memory ({@link #isWritten} is never true). Called on the queue's thread, as every {@link QueueLog}.
+ * its memory ({@link #isWritten} is never true).
+ *
+ * <p>Called on the queue's thread, as every {@link QueueLog}, which owns the batch and the publishes not yet
+ * answered; {@link #retire}, {@link #deposed} and {@link #leads} come from the replicated queues' thread, through
+ * volatile flags, and {@link #deposed}'s hand-over runs on the queue's thread.
  */
 final class ReplicatedQueueLog implements QueueLog {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueueLog.class.getName());
@@ -290,7 +294,7 @@ final class ReplicatedQueueLog implements QueueLog {
         } else if (durable != null) {
             // not committed (no majority in time, a deposed leader, the queue retired here): refused as
             // unavailable, so that no publisher waits for ever; another node resends what it forwarded
-            // (PeerConnection), a publisher here may publish it again
+            // (PeerConnection); one made here without a hold to number it (no record) may be published again
             appended.whenComplete((done, failure) -> {
                 if (failure == null) {
                     durable.run();
