@@ -327,7 +327,7 @@ public final class ClassicQueue implements Queue {
         // a quorum queue keeps every message, whatever its delivery mode, as RabbitMQ's does
         boolean logged = log != null && (message.durable() || type == QueueType.QUORUM);
         QueueEntry entry = QueueEntry.of(nextSequence++, message, limits.lane(message.priority()), bodySize,
-            expiry.expiresAt(now, message.ttl()), held, logged);
+            expiry.expiresAt(now, message.ttl()), held, logged, logged && log.locatesBySequence());
         // a dead-lettered copy counts on from the failed deliveries it had in the queue it died in
         entry.carried(message.deliveryCount());
         boolean toTail = waiting.mustPage(entry.priority());

@@ -60,7 +60,7 @@ final class PagedTail {
             throw new IllegalStateException("page file ended with " + count + " messages unread");
         }
         QueueEntry entry = QueueEntry.of(paged.sequence(), paged.message(), priority, paged.bodySize(),
-            paged.expiresAt(), null, paged.location() >= 0);
+            paged.expiresAt(), null, paged.location() >= 0, false);
         entry.carried(paged.deliveryCount()); // an arrival, never delivered here: only what it carried in
         entry.acquiredBefore = paged.acquiredBefore();
         entry.location(paged.location());

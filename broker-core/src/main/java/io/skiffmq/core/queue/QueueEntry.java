@@ -7,7 +7,8 @@ import io.skiffmq.core.message.Message;
  * One per queued message: its fields are sized to what they hold, 40 bytes with compressed references. What only some
  * entries have, an expiry, the confirm a queue with {@code x-confirm-after-consume} holds and a location in the
  * queue's log, is in a subclass ({@link Rare}, 64 bytes), so a transient message that does not expire goes without the
- * 20 bytes. Made by {@link #of}.
+ * 20 bytes, and so does one whose log locates it by its sequence (a quorum queue's group log:
+ * {@link QueueLog#locatesBySequence}). Made by {@link #of}.
  */
 sealed class QueueEntry permits QueueEntry.Rare {
     final long sequence;
@@ -37,6 +38,9 @@ sealed class QueueEntry permits QueueEntry.Rare {
      */
     int returns;
     boolean acquiredBefore;
+    /** Logged where its sequence says ({@link QueueLog#locatesBySequence}): its {@link #location} is its sequence. */
+    private boolean atSequence;
+
     private QueueEntry(long sequence, Message message, int priority, int bodySize) {
         this.sequence = sequence;
         this.message = message;
@@ -51,27 +55,37 @@ sealed class QueueEntry permits QueueEntry.Rare {
      * @param confirm the publisher's confirm, held until a consumer settles the message
      *        ({@code x-confirm-after-consume}); null for none
      * @param logged the queue's log holds the message, or is about to: its {@link #location(long)} is set
+     * @param atSequence the log locates it by its sequence ({@link QueueLog#locatesBySequence}): its location is
+     *        its sequence, not kept apart
      */
     static QueueEntry of(long sequence, Message message, int priority, int bodySize, long expiresAt,
-            PublishConfirm confirm, boolean logged) {
-        return expiresAt == Long.MAX_VALUE && confirm == null && !logged
-            ? new QueueEntry(sequence, message, priority, bodySize)
-            : new Rare(sequence, message, priority, bodySize, expiresAt, confirm);
+            PublishConfirm confirm, boolean logged, boolean atSequence) {
+        if (expiresAt == Long.MAX_VALUE && confirm == null && (!logged || atSequence)) {
+            QueueEntry entry = new QueueEntry(sequence, message, priority, bodySize);
+            entry.atSequence = logged;
+            return entry;
+        }
+        return new Rare(sequence, message, priority, bodySize, expiresAt, confirm);
     }
 
     /** Where the queue's {@link QueueLog} holds the message; -1 when it is not logged (transient). */
     long location() {
-        return -1;
+        return atSequence ? sequence : -1;
     }
 
     /**
      * Sets where the log holds the message (-1: nowhere).
      *
-     * @throws IllegalStateException for a location in the log of an entry not made {@code logged}
+     * @throws IllegalStateException for a location in the log of an entry not made {@code logged}, or not its
+     *         sequence for one logged at its sequence
      */
     void location(long location) {
-        if (location >= 0) {
-            throw new IllegalStateException("message " + sequence + " was queued as one the log does not hold");
+        if (location >= 0 && !(atSequence && location == sequence)) {
+            throw new IllegalStateException("message " + sequence + " was queued as one the log does not hold"
+                + (atSequence ? " elsewhere than at its sequence" : ""));
+        }
+        if (location < 0) {
+            atSequence = false;
         }
     }
 

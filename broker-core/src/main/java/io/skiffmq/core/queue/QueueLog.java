@@ -71,6 +71,14 @@ public interface QueueLog {
     boolean isWritten(long location);
 
     /**
+     * True when the log's location of every message it holds is the message's sequence (a quorum queue's group log),
+     * so that a queue's entry need not keep it apart.
+     */
+    default boolean locatesBySequence() {
+        return false;
+    }
+
+    /**
      * Whether the queue delivers a message only once this log has committed it: a replicated quorum queue's, as
      * rabbit_fifo delivers only what its log applied. Such a log then calls {@code committedThrough}, on the
      * queue's thread, with the highest sequence it has committed (it commits in sequence order). Asked once, when

@@ -58,7 +58,8 @@ final class QueueRecovery {
         for (StoredMessage stored : messages) {
             nextSequence = Math.max(nextSequence, stored.sequence() + 1);
             QueueEntry entry = QueueEntry.of(stored.sequence(), stored.message(), limits.lane(stored.priority()),
-                stored.bodySize(), expiry.restored(stored, now), null, stored.location() >= 0);
+                stored.bodySize(), expiry.restored(stored, now), null, stored.location() >= 0,
+                log != null && log.locatesBySequence() && stored.location() == stored.sequence());
             entry.deliveryCount(stored.deliveryCount());
             if (stored.returns() >= 0) {
                 entry.returns = (int) Math.min(stored.returns(), Integer.MAX_VALUE);

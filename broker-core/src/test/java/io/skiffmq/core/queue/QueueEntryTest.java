@@ -16,48 +16,61 @@ class QueueEntryTest {
 
     @Test
     void anEntryIsFortyBytes() throws Exception {
-        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 255, 12, Long.MAX_VALUE, null, false)))
-            .isLessThanOrEqualTo(40);
-        assertThat(QueueEntry.of(1, null, 255, 12, Long.MAX_VALUE, null, false).priority()).as("lane 255, unsigned")
-            .isEqualTo(255);
-        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, 1_000, null, false)))
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 255, 12, Long.MAX_VALUE, null, false,
+            false))).isLessThanOrEqualTo(40);
+        assertThat(QueueEntry.of(1, null, 255, 12, Long.MAX_VALUE, null, false, false).priority())
+            .as("lane 255, unsigned").isEqualTo(255);
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, 1_000, null, false, false)))
             .as("one that expires").isLessThanOrEqualTo(64);
-        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, Long.MAX_VALUE, null, true)))
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, Long.MAX_VALUE, null, true, false)))
             .as("one the log holds").isLessThanOrEqualTo(64);
+        assertThat(Allocations.perCall(ROUNDS, () -> QueueEntry.of(1, null, 0, 12, Long.MAX_VALUE, null, true, true)))
+            .as("one the log holds at its sequence").isLessThanOrEqualTo(40);
     }
 
     @Test
     void aHeldConfirmIsTakenOnce() {
         PublishConfirm confirm = () -> { };
-        QueueEntry entry = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, confirm, false);
+        QueueEntry entry = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, confirm, false, false);
         assertThat(entry.takeConfirm()).isSameAs(confirm);
         assertThat(entry.takeConfirm()).as("run or refused once").isNull();
         assertThat(entry.expiresAt()).isEqualTo(Long.MAX_VALUE);
-        assertThat(QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false).takeConfirm()).isNull();
+        assertThat(QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false, false).takeConfirm()).isNull();
     }
 
     @Test
     void anEntryKeepsItsExpiry() {
-        assertThat(QueueEntry.of(1, null, 0, 0, 1_000, null, false).expiresAt()).isEqualTo(1_000);
-        assertThat(QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false).expiresAt()).isEqualTo(Long.MAX_VALUE);
-        assertThat(QueueEntry.of(1, null, 0, 0, Long.MIN_VALUE, null, false).expiresAt()).isEqualTo(Long.MIN_VALUE);
+        assertThat(QueueEntry.of(1, null, 0, 0, 1_000, null, false, false).expiresAt()).isEqualTo(1_000);
+        assertThat(QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false, false).expiresAt())
+            .isEqualTo(Long.MAX_VALUE);
+        assertThat(QueueEntry.of(1, null, 0, 0, Long.MIN_VALUE, null, false, false).expiresAt())
+            .isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
     void onlyALoggedEntryKeepsALocation() {
-        QueueEntry logged = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, true);
+        QueueEntry logged = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, true, false);
         assertThat(logged.location()).as("until written").isEqualTo(-1);
         logged.location(1L << 40);
         assertThat(logged.location()).isEqualTo(1L << 40);
-        QueueEntry transientOne = QueueEntry.of(2, null, 0, 0, Long.MAX_VALUE, null, false);
+        QueueEntry transientOne = QueueEntry.of(2, null, 0, 0, Long.MAX_VALUE, null, false, false);
         transientOne.location(-1);
         assertThat(transientOne.location()).isEqualTo(-1);
         assertThatThrownBy(() -> transientOne.location(0)).isInstanceOf(IllegalStateException.class);
+
+        QueueEntry atSequence = QueueEntry.of(7, null, 0, 0, Long.MAX_VALUE, null, true, true);
+        assertThat(atSequence.location()).as("its sequence, kept nowhere else").isEqualTo(7);
+        atSequence.location(7);
+        assertThatThrownBy(() -> atSequence.location(8)).isInstanceOf(IllegalStateException.class);
+        atSequence.location(-1);
+        assertThat(atSequence.location()).as("no longer logged").isEqualTo(-1);
+        assertThat(QueueEntry.of(7, null, 0, 0, 1_000, null, true, true).location())
+            .as("one that expires keeps its location apart, set when written").isEqualTo(-1);
     }
 
     @Test
     void theDeliveryCountStopsAtItsLargestValue() {
-        QueueEntry entry = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false);
+        QueueEntry entry = QueueEntry.of(1, null, 0, 0, Long.MAX_VALUE, null, false, false);
         entry.failedDelivery();
         assertThat(entry.deliveryCount).isEqualTo(1);
         entry.deliveryCount(1L << 40); // as a store may hold it

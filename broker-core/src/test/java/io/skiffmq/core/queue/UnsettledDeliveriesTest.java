@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class UnsettledDeliveriesTest {
     private static QueueEntry entry(long sequence) {
-        return QueueEntry.of(sequence, null, 0, 0, Long.MAX_VALUE, null, false);
+        return QueueEntry.of(sequence, null, 0, 0, Long.MAX_VALUE, null, false, false);
     }
 
     private static List<Long> sequences(UnsettledDeliveries deliveries) {

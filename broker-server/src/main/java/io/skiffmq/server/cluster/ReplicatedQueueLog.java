@@ -352,6 +352,12 @@ final class ReplicatedQueueLog implements QueueLog {
         return false;
     }
 
+    /** Yes: {@link #publish} answers a message's sequence as its location, and {@link #read} looks it up by it. */
+    @Override
+    public boolean locatesBySequence() {
+        return true;
+    }
+
     /** Yes: a consumer never gets a message a failover then loses, as with rabbit_fifo (docs/quorum-queues.md). */
     @Override
     public boolean deliversCommitted(java.util.function.LongConsumer committedThrough) {
