@@ -160,13 +160,9 @@ final class QueueCommands {
 
     /**
      * The message of an enqueue's stored part ({@link QueueReplica.Entry#stored}: format, exchange, routing key,
-     * bytes), as a new message with one reference.
+     * bytes), as a new message with one reference, its exchange and routing key read through {@code exchanges} and
+     * {@code keys}.
      */
-    static Message message(byte[] stored) throws MalformedMessageException {
-        return message(stored, new Names(), new Names());
-    }
-
-    /** As {@link #message(byte[])}, its exchange and routing key read through {@code exchanges} and {@code keys}. */
     static Message message(byte[] stored, Names exchanges, Names keys) throws MalformedMessageException {
         ByteBuffer in = ByteBuffer.wrap(stored);
         MessageFormat format = MessageFormat.ofTag(in.get());
