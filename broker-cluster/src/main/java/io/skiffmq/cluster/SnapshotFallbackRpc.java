@@ -1,7 +1,7 @@
 package io.skiffmq.cluster;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
@@ -12,18 +12,16 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.leader.LogAppender;
-import org.apache.ratis.server.leader.LogAppenderBase;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.raftlog.RaftLogIOException;
 import org.apache.ratis.statemachine.SnapshotInfo;
-import org.apache.ratis.util.DataQueue;
 
 /**
  * Ratis' gRPC transport, whose leader sends its snapshot to a follower whose next entry is the first of the leader's
  * log when the entry before it was purged (Ratis 3.2.2 sends the entries instead, finds no previous entry for them,
  * and its appender for that follower dies for as long as the leader leads: RATIS-2487, fixed after 3.2.2), and
- * whose appender outlives a purge of the entries it is reading (Ratis 3.2.2's dies of a {@link RaftLogIOException},
- * and a dead appender is not restarted: RATIS-2499, fixed after 3.2.2).
+ * whose appender that fails is started again (Ratis 3.2.2 leaves it dead: RATIS-2499, fixed after 3.2.2; a snapshot
+ * that purges the entries it is reading for a follower far behind makes it fail).
  *
  * <p>It happens after a leader change: Ratis starts a segment of the log at each new term, and a snapshot cuts the
  * log by whole segments, so the leader's log can start just after the old term's last entry, below its snapshot's
@@ -49,12 +47,30 @@ public final class SnapshotFallbackRpc implements RpcType {
     }
 
     /**
-     * Ratis' gRPC appender of one follower, with RATIS-2487's two checks and a read of purged entries given up; on
-     * the appender's own thread.
+     * Ratis' gRPC appender of one follower, with RATIS-2487's two checks, started again when it fails (RATIS-2499);
+     * on the appender's own thread.
      */
     static final class Appender extends GrpcLogAppender {
         Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
             super(server, state, follower);
+        }
+
+        /**
+         * Ratis' loop; when it fails while this node still leads, a new appender takes this follower over, from its
+         * next index as it stands (the snapshot when the log no longer has it).
+         */
+        @Override
+        public void run() throws IOException {
+            try {
+                super.run();
+            } catch (IOException | RuntimeException e) {
+                // not when it was stopped (interrupted), nor when this node no longer leads
+                if (e instanceof InterruptedIOException || !isRunning()) {
+                    throw e;
+                }
+                SnapshotFallbackRpc.LOG.log(System.Logger.Level.WARNING, this + " failed; a new one takes over", e);
+                getLeaderState().restart(this);
+            }
         }
 
         @Override
@@ -70,11 +86,7 @@ public final class SnapshotFallbackRpc implements RpcType {
                 && !previousKnown(next) ? snapshot : null;
         }
 
-        /**
-         * No entries whose previous entry is unknown, nor entries purged while they were read (a snapshot of the
-         * leader cut its log meanwhile, as a follower far behind catches up): the next round sends the snapshot
-         * instead.
-         */
+        /** No entries whose previous entry is unknown: the next round sends the snapshot instead. */
         @Override
         public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
                 throws RaftLogIOException {
@@ -84,18 +96,7 @@ public final class SnapshotFallbackRpc implements RpcType {
                     && !previousKnown(next)) {
                 return null;
             }
-            try {
-                return super.newAppendEntriesRequest(callId, heartbeat);
-            } catch (RaftLogIOException e) {
-                if (next >= getRaftLog().getStartIndex()) {
-                    throw e;
-                }
-                // what was read before the purge stays in the base class' buffer, whose next use must find it empty
-                PurgedRead.clear(this);
-                SnapshotFallbackRpc.LOG.log(System.Logger.Level.INFO, "{0}: entries from {1,number,#} were purged as"
-                    + " they were read; the follower gets the snapshot instead", this, next);
-                return null;
-            }
+            return super.newAppendEntriesRequest(callId, heartbeat);
         }
 
         /** Whether the leader knows the term of the entry before {@code next}: in its log, or its snapshot's last. */
@@ -108,27 +109,6 @@ public final class SnapshotFallbackRpc implements RpcType {
             }
             SnapshotInfo snapshot = getServer().getStateMachine().getLatestSnapshot();
             return snapshot != null && snapshot.getIndex() == next - 1;
-        }
-    }
-
-    /** The entries {@link LogAppenderBase} keeps between reading and sending them: private, not emptied on a failure. */
-    private static final class PurgedRead {
-        private static final VarHandle BUFFER;
-
-        static {
-            try {
-                BUFFER = MethodHandles.privateLookupIn(LogAppenderBase.class, MethodHandles.lookup())
-                    .findVarHandle(LogAppenderBase.class, "buffer", DataQueue.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private PurgedRead() {
-        }
-
-        static void clear(LogAppenderBase appender) {
-            ((DataQueue<?>) BUFFER.get(appender)).clear();
         }
     }
 }
