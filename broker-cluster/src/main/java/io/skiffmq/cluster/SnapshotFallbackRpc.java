@@ -30,6 +30,8 @@ import org.apache.ratis.statemachine.SnapshotInfo;
  */
 public final class SnapshotFallbackRpc implements RpcType {
     private static final System.Logger LOG = System.getLogger(SnapshotFallbackRpc.class.getName());
+    /** How long a failed appender waits before a new one takes its follower over. */
+    private static final long RESTART_PAUSE_MILLIS = 100;
 
     @Override
     public String name() {
@@ -69,6 +71,13 @@ public final class SnapshotFallbackRpc implements RpcType {
                     throw e;
                 }
                 SnapshotFallbackRpc.LOG.log(System.Logger.Level.WARNING, this + " failed; a new one takes over", e);
+                // a failure that lasts (an unreadable snapshot) is tried again at this pace, not spun on
+                try {
+                    Thread.sleep(RESTART_PAUSE_MILLIS);
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
                 getLeaderState().restart(this);
             }
         }
