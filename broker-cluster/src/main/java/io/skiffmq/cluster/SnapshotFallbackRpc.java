@@ -1,5 +1,7 @@
 package io.skiffmq.cluster;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
@@ -17,7 +19,9 @@ import org.apache.ratis.statemachine.SnapshotInfo;
 /**
  * Ratis' gRPC transport, whose leader sends its snapshot to a follower whose next entry is the first of the leader's
  * log when the entry before it was purged (Ratis 3.2.2 sends the entries instead, finds no previous entry for them,
- * and its appender for that follower dies for as long as the leader leads: RATIS-2487, fixed after 3.2.2).
+ * and its appender for that follower dies for as long as the leader leads: RATIS-2487, fixed after 3.2.2), and
+ * whose appender that fails is started again (Ratis 3.2.2 leaves it dead: RATIS-2499, fixed after 3.2.2; a snapshot
+ * that purges the entries it is reading for a follower far behind makes it fail).
  *
  * <p>It happens after a leader change: Ratis starts a segment of the log at each new term, and a snapshot cuts the
  * log by whole segments, so the leader's log can start just after the old term's last entry, below its snapshot's
@@ -25,6 +29,10 @@ import org.apache.ratis.statemachine.SnapshotInfo;
  * class name (Ratis makes it by reflection).
  */
 public final class SnapshotFallbackRpc implements RpcType {
+    private static final System.Logger LOG = System.getLogger(SnapshotFallbackRpc.class.getName());
+    /** How long a failed appender waits before a new one takes its follower over. */
+    private static final long RESTART_PAUSE_MILLIS = 100;
+
     @Override
     public String name() {
         return SnapshotFallbackRpc.class.getName();
@@ -40,10 +48,38 @@ public final class SnapshotFallbackRpc implements RpcType {
         };
     }
 
-    /** Ratis' gRPC appender of one follower, with RATIS-2487's two checks; on the appender's own thread. */
+    /**
+     * Ratis' gRPC appender of one follower, with RATIS-2487's two checks, started again when it fails (RATIS-2499);
+     * on the appender's own thread.
+     */
     static final class Appender extends GrpcLogAppender {
         Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
             super(server, state, follower);
+        }
+
+        /**
+         * Ratis' loop; when it fails while this node still leads, a new appender takes this follower over, from its
+         * next index as it stands (the snapshot when the log no longer has it).
+         */
+        @Override
+        public void run() throws IOException {
+            try {
+                super.run();
+            } catch (IOException | RuntimeException e) {
+                // not when it was stopped (interrupted), nor when this node no longer leads
+                if (e instanceof InterruptedIOException || !isRunning()) {
+                    throw e;
+                }
+                SnapshotFallbackRpc.LOG.log(System.Logger.Level.WARNING, this + " failed; a new one takes over", e);
+                // a failure that lasts (an unreadable snapshot) is tried again at this pace, not spun on
+                try {
+                    Thread.sleep(RESTART_PAUSE_MILLIS);
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                getLeaderState().restart(this);
+            }
         }
 
         @Override

@@ -16,6 +16,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.ratis.grpc.server.GrpcServicesImpl;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.util.CodeInjectionForTesting;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -307,6 +312,52 @@ class QueueGroupsTest {
             assertThat(recordings[deposed].commands).isEqualTo(all);
             assertThat(recordings[deposed].leaders).as("the leaders it was told of").isNotEmpty()
                 .doesNotContain(names.get(deposed)).endsWith(names.get(next));
+        }
+    }
+
+    /**
+     * A leader's appender that fails is started again, and the member it sends to catches up. Ratis 3.2.2 leaves a
+     * failed appender dead (RATIS-2499), and that member got nothing more while the leader led: found by
+     * {@code benchmarks/replica-restart} at 10M messages, where a snapshot purged the entries an appender was reading
+     * for a member far behind. Here the appender fails once as it sends that member entries (Ratis' own injection
+     * point, {@link GrpcServicesImpl#GRPC_SEND_SERVER_REQUEST}).
+     */
+    @Test
+    void anAppenderThatFailsIsStartedAgain() throws Exception {
+        Recording[] recordings = {new Recording(), new Recording(), new Recording()};
+        try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s)) {
+            List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
+            QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
+            int leader = liveLeader(recordings, 0, 1, 2);
+            long epoch = recordings[leader].liveEpochs.get(0)[0];
+            int behind = (leader + 1) % 3;
+            cluster.stop(behind);
+            for (int n = 0; n < 50; n++) {
+                groups[leader].append(epoch, text("command " + n)).get(30, TimeUnit.SECONDS);
+            }
+
+            AtomicBoolean failed = new AtomicBoolean();
+            String to = names.get(behind);
+            String group = groups[leader].name();
+            CodeInjectionForTesting.put(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST, (local, remote, args) -> {
+                if (args.length > 0 && args[0] instanceof AppendEntriesRequestProto request
+                        && request.getEntriesCount() > 0
+                        && request.getServerRequest().getReplyId().toStringUtf8().equals(to)
+                        && RaftGroupId.valueOf(request.getServerRequest().getRaftGroupId().getId()).getUuid().toString()
+                            .equals(group)
+                        && failed.compareAndSet(false, true)) {
+                    throw new IllegalStateException("the appender's one failure");
+                }
+                return false;
+            });
+            recordings[behind] = new Recording();
+            cluster.start(behind, recordings[behind]);
+            groups[behind] = cluster.nodes[behind].queueGroup(names);
+            await().atMost(WAIT).untilTrue(failed);
+            await().atMost(WAIT).until(() -> recordings[behind].commands.size() == 50);
+            assertThat(recordings[behind].commands).isEqualTo(recordings[leader].commands);
+        } finally {
+            CodeInjectionForTesting.remove(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST);
         }
     }
 }
