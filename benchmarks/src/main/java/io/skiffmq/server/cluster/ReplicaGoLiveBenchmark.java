@@ -78,7 +78,7 @@ public class ReplicaGoLiveBenchmark {
         ByteBuf properties = Unpooled.buffer();
         BasicProperties.EMPTY.encode(properties);
         Message message = Amqp091Message.of(properties, Unpooled.wrappedBuffer(new byte[12]), "", "qq");
-        byte[] template = QueueCommands.enqueue(QUEUE, 0, 0, 0, -1, message);
+        byte[] template = QueueCommands.enqueue(QUEUE, 0, 0, 0, Long.MAX_VALUE, message);
         message.release();
         ByteBuffer command = ByteBuffer.wrap(template);
         replica = new QueueReplica();

@@ -223,7 +223,7 @@ public final class ReplicaRestart {
         BasicProperties.EMPTY.encode(properties);
         Message message = Amqp091Message.of(properties, Unpooled.wrappedBuffer(new byte[body]), "", "qq");
         try {
-            return QueueCommands.enqueue(QUEUE, 0, 0, 0, -1, message);
+            return QueueCommands.enqueue(QUEUE, 0, 0, 0, Long.MAX_VALUE, message);
         } finally {
             message.release();
         }

@@ -201,4 +201,53 @@ final class QueueCommands {
             return last;
         }
     }
+
+    /**
+     * Reads keys in turn ({@link QueueCommands#key}): the key that most commands of a group's entry repeat is decoded
+     * once, and is the same object while its bytes repeat. Owned by the group's apply thread.
+     */
+    static final class Keys {
+        private byte[] last = new byte[0];
+        private Key key;
+
+        Key read(ByteBuffer in) {
+            int from = in.position();
+            int length = encodedLength(in, from);
+            if (key != null && length == last.length && same(in, from)) {
+                in.position(from + length);
+                return key;
+            }
+            Key read = key(in);
+            if (length > 0) {
+                last = new byte[length];
+                in.get(from, last);
+                key = read;
+            }
+            return read;
+        }
+
+        private boolean same(ByteBuffer in, int from) {
+            for (int i = 0; i < last.length; i++) {
+                if (in.get(from + i) != last[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The bytes of the key at {@code from}: two strings and the incarnation; 0 when they do not fit. */
+        private static int encodedLength(ByteBuffer in, int from) {
+            int limit = in.limit();
+            if (limit - from < 4) {
+                return 0;
+            }
+            int vhost = in.getInt(from);
+            if (vhost < 0 || limit - from - 4 - vhost < 4) {
+                return 0;
+            }
+            int name = in.getInt(from + 4 + vhost);
+            long length = 4L + vhost + 4 + name + 8;
+            return name < 0 || length > limit - from ? 0 : (int) length;
+        }
+    }
 }

@@ -20,23 +20,66 @@ import java.util.List;
  * one), so a snapshot shares them with the replica while it is written on another thread.
  *
  * <p>What a message costs here: its slot ({@link ReplicaEntries}: its sequence and a reference), the {@link Entry}
- * and the array of its stored form (format, exchange, routing key, the publisher's bytes) (docs/quorum-queues.md,
- * "Restart time").
+ * (24 bytes until it is delivered, returned or dead-lettered, or when it expires) and the array of its stored form
+ * (format, exchange, routing key, the publisher's bytes) (docs/quorum-queues.md, "Restart time").
  */
 final class QueueReplica {
     private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
     private static final DeadLetters.Reason[] REASONS = DeadLetters.Reason.values();
 
-    /** A message held: its stored part of the enqueue, exact, and what later commands changed. */
-    record Entry(long sequence, byte[] stored, long deliveryCount, long returns, long expiresAt,
-            DeadLetters.Reason deadLettering) {
+    /**
+     * A message held: its stored part of the enqueue, exact, and what later commands changed. Most are as they were
+     * published (never delivered, returned or dead-lettered, without an expiry): those are a sequence and the stored
+     * form alone (24 bytes), the others a {@link Counted} (56).
+     */
+    static class Entry {
+        private final long sequence;
+        private final byte[] stored;
+
+        private Entry(long sequence, byte[] stored) {
+            this.sequence = sequence;
+            this.stored = stored;
+        }
+
+        static Entry of(long sequence, byte[] stored, long deliveryCount, long returns, long expiresAt,
+                DeadLetters.Reason deadLettering) {
+            return deliveryCount == 0 && returns == 0 && expiresAt == Long.MAX_VALUE && deadLettering == null
+                ? new Entry(sequence, stored)
+                : new Counted(sequence, stored, deliveryCount, returns, expiresAt, deadLettering);
+        }
+
+        long sequence() {
+            return sequence;
+        }
+
+        byte[] stored() {
+            return stored;
+        }
+
+        long deliveryCount() {
+            return 0;
+        }
+
+        long returns() {
+            return 0;
+        }
+
+        long expiresAt() {
+            return Long.MAX_VALUE;
+        }
+
+        DeadLetters.Reason deadLettering() {
+            return null;
+        }
+
         /** Written as a snapshot holds it: the fields, then the stored form's length and bytes. */
         void write(DataOutputStream out) throws IOException {
             out.writeLong(sequence);
-            out.writeLong(deliveryCount);
-            out.writeLong(returns);
-            out.writeLong(expiresAt);
-            out.writeByte(deadLettering == null ? -1 : deadLettering.ordinal());
+            out.writeLong(deliveryCount());
+            out.writeLong(returns());
+            out.writeLong(expiresAt());
+            DeadLetters.Reason reason = deadLettering();
+            out.writeByte(reason == null ? -1 : reason.ordinal());
             out.writeInt(stored.length);
             out.write(stored);
         }
@@ -49,8 +92,51 @@ final class QueueReplica {
             int reason = in.readByte();
             byte[] stored = new byte[in.readInt()];
             in.readFully(stored);
-            return new Entry(sequence, stored, deliveryCount, returns, expiresAt,
+            return of(sequence, stored, deliveryCount, returns, expiresAt,
                 reason >= 0 && reason < REASONS.length ? REASONS[reason] : null);
+        }
+
+        @Override
+        public String toString() {
+            return "Entry[" + sequence + ", " + stored.length + " B, delivered " + deliveryCount() + ", returned "
+                + returns() + ", expires " + expiresAt() + ", " + deadLettering() + "]";
+        }
+    }
+
+    /** An entry delivered, returned, dead-lettered or expiring. */
+    private static final class Counted extends Entry {
+        private final long deliveryCount;
+        private final long returns;
+        private final long expiresAt;
+        private final DeadLetters.Reason deadLettering;
+
+        Counted(long sequence, byte[] stored, long deliveryCount, long returns, long expiresAt,
+                DeadLetters.Reason deadLettering) {
+            super(sequence, stored);
+            this.deliveryCount = deliveryCount;
+            this.returns = returns;
+            this.expiresAt = expiresAt;
+            this.deadLettering = deadLettering;
+        }
+
+        @Override
+        long deliveryCount() {
+            return deliveryCount;
+        }
+
+        @Override
+        long returns() {
+            return returns;
+        }
+
+        @Override
+        long expiresAt() {
+            return expiresAt;
+        }
+
+        @Override
+        DeadLetters.Reason deadLettering() {
+            return deadLettering;
         }
     }
 
@@ -105,22 +191,22 @@ final class QueueReplica {
                 long expiresAt = in.getLong();
                 byte[] stored = new byte[in.remaining()];
                 in.get(stored);
-                messages.put(new Entry(sequence, stored, deliveryCount, returns, expiresAt, null));
+                messages.put(Entry.of(sequence, stored, deliveryCount, returns, expiresAt, null));
             }
             case QueueCommands.SETTLE -> messages.remove(in.getLong());
             case QueueCommands.RETURN -> {
                 Entry entry = messages.get(in.getLong());
                 if (entry != null) {
-                    messages.put(new Entry(entry.sequence, entry.stored, in.getLong(), in.getLong(),
-                        entry.expiresAt, entry.deadLettering));
+                    messages.put(Entry.of(entry.sequence, entry.stored, in.getLong(), in.getLong(),
+                        entry.expiresAt(), entry.deadLettering()));
                 }
             }
             case QueueCommands.DEAD_LETTERING -> {
                 Entry entry = messages.get(in.getLong());
                 int reason = in.get();
                 if (entry != null && reason >= 0 && reason < REASONS.length) {
-                    messages.put(new Entry(entry.sequence, entry.stored, entry.deliveryCount,
-                        entry.returns, entry.expiresAt, REASONS[reason]));
+                    messages.put(Entry.of(entry.sequence, entry.stored, entry.deliveryCount(),
+                        entry.returns(), entry.expiresAt(), REASONS[reason]));
                 }
             }
             default -> throw new IllegalArgumentException("unknown queue command " + kind);
@@ -270,9 +356,9 @@ final class QueueReplica {
                 LOG.log(System.Logger.Level.ERROR, "replicated message " + sequence + " cannot be read: dropped", e);
                 return null;
             }
-            StoredMessage stored = new StoredMessage(sequence, indexOnly ? null : message, entry.deliveryCount,
-                sequence, message.priority(), message.ttl(), message.bodySize(), entry.expiresAt, true,
-                entry.returns, entry.deadLettering);
+            StoredMessage stored = new StoredMessage(sequence, indexOnly ? null : message, entry.deliveryCount(),
+                sequence, message.priority(), message.ttl(), message.bodySize(), entry.expiresAt(), true,
+                entry.returns(), entry.deadLettering());
             if (indexOnly) {
                 message.release();
             }

@@ -80,6 +80,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         final Set<QueueCommands.Key> queues = ConcurrentHashMap.newKeySet();
         /** Declares waiting for a leader, abandoned moves' requests for the queue served again; guarded by itself. */
         final List<Runnable> waiting = new ArrayList<>();
+        /** The keys of the commands applied, on the group's apply thread. */
+        final QueueCommands.Keys keys = new QueueCommands.Keys();
         volatile QueueGroup handle;
         volatile String leader;
         volatile long epoch = -1;
@@ -466,7 +468,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             ByteBuffer command = entry.slice(entry.position(), length);
             entry.position(entry.position() + length);
             byte kind = command.get();
-            QueueCommands.Key key = QueueCommands.key(command);
+            QueueCommands.Key key = group.keys.read(command);
             if (kind == QueueCommands.DELETE) {
                 group.replicas.remove(key);
             } else {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class ReplicaEntriesTest {
     private static QueueReplica.Entry entry(long sequence, long deliveryCount) {
-        return new QueueReplica.Entry(sequence, new byte[] {(byte) sequence}, deliveryCount, 0, -1, null);
+        return QueueReplica.Entry.of(sequence, new byte[] {(byte) sequence}, deliveryCount, 0, -1, null);
     }
 
     @Test
