@@ -1,10 +1,10 @@
 package io.skiffmq.cluster;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
+import java.io.FilterInputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -54,8 +54,8 @@ final class SnapshotFiles {
         MessageDigest md5 = MD5FileUtil.newMD5();
         try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(new DigestOutputStream(
-                java.nio.channels.Channels.newOutputStream(channel), md5), BUFFER));
+            DataOutputStream out = new DataOutputStream(new WriteBuffer(new DigestOutputStream(
+                java.nio.channels.Channels.newOutputStream(channel), md5)));
             out.writeInt(magic);
             out.writeInt(version);
             body.write(out);
@@ -81,8 +81,7 @@ final class SnapshotFiles {
         File file = snapshot.getFile().getPath().toFile();
         MessageDigest md5 = MD5FileUtil.newMD5();
         try (InputStream raw = Files.newInputStream(file.toPath());
-                DataInputStream in = new DataInputStream(new BufferedInputStream(new DigestInputStream(raw, md5),
-                    BUFFER))) {
+                DataInputStream in = new DataInputStream(new ReadBuffer(new DigestInputStream(raw, md5)))) {
             if (in.readInt() != magic || in.readInt() != version) {
                 throw new IOException("not a snapshot of this kind and version: " + file);
             }
@@ -130,6 +129,115 @@ final class SnapshotFiles {
         @Override
         public void close() throws IOException {
             flush();
+        }
+    }
+
+    /**
+     * A buffer under the {@link DataInputStream} a snapshot is read with. {@link java.io.BufferedInputStream}'s reads
+     * are synchronized, and {@code DataInputStream} reads an int a byte at a time: a lock per byte, millions of times
+     * for a large queue. Used by one thread.
+     */
+    private static final class ReadBuffer extends FilterInputStream {
+        private final byte[] buffer = new byte[BUFFER];
+        private int position;
+        private int limit;
+
+        ReadBuffer(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (position == limit && !fill()) {
+                return -1;
+            }
+            return buffer[position++] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] into, int offset, int length) throws IOException {
+            if (length == 0) {
+                return 0;
+            }
+            if (position == limit) {
+                if (length >= BUFFER) {
+                    return in.read(into, offset, length); // a large read goes past the buffer
+                }
+                if (!fill()) {
+                    return -1;
+                }
+            }
+            int n = Math.min(length, limit - position);
+            System.arraycopy(buffer, position, into, offset, n);
+            position += n;
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            throw new UnsupportedOperationException("a snapshot is digested as read: nothing is skipped");
+        }
+
+        @Override
+        public int available() throws IOException {
+            return limit - position + in.available();
+        }
+
+        @Override
+        public boolean markSupported() {
+            return false;
+        }
+
+        private boolean fill() throws IOException {
+            int n = in.read(buffer, 0, BUFFER);
+            position = 0;
+            limit = Math.max(n, 0);
+            return n > 0;
+        }
+    }
+
+    /** A buffer under the {@link DataOutputStream} a snapshot is written with, unsynchronized as {@link ReadBuffer}. */
+    private static final class WriteBuffer extends FilterOutputStream {
+        private final byte[] buffer = new byte[BUFFER];
+        private int position;
+
+        WriteBuffer(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            if (position == BUFFER) {
+                drain();
+            }
+            buffer[position++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] from, int offset, int length) throws IOException {
+            if (length >= BUFFER) {
+                drain();
+                out.write(from, offset, length);
+                return;
+            }
+            if (length > BUFFER - position) {
+                drain();
+            }
+            System.arraycopy(from, offset, buffer, position, length);
+            position += length;
+        }
+
+        @Override
+        public void flush() throws IOException {
+            drain();
+            out.flush();
+        }
+
+        private void drain() throws IOException {
+            if (position > 0) {
+                out.write(buffer, 0, position);
+                position = 0;
+            }
         }
     }
 }

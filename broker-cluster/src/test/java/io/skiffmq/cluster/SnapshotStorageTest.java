@@ -86,7 +86,7 @@ class SnapshotStorageTest {
         return new SingleFileSnapshotInfo(file, term, index);
     }
 
-    private static RaftStorage raftStorage(File root) {
+    static RaftStorage raftStorage(File root) {
         RaftStorageDirectory directory = new RaftStorageDirectory() {
             @Override
             public File getRoot() {

@@ -165,10 +165,13 @@ public final class ReplicaRestart {
             throws IOException {
         Files.deleteIfExists(dir.resolve("ready"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-Xmx" + heap, "-XX:+UseParallelGC", "-cp",
-            System.getProperty("java.class.path"), ReplicaRestart.class.getName(), "member", dir.toString(), "2",
-            ports[0] + "," + ports[1] + "," + ports[2], Long.toString(messages), Long.toString(snapshotBytes))
-            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("n2.log").toFile()))
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + heap));
+        // the child's collector and other JVM flags: CHILD_JVM, else the parallel collector the figures began with
+        command.addAll(List.of(System.getenv().getOrDefault("CHILD_JVM", "-XX:+UseParallelGC").trim().split("\\s+")));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ReplicaRestart.class.getName(), "member",
+            dir.toString(), "2", ports[0] + "," + ports[1] + "," + ports[2], Long.toString(messages),
+            Long.toString(snapshotBytes)));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("n2.log").toFile()))
             .start();
     }
 
