@@ -71,7 +71,7 @@ public final class SnapshotFallbackRpc implements RpcType {
                     throw e;
                 }
                 SnapshotFallbackRpc.LOG.log(System.Logger.Level.WARNING, this + " failed; a new one takes over", e);
-                // a failure that lasts (an unreadable snapshot) is tried again at this pace, not spun on
+                // a failure that lasts (an entry that cannot be read) is tried again at this pace, not spun on
                 try {
                     Thread.sleep(RESTART_PAUSE_MILLIS);
                 } catch (InterruptedException stopped) {
