@@ -97,8 +97,12 @@ public final class ReplicaRestart {
             Path sm = settings(dir, 2, ports, snapshotBytes).queueDataDir().resolve(group).resolve("sm");
             waitFor(() -> hasSnapshot(sm) ? 1 : -1);
             System.out.printf("child: %s%n", snapshots(sm));
+            // how long the killed member stays down before it is started again (a node restarted at once, or one
+            // down for a while, whose leaders have slowed their tries to reach it)
+            long downMillis = Long.parseLong(System.getenv().getOrDefault("DOWN_SECONDS", "0")) * 1000;
             for (int t = 1; t <= trials; t++) {
                 child.destroyForcibly().waitFor();
+                Thread.sleep(downMillis);
                 long restart = System.nanoTime();
                 child = startChild(dir, ports, messages, childHeap, snapshotBytes);
                 waitForReady(dir, child);
