@@ -10,6 +10,7 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.Random;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -68,9 +69,11 @@ class SnapshotFilesTest {
                     }
                 }
             }
-            byte[] read = new byte[in.readInt()];
+            int length = in.readInt();
+            assertThat(in.skipBytes(10)).as("skipped through the buffer").isEqualTo(10);
+            byte[] read = new byte[length - 10];
             in.readFully(read);
-            assertThat(read).isEqualTo(large);
+            assertThat(read).isEqualTo(Arrays.copyOfRange(large, 10, length));
             assertThat(in.readUTF()).isEqualTo("end");
         });
         assertThatThrownBy(() -> SnapshotFiles.read(info, MAGIC, 2, in -> { }))
