@@ -123,18 +123,27 @@ final class ReplicaEntries {
         long[] heldSequences = new long[size];
         long[] heldLocations = new long[size];
         QueueReplica.Counts[] heldCounts = counts == null ? null : new QueueReplica.Counts[size];
+        copyHeld(heldSequences, heldLocations, heldCounts);
+        return new HeldMessages(heldSequences, heldLocations, heldCounts, slabs);
+    }
+
+    /**
+     * Copies the held slots, in order, to the start of the arrays given (which may be these: a slot only moves
+     * down); {@code toCounts} is null when {@link #counts} is. Returns how many.
+     */
+    private int copyHeld(long[] toSequences, long[] toLocations, QueueReplica.Counts[] toCounts) {
         int n = 0;
         for (int i = head; i < tail; i++) {
             if (locations[i] != EMPTY) {
-                heldSequences[n] = sequences[i];
-                heldLocations[n] = locations[i];
-                if (heldCounts != null) {
-                    heldCounts[n] = counts[i];
+                toSequences[n] = sequences[i];
+                toLocations[n] = locations[i];
+                if (toCounts != null) {
+                    toCounts[n] = counts[i];
                 }
                 n++;
             }
         }
-        return new HeldMessages(heldSequences, heldLocations, heldCounts, slabs);
+        return n;
     }
 
     /** The slot of {@code sequence}, or {@code -(insertion point) - 1}. */
@@ -161,17 +170,7 @@ final class ReplicaEntries {
         long[] movedSequences = grown ? new long[capacity] : sequences;
         long[] movedLocations = grown ? new long[capacity] : locations;
         QueueReplica.Counts[] movedCounts = counts == null ? null : grown ? new QueueReplica.Counts[capacity] : counts;
-        int n = 0;
-        for (int i = head; i < tail; i++) {
-            if (locations[i] != EMPTY) {
-                movedSequences[n] = sequences[i];
-                movedLocations[n] = locations[i];
-                if (movedCounts != null) {
-                    movedCounts[n] = counts[i];
-                }
-                n++;
-            }
-        }
+        int n = copyHeld(movedSequences, movedLocations, movedCounts);
         if (movedCounts != null && !grown) {
             Arrays.fill(movedCounts, n, tail, null);
         }
