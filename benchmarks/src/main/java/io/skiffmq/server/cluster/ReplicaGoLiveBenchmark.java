@@ -109,7 +109,7 @@ public class ReplicaGoLiveBenchmark {
             Map.of("x-queue-type", "quorum")), QueueExecutor.CALLER_THREAD, new ReplicatedQueueLog(GROUP, key, 1,
                 QueueExecutor.CALLER_THREAD, replica.enqueuers(), null, null, replica), Long.MAX_VALUE,
             QueueContext.DEFAULT);
-        QueueReplica.restore(live, replica.entries());
+        QueueReplica.restore(live, replica.held());
         live.recovered();
         return live;
     }

@@ -31,7 +31,7 @@ final class QueueCommands {
     static final byte UNFREEZE = 7;
     /**
      * Part of a queue's state adopted by the group it moves to (a transfer, not a command of an epoch): the move's
-     * id, a count, then that many replica entries ({@link QueueReplica.Entry#write}).
+     * id, a count, then that many replica entries ({@link HeldMessages#write}).
      */
     static final byte ADOPT = 8;
     /**
@@ -102,13 +102,13 @@ final class QueueCommands {
     }
 
     /** The entries {@code from} (inclusive) to {@code to} (exclusive), as one adoption of the move {@code move}. */
-    static byte[] adopt(Key key, long move, QueueReplica.Entry[] entries, int from, int to) {
+    static byte[] adopt(Key key, long move, HeldMessages entries, int from, int to) {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
             out.writeLong(move);
             out.writeInt(to - from);
             for (int i = from; i < to; i++) {
-                entries[i].write(out);
+                entries.write(i, out);
             }
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -159,22 +159,27 @@ final class QueueCommands {
     }
 
     /**
-     * The message of an enqueue's stored part ({@link QueueReplica.Entry#stored}: format, exchange, routing key,
-     * bytes), as a new message with one reference, its exchange and routing key read through {@code exchanges} and
-     * {@code keys}.
+     * The message of an enqueue's stored part (format, exchange, routing key, bytes), {@code length} bytes of
+     * {@code array} from {@code offset}, as a new message with one reference over that array, its exchange and routing
+     * key read through {@code exchanges} and {@code keys}.
      */
-    static Message message(byte[] stored, Names exchanges, Names keys) throws MalformedMessageException {
-        ByteBuffer in = ByteBuffer.wrap(stored);
+    static Message message(byte[] array, int offset, int length, Names exchanges, Names keys)
+            throws MalformedMessageException {
+        ByteBuffer in = ByteBuffer.wrap(array, offset, length);
         MessageFormat format = MessageFormat.ofTag(in.get());
         if (format == null) {
             throw new MalformedMessageException("unknown message format in a queue command", null);
         }
         String exchange = exchanges.read(in);
         String routingKey = keys.read(in);
-        int length = in.getInt();
+        int bytes = in.getInt();
+        if (bytes < 0 || bytes > in.remaining()) {
+            // the array may hold other messages after this one: never read into them
+            throw new MalformedMessageException("a stored message of " + bytes + " bytes in " + in.remaining(), null);
+        }
         // the array's buffer itself, its indexes around the message: the message's own slices are all it adds
         return Message.readStored(format,
-            Unpooled.wrappedBuffer(stored).setIndex(in.position(), in.position() + length), true, exchange, routingKey);
+            Unpooled.wrappedBuffer(array).setIndex(in.position(), in.position() + bytes), true, exchange, routingKey);
     }
 
     /**

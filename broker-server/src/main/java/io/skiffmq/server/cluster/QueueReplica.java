@@ -5,8 +5,8 @@ import io.skiffmq.core.message.Message;
 import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.StoredMessage;
+import java.io.DataInput;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -15,132 +15,63 @@ import java.util.List;
 /**
  * One member's replica of a replicated quorum queue: its messages by sequence, with their counts, as the group's
  * committed commands ({@link QueueCommands}) leave them. Changed on the group's apply thread; read there too, when
- * this node's live queue is built from it ({@link #messages}) and when a snapshot takes it ({@link #entries}).
- * Guarded by itself, for the rare read from the metadata log's thread. Its entries are immutable (a change replaces
- * one), so a snapshot shares them with the replica while it is written on another thread.
+ * this node's live queue is built from it and when a snapshot takes it ({@link #held}). Guarded by itself, for the
+ * reads of a live queue's thread ({@link #message}) and the metadata log's. What {@link #held} returns is immutable
+ * (a snapshot written on another thread reads it while the replica goes on).
  *
- * <p>What a message costs here: its slot ({@link ReplicaEntries}: its sequence and a reference), the {@link Entry}
- * (24 bytes until it is delivered, returned or dead-lettered, or when it expires) and the array of its stored form
- * (format, exchange, routing key, the publisher's bytes) (docs/quorum-queues.md, "Restart time").
+ * <p>What a message costs here: its slots in {@link ReplicaEntries} (sequence and location, 16 bytes; its counts
+ * beside them once any message has some), and its stored form (format, exchange, routing key, the publisher's bytes)
+ * with a 4-byte length in one of the replica's {@link ReplicaSlabs}: no object of its own while it is as published,
+ * so that the collector's work at a restart does not grow with the messages (docs/quorum-queues.md, "Restart time").
  */
 final class QueueReplica {
     private static final System.Logger LOG = System.getLogger(QueueReplica.class.getName());
     private static final DeadLetters.Reason[] REASONS = DeadLetters.Reason.values();
 
     /**
-     * A message held: its stored part of the enqueue, exact, and what later commands changed. Most are as they were
-     * published (never delivered, returned or dead-lettered, without an expiry): those are a sequence and the stored
-     * form alone (24 bytes), the others a {@link Counted} (56).
+     * What later commands changed of a message: its delivery count, returns, expiry and dead-lettering mark. Null for
+     * a message as published (never delivered, returned or dead-lettered, without an expiry), which most are.
+     * Immutable: a change makes another.
      */
-    static class Entry {
-        private final long sequence;
-        private final byte[] stored;
-
-        private Entry(long sequence, byte[] stored) {
-            this.sequence = sequence;
-            this.stored = stored;
-        }
-
-        static Entry of(long sequence, byte[] stored, long deliveryCount, long returns, long expiresAt,
-                DeadLetters.Reason deadLettering) {
-            return deliveryCount == 0 && returns == 0 && expiresAt == Long.MAX_VALUE && deadLettering == null
-                ? new Entry(sequence, stored)
-                : new Counted(sequence, stored, deliveryCount, returns, expiresAt, deadLettering);
-        }
-
-        long sequence() {
-            return sequence;
-        }
-
-        byte[] stored() {
-            return stored;
-        }
-
-        long deliveryCount() {
-            return 0;
-        }
-
-        long returns() {
-            return 0;
-        }
-
-        long expiresAt() {
-            return Long.MAX_VALUE;
-        }
-
-        DeadLetters.Reason deadLettering() {
-            return null;
-        }
-
-        /** Written as a snapshot holds it: the fields, then the stored form's length and bytes. */
-        void write(DataOutputStream out) throws IOException {
-            out.writeLong(sequence);
-            out.writeLong(deliveryCount());
-            out.writeLong(returns());
-            out.writeLong(expiresAt());
-            DeadLetters.Reason reason = deadLettering();
-            out.writeByte(reason == null ? -1 : reason.ordinal());
-            out.writeInt(stored.length);
-            out.write(stored);
-        }
-
-        static Entry read(DataInputStream in) throws IOException {
-            long sequence = in.readLong();
-            long deliveryCount = in.readLong();
-            long returns = in.readLong();
-            long expiresAt = in.readLong();
-            int reason = in.readByte();
-            byte[] stored = new byte[in.readInt()];
-            in.readFully(stored);
-            return of(sequence, stored, deliveryCount, returns, expiresAt,
-                reason >= 0 && reason < REASONS.length ? REASONS[reason] : null);
-        }
-
-        @Override
-        public String toString() {
-            return "Entry[" + sequence + ", " + stored.length + " B, delivered " + deliveryCount() + ", returned "
-                + returns() + ", expires " + expiresAt() + ", " + deadLettering() + "]";
-        }
-    }
-
-    /** An entry delivered, returned, dead-lettered or expiring. */
-    private static final class Counted extends Entry {
+    static final class Counts {
         private final long deliveryCount;
         private final long returns;
         private final long expiresAt;
         private final DeadLetters.Reason deadLettering;
 
-        Counted(long sequence, byte[] stored, long deliveryCount, long returns, long expiresAt,
-                DeadLetters.Reason deadLettering) {
-            super(sequence, stored);
+        private Counts(long deliveryCount, long returns, long expiresAt, DeadLetters.Reason deadLettering) {
             this.deliveryCount = deliveryCount;
             this.returns = returns;
             this.expiresAt = expiresAt;
             this.deadLettering = deadLettering;
         }
 
-        @Override
-        long deliveryCount() {
-            return deliveryCount;
+        /** The counts, or null when they are a message's as published. */
+        static Counts of(long deliveryCount, long returns, long expiresAt, DeadLetters.Reason deadLettering) {
+            return deliveryCount == 0 && returns == 0 && expiresAt == Long.MAX_VALUE && deadLettering == null
+                ? null
+                : new Counts(deliveryCount, returns, expiresAt, deadLettering);
         }
 
-        @Override
-        long returns() {
-            return returns;
+        static long deliveryCount(Counts counts) {
+            return counts == null ? 0 : counts.deliveryCount;
         }
 
-        @Override
-        long expiresAt() {
-            return expiresAt;
+        static long returns(Counts counts) {
+            return counts == null ? 0 : counts.returns;
         }
 
-        @Override
-        DeadLetters.Reason deadLettering() {
-            return deadLettering;
+        static long expiresAt(Counts counts) {
+            return counts == null ? Long.MAX_VALUE : counts.expiresAt;
+        }
+
+        static DeadLetters.Reason deadLettering(Counts counts) {
+            return counts == null ? null : counts.deadLettering;
         }
     }
 
     private final ReplicaEntries messages = new ReplicaEntries();
+    private final ReplicaSlabs slabs = new ReplicaSlabs();
     /** The numbers taken from the nodes that forward publishes here, for a live queue to drop resends by. */
     private Enqueuers enqueuers = new Enqueuers();
     /** The move that froze the queue here (docs/quorum-queues.md, "Changing members"), or 0. */
@@ -189,29 +120,61 @@ final class QueueReplica {
                 long deliveryCount = in.getLong();
                 long returns = in.getLong();
                 long expiresAt = in.getLong();
-                byte[] stored = new byte[in.remaining()];
-                in.get(stored);
-                messages.put(Entry.of(sequence, stored, deliveryCount, returns, expiresAt, null));
+                put(sequence, slabs.put(in, in.remaining()), Counts.of(deliveryCount, returns, expiresAt, null));
             }
-            case QueueCommands.SETTLE -> messages.remove(in.getLong());
+            case QueueCommands.SETTLE -> {
+                long location = messages.remove(in.getLong());
+                if (location != ReplicaSlabs.NONE) {
+                    slabs.free(location);
+                    slabs.reclaim(messages);
+                }
+            }
             case QueueCommands.RETURN -> {
-                Entry entry = messages.get(in.getLong());
-                if (entry != null) {
-                    messages.put(Entry.of(entry.sequence, entry.stored, in.getLong(), in.getLong(),
-                        entry.expiresAt(), entry.deadLettering()));
+                int slot = messages.slot(in.getLong());
+                if (slot >= 0) {
+                    Counts was = messages.counts(slot);
+                    messages.counts(slot, Counts.of(in.getLong(), in.getLong(), Counts.expiresAt(was),
+                        Counts.deadLettering(was)));
                 }
             }
             case QueueCommands.DEAD_LETTERING -> {
-                Entry entry = messages.get(in.getLong());
+                int slot = messages.slot(in.getLong());
                 int reason = in.get();
-                if (entry != null && reason >= 0 && reason < REASONS.length) {
-                    messages.put(Entry.of(entry.sequence, entry.stored, entry.deliveryCount(),
-                        entry.returns(), entry.expiresAt(), REASONS[reason]));
+                if (slot >= 0 && reason >= 0 && reason < REASONS.length) {
+                    Counts was = messages.counts(slot);
+                    messages.counts(slot, Counts.of(Counts.deliveryCount(was), Counts.returns(was),
+                        Counts.expiresAt(was), REASONS[reason]));
                 }
             }
             default -> throw new IllegalArgumentException("unknown queue command " + kind);
         }
         return true;
+    }
+
+    /** Holds {@code sequence} at {@code location}, in place of any message held as that sequence. */
+    private void put(long sequence, long location, Counts counts) {
+        long replaced = messages.put(sequence, location, counts);
+        if (replaced != ReplicaSlabs.NONE) {
+            slabs.free(replaced);
+        }
+    }
+
+    /**
+     * Reads a message as {@link HeldMessages#write} wrote it into this replica, in place of any message held as its
+     * sequence.
+     */
+    private void read(DataInput in) throws IOException {
+        long sequence = in.readLong();
+        long deliveryCount = in.readLong();
+        long returns = in.readLong();
+        long expiresAt = in.readLong();
+        int reason = in.readByte();
+        int length = in.readInt();
+        if (length < 0) {
+            throw new IOException("a replicated message of " + length + " bytes");
+        }
+        put(sequence, slabs.put(in, length), Counts.of(deliveryCount, returns, expiresAt,
+            reason >= 0 && reason < REASONS.length ? REASONS[reason] : null));
     }
 
     /** The move that froze it, or 0. */
@@ -248,8 +211,7 @@ final class QueueReplica {
             return;
         }
         for (int count = in.readInt(); count > 0; count--) {
-            Entry entry = Entry.read(in);
-            messages.put(entry);
+            read(in);
         }
     }
 
@@ -257,9 +219,24 @@ final class QueueReplica {
         return messages.size();
     }
 
-    /** The entry of {@code sequence}, or null: what a live queue built from this replica reads a message from. */
-    synchronized Entry get(long sequence) {
-        return messages.get(sequence);
+    /** The bytes of its slabs, live or not yet reclaimed. */
+    synchronized long slabBytes() {
+        return slabs.allocatedBytes();
+    }
+
+    /**
+     * The message of {@code sequence}, with one reference, over this replica's bytes: what a live queue built from
+     * this replica reads; null when it is not held.
+     */
+    synchronized Message message(long sequence, QueueCommands.Names exchanges, QueueCommands.Names keys)
+            throws MalformedMessageException {
+        int slot = messages.slot(sequence);
+        if (slot < 0) {
+            return null;
+        }
+        long location = messages.location(slot);
+        return QueueCommands.message(slabs.array(location), ReplicaSlabs.offset(location) + 4, slabs.length(location),
+            exchanges, keys);
     }
 
     /** A copy of the numbers taken from forwarding nodes: what a snapshot writes, and a live queue starts from. */
@@ -272,17 +249,16 @@ final class QueueReplica {
         enqueuers = kept;
     }
 
-    /** The entries held now, in sequence order: what a snapshot writes. */
-    synchronized Entry[] entries() {
-        return messages.toArray();
+    /** The messages held now, in sequence order: what a snapshot writes, a live queue is built from, a move sends. */
+    synchronized HeldMessages held() {
+        return messages.held(slabs.arrays());
     }
 
-    /** A replica of what a snapshot wrote: {@code count} entries in sequence order. */
+    /** A replica of what a snapshot wrote: {@code count} messages in sequence order. */
     static QueueReplica read(DataInputStream in, int count) throws IOException {
         QueueReplica replica = new QueueReplica();
         for (int i = 0; i < count; i++) {
-            Entry entry = Entry.read(in);
-            replica.messages.put(entry);
+            replica.read(in);
         }
         return replica;
     }
@@ -291,15 +267,16 @@ final class QueueReplica {
      * The messages held, in sequence order, as a live queue restores them: each one possibly delivered before (the
      * old leader may have), with one reference for the queue.
      */
-    synchronized List<StoredMessage> messages() {
+    List<StoredMessage> messages() {
+        HeldMessages held = held();
         Reading reading = new Reading();
-        List<StoredMessage> out = new ArrayList<>(messages.size());
-        messages.forEach(entry -> {
-            StoredMessage stored = reading.stored(entry);
+        List<StoredMessage> out = new ArrayList<>(held.size());
+        for (int i = 0; i < held.size(); i++) {
+            StoredMessage stored = reading.read(held, i, false);
             if (stored != null) {
                 out.add(stored);
             }
-        });
+        }
         return out;
     }
 
@@ -307,15 +284,15 @@ final class QueueReplica {
     private static final int RESTORED_AT_ONCE = 4096;
 
     /**
-     * Restores a new live queue from a replica's {@code entries} (taken at the leader's entry), a few thousand at a
+     * Restores a new live queue from a replica's {@code held} (taken at the leader's entry), a few thousand at a
      * time, as an index: each message is read to learn its priority, TTL and body size, and let go; the queue reads
      * it again from the replica when it delivers it (its log must be a {@link ReplicatedQueueLog} of this replica).
      */
-    static void restore(ClassicQueue queue, Entry[] entries) {
+    static void restore(ClassicQueue queue, HeldMessages held) {
         Reading reading = new Reading();
-        List<StoredMessage> chunk = new ArrayList<>(Math.min(entries.length, RESTORED_AT_ONCE));
-        for (Entry entry : entries) {
-            StoredMessage stored = reading.indexed(entry);
+        List<StoredMessage> chunk = new ArrayList<>(Math.min(held.size(), RESTORED_AT_ONCE));
+        for (int i = 0; i < held.size(); i++) {
+            StoredMessage stored = reading.read(held, i, true);
             if (stored != null) {
                 chunk.add(stored);
             }
@@ -337,28 +314,22 @@ final class QueueReplica {
         private final QueueCommands.Names exchanges = new QueueCommands.Names();
         private final QueueCommands.Names routingKeys = new QueueCommands.Names();
 
-        /** The entry as a live queue restores it; null, logged, when its bytes cannot be read. */
-        StoredMessage stored(Entry entry) {
-            return read(entry, false);
-        }
-
-        /** As {@link #stored}, without the message: only its index. */
-        StoredMessage indexed(Entry entry) {
-            return read(entry, true);
-        }
-
-        private StoredMessage read(Entry entry, boolean indexOnly) {
-            long sequence = entry.sequence;
+        /**
+         * Message {@code i} as a live queue restores it, or only its index ({@code indexOnly}: the message read for
+         * its priority, TTL and body size, and let go); null, logged, when its bytes cannot be read.
+         */
+        StoredMessage read(HeldMessages held, int i, boolean indexOnly) {
+            long sequence = held.sequence(i);
             Message message;
             try {
-                message = QueueCommands.message(entry.stored, exchanges, routingKeys);
+                message = held.message(i, exchanges, routingKeys);
             } catch (MalformedMessageException | RuntimeException e) {
                 LOG.log(System.Logger.Level.ERROR, "replicated message " + sequence + " cannot be read: dropped", e);
                 return null;
             }
-            StoredMessage stored = new StoredMessage(sequence, indexOnly ? null : message, entry.deliveryCount(),
-                sequence, message.priority(), message.ttl(), message.bodySize(), entry.expiresAt(), true,
-                entry.returns(), entry.deadLettering());
+            StoredMessage stored = new StoredMessage(sequence, indexOnly ? null : message, held.deliveryCount(i),
+                sequence, message.priority(), message.ttl(), message.bodySize(), held.expiresAt(i), true,
+                held.returns(i), held.deadLettering(i));
             if (indexOnly) {
                 message.release();
             }

@@ -1,23 +1,26 @@
 package io.skiffmq.server.cluster;
 
 import java.util.Arrays;
-import java.util.function.Consumer;
+import java.util.function.LongUnaryOperator;
 
 /**
- * A replica's entries by sequence ({@link QueueReplica}): two parallel arrays in sequence order, the sequences and the
- * entries, a settled entry's slot emptied (null) and the arrays compacted once most slots are empty. A queue's
- * sequences only grow, so an enqueue is an append and a lookup a binary search; a settle is usually near the head,
- * which moves past the empty slots. What an entry costs here is 12 bytes (its sequence and its reference), against a
- * {@code TreeMap}'s node and boxed key (56 bytes), and a snapshot is read back in one pass without rebalancing a tree.
- * Not thread-safe: guarded by its replica.
+ * A replica's messages by sequence ({@link QueueReplica}): parallel arrays in sequence order, the sequences, where
+ * each message's bytes are ({@link ReplicaSlabs}) and its counts (null for a message as published, and the whole array
+ * until one has any). A settled message's slot is emptied ({@link ReplicaSlabs#NONE}) and the arrays compacted once
+ * most slots are empty. A queue's sequences only grow, so an enqueue is an append and a lookup a binary search; a
+ * settle is usually near the head, which moves past the empty slots. A message costs 16 bytes here (20 once any has
+ * counts) and no object of its own, so a replica of millions is a few arrays to the collector, and a snapshot is read
+ * back in one pass. Not thread-safe: guarded by its replica.
  */
 final class ReplicaEntries {
     private static final int INITIAL = 16;
     /** Empty slots past which the arrays are compacted, beside those making up more than half of them. */
     private static final int SLACK = 1024;
+    private static final long EMPTY = ReplicaSlabs.NONE;
 
     private long[] sequences = new long[INITIAL];
-    private QueueReplica.Entry[] entries = new QueueReplica.Entry[INITIAL];
+    private long[] locations = new long[INITIAL];
+    private QueueReplica.Counts[] counts;
     /** The first slot that may be full, and the one past the last used. */
     private int head;
     private int tail;
@@ -27,76 +30,120 @@ final class ReplicaEntries {
         return size;
     }
 
-    /** The entry of {@code sequence}, or null. */
-    QueueReplica.Entry get(long sequence) {
+    /** The slot holding {@code sequence}, or -1. */
+    int slot(long sequence) {
         int at = find(sequence);
-        return at >= 0 ? entries[at] : null;
+        return at >= 0 && locations[at] != EMPTY ? at : -1;
     }
 
-    /** Adds the entry of its sequence, or replaces the one there. */
-    void put(QueueReplica.Entry entry) {
-        long sequence = entry.sequence();
+    long location(int slot) {
+        return locations[slot];
+    }
+
+    QueueReplica.Counts counts(int slot) {
+        return counts == null ? null : counts[slot];
+    }
+
+    void counts(int slot, QueueReplica.Counts changed) {
+        if (changed != null && counts == null) {
+            counts = new QueueReplica.Counts[sequences.length];
+        }
+        if (counts != null) {
+            counts[slot] = changed;
+        }
+    }
+
+    /** Adds {@code sequence} at {@code location}, or replaces the one held: the location replaced, or NONE. */
+    long put(long sequence, long location, QueueReplica.Counts counted) {
         if (tail == head || sequence > sequences[tail - 1]) {
             room();
             sequences[tail] = sequence;
-            entries[tail++] = entry;
+            locations[tail] = location;
+            counts(tail++, counted);
             size++;
-            return;
+            return EMPTY;
         }
         int at = find(sequence);
         if (at >= 0) {
-            if (entries[at] == null) {
+            long replaced = locations[at];
+            if (replaced == EMPTY) {
                 size++;
             }
-            entries[at] = entry;
-            return;
+            locations[at] = location;
+            counts(at, counted);
+            return replaced;
         }
-        // below the last: an adoption's part after entries of the same queue (rare), put in its place
+        // below the last: an adoption's part after messages of the same queue (rare), put in its place
         room(); // which may move the slots: the place is found after it
         int to = -find(sequence) - 1;
         System.arraycopy(sequences, to, sequences, to + 1, tail - to);
-        System.arraycopy(entries, to, entries, to + 1, tail - to);
+        System.arraycopy(locations, to, locations, to + 1, tail - to);
+        if (counts != null) {
+            System.arraycopy(counts, to, counts, to + 1, tail - to);
+        }
         sequences[to] = sequence;
-        entries[to] = entry;
+        locations[to] = location;
+        counts(to, counted);
         tail++;
         size++;
+        return EMPTY;
     }
 
-    /** Removes the entry of {@code sequence}, if held. */
-    void remove(long sequence) {
-        int at = find(sequence);
-        if (at < 0 || entries[at] == null) {
-            return;
+    /** Removes {@code sequence}: the location it was at, or NONE when it was not held. */
+    long remove(long sequence) {
+        int at = slot(sequence);
+        if (at < 0) {
+            return EMPTY;
         }
-        entries[at] = null;
+        long removed = locations[at];
+        locations[at] = EMPTY;
+        counts(at, null);
         size--;
-        while (head < tail && entries[head] == null) {
+        while (head < tail && locations[head] == EMPTY) {
             head++;
         }
         if (head == tail) {
             head = 0;
             tail = 0;
         }
+        return removed;
     }
 
-    /** Each entry, in sequence order. */
-    void forEach(Consumer<QueueReplica.Entry> action) {
+    /** Replaces each message's location by what {@code move} makes of it (a compaction of the slabs). */
+    void relocate(LongUnaryOperator move) {
         for (int i = head; i < tail; i++) {
-            if (entries[i] != null) {
-                action.accept(entries[i]);
+            if (locations[i] != EMPTY) {
+                locations[i] = move.applyAsLong(locations[i]);
             }
         }
     }
 
-    QueueReplica.Entry[] toArray() {
-        QueueReplica.Entry[] out = new QueueReplica.Entry[size];
+    /** The messages held now, over {@code slabs} (which must hold them where they are now). */
+    HeldMessages held(byte[][] slabs) {
+        long[] heldSequences = new long[size];
+        long[] heldLocations = new long[size];
+        QueueReplica.Counts[] heldCounts = counts == null ? null : new QueueReplica.Counts[size];
+        copyHeld(heldSequences, heldLocations, heldCounts);
+        return new HeldMessages(heldSequences, heldLocations, heldCounts, slabs);
+    }
+
+    /**
+     * Copies the held slots, in order, to the start of the arrays given (which may be these: a slot only moves
+     * down); {@code toCounts} is null when {@link #counts} is. Returns how many.
+     */
+    private int copyHeld(long[] toSequences, long[] toLocations, QueueReplica.Counts[] toCounts) {
         int n = 0;
         for (int i = head; i < tail; i++) {
-            if (entries[i] != null) {
-                out[n++] = entries[i];
+            if (locations[i] != EMPTY) {
+                toSequences[n] = sequences[i];
+                toLocations[n] = locations[i];
+                if (toCounts != null) {
+                    toCounts[n] = counts[i];
+                }
+                n++;
             }
         }
-        return out;
+        return n;
     }
 
     /** The slot of {@code sequence}, or {@code -(insertion point) - 1}. */
@@ -119,20 +166,17 @@ final class ReplicaEntries {
 
     /** Moves the full slots to the start of arrays of {@code capacity}. */
     private void compact(int capacity) {
-        long[] movedSequences = capacity == sequences.length ? sequences : new long[capacity];
-        QueueReplica.Entry[] movedEntries = capacity == entries.length ? entries : new QueueReplica.Entry[capacity];
-        int n = 0;
-        for (int i = head; i < tail; i++) {
-            if (entries[i] != null) {
-                movedSequences[n] = sequences[i];
-                movedEntries[n++] = entries[i];
-            }
-        }
-        if (movedEntries == entries) {
-            Arrays.fill(entries, n, tail, null);
+        boolean grown = capacity != sequences.length;
+        long[] movedSequences = grown ? new long[capacity] : sequences;
+        long[] movedLocations = grown ? new long[capacity] : locations;
+        QueueReplica.Counts[] movedCounts = counts == null ? null : grown ? new QueueReplica.Counts[capacity] : counts;
+        int n = copyHeld(movedSequences, movedLocations, movedCounts);
+        if (movedCounts != null && !grown) {
+            Arrays.fill(movedCounts, n, tail, null);
         }
         sequences = movedSequences;
-        entries = movedEntries;
+        locations = movedLocations;
+        counts = movedCounts;
         head = 0;
         tail = n;
     }

@@ -21,11 +21,11 @@ final class ReplicaSnapshot {
 
     /** The replicas as of now, to be written later on another thread. */
     static Snapshot take(Map<QueueCommands.Key, QueueReplica> replicas) {
-        Map<QueueCommands.Key, QueueReplica.Entry[]> taken = new LinkedHashMap<>();
+        Map<QueueCommands.Key, HeldMessages> taken = new LinkedHashMap<>();
         Map<QueueCommands.Key, long[]> marks = new LinkedHashMap<>();
         Map<QueueCommands.Key, Enqueuers> numbers = new LinkedHashMap<>();
         replicas.forEach((key, replica) -> {
-            taken.put(key, replica.entries());
+            taken.put(key, replica.held());
             Enqueuers enqueuers = replica.enqueuers();
             if (!enqueuers.isEmpty()) {
                 numbers.put(key, enqueuers);
@@ -36,11 +36,12 @@ final class ReplicaSnapshot {
         });
         return out -> {
             out.writeInt(taken.size());
-            for (Map.Entry<QueueCommands.Key, QueueReplica.Entry[]> replica : taken.entrySet()) {
+            for (Map.Entry<QueueCommands.Key, HeldMessages> replica : taken.entrySet()) {
                 write(out, replica.getKey());
-                out.writeInt(replica.getValue().length);
-                for (QueueReplica.Entry entry : replica.getValue()) {
-                    entry.write(out);
+                HeldMessages held = replica.getValue();
+                out.writeInt(held.size());
+                for (int i = 0; i < held.size(); i++) {
+                    held.write(i, out);
                 }
             }
             // after the replicas (a snapshot without it has none): what moves left on them

@@ -367,8 +367,13 @@ final class ReplicatedQueueLog implements QueueLog {
 
     @Override
     public Message read(long sequence, long location) {
-        QueueReplica.Entry entry = replica == null ? null : replica.get(sequence);
-        if (entry == null) {
+        Message message;
+        try {
+            message = replica == null ? null : replica.message(sequence, exchanges, routingKeys);
+        } catch (io.skiffmq.core.message.MalformedMessageException e) {
+            throw new Unreadable("replicated message " + sequence + " cannot be read: " + e.getMessage(), e);
+        }
+        if (message == null) {
             String why = "replicated message " + sequence + " of queue '" + key.name() + "' in vhost '" + key.vhost()
                 + "' is not in this node's replica";
             if (retired || leadershipLost) {
@@ -377,11 +382,7 @@ final class ReplicatedQueueLog implements QueueLog {
             }
             throw new Unreadable(why, null);
         }
-        try {
-            return QueueCommands.message(entry.stored(), exchanges, routingKeys);
-        } catch (io.skiffmq.core.message.MalformedMessageException e) {
-            throw new Unreadable("replicated message " + sequence + " cannot be read: " + e.getMessage(), e);
-        }
+        return message;
     }
 
     @Override

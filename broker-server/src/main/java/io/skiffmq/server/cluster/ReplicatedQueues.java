@@ -38,7 +38,6 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private static final String LEADER_LOCATOR = "x-queue-leader-locator";
     /** How soon a leader tries again to record itself in the metadata log, which had no majority for it. */
     private static final long ANNOUNCE_RETRY_MILLIS = 1000;
-    private static final QueueReplica.Entry[] NO_ENTRIES = new QueueReplica.Entry[0];
     /** How long a retiring live queue's thread is waited for to hand its uncommitted publishes to the hold. */
     private static final long HAND_OVER_MILLIS = 1_000;
     /** How often held publishes are tried at a new leader, and refused once held for the append timeout. */
@@ -546,11 +545,11 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         group.queues.forEach(holds::unserved);
         if (liveHere) {
             // the replicas are complete at this point of the log: the live queues are built from them now
-            Map<QueueCommands.Key, QueueReplica.Entry[]> held = new java.util.HashMap<>();
+            Map<QueueCommands.Key, HeldMessages> held = new java.util.HashMap<>();
             Map<QueueCommands.Key, Enqueuers> numbers = new java.util.HashMap<>();
             for (QueueCommands.Key key : group.queues) {
                 QueueReplica replica = group.replicas.get(key);
-                held.put(key, replica == null ? NO_ENTRIES : replica.entries());
+                held.put(key, replica == null ? HeldMessages.NONE : replica.held());
                 numbers.put(key, replica == null ? new Enqueuers() : replica.enqueuers());
             }
             moves.execute(() -> settle(group, held, numbers));
@@ -576,7 +575,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * replicas' messages as of the leader's entry, when it is this node's, and {@code numbers} the numbers they took
      * from forwarding nodes.
      */
-    private void settle(Group group, Map<QueueCommands.Key, QueueReplica.Entry[]> held,
+    private void settle(Group group, Map<QueueCommands.Key, HeldMessages> held,
             Map<QueueCommands.Key, Enqueuers> numbers) {
         if (node == null) { // the groups' logs replayed while the node starts: settled again once it has
             return;
@@ -584,7 +583,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         long epoch = group.epoch;
         boolean leading = group.leadingHere && node.name().equals(group.leader);
         for (QueueCommands.Key key : group.queues) {
-            QueueReplica.Entry[] messages = held != null ? held.remove(key) : null;
+            HeldMessages messages = held != null ? held.remove(key) : null;
             Live here = live.get(key);
             VirtualHost vhost = vhosts.apply(key.vhost());
             ReplicatedDefinitions.Move move = leading ? definitions.pendingMove(key) : null;
@@ -603,7 +602,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 Enqueuers taken = numbers != null ? numbers.get(key) : null;
                 if (messages == null) {
                     QueueReplica replica = group.replicas.get(key);
-                    messages = replica == null ? NO_ENTRIES : replica.entries();
+                    messages = replica == null ? HeldMessages.NONE : replica.held();
                     taken = replica == null ? null : replica.enqueuers();
                 }
                 goLive(group, key, vhost, epoch, messages, taken == null ? new Enqueuers() : taken);
@@ -672,7 +671,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                     moved(group, key, true); // no longer leading, or no majority: whoever leads tries again
                     return;
                 }
-                adopt(key, move, replica.entries(), 0).whenComplete((adopted, notAdopted) -> {
+                adopt(key, move, replica.held(), 0).whenComplete((adopted, notAdopted) -> {
                     if (notAdopted != null) {
                         LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'': its new members"
                             + " {2} did not adopt it: the change is abandoned ({3})", key.name(), key.vhost(),
@@ -689,17 +688,17 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * other (each made when the one before is committed); completes once all are.
      */
     private CompletableFuture<Void> adopt(QueueCommands.Key key, ReplicatedDefinitions.Move move,
-            QueueReplica.Entry[] entries, int from) {
+            HeldMessages entries, int from) {
         int to = from;
         long bytes = 0;
-        while (to < entries.length && (to == from || bytes + entries[to].stored().length < ADOPT_BYTES)) {
-            bytes += entries[to].stored().length + 64;
+        while (to < entries.size() && (to == from || bytes + entries.storedLength(to) < ADOPT_BYTES)) {
+            bytes += entries.storedLength(to) + 64;
             to++;
         }
         int next = to;
         byte[] part = QueueCommands.batch(List.of(QueueCommands.adopt(key, move.id(), entries, from, to)));
         CompletableFuture<Void> sent = node.transfer(move.members(), part);
-        return next >= entries.length ? sent : sent.thenCompose(done -> adopt(key, move, entries, next));
+        return next >= entries.size() ? sent : sent.thenCompose(done -> adopt(key, move, entries, next));
     }
 
     /**
@@ -891,7 +890,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** Builds the live queue here from its replica's {@code messages}. */
     private void goLive(Group group, QueueCommands.Key key, VirtualHost vhost, long epoch,
-            QueueReplica.Entry[] messages, Enqueuers enqueuers) {
+            HeldMessages messages, Enqueuers enqueuers) {
         ReplicatedQueueLog[] log = new ReplicatedQueueLog[1];
         Queue queue = vhost.replicaLive(key.name(), (declaration, executor, context) -> {
             QueueHomed record = vhost.remoteQueue(key.name());
@@ -908,7 +907,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             live.put(key, new Live(queue, log[0], epoch));
             announce(group, key, epoch);
             LOG.log(System.Logger.Level.INFO, "quorum queue ''{0}'' in vhost ''{1}'': this node leads it (epoch {2,number,#},"
-                + " {3} messages)", key.name(), key.vhost(), epoch, messages.length);
+                + " {3} messages)", key.name(), key.vhost(), epoch, messages.size());
         } else if (log[0] != null) {
             log[0].retire();
         }

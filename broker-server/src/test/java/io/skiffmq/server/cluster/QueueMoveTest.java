@@ -28,7 +28,7 @@ class QueueMoveTest {
         return queues.applyCommand(GROUP, index, ByteBuffer.wrap(QueueCommands.batch(List.of(commands))));
     }
 
-    private static void transfer(ReplicatedQueues queues, long index, long move, QueueReplica.Entry[] entries,
+    private static void transfer(ReplicatedQueues queues, long index, long move, HeldMessages entries,
             int from, int to) {
         queues.transfer(GROUP, index, ByteBuffer.wrap(QueueCommands.batch(List.of(
             QueueCommands.adopt(Q, move, entries, from, to)))));
@@ -55,7 +55,7 @@ class QueueMoveTest {
         assertThat(command(old, 5, QueueCommands.settle(Q, 2))).isFalse();
         assertThat(shown(old, Q)).isEqualTo(state);
 
-        QueueReplica.Entry[] entries = old.replica(GROUP, Q).entries();
+        HeldMessages entries = old.replica(GROUP, Q).held();
         ReplicatedQueues adopter = new ReplicatedQueues(Duration.ofSeconds(1));
         transfer(adopter, 1, MOVE, entries, 0, 1);
         transfer(adopter, 2, MOVE, entries, 1, 3);
@@ -82,7 +82,7 @@ class QueueMoveTest {
     @Test
     void aPartOfANewerMoveReplacesAnAdoptionNotServedYet() throws Exception {
         ReplicatedQueues old = frozen();
-        QueueReplica.Entry[] entries = old.replica(GROUP, Q).entries();
+        HeldMessages entries = old.replica(GROUP, Q).held();
         ReplicatedQueues adopter = new ReplicatedQueues(Duration.ofSeconds(1));
         transfer(adopter, 1, 55, entries, 0, 3); // an abandoned move's, then the queue changed where it was
         transfer(adopter, 2, MOVE, entries, 1, 3);
@@ -93,7 +93,7 @@ class QueueMoveTest {
     @Test
     void aSnapshotKeepsTheFreezeAndTheAdoption() throws Exception {
         ReplicatedQueues old = frozen();
-        QueueReplica.Entry[] entries = old.replica(GROUP, Q).entries();
+        HeldMessages entries = old.replica(GROUP, Q).held();
         ReplicatedQueues restored = new ReplicatedQueues(Duration.ofSeconds(1));
         restored.restore(GROUP, new DataInputStream(new ByteArrayInputStream(written(old))));
         assertThat(command(restored, 9, enqueue(Q, 5, -1, "after the freeze"))).isFalse();

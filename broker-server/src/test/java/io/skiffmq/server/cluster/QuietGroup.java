@@ -34,7 +34,7 @@ final class QuietGroup implements QueueGroup {
             new ReplicatedQueueLog(new QuietGroup(), key, 1, io.skiffmq.core.queue.QueueExecutor.CALLER_THREAD,
                 replica.enqueuers(), null, null, replica),
             Long.MAX_VALUE, io.skiffmq.core.queue.QueueContext.DEFAULT);
-        QueueReplica.restore(live, replica.entries());
+        QueueReplica.restore(live, replica.held());
         live.recovered();
         return live;
     }

@@ -10,12 +10,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A replica's entries ({@link ReplicaEntries}) hold exactly what a sorted map of them would, in the same order,
- * through appends, settles mostly near the head and anywhere else, returns (replacing an entry), puts below the last
- * (an adoption's parts), and the compactions and growth they cause.
+ * through appends, settles mostly near the head and anywhere else, returns (new counts), puts below the last (an
+ * adoption's parts), relocations, and the compactions and growth they cause.
  */
 class ReplicaEntriesTest {
-    private static QueueReplica.Entry entry(long sequence, long deliveryCount) {
-        return QueueReplica.Entry.of(sequence, new byte[] {(byte) sequence}, deliveryCount, 0, -1, null);
+    /** What the model holds of a message: where it is and its counts. */
+    private record Entry(long sequence, long location, QueueReplica.Counts counts) {
+    }
+
+    private static Entry entry(long sequence, long location, long deliveryCount) {
+        return new Entry(sequence, location, QueueReplica.Counts.of(deliveryCount, 0, Long.MAX_VALUE, null));
     }
 
     @Test
@@ -23,33 +27,46 @@ class ReplicaEntriesTest {
         Random random = new Random(28);
         for (int round = 0; round < 20; round++) {
             ReplicaEntries entries = new ReplicaEntries();
-            TreeMap<Long, QueueReplica.Entry> model = new TreeMap<>();
+            TreeMap<Long, Entry> model = new TreeMap<>();
             long next = 1 + random.nextInt(1000);
+            long location = 0;
             for (int step = 0; step < 20_000; step++) {
                 int op = random.nextInt(100);
                 if (op < 45) {
-                    QueueReplica.Entry e = entry(next, 0);
+                    Entry e = entry(next, location++, random.nextInt(20) == 0 ? 1 : 0);
                     next += 1 + (random.nextInt(10) == 0 ? random.nextInt(50) : 0);
-                    entries.put(e);
+                    assertThat(entries.put(e.sequence(), e.location(), e.counts())).isEqualTo(ReplicaSlabs.NONE);
                     model.put(e.sequence(), e);
                 } else if (op < 75 && !model.isEmpty()) {
                     long settled = random.nextInt(4) > 0 ? model.firstKey() : pick(model, random);
-                    entries.remove(settled);
-                    model.remove(settled);
+                    assertThat(entries.remove(settled)).isEqualTo(model.remove(settled).location());
                 } else if (op < 85 && !model.isEmpty()) {
                     long returned = pick(model, random);
-                    QueueReplica.Entry e = entry(returned, model.get(returned).deliveryCount() + 1);
-                    entries.put(e);
+                    Entry was = model.get(returned);
+                    Entry e = entry(returned, was.location(),
+                        QueueReplica.Counts.deliveryCount(was.counts()) + 1);
+                    entries.counts(entries.slot(returned), e.counts());
                     model.put(returned, e);
-                } else if (op < 90 && next > 2) {
+                } else if (op < 88 && next > 2) {
                     long below = 1 + random.nextInt((int) Math.min(Integer.MAX_VALUE, next - 1));
-                    QueueReplica.Entry e = entry(below, 7);
-                    entries.put(e);
-                    model.put(below, e);
+                    Entry e = entry(below, location++, 7);
+                    Entry was = model.put(below, e);
+                    assertThat(entries.put(below, e.location(), e.counts()))
+                        .isEqualTo(was == null ? ReplicaSlabs.NONE : was.location());
+                } else if (op < 90) {
+                    long shift = random.nextInt(1000);
+                    entries.relocate(at -> at + shift);
+                    model.replaceAll((sequence, e) -> new Entry(sequence, e.location() + shift, e.counts()));
                 } else {
                     long asked = random.nextInt((int) Math.min(Integer.MAX_VALUE, next + 5));
-                    assertThat(entries.get(asked)).isSameAs(model.get(asked));
-                    entries.remove(-asked - 1); // never held: nothing changes
+                    Entry held = model.get(asked);
+                    int slot = entries.slot(asked);
+                    assertThat(slot >= 0).isEqualTo(held != null);
+                    if (held != null) {
+                        assertThat(entries.location(slot)).isEqualTo(held.location());
+                        assertThat(entries.counts(slot)).isSameAs(held.counts());
+                    }
+                    assertThat(entries.remove(-asked - 1)).isEqualTo(ReplicaSlabs.NONE); // never held
                 }
                 if (step % 997 == 0) {
                     assertSame(entries, model);
@@ -65,17 +82,26 @@ class ReplicaEntriesTest {
         }
     }
 
-    private static long pick(TreeMap<Long, QueueReplica.Entry> model, Random random) {
+    private static long pick(TreeMap<Long, Entry> model, Random random) {
         Long key = model.ceilingKey(model.firstKey() + random.nextInt((int) Math.min(Integer.MAX_VALUE,
             model.lastKey() - model.firstKey() + 1)));
         return key == null ? model.lastKey() : key;
     }
 
-    private static void assertSame(ReplicaEntries entries, TreeMap<Long, QueueReplica.Entry> model) {
+    private static void assertSame(ReplicaEntries entries, TreeMap<Long, Entry> model) {
         assertThat(entries.size()).isEqualTo(model.size());
-        List<QueueReplica.Entry> seen = new ArrayList<>();
-        entries.forEach(seen::add);
-        assertThat(seen).containsExactlyElementsOf(model.values());
-        assertThat(entries.toArray()).containsExactlyElementsOf(model.values());
+        HeldMessages held = entries.held(new byte[0][]);
+        List<Long> sequences = new ArrayList<>();
+        List<Long> counts = new ArrayList<>();
+        for (int i = 0; i < held.size(); i++) {
+            sequences.add(held.sequence(i));
+            counts.add(held.deliveryCount(i));
+        }
+        assertThat(sequences).containsExactlyElementsOf(model.keySet());
+        assertThat(counts).containsExactlyElementsOf(
+            model.values().stream().map(e -> QueueReplica.Counts.deliveryCount(e.counts())).toList());
+        for (Entry e : model.values()) {
+            assertThat(entries.location(entries.slot(e.sequence()))).isEqualTo(e.location());
+        }
     }
 }
