@@ -21,7 +21,8 @@ import org.apache.ratis.statemachine.SnapshotInfo;
  * log when the entry before it was purged (Ratis 3.2.2 sends the entries instead, finds no previous entry for them,
  * and its appender for that follower dies for as long as the leader leads: RATIS-2487, fixed after 3.2.2), and
  * whose appender that fails is started again (Ratis 3.2.2 leaves it dead: RATIS-2499, fixed after 3.2.2; a snapshot
- * that purges the entries it is reading for a follower far behind makes it fail).
+ * that purges the entries it is reading for a follower far behind makes it fail), and that tries a silent follower
+ * every 100 ms without spinning in between ({@link Appender#getWaitTimeMs}).
  *
  * <p>It happens after a leader change: Ratis starts a segment of the log at each new term, and a snapshot cuts the
  * log by whole segments, so the leader's log can start just after the old term's last entry, below its snapshot's
@@ -32,6 +33,11 @@ public final class SnapshotFallbackRpc implements RpcType {
     private static final System.Logger LOG = System.getLogger(SnapshotFallbackRpc.class.getName());
     /** How long a failed appender waits before a new one takes its follower over. */
     private static final long RESTART_PAUSE_MILLIS = 100;
+    /**
+     * How often a follower that has missed two heartbeats is tried (beside the retry policy's wait after errors,
+     * {@code raft.server.log.appender.retry.policy}).
+     */
+    private static final long SILENT_PROBE_MILLIS = 100;
 
     @Override
     public String name() {
@@ -82,6 +88,29 @@ public final class SnapshotFallbackRpc implements RpcType {
             }
         }
 
+        /**
+         * Ratis' wait before the next round; for a silent follower ({@link #silent}), until its next probe. With its
+         * stream to a follower that is down reset and nothing to send, Ratis' loop goes round with no wait (about a
+         * thousand rounds a second, cheap ones) and tries the follower only once a heartbeat is due, every quarter of
+         * {@code raft.server.rpc.timeout.min} (250 ms at the default election timeout, 750 ms at the 3 s of
+         * {@code benchmarks/replica-restart}); the first try after it listens again fails at once, as the client
+         * is still connecting: a member started again idled 0.8 to 1.4 s before its leader's first append, 0.2 to
+         * 0.4 s with the probe (docs/quorum-queues.md, "Restart time").
+         */
+        @Override
+        public long getWaitTimeMs() {
+            if (!silent()) {
+                return super.getWaitTimeMs();
+            }
+            return Math.max(0, SILENT_PROBE_MILLIS - getFollower().getLastRpcSendTime().elapsedTimeMs());
+        }
+
+        /** No response for two heartbeats: down, starting again, or stalled. */
+        private boolean silent() {
+            return getFollower().getLastRpcResponseTime().elapsedTimeMs() > getServer().properties().minRpcTimeoutMs()
+                / 2;
+        }
+
         @Override
         public SnapshotInfo shouldInstallSnapshot() {
             SnapshotInfo ratis = super.shouldInstallSnapshot();
@@ -105,7 +134,12 @@ public final class SnapshotFallbackRpc implements RpcType {
                     && !previousKnown(next)) {
                 return null;
             }
-            return super.newAppendEntriesRequest(callId, heartbeat);
+            AppendEntriesRequestProto request = super.newAppendEntriesRequest(callId, heartbeat);
+            if (request == null && silent() && follower.getLastRpcSendTime().elapsedTimeMs() >= SILENT_PROBE_MILLIS) {
+                // a probe: a heartbeat whose failure has Ratis' client connect again at once
+                return super.newAppendEntriesRequest(callId, true);
+            }
+            return request;
         }
 
         /** Whether the leader knows the term of the entry before {@code next}: in its log, or its snapshot's last. */
