@@ -37,7 +37,8 @@ import org.apache.ratis.util.LifeCycle;
  * the apply thread ({@link QueueGroupApplier#snapshot}) and written on {@code writer} while applying goes on; the
  * log is cut at its index once it is on disk, the next time Ratis asks. Applying, taking and loading run on Ratis'
  * state machine updater thread of the group, which owns {@link #epoch} and the snapshot fields; {@link #leader} is
- * published for readers.
+ * published for readers. At start the snapshot is read on a thread of its own while Ratis reads the log after it
+ * ({@link #loading}), and whatever touches the state first waits for it.
  */
 final class QueueGroupMachine extends BaseStateMachine {
     /** Entry kinds; on disk, never reused. */
@@ -83,13 +84,47 @@ final class QueueGroupMachine extends BaseStateMachine {
         this.everyBytes = everyBytes;
     }
 
+    /**
+     * The group's state read from its snapshot when the node starts, on a thread of its own while Ratis reads the log
+     * after it; done once read. Whatever touches the state waits for it ({@link #loaded}).
+     */
+    private volatile CompletableFuture<Void> loading = CompletableFuture.completedFuture(null);
+
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
         SnapshotFiles.removePartials(storage);
         name = QueueGroups.name(groupId);
-        getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()), IOException.class);
+        getLifeCycle().startAndTransition(() -> {
+            SingleFileSnapshotInfo snapshot = storage.getLatestSnapshot();
+            if (snapshot != null) {
+                // what Ratis reads of it as it starts (where its log resumes) is the file's name
+                noted(snapshot);
+                loading = CompletableFuture.runAsync(() -> {
+                    try {
+                        read(snapshot);
+                    } catch (IOException | RuntimeException e) {
+                        LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": its snapshot "
+                            + snapshot.getFile().getPath() + " cannot be read", e);
+                        throw new CompletionException(e);
+                    }
+                }, task -> {
+                    Thread loader = new Thread(task, "cluster-queue-group-load");
+                    loader.setDaemon(true);
+                    loader.start();
+                });
+            }
+        }, IOException.class);
+    }
+
+    /** Waits for the state read from the snapshot at start ({@link #loading}); throws when it could not be read. */
+    private void loaded() {
+        try {
+            loading.join();
+        } catch (CompletionException e) {
+            throw new IllegalStateException("queue group " + name + ": its snapshot could not be read", e.getCause());
+        }
     }
 
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
@@ -101,17 +136,28 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public void reinitialize() throws IOException {
+        loaded();
         // the leader's snapshot replaced the log: everything comes from it; a snapshot of ours being written is older
         writing = null;
         getLifeCycle().transition(LifeCycle.State.STARTING);
-        load(storage.reload());
+        SingleFileSnapshotInfo snapshot = storage.reload();
+        if (snapshot != null) {
+            noted(snapshot);
+            read(snapshot);
+        }
         getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 
-    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
-        if (snapshot == null) {
-            return;
-        }
+    /** The snapshot the state is (or is being) read from: applied up to its index, the log cut there. */
+    private void noted(SingleFileSnapshotInfo snapshot) throws IOException {
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+        snapshotIndex = snapshot.getIndex();
+        snapshotBytes = java.nio.file.Files.size(snapshot.getFile().getPath());
+        bytesSince = 0;
+    }
+
+    /** Reads the state a snapshot holds: the epoch, the leader and the applier's. */
+    private void read(SingleFileSnapshotInfo snapshot) throws IOException {
         long start = System.nanoTime();
         SnapshotFiles.read(snapshot, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, in -> {
             epoch = in.readLong();
@@ -119,13 +165,8 @@ final class QueueGroupMachine extends BaseStateMachine {
             leader = node.isEmpty() ? null : known(node);
             applier.restore(name, in);
         });
-        TermIndex last = snapshot.getTermIndex();
-        setLastAppliedTermIndex(last);
-        snapshotIndex = last.getIndex();
-        snapshotBytes = java.nio.file.Files.size(snapshot.getFile().getPath());
-        bytesSince = 0;
         LOG.log(System.Logger.Level.INFO, "queue group {0} loaded from its snapshot at index {1,number,#} ({2,number,#}"
-            + " bytes) in {3,number,#} ms", name, last.getIndex(), snapshotBytes,
+            + " bytes) in {3,number,#} ms", name, snapshot.getIndex(), snapshotBytes,
             (System.nanoTime() - start) / 1_000_000);
         if (epoch >= 0) {
             applier.leader(name, leader, epoch, false);
@@ -147,6 +188,7 @@ final class QueueGroupMachine extends BaseStateMachine {
      */
     @Override
     public long takeSnapshot() {
+        loaded();
         if (writing != null) {
             if (!writing.isDone()) {
                 return -1;
@@ -204,6 +246,7 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
+        loaded();
         LogEntryProto entry = transaction.getLogEntry();
         ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
         long index = entry.getIndex();
@@ -256,6 +299,7 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+        loaded();
         LOG.log(System.Logger.Level.INFO, "queue group {0}: leader is now {1}{2}", name, newLeader,
             member.getPeerId().equals(newLeader) ? " (this node)" : "");
         if (newLeader != null && newLeader.equals(member.getPeerId())) {
@@ -273,12 +317,14 @@ final class QueueGroupMachine extends BaseStateMachine {
      */
     @Override
     public void notifyNotLeader(java.util.Collection<TransactionContext> pendingEntries) {
+        loaded();
         applier.notLeader(name);
     }
 
-    /** Waits for a snapshot being written: the group is stopping. */
+    /** Waits for a snapshot being read or written: the group is stopping. */
     @Override
     public void close() {
+        loading.exceptionally(failed -> null).join();
         CompletableFuture<SingleFileSnapshotInfo> left = writing;
         if (left != null) {
             try {
