@@ -3,6 +3,8 @@ package io.skiffmq.cluster;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -65,6 +67,8 @@ final class QueueGroupMachine extends BaseStateMachine {
     private final QueueGroups groups;
     private final SnapshotStorage storage = new SnapshotStorage();
     private final Executor writer;
+    /** Reads the snapshot at start ({@link #loading}). */
+    private final Executor reader;
     private final long everyBytes;
     private String name;
     private long epoch = -1;
@@ -77,18 +81,25 @@ final class QueueGroupMachine extends BaseStateMachine {
     private long snapshotBytes;
     private long bytesSince;
 
-    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, long everyBytes) {
+    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, Executor reader,
+            long everyBytes) {
         this.applier = applier;
         this.groups = groups;
         this.writer = writer;
+        this.reader = reader;
         this.everyBytes = everyBytes;
     }
 
     /**
-     * The group's state read from its snapshot when the node starts, on a thread of its own while Ratis reads the log
-     * after it; done once read. Whatever touches the state waits for it ({@link #loaded}).
+     * The group's state read from its snapshot when the node starts, on {@link #reader} while Ratis reads the log
+     * after it; done once read. Applying and snapshots wait for it ({@link #loaded}); Ratis' leadership callbacks,
+     * called under its locks, are put off until then instead ({@link #whenLoaded}).
      */
     private volatile CompletableFuture<Void> loading = CompletableFuture.completedFuture(null);
+    /** The callbacks put off while the snapshot is read, in order; guarded by itself. */
+    private final List<Runnable> putOff = new ArrayList<>();
+    /** The snapshot is being read: callbacks are put off. Guarded by {@link #putOff}. */
+    private boolean reading;
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
@@ -101,19 +112,21 @@ final class QueueGroupMachine extends BaseStateMachine {
             if (snapshot != null) {
                 // what Ratis reads of it as it starts (where its log resumes) is the file's name
                 noted(snapshot);
+                synchronized (putOff) {
+                    reading = true;
+                }
                 loading = CompletableFuture.runAsync(() -> {
                     try {
                         read(snapshot);
                     } catch (IOException | RuntimeException e) {
+                        // the group fails when it first applies (Ratis closes it), as its start failed before
                         LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": its snapshot "
                             + snapshot.getFile().getPath() + " cannot be read", e);
                         throw new CompletionException(e);
+                    } finally {
+                        runPutOff();
                     }
-                }, task -> {
-                    Thread loader = new Thread(task, "cluster-queue-group-load");
-                    loader.setDaemon(true);
-                    loader.start();
-                });
+                }, reader);
             }
         }, IOException.class);
     }
@@ -127,6 +140,39 @@ final class QueueGroupMachine extends BaseStateMachine {
         }
     }
 
+    /** Runs {@code action} now, or once the snapshot is read when it is being read, after those put off before. */
+    private void whenLoaded(Runnable action) {
+        synchronized (putOff) {
+            if (reading) {
+                putOff.add(action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    /** On the reader, the snapshot read (or not): the callbacks put off meanwhile, in order, until none are left. */
+    private void runPutOff() {
+        while (true) {
+            List<Runnable> due;
+            synchronized (putOff) {
+                if (putOff.isEmpty()) {
+                    reading = false;
+                    return;
+                }
+                due = new ArrayList<>(putOff);
+                putOff.clear();
+            }
+            for (Runnable action : due) {
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": a leadership change", e);
+                }
+            }
+        }
+    }
+
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
     @Override
     public void pause() {
@@ -136,7 +182,9 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public void reinitialize() throws IOException {
-        loaded();
+        // what the start read (or failed to) is replaced by the leader's snapshot
+        loading.exceptionally(failed -> null).join();
+        loading = CompletableFuture.completedFuture(null);
         // the leader's snapshot replaced the log: everything comes from it; a snapshot of ours being written is older
         writing = null;
         getLifeCycle().transition(LifeCycle.State.STARTING);
@@ -299,14 +347,15 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
-        loaded();
         LOG.log(System.Logger.Level.INFO, "queue group {0}: leader is now {1}{2}", name, newLeader,
             member.getPeerId().equals(newLeader) ? " (this node)" : "");
-        if (newLeader != null && newLeader.equals(member.getPeerId())) {
-            groups.announce(getGroupId());
-        } else {
-            applier.notLeader(name);
-        }
+        whenLoaded(() -> {
+            if (newLeader != null && newLeader.equals(member.getPeerId())) {
+                groups.announce(getGroupId());
+            } else {
+                applier.notLeader(name);
+            }
+        });
     }
 
     /**
@@ -317,8 +366,7 @@ final class QueueGroupMachine extends BaseStateMachine {
      */
     @Override
     public void notifyNotLeader(java.util.Collection<TransactionContext> pendingEntries) {
-        loaded();
-        applier.notLeader(name);
+        whenLoaded(() -> applier.notLeader(name));
     }
 
     /** Waits for a snapshot being read or written: the group is stopping. */
