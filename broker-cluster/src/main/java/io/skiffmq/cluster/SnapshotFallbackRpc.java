@@ -102,7 +102,20 @@ public final class SnapshotFallbackRpc implements RpcType {
             if (!silent()) {
                 return super.getWaitTimeMs();
             }
-            return Math.max(0, SILENT_PROBE_MILLIS - getFollower().getLastRpcSendTime().elapsedTimeMs());
+            // Ratis' own wait when it has entries to send (or a heartbeat due sooner), else the probe's
+            long ratis = hasAppendEntries() ? super.getWaitTimeMs() : Math.max(0, getHeartbeatWaitTimeMs());
+            return Math.min(ratis, Math.max(0, SILENT_PROBE_MILLIS - getFollower().getLastRpcSendTime()
+                .elapsedTimeMs()));
+        }
+
+        /** A round sends when Ratis' would, or when a silent follower's probe is due ({@link #getWaitTimeMs}). */
+        @Override
+        public boolean shouldSendAppendEntries() {
+            return super.shouldSendAppendEntries() || probeDue();
+        }
+
+        private boolean probeDue() {
+            return silent() && getFollower().getLastRpcSendTime().elapsedTimeMs() >= SILENT_PROBE_MILLIS;
         }
 
         /** No response for two heartbeats: down, starting again, or stalled. */
@@ -135,7 +148,7 @@ public final class SnapshotFallbackRpc implements RpcType {
                 return null;
             }
             AppendEntriesRequestProto request = super.newAppendEntriesRequest(callId, heartbeat);
-            if (request == null && silent() && follower.getLastRpcSendTime().elapsedTimeMs() >= SILENT_PROBE_MILLIS) {
+            if (request == null && probeDue()) {
                 // a probe: a heartbeat whose failure has Ratis' client connect again at once
                 return super.newAppendEntriesRequest(callId, true);
             }

@@ -70,7 +70,12 @@ final class ReplicaSlabs {
     /** Stores {@code length} bytes read from {@code in}; returns the location. */
     long put(DataInput in, int length) throws IOException {
         long location = reserve(length);
-        in.readFully(slabs[slab(location)], offset(location) + 4, length);
+        try {
+            in.readFully(slabs[slab(location)], offset(location) + 4, length);
+        } catch (IOException e) {
+            free(location); // cut short: nothing points at it
+            throw e;
+        }
         return location;
     }
 
