@@ -39,8 +39,8 @@ import org.apache.ratis.util.LifeCycle;
  * the apply thread ({@link QueueGroupApplier#snapshot}) and written on {@code writer} while applying goes on; the
  * log is cut at its index once it is on disk, the next time Ratis asks. Applying, taking and loading run on Ratis'
  * state machine updater thread of the group, which owns {@link #epoch} and the snapshot fields; {@link #leader} is
- * published for readers. At start the snapshot is read on a thread of its own while Ratis reads the log after it
- * ({@link #loading}), and whatever touches the state first waits for it.
+ * published for readers. At start the snapshot is read on {@code reader} while Ratis reads the log after it
+ * ({@link #loading}): applying and snapshots wait for it, Ratis' leadership callbacks are put off until it is read.
  */
 final class QueueGroupMachine extends BaseStateMachine {
     /** Entry kinds; on disk, never reused. */
@@ -80,16 +80,6 @@ final class QueueGroupMachine extends BaseStateMachine {
     /** The size of the last snapshot's file, and the bytes of the entries applied since it was taken. */
     private long snapshotBytes;
     private long bytesSince;
-
-    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, Executor reader,
-            long everyBytes) {
-        this.applier = applier;
-        this.groups = groups;
-        this.writer = writer;
-        this.reader = reader;
-        this.everyBytes = everyBytes;
-    }
-
     /**
      * The group's state read from its snapshot when the node starts, on {@link #reader} while Ratis reads the log
      * after it; done once read. Applying and snapshots wait for it ({@link #loaded}); Ratis' leadership callbacks,
@@ -100,6 +90,15 @@ final class QueueGroupMachine extends BaseStateMachine {
     private final List<Runnable> putOff = new ArrayList<>();
     /** The snapshot is being read: callbacks are put off. Guarded by {@link #putOff}. */
     private boolean reading;
+
+    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, Executor reader,
+            long everyBytes) {
+        this.applier = applier;
+        this.groups = groups;
+        this.writer = writer;
+        this.reader = reader;
+        this.everyBytes = everyBytes;
+    }
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
