@@ -104,10 +104,13 @@ public final class ReplicaRestart {
                 child.destroyForcibly().waitFor();
                 Thread.sleep(downMillis);
                 long restart = System.nanoTime();
+                long startedAt = System.currentTimeMillis();
                 child = startChild(dir, ports, messages, childHeap, snapshotBytes);
                 waitForReady(dir, child);
+                long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restart);
                 System.out.printf("restart %d: the killed member's replica holds all %,d messages %d ms after its"
-                    + " start%n", t, messages, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restart));
+                    + " start%s%n", t, messages, took, phases(dir.resolve("n2.log"), ports[2] + 2, group,
+                    startedAt, took));
             }
             System.out.println("child's log: " + String.join(" | ", loaded(dir.resolve("n2.log"))));
             QueueReplica replica = epochs[0].queues.replica(groups[0].name(), QUEUE);
@@ -282,6 +285,46 @@ public final class ReplicaRestart {
         try (Stream<String> lines = Files.lines(log)) {
             return lines.filter(l -> l.contains("loaded from its snapshot") || l.contains(": snapshot at index"))
                 .map(l -> l.substring(Math.max(0, l.indexOf("queue group")))).toList();
+        }
+    }
+
+    /**
+     * Where a restart's time went, from the member's log (wall-clock times, this restart's lines only): until its
+     * queue server listened (the JVM, Ratis' start, the snapshot and the log after it read), idle until the group's
+     * leader reached it, and the rest (the log after the snapshot applied, caught up).
+     */
+    private static String phases(Path log, int queuePort, String group, long startedAt, long took)
+            throws IOException {
+        String groupTag = "group-" + group.substring(group.length() - 12).toUpperCase();
+        long listening = -1;
+        long reached = -1;
+        try (Stream<String> lines = Files.lines(log)) {
+            for (String line : (Iterable<String>) lines::iterator) {
+                long at = timestamp(line);
+                if (at < startedAt) {
+                    continue;
+                }
+                if (listening < 0 && line.contains("GrpcServicesImpl started, listening on " + queuePort)) {
+                    listening = at;
+                } else if (listening >= 0 && reached < 0 && line.contains(groupTag + ": change Leader from null")) {
+                    reached = at;
+                }
+            }
+        }
+        if (listening < 0 || reached < 0) {
+            return "";
+        }
+        return String.format(" (listening after %d ms, idle %d ms before the leader's first append, then %d ms)",
+            listening - startedAt, reached - listening, startedAt + took - reached);
+    }
+
+    /** A log line's time (its first word, ISO-8601), or -1. */
+    private static long timestamp(String line) {
+        int space = line.indexOf(' ');
+        try {
+            return space > 0 ? java.time.OffsetDateTime.parse(line.substring(0, space)).toInstant().toEpochMilli() : -1;
+        } catch (java.time.format.DateTimeParseException e) {
+            return -1;
         }
     }
 
