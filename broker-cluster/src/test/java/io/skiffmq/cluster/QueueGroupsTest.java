@@ -211,6 +211,24 @@ class QueueGroupsTest {
         return groups;
     }
 
+    /** The group on three nodes, its leader and epoch, and the member stopped while the commands were committed. */
+    private record OneBehind(QueueGroup[] groups, int leader, long epoch, int behind) {
+    }
+
+    /** Starts the group, stops the member after its leader, and commits {@code count} commands without it. */
+    private static OneBehind oneBehind(LocalCluster cluster, Recording[] recordings, List<String> names, int count)
+            throws Exception {
+        QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
+        int leader = liveLeader(recordings, 0, 1, 2);
+        long epoch = recordings[leader].liveEpochs.get(0)[0];
+        int behind = (leader + 1) % 3;
+        cluster.stop(behind);
+        for (int n = 0; n < count; n++) {
+            groups[leader].append(epoch, text("command " + n)).get(30, TimeUnit.SECONDS);
+        }
+        return new OneBehind(groups, leader, epoch, behind);
+    }
+
     private static int liveLeader(Recording[] recordings, int... among) {
         return await().atMost(WAIT).until(() -> {
             for (int i : among) {
@@ -230,15 +248,12 @@ class QueueGroupsTest {
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s.withSnapshots(10, 1024)
                 .withQueueSnapshotBytes(200))) {
             List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
-            QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
-            int leader = liveLeader(recordings, 0, 1, 2);
-            long epoch = recordings[leader].liveEpochs.get(0)[0];
-            int behind = (leader + 1) % 3;
-            cluster.stop(behind);
             int count = 300;
-            for (int n = 0; n < count; n++) {
-                groups[leader].append(epoch, text("command " + n)).get(30, TimeUnit.SECONDS);
-            }
+            OneBehind setUp = oneBehind(cluster, recordings, names, count);
+            QueueGroup[] groups = setUp.groups();
+            int leader = setUp.leader();
+            long epoch = setUp.epoch();
+            int behind = setUp.behind();
             List<String> all = List.copyOf(recordings[leader].commands);
             assertThat(all).hasSize(count).startsWith("command 0").endsWith("command " + (count - 1));
             await().atMost(WAIT).until(() -> !files(cluster, leader, groups[leader], "sm").isEmpty()
@@ -354,14 +369,10 @@ class QueueGroupsTest {
         Recording[] recordings = {new Recording(), new Recording(), new Recording()};
         try (LocalCluster cluster = new LocalCluster(dir, 3, SECRET, s -> s)) {
             List<String> names = cluster.addresses.stream().map(NodeAddress::name).toList();
-            QueueGroup[] groups = startWithTheGroup(cluster, recordings, names);
-            int leader = liveLeader(recordings, 0, 1, 2);
-            long epoch = recordings[leader].liveEpochs.get(0)[0];
-            int behind = (leader + 1) % 3;
-            cluster.stop(behind);
-            for (int n = 0; n < 50; n++) {
-                groups[leader].append(epoch, text("command " + n)).get(30, TimeUnit.SECONDS);
-            }
+            OneBehind setUp = oneBehind(cluster, recordings, names, 50);
+            QueueGroup[] groups = setUp.groups();
+            int leader = setUp.leader();
+            int behind = setUp.behind();
 
             AtomicBoolean failed = new AtomicBoolean();
             String to = names.get(behind);

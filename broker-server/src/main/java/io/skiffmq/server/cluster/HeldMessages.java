@@ -59,8 +59,13 @@ final class HeldMessages {
     /** Message {@code i}, over the replica's bytes, with one reference ({@link QueueCommands#message}). */
     Message message(int i, QueueCommands.Names exchanges, QueueCommands.Names keys)
             throws MalformedMessageException {
-        byte[] slab = slabs[ReplicaSlabs.slab(locations[i])];
-        int offset = ReplicaSlabs.offset(locations[i]);
+        return message(slabs[ReplicaSlabs.slab(locations[i])], locations[i], exchanges, keys);
+    }
+
+    /** The message at {@code location} in {@code slab} ({@link ReplicaSlabs}), with one reference, over its bytes. */
+    static Message message(byte[] slab, long location, QueueCommands.Names exchanges, QueueCommands.Names keys)
+            throws MalformedMessageException {
+        int offset = ReplicaSlabs.offset(location);
         return QueueCommands.message(slab, offset + 4, ReplicaSlabs.length(slab, offset), exchanges, keys);
     }
 

@@ -235,8 +235,7 @@ final class QueueReplica {
             return null;
         }
         long location = messages.location(slot);
-        return QueueCommands.message(slabs.array(location), ReplicaSlabs.offset(location) + 4, slabs.length(location),
-            exchanges, keys);
+        return HeldMessages.message(slabs.array(location), location, exchanges, keys);
     }
 
     /** A copy of the numbers taken from forwarding nodes: what a snapshot writes, and a live queue starts from. */

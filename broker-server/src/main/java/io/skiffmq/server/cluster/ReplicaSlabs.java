@@ -95,7 +95,7 @@ final class ReplicaSlabs {
         return slabs[slab(location)];
     }
 
-    int length(long location) {
+    private int length(long location) {
         return length(slabs[slab(location)], offset(location));
     }
 
