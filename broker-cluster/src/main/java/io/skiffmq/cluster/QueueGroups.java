@@ -238,7 +238,8 @@ final class QueueGroups {
                 }
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("queue group " + name()
-                        + " did not commit the command", reply.getException(), lostLeadership(reply.getException())));
+                        + " did not commit the command: " + reply.getException(), reply.getException(),
+                        lostLeadership(reply.getException())));
                 }
                 if (reply.getMessage().getContent().byteAt(0) != 1) {
                     throw new CompletionException(new NoMajorityException("queue group " + name()
