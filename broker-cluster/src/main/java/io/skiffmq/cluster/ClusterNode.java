@@ -106,11 +106,13 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.applier = applier;
         if (queueApplier != null) {
             // what the groups' Ratis threads ask of it while this node stops is dropped, not thrown back at them
-            this.queueTimer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            var timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "cluster-queue-groups");
                 t.setDaemon(true);
                 return t;
             }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+            timer.setRemoveOnCancelPolicy(true); // an append's deadline is cancelled once it commits
+            this.queueTimer = timer;
             this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer,
                 settings.queueSnapshotBytes());
         } else {

@@ -44,6 +44,8 @@ final class QueueGroups {
     /** The bytes of log between two snapshots of a group ({@link ClusterSettings#queueSnapshotBytes}). */
     private final long snapshotBytes;
     private final ScheduledExecutorService timer;
+    /** The appends' timeout counts the time this process ran: a leader stopped and resumed learns it was deposed. */
+    private final RunningTime running;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final Map<RaftGroupId, QueueGroupMachine> machines = new ConcurrentHashMap<>();
@@ -65,6 +67,7 @@ final class QueueGroups {
         this.self = self;
         this.appendTimeout = appendTimeout;
         this.timer = timer;
+        this.running = new RunningTime(timer);
     }
 
     void server(RaftServer raftServer) {
@@ -225,7 +228,7 @@ final class QueueGroups {
             ByteBuffer.wrap(entry).put(QueueGroupMachine.COMMAND).putLong(epoch).put(command);
             long timeout = appendTimeout.toMillis();
             long began = System.nanoTime();
-            return submit(id, entry).orTimeout(timeout, TimeUnit.MILLISECONDS).handle((reply, failure) -> {
+            return running.within(submit(id, entry), timeout).handle((reply, failure) -> {
                 if (failure != null) {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
@@ -235,7 +238,8 @@ final class QueueGroups {
                 }
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("queue group " + name()
-                        + " did not commit the command", reply.getException(), lostLeadership(reply.getException())));
+                        + " did not commit the command: " + reply.getException(), reply.getException(),
+                        lostLeadership(reply.getException())));
                 }
                 if (reply.getMessage().getContent().byteAt(0) != 1) {
                     throw new CompletionException(new NoMajorityException("queue group " + name()

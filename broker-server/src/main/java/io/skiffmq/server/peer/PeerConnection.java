@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.qpid.proton.Proton;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.messaging.Target;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
@@ -390,11 +391,11 @@ final class PeerConnection {
 
     /**
      * A replicated queue's outcome for a message sent: refused as unavailable (its leader did not commit it: deposed,
-     * or no majority in time), it is held with its number for the next leader, which drops it if it has it; any
-     * other outcome is the publisher's.
+     * or no majority in time) or released (the node no longer leads it, and has no queue of that name to take it), it
+     * is held with its number for the next leader, which drops it if it has it; any other outcome is the publisher's.
      */
     private static void resendOrConfirm(RemoteQueue queue, Sent sent, DeliveryState state) {
-        if (unavailable(state)
+        if ((unavailable(state) || state instanceof Released)
                 && queue.notSent(sent.message, sent.confirm == NO_CONFIRM ? null : sent.confirm, sent.number)) {
             return;
         }
