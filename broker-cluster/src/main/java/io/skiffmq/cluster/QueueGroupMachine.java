@@ -3,6 +3,8 @@ package io.skiffmq.cluster;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -37,7 +39,8 @@ import org.apache.ratis.util.LifeCycle;
  * the apply thread ({@link QueueGroupApplier#snapshot}) and written on {@code writer} while applying goes on; the
  * log is cut at its index once it is on disk, the next time Ratis asks. Applying, taking and loading run on Ratis'
  * state machine updater thread of the group, which owns {@link #epoch} and the snapshot fields; {@link #leader} is
- * published for readers.
+ * published for readers. At start the snapshot is read on {@code reader} while Ratis reads the log after it
+ * ({@link #loading}): applying and snapshots wait for it, Ratis' leadership callbacks are put off until it is read.
  */
 final class QueueGroupMachine extends BaseStateMachine {
     /** Entry kinds; on disk, never reused. */
@@ -64,6 +67,8 @@ final class QueueGroupMachine extends BaseStateMachine {
     private final QueueGroups groups;
     private final SnapshotStorage storage = new SnapshotStorage();
     private final Executor writer;
+    /** Reads the snapshot at start ({@link #loading}). */
+    private final Executor reader;
     private final long everyBytes;
     private String name;
     private long epoch = -1;
@@ -75,11 +80,23 @@ final class QueueGroupMachine extends BaseStateMachine {
     /** The size of the last snapshot's file, and the bytes of the entries applied since it was taken. */
     private long snapshotBytes;
     private long bytesSince;
+    /**
+     * The group's state read from its snapshot when the node starts, on {@link #reader} while Ratis reads the log
+     * after it; done once read. Applying and snapshots wait for it ({@link #loaded}); Ratis' leadership callbacks,
+     * called under its locks, are put off until then instead ({@link #whenLoaded}).
+     */
+    private volatile CompletableFuture<Void> loading = CompletableFuture.completedFuture(null);
+    /** The callbacks put off while the snapshot is read, in order; guarded by itself. */
+    private final List<Runnable> putOff = new ArrayList<>();
+    /** The snapshot is being read: callbacks are put off. Guarded by {@link #putOff}. */
+    private boolean reading;
 
-    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, long everyBytes) {
+    QueueGroupMachine(QueueGroupApplier applier, QueueGroups groups, Executor writer, Executor reader,
+            long everyBytes) {
         this.applier = applier;
         this.groups = groups;
         this.writer = writer;
+        this.reader = reader;
         this.everyBytes = everyBytes;
     }
 
@@ -89,7 +106,70 @@ final class QueueGroupMachine extends BaseStateMachine {
         storage.init(raftStorage);
         SnapshotFiles.removePartials(storage);
         name = QueueGroups.name(groupId);
-        getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()), IOException.class);
+        getLifeCycle().startAndTransition(() -> {
+            SingleFileSnapshotInfo snapshot = storage.getLatestSnapshot();
+            if (snapshot != null) {
+                // what Ratis reads of it as it starts (where its log resumes) is the file's name
+                noted(snapshot);
+                synchronized (putOff) {
+                    reading = true;
+                }
+                loading = CompletableFuture.runAsync(() -> {
+                    try {
+                        read(snapshot);
+                    } catch (IOException | RuntimeException e) {
+                        // the group fails when it first applies (Ratis closes it), as its start failed before
+                        LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": its snapshot "
+                            + snapshot.getFile().getPath() + " cannot be read", e);
+                        throw new CompletionException(e);
+                    } finally {
+                        runPutOff();
+                    }
+                }, reader);
+            }
+        }, IOException.class);
+    }
+
+    /** Waits for the state read from the snapshot at start ({@link #loading}); throws when it could not be read. */
+    private void loaded() {
+        try {
+            loading.join();
+        } catch (CompletionException e) {
+            throw new IllegalStateException("queue group " + name + ": its snapshot could not be read", e.getCause());
+        }
+    }
+
+    /** Runs {@code action} now, or once the snapshot is read when it is being read, after those put off before. */
+    private void whenLoaded(Runnable action) {
+        synchronized (putOff) {
+            if (reading) {
+                putOff.add(action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    /** On the reader, the snapshot read (or not): the callbacks put off meanwhile, in order, until none are left. */
+    private void runPutOff() {
+        while (true) {
+            List<Runnable> due;
+            synchronized (putOff) {
+                if (putOff.isEmpty()) {
+                    reading = false;
+                    return;
+                }
+                due = new ArrayList<>(putOff);
+                putOff.clear();
+            }
+            for (Runnable action : due) {
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "queue group " + name + ": a leadership change", e);
+                }
+            }
+        }
     }
 
     /** Before a snapshot from the leader replaces the state: Ratis reloads only a paused state machine. */
@@ -101,17 +181,30 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public void reinitialize() throws IOException {
+        // what the start read (or failed to) is replaced by the leader's snapshot
+        loading.exceptionally(failed -> null).join();
+        loading = CompletableFuture.completedFuture(null);
         // the leader's snapshot replaced the log: everything comes from it; a snapshot of ours being written is older
         writing = null;
         getLifeCycle().transition(LifeCycle.State.STARTING);
-        load(storage.reload());
+        SingleFileSnapshotInfo snapshot = storage.reload();
+        if (snapshot != null) {
+            noted(snapshot);
+            read(snapshot);
+        }
         getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 
-    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
-        if (snapshot == null) {
-            return;
-        }
+    /** The snapshot the state is (or is being) read from: applied up to its index, the log cut there. */
+    private void noted(SingleFileSnapshotInfo snapshot) throws IOException {
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+        snapshotIndex = snapshot.getIndex();
+        snapshotBytes = java.nio.file.Files.size(snapshot.getFile().getPath());
+        bytesSince = 0;
+    }
+
+    /** Reads the state a snapshot holds: the epoch, the leader and the applier's. */
+    private void read(SingleFileSnapshotInfo snapshot) throws IOException {
         long start = System.nanoTime();
         SnapshotFiles.read(snapshot, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, in -> {
             epoch = in.readLong();
@@ -119,13 +212,8 @@ final class QueueGroupMachine extends BaseStateMachine {
             leader = node.isEmpty() ? null : known(node);
             applier.restore(name, in);
         });
-        TermIndex last = snapshot.getTermIndex();
-        setLastAppliedTermIndex(last);
-        snapshotIndex = last.getIndex();
-        snapshotBytes = java.nio.file.Files.size(snapshot.getFile().getPath());
-        bytesSince = 0;
         LOG.log(System.Logger.Level.INFO, "queue group {0} loaded from its snapshot at index {1,number,#} ({2,number,#}"
-            + " bytes) in {3,number,#} ms", name, last.getIndex(), snapshotBytes,
+            + " bytes) in {3,number,#} ms", name, snapshot.getIndex(), snapshotBytes,
             (System.nanoTime() - start) / 1_000_000);
         if (epoch >= 0) {
             applier.leader(name, leader, epoch, false);
@@ -147,6 +235,7 @@ final class QueueGroupMachine extends BaseStateMachine {
      */
     @Override
     public long takeSnapshot() {
+        loaded();
         if (writing != null) {
             if (!writing.isDone()) {
                 return -1;
@@ -204,6 +293,7 @@ final class QueueGroupMachine extends BaseStateMachine {
 
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
+        loaded();
         LogEntryProto entry = transaction.getLogEntry();
         ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
         long index = entry.getIndex();
@@ -258,11 +348,13 @@ final class QueueGroupMachine extends BaseStateMachine {
     public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
         LOG.log(System.Logger.Level.INFO, "queue group {0}: leader is now {1}{2}", name, newLeader,
             member.getPeerId().equals(newLeader) ? " (this node)" : "");
-        if (newLeader != null && newLeader.equals(member.getPeerId())) {
-            groups.announce(getGroupId());
-        } else {
-            applier.notLeader(name);
-        }
+        whenLoaded(() -> {
+            if (newLeader != null && newLeader.equals(member.getPeerId())) {
+                groups.announce(getGroupId());
+            } else {
+                applier.notLeader(name);
+            }
+        });
     }
 
     /**
@@ -273,12 +365,13 @@ final class QueueGroupMachine extends BaseStateMachine {
      */
     @Override
     public void notifyNotLeader(java.util.Collection<TransactionContext> pendingEntries) {
-        applier.notLeader(name);
+        whenLoaded(() -> applier.notLeader(name));
     }
 
-    /** Waits for a snapshot being written: the group is stopping. */
+    /** Waits for a snapshot being read or written: the group is stopping. */
     @Override
     public void close() {
+        loading.exceptionally(failed -> null).join();
         CompletableFuture<SingleFileSnapshotInfo> left = writing;
         if (left != null) {
             try {

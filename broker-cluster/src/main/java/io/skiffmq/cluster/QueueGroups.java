@@ -10,7 +10,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
@@ -56,6 +58,16 @@ final class QueueGroups {
             t.setDaemon(true);
             return t;
         });
+    /**
+     * Reads the groups' snapshots when the server starts, beside Ratis' reading of their logs: two at a time, so
+     * that a node of many groups does not build all its replicas at once.
+     */
+    private final ThreadPoolExecutor snapshotReaders = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "cluster-queue-group-load");
+            t.setDaemon(true);
+            return t;
+        });
     /** Each group's appends from this node, submitted to committed. */
     private final Map<RaftGroupId, CommitLatency> latencies = new ConcurrentHashMap<>();
     private volatile RaftServer server;
@@ -68,6 +80,7 @@ final class QueueGroups {
         this.appendTimeout = appendTimeout;
         this.timer = timer;
         this.running = new RunningTime(timer);
+        snapshotReaders.allowCoreThreadTimeOut(true);
     }
 
     void server(RaftServer raftServer) {
@@ -77,6 +90,7 @@ final class QueueGroups {
     /** After the server closed: its groups waited for their snapshots. */
     void close() {
         snapshotWriter.shutdown();
+        snapshotReaders.shutdown();
     }
 
     String self() {
@@ -85,7 +99,8 @@ final class QueueGroups {
 
     /** The state machine for a queue group of this server (the registry asks, at start and when one is added). */
     QueueGroupMachine machine(RaftGroupId id) {
-        QueueGroupMachine machine = new QueueGroupMachine(applier, this, snapshotWriter, snapshotBytes);
+        QueueGroupMachine machine = new QueueGroupMachine(applier, this, snapshotWriter, snapshotReaders,
+            snapshotBytes);
         machines.put(id, machine);
         return machine;
     }

@@ -13,7 +13,9 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -48,6 +50,8 @@ class QueueGroupsTest {
         final List<String> leaders = new CopyOnWriteArrayList<>();
         /** How many commands the last restore brought; -1 for none. */
         volatile int restored = -1;
+        /** When set, a restore waits for it to open. */
+        volatile CountDownLatch restoreGate;
 
         @Override
         public void apply(String group, long index, ByteBuffer command) {
@@ -81,6 +85,14 @@ class QueueGroupsTest {
 
         @Override
         public void restore(String group, DataInputStream in) throws IOException {
+            CountDownLatch gate = restoreGate;
+            if (gate != null) {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+            }
             List<String> read = new ArrayList<>();
             for (int n = in.readInt(); n > 0; n--) {
                 read.add(in.readUTF());
@@ -256,13 +268,28 @@ class QueueGroupsTest {
             assertThat(recordings[behind].restored).as("installed from the leader's snapshot").isPositive();
             assertThat(recordings[behind].leader).isEqualTo(names.get(leader));
 
-            // the third, restarted: its own snapshot and the log after it
+            // the third, restarted: its own snapshot, read while its node starts (which does not wait for it), and
+            // the log after it, applied once the snapshot is read
             int third = 3 - leader - behind;
             await().atMost(WAIT).until(() -> !files(cluster, third, groups[third], "sm").isEmpty());
             cluster.stop(third);
             recordings[third] = new Recording();
-            cluster.start(third, recordings[third]);
-            groups[third] = cluster.nodes[third].queueGroup(names);
+            CountDownLatch gate = new CountDownLatch(1);
+            recordings[third].restoreGate = gate;
+            CompletableFuture<ClusterNode> started = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return cluster.start(third, recordings[third]);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try {
+                started.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                groups[third] = cluster.nodes[third].queueGroup(names);
+                assertThat(recordings[third].commands).as("nothing applied before the snapshot is read").isEmpty();
+            } finally {
+                gate.countDown();
+            }
             await().atMost(WAIT).until(() -> recordings[third].commands.size() == count);
             assertThat(recordings[third].commands).isEqualTo(all);
             assertThat(recordings[third].restored).as("loaded from its own snapshot").isPositive();
