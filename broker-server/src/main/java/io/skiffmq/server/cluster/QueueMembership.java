@@ -139,13 +139,13 @@ public final class QueueMembership {
             changed.remove(node);
         }
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-        CompletableFuture<Boolean> ended = queues.whenMoved(id);
+        CompletableFuture<Boolean> ended = queues.queueMoves().whenMoved(id);
         // the preferred leader stays so while it is a member; else the first by name is
         return queues.definitions().askMove(key, id, io.skiffmq.cluster.QueueGroup.ordered(changed, members.get(0)))
             .thenCompose(index -> ended)
             .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
             .handle((done, failure) -> {
-                queues.forgetMove(id);
+                queues.queueMoves().forgetMove(id);
                 if (failure != null) {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
