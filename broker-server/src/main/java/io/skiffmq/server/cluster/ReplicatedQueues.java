@@ -737,15 +737,11 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         });
     }
 
-    /** A queue group as {@link QueueRebalance} sees it: its members, its leader (or null), its queues chosen. */
-    record LedGroup(List<String> members, String leader, int queues) {
-    }
-
     /**
      * The groups of the replicated queues {@code chosen} picks, this node's and those it reaches outside its groups,
      * each with its leader as known here and the number of those queues.
      */
-    List<LedGroup> ledGroups(java.util.function.Predicate<QueueCommands.Key> chosen) {
+    List<QueueRebalance.LedGroup> ledGroups(java.util.function.Predicate<QueueCommands.Key> chosen) {
         Map<List<String>, String> leaders = new java.util.HashMap<>();
         Map<List<String>, Integer> counts = new java.util.HashMap<>();
         groupOf.forEach((key, group) -> {
@@ -763,24 +759,9 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 }
             }
         });
-        List<LedGroup> out = new ArrayList<>();
-        counts.forEach((members, n) -> out.add(new LedGroup(members, leaders.get(members), n)));
+        List<QueueRebalance.LedGroup> out = new ArrayList<>();
+        counts.forEach((members, n) -> out.add(new QueueRebalance.LedGroup(members, leaders.get(members), n)));
         return out;
-    }
-
-    /** Hands the leadership of the group of {@code members} to {@code to}; blocks, for up to the append timeout. */
-    void transferLeader(List<String> members, String to) throws IOException {
-        node.transferQueueGroupLeader(members, to);
-    }
-
-    /** The cluster's node names. */
-    List<String> clusterNodes() {
-        return node.members().stream().map(NodeAddress::name).sorted().toList();
-    }
-
-    /** The cluster's running nodes (asks them: up to two seconds). */
-    List<String> runningNodes() {
-        return node.status().running();
     }
 
     /** The key of a replicated queue here, or null when it is not one. */
