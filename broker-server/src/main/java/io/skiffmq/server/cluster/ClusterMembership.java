@@ -43,12 +43,12 @@ public final class ClusterMembership implements AutoCloseable {
 
     /** rabbitmq-queues' {@code rebalance}. */
     public QueueRebalance queueRebalance() {
-        return new QueueRebalance(queues);
+        return new QueueRebalance(queues, node);
     }
 
     /** rabbitmq-queues' {@code add_member} and {@code delete_member}. */
     public QueueMembership queueMembership() {
-        return new QueueMembership(queues);
+        return new QueueMembership(queues, node);
     }
 
     /**

@@ -22,9 +22,11 @@ public final class QueueMembership {
     private static final System.Logger LOG = System.getLogger(QueueMembership.class.getName());
 
     private final ReplicatedQueues queues;
+    private final io.skiffmq.cluster.ClusterNode cluster;
 
-    QueueMembership(ReplicatedQueues queues) {
+    QueueMembership(ReplicatedQueues queues, io.skiffmq.cluster.ClusterNode cluster) {
         this.queues = queues;
+        this.cluster = cluster;
     }
 
     /**
@@ -120,7 +122,9 @@ public final class QueueMembership {
                 + " member: it is not replicated, and its members cannot change");
         }
         List<String> members = queues.members(vhost.name(), record);
-        if (add && (!queues.clusterNodes().contains(node) || !queues.runningNodes().contains(node))) {
+        // the running nodes are asked for: up to two seconds
+        if (add && (cluster.members().stream().noneMatch(member -> member.name().equals(node))
+                || !cluster.status().running().contains(node))) {
             throw new Refused("node_not_running");
         }
         if (members.contains(node) == add) {
@@ -139,13 +143,13 @@ public final class QueueMembership {
             changed.remove(node);
         }
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-        CompletableFuture<Boolean> ended = queues.whenMoved(id);
+        CompletableFuture<Boolean> ended = queues.queueMoves().whenMoved(id);
         // the preferred leader stays so while it is a member; else the first by name is
         return queues.definitions().askMove(key, id, io.skiffmq.cluster.QueueGroup.ordered(changed, members.get(0)))
             .thenCompose(index -> ended)
             .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
             .handle((done, failure) -> {
-                queues.forgetMove(id);
+                queues.queueMoves().forgetMove(id);
                 if (failure != null) {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;

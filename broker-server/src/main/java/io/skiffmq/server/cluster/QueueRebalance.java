@@ -1,5 +1,6 @@
 package io.skiffmq.server.cluster;
 
+import io.skiffmq.cluster.ClusterNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -30,10 +31,16 @@ public final class QueueRebalance {
         void to(List<String> members, String node) throws IOException;
     }
 
-    private final ReplicatedQueues queues;
+    /** A queue group as rebalance sees it: its members, its leader (or null), its queues chosen. */
+    record LedGroup(List<String> members, String leader, int queues) {
+    }
 
-    QueueRebalance(ReplicatedQueues queues) {
+    private final ReplicatedQueues queues;
+    private final ClusterNode cluster;
+
+    QueueRebalance(ReplicatedQueues queues, ClusterNode cluster) {
         this.queues = queues;
+        this.cluster = cluster;
     }
 
     /**
@@ -43,16 +50,16 @@ public final class QueueRebalance {
      */
     public Map<String, Integer> run(java.util.function.BiPredicate<String, String> chosen) {
         Predicate<QueueCommands.Key> picked = key -> chosen.test(key.vhost(), key.name());
-        return balance(queues.ledGroups(picked), queues.runningNodes(), queues::transferLeader);
+        // the running nodes asked for (up to two seconds); a leadership handed over blocks, up to the append timeout
+        return balance(queues.ledGroups(picked), cluster.status().running(), cluster::transferQueueGroupLeader);
     }
 
     /** The algorithm, on {@code led} as known now, the {@code running} nodes, moving leaders by {@code transfer}. */
-    static Map<String, Integer> balance(List<ReplicatedQueues.LedGroup> led, List<String> running,
-            Transfer transfer) {
-        List<ReplicatedQueues.LedGroup> groups = new ArrayList<>(led);
+    static Map<String, Integer> balance(List<LedGroup> led, List<String> running, Transfer transfer) {
+        List<LedGroup> groups = new ArrayList<>(led);
         Map<String, Integer> counts = new TreeMap<>();
         int total = 0;
-        for (ReplicatedQueues.LedGroup group : groups) {
+        for (LedGroup group : groups) {
             total += group.queues();
             if (group.leader() != null) {
                 counts.merge(group.leader(), group.queues(), Integer::sum);
@@ -60,7 +67,7 @@ public final class QueueRebalance {
         }
         int most = running.isEmpty() ? total : (total + running.size() - 1) / running.size();
         Set<List<String>> moved = new HashSet<>();
-        for (ReplicatedQueues.LedGroup group : new ArrayList<>(groups)) {
+        for (LedGroup group : new ArrayList<>(groups)) {
             String preferred = group.members().get(0);
             if (group.leader() != null && !group.leader().equals(preferred) && running.contains(preferred)) {
                 moved.add(group.members());
@@ -74,10 +81,10 @@ public final class QueueRebalance {
                 if (counts.get(node) <= most) {
                     continue;
                 }
-                ReplicatedQueues.LedGroup group = groups.stream()
+                LedGroup group = groups.stream()
                     .filter(g -> node.equals(g.leader()) && !moved.contains(g.members())
                         && !running.contains(g.members().get(0)))
-                    .min(Comparator.comparingInt(ReplicatedQueues.LedGroup::queues)).orElse(null);
+                    .min(Comparator.comparingInt(LedGroup::queues)).orElse(null);
                 if (group == null) {
                     continue;
                 }
@@ -102,8 +109,8 @@ public final class QueueRebalance {
     }
 
     /** Hands {@code group}'s leadership to {@code to}, and counts it there; a failed handover is logged and skipped. */
-    private static void move(List<ReplicatedQueues.LedGroup> groups, ReplicatedQueues.LedGroup group, String to,
-            Map<String, Integer> counts, Transfer transfer) {
+    private static void move(List<LedGroup> groups, LedGroup group, String to, Map<String, Integer> counts,
+            Transfer transfer) {
         String from = group.leader();
         try {
             transfer.to(group.members(), to);
@@ -116,6 +123,6 @@ public final class QueueRebalance {
             + " {3}", group.queues(), group.members(), from, to);
         counts.merge(from, -group.queues(), Integer::sum);
         counts.merge(to, group.queues(), Integer::sum);
-        groups.set(groups.indexOf(group), new ReplicatedQueues.LedGroup(group.members(), to, group.queues()));
+        groups.set(groups.indexOf(group), new LedGroup(group.members(), to, group.queues()));
     }
 }

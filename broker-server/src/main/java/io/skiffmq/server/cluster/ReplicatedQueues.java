@@ -28,8 +28,9 @@ import java.util.function.Function;
  * of the groups this node leads. Leaders and live queues change on one thread of its own ({@link #moves}), in the
  * order the groups' logs announce them, so that neither a group's apply thread nor the metadata log's waits on a
  * virtual host. A queue whose group this node is not a member of is reached at the leader the metadata log records
- * ({@link ReplicatedDefinitions#recordLeader}, appended by each new leader). Thread-safe: concurrent maps, volatile
- * fields.
+ * ({@link ReplicatedDefinitions#recordLeader}, appended by each new leader). A queue's move between groups changes
+ * here which group it uses; the steps its group's leader takes for it are {@link QueueMoves}'. Thread-safe:
+ * concurrent maps, volatile fields.
  */
 public final class ReplicatedQueues implements QueueGroupApplier {
     private static final System.Logger LOG = System.getLogger(ReplicatedQueues.class.getName());
@@ -72,9 +73,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     private volatile ClusterNode node;
     private volatile ReplicatedDefinitions definitions;
     private volatile Function<String, VirtualHost> vhosts = name -> null;
+    private final QueueMoves queueMoves = new QueueMoves(this);
 
     /** A queue group as this node knows it. */
-    private static final class Group {
+    static final class Group {
         final Map<QueueCommands.Key, QueueReplica> replicas = new ConcurrentHashMap<>();
         final Set<QueueCommands.Key> queues = ConcurrentHashMap.newKeySet();
         /** Declares waiting for a leader, abandoned moves' requests for the queue served again; guarded by itself. */
@@ -132,6 +134,19 @@ public final class ReplicatedQueues implements QueueGroupApplier {
     void node(ClusterNode clusterNode, ReplicatedDefinitions replicatedDefinitions) {
         this.definitions = replicatedDefinitions;
         this.node = clusterNode;
+    }
+
+    ClusterNode node() {
+        return node;
+    }
+
+    ReplicatedDefinitions definitions() {
+        return definitions;
+    }
+
+    /** The moves of the replicated queues between queue groups, as far as this node takes part. */
+    QueueMoves queueMoves() {
+        return queueMoves;
     }
 
     /** Where the live queues go: set once the broker's virtual hosts exist. */
@@ -238,7 +253,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         QueueCommands.Key key = key(vhost, record);
         holds.deleted(key);
         outside.remove(key);
-        movedIn.remove(key);
+        queueMoves.deleted(key);
         standInEpochs.remove(key);
         Group group = groupOf.remove(key);
         if (group != null) {
@@ -385,7 +400,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     private static final byte[] EMPTY = QueueCommands.batch(List.of());
 
-    /** Runs {@code retry} on this node's thread for moves after {@code millis} (a consumer waiting for a leader). */
+    /**
+     * Runs {@code retry} on this node's thread for moves after {@code millis} (a consumer waiting for a leader, a
+     * queue's move between groups going on).
+     */
     void later(Runnable retry, long millis) {
         try {
             moves.schedule(retry, millis, TimeUnit.MILLISECONDS);
@@ -566,7 +584,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         moves.execute(() -> settle(group));
     }
 
-    private void settle(Group group) {
+    /** On {@link #moves}. */
+    void settle(Group group) {
         settle(group, null, null);
     }
 
@@ -589,10 +608,10 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             ReplicatedDefinitions.Move move = leading ? definitions.pendingMove(key) : null;
             QueueReplica kept = leading ? group.replicas.get(key) : null;
             if (leading && vhost != null && move != null) {
-                carryOn(group, key, move, epoch, here, vhost);
+                queueMoves.carryOn(group, key, move, epoch, here == null ? null : () -> retire(key, here, vhost));
             } else if (leading && vhost != null && kept != null && kept.frozen() != 0) {
-                thaw(group, key, kept.frozen(), epoch);
-            } else if (leading && vhost != null && !adoptedAsEnded(key, kept)) {
+                queueMoves.thaw(group, key, kept.frozen(), epoch);
+            } else if (leading && vhost != null && !queueMoves.adoptedAsEnded(key, kept)) {
                 LOG.log(System.Logger.Level.ERROR, "quorum queue ''{0}'' in vhost ''{1}'': its replica here is not"
                     + " the one its move ended with: not served", key.name(), key.vhost());
             } else if (leading && vhost != null && (here == null || here.epoch != epoch)) {
@@ -629,106 +648,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
         waiting.forEach(Runnable::run);
     }
 
-    // ---- membership changes (docs/quorum-queues.md, "Changing members") ---------------------------------------
-
-    /** The queues this node is moving now (carrying on a move or thawing after one), touched on any thread. */
-    private final Set<QueueCommands.Key> moving = ConcurrentHashMap.newKeySet();
-    /** The move each queue moved in with, for its new group's leader to check its replica against. */
-    private final Map<QueueCommands.Key, Long> movedIn = new ConcurrentHashMap<>();
-    /** Those waiting here for a move's end ({@link #whenMoved}), by its id. */
-    private final Map<Long, CompletableFuture<Boolean>> moveWaiters = new ConcurrentHashMap<>();
-    /** How soon a leader tries a move's step again, which failed without a majority. */
-    private static final long MOVE_RETRY_MILLIS = 500;
-    /** The largest adoption entry: a queue's state is sent in parts of about this size. */
-    private static final int ADOPT_BYTES = 1 << 20;
-
-    /** A queue moved in: its replica is the one its move ended with (or it was never moved). */
-    private boolean adoptedAsEnded(QueueCommands.Key key, QueueReplica replica) {
-        Long move = movedIn.get(key);
-        return move == null || replica == null || replica.adopted() == move || replica.adopted() == 0;
-    }
-
-    /**
-     * On {@link #moves}, this node leading the queue's group: the move the metadata log has under way. Its live queue
-     * goes (consumers wait for the new leader's); the group freezes the queue, so that its replicas hold its final
-     * state; that state is sent to the new member set's group, which adopts it; then the metadata log ends the move,
-     * done (the record's members switch, the new group's leader serves it, this group drops it) or, when the new
-     * group did not commit it in time, abandoned (this group thaws it). A step that fails without a majority is
-     * tried again while this node leads; every step can be repeated.
-     */
-    private void carryOn(Group group, QueueCommands.Key key, ReplicatedDefinitions.Move move, long epoch, Live here,
-            VirtualHost vhost) {
-        if (!moving.add(key)) {
-            return;
-        }
-        if (here != null) {
-            retire(key, here, vhost);
-        }
-        group.handle.append(epoch, QueueCommands.batch(List.of(QueueCommands.freeze(key, move.id()))))
-            .whenComplete((frozen, failure) -> {
-                QueueReplica replica = group.replicas.get(key);
-                if (failure != null || replica == null || replica.frozen() != move.id()) {
-                    moved(group, key, true); // no longer leading, or no majority: whoever leads tries again
-                    return;
-                }
-                adopt(key, move, replica.held(), 0).whenComplete((adopted, notAdopted) -> {
-                    if (notAdopted != null) {
-                        LOG.log(System.Logger.Level.WARNING, "quorum queue ''{0}'' in vhost ''{1}'': its new members"
-                            + " {2} did not adopt it: the change is abandoned ({3})", key.name(), key.vhost(),
-                            move.members(), notAdopted.getMessage());
-                    }
-                    definitions.endMove(key, move.id(), notAdopted == null)
-                        .whenComplete((index, notEnded) -> moved(group, key, notEnded != null));
-                });
-            });
-    }
-
-    /**
-     * The queue's state from entry {@code from} on, sent to the group of the move's members in parts, one after the
-     * other (each made when the one before is committed); completes once all are.
-     */
-    private CompletableFuture<Void> adopt(QueueCommands.Key key, ReplicatedDefinitions.Move move,
-            HeldMessages entries, int from) {
-        int to = from;
-        long bytes = 0;
-        while (to < entries.size() && (to == from || bytes + entries.storedLength(to) < ADOPT_BYTES)) {
-            bytes += entries.storedLength(to) + 64;
-            to++;
-        }
-        int next = to;
-        byte[] part = QueueCommands.batch(List.of(QueueCommands.adopt(key, move.id(), entries, from, to)));
-        CompletableFuture<Void> sent = node.transfer(move.members(), part);
-        return next >= entries.size() ? sent : sent.thenCompose(done -> adopt(key, move, entries, next));
-    }
-
-    /**
-     * On {@link #moves}, this node leading the queue's group with the queue frozen and no move under way: the move
-     * was abandoned, or ended here before this node applied it. Once this node has every committed metadata change,
-     * the group thaws the queue if it is still this group's; its live queue is then built here as any other.
-     */
-    private void thaw(Group group, QueueCommands.Key key, long move, long epoch) {
-        if (!moving.add(key)) {
-            return;
-        }
-        definitions.caughtUp().whenComplete((caught, failure) -> moves.execute(() -> {
-            if (failure != null || definitions.pendingMove(key) != null || !group.queues.contains(key)) {
-                moved(group, key, failure != null);
-                return;
-            }
-            group.handle.append(epoch, QueueCommands.batch(List.of(QueueCommands.unfreeze(key, move))))
-                .whenComplete((thawed, notThawed) -> moved(group, key, notThawed != null));
-        }));
-    }
-
-    /** A step of a move is over: the group is settled again, at once or, after a failure, a little later. */
-    private void moved(Group group, QueueCommands.Key key, boolean failed) {
-        moving.remove(key);
-        if (failed) {
-            later(() -> settle(group), MOVE_RETRY_MILLIS);
-        } else {
-            moves.execute(() -> settle(group));
-        }
-    }
+    // ---- membership changes (docs/quorum-queues.md, "Changing members"); their steps are QueueMoves' ------------
 
     /** On the metadata log's applier thread: a move of the queue was asked for. */
     void moveAsked(QueueCommands.Key key) {
@@ -755,14 +675,8 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * new leader. Abandoned: its group's leader thaws it.
      */
     void moveEnded(QueueCommands.Key key, long id, boolean done) {
-        CompletableFuture<Boolean> waiter = moveWaiters.remove(id);
         Group thawing = done || node == null ? null : groupOf.get(key);
-        if (waiter != null && thawing != null) {
-            // answered once the queue is served again where it was: until then a client's command finds no queue
-            servedAgain(thawing, key).whenComplete((served, notYet) -> waiter.complete(false));
-        } else if (waiter != null) {
-            waiter.complete(done);
-        }
+        queueMoves.ended(key, id, done, thawing);
         if (node == null) {
             return;
         }
@@ -784,7 +698,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
             old = groupOf.remove(key);
             outside.remove(key);
             standInEpochs.remove(key);
-            movedIn.put(key, id);
+            queueMoves.movedIn(key, id);
             if (old != null) {
                 old.queues.remove(key);
             }
@@ -816,31 +730,18 @@ public final class ReplicatedQueues implements QueueGroupApplier {
      * the group's leader (by this node's live queue when it leads), or has left the group; fails after the append
      * timeout.
      */
-    private CompletableFuture<Void> servedAgain(Group group, QueueCommands.Key key) {
+    CompletableFuture<Void> servedAgain(Group group, QueueCommands.Key key) {
         return once(group.waiting, () -> {
             QueueReplica replica = group.replicas.get(key);
             return !group.queues.contains(key) || (replica == null || replica.frozen() == 0) && led(group, key);
         });
     }
 
-    /** Completes with whether the move {@code id} was done, once the metadata log ends it here. */
-    CompletableFuture<Boolean> whenMoved(long id) {
-        return moveWaiters.computeIfAbsent(id, i -> new CompletableFuture<>());
-    }
-
-    void forgetMove(long id) {
-        moveWaiters.remove(id);
-    }
-
-    /** A queue group as {@link QueueRebalance} sees it: its members, its leader (or null), its queues chosen. */
-    record LedGroup(List<String> members, String leader, int queues) {
-    }
-
     /**
      * The groups of the replicated queues {@code chosen} picks, this node's and those it reaches outside its groups,
      * each with its leader as known here and the number of those queues.
      */
-    List<LedGroup> ledGroups(java.util.function.Predicate<QueueCommands.Key> chosen) {
+    List<QueueRebalance.LedGroup> ledGroups(java.util.function.Predicate<QueueCommands.Key> chosen) {
         Map<List<String>, String> leaders = new java.util.HashMap<>();
         Map<List<String>, Integer> counts = new java.util.HashMap<>();
         groupOf.forEach((key, group) -> {
@@ -858,34 +759,15 @@ public final class ReplicatedQueues implements QueueGroupApplier {
                 }
             }
         });
-        List<LedGroup> out = new ArrayList<>();
-        counts.forEach((members, n) -> out.add(new LedGroup(members, leaders.get(members), n)));
+        List<QueueRebalance.LedGroup> out = new ArrayList<>();
+        counts.forEach((members, n) -> out.add(new QueueRebalance.LedGroup(members, leaders.get(members), n)));
         return out;
-    }
-
-    /** Hands the leadership of the group of {@code members} to {@code to}; blocks, for up to the append timeout. */
-    void transferLeader(List<String> members, String to) throws IOException {
-        node.transferQueueGroupLeader(members, to);
-    }
-
-    /** The cluster's node names. */
-    List<String> clusterNodes() {
-        return node.members().stream().map(NodeAddress::name).sorted().toList();
-    }
-
-    /** The cluster's running nodes (asks them: up to two seconds). */
-    List<String> runningNodes() {
-        return node.status().running();
     }
 
     /** The key of a replicated queue here, or null when it is not one. */
     QueueCommands.Key replicatedKey(String vhost, QueueHomed record) {
         QueueCommands.Key key = key(vhost, record);
         return groupOf.containsKey(key) || outside.containsKey(key) ? key : null;
-    }
-
-    ReplicatedDefinitions definitions() {
-        return definitions;
     }
 
     /** Builds the live queue here from its replica's {@code messages}. */

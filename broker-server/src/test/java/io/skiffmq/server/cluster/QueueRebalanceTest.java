@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 class QueueRebalanceTest {
     private static final List<String> NODES = List.of("a", "b", "c");
 
-    private static ReplicatedQueues.LedGroup group(String leader, int queues, String... members) {
-        return new ReplicatedQueues.LedGroup(List.of(members), leader, queues);
+    private static QueueRebalance.LedGroup group(String leader, int queues, String... members) {
+        return new QueueRebalance.LedGroup(List.of(members), leader, queues);
     }
 
     @Test
