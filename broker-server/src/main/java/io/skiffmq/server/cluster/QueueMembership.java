@@ -1,5 +1,6 @@
 package io.skiffmq.server.cluster;
 
+import io.skiffmq.cluster.ClusterNode;
 import io.skiffmq.core.VirtualHost;
 import io.skiffmq.core.definitions.DefinitionChange.QueueHomed;
 import io.skiffmq.core.queue.Queue;
@@ -22,9 +23,9 @@ public final class QueueMembership {
     private static final System.Logger LOG = System.getLogger(QueueMembership.class.getName());
 
     private final ReplicatedQueues queues;
-    private final io.skiffmq.cluster.ClusterNode cluster;
+    private final ClusterNode cluster;
 
-    QueueMembership(ReplicatedQueues queues, io.skiffmq.cluster.ClusterNode cluster) {
+    QueueMembership(ReplicatedQueues queues, ClusterNode cluster) {
         this.queues = queues;
         this.cluster = cluster;
     }
