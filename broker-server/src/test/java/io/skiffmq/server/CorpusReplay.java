@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -142,10 +143,13 @@ final class CorpusReplay {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000);
             for (Input input : inputs) {
                 inFlight.acquire();
-                Reader reader = new Reader(input, deadline, result -> {
-                    if (result == null) {
+                Reader reader = new Reader(input, deadline, (result, atDeadline) -> {
+                    if (atDeadline) {
+                        // a close the broker sent and waits to have answered (RabbitMQ's close_sent does) is what
+                        // the broker did, though the client's deadline ended the connection
                         deadlines.increment();
-                        counts.computeIfAbsent(DEADLINE, k -> new LongAdder()).increment();
+                        String sent = outcome.apply(result);
+                        counts.computeIfAbsent(isClose(sent) ? sent : DEADLINE, k -> new LongAdder()).increment();
                     } else if (result == NOT_CONNECTED) {
                         counts.computeIfAbsent(CONNECT_FAILED, k -> new LongAdder()).increment();
                     } else if (result == RESET) {
@@ -178,20 +182,25 @@ final class CorpusReplay {
         return new Result(sorted, inputs.size(), deadlines.sum(), Duration.ofNanos(System.nanoTime() - start));
     }
 
+    /** Whether an outcome names a close the broker sent: 1.0's and the stream protocol's close, or 0-9-1's. */
+    private static boolean isClose(String outcome) {
+        return outcome.startsWith("close ") || outcome.startsWith("connection.close ");
+    }
+
     /**
-     * One connection: writes the input once active, keeps what comes back, and reports once, on its close (the
-     * bytes) or at the deadline (null, and closes). Owned by the client's event loop.
+     * One connection: writes the input once active, keeps what comes back, and reports once, on its close or at the
+     * deadline (then closes), with what the broker sent. Owned by the client's event loop.
      */
     private static final class Reader extends ChannelInboundHandlerAdapter {
         private final Input input;
         private final Duration deadline;
-        private final java.util.function.Consumer<byte[]> report;
+        private final BiConsumer<byte[], Boolean> report;
         private final ByteArrayOutputStream received = new ByteArrayOutputStream();
         private boolean reported;
         private boolean timedOut;
         private boolean resetByUs;
 
-        Reader(Input input, Duration deadline, java.util.function.Consumer<byte[]> report) {
+        Reader(Input input, Duration deadline, BiConsumer<byte[], Boolean> report) {
             this.input = input;
             this.deadline = deadline;
             this.report = report;
@@ -246,13 +255,13 @@ final class CorpusReplay {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            done(timedOut ? null : resetByUs ? RESET : received.toByteArray());
+            done(resetByUs && !timedOut ? RESET : received.toByteArray());
         }
 
         void done(byte[] result) {
             if (!reported) {
                 reported = true;
-                report.accept(result);
+                report.accept(result, timedOut);
             }
         }
     }

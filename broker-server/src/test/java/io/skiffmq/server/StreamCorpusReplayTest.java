@@ -29,9 +29,9 @@ class StreamCorpusReplayTest {
         List<CorpusReplay.Input> inputs = CorpusReplay.variants(corpus, CorpusReplay.files(corpus),
             Map.of("stream", new byte[0]));
         // broken logins would use up 127.0.0.1's failed-login budget and the fresh client would be refused; the
-        // handshake timeout is the client's deadline less a margin, not half of it: the few inputs with a whole
-        // handshake and then a bad frame (closed with 0x0d) log in among 32 connections at once, and on a loaded
-        // machine their logins took more than 1 s, so they all met the handshake timeout and closed silently
+        // handshake timeout is the client's deadline less a margin, not half of it: the inputs with a whole
+        // handshake and then a bad frame (closed with 0x0d, the close's answer awaited past the client's deadline)
+        // log in among 32 connections at once, and on a loaded machine their logins took more than 1 s
         String[] settings = {"handshake-timeout=2000", "login-failure-burst=0"};
         try (ReplayWatch watch = new ReplayWatch();
                 RunningBroker broker = RunningBroker.start(settings);
