@@ -93,8 +93,10 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
 
     /** The queue groups this server hosts beside the metadata group; null when the node was started without them. */
     private final QueueGroups queueGroups;
-    /** The queue groups' timer: a new leader's entry, tried again until it is in. */
-    private final java.util.concurrent.ScheduledExecutorService queueTimer;
+    /** The node's timer: the appends' deadlines, and the queue groups' new leader entries, tried until they are in. */
+    private final java.util.concurrent.ScheduledExecutorService timer;
+    /** The appends' timeouts count only the time this process ran. */
+    private final RunningTime running;
     /** Elections held when a leader's node-to-node link closes, rather than after the election timeout. */
     private final EarlyElections earlyElections;
     private final EarlyElections earlyQueueElections;
@@ -104,21 +106,17 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         this.settings = settings;
         this.selfId = RaftPeerId.valueOf(settings.self().name());
         this.applier = applier;
-        if (queueApplier != null) {
-            // what the groups' Ratis threads ask of it while this node stops is dropped, not thrown back at them
-            var timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "cluster-queue-groups");
-                t.setDaemon(true);
-                return t;
-            }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
-            timer.setRemoveOnCancelPolicy(true); // an append's deadline is cancelled once it commits
-            this.queueTimer = timer;
-            this.queueGroups = new QueueGroups(queueApplier, selfId, settings.appendTimeout(), queueTimer,
-                settings.queueSnapshotBytes());
-        } else {
-            this.queueTimer = null;
-            this.queueGroups = null;
-        }
+        // what the groups' Ratis threads ask of it while this node stops is dropped, not thrown back at them
+        var scheduler = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "cluster-timer");
+            t.setDaemon(true);
+            return t;
+        }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+        scheduler.setRemoveOnCancelPolicy(true); // an append's deadline is cancelled once it commits
+        this.timer = scheduler;
+        this.running = new RunningTime(scheduler);
+        this.queueGroups = queueApplier == null ? null : new QueueGroups(queueApplier, selfId,
+            settings.appendTimeout(), timer, running, settings.queueSnapshotBytes());
         SecretTls tls = new SecretTls(settings.secret(), settings.self().name());
         this.nodeTls = tls.nodeTls();
         this.parameters = ServerProperties.tls(tls.grpcConfig());
@@ -288,7 +286,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
         RaftClient used = appender;
         long began = System.nanoTime();
-        return sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
+        CompletableFuture<Long> committed = sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("the metadata change was not committed",
@@ -296,8 +294,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 }
                 metadataLatency.add(System.nanoTime() - began);
                 return stateMachine.get().whenApplied(reply.getLogIndex());
-            })
-            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+            });
+        return running.within(committed, timeout)
             .exceptionallyCompose(e -> {
                 replace(used);
                 return CompletableFuture.failedFuture(noMajority(e, timeout));
@@ -307,7 +305,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     @Override
     public CompletableFuture<Long> caughtUp() {
         long timeout = settings.appendTimeout().toMillis();
-        return reader.async().sendReadOnlyUnordered(Message.EMPTY, selfId)
+        CompletableFuture<Long> read = reader.async().sendReadOnlyUnordered(Message.EMPTY, selfId)
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
                     throw new CompletionException(new NoMajorityException("no metadata leader confirmed the"
@@ -316,8 +314,8 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 // the state machine answered with its applied index, at least the leader's commit index
                 return stateMachine.get().whenApplied(reply.getMessage().getContent().asReadOnlyByteBuffer()
                     .getLong());
-            })
-            .orTimeout(timeout, TimeUnit.MILLISECONDS)
+            });
+        return running.within(read, timeout)
             .exceptionallyCompose(e -> CompletableFuture.failedFuture(noMajority(e, timeout)));
     }
 
@@ -676,9 +674,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
     public void close() throws IOException {
         background.shutdownNow();
         closeQuietly(reader);
-        if (queueTimer != null) {
-            queueTimer.shutdownNow();
-        }
+        timer.shutdownNow();
         try {
             client.get().close();
         } finally {

@@ -73,13 +73,13 @@ final class QueueGroups {
     private volatile RaftServer server;
 
     QueueGroups(QueueGroupApplier applier, RaftPeerId self, Duration appendTimeout, ScheduledExecutorService timer,
-            long snapshotBytes) {
+            RunningTime running, long snapshotBytes) {
         this.applier = applier;
         this.snapshotBytes = snapshotBytes;
         this.self = self;
         this.appendTimeout = appendTimeout;
         this.timer = timer;
-        this.running = new RunningTime(timer);
+        this.running = running;
         snapshotReaders.allowCoreThreadTimeOut(true);
     }
 

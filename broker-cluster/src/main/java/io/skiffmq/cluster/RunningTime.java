@@ -11,7 +11,9 @@ import java.util.concurrent.TimeoutException;
  * GC pause) counts as one tick, not as its length. A queue group's leader stopped past the append timeout would
  * otherwise time out every append it had in flight the moment it runs again, before Ratis tells it that another
  * node leads: its publishers' messages would be refused as unavailable (nacked) rather than held for the next
- * leader, which is what the appends of a deposed leader get ({@link NoMajorityException#deposed}).
+ * leader, which is what the appends of a deposed leader get ({@link NoMajorityException#deposed}). A metadata
+ * change (a declare, a bind) or a read barrier in flight on a stopped node would fail the same way, where Ratis'
+ * client sends it on to the next leader.
  *
  * <p>A tick on the timer every {@link #TICK_MILLIS} finds how long the process stood still. The time it stood still
  * ({@link #stood}) is written on the timer's one thread and read anywhere; the deadlines are checked on that thread.
