@@ -33,9 +33,10 @@ import org.apache.ratis.util.LifeCycle;
  *
  * <p>Snapshots (the epoch, the leader and the applier's state) are asked for by Ratis every {@link #ASKED_EVERY}
  * entries at least, and taken once the entries applied since the last one add up to {@code everyBytes}
- * ({@link ClusterSettings#queueSnapshotBytes}: about what a restarted member replays) and to half the last
+ * ({@link ClusterSettings#queueSnapshotBytes}: about what a restarted member replays) and to a quarter of the last
  * snapshot's size: a queue holding many messages is not written whole again for a few changes, so what snapshots
- * write stays within about twice what the log received. The state is taken on
+ * write stays within about four times what the log received, and a restart replays at most a quarter of what the
+ * snapshot holds (at half, a restart of 10M messages replayed 3.9M; docs/quorum-queues.md). The state is taken on
  * the apply thread ({@link QueueGroupApplier#snapshot}) and written on {@code writer} while applying goes on; the
  * log is cut at its index once it is on disk, the next time Ratis asks. Applying, taking and loading run on Ratis'
  * state machine updater thread of the group, which owns {@link #epoch} and the snapshot fields; {@link #leader} is
@@ -258,7 +259,7 @@ final class QueueGroupMachine extends BaseStateMachine {
             }
         }
         TermIndex last = getLastAppliedTermIndex();
-        if (last == null || last.getIndex() <= snapshotIndex || bytesSince < Math.max(everyBytes, snapshotBytes / 2)) {
+        if (last == null || last.getIndex() <= snapshotIndex || bytesSince < Math.max(everyBytes, snapshotBytes / 4)) {
             return -1;
         }
         long start = System.nanoTime();

@@ -70,7 +70,10 @@ final class QueueReplica {
         }
     }
 
-    private final ReplicaEntries messages = new ReplicaEntries();
+    /** The most messages a snapshot's count makes room for at once: a damaged count fails the read, not the heap. */
+    private static final int PRESIZED_AT_MOST = 1 << 23;
+
+    private final ReplicaEntries messages;
     private final ReplicaSlabs slabs = new ReplicaSlabs();
     /** The numbers taken from the nodes that forward publishes here, for a live queue to drop resends by. */
     private Enqueuers enqueuers = new Enqueuers();
@@ -85,9 +88,16 @@ final class QueueReplica {
     private boolean sealed;
 
     QueueReplica() {
+        this.messages = new ReplicaEntries();
+    }
+
+    /** A replica with room for {@code expected} messages, as many as a snapshot holds. */
+    private QueueReplica(int expected) {
+        this.messages = new ReplicaEntries(Math.min(expected, PRESIZED_AT_MOST));
     }
 
     QueueReplica(long frozen, long adopted, boolean sealed) {
+        this.messages = new ReplicaEntries();
         this.frozen = frozen;
         this.adopted = adopted;
         this.sealed = sealed;
@@ -255,7 +265,7 @@ final class QueueReplica {
 
     /** A replica of what a snapshot wrote: {@code count} messages in sequence order. */
     static QueueReplica read(DataInputStream in, int count) throws IOException {
-        QueueReplica replica = new QueueReplica();
+        QueueReplica replica = new QueueReplica(count);
         for (int i = 0; i < count; i++) {
             replica.read(in);
         }

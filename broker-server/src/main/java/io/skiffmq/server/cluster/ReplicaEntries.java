@@ -18,13 +18,23 @@ final class ReplicaEntries {
     private static final int SLACK = 1024;
     private static final long EMPTY = ReplicaSlabs.NONE;
 
-    private long[] sequences = new long[INITIAL];
-    private long[] locations = new long[INITIAL];
+    private long[] sequences;
+    private long[] locations;
     private QueueReplica.Counts[] counts;
     /** The first slot that may be full, and the one past the last used. */
     private int head;
     private int tail;
     private int size;
+
+    ReplicaEntries() {
+        this(INITIAL);
+    }
+
+    /** Room for {@code capacity} messages before the arrays grow (a snapshot says how many it holds). */
+    ReplicaEntries(int capacity) {
+        sequences = new long[Math.max(INITIAL, capacity)];
+        locations = new long[sequences.length];
+    }
 
     int size() {
         return size;
@@ -167,6 +177,14 @@ final class ReplicaEntries {
     /** Moves the full slots to the start of arrays of {@code capacity}. */
     private void compact(int capacity) {
         boolean grown = capacity != sequences.length;
+        if (grown && head == 0 && size == tail) { // nothing settled: copied whole, as the appends of a restart find it
+            sequences = Arrays.copyOf(sequences, capacity);
+            locations = Arrays.copyOf(locations, capacity);
+            if (counts != null) {
+                counts = Arrays.copyOf(counts, capacity);
+            }
+            return;
+        }
         long[] movedSequences = grown ? new long[capacity] : sequences;
         long[] movedLocations = grown ? new long[capacity] : locations;
         QueueReplica.Counts[] movedCounts = counts == null ? null : grown ? new QueueReplica.Counts[capacity] : counts;

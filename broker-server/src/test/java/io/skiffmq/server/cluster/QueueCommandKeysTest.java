@@ -34,6 +34,7 @@ class QueueCommandKeysTest {
 
         for (QueueCommands.Key other : new QueueCommands.Key[] {new QueueCommands.Key("/", "r", 1),
                 new QueueCommands.Key("v", "q", 1), new QueueCommands.Key("/", "q", 2),
+                new QueueCommands.Key("/", "q", 1 + (1L << 16)), // 18 bytes: one in the last long compared
                 new QueueCommands.Key("/", "qq", 1)}) {
             ByteBuffer in = afterKind(QueueCommands.settle(other, 7));
             assertThat(keys.read(in)).isEqualTo(other).isNotSameAs(read);

@@ -82,6 +82,33 @@ class ReplicaEntriesTest {
         }
     }
 
+    @Test
+    void appendsAloneGrowTheArraysWholeFromAnySize() {
+        for (int capacity : new int[] {0, 5, 1000}) {
+            ReplicaEntries entries = new ReplicaEntries(capacity);
+            TreeMap<Long, Entry> model = new TreeMap<>();
+            for (long sequence = 1; sequence <= 10_000; sequence++) {
+                Entry e = entry(sequence * 2, sequence, sequence % 100 == 0 ? 1 : 0);
+                entries.put(e.sequence(), e.location(), e.counts());
+                model.put(e.sequence(), e);
+                if (sequence % 2_000 == 0) { // one below the last, put in its place
+                    Entry below = entry(sequence * 2 - 1, -sequence, 3);
+                    entries.put(below.sequence(), below.location(), below.counts());
+                    model.put(below.sequence(), below);
+                }
+            }
+            assertSame(entries, model);
+            entries.remove(2);
+            model.remove(2L);
+            for (long sequence = 20_001; sequence <= 30_000; sequence++) {
+                Entry e = entry(sequence, sequence, 0);
+                entries.put(e.sequence(), e.location(), e.counts());
+                model.put(e.sequence(), e);
+            }
+            assertSame(entries, model);
+        }
+    }
+
     private static long pick(TreeMap<Long, Entry> model, Random random) {
         Long key = model.ceilingKey(model.firstKey() + random.nextInt((int) Math.min(Integer.MAX_VALUE,
             model.lastKey() - model.firstKey() + 1)));
