@@ -1,6 +1,6 @@
 package io.skiffmq.cluster;
 
-import java.io.DataInputStream;
+import java.io.DataInput;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -56,7 +56,7 @@ public interface QueueGroupApplier {
      * Replaces the group's state by what {@link Snapshot#write} wrote, on the apply thread: at start, or when the
      * leader sent its snapshot.
      */
-    void restore(String group, DataInputStream in) throws IOException;
+    void restore(String group, DataInput in) throws IOException;
 
     /** A group's state taken by {@link #snapshot}. */
     interface Snapshot {

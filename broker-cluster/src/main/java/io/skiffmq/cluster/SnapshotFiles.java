@@ -1,9 +1,7 @@
 package io.skiffmq.cluster;
 
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
-import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,7 +47,7 @@ final class SnapshotFiles {
 
     /** What reads a snapshot's file, after the magic and version. */
     interface Reader {
-        void read(DataInputStream in) throws IOException;
+        void read(SnapshotInput in) throws IOException;
     }
 
     private SnapshotFiles() {
@@ -99,9 +97,9 @@ final class SnapshotFiles {
         CRC32C crc = new CRC32C();
         MessageDigest md5 = MD5FileUtil.newMD5();
         try (InputStream raw = Files.newInputStream(path);
-                DataInputStream in = new DataInputStream(trailed
-                    ? new ReadBuffer(new CheckedInputStream(raw, crc), length - TRAILER_BYTES)
-                    : new ReadBuffer(new DigestInputStream(raw, md5), Long.MAX_VALUE))) {
+                SnapshotInput in = trailed
+                    ? new SnapshotInput(new CheckedInputStream(raw, crc), length - TRAILER_BYTES, BUFFER)
+                    : new SnapshotInput(new DigestInputStream(raw, md5), Long.MAX_VALUE, BUFFER)) {
             if (in.readInt() != magic || in.readInt() != version) {
                 throw new IOException("not a snapshot of this kind and version: " + path);
             }
@@ -170,84 +168,9 @@ final class SnapshotFiles {
     }
 
     /**
-     * A buffer under the {@link DataInputStream} a snapshot is read with. {@link java.io.BufferedInputStream}'s reads
-     * are synchronized, and {@code DataInputStream} reads an int a byte at a time: a lock per byte, millions of times
-     * for a large queue. It takes no more than {@code length} bytes from {@code in}: a file's trailer is not its
-     * reader's. Used by one thread.
+     * A buffer under the {@link DataOutputStream} a snapshot is written with: {@link java.io.BufferedOutputStream}'s
+     * writes are synchronized, a lock per field of millions.
      */
-    private static final class ReadBuffer extends FilterInputStream {
-        private final byte[] buffer = new byte[BUFFER];
-        private int position;
-        private int limit;
-        /** What may still be taken from {@code in}: the bytes before a file's trailer. */
-        private long unread;
-
-        ReadBuffer(InputStream in, long length) {
-            super(in);
-            this.unread = length;
-        }
-
-        @Override
-        public int read() throws IOException {
-            if (position == limit && !fill()) {
-                return -1;
-            }
-            return buffer[position++] & 0xFF;
-        }
-
-        @Override
-        public int read(byte[] into, int offset, int length) throws IOException {
-            if (length == 0) {
-                return 0;
-            }
-            if (position == limit) {
-                if (length >= BUFFER) { // a large read goes past the buffer
-                    int n = unread == 0 ? -1 : in.read(into, offset, (int) Math.min(length, unread));
-                    unread -= Math.max(n, 0);
-                    return n;
-                }
-                if (!fill()) {
-                    return -1;
-                }
-            }
-            int n = Math.min(length, limit - position);
-            System.arraycopy(buffer, position, into, offset, n);
-            position += n;
-            return n;
-        }
-
-        /** Skips by reading through the buffer: what is skipped is checked as what is read. */
-        @Override
-        public long skip(long n) throws IOException {
-            long skipped = 0;
-            while (skipped < n && (position < limit || fill())) {
-                int step = (int) Math.min(n - skipped, limit - position);
-                position += step;
-                skipped += step;
-            }
-            return skipped;
-        }
-
-        @Override
-        public int available() {
-            return limit - position;
-        }
-
-        @Override
-        public boolean markSupported() {
-            return false;
-        }
-
-        private boolean fill() throws IOException {
-            int n = unread == 0 ? -1 : in.read(buffer, 0, (int) Math.min(BUFFER, unread));
-            position = 0;
-            limit = Math.max(n, 0);
-            unread -= limit;
-            return n > 0;
-        }
-    }
-
-    /** A buffer under the {@link DataOutputStream} a snapshot is written with, unsynchronized as {@link ReadBuffer}. */
     private static final class WriteBuffer extends FilterOutputStream {
         private final byte[] buffer = new byte[BUFFER];
         private int position;

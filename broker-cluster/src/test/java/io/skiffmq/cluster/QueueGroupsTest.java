@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +83,7 @@ class QueueGroupsTest {
         }
 
         @Override
-        public void restore(String group, DataInputStream in) throws IOException {
+        public void restore(String group, java.io.DataInput in) throws IOException {
             CountDownLatch gate = restoreGate;
             if (gate != null) {
                 try {

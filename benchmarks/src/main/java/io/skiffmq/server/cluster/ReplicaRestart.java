@@ -12,7 +12,6 @@ import io.skiffmq.cluster.QueueGroupApplier;
 import io.skiffmq.codec.amqp091.BasicProperties;
 import io.skiffmq.core.message.Amqp091Message;
 import io.skiffmq.core.message.Message;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -393,7 +392,7 @@ public final class ReplicaRestart {
         }
 
         @Override
-        public void restore(String group, DataInputStream in) throws IOException {
+        public void restore(String group, java.io.DataInput in) throws IOException {
             queues.restore(group, in);
         }
     }

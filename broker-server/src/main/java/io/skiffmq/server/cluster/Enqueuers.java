@@ -1,6 +1,6 @@
 package io.skiffmq.server.cluster;
 
-import java.io.DataInputStream;
+import java.io.DataInput;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
@@ -161,7 +161,7 @@ final class Enqueuers {
         }
     }
 
-    static Enqueuers read(DataInputStream in) throws IOException {
+    static Enqueuers read(DataInput in) throws IOException {
         Enqueuers read = new Enqueuers();
         read.clock = in.readLong();
         int count = in.readInt();

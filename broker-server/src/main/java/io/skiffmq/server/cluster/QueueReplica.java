@@ -6,7 +6,6 @@ import io.skiffmq.core.queue.ClassicQueue;
 import io.skiffmq.core.queue.DeadLetters;
 import io.skiffmq.core.queue.StoredMessage;
 import java.io.DataInput;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -213,7 +212,7 @@ final class QueueReplica {
      * move this replica was made for: an adoption is in parts, each idempotent, so that a move carried on by another
      * leader of the group it leaves sends its parts again into the same replica.
      */
-    synchronized void adopt(long move, DataInputStream in) throws IOException {
+    synchronized void adopt(long move, DataInput in) throws IOException {
         if (adopted != move) {
             throw new IllegalStateException("an adoption of move " + move + " into a replica of move " + adopted);
         }
@@ -264,7 +263,7 @@ final class QueueReplica {
     }
 
     /** A replica of what a snapshot wrote: {@code count} messages in sequence order. */
-    static QueueReplica read(DataInputStream in, int count) throws IOException {
+    static QueueReplica read(DataInput in, int count) throws IOException {
         QueueReplica replica = new QueueReplica(count);
         for (int i = 0; i < count; i++) {
             replica.read(in);

@@ -1,7 +1,7 @@
 package io.skiffmq.server.cluster;
 
 import io.skiffmq.cluster.QueueGroupApplier.Snapshot;
-import java.io.DataInputStream;
+import java.io.DataInput;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -62,7 +62,7 @@ final class ReplicaSnapshot {
     }
 
     /** The replicas a snapshot holds. */
-    static Map<QueueCommands.Key, QueueReplica> read(DataInputStream in) throws IOException {
+    static Map<QueueCommands.Key, QueueReplica> read(DataInput in) throws IOException {
         Map<QueueCommands.Key, QueueReplica> read = new HashMap<>();
         int count = in.readInt();
         for (int i = 0; i < count; i++) {
@@ -93,7 +93,7 @@ final class ReplicaSnapshot {
     }
 
     /** The count a later section starts with; 0 at the end of a snapshot written before the section existed. */
-    private static int sectionCount(DataInputStream in) throws IOException {
+    private static int sectionCount(DataInput in) throws IOException {
         try {
             return in.readInt();
         } catch (EOFException e) {
@@ -107,7 +107,7 @@ final class ReplicaSnapshot {
         out.writeLong(key.incarnation());
     }
 
-    private static QueueCommands.Key key(DataInputStream in) throws IOException {
+    private static QueueCommands.Key key(DataInput in) throws IOException {
         return new QueueCommands.Key(in.readUTF(), in.readUTF(), in.readLong());
     }
 }

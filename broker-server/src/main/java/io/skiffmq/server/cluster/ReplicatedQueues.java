@@ -547,7 +547,7 @@ public final class ReplicatedQueues implements QueueGroupApplier {
 
     /** On the group's apply thread: the replicas as a snapshot has them, in place of those held. */
     @Override
-    public void restore(String groupName, java.io.DataInputStream in) throws IOException {
+    public void restore(String groupName, java.io.DataInput in) throws IOException {
         Map<QueueCommands.Key, QueueReplica> read = ReplicaSnapshot.read(in);
         Group group = group(groupName);
         group.replicas.clear();
