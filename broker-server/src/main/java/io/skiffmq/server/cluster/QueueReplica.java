@@ -87,7 +87,7 @@ final class QueueReplica {
     private boolean sealed;
 
     QueueReplica() {
-        this.messages = new ReplicaEntries();
+        this(0, 0, false);
     }
 
     /** A replica with room for {@code expected} messages, as many as a snapshot holds. */
