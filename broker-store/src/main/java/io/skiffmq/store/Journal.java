@@ -26,7 +26,8 @@ import net.openhft.chronicle.wire.DocumentContext;
  *
  * <p>The journal is a run of numbered segments ({@link JournalSegments}), each a Chronicle queue in its own directory
  * ({@code segment-000000001}, …). Writing moves to a new segment once the current one holds {@code segmentBytes},
- * and every start opens a fresh segment, so nothing is ever appended after a record a crash may have torn. A
+ * and every start opens a fresh segment, so nothing is ever appended after a record a crash may have torn. The next
+ * segment is made ready while the current one is written ({@link SpareSegment}), so a roll only swaps them. A
  * segment whose records are all dead is {@link #deleteSegment deleted} whole: that is how space comes back. To
  * know when that is, the journal counts per segment the messages written there ({@link #append} with
  * {@code holdsMessage}) and those still live (until {@link #release}).
@@ -49,7 +50,8 @@ import net.openhft.chronicle.wire.DocumentContext;
  * {@link JournalReader}.
  *
  * <p>Threads: {@link #append} from any thread; the Chronicle appender and the open segment belong to the writer
- * thread alone, as Chronicle requires; {@link #replay} runs before {@link #start}. The appending side is the
+ * thread alone, as Chronicle requires (the next segment is built on the {@link SpareSegment}'s thread and handed
+ * over whole); {@link #replay} runs before {@link #start}. The appending side is the
  * {@link AppendRing}'s, written by appenders with atomics (see there); the ring's records once published are the
  * writer's; their callbacks, the ring's consumed position and the sync counters are the sync thread's (with
  * {@link SyncPolicy#OS}, the writer's: there is no sync thread). Flushes are completed by whoever frees slots, and
@@ -59,6 +61,7 @@ public final class Journal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Journal.class.getName());
     /** Records per batch at most, so callbacks of early records are not held back by an endless stream. */
     public static final int MAX_BATCH = 4096;
+    /** 64 MiB; smaller segments sync faster, but not yet without a cost (docs/storage.md, "Segment size"). */
     public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
     /** The broker's default {@code max-message-size}, 16 MiB (RabbitMQ 4's). */
     public static final long DEFAULT_MAX_MESSAGE_BYTES = 16L << 20;
@@ -310,9 +313,14 @@ public final class Journal implements AutoCloseable {
         return writerSegment;
     }
 
-    /** The segments on disk, oldest first. */
+    /**
+     * The segments on disk, oldest first; once writing, up to the one being written (the next one, made ready
+     * ahead, holds nothing yet).
+     */
     public List<Long> segments() {
-        return files.list();
+        List<Long> all = files.list();
+        long writing = writerSegment;
+        return writing == 0 ? all : all.stream().filter(segment -> segment <= writing).toList();
     }
 
     /**
@@ -325,7 +333,7 @@ public final class Journal implements AutoCloseable {
         }
         occupancy.remove(segment);
         reader.close(segment);
-        files.delete(segment);
+        files.delete(segment, true);
     }
 
     private void writeLoop() {
@@ -339,11 +347,13 @@ public final class Journal implements AutoCloseable {
         int done = 0;
         JournalSync sync = new JournalSync(policy == SyncPolicy.SYNC, files.directory().getFileName().toString(),
             taken, this::confirm, files::dataFile, counters, beforeSync, ring::wakeWriter, ring::confirmsOn);
+        SpareSegment spare = new SpareSegment(files);
         try {
             queue = files.open(open);
             files.syncDirectory();
             appender = queue.createAppender();
             sync.segment(open);
+            spare.prepare(open + 1);
             while (true) {
                 done = 0;
                 sync.check();
@@ -352,7 +362,7 @@ public final class Journal implements AutoCloseable {
                     AppendRing.AppendSegment appending = ring.appendSegment();
                     if (appending.number > open && appending.base == taken) {
                         // a roll with no record behind it yet (rollIfDead): every older record is written
-                        queue = nextSegment(sync, appender, queue, appending.number);
+                        queue = nextSegment(sync, spare, appender, queue, appending.number);
                         appender = queue.createAppender();
                         open = appending.number;
                         continue;
@@ -371,7 +381,7 @@ public final class Journal implements AutoCloseable {
                             writtenThrough = last;
                         }
                         sync.written(taken + done);
-                        queue = nextSegment(sync, appender, queue, segmentOf(location));
+                        queue = nextSegment(sync, spare, appender, queue, segmentOf(location));
                         appender = queue.createAppender();
                         open = segmentOf(location);
                     }
@@ -402,6 +412,7 @@ public final class Journal implements AutoCloseable {
             if (queue != null) {
                 queue.close();
             }
+            spare.close();
             writerDone = true;
             completeFlushes();
             LOG.log(System.Logger.Level.INFO, "journal {0} closed: {1} records written in {2} syncs since the start",
@@ -442,14 +453,14 @@ public final class Journal implements AutoCloseable {
     }
 
     /** Leaves the open segment (durable first, as it is complete) for {@code segment}; returns the new queue. */
-    private SingleChronicleQueue nextSegment(JournalSync sync, ExcerptAppender appender, SingleChronicleQueue queue,
-            long segment) throws IOException {
+    private SingleChronicleQueue nextSegment(JournalSync sync, SpareSegment spare, ExcerptAppender appender,
+            SingleChronicleQueue queue, long segment) throws IOException {
         sync.awaitSynced();
         long start = System.nanoTime();
         appender.close();
         queue.close();
-        SingleChronicleQueue opened = files.open(segment);
-        files.syncDirectory(); // the new segment's directory entry survives a power cut too
+        SingleChronicleQueue opened = spare.take(segment);
+        spare.prepare(segment + 1);
         sync.segment(segment);
         writerSegment = segment;
         counters.rolled(System.nanoTime() - start);

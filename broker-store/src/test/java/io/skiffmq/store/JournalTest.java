@@ -140,6 +140,59 @@ class JournalTest {
     }
 
     @Test
+    void theNextSegmentIsReadyBeforeTheWriterGetsThereAndGoesAtClose() throws Exception {
+        JournalSegments files = new JournalSegments(dir, Journal.SyncPolicy.SYNC, JournalSegments.DEFAULT_BLOCK_SIZE);
+        List<Long> written = new ArrayList<>();
+        try (Journal journal = new Journal(dir, Journal.SyncPolicy.SYNC, 1024).start()) {
+            long first = journal.writerSegment();
+            await("the next segment made ready, its cycle file too").atMost(Duration.ofSeconds(10))
+                .until(() -> files.list().contains(first + 1) && hasDataFile(files, first + 1));
+            assertThat(journal.segments()).as("the one made ready holds nothing yet").containsExactly(first);
+            for (long s = 0; s < 100; s++) {
+                written.add(journal.append(publish(3, s), null));
+            }
+            journal.flush().get(10, TimeUnit.SECONDS);
+            long last = Journal.segmentOf(written.get(written.size() - 1));
+            assertThat(last).isGreaterThan(first + 2);
+            await("the one after the last made ready").atMost(Duration.ofSeconds(10))
+                .until(() -> files.list().contains(last + 1));
+            assertThat(journal.segments()).last().isEqualTo(last);
+        }
+        assertThat(files.list()).as("the spare, which holds nothing, is removed at close").doesNotContain(
+            Journal.segmentOf(written.get(written.size() - 1)) + 1);
+        List<Long> replayed = new ArrayList<>();
+        try (Journal reopened = new Journal(dir, Journal.SyncPolicy.SYNC, 1024)) {
+            reopened.replay((r, location) -> replayed.add(location));
+        }
+        assertThat(replayed).isEqualTo(written);
+    }
+
+    private static boolean hasDataFile(JournalSegments files, long segment) {
+        try {
+            return java.nio.file.Files.exists(files.dataFile(segment));
+        } catch (IllegalStateException | java.io.UncheckedIOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void aSegmentDeletedAStepAtATimeGoesWholeAndAnInterruptOnlyEndsThePacing() throws Exception {
+        JournalSegments files = new JournalSegments(dir, Journal.SyncPolicy.OS, JournalSegments.DEFAULT_BLOCK_SIZE);
+        files.prepare(1).close();
+        files.prepare(2).close();
+        files.delete(1, true);
+        assertThat(files.list()).containsExactly(2L);
+        CompletableFuture<Boolean> interruptKept = CompletableFuture.supplyAsync(() -> {
+            Thread.currentThread().interrupt();
+            files.delete(2, true);
+            return Thread.interrupted();
+        });
+        assertThat(interruptKept.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(files.list()).isEmpty();
+        assertThat(java.nio.file.Files.list(dir).toList()).isEmpty();
+    }
+
+    @Test
     void aWrittenRecordIsReadBackFromItsLocationInAnySegment() throws Exception {
         List<Long> locations = new ArrayList<>();
         try (Journal journal = new Journal(dir, Journal.SyncPolicy.OS, 1024).start()) {
