@@ -61,8 +61,8 @@ public final class Journal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Journal.class.getName());
     /** Records per batch at most, so callbacks of early records are not held back by an endless stream. */
     public static final int MAX_BATCH = 4096;
-    /** 64 MiB; smaller segments sync faster, and are not yet measured for all they change (docs/storage.md). */
-    public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
+    /** 16 MiB: a file written through its mapping syncs slower the more of it was written (docs/storage.md). */
+    public static final long DEFAULT_SEGMENT_BYTES = 16L << 20;
     /** The broker's default {@code max-message-size}, 16 MiB (RabbitMQ 4's). */
     public static final long DEFAULT_MAX_MESSAGE_BYTES = 16L << 20;
 

@@ -44,8 +44,11 @@ public final class MessageStore implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(MessageStore.class.getName());
     /** Compact a segment when fewer than this share of the messages written to it are live. */
     static final double COMPACT_BELOW = 0.25;
-    /** … and it is at least this many segments behind the one being written. */
-    static final int COMPACT_AFTER = 2;
+    /**
+     * … and it is at least this many segments behind the one being written: 128 MiB at the default size, as two of
+     * the 64 MiB segments of before, so a backlog drained in order is not copied forward any sooner.
+     */
+    static final int COMPACT_AFTER = 8;
     private static final long MAINTENANCE_MILLIS = 200;
     /** The segment being written is left for a new one once it holds this much, nothing live, and is idle. */
     static final long ROLL_DEAD_BYTES = 1 << 20;

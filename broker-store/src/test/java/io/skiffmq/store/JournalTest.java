@@ -7,7 +7,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.skiffmq.codec.testing.LeakDetection;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,6 +193,28 @@ class JournalTest {
         assertThat(interruptKept.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(files.list()).isEmpty();
         assertThat(java.nio.file.Files.list(dir).toList()).isEmpty();
+    }
+
+    @Test
+    void onlyTheWrittenPartOfASegmentsFileIsFreedAStepAtATime() throws Exception {
+        Path file = dir.resolve("segment.cq4");
+        long step = JournalSegments.SHRINK_STEP;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {7}), 85 * step - 1);
+            assertThat(JournalSegments.writtenEnd(channel)).as("a last byte").isEqualTo(85 * step);
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 0);
+            channel.write(ByteBuffer.wrap(new byte[] {4}), 2 * step + 5);
+            channel.write(ByteBuffer.wrap(new byte[] {0}), 85 * step - 1); // the sparse rest of the block
+            assertThat(JournalSegments.writtenEnd(channel)).as("to the step after the last written byte")
+                .isEqualTo(3 * step);
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap(new byte[] {0}), 10 * step + 17);
+            assertThat(JournalSegments.writtenEnd(channel)).as("nothing but zeros").isZero();
+            channel.truncate(0);
+            assertThat(JournalSegments.writtenEnd(channel)).as("empty").isZero();
+        }
     }
 
     @Test

@@ -22,7 +22,7 @@ public final class Settings {
         Setting.of("data-dir", "path", "data", "where durable state lives (locked: one broker per directory)"),
         Setting.of("sync-policy", "sync|os", "sync", "when a durable message is confirmed: `sync` once fsynced"
             + " (survives power loss), `os` once in the OS page cache (survives a broker crash only)"),
-        Setting.of("journal-segment-size", "bytes", "67108864",
+        Setting.of("journal-segment-size", "bytes", "16777216",
             "bytes of journal per segment; space comes back a segment at a time"),
         Setting.of("queue-memory-limit", "bytes", "16777216", "bytes of waiting messages a queue keeps in memory"
             + " (their bytes plus about 400 per message); beyond it, arrivals are paged to disk, transient ones too,"
