@@ -127,16 +127,27 @@ final class ChildCluster implements AutoCloseable {
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
         factory.setPort(nodes[i].port);
         ChildBroker node = nodes[i];
+        java.util.concurrent.atomic.AtomicReference<Exception> refused = new java.util.concurrent.atomic.AtomicReference<>();
         try {
             // a node that died will not come back by itself: say so, and why, rather than wait out the time
-            return org.awaitility.Awaitility.await().atMost(wait).ignoreExceptions()
+            return org.awaitility.Awaitility.await().atMost(wait)
                 .failFast("node " + i + " exited", () -> !node.alive())
-                .until(factory::newConnection, com.rabbitmq.client.Connection::isOpen);
+                .until(() -> {
+                    try {
+                        return factory.newConnection();
+                    } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+                        refused.set(e);
+                        return null;
+                    }
+                }, c -> c != null && c.isOpen());
         } catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
             if (!node.alive()) {
                 throw new AssertionError("node " + i + " " + node.exitReport(), e);
             }
-            throw e;
+            // alive but not taking connections: what it last answered, its last lines, and its threads in the output
+            node.printThreads();
+            throw new AssertionError("node " + i + " took no connection within " + wait + ", the last try: "
+                + refused.get() + "; " + node.logTail(8), e);
         }
     }
 
