@@ -287,6 +287,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
         RaftClient used = appender;
         long began = System.nanoTime();
+        long sentAt = running.ran();
         CompletableFuture<Long> committed = sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
@@ -300,7 +301,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             .exceptionallyCompose(e -> {
                 boolean closedUnderIt = client.get() != used && unwrap(e) instanceof AlreadyClosedException;
                 replace(used);
-                long left = timeout - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+                long left = timeout - TimeUnit.NANOSECONDS.toMillis(running.ran() - sentAt);
                 if (closedUnderIt && left > 0) {
                     // Another append through the same client timed out and closed it, ending this one's tries too:
                     // it still waits out its own time, as each change waits for a majority for the whole timeout.
@@ -443,8 +444,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 if (failure == null) {
                     return CompletableFuture.<Void>completedFuture(null);
                 }
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
+                Throwable cause = unwrap(failure);
                 long retryNanos = RETRY_SLEEP.toLong(TimeUnit.NANOSECONDS);
                 if (cause instanceof TimeoutException || System.nanoTime() + retryNanos >= deadline) {
                     return CompletableFuture.<Void>failedFuture(noMajority(cause, timeout));
