@@ -29,6 +29,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -286,6 +287,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
         RaftClient used = appender;
         long began = System.nanoTime();
+        long sentAt = running.ran();
         CompletableFuture<Long> committed = sent.whenComplete((reply, e) -> inFlight.decrementAndGet())
             .thenCompose(reply -> {
                 if (!reply.isSuccess()) {
@@ -297,7 +299,15 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
             });
         return running.within(committed, timeout)
             .exceptionallyCompose(e -> {
+                boolean closedUnderIt = client.get() != used && unwrap(e) instanceof AlreadyClosedException;
                 replace(used);
+                long left = timeout - TimeUnit.NANOSECONDS.toMillis(running.ran() - sentAt);
+                if (closedUnderIt && left > 0) {
+                    // Another append through the same client timed out and closed it, ending this one's tries too:
+                    // it still waits out its own time, as each change waits for a majority for the whole timeout.
+                    return running.within(new CompletableFuture<Long>(), left)
+                        .exceptionallyCompose(late -> CompletableFuture.failedFuture(noMajority(late, timeout)));
+                }
                 return CompletableFuture.failedFuture(noMajority(e, timeout));
             });
     }
@@ -350,9 +360,12 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
         }
     }
 
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
     private static Throwable noMajority(Throwable failure, long timeout) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause() : failure;
+        Throwable cause = unwrap(failure);
         if (cause instanceof NoMajorityException) {
             return cause;
         }
@@ -431,8 +444,7 @@ public final class ClusterNode implements MetadataLog, AutoCloseable {
                 if (failure == null) {
                     return CompletableFuture.<Void>completedFuture(null);
                 }
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
+                Throwable cause = unwrap(failure);
                 long retryNanos = RETRY_SLEEP.toLong(TimeUnit.NANOSECONDS);
                 if (cause instanceof TimeoutException || System.nanoTime() + retryNanos >= deadline) {
                     return CompletableFuture.<Void>failedFuture(noMajority(cause, timeout));

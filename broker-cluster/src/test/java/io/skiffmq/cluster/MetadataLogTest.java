@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -101,10 +102,21 @@ class MetadataLogTest {
             cluster.stop(2);
             long start = System.nanoTime();
             CompletableFuture<Long> lonely = cluster.nodes[0].append(bytes("alone"));
+            // a second append a second later, through the same client: the first one's timeout closes that client,
+            // which must not cut the second one's own time short
+            AtomicLong laterSent = new AtomicLong();
+            CompletableFuture<Long> later = CompletableFuture.runAsync(() -> laterSent.set(System.nanoTime()),
+                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS))
+                .thenCompose(sent -> cluster.nodes[0].append(bytes("alone too")));
             assertThatThrownBy(() -> lonely.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(NoMajorityException.class);
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(tookMillis).as("failed within the timeout, not long after it").isBetween(2_900L, 4_500L);
+            assertThatThrownBy(() -> later.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(NoMajorityException.class);
+            long laterTookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - laterSent.get());
+            assertThat(laterTookMillis).as("the later one failed after its own timeout too")
+                .isBetween(2_900L, 4_500L);
 
             cluster.start(1);
             // the majority is back: appends work again, and both running nodes agree

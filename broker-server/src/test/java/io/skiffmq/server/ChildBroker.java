@@ -169,15 +169,34 @@ final class ChildBroker implements AutoCloseable {
      * go on says why in one {@code skiffmq:} line before it exits).
      */
     String exitReport() {
+        return "exited" + (process.isAlive() ? " (not yet)" : " with " + process.exitValue()) + ", " + logTail(3);
+    }
+
+    /** Its log's path and last {@code count} lines, for a failure's message. */
+    String logTail(int count) {
         List<String> lines;
         try {
             lines = Files.readAllLines(log);
         } catch (IOException e) {
             lines = List.of("(its log unreadable: " + e + ")");
         }
-        String last = String.join("\n  ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
-        return "exited" + (process.isAlive() ? " (not yet)" : " with " + process.exitValue()) + ", its log "
-            + log.toAbsolutePath() + " ending\n  " + last;
+        return "its log " + log.toAbsolutePath() + " ending\n  "
+            + String.join("\n  ", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+    }
+
+    /** Prints the child's threads to this JVM's output (jcmd), for a failure that left it alive but not answering. */
+    void printThreads() {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid()), "Thread.print").inheritIO().start();
+            if (!jcmd.waitFor(30, TimeUnit.SECONDS)) {
+                jcmd.destroyForcibly();
+            }
+        } catch (IOException e) {
+            System.out.println("no thread dump of " + process.pid() + ": " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** SIGKILL: no shutdown hook runs. */

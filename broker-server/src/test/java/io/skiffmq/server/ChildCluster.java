@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -126,17 +127,32 @@ final class ChildCluster implements AutoCloseable {
     com.rabbitmq.client.Connection connect(int i, java.time.Duration wait) {
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
         factory.setPort(nodes[i].port);
+        // one try never takes the whole wait (a TCP connect waits 60 s by default)
+        factory.setConnectionTimeout(10_000);
         ChildBroker node = nodes[i];
+        AtomicReference<Exception> refused = new AtomicReference<>();
+        AtomicInteger tries = new AtomicInteger();
         try {
             // a node that died will not come back by itself: say so, and why, rather than wait out the time
-            return org.awaitility.Awaitility.await().atMost(wait).ignoreExceptions()
+            return org.awaitility.Awaitility.await().atMost(wait)
                 .failFast("node " + i + " exited", () -> !node.alive())
-                .until(factory::newConnection, com.rabbitmq.client.Connection::isOpen);
+                .until(() -> {
+                    tries.incrementAndGet();
+                    try {
+                        return factory.newConnection();
+                    } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+                        refused.set(e);
+                        return null;
+                    }
+                }, c -> c != null && c.isOpen());
         } catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
             if (!node.alive()) {
                 throw new AssertionError("node " + i + " " + node.exitReport(), e);
             }
-            throw e;
+            // alive but not taking connections: what it last answered, its last lines, and its threads in the output
+            node.printThreads();
+            throw new AssertionError("node " + i + " took no connection within " + wait + " in " + tries
+                + " tries, the last refused with " + refused.get() + "; " + node.logTail(8), e);
         }
     }
 
