@@ -5,7 +5,10 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Issue 30's "many queues" scenario, as a new user would try it: N durable (or, with {@code --durable=false},
@@ -15,12 +18,14 @@ import java.util.Map;
  * the whole run, and the broker's RSS (from {@code /proc/PID/status}) per queue over the RSS before the first one.
  * Stops at {@code --seconds} even if not done (an O(n²) broker would take hours). With {@code --delete=true} it then
  * deletes them all, in the order declared, reporting the rate the same way. {@code --type=quorum} declares quorum
- * queues ({@code x-queue-type}; durable whatever {@code --durable} says). A benchmark, not a test.
+ * queues ({@code x-queue-type}; durable whatever {@code --durable} says). With {@code --consumers=N} the first N
+ * queues then get a consumer each, and with {@code --publish-seconds=S} the first queue is published to for S
+ * seconds (its consumer's received rate beside the rate sent). A benchmark, not a test.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.skiffmq.benchmarks.DeclareMany --port=P --pid=BROKER_PID
  *     [--host=localhost] [--count=20000] [--every=1000] [--seconds=600] [--prefix=many-] [--durable=true]
- *     [--delete=false] [--type=classic]
+ *     [--delete=false] [--type=classic] [--consumers=0] [--publish-seconds=0]
  * </pre>
  */
 public final class DeclareMany {
@@ -28,9 +33,11 @@ public final class DeclareMany {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.of("host", "localhost",
-            "port", "5672", "pid", "-1", "count", "20000", "every", "1000", "seconds", "600", "prefix", "many-",
-            "durable", "true", "delete", "false", "type", "classic"), args);
+        Map<String, String> options = CommandLine.parseOrExit("DeclareMany", Map.ofEntries(Map.entry("host",
+            "localhost"), Map.entry("port", "5672"), Map.entry("pid", "-1"), Map.entry("count", "20000"),
+            Map.entry("every", "1000"), Map.entry("seconds", "600"), Map.entry("prefix", "many-"),
+            Map.entry("durable", "true"), Map.entry("delete", "false"), Map.entry("type", "classic"),
+            Map.entry("consumers", "0"), Map.entry("publish-seconds", "0")), args);
         int port = Integer.parseInt(options.get("port"));
         long pid = Long.parseLong(options.get("pid"));
         int count = Integer.parseInt(options.get("count"));
@@ -67,6 +74,19 @@ public final class DeclareMany {
                 report(declared, start, intervalStart, now, declared % every, pid, rssBefore);
                 System.out.printf("stopped after %d s with %d of %d queues declared%n", seconds, declared, count);
             }
+            List<Connection> consuming = new ArrayList<>();
+            try {
+                LongAdder received = consume(factory, prefix, Math.min(declared,
+                    Integer.parseInt(options.get("consumers"))), consuming, pid, rssBefore);
+                long publishSeconds = Long.parseLong(options.get("publish-seconds"));
+                if (publishSeconds > 0 && declared > 0) {
+                    publish(connection, prefix + 0, publishSeconds, received);
+                }
+            } finally {
+                for (Connection c : consuming) {
+                    c.abort();
+                }
+            }
             if (Boolean.parseBoolean(options.get("delete"))) {
                 System.out.printf("deleting%n");
                 start = System.nanoTime();
@@ -81,6 +101,55 @@ public final class DeclareMany {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * One consumer (auto-ack) on each of the first {@code count} queues: 100 per channel, 1,000 per connection.
+     * Returns what they receive, counted.
+     */
+    private static LongAdder consume(ConnectionFactory factory, String prefix, int count, List<Connection> connections,
+            long pid, long rssBefore) throws Exception {
+        LongAdder received = new LongAdder();
+        if (count == 0) {
+            return received;
+        }
+        long start = System.nanoTime();
+        Channel channel = null;
+        for (int i = 0; i < count; i++) {
+            if (i % 1000 == 0) {
+                connections.add(factory.newConnection());
+            }
+            if (i % 100 == 0) {
+                channel = connections.get(connections.size() - 1).createChannel();
+            }
+            channel.basicConsume(prefix + i, true, (tag, delivery) -> received.increment(), tag -> { });
+        }
+        System.out.printf("%d consumers started in %.1f s on %d connections, rss %d MiB%n", count,
+            (System.nanoTime() - start) / 1e9, connections.size(), rss(pid) >> 20);
+        return received;
+    }
+
+    /**
+     * Publishes 12-byte transient messages to {@code queue} through {@code amq.direct} (routed among all the
+     * bindings) for {@code seconds}, on a channel of its own, without confirms: the rate published, and the rate its
+     * consumer (if it has one) received meanwhile.
+     */
+    private static void publish(Connection connection, String queue, long seconds, LongAdder received)
+            throws Exception {
+        byte[] body = new byte[12];
+        try (Channel publisher = connection.createChannel()) {
+            long receivedBefore = received.sum();
+            long start = System.nanoTime();
+            long end = start + seconds * 1_000_000_000L;
+            long sent = 0;
+            while (System.nanoTime() < end) {
+                publisher.basicPublish("amq.direct", queue, null, body);
+                sent++;
+            }
+            double took = (System.nanoTime() - start) / 1e9;
+            System.out.printf("published to %s for %.1f s: %.0f msg/s sent, %.0f msg/s received by its consumer%n",
+                queue, took, sent / took, (received.sum() - receivedBefore) / took);
         }
     }
 
