@@ -583,10 +583,13 @@ public final class ClassicQueue implements Queue {
     /** A consumer waiting for a channel-wide prefetch slot may go on: dispatch on the queue's thread. */
     void resume(QueueConsumer consumer) {
         executor.execute(() -> {
+            long asked = consumer.slotAsks;
             if (!consumer.removed && !status.gone()) {
                 dispatch();
             }
-            consumer.channelLimit.resumed(consumer);
+            if (consumer.slotAsks == asked) {
+                consumer.channelLimit.resumed(consumer); // asked for nothing: it leaves the line
+            }
         });
     }
 

@@ -61,6 +61,7 @@ public final class PrefetchLimit {
      * limit). When there is none, or others wait for one before it, it waits in line to be resumed.
      */
     boolean tryAcquire(QueueConsumer consumer) {
+        consumer.slotAsks++;
         if (waitingCount == 0 && take(consumer)) {
             return true;
         }
@@ -115,8 +116,11 @@ public final class PrefetchLimit {
     }
 
     /**
-     * The consumer's queue dispatched after it was woken: if it is still first in line, it took nothing and wants
-     * nothing now (no message, no credit, gone), so it leaves the line and the next one is woken.
+     * The consumer's queue dispatched after it was woken and asked for no slot: it wants nothing now (no message, no
+     * credit, gone), so if it is still first in line it leaves, and the next one is woken. A consumer refused a slot
+     * in that dispatch must not leave, even when there is room by now: that room comes from a release whose wake
+     * may not have looked at the line yet, and finding it empty it would wake nobody (the consumer stalled, with
+     * messages ready, in PrefetchLimitTest on CI).
      */
     void resumed(QueueConsumer consumer) {
         QueueConsumer next;

@@ -24,6 +24,8 @@ public final class QueueConsumer {
     PrefetchLimit channelLimit;
     /** Queued in its {@link #channelLimit}'s waiting consumers; guarded by that limit's lock, not the queue's thread. */
     boolean waitingForSlot;
+    /** Times its queue asked {@link #channelLimit} for a slot for it; the queue's thread's. */
+    long slotAsks;
     /** [2.6.7] the sender's delivery-count, a 32-bit serial number. Starts at 0 (our initial-delivery-count). */
     long deliveryCount;
     long credit;
