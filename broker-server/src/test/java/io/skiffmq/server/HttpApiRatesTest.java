@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code message_stats} of the overview, a virtual host, a queue and a connection, and a connection's and a virtual
  * host's byte counts, from the metrics counters:
  * counts move as an AMQP 0-9-1 client publishes and consumes, and rates appear once the sampler (every 100 ms
- * here, {@code collect-statistics-interval}) has seen two readings apart.
+ * here, {@code collect-statistics-interval}) has seen two readings apart, and fall to 0 once nothing moves.
  */
 @ExtendWith(LeakDetection.class)
 class HttpApiRatesTest {
@@ -97,6 +97,14 @@ class HttpApiRatesTest {
                     && rate(stats(c), "publish") > 0 && rate(stats(api.get("/api/vhosts/%2F").map()), "publish") > 0
                     && rate(c, "recv_oct") > 0 && rate(c, "send_oct") > 0;
             });
+
+            // once nothing moves, the rates are 0 again (the sampler keeps no rate for an idle object)
+            await().atMost(TIMEOUT).untilAsserted(() -> {
+                assertThat(rate(stats(api.get("/api/queues/%2F/rated").map()), "publish")).isZero();
+                assertThat(rate(stats(api.get("/api/overview").map()), "publish")).isZero();
+            });
+            assertThat(stats(api.get("/api/queues/%2F/rated").map())).as("counts stay")
+                .containsEntry("get_empty", 1).containsEntry("ack", 1);
         }
     }
 

@@ -9,12 +9,11 @@ import io.skiffmq.server.Broker;
 import io.skiffmq.server.authz.Access;
 import io.skiffmq.server.connection.ClientConnection;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,9 +26,15 @@ import java.util.concurrent.TimeUnit;
  * divided by the seconds between them. Objects no longer there are forgotten at the next sample. Counts in an
  * answer are read when the answer is made; rates are those of the last two samples (0.0 until there are two).
  *
- * <p>Threads: {@link #sample} runs on the sampler's own scheduled thread, which alone owns {@code previous};
- * it publishes each object's rates as a fresh array in the concurrent map {@code rates}, which management threads
- * read ({@link #stats}). The counters are read opaquely, as {@code OwnedCounters} allows any thread to.
+ * <p>At 100,000 queues a sample must stay cheap, so an object's reading is updated in place, and an object whose
+ * counts did not move (most queues, most of the time) costs one lookup and a comparison: no allocation, and no write
+ * to {@code rates}, which holds only objects with a rate above zero (an absent one reads 0.0). Objects gone are
+ * found by the round they were last read in, without a set of those seen.
+ *
+ * <p>Threads: {@link #sample} runs on the sampler's own scheduled thread, which alone owns {@code previous} and the
+ * readings in it; it publishes each object's rates as a fresh array in the concurrent map {@code rates}, which
+ * management threads read ({@link #stats}). The counters are read opaquely, as {@code OwnedCounters} allows any
+ * thread to.
  */
 final class RateSampler implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RateSampler.class.getName());
@@ -61,10 +66,29 @@ final class RateSampler implements AutoCloseable {
     private final ScheduledExecutorService timer;
     /** The sampler thread's: each object's last reading. */
     private final Map<Object, Reading> previous = new HashMap<>();
-    /** Written by the sampler thread, read by management threads: each object's rates per second. */
+    /** The sampler thread's: the number of the sample being taken. */
+    private long round;
+    /** The sampler thread's: how many objects this sample read. */
+    private int read;
+    /** The sampler thread's: one queue's counts, read into this before they are compared. */
+    private final long[] queueCounts = new long[QUEUE_FIELDS.size()];
+    /** Written by the sampler thread, read by management threads: the rates per second of objects whose counts moved. */
     private final Map<Object, double[]> rates = new ConcurrentHashMap<>();
 
-    private record Reading(long[] values, long nanos) {
+    /** An object's counts at its last sample; the sampler thread's. */
+    private static final class Reading {
+        final long[] values;
+        long nanos;
+        /** The sample it was last read in. */
+        long round;
+        /** It has an entry in {@code rates}. */
+        boolean rated;
+
+        Reading(long[] values, long nanos, long round) {
+            this.values = values;
+            this.nanos = nanos;
+            this.round = round;
+        }
     }
 
     RateSampler(Broker broker, long intervalMillis) {
@@ -93,42 +117,66 @@ final class RateSampler implements AutoCloseable {
     private void sample() {
         try {
             long now = System.nanoTime();
-            Set<Object> seen = new HashSet<>();
-            record(OVERVIEW, overviewValues(broker.counters()), now, seen);
+            round++;
+            read = 0;
+            record(OVERVIEW, overviewValues(broker.counters()), now);
             for (String name : broker.admin().vhosts()) {
-                record(new VhostKey(name), vhostValues(name), now, seen);
+                record(new VhostKey(name), vhostValues(name), now);
                 VirtualHost vhost = broker.vhost(name);
                 if (vhost != null) {
                     for (Queue queue : vhost.queues()) {
-                        record(queue, queueValues(queue.counters()), now, seen);
+                        record(queue, queueValues(queue.counters(), queueCounts), now);
                     }
                 }
             }
             for (ClientConnection connection : broker.connections()) {
-                record(connection.counters(), connectionValues(connection.counters()), now, seen);
+                record(connection.counters(), connectionValues(connection.counters()), now);
                 record(new ConnectionMessages(connection.counters()),
-                    messageValues(BrokerCounters.of(connection.counters())), now, seen);
+                    messageValues(BrokerCounters.of(connection.counters())), now);
             }
-            previous.keySet().retainAll(seen);
-            rates.keySet().retainAll(seen);
+            if (previous.size() > read) {
+                previous.entrySet().removeIf(e -> {
+                    if (e.getValue().round == round) {
+                        return false;
+                    }
+                    rates.remove(e.getKey()); // gone since the last sample
+                    return true;
+                });
+            }
         } catch (RuntimeException e) {
             // a failed sample must not end the schedule
             LOG.log(System.Logger.Level.WARNING, "sampling message rates failed", e);
         }
     }
 
-    private void record(Object key, long[] values, long now, Set<Object> seen) {
-        seen.add(key);
-        Reading before = previous.put(key, new Reading(values, now));
-        if (before == null || now <= before.nanos()) {
+    /** Compares {@code values} (not kept: it may be reused) with the object's last reading, and keeps them. */
+    private void record(Object key, long[] values, long now) {
+        read++;
+        Reading before = previous.get(key);
+        if (before == null) {
+            previous.put(key, new Reading(values.clone(), now, round));
             return;
         }
-        double seconds = (now - before.nanos()) / 1e9;
-        double[] perSecond = new double[values.length];
-        for (int i = 0; i < values.length; i++) {
-            perSecond[i] = Math.max(0, values[i] - before.values()[i]) / seconds;
+        before.round = round;
+        if (now <= before.nanos) {
+            return;
         }
-        rates.put(key, perSecond);
+        if (Arrays.equals(values, before.values)) {
+            if (before.rated) {
+                before.rated = false;
+                rates.remove(key); // nothing moved since the last sample: every rate is 0
+            }
+        } else {
+            double seconds = (now - before.nanos) / 1e9;
+            double[] perSecond = new double[values.length];
+            for (int i = 0; i < values.length; i++) {
+                perSecond[i] = Math.max(0, values[i] - before.values[i]) / seconds;
+            }
+            rates.put(key, perSecond);
+            before.rated = true;
+            System.arraycopy(values, 0, before.values, 0, values.length);
+        }
+        before.nanos = now;
     }
 
     /** The overview's {@code message_stats}: counts read now, rates of the last samples. */
@@ -181,7 +229,7 @@ final class RateSampler implements AutoCloseable {
         }
         BrokerCounters.Totals t = broker.counters().vhostTotals(name, open);
         long[] messages = messageValues(t);
-        long[] values = java.util.Arrays.copyOf(messages, messages.length + 2);
+        long[] values = Arrays.copyOf(messages, messages.length + 2);
         values[messages.length] = t.bytesIn();
         values[messages.length + 1] = t.bytesOut();
         return values;
@@ -235,13 +283,26 @@ final class RateSampler implements AutoCloseable {
     }
 
     static long[] queueValues(QueueCounters c) {
+        return queueValues(c, new long[QUEUE_FIELDS.size()]);
+    }
+
+    /** {@code c}'s counts of {@link #QUEUE_FIELDS}, in their order, into {@code into}; returns it. */
+    private static long[] queueValues(QueueCounters c, long[] into) {
         long deliver = c.deliveredConsumeManualAck();
         long deliverNoAck = c.deliveredConsumeAutoAck();
         long get = c.deliveredGetManualAck();
         long getNoAck = c.deliveredGetAutoAck();
         // deliver_get from the same readings as its parts, so the four always add up to it
-        return new long[] {c.published(), deliver, deliverNoAck, get, getNoAck, deliver + deliverNoAck + get + getNoAck,
-            c.getEmpty(), c.redelivered(), c.acknowledged()};
+        into[0] = c.published();
+        into[1] = deliver;
+        into[2] = deliverNoAck;
+        into[3] = get;
+        into[4] = getNoAck;
+        into[5] = deliver + deliverNoAck + get + getNoAck;
+        into[6] = c.getEmpty();
+        into[7] = c.redelivered();
+        into[8] = c.acknowledged();
+        return into;
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
