@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * RabbitMQ's {@code message_stats} in {@code basic} rates mode, from the same counters as the Prometheus metrics
  * ({@code docs/metrics.md}): every {@code collect-statistics-interval} the sampler reads the counters of the broker,
- * of each virtual host, of each queue and of each connection, and the rate of each count is the difference to the previous reading
- * divided by the seconds between them. Objects no longer there are forgotten at the next sample. Counts in an
- * answer are read when the answer is made; rates are those of the last two samples (0.0 until there are two).
+ * of each virtual host, of each queue and of each connection, and the rate of each count is the difference to the
+ * previous reading divided by the seconds between them. Objects no longer there are forgotten at the next sample.
+ * Counts in an answer are read when the answer is made; rates are those of the last two samples (0.0 until there
+ * are two).
  *
  * <p>At 100,000 queues a sample must stay cheap, so an object's reading is updated in place, and an object whose
  * counts did not move (most queues, most of the time) costs one lookup and a comparison: no allocation, and no write
@@ -72,7 +73,7 @@ final class RateSampler implements AutoCloseable {
     private int read;
     /** The sampler thread's: one queue's counts, read into this before they are compared. */
     private final long[] queueCounts = new long[QUEUE_FIELDS.size()];
-    /** Written by the sampler thread, read by management threads: the rates per second of objects whose counts moved. */
+    /** Written by the sampler thread, read by management threads: rates per second, of objects whose counts moved. */
     private final Map<Object, double[]> rates = new ConcurrentHashMap<>();
 
     /** An object's counts at its last sample; the sampler thread's. */
