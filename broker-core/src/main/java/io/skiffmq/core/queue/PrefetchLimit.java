@@ -150,6 +150,12 @@ public final class PrefetchLimit {
         return max > 0 && inFlight.get() >= max ? null : consumer;
     }
 
+    /** The limit, the slots taken and the consumers in line, for logs and failed tests. */
+    @Override
+    public String toString() {
+        return "PrefetchLimit[limit=" + limit + ", inFlight=" + inFlight.get() + ", waiting=" + waitingCount + "]";
+    }
+
     private static void resume(QueueConsumer consumer) {
         if (consumer != null) {
             // outside the lock: a queue on the caller's thread may dispatch at once (only classic queues take part)

@@ -171,7 +171,9 @@ class PrefetchLimitTest {
             for (ClassicQueue queue : made) {
                 publish(queue, "m", perQueue);
             }
-            assertThat(all.await(60, TimeUnit.SECONDS)).as("every message delivered and settled").isTrue();
+            boolean done = all.await(60, TimeUnit.SECONDS);
+            assertThat(done).as(() -> "every message delivered and settled; left: " + all.getCount() + ", " + channel
+                + ", ready: " + made.stream().map(q -> q.name() + "=" + q.readyCount()).toList()).isTrue();
             assertThat(mostOut.get()).isLessThanOrEqualTo(max);
         } finally {
             settlers.shutdown();
