@@ -587,9 +587,7 @@ public final class ClassicQueue implements Queue {
             if (!consumer.removed && !status.gone()) {
                 dispatch();
             }
-            if (consumer.slotAsks == asked) {
-                consumer.channelLimit.resumed(consumer); // asked for nothing: it leaves the line
-            }
+            consumer.channelLimit.resumed(consumer, asked);
         });
     }
 

@@ -116,13 +116,18 @@ public final class PrefetchLimit {
     }
 
     /**
-     * The consumer's queue dispatched after it was woken and asked for no slot: it wants nothing now (no message, no
-     * credit, gone), so if it is still first in line it leaves, and the next one is woken. A consumer refused a slot
+     * The consumer's queue dispatched after it was woken. If that dispatch asked for no slot, it wants nothing now (no
+     * message, no credit, gone), so if it is still first in line it leaves, and the next one is woken. A consumer refused a slot
      * in that dispatch must not leave, even when there is room by now: that room comes from a release whose wake
      * may not have looked at the line yet, and finding it empty it would wake nobody (the consumer stalled, with
      * messages ready, in PrefetchLimitTest on CI).
+     *
+     * @param asksBefore the consumer's {@link QueueConsumer#slotAsks} before that dispatch
      */
-    void resumed(QueueConsumer consumer) {
+    void resumed(QueueConsumer consumer, long asksBefore) {
+        if (consumer.slotAsks != asksBefore) {
+            return; // it asked: it took a slot and left the line, or was refused and stays in it
+        }
         QueueConsumer next;
         synchronized (this) {
             if (waiting.peekFirst() != consumer || roomFor(consumer) == null) {
